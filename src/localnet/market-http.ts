@@ -1,0 +1,61 @@
+/**
+ * Small node:http helpers shared by the market stand-ins: one JSON reply function and the parsed
+ * request shape the per-service handlers receive.
+ */
+import type { ServerResponse } from 'node:http';
+
+/** A reply a handler returns; the server writes it. */
+export interface JsonReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** What a handler sees of a request: the decoded path segments and the query. */
+export interface MarketRequest {
+  readonly segments: readonly string[];
+  readonly query: URLSearchParams;
+  /** Unix seconds at which the request is answered. */
+  readonly nowSec: number;
+}
+
+/** Builds a reply. */
+export function reply(status: number, body: unknown): JsonReply {
+  return { status, body };
+}
+
+/** Writes `r` as JSON; bigints never reach here (handlers render amounts as strings). */
+export function writeJson(res: ServerResponse, r: JsonReply): void {
+  const text = JSON.stringify(r.body);
+  res.writeHead(r.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
+  res.end(text);
+}
+
+/** Strict unsigned integer parse for query values ("12", not "12.0", "1e3" or " 12"). */
+export function parseUint(value: string): bigint | null {
+  return /^[0-9]+$/.test(value) ? BigInt(value) : null;
+}
+
+const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Length in bytes of a base58 string's decoding, or null when it is not base58. */
+export function base58ByteLength(value: string): number | null {
+  if (value.length === 0 || value.length > 90) return null;
+  let n = 0n;
+  for (const ch of value) {
+    const digit = BASE58_ALPHABET.indexOf(ch);
+    if (digit === -1) return null;
+    n = n * 58n + BigInt(digit);
+  }
+  const leadingZeros = value.length - value.replace(/^1+/, '').length;
+  const body = n === 0n ? 0 : Math.ceil(n.toString(16).length / 2);
+  return leadingZeros + body;
+}
+
+/** True for a base58 string decoding to exactly 32 bytes (a Solana address). */
+export function isAddress(value: string): boolean {
+  return base58ByteLength(value) === 32;
+}
