@@ -72,6 +72,14 @@ export interface ExecutedTransaction {
   readonly wire: Uint8Array;
   /** Unix seconds of the slot's block. */
   readonly blockTime: number;
+  /** Message version (added by the chain core; absent means legacy). */
+  readonly version?: 'legacy' | 0;
+  /**
+   * Addresses a v0 message loaded from lookup tables (added by the chain core). When present,
+   * `accountKeys` is static keys followed by these writable then readonly keys, the order that
+   * balances and instruction account indexes use, as in Agave.
+   */
+  readonly loadedAddresses?: { readonly writable: readonly string[]; readonly readonly: readonly string[] };
 }
 
 export interface BlockMetaEvent {
@@ -102,7 +110,8 @@ export interface LocalChainEvents {
   on(event: 'slot', listener: (e: SlotEvent) => void): unknown;
   on(event: 'transaction', listener: (tx: ExecutedTransaction) => void): unknown;
   on(event: 'blockMeta', listener: (b: BlockMetaEvent) => void): unknown;
-  off(event: 'slot' | 'transaction' | 'blockMeta', listener: (...args: never[]) => void): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- must accept EventEmitter's own signature
+  off(event: 'slot' | 'transaction' | 'blockMeta', listener: (...args: any[]) => void): unknown;
 }
 
 /** The read side of the chain that the Geyser unary methods need. */
