@@ -45,6 +45,15 @@ const INSTRUCTION_ERROR_VARIANTS = [
   'BuiltinProgramsMustConsumeComputeUnits',
 ] as const;
 
+/**
+ * LiteSVM's JS bindings name two InstructionError variants differently from Agave; the chain core
+ * may pass those names through, so they are read as the Agave variants at the same position.
+ */
+const INSTRUCTION_ERROR_ALIASES: Readonly<Record<string, string>> = {
+  ExecutableAccountNotRentExempt: 'ExecutableAccountRentEpochChange',
+  MaxAccountsExceeded: 'MaxAccountsResizeExceeded',
+};
+
 /** Transaction-level variants whose payload is a single u8 (tuple or `{ account_index }`). */
 const U8_PAYLOAD_VARIANTS: ReadonlySet<string> = new Set([
   'DuplicateInstruction', 'InsufficientFundsForRent', 'ProgramExecutionTemporarilyRestricted',
@@ -88,7 +97,7 @@ export function encodeTransactionError(err: unknown): Uint8Array {
 function pushInstructionError(out: number[], err: unknown): void {
   if (typeof err === 'string') {
     if (err === 'Custom') throw unsupported(err);
-    pushU32(out, variantIndex(INSTRUCTION_ERROR_VARIANTS, err, err));
+    pushU32(out, variantIndex(INSTRUCTION_ERROR_VARIANTS, INSTRUCTION_ERROR_ALIASES[err] ?? err, err));
     return;
   }
   const [name, payload] = singleEntry(err);

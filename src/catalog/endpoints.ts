@@ -1,0 +1,214 @@
+/**
+ * The endpoint catalog: the single registry of the 20 paid endpoints of SPEC 4.1. Routing,
+ * validation, 402 terms, /.well-known/x402, /openapi.json, /llms.txt, /pricing and the MCP tools
+ * are all generated from it. Adding an endpoint is one entry here plus one handler.
+ */
+import * as p from './params.ts';
+import { RESPONSES } from './responses.ts';
+
+export type Category = 'intelligence' | 'execution' | 'timing' | 'defi' | 'market' | 'forensics';
+
+export interface EndpointEntry {
+  readonly path: string;
+  /** Price in atomic stablecoin units (6 decimals): 10000 = $0.01. */
+  readonly priceUnits: number;
+  readonly category: Category;
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly description: string;
+  readonly query: p.TSchema;
+  /** A query that the endpoint answers, for docs, discovery and samples. */
+  readonly example: Readonly<Record<string, string>>;
+  readonly response: p.TSchema;
+}
+
+const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const WSOL = 'So11111111111111111111111111111111111111112';
+const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
+const EXAMPLE_WALLET = '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5';
+/** An unsigned v0 transfer of 1000 lamports, as a well-formed `tx` example. */
+const EXAMPLE_TX =
+  'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQABA3hSHLF5zruFibVWotXslNJJhoL9+bsq9a1k5JHMQVPa8Yfsh9H3Rcs6AzhKJqae2gyi0aoPQeQkFjd+kf9bXTEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADlz4zDCm4MfP8sOSTdO2NA4j0EKI+Tr8jMoUFA2770DAQICAAEMAgAAAOgDAAAAAAAAAA==';
+const EXAMPLE_SIG = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
+
+const mintParam = (what: string) => p.Type.Object({ mint: p.address({ description: `Base58 address of the token mint to ${what}.` }) });
+const slippageBps = p.integer({ description: 'Slippage tolerance in basis points (0-5000).', minimum: 0, maximum: 5000, default: 50 });
+const poolLimit = p.integer({ description: 'Pools returned (1-20).', minimum: 1, maximum: 20, default: 15 });
+const pct = (description: string) => p.decimalNumber({ description, minimum: 0, maximum: 100 });
+const flag = (description: string) => p.boolean({ description });
+
+const entries: readonly Omit<EndpointEntry, 'response'>[] = [
+  {
+    path: '/v1/smri', priceUnits: 10_000, category: 'intelligence', tags: ['risk', 'token', 'index'],
+    summary: 'Machine risk index (0-100) of a token, with components',
+    description: 'Solana machine risk index: 0-100 (higher is safer) from contract controls and holder concentration, with per-component scores, weights and confidence.',
+    query: mintParam('score'), example: { mint: BONK },
+  },
+  {
+    path: '/v1/simulate', priceUnits: 10_000, category: 'execution', tags: ['simulation', 'transaction', 'dry-run'],
+    summary: 'Dry-run a serialized transaction',
+    description: 'Simulates a base64 serialized transaction against current chain state: success, compute units, error, accounts touched and program logs. Never signs or sends; not a guarantee of on-chain outcome.',
+    query: p.Type.Object({ tx: p.base64Transaction({ description: 'Base64 serialized transaction (legacy or v0), at most 1232 bytes.' }) }),
+    example: { tx: EXAMPLE_TX },
+  },
+  {
+    path: '/v1/decision', priceUnits: 50_000, category: 'intelligence', tags: ['decision', 'firewall', 'policy', 'risk'],
+    summary: 'Pre-trade decision with optional policy firewall',
+    description: 'EXECUTE / REVIEW / REJECT from the risk index and evidence, plus an ALLOW/DENY policy verdict (fail-closed) when firewall parameters or a preset are sent. Executes nothing.',
+    query: p.Type.Object({
+      mint: p.address({ description: 'Base58 address of the token mint.' }),
+      action: p.Type.Optional(p.text({ description: 'Context string for the decision (1-64 characters); executes nothing.', minLength: 1, maxLength: 64, default: 'assess' })),
+      amountUsd: p.Type.Optional(p.patterned({ description: 'Trade size in USD as a plain non-negative decimal (context only; does not change the score).', pattern: '^(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)$', minLength: 1, maxLength: 32 })),
+      minSmri: p.Type.Optional(pct('DENY unless the risk index is at least this value (0-100).')),
+      maxConcentrationPct: p.Type.Optional(pct('DENY if top-10 holder concentration exceeds this percentage (0-100).')),
+      minConfidence: p.Type.Optional(p.decimalNumber({ description: 'DENY if confidence is below this value (0-1).', minimum: 0, maximum: 1 })),
+      denyMintAuthority: p.Type.Optional(flag('DENY if the mint authority is still set.')),
+      denyFreezeAuthority: p.Type.Optional(flag('DENY if the freeze authority is still set.')),
+      denyHighRiskBand: p.Type.Optional(flag('DENY if the token-risk band is high.')),
+      policy: p.Type.Optional(p.oneOf(['conservative', 'bluechip', 'anti-rug', 'degen'] as const, { description: 'Preset policy; explicit parameters override its values.' })),
+    }),
+    example: { mint: BONK, policy: 'anti-rug', amountUsd: '250' },
+  },
+  {
+    path: '/v1/token-holders', priceUnits: 5_000, category: 'forensics', tags: ['holders', 'concentration', 'token'],
+    summary: 'Largest token accounts, concentration and buckets',
+    description: 'Up to 20 largest token accounts with their share of supply, top-1/5/10/20 concentration, buckets and band. Owners are shown, not resolved to identities.',
+    query: mintParam('inspect'), example: { mint: JUP },
+  },
+  {
+    path: '/v1/slippage-map', priceUnits: 5_000, category: 'execution', tags: ['slippage', 'depth', 'quote', 'swap'],
+    summary: 'Price impact per trade size and depth summary',
+    description: 'Quotes the pair at up to 8 multiples of a base size and reports price impact, band and USD value per size plus the largest tested size under 1% and 5% impact. A quote only, never an execution.',
+    query: p.Type.Object({
+      inputMint: p.address({ description: 'Mint sold.' }),
+      outputMint: p.address({ description: 'Mint bought.' }),
+      amount: p.atomicAmount({ description: 'Base size in base units of the input mint (the 1x size).' }),
+      slippageBps: p.Type.Optional(slippageBps),
+      mults: p.Type.Optional(p.positiveNumberList({ description: `Comma-separated size multipliers (0 < m <= ${p.MAX_MULT}), up to 8.`, maxItems: 8, default: '0.1,1,10,100' })),
+    }),
+    example: { inputMint: WSOL, outputMint: USDC, amount: '1000000000' },
+  },
+  {
+    path: '/v1/tipfloor', priceUnits: 1_000, category: 'timing', tags: ['jito', 'tips', 'bundles', 'mev'],
+    summary: 'Jito bundle-tip floor and rolling history',
+    description: 'Percentiles (p50/p95/p99) and EMA of lamports paid to the Jito tip accounts by landed transactions, from the live stream, with a rolling history. Cached about 60 s unless fresh=true.',
+    query: p.Type.Object({ fresh: p.Type.Optional(p.boolean({ description: 'true bypasses the ~60 s cache.', default: false })) }),
+    example: { fresh: 'false' },
+  },
+  {
+    path: '/v1/epoch', priceUnits: 1_000, category: 'timing', tags: ['epoch', 'slots', 'eta'],
+    summary: 'Epoch progress and ETA to epoch end',
+    description: 'Epoch, slot index, slots in epoch and seconds to epoch end from two labelled measured slot rates.',
+    query: p.Type.Object({ rate: p.Type.Optional(p.oneOf(['primary', 'alt', 'both'] as const, { description: 'Slot rate(s) to report.', default: 'both' })) }),
+    example: { rate: 'both' },
+  },
+  {
+    path: '/v1/lending/markets', priceUnits: 1_000, category: 'defi', tags: ['lending', 'tvl', 'defi'],
+    summary: 'Lending markets with TVL',
+    description: 'Trimmed list of Solana lending markets: name, address and TVL in USD.',
+    query: p.Type.Object({ limit: p.Type.Optional(p.integer({ description: 'Markets returned (1-100).', minimum: 1, maximum: 100, default: 100 })) }),
+    example: { limit: '10' },
+  },
+  {
+    path: '/v1/sgp-checkpoint', priceUnits: 5_000, category: 'timing', tags: ['epoch', 'slot-rate', 'checkpoint'],
+    summary: 'Measured slot rate, epoch ETA and last transition',
+    description: 'A series of (epoch, slot index, time) checkpoints: latest position, measured slot duration and baseline span, ISO ETA of epoch end, recent points and the last epoch transition.',
+    query: p.Type.Object({ n: p.Type.Optional(p.integer({ description: 'Points in series.recent (1-200).', minimum: 1, maximum: 200, default: 20 })) }),
+    example: { n: '20' },
+  },
+  {
+    path: '/v1/token-risk', priceUnits: 28_000, category: 'intelligence', tags: ['risk', 'token', 'token-2022', 'authorities'],
+    summary: 'Heuristic token risk scan',
+    description: 'Mint and freeze authorities, dangerous Token-2022 extensions, top-10 concentration and holder/age context, with a threshold-stated band and summary.',
+    query: mintParam('scan'), example: { mint: BONK },
+  },
+  {
+    path: '/v1/wallet-scan', priceUnits: 20_000, category: 'forensics', tags: ['wallet', 'activity', 'profile'],
+    summary: 'Wallet activity profile',
+    description: 'Profile band (fresh/active/heavy/empty) with stated thresholds, SOL balance, recent signatures, token accounts and wallet age.',
+    query: p.Type.Object({ address: p.address({ description: 'Base58 wallet address.' }) }), example: { address: EXAMPLE_WALLET },
+  },
+  {
+    path: '/v1/token-intel', priceUnits: 50_000, category: 'intelligence', tags: ['risk', 'token', 'holders', 'digest'],
+    summary: 'Token risk plus digest and holder classification',
+    description: 'The full token-risk analysis plus a digest (risk band, can still mint, can freeze, top-10 concentration, Token-2022) and a classification of top holders (burn/system labelled, others unresolved with owner shown).',
+    query: mintParam('analyse'), example: { mint: JUP },
+  },
+  {
+    path: '/v1/batch/token-risk', priceUnits: 100_000, category: 'intelligence', tags: ['risk', 'batch', 'token'],
+    summary: 'Token risk for up to 10 mints',
+    description: 'Token risk for up to 10 distinct mints in one call (duplicates removed); each element carries its result or an explicit error such as invalid_mint.',
+    query: p.Type.Object({ mints: p.stringList({ description: 'Comma-separated mint addresses, up to 10 distinct.', maxItems: 10 }) }),
+    example: { mints: `${BONK},${JUP},${USDC}` },
+  },
+  {
+    path: '/v1/priority-fee', priceUnits: 2_000, category: 'execution', tags: ['priority-fee', 'compute-units', 'fees'],
+    summary: 'Observed priority-fee distribution',
+    description: 'Compute-unit prices of recently landed non-vote transactions (micro-lamports per CU): p50/p75/p90/p99 and four suggested bands, optionally narrowed to transactions write-locking given accounts. Observed history, not a prediction.',
+    query: p.Type.Object({ accounts: p.Type.Optional(p.addressList({ description: 'Comma-separated addresses (up to 128); only transactions write-locking them count.', maxItems: 128 })) }),
+    example: { accounts: JUP },
+  },
+  {
+    path: '/v1/dex-quote', priceUnits: 3_000, category: 'market', tags: ['quote', 'swap', 'dex'],
+    summary: 'Aggregated swap quote',
+    description: 'Output amount, minimum received at the given slippage, USD value, price-impact band, route hops and AMMs, and the quote slot. Not an execution guarantee.',
+    query: p.Type.Object({
+      inputMint: p.address({ description: 'Mint sold.' }),
+      outputMint: p.address({ description: 'Mint bought.' }),
+      amount: p.atomicAmount({ description: 'Amount in base units of the input mint.' }),
+      slippageBps: p.Type.Optional(slippageBps),
+    }),
+    example: { inputMint: WSOL, outputMint: USDC, amount: '1000000000', slippageBps: '50' },
+  },
+  {
+    path: '/v1/trending-tokens', priceUnits: 5_000, category: 'market', tags: ['trending', 'pools', 'market'],
+    summary: 'Trending pools',
+    description: 'Trending Solana pools: name, base mint, 1h/6h/24h price change, 24h volume, liquidity, FDV, market cap, transaction counts and pool age.',
+    query: p.Type.Object({ limit: p.Type.Optional(poolLimit) }), example: { limit: '5' },
+  },
+  {
+    path: '/v1/new-pairs', priceUnits: 5_000, category: 'market', tags: ['new', 'pools', 'market'],
+    summary: 'Newest liquidity pools (unvetted)',
+    description: 'Newest Solana liquidity pools with age in minutes and creation time, price change, volume and liquidity. Unvetted.',
+    query: p.Type.Object({ limit: p.Type.Optional(poolLimit) }), example: { limit: '5' },
+  },
+  {
+    path: '/v1/nft-collection', priceUnits: 3_000, category: 'market', tags: ['nft', 'collection', 'floor'],
+    summary: 'NFT collection snapshot',
+    description: 'Floor (lowest current ask) in SOL and lamports, listed count, 24h average price and 7-day volume of a marketplace collection.',
+    query: p.Type.Object({ symbol: p.patterned({ description: 'Marketplace collection symbol, e.g. mad_lads.', pattern: '^[A-Za-z0-9_-]+$', minLength: 1, maxLength: 64 }) }),
+    example: { symbol: 'mad_lads' },
+  },
+  {
+    path: '/v1/tx-inspect', priceUnits: 10_000, category: 'forensics', tags: ['transaction', 'decode', 'balances'],
+    summary: 'Decoded transaction summary',
+    description: 'Success, fee, compute units, programs invoked (well-known ones named), SOL and token balance changes of a landed transaction. On-chain effects only.',
+    query: p.Type.Object({ sig: p.signature({ description: 'Base58 transaction signature.' }) }), example: { sig: EXAMPLE_SIG },
+  },
+  {
+    path: '/v1/pretrade', priceUnits: 100_000, category: 'intelligence', tags: ['pretrade', 'bundle', 'risk', 'fees'],
+    summary: 'Pre-trade sweep',
+    description: 'Token-intel bundle, the largest holder\'s wallet profile, priority-fee bands and a factual checklist; each failed part is an explicit error field.',
+    query: mintParam('sweep'), example: { mint: BONK },
+  },
+];
+
+/** All paid endpoints, in SPEC 4.1 order. */
+export const CATALOG: readonly EndpointEntry[] = Object.freeze(
+  entries.map((e) => {
+    const response = RESPONSES[e.path];
+    if (!response) throw new Error(`catalog: no response schema for ${e.path}`);
+    return Object.freeze({ ...e, response });
+  }),
+);
+
+/** Paid endpoint by exact path. */
+export const CATALOG_BY_PATH: ReadonlyMap<string, EndpointEntry> = new Map(CATALOG.map((e) => [e.path, e]));
+
+/** `$0.01` from 10000 atomic units: the shortest exact rendering with at least two decimals. */
+export function formatUsd(units: number): string {
+  const whole = Math.floor(units / 1_000_000);
+  const frac = String(units % 1_000_000).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
+  return `$${whole}.${frac}`;
+}

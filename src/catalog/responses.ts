@@ -1,0 +1,138 @@
+/**
+ * 200 response schemas of the paid endpoints: the SPEC 2.2 fields, with additional fields
+ * allowed (SPEC: "response fields beyond those listed: not shown"). Published in /openapi.json
+ * and used by the tests to check every answer.
+ */
+import { Type, type TSchema } from './params.ts';
+
+const Unknown = Type.Literal('unknown');
+const int = (description?: string) => Type.Integer(description ? { description } : {});
+const num = (description?: string) => Type.Number(description ? { description } : {});
+const str = (description?: string) => Type.String(description ? { description } : {});
+const Disclaimer = str('Not financial advice; factual, threshold-stated signals only.');
+
+const Components = Type.Object({
+  contract: Type.Object({ score: Type.Integer({ minimum: 0, maximum: 100 }), weight: num(), note: str() }),
+  concentration: Type.Object({ score: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Unknown]), weight: num(), note: str() }),
+});
+const Smri = Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: '0-100, higher is safer; null when undeterminable' });
+const SmriBand = Type.Union([Type.Literal('unknown'), Type.Literal('low-risk'), Type.Literal('medium-risk'), Type.Literal('high-risk')]);
+const Confidence = Type.Number({ minimum: 0, maximum: 1, description: 'fraction of intended components that had data' });
+
+const TokenRisk = Type.Object({
+  riskAssessment: Type.Object({ band: str(), summary: str() }),
+  mintAuthority: Type.Object({ present: Type.Boolean() }),
+  freezeAuthority: Type.Object({ present: Type.Boolean() }),
+  disclaimer: Disclaimer,
+});
+
+const Pool = Type.Object({
+  name: str(),
+  baseMint: str(),
+  priceChangePct: Type.Object({ h1: num(), h6: num(), h24: num() }),
+  volume24hUsd: num(),
+  liquidityUsd: num(),
+});
+
+/** Response schema per paid path. */
+export const RESPONSES: Readonly<Record<string, TSchema>> = {
+  '/v1/smri': Type.Object({ mint: str(), smri: Smri, smriBand: SmriBand, confidence: Confidence, components: Components, riskBand: str() }),
+  '/v1/simulate': Type.Object({
+    willSucceed: Type.Boolean(),
+    unitsConsumed: int(),
+    err: Type.Unknown({ description: 'transaction error JSON, null when none' }),
+    accountsTouched: int(),
+    note: str(),
+    logs: Type.Array(str()),
+  }),
+  '/v1/decision': Type.Object({
+    decision: Type.Union([Type.Literal('EXECUTE'), Type.Literal('REVIEW'), Type.Literal('REJECT')]),
+    smri: Smri,
+    confidence: Confidence,
+    smriBand: SmriBand,
+    riskBand: str(),
+    components: Components,
+    reason: str(),
+    warnings: Type.Array(str()),
+    evidence: Type.Object({}),
+    policy: Type.Optional(Type.Object({ verdict: Type.Union([Type.Literal('ALLOW'), Type.Literal('DENY')]) })),
+    policyTemplate: Type.Optional(str()),
+  }),
+  '/v1/token-holders': Type.Object({
+    supply: Type.Object({ uiAmount: num(), decimals: int() }),
+    concentration: Type.Object({ top1Pct: num(), top5Pct: num(), top10Pct: num(), top20Pct: num(), band: str() }),
+    largestAccounts: Type.Object({ returned: int(), limit: Type.Integer({ maximum: 20 }) }),
+    buckets: Type.Object({ gt5pct: int(), from1to5pct: int(), lt1pct: int(), unknown: int() }),
+  }),
+  '/v1/slippage-map': Type.Object({
+    pair: Type.Object({ inputMint: str(), outputMint: str() }),
+    baseAmount: str(),
+    points: Type.Array(Type.Object({ mult: num(), sizeBaseUnits: str(), swapUsdValue: num(), priceImpactPct: num(), band: str() })),
+    depth: Type.Object({ under1pct: Type.Object({ maxUsd: Type.Union([num(), Type.Null()]) }), under5pct: Type.Object({ maxUsd: Type.Union([num(), Type.Null()]) }) }),
+  }),
+  '/v1/tipfloor': Type.Object({ unit: Type.Literal('lamports'), p50: int(), p95: int(), p99: int(), ema: int(), history: Type.Array(Type.Object({})) }),
+  '/v1/epoch': Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), etaSecondsToEnd: int(), slotRates: Type.Object({}) }),
+  '/v1/lending/markets': Type.Object({ markets: Type.Array(Type.Object({ name: str(), address: str(), tvlUsd: num() })) }),
+  '/v1/sgp-checkpoint': Type.Object({
+    latest: Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), progressPct: num() }),
+    measured: Type.Object({ slotMs: num(), baselineSpanHours: num(), etaEpochEndIso: Type.String({ format: 'date-time' }) }),
+    series: Type.Object({
+      count: int(),
+      recent: Type.Array(Type.Object({})),
+      lastTransition: Type.Union([Type.Object({ fromEpoch: int(), toEpoch: int() }), Type.Null()]),
+    }),
+  }),
+  '/v1/token-risk': TokenRisk,
+  '/v1/wallet-scan': Type.Object({
+    profile: Type.Object({ band: Type.Union(['fresh', 'active', 'heavy', 'empty'].map((b) => Type.Literal(b))), summary: str() }),
+    solBalance: num(),
+    activity: Type.Object({ recentSignatures: int() }),
+    tokens: Type.Object({ splTokenAccounts: int() }),
+  }),
+  '/v1/token-intel': Type.Intersect([
+    TokenRisk,
+    Type.Object({
+      digest: Type.Object({
+        riskBand: str(),
+        canStillMint: Type.Boolean(),
+        canFreezeAccounts: Type.Boolean(),
+        top10ConcentrationPct: Type.Union([num(), Unknown]),
+        isToken2022: Type.Boolean(),
+      }),
+    }),
+  ]),
+  '/v1/batch/token-risk': Type.Object({
+    requested: int(),
+    count: int(),
+    results: Type.Array(Type.Object({ mint: str(), risk: Type.Optional(Type.Object({ disclaimer: str(), riskBand: str() })), error: Type.Optional(str()) })),
+  }),
+  '/v1/priority-fee': Type.Object({
+    unit: Type.Literal('microLamportsPerComputeUnit'),
+    percentiles: Type.Object({ p50: int(), p75: int(), p90: int(), p99: int() }),
+    suggestedBands: Type.Object({ economy: int(), normal: int(), fast: int(), aggressive: int() }),
+  }),
+  '/v1/dex-quote': Type.Object({
+    output: Type.Object({ amount: str(), minReceived: str(), swapUsdValue: Type.Union([num(), Unknown]) }),
+    priceImpact: Type.Object({ pct: num(), band: Type.Union(['minimal', 'low', 'moderate', 'high'].map((b) => Type.Literal(b))) }),
+    route: Type.Object({ hops: int(), path: Type.Array(Type.Object({ amm: str() })) }),
+    contextSlot: int(),
+  }),
+  '/v1/trending-tokens': Type.Object({ count: int(), pools: Type.Array(Pool) }),
+  '/v1/new-pairs': Type.Object({ count: int(), pools: Type.Array(Type.Intersect([Pool, Type.Object({ ageMinutes: int(), createdAt: str() })])) }),
+  '/v1/nft-collection': Type.Object({ symbol: str(), floorPriceSol: num(), floorPriceLamports: int(), listedCount: int(), avgPrice24hrSol: num(), volume7dSol: num() }),
+  '/v1/tx-inspect': Type.Object({
+    success: Type.Boolean(),
+    feeSol: num(),
+    computeUnitsConsumed: int(),
+    programsInvoked: Type.Array(Type.Object({ name: str() })),
+    solBalanceChanges: Type.Array(Type.Object({})),
+    tokenBalanceChanges: Type.Array(Type.Object({})),
+  }),
+  '/v1/pretrade': Type.Object({
+    digest: Type.Object({ riskBand: str() }),
+    largestHolder: Type.Object({ band: str() }),
+    priorityFee: Type.Object({ suggestedBands: Type.Object({ normal: int() }) }),
+    checklist: Type.Array(Type.Object({ check: str(), observed: Type.Boolean() })),
+    disclaimer: Disclaimer,
+  }),
+};

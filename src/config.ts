@@ -1,0 +1,204 @@
+/**
+ * Configuration: every option is a CLI flag and an environment variable (flag wins), validated
+ * once at start with every problem reported together. The option table below is also what
+ * `--help` prints and what README's configuration table documents.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { isBase58OfLength } from './chain/base58.ts';
+
+type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool';
+
+interface OptionSpec {
+  readonly flag: string;
+  readonly env: string;
+  readonly kind: Kind;
+  readonly help: string;
+  readonly default?: string;
+}
+
+/** Every option the service reads, in README order. */
+export const OPTIONS: readonly OptionSpec[] = [
+  { flag: 'host', env: 'HOST', kind: 'string', default: '127.0.0.1', help: 'Interface the public HTTP listener binds.' },
+  { flag: 'port', env: 'PORT', kind: 'port', default: '8402', help: 'Public HTTP port; 0 picks a free one (the bound port is printed).' },
+  { flag: 'public-url', env: 'PUBLIC_URL', kind: 'url', help: 'Base URL clients reach the service at (resource URLs, receipts). Default http://HOST:PORT.' },
+  { flag: 'service-name', env: 'SERVICE_NAME', kind: 'string', default: 'solana-x402-intel', help: 'Provider name in discovery, receipts and the receipt schema.' },
+  { flag: 'data-dir', env: 'DATA_DIR', kind: 'string', default: '.data', help: 'Directory for the ledger, replay guard and generated keys.' },
+  { flag: 'keypair', env: 'KEYPAIR', kind: 'string', help: 'Solana CLI JSON keypair of the service identity (fee payer and receipt signer). Default DATA_DIR/identity.json, created with mode 0600 if absent.' },
+  { flag: 'rpc-url', env: 'RPC_URL', kind: 'url', help: 'Solana JSON-RPC endpoint. With --geyser-url it selects mainnet mode; without both the embedded localnet runs.' },
+  { flag: 'geyser-url', env: 'GEYSER_URL', kind: 'url', help: 'Yellowstone gRPC endpoint with scheme (http:// is plaintext h2c, https:// is TLS).' },
+  { flag: 'geyser-token', env: 'GEYSER_TOKEN', kind: 'string', help: 'x-token for the Geyser endpoint (never logged).' },
+  { flag: 'svm-pay-to', env: 'SVM_PAY_TO', kind: 'svm-address', help: 'Solana wallet that receives payments (its USDC associated token account is the destination). Embedded default: the service identity.' },
+  { flag: 'svm-asset', env: 'SVM_ASSET', kind: 'svm-address', help: 'Stablecoin mint on Solana. Default mainnet USDC; embedded default: the localnet stablecoin.' },
+  { flag: 'evm-pay-to', env: 'EVM_PAY_TO', kind: 'evm-address', help: 'Base (eip155:8453) address that receives payments. Required in mainnet mode.' },
+  { flag: 'evm-asset', env: 'EVM_ASSET', kind: 'evm-address', default: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', help: 'EIP-3009 stablecoin on Base. Default Base USDC.' },
+  { flag: 'evm-asset-name', env: 'EVM_ASSET_NAME', kind: 'string', default: 'USD Coin', help: 'EIP-712 domain name of the Base stablecoin (challenge extra.name).' },
+  { flag: 'evm-asset-version', env: 'EVM_ASSET_VERSION', kind: 'string', default: '2', help: 'EIP-712 domain version of the Base stablecoin (challenge extra.version).' },
+  { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://lite-api.jup.ag', help: 'Jupiter swap API base URL (quotes).' },
+  { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools).' },
+  { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden API base URL (collection stats).' },
+  { flag: 'lending-url', env: 'LENDING_URL', kind: 'url', default: 'https://api.llama.fi', help: 'Lending-markets source base URL.' },
+  { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
+  { flag: 'slot-ms', env: 'LOCALNET_SLOT_MS', kind: 'int', default: '400', help: 'Embedded localnet: milliseconds per slot.' },
+  { flag: 'slots-per-epoch', env: 'LOCALNET_SLOTS_PER_EPOCH', kind: 'int', default: '432', help: 'Embedded localnet: slots per epoch (short, so epoch transitions are seen).' },
+  { flag: 'seed', env: 'LOCALNET_SEED', kind: 'string', default: 'localnet-1', help: 'Embedded localnet: seed of the deterministic world.' },
+];
+
+/** Canonical CAIP-2 id of Solana mainnet-beta (genesis hash prefix). */
+export const SOLANA_MAINNET_CAIP2 = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+/** CAIP-2 id of Base mainnet. */
+export const BASE_MAINNET_CAIP2 = 'eip155:8453';
+/** Mainnet USDC mint, the default Solana asset outside the embedded localnet. */
+export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+export interface Config {
+  readonly mode: 'embedded' | 'mainnet';
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl: string | null;
+  readonly serviceName: string;
+  readonly dataDir: string;
+  readonly keypairPath: string;
+  readonly rpcUrl: string | null;
+  readonly geyserUrl: string | null;
+  readonly geyserToken: string | null;
+  readonly svmPayTo: string | null;
+  readonly svmAsset: string | null;
+  readonly evmPayTo: string | null;
+  readonly evmAsset: string;
+  readonly evmAssetName: string;
+  readonly evmAssetVersion: string;
+  readonly jupiterUrl: string;
+  readonly geckoterminalUrl: string;
+  readonly magicedenUrl: string;
+  readonly lendingUrl: string;
+  readonly poolSize: number | null;
+  readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
+}
+
+/** Thrown by loadConfig with every problem found, one per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+
+function checkValue(kind: Kind, name: string, value: string): string | null {
+  switch (kind) {
+    case 'port': {
+      const n = Number(value);
+      return /^\d+$/.test(value) && n <= 65535 ? null : `${name} must be an integer 0-65535, got "${value}"`;
+    }
+    case 'int':
+      return /^[1-9]\d{0,8}$/.test(value) ? null : `${name} must be a positive integer, got "${value}"`;
+    case 'url':
+      return /^(https?):\/\/[^\s]+$/.test(value) && URL.canParse(value) ? null : `${name} must be an http:// or https:// URL, got "${value}"`;
+    case 'svm-address':
+      return isBase58OfLength(value, 32) ? null : `${name} must be a base58 Solana address (32 bytes), got "${value}"`;
+    case 'evm-address':
+      return EVM_ADDRESS_RE.test(value) ? null : `${name} must be a 0x-prefixed 20-byte hex address, got "${value}"`;
+    case 'bool':
+      return value === 'true' || value === 'false' ? null : `${name} must be true or false, got "${value}"`;
+    case 'string':
+      return value.length > 0 ? null : `${name} must not be empty`;
+  }
+}
+
+/** Splits argv into flag values; unknown flags and missing values are problems. */
+function parseArgv(argv: readonly string[], problems: string[]): Map<string, string> {
+  const known = new Set(OPTIONS.map((o) => o.flag));
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
+    if (!m) {
+      problems.push(`unexpected argument "${arg}"`);
+      continue;
+    }
+    const flag = m[1]!;
+    if (!known.has(flag)) {
+      problems.push(`unknown option --${flag}`);
+      if (m[2] === undefined && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) i++;
+      continue;
+    }
+    let value = m[2];
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) {
+        problems.push(`--${flag} needs a value`);
+        continue;
+      }
+      value = next;
+      i++;
+    }
+    out.set(flag, value);
+  }
+  return out;
+}
+
+/** Reads, validates and freezes the configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): Config {
+  const problems: string[] = [];
+  const flags = parseArgv(argv, problems);
+  const raw = new Map<string, string | undefined>();
+  for (const opt of OPTIONS) {
+    const fromFlag = flags.get(opt.flag);
+    const fromEnv = env[opt.env];
+    const value = fromFlag ?? (fromEnv === '' ? undefined : fromEnv) ?? opt.default;
+    const source = fromFlag !== undefined ? `--${opt.flag}` : fromEnv ? opt.env : `default of --${opt.flag}`;
+    if (value !== undefined) {
+      const problem = checkValue(opt.kind, source, value);
+      if (problem) problems.push(problem);
+    }
+    raw.set(opt.flag, value);
+  }
+  const get = (flag: string): string | null => raw.get(flag) ?? null;
+  const mode = get('rpc-url') || get('geyser-url') ? 'mainnet' : 'embedded';
+  if (mode === 'mainnet') {
+    if (!get('rpc-url')) problems.push('--rpc-url is required when --geyser-url is set');
+    if (!get('geyser-url')) problems.push('--geyser-url is required when --rpc-url is set');
+    if (!get('svm-pay-to')) problems.push('--svm-pay-to is required in mainnet mode');
+    if (!get('evm-pay-to')) problems.push('--evm-pay-to is required in mainnet mode');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = resolve(get('data-dir')!);
+  const keypair = get('keypair');
+  const poolSize = get('pool-size');
+  return Object.freeze({
+    mode,
+    host: get('host')!,
+    port: Number(get('port')),
+    publicUrl: get('public-url')?.replace(/\/+$/, '') ?? null,
+    serviceName: get('service-name')!,
+    dataDir,
+    keypairPath: keypair ? (isAbsolute(keypair) ? keypair : resolve(keypair)) : resolve(dataDir, 'identity.json'),
+    rpcUrl: get('rpc-url'),
+    geyserUrl: get('geyser-url'),
+    geyserToken: get('geyser-token'),
+    svmPayTo: get('svm-pay-to'),
+    svmAsset: get('svm-asset') ?? (mode === 'mainnet' ? SOLANA_USDC_MINT : null),
+    evmPayTo: get('evm-pay-to'),
+    evmAsset: get('evm-asset')!,
+    evmAssetName: get('evm-asset-name')!,
+    evmAssetVersion: get('evm-asset-version')!,
+    jupiterUrl: get('jupiter-url')!,
+    geckoterminalUrl: get('geckoterminal-url')!,
+    magicedenUrl: get('magiceden-url')!,
+    lendingUrl: get('lending-url')!,
+    poolSize: poolSize ? Number(poolSize) : null,
+    localnet: Object.freeze({
+      slotMs: Number(get('slot-ms')),
+      slotsPerEpoch: Number(get('slots-per-epoch')),
+      seed: get('seed')!,
+    }),
+  });
+}
+
+/** The `--help` text, generated from OPTIONS. */
+export function helpText(): string {
+  const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.env.padEnd(26)} ${o.help}${o.default ? ` (default ${o.default})` : ''}`);
+  return ['Usage: npm start -- [options]', '', '  flag                   env var                    meaning', ...rows].join('\n');
+}

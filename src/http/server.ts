@@ -1,0 +1,213 @@
+/**
+ * The HTTP front end on uWebSockets.js: the only module that imports it. It knows nothing of
+ * payments or intelligence; it copies each request into a plain `HttpRequestData` before any
+ * await, enforces size limits, answers CORS and 404/405 itself, runs the matching handler with an
+ * AbortSignal that fires when the client goes away, and writes the reply corked, never after an
+ * abort.
+ */
+import uWS from 'uWebSockets.js';
+import { toErrorResponse, type ErrorBody } from '../errors.ts';
+
+/** Longest request target (path plus query) accepted, bytes. */
+export const MAX_URL_BYTES = 8192;
+/** Largest total of header names and values accepted, bytes. */
+export const MAX_HEADER_BYTES = 16_384;
+/** Largest request body accepted (only POST routes read one), bytes. */
+export const MAX_BODY_BYTES = 65_536;
+/** How long close() waits for in-flight requests before giving up. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Service-Receipt, Retry-After',
+};
+const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization',
+  'Access-Control-Max-Age': '86400',
+};
+
+export interface HttpRequestData {
+  readonly method: string;
+  readonly path: string;
+  /** Raw query string without `?`. */
+  readonly query: string;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteIp: string;
+  readonly body: Buffer | null;
+  /** Fires when the client disconnects before the answer is written. */
+  readonly signal: AbortSignal;
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+export type HttpHandler = (req: HttpRequestData) => HttpReply | Promise<HttpReply>;
+
+export interface Route {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly handler: HttpHandler;
+}
+
+export interface HttpServerConfig {
+  readonly routes: readonly Route[];
+  /** Routes whose path starts with a prefix (e.g. `/preview/`), tried after exact paths. */
+  readonly prefixRoutes?: readonly Route[];
+  /** Called once per answered request with its status and duration. */
+  readonly onResponse?: (status: number, durationMs: number) => void;
+}
+
+export interface HttpServer {
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  close(): Promise<void>;
+  inFlight(): number;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK', 204: 'No Content', 400: 'Bad Request', 402: 'Payment Required', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};
+
+/** A JSON reply with the DESIGN §4 error body. */
+export function errorReply(status: number, body: ErrorBody, headers?: Readonly<Record<string, string>>): HttpReply {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
+  res.cork(() => {
+    res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`);
+    for (const [k, v] of Object.entries(CORS_HEADERS)) res.writeHeader(k, v);
+    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+    res.end(reply.body, closeConnection);
+  });
+}
+
+function copyHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; bytes: number } {
+  const headers: Record<string, string> = {};
+  let bytes = 0;
+  req.forEach((k, v) => {
+    bytes += k.length + v.length;
+    // Repeated headers are joined as RFC 9110 allows for list-valued fields.
+    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+  });
+  return { headers, bytes };
+}
+
+function readBody(res: uWS.HttpResponse, onDone: (body: Buffer | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.onData((chunk, isLast) => {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      if (size - chunk.byteLength <= MAX_BODY_BYTES) onDone(null);
+      return;
+    }
+    // uWS reuses the chunk's memory after this callback returns: copy it out.
+    chunks.push(Buffer.from(new Uint8Array(chunk)));
+    if (isLast) onDone(Buffer.concat(chunks));
+  });
+}
+
+/** Creates the uWS front end over the given routes. */
+export function createHttpServer(config: HttpServerConfig): HttpServer {
+  const exact = new Map<string, Map<string, HttpHandler>>();
+  for (const r of config.routes) {
+    const byMethod = exact.get(r.path) ?? new Map<string, HttpHandler>();
+    byMethod.set(r.method, r.handler);
+    exact.set(r.path, byMethod);
+  }
+  const prefixes = config.prefixRoutes ?? [];
+  const app = uWS.App();
+  let listenSocket: uWS.us_listen_socket | null = null;
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | null = null;
+
+  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number }, reply: HttpReply) => {
+    inFlight--;
+    if (!state.aborted) write(res, reply, draining);
+    config.onResponse?.(reply.status, performance.now() - state.started);
+    if (draining && inFlight === 0) drained?.();
+  };
+
+  const lookup = (method: string, path: string): HttpHandler | HttpReply => {
+    const byMethod = exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler>());
+    if (byMethod.size === 0) return errorReply(404, { error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
+    const handler = byMethod.get(method);
+    if (handler) return handler;
+    const allow = [...byMethod.keys(), 'OPTIONS'].join(', ');
+    return errorReply(405, { error: 'method_not_allowed', message: `${method} is not allowed on ${path}; use ${allow}` }, { Allow: allow });
+  };
+
+  app.any('/*', (res, req) => {
+    const state = { aborted: false, started: performance.now() };
+    const controller = new AbortController();
+    res.onAborted(() => {
+      state.aborted = true;
+      controller.abort();
+    });
+    inFlight++;
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = req.getQuery() ?? '';
+    const { headers, bytes } = copyHeaders(req);
+    const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
+
+    if (path.length + query.length > MAX_URL_BYTES) return finish(res, state, errorReply(414, { error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
+    if (bytes > MAX_HEADER_BYTES) return finish(res, state, errorReply(431, { error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
+    if (draining) return finish(res, state, errorReply(503, { error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
+    if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
+
+    const found = lookup(method === 'HEAD' ? 'GET' : method, path);
+    if (typeof found !== 'function') return finish(res, state, found);
+    const run = (body: Buffer | null) => {
+      const data: HttpRequestData = { method, path, query, headers, remoteIp, body, signal: controller.signal };
+      Promise.resolve()
+        .then(() => found(data))
+        .catch((err: unknown) => {
+          const { status, body: errBody } = toErrorResponse(err);
+          return errorReply(status, errBody);
+        })
+        .then((reply) => finish(res, state, reply));
+    };
+    if (method !== 'POST') return run(null);
+    readBody(res, (body) => {
+      if (body === null) return finish(res, state, errorReply(413 as number, { error: 'invalid_request', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
+      run(body);
+    });
+  });
+
+  return {
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+          listenSocket = socket;
+          resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+        });
+      });
+    },
+    close() {
+      draining = true;
+      if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+      listenSocket = null;
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+    inFlight: () => inFlight,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Composition root: loadConfig -> start the embedded localnet when no upstream is configured ->
+ * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish and exit 0.
+ */
+import { ConfigError, helpText, loadConfig, type Config } from './config.ts';
+import { startService, type Upstreams } from './service.ts';
+
+interface Closeable {
+  close(): Promise<void>;
+}
+
+async function upstreamsFor(config: Config): Promise<{ upstreams: Upstreams; localnet: Closeable | null }> {
+  if (config.mode === 'mainnet') {
+    return { upstreams: { rpcUrl: config.rpcUrl!, geyserUrl: config.geyserUrl! }, localnet: null };
+  }
+  const { startLocalnet } = await import('./localnet/start-localnet.ts');
+  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, ...config.localnet });
+  for (const [name, url] of Object.entries(net.urls)) console.log(`localnet ${name} ${url}`);
+  console.log(`localnet stablecoin ${net.stablecoinMint}`);
+  return {
+    upstreams: { rpcUrl: net.urls.rpc, geyserUrl: net.urls.geyser, svmAsset: net.stablecoinMint, localnet: { rpcUrl: net.urls.rpc, geyserUrl: net.urls.geyser, marketUrl: net.urls.market } },
+    localnet: net,
+  };
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(helpText());
+    return;
+  }
+  const config = loadConfig(process.env, argv);
+  const { upstreams, localnet } = await upstreamsFor(config);
+  const service = await startService(config, { upstreams });
+  if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
+  console.log(`identity ${service.identity.publicKey}`);
+  console.log(`listening ${service.url} (port ${service.port}, ${config.mode} mode)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: draining in-flight requests`);
+    await service.close();
+    await localnet?.close();
+    console.log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    console.error('run with --help for the list of options');
+    process.exit(2);
+  }
+  console.error(err instanceof Error ? `fatal: ${err.message}` : err);
+  process.exit(1);
+});

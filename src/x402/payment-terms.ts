@@ -1,0 +1,77 @@
+/**
+ * Payment terms (x402 v2 `PaymentRequirements`) per paid route and the 402 challenge built from
+ * them. The `accepts` JSON of every route is rendered once at start; a challenge only splices in
+ * the request's own resource URL, so answering 402 costs one small string build and one base64.
+ */
+import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../config.ts';
+import type { EndpointEntry } from '../catalog/endpoints.ts';
+
+/** SPEC 2.3: every challenge gives the payer 60 s. */
+export const MAX_TIMEOUT_SECONDS = 60;
+
+export interface PaymentTermsConfig {
+  readonly svm: { readonly payTo: string; readonly asset: string; readonly feePayer: string };
+  readonly evm: { readonly payTo: string; readonly asset: string; readonly name: string; readonly version: string };
+}
+
+/** One x402 v2 PaymentRequirements object. */
+export interface PaymentRequirements {
+  readonly scheme: 'exact';
+  readonly network: string;
+  readonly amount: string;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly maxTimeoutSeconds: number;
+  readonly extra: Readonly<Record<string, string>>;
+}
+
+/** The two accepted options of a route: Solana mainnet first, then Base. */
+export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTermsConfig): readonly PaymentRequirements[] {
+  const amount = String(entry.priceUnits);
+  return [
+    {
+      scheme: 'exact',
+      network: SOLANA_MAINNET_CAIP2,
+      amount,
+      payTo: terms.svm.payTo,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      asset: terms.svm.asset,
+      extra: { feePayer: terms.svm.feePayer },
+    },
+    {
+      scheme: 'exact',
+      network: BASE_MAINNET_CAIP2,
+      amount,
+      payTo: terms.evm.payTo,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      asset: terms.evm.asset,
+      extra: { name: terms.evm.name, version: terms.evm.version },
+    },
+  ];
+}
+
+export interface Challenge {
+  /** Value of the `PAYMENT-REQUIRED` header: base64 of `body`. */
+  readonly header: string;
+  /** The x402 v2 PaymentRequired JSON. */
+  readonly body: string;
+}
+
+export interface ChallengeBuilder {
+  readonly accepts: readonly PaymentRequirements[];
+  build(resourceUrl: string, error?: string): Challenge;
+}
+
+/** Precomputes the route's terms and returns a builder of its 402 challenges. */
+export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig): ChallengeBuilder {
+  const accepts = paymentRequirementsFor(entry, terms);
+  const acceptsJson = JSON.stringify(accepts);
+  const resourceTail = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"}`;
+  return {
+    accepts,
+    build(resourceUrl, error = 'Payment required') {
+      const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson}}`;
+      return { body, header: Buffer.from(body).toString('base64') };
+    },
+  };
+}
