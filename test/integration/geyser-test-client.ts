@@ -1,0 +1,83 @@
+/**
+ * Helpers around the official Yellowstone client for the localnet Geyser tests: connect, open a
+ * stream with its error listener attached before the first write, and await updates.
+ */
+import Client, { SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
+import type { ClientDuplexStream } from '@triton-one/yellowstone-grpc';
+
+export interface OpenStream {
+  readonly stream: ClientDuplexStream;
+  readonly updates: SubscribeUpdate[];
+  /** Resolves once `predicate` holds over the updates received so far (or rejects after `timeoutMs`). */
+  until(predicate: (updates: readonly SubscribeUpdate[]) => boolean, timeoutMs?: number): Promise<readonly SubscribeUpdate[]>;
+  /** Sends a (replacement) request built with `SubscribeRequest.fromPartial`. */
+  send(request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<void>;
+  readonly error: () => Error | undefined;
+  close(): void;
+}
+
+/** A connected official client. */
+export async function connectClient(url: string, xToken?: string): Promise<Client> {
+  const client = new Client(url, xToken, undefined);
+  await client.connect();
+  return client;
+}
+
+/** Opens a Subscribe stream and sends `request` on it. */
+export async function openStream(client: Client, request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<OpenStream> {
+  const stream = await client.subscribe();
+  const updates: SubscribeUpdate[] = [];
+  let failure: Error | undefined;
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const waiter of waiters) waiter();
+  };
+  stream.on('error', (error: Error) => {
+    failure = error;
+    wake();
+  });
+  stream.on('data', (update: SubscribeUpdate) => {
+    updates.push(update);
+    wake();
+  });
+  const send = (partial: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      stream.write(SubscribeRequest.fromPartial(partial), (error?: Error | null) => (error ? reject(error) : resolve()));
+    });
+  await send(request);
+  return {
+    stream,
+    updates,
+    send,
+    error: () => failure,
+    close: () => stream.destroy(),
+    until: (predicate, timeoutMs = 5_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (predicate(updates)) {
+            cleanup();
+            resolve(updates);
+          } else if (failure !== undefined) {
+            cleanup();
+            reject(failure);
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out after ${timeoutMs} ms with ${updates.length} updates`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+/** Waits until the server has applied a request (it is applied on receipt; a ping round trip proves it). */
+export async function settle(open: OpenStream, id: number): Promise<void> {
+  await open.send({ ping: { id } });
+  await open.until((updates) => updates.some((u) => u.pong?.id === id));
+}
