@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, helpText, loadConfig, OPTIONS, SOLANA_USDC_MINT } from '../../src/config.ts';
+
+const PAY_TO = 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe';
+const EVM = '0x1111111111111111111111111111111111111111';
+
+function problems(env: Record<string, string>, argv: string[]): readonly string[] {
+  try {
+    loadConfig(env, argv);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('defaults to the embedded localnet on loopback', () => {
+    const c = loadConfig({}, []);
+    expect(c.mode).toBe('embedded');
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(8402);
+    expect(c.svmAsset).toBeNull();
+    expect(c.keypairPath.endsWith('/.data/identity.json')).toBe(true);
+  });
+
+  it('takes flags over env vars, in both --flag value and --flag=value forms', () => {
+    const c = loadConfig({ PORT: '9000', HOST: '0.0.0.0' }, ['--port', '0', '--host=127.0.0.2']);
+    expect(c.port).toBe(0);
+    expect(c.host).toBe('127.0.0.2');
+  });
+
+  it('selects mainnet mode with upstream URLs and requires pay-to addresses there', () => {
+    const p = problems({}, ['--rpc-url', 'http://rpc.example']);
+    expect(p).toContain('--geyser-url is required when --rpc-url is set');
+    expect(p).toContain('--svm-pay-to is required in mainnet mode');
+    expect(p).toContain('--evm-pay-to is required in mainnet mode');
+    const c = loadConfig({ GEYSER_TOKEN: 'secret' }, ['--rpc-url', 'http://rpc.example', '--geyser-url', 'https://g.example', '--svm-pay-to', PAY_TO, '--evm-pay-to', EVM]);
+    expect(c.mode).toBe('mainnet');
+    expect(c.svmAsset).toBe(SOLANA_USDC_MINT);
+    expect(c.geyserToken).toBe('secret');
+  });
+
+  it('lists every problem at once', () => {
+    const p = problems({ PORT: '70000' }, ['--svm-pay-to', 'not-base58!', '--evm-pay-to', '0x12', '--bogus', '1', '--rpc-url', 'ftp://x', '--pool-size', '0']);
+    expect(p).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('PORT must be an integer 0-65535'),
+        expect.stringContaining('--svm-pay-to must be a base58 Solana address'),
+        expect.stringContaining('--evm-pay-to must be a 0x-prefixed'),
+        'unknown option --bogus',
+        expect.stringContaining('--rpc-url must be an http:// or https:// URL'),
+        expect.stringContaining('--pool-size must be a positive integer'),
+      ]),
+    );
+    expect(p.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('reports a flag without a value and stray arguments', () => {
+    expect(problems({}, ['--port'])).toContain('--port needs a value');
+    expect(problems({}, ['serve'])).toContain('unexpected argument "serve"');
+  });
+
+  it('documents every option in --help', () => {
+    const text = helpText();
+    for (const o of OPTIONS) {
+      expect(text).toContain(`--${o.flag}`);
+      expect(text).toContain(o.env);
+    }
+  });
+});
