@@ -7,17 +7,16 @@
  */
 import {
   Metadata, Server, ServerCredentials, status as GrpcStatus,
-  type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type UntypedServiceImplementation,
+  type ServerDuplexStream,
 } from '@grpc/grpc-js';
-import { commitmentFromEnum, compileFilters, GeyserFilterError, wantsTransactions } from './geyser-filters.ts';
-import { buildBlockMetaUpdate, buildTransactionStatusUpdate, buildTransactionUpdate, toInt64 } from './geyser-messages.ts';
-import {
-  decodeCommitmentRequest, decodeIsBlockhashValidRequest as decodeIsBlockhashValid, decodePingRequest as decodePing, encode,
-} from './geyser-proto.ts';
+import { compileFilters, GeyserFilterError, wantsTransactions } from './geyser-filters.ts';
+import { buildBlockMetaUpdate, buildTransactionStatusUpdate, buildTransactionUpdate } from './geyser-messages.ts';
+import { encode } from './geyser-proto.ts';
+import { unaryHandlers } from './geyser-unary.ts';
 import { ReplayLog, type ChainEvent } from './geyser-replay-log.ts';
 import { GEYSER_SERVICE, type DecodedSubscribeRequest } from './geyser-service.ts';
 import { Subscription, type SubscriptionCounters, type TransactionPayloads } from './geyser-subscription.ts';
-import type { BlockMetaEvent, ChainHeadReader, Commitment, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
+import type { BlockMetaEvent, ChainHeadReader, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
 
 /** Yellowstone servers ping every 15 s so idle streams survive proxies and load balancers. */
 export const GEYSER_PING_INTERVAL_MS = 15_000;
@@ -140,7 +139,7 @@ export async function startGeyserServer(config: GeyserServerConfig): Promise<Gey
   const server = new Server();
   server.addService(GEYSER_SERVICE, {
     Subscribe: subscribe,
-    ...unaryHandlers(config, authorized, replay),
+    ...unaryHandlers(config.head, authorized, replay),
   });
   const port = await bind(server, config.host, config.port);
   config.events.on('transaction', listeners.transaction);
@@ -188,62 +187,8 @@ function memo<T>(build: () => T): () => T {
   return () => (value ??= { v: build() }).v;
 }
 
-type Authorize = (metadata: Metadata) => boolean;
-type UnaryHandler = (call: ServerUnaryCall<Uint8Array, Buffer>, callback: sendUnaryData<Buffer>) => void;
-
-/** The unary methods, each behind the x-token check. */
-function unaryHandlers(config: GeyserServerConfig, authorized: Authorize, replay: ReplayLog): UntypedServiceImplementation {
-  const { head } = config;
-  const guarded = (answer: (request: Uint8Array) => Buffer): UnaryHandler => (call, callback) => {
-    if (!authorized(call.metadata)) {
-      callback({ code: GrpcStatus.UNAUTHENTICATED, details: 'invalid or missing x-token' });
-      return;
-    }
-    try {
-      callback(null, answer(call.request));
-    } catch (error) {
-      callback(toStatus(error));
-    }
-  };
-  return {
-    Ping: guarded((request) => encode.pongResponse(decodePing(request))),
-    GetSlot: guarded((request) => encode.getSlot({ slot: toInt64(head.slot(commitmentOf(request))) })),
-    GetBlockHeight: guarded((request) =>
-      encode.getBlockHeight({ blockHeight: toInt64(head.blockHeight(commitmentOf(request))) })),
-    GetLatestBlockhash: guarded((request) => {
-      const latest = head.latestBlockhash(commitmentOf(request));
-      return encode.getLatestBlockhash({
-        slot: toInt64(latest.slot), blockhash: latest.blockhash, lastValidBlockHeight: toInt64(latest.lastValidBlockHeight),
-      });
-    }),
-    IsBlockhashValid: guarded((request) => {
-      const { blockhash, commitment } = decodeIsBlockhashValid(request);
-      commitmentFromEnum(commitment);
-      const answer = head.isBlockhashValid(blockhash);
-      return encode.isBlockhashValid({ slot: toInt64(answer.slot), valid: answer.valid });
-    }),
-    GetVersion: guarded(() => encode.getVersion(versionJson(head))),
-    SubscribeReplayInfo: guarded(() => {
-      const first = replay.firstAvailable();
-      return encode.replayInfo({ firstAvailable: first === null ? null : toInt64(first) });
-    }),
-  };
-}
-
-function commitmentOf(request: Uint8Array): Commitment {
-  return commitmentFromEnum(decodeCommitmentRequest(request));
-}
-
-/** Yellowstone answers GetVersion with a JSON document describing the plugin and the validator. */
-function versionJson(head: ChainHeadReader): string {
-  const version = head.version();
-  return JSON.stringify({
-    version: { package: 'localnet-geyser', version: '1.0.0', proto: 'yellowstone-compatible', solana: version['solana-core'] },
-    extra: { hostname: 'localnet', featureSet: version['feature-set'] },
-  });
-}
-
-function toStatus(error: unknown): { code: GrpcStatus; details: string } {
+/** Maps a handler failure to a gRPC status. */
+export function toStatus(error: unknown): { code: GrpcStatus; details: string } {
   if (error instanceof GeyserFilterError) {
     const code = error.kind === 'unimplemented' ? GrpcStatus.UNIMPLEMENTED : GrpcStatus.INVALID_ARGUMENT;
     return { code, details: error.message };

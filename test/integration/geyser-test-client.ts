@@ -2,8 +2,25 @@
  * Helpers around the official Yellowstone client for the localnet Geyser tests: connect, open a
  * stream with its error listener attached before the first write, and await updates.
  */
-import Client, { SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
-import type { ClientDuplexStream } from '@triton-one/yellowstone-grpc';
+import * as yellowstone from '@triton-one/yellowstone-grpc';
+import { SubscribeRequest, type ClientDuplexStream, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
+
+/**
+ * The package's types describe its CommonJS build (default export = `module.exports.default`)
+ * while ESM loaders hand us the ESM build (default export = the class); accept either.
+ */
+type ClientClass = typeof yellowstone.default.default;
+const loaded = yellowstone as unknown as { default: ClientClass | { default: ClientClass } };
+const Client: ClientClass = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
+export type GeyserClient = InstanceType<ClientClass>;
+
+type DeepPartial<T> = T extends Uint8Array | Date | string | number | boolean | undefined
+  ? T
+  : T extends (infer U)[]
+    ? DeepPartial<U>[]
+    : { [K in keyof T]?: DeepPartial<T[K]> };
+/** A request as tests write it; `SubscribeRequest.fromPartial` fills the rest. */
+export type PartialRequest = DeepPartial<SubscribeRequest>;
 
 export interface OpenStream {
   readonly stream: ClientDuplexStream;
@@ -11,20 +28,20 @@ export interface OpenStream {
   /** Resolves once `predicate` holds over the updates received so far (or rejects after `timeoutMs`). */
   until(predicate: (updates: readonly SubscribeUpdate[]) => boolean, timeoutMs?: number): Promise<readonly SubscribeUpdate[]>;
   /** Sends a (replacement) request built with `SubscribeRequest.fromPartial`. */
-  send(request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<void>;
+  send(request: PartialRequest): Promise<void>;
   readonly error: () => Error | undefined;
   close(): void;
 }
 
 /** A connected official client. */
-export async function connectClient(url: string, xToken?: string): Promise<Client> {
+export async function connectClient(url: string, xToken?: string): Promise<GeyserClient> {
   const client = new Client(url, xToken, undefined);
   await client.connect();
   return client;
 }
 
 /** Opens a Subscribe stream and sends `request` on it. */
-export async function openStream(client: Client, request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<OpenStream> {
+export async function openStream(client: GeyserClient, request: PartialRequest): Promise<OpenStream> {
   const stream = await client.subscribe();
   const updates: SubscribeUpdate[] = [];
   let failure: Error | undefined;
@@ -40,9 +57,9 @@ export async function openStream(client: Client, request: Parameters<typeof Subs
     updates.push(update);
     wake();
   });
-  const send = (partial: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<void> =>
+  const send = (partial: PartialRequest): Promise<void> =>
     new Promise((resolve, reject) => {
-      stream.write(SubscribeRequest.fromPartial(partial), (error?: Error | null) => (error ? reject(error) : resolve()));
+      stream.write(SubscribeRequest.fromPartial(partial as SubscribeRequest), (error?: Error | null) => (error ? reject(error) : resolve()));
     });
   await send(request);
   return {

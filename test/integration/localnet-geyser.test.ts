@@ -4,17 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
-import type Client from '@triton-one/yellowstone-grpc';
 import { CommitmentLevel, txEncode, txErrDecode, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-server.ts';
 import { createSyntheticChain, JITO_TIP_ACCOUNT, makeTransaction, USDC_MINT } from '../fixtures/synthetic-geyser-chain.ts';
-import { connectClient, openStream, settle } from './geyser-test-client.ts';
+import { connectClient, openStream, settle, type GeyserClient } from './geyser-test-client.ts';
 
 const b58 = getBase58Decoder();
 const b58e = { encode: (text: string) => Uint8Array.from(getBase58Encoder().encode(text)) };
 const chain = createSyntheticChain();
 let server: GeyserServer;
-let client: Client;
+let client: GeyserClient;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
