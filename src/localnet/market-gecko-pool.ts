@@ -37,8 +37,12 @@ export function decimalString(n: number, significant: number = PRICE_SIGNIFICANT
   return trimmed === '-0' ? '0' : trimmed;
 }
 
+/** Fixed-decimals rendering (USD, percent) with trailing zeros cut; huge values fall back to plain digits. */
 function fixedString(n: number, decimals: number): string {
-  return decimalString(Number(n.toFixed(decimals)), 30);
+  if (Math.abs(n) >= 1e21) return decimalString(n);
+  const fixed = n.toFixed(decimals);
+  const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+  return trimmed === '-0' ? '0' : trimmed;
 }
 
 function nullableString(n: number | null, render: (v: number) => string): string | null {
