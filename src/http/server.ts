@@ -21,8 +21,8 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Service-Receipt, Retry-After',
 };
+/** Added to CORS_HEADERS (which every reply carries) on a preflight answer. */
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  ...CORS_HEADERS,
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization',
   'Access-Control-Max-Age': '86400',

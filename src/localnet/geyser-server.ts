@@ -12,7 +12,7 @@ import {
 import { compileFilters, GeyserFilterError, wantsTransactions } from './geyser-filters.ts';
 import { buildBlockMetaUpdate, buildTransactionStatusUpdate, buildTransactionUpdate } from './geyser-messages.ts';
 import { encode } from './geyser-proto.ts';
-import { unaryHandlers } from './geyser-unary.ts';
+import { toStatus, unaryHandlers } from './geyser-unary.ts';
 import { ReplayLog, type ChainEvent } from './geyser-replay-log.ts';
 import { GEYSER_SERVICE, type DecodedSubscribeRequest } from './geyser-service.ts';
 import { Subscription, type SubscriptionCounters, type TransactionPayloads } from './geyser-subscription.ts';
@@ -185,15 +185,6 @@ function dispatchEvent(event: ChainEvent, targets: readonly Subscription[]): voi
 function memo<T>(build: () => T): () => T {
   let value: { v: T } | undefined;
   return () => (value ??= { v: build() }).v;
-}
-
-/** Maps a handler failure to a gRPC status. */
-export function toStatus(error: unknown): { code: GrpcStatus; details: string } {
-  if (error instanceof GeyserFilterError) {
-    const code = error.kind === 'unimplemented' ? GrpcStatus.UNIMPLEMENTED : GrpcStatus.INVALID_ARGUMENT;
-    return { code, details: error.message };
-  }
-  return { code: GrpcStatus.INTERNAL, details: error instanceof Error ? error.message : String(error) };
 }
 
 function bind(server: Server, host: string, port: number): Promise<number> {

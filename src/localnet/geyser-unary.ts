@@ -4,11 +4,10 @@
  * arrive as bytes (see geyser-service.ts) and are decoded here.
  */
 import { status as GrpcStatus, type Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { commitmentFromEnum } from './geyser-filters.ts';
+import { commitmentFromEnum, GeyserFilterError } from './geyser-filters.ts';
 import { toInt64 } from './geyser-messages.ts';
 import { decodeCommitmentRequest, decodeIsBlockhashValidRequest as decodeIsBlockhashValid, decodePingRequest as decodePing, encode } from './geyser-proto.ts';
 import type { ReplayLog } from './geyser-replay-log.ts';
-import { toStatus } from './geyser-server.ts';
 import type { ChainHeadReader, Commitment } from './types.ts';
 
 /** Checks a call's metadata (x-token). */
@@ -64,4 +63,13 @@ function versionJson(head: ChainHeadReader): string {
     version: { package: 'localnet-geyser', version: '1.0.0', proto: 'yellowstone-compatible', solana: version['solana-core'] },
     extra: { hostname: 'localnet', featureSet: version['feature-set'] },
   });
+}
+
+/** Maps a handler failure to a gRPC status. */
+export function toStatus(error: unknown): { code: GrpcStatus; details: string } {
+  if (error instanceof GeyserFilterError) {
+    const code = error.kind === 'unimplemented' ? GrpcStatus.UNIMPLEMENTED : GrpcStatus.INVALID_ARGUMENT;
+    return { code, details: error.message };
+  }
+  return { code: GrpcStatus.INTERNAL, details: error instanceof Error ? error.message : String(error) };
 }

@@ -12,10 +12,9 @@ import type { PoolStats, WindowName } from './pool-activity.ts';
 import { WINDOW_NAMES } from './pool-activity.ts';
 import { baseMintOf, basePriceInQuote, quoteMintOf, reserveUsd, WSOL_MINT, type PriceBook } from './market-prices.ts';
 import { toUiAmount } from './cp-quote.ts';
+import { decimalString } from './market-http.ts';
 
 export const GECKO_NETWORK = 'solana';
-/** Significant digits kept in rendered prices (GeckoTerminal shows long decimals, no exponent). */
-export const PRICE_SIGNIFICANT_DIGITS = 15;
 /** Decimals kept in USD amounts and percentages, as GeckoTerminal renders them. */
 export const USD_DECIMALS = 6;
 export const PERCENT_DECIMALS = 2;
@@ -24,17 +23,6 @@ export const PERCENT_DECIMALS = 2;
 export interface MarketPoolReader extends PoolReader {
   /** Raw total supply of `mint` read from chain, null when unknown. Optional: fdv is null without it. */
   mintSupply?(mint: string): bigint | null;
-}
-
-/** Renders a number as a plain decimal string (never exponent notation), trailing zeros cut. */
-export function decimalString(n: number, significant: number = PRICE_SIGNIFICANT_DIGITS): string {
-  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
-  if (n === 0) return '0';
-  const exp = Math.floor(Math.log10(Math.abs(n)));
-  const decimals = Math.min(100, Math.max(0, significant - 1 - exp));
-  const fixed = n.toFixed(decimals);
-  const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
-  return trimmed === '-0' ? '0' : trimmed;
 }
 
 /** Fixed-decimals rendering (USD, percent) with trailing zeros cut; huge values fall back to plain digits. */

@@ -59,3 +59,17 @@ export function base58ByteLength(value: string): number | null {
 export function isAddress(value: string): boolean {
   return base58ByteLength(value) === 32;
 }
+
+/** Significant digits kept when rendering floating values (prices, USD) as decimal strings. */
+export const PRICE_SIGNIFICANT_DIGITS = 15;
+
+/** Renders a number as a plain decimal string (never exponent notation), trailing zeros cut. */
+export function decimalString(n: number, significant: number = PRICE_SIGNIFICANT_DIGITS): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  if (n === 0) return '0';
+  const exp = Math.floor(Math.log10(Math.abs(n)));
+  const decimals = Math.min(100, Math.max(0, significant - 1 - exp));
+  const fixed = n.toFixed(decimals);
+  const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+  return trimmed === '-0' ? '0' : trimmed;
+}

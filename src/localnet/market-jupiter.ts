@@ -17,7 +17,7 @@ import type { PoolReader } from './types.ts';
 import { fractionToDecimalString, minOutWithSlippage, toUiAmount } from './cp-quote.ts';
 import { findBestRoute, type Route } from './market-route.ts';
 import { createPriceBook } from './market-prices.ts';
-import { isAddress, parseUint, reply, type JsonReply, type MarketRequest } from './market-http.ts';
+import { decimalString, isAddress, parseUint, reply, type JsonReply, type MarketRequest } from './market-http.ts';
 
 /** Jupiter's default slippage when the caller sends none. */
 export const DEFAULT_SLIPPAGE_BPS = 50;
@@ -139,7 +139,7 @@ export function handleJupiterQuote(pools: PoolReader, req: MarketRequest): JsonR
     platformFee: null,
     priceImpactPct: fractionToDecimalString(route.impact),
     routePlan: routePlan(route),
-    ...(inputUsd === null ? {} : { swapUsdValue: String(toUiAmount(params.amount, inDecimals) * inputUsd) }),
+    ...(inputUsd === null ? {} : { swapUsdValue: decimalString(toUiAmount(params.amount, inDecimals) * inputUsd) }),
     contextSlot: Number(contextSlot),
     timeTaken: (performance.now() - started) / 1000,
   });

@@ -17,8 +17,7 @@
  */
 import type { FixtureLendingReserve, MarketFixture } from './market-fixture.ts';
 import type { PriceBook } from './market-prices.ts';
-import { isAddress, reply, type JsonReply, type MarketRequest } from './market-http.ts';
-import { decimalString } from './market-gecko-pool.ts';
+import { decimalString, isAddress, reply, type JsonReply, type MarketRequest } from './market-http.ts';
 
 export const KAMINO_ENV = 'mainnet-beta';
 

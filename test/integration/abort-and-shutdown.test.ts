@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PaidCall, PaymentProcessor } from '../../src/http/paid-routes.ts';
+import { startTestService } from '../helpers/test-service.ts';
+
+const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+
+/** A processor that holds the request open, so the client can go away mid-answer. */
+function slowProcessor(delayMs: number, seen: { aborted: boolean; finished: number }): PaymentProcessor {
+  return {
+    supported: () => ({ kinds: [], signers: {} }),
+    async process(call: PaidCall) {
+      await new Promise((r) => setTimeout(r, delayMs));
+      seen.aborted ||= call.request.signal.aborted;
+      seen.finished++;
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"late":true}' };
+    },
+  };
+}
+
+async function paymentFor(url: string): Promise<string> {
+  const challenge = JSON.parse(Buffer.from((await fetch(url)).headers.get('payment-required')!, 'base64').toString());
+  return Buffer.from(JSON.stringify({ x402Version: 2, accepted: challenge.accepts[0], payload: { transaction: 'AA==' } })).toString('base64');
+}
+
+describe('abort handling', () => {
+  it('does not write after the client aborts, signals the handler, and keeps serving', async () => {
+    const seen = { aborted: false, finished: 0 };
+    const t = await startTestService({ processor: slowProcessor(300, seen) });
+    try {
+      const payment = await paymentFor(`${t.url}${SMRI}`);
+      const controller = new AbortController();
+      const pending = fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment }, signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(pending).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(seen).toEqual({ aborted: true, finished: 1 });
+      const ok = await fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment } });
+      expect(ok.status).toBe(200);
+      expect((await fetch(`${t.url}/health`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('finishes in-flight requests when closed, then refuses new requests', async () => {
+    const seen = { aborted: false, finished: 0 };
+    const t = await startTestService({ processor: slowProcessor(300, seen) });
+    const payment = await paymentFor(`${t.url}${SMRI}`);
+    const pending = fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment, Connection: 'close' } });
+    await new Promise((r) => setTimeout(r, 50));
+    await t.close();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ late: true });
+    // A new connection is refused; a kept-alive one gets 503 shutting_down and is closed.
+    const after = await fetch(`${t.url}/health`).then((r) => r.status, () => 'refused');
+    expect([503, 'refused']).toContain(after);
+  });
+});
+
+describe('process lifecycle', () => {
+  it('npm start prints the bound port, creates a 0600 identity and exits 0 on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'x402-main-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', dataDir,
+      '--rpc-url', 'http://127.0.0.1:9', '--geyser-url', 'http://127.0.0.1:9',
+      '--svm-pay-to', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe', '--evm-pay-to', '0x1111111111111111111111111111111111111111'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 20_000);
+        child.stdout.on('data', () => {
+          const m = /listening (http:\/\/\S+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+      expect(Number(new URL(url).port)).toBeGreaterThan(0);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect(statSync(join(dataDir, 'identity.json')).mode & 0o777).toBe(0o600);
+      const code = await new Promise<number | null>((resolve) => {
+        child.on('exit', resolve);
+        child.kill('SIGTERM');
+      });
+      expect(code).toBe(0);
+      expect(out).toContain('stopped');
+      expect(out).not.toMatch(/\[\s*\d+\s*,\s*\d+\s*,\s*\d+/);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a bad configuration listing every problem, exit code 2', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('--port must be an integer');
+    expect(err).toContain('--svm-pay-to must be a base58 Solana address');
+    expect(err).toContain('unknown option --wat');
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The localnet Geyser server's unary methods, x-token, keep-alive pings, refusals, from_slot
+ * replay and slow-subscriber handling, against the official `@triton-one/yellowstone-grpc` client.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { CommitmentLevel } from '@triton-one/yellowstone-grpc';
+import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-server.ts';
+import { createSyntheticChain, makeTransaction } from '../fixtures/synthetic-geyser-chain.ts';
+import { connectClient, openStream, settle, type GeyserClient } from './geyser-test-client.ts';
+
+const X_TOKEN = 'local-secret';
+const chain = createSyntheticChain();
+let server: GeyserServer;
+let client: GeyserClient;
+let payer: KeyPairSigner;
+
+beforeAll(async () => {
+  server = await startGeyserServer({
+    events: chain.events, head: chain.head, host: '127.0.0.1', port: 0, xToken: X_TOKEN, pingIntervalMs: 100,
+  });
+  client = await connectClient(server.url, X_TOKEN);
+  payer = await generateKeyPairSigner();
+  for (let i = 0; i < 40; i += 1) chain.produceSlot([]);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe('localnet geyser: unary methods', () => {
+  it('answers Ping, GetSlot, GetBlockHeight, GetLatestBlockhash, IsBlockhashValid and GetVersion from the chain head', async () => {
+    expect(await client.ping(7)).toEqual({ count: 7 });
+    expect(await client.getSlot()).toEqual({ slot: String(chain.head.slot('processed')) });
+    expect(await client.getSlot(CommitmentLevel.FINALIZED)).toEqual({ slot: String(chain.head.slot('finalized')) });
+    expect(await client.getBlockHeight(CommitmentLevel.CONFIRMED)).toEqual({ blockHeight: String(chain.head.blockHeight('confirmed')) });
+    const latest = chain.head.latestBlockhash('processed');
+    expect(await client.getLatestBlockhash()).toEqual({
+      slot: String(latest.slot), blockhash: latest.blockhash, lastValidBlockHeight: String(latest.lastValidBlockHeight),
+    });
+    expect(await client.isBlockhashValid(latest.blockhash)).toEqual({ slot: String(chain.head.slot('processed')), valid: true });
+    expect((await client.isBlockhashValid('11111111111111111111111111111111')).valid).toBe(false);
+    const version = JSON.parse((await client.getVersion()).version) as { version: { solana: string } };
+    expect(version.version.solana).toBe('2.2.0');
+    expect(Number((await client.subscribeReplayInfo()).firstAvailable)).toBeGreaterThan(0);
+  });
+});
+
+describe('localnet geyser: x-token', () => {
+  it('refuses unary calls and streams without the right token with UNAUTHENTICATED', async () => {
+    const intruder = await connectClient(server.url, 'wrong');
+    await expect(intruder.getSlot()).rejects.toThrow(/unauthenticated|x-token/i);
+    const anonymous = await connectClient(server.url);
+    await expect(anonymous.ping(1)).rejects.toThrow(/unauthenticated|x-token/i);
+    const open = await openStream(intruder, { slots: { s: {} } }).catch((error: Error) => error);
+    const failure = open instanceof Error ? open : await open.until(() => false, 3_000).catch((error: Error) => error);
+    expect(String(failure)).toMatch(/unauthenticated|x-token/i);
+  });
+});
+
+describe('localnet geyser: ping and refusals', () => {
+  it('answers a client ping with its id and sends its own pings periodically', async () => {
+    const open = await openStream(client, { slots: { s: { filterByCommitment: true } } });
+    await open.send({ ping: { id: 42 } });
+    const updates = await open.until((u) => u.some((x) => x.pong?.id === 42) && u.some((x) => x.ping), 3_000);
+    expect(updates.find((x) => x.pong)?.filters).toEqual([]);
+    // The ping did not replace the slot filter.
+    const produced = chain.produceSlot([]);
+    await open.until((u) => u.some((x) => x.slot?.slot === String(produced)));
+    open.close();
+  });
+
+  it('refuses an invalid pubkey with INVALID_ARGUMENT and an accounts filter with UNIMPLEMENTED', async () => {
+    const bad = await openStream(client, { transactions: { t: { accountInclude: ['not-a-pubkey'] } } });
+    await expect(bad.until(() => false)).rejects.toThrow(/invalid pubkey/i);
+    const accounts = await openStream(client, { accounts: { a: { account: [payer.address] } } });
+    await expect(accounts.until(() => false)).rejects.toThrow(/not accounts/i);
+    expect(await client.ping(2)).toEqual({ count: 2 }); // the server still answers
+  });
+});
+
+describe('localnet geyser: from_slot replay', () => {
+  it('replays the slots since from_slot, then streams live', async () => {
+    const first = chain.produceSlot([await makeTransaction(payer, chain.nextSlot(), 0)]);
+    chain.produceSlot([]);
+    const open = await openStream(client, { fromSlot: String(first), transactions: { t: {} }, blocksMeta: { m: {} } });
+    const updates = await open.until((u) => u.filter((x) => x.blockMeta).length >= 2);
+    expect(updates.find((x) => x.transaction)?.transaction?.slot).toBe(String(first));
+    const live = chain.produceSlot([]);
+    await open.until((u) => u.some((x) => x.blockMeta?.slot === String(live)));
+    open.close();
+    const tooOld = await openStream(client, { fromSlot: '1', slots: { s: {} } });
+    await expect(tooOld.until(() => false)).rejects.toThrow(/not available/);
+  });
+});
+
+describe('localnet geyser: slow subscriber and throughput', () => {
+  it('closes a subscriber that stops reading with RESOURCE_EXHAUSTED instead of queueing without bound', async () => {
+    const small = await startGeyserServer({ events: chain.events, head: chain.head, host: '127.0.0.1', port: 0, maxQueuedBytes: 256 * 1024 });
+    const slowClient = await connectClient(small.url);
+    const open = await openStream(slowClient, { transactions: { all: {} } });
+    await settle(open, 1);
+    open.stream.pause();
+    const tx = await makeTransaction(payer, chain.nextSlot(), 0, { cuPrice: 5n, tipLamports: 1_000n });
+    for (let i = 0; i < 40 && small.stats().slowSubscribersClosed === 0; i += 1) {
+      chain.produceSlot(Array.from({ length: 500 }, () => tx));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(small.stats().slowSubscribersClosed).toBe(1);
+    expect(small.stats().subscribers).toBe(0);
+    open.stream.resume();
+    await expect(open.until(() => false, 10_000)).rejects.toThrow(/too slow/);
+    await small.close();
+  });
+
+  it('delivers transactions to a reading subscriber (figure printed)', async () => {
+    const open = await openStream(client, { transactions: { all: { vote: false } } });
+    await settle(open, 3);
+    const tx = await makeTransaction(payer, chain.nextSlot(), 0, { cuPrice: 5n, tipLamports: 1_000n });
+    const total = 20_000;
+    const started = performance.now();
+    for (let slot = 0; slot < total / 500; slot += 1) chain.produceSlot(Array.from({ length: 500 }, () => tx));
+    await open.until((u) => u.filter((x) => x.transaction).length >= total, 60_000);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`localnet geyser: ${total} transaction updates delivered to the official client in ${seconds.toFixed(2)} s (${Math.round(total / seconds)}/s)`);
+    open.close();
+  });
+});
