@@ -67,6 +67,8 @@ export const PRICE_SIGNIFICANT_DIGITS = 15;
 export function decimalString(n: number, significant: number = PRICE_SIGNIFICANT_DIGITS): string {
   if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
   if (n === 0) return '0';
+  // toFixed switches to exponent notation from 1e21; such doubles are integers, so BigInt is exact.
+  if (Math.abs(n) >= 1e21) return BigInt(n).toString();
   const exp = Math.floor(Math.log10(Math.abs(n)));
   const decimals = Math.min(100, Math.max(0, significant - 1 - exp));
   const fixed = n.toFixed(decimals);
