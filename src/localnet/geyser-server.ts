@@ -95,12 +95,14 @@ export async function startGeyserServer(config: GeyserServerConfig): Promise<Gey
     const subscription = new Subscription(
       {
         send: (update, flushed) => void call.write(update, flushed),
-        exhausted: (details) => call.emit('error', { code: GrpcStatus.RESOURCE_EXHAUSTED, details }),
+        exhausted: (details) => {
+          finish();
+          call.emit('error', { code: GrpcStatus.RESOURCE_EXHAUSTED, details });
+        },
       },
       limits,
       counters,
     );
-    let first = true;
     const finish = (): void => {
       subscription.markClosed();
       subscriptions.delete(subscription);
@@ -112,8 +114,8 @@ export async function startGeyserServer(config: GeyserServerConfig): Promise<Gey
       try {
         if (request.ping !== null) return subscription.pong(request.ping);
         subscription.setFilters(compileFilters(request));
-        if (first && request.fromSlot !== null) replayFrom(request.fromSlot, subscription);
-        first = false;
+        // Any request may carry from_slot (the client opens with an empty request, then sends ours).
+        if (request.fromSlot !== null) replayFrom(request.fromSlot, subscription);
       } catch (error) {
         finish();
         call.emit('error', toStatus(error));

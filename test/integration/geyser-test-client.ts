@@ -50,7 +50,8 @@ export async function openStream(client: GeyserClient, request: PartialRequest):
     for (const waiter of waiters) waiter();
   };
   stream.on('error', (error: Error) => {
-    failure = error;
+    // The client puts the gRPC status (code and details) in `cause`; keep it in the message.
+    failure = new Error(`${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`);
     wake();
   });
   stream.on('data', (update: SubscribeUpdate) => {
