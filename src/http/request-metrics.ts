@@ -5,6 +5,8 @@
 
 /** Durations kept for latency percentiles (the most recent ones). */
 export const LATENCY_WINDOW = 2048;
+/** Percentiles are recomputed at most this often: sorting the window on every /health would cost more than the request. */
+export const PERCENTILE_REFRESH_MS = 500;
 
 export interface MetricsSnapshot {
   readonly total: number;
@@ -31,6 +33,14 @@ export function createRequestMetrics(): RequestMetrics {
   let filled = 0;
   let total = 0;
   const byStatus = new Map<number, number>();
+  let cached: { at: number; latency: MetricsSnapshot['latencyMs'] } | null = null;
+  const latency = (): MetricsSnapshot['latencyMs'] => {
+    const now = performance.now();
+    if (cached && now - cached.at < PERCENTILE_REFRESH_MS) return cached.latency;
+    const sorted = ring.slice(0, filled).sort();
+    cached = { at: now, latency: { samples: filled, p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), p99: percentile(sorted, 0.99) } };
+    return cached.latency;
+  };
   return {
     record(status, durationMs) {
       total++;
@@ -40,7 +50,6 @@ export function createRequestMetrics(): RequestMetrics {
       filled = Math.min(filled + 1, LATENCY_WINDOW);
     },
     snapshot() {
-      const sorted = ring.slice(0, filled).sort();
       const classes: Record<string, number> = {};
       const statuses: Record<string, number> = {};
       for (const [s, n] of [...byStatus].sort((a, b) => a[0] - b[0])) {
@@ -52,7 +61,7 @@ export function createRequestMetrics(): RequestMetrics {
         total,
         byStatusClass: classes,
         byStatus: statuses,
-        latencyMs: { samples: filled, p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), p99: percentile(sorted, 0.99) },
+        latencyMs: latency(),
       };
     },
   };

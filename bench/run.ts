@@ -1,0 +1,32 @@
+/**
+ * Bench runner: `npm run bench` runs every benchmark, `npm run bench -- NAME` one of them.
+ * Prints each report and writes it to bench/results/NAME.json. Figures are ratios against a
+ * reference measured in the same run, so they compare across machines.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchHttpChallenge } from './http-challenge.ts';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  'http-challenge': () => benchHttpChallenge(seconds, connections),
+};
+
+const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);
+const outDir = join(import.meta.dirname, 'results');
+mkdirSync(outDir, { recursive: true });
+for (const name of selected) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  const report = await bench();
+  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
+  console.log(JSON.stringify(report, null, 2));
+}
+process.exit(0);

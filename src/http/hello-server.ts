@@ -1,0 +1,18 @@
+/**
+ * A bare uWebSockets.js hello-world: the reference the HTTP benchmarks compare our routes to,
+ * living here because this directory is the only importer of uWS.
+ */
+import uWS from 'uWebSockets.js';
+
+/** Starts the reference server; resolves with its port and a close function. */
+export function startHelloWorld(host: string, port: number): Promise<{ port: number; close(): void }> {
+  const app = uWS.App().get('/*', (res) => {
+    res.end('Hello World!');
+  });
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) return reject(new Error(`hello-world cannot listen on ${host}:${port}`));
+      resolve({ port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket), close: () => uWS.us_listen_socket_close(socket) });
+    });
+  });
+}
