@@ -93,7 +93,8 @@ export function createLocalChain(config: LocalChainConfig) {
   let totalTransactions = 0n;
 
   svm.setEpochSchedule(new EpochSchedule(cfg.slotsPerEpoch, cfg.slotsPerEpoch, false, 0n, 0n));
-  clock.genesis(svm.latestBlockhash(), 0n);
+  const genesisHash = svm.latestBlockhash();
+  clock.genesis(genesisHash, 0n);
   syncSvmClock();
   indexes.openSlot(clock.openSlot());
   svm.setAccount({ address: toAddress(faucet.address), lamports: toLamports(FAUCET_LAMPORTS), data: new Uint8Array(), programAddress: toAddress('11111111111111111111111111111111'), executable: false, space: 0n });
@@ -196,6 +197,10 @@ export function createLocalChain(config: LocalChainConfig) {
     /** Escape hatch for world building (e.g. addProgram); setAccount through it skips our indexes. */
     litesvm: svm,
     faucetAddress: faucet.address,
+    /** The genesis (start slot) block's hash, reported by getGenesisHash. */
+    genesisHash: () => genesisHash,
+    /** The first slot (genesis block). */
+    startSlot: cfg.startSlot ?? 0n,
     on(event: 'slot' | 'transaction' | 'blockMeta', listener: (...args: never[]) => void) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return this;

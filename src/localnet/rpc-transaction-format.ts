@@ -3,6 +3,7 @@
  * (account keys with writable/signer/source; instructions of programs without a parser are
  * shown partially decoded, as Agave does for unknown programs) and `base64`/`base58`.
  */
+import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { encodeBase58 } from '../chain/base58.ts';
 import type { CompiledInstructionData, ExecutedTransaction, TokenBalanceData } from './types.ts';
 import { uiTokenAmount } from './token-layout.ts';
@@ -35,13 +36,21 @@ function compiledJson(ix: CompiledInstructionData, inner: boolean): Record<strin
   return { programIdIndex: ix.programIdIndex, accounts: [...ix.accounts], data: encodeBase58(ix.data), stackHeight: inner ? ix.stackHeight ?? null : null };
 }
 
-function parsedJson(tx: ExecutedTransaction, ix: CompiledInstructionData, inner: boolean): Record<string, unknown> {
-  const programId = tx.accountKeys[ix.programIdIndex] ?? '';
-  const accounts = ix.accounts.map((i) => tx.accountKeys[i] ?? '');
+function parsedJson(keys: readonly string[], ix: CompiledInstructionData, inner: boolean): Record<string, unknown> {
+  const programId = keys[ix.programIdIndex] ?? '';
+  const accounts = ix.accounts.map((i) => keys[i] ?? '');
   const stackHeight = inner ? ix.stackHeight ?? null : null;
   const parsed = parseKnownInstruction(programId, accounts, ix.data);
   if (parsed) return { program: parsed.program, programId, parsed: parsed.parsed, stackHeight };
   return { accounts, data: encodeBase58(ix.data), programId, stackHeight };
+}
+
+/** Agave's `innerInstructions` list, compiled (json) or parsed (jsonParsed). */
+export function renderInnerInstructions(keys: readonly string[], groups: ExecutedTransaction['innerInstructions'], parsed: boolean): unknown[] {
+  return groups.map((group) => ({
+    index: group.index,
+    instructions: group.instructions.map((ix) => (parsed ? parsedJson(keys, ix, true) : compiledJson(ix, true))),
+  }));
 }
 
 /** Agave's transaction status meta. */
@@ -50,10 +59,7 @@ export function renderMeta(tx: ExecutedTransaction, parsed: boolean): Record<str
     computeUnitsConsumed: tx.computeUnitsConsumed,
     err: tx.err,
     fee: tx.fee,
-    innerInstructions: tx.innerInstructions.map((group) => ({
-      index: group.index,
-      instructions: group.instructions.map((ix) => (parsed ? parsedJson(tx, ix, true) : compiledJson(ix, true))),
-    })),
+    innerInstructions: renderInnerInstructions(tx.accountKeys, tx.innerInstructions, parsed),
     loadedAddresses: { writable: [...(tx.loadedAddresses?.writable ?? [])], readonly: [...(tx.loadedAddresses?.readonly ?? [])] },
     logMessages: [...tx.logs],
     postBalances: [...tx.postBalances],
@@ -75,16 +81,20 @@ function renderMessage(tx: ExecutedTransaction, parsed: boolean): Record<string,
   const message: Record<string, unknown> = {
     accountKeys,
     ...(parsed ? {} : { header: tx.header }),
-    instructions: tx.instructions.map((ix) => (parsed ? parsedJson(tx, ix, false) : compiledJson(ix, false))),
+    instructions: tx.instructions.map((ix) => (parsed ? parsedJson(tx.accountKeys, ix, false) : compiledJson(ix, false))),
     recentBlockhash: tx.recentBlockhash,
   };
   if (tx.version === 0) message['addressTableLookups'] = lookupsOf(tx);
   return message;
 }
 
-/** The lookups of a v0 message re-read from its wire bytes are not kept; loaded addresses are in meta. */
-function lookupsOf(_tx: ExecutedTransaction): unknown[] {
-  return [];
+/** Lookup table references of a v0 message, re-read from its wire bytes. */
+function lookupsOf(tx: ExecutedTransaction): unknown[] {
+  const message = getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(tx.wire).messageBytes);
+  if (message.version !== 0) return [];
+  return (message.addressTableLookups ?? []).map((l) => ({
+    accountKey: String(l.lookupTableAddress), writableIndexes: [...l.writableIndexes], readonlyIndexes: [...l.readonlyIndexes],
+  }));
 }
 
 /** The whole getTransaction answer. `version` is present only when the client declared support. */
