@@ -3,8 +3,8 @@
  * events, in the shape Yellowstone's own plugin produces from Agave's Geyser callbacks (bytes for
  * keys, signatures and blockhashes; bincode for transaction errors). Pure; encoding is elsewhere.
  */
-import { getBase58Encoder } from '@solana/kit';
 import type { geyser, solana } from 'laserstream-core-proto-js';
+import { decodeBase58 } from './geyser-base58.ts';
 import { encodeTransactionError } from './geyser-tx-error.ts';
 import type {
   BlockMetaEvent, CompiledInstructionData, ExecutedTransaction, SlotEvent, SlotStatus, TokenBalanceData,
@@ -13,7 +13,6 @@ import type {
 /** The writer-side type protobufjs accepts for a uint64/int64 field. */
 type Int64 = NonNullable<geyser.ISubscribeUpdateSlot['slot']>;
 
-const BASE58 = getBase58Encoder();
 const TWO_POW_32 = 0x1_0000_0000n;
 
 /** `geyser.SlotStatus` enum values for the statuses the localnet produces. */
@@ -36,8 +35,24 @@ export function toInt64(value: bigint): Int64 {
   return bits as unknown as Int64;
 }
 
+/** Account keys and blockhashes repeat across transactions; signatures never do. */
+const KEY_CACHE = new Map<string, Uint8Array>();
+const KEY_CACHE_MAX_ENTRIES = 16_384;
+
 function bytes58(value: string): Uint8Array {
-  return BASE58.encode(value) as Uint8Array;
+  return decodeBase58(value);
+}
+
+/** Decoded key bytes, cached (shared read-only: protobufjs only copies them into its writer). */
+function keyBytes(value: string): Uint8Array {
+  let bytes = KEY_CACHE.get(value);
+  if (bytes === undefined) {
+    // Clearing beats LRU bookkeeping here: a refill costs one decode per key.
+    if (KEY_CACHE.size >= KEY_CACHE_MAX_ENTRIES) KEY_CACHE.clear();
+    bytes = decodeBase58(value);
+    KEY_CACHE.set(value, bytes);
+  }
+  return bytes;
 }
 
 /** `SubscribeUpdateSlot` for a slot status change. */
@@ -66,13 +81,14 @@ export function buildBlockMetaUpdate(meta: BlockMetaEvent): geyser.ISubscribeUpd
 
 /** `SubscribeUpdateTransaction`: the full transaction and its status meta. */
 export function buildTransactionUpdate(tx: ExecutedTransaction): geyser.ISubscribeUpdateTransaction {
+  const signature = bytes58(tx.signature);
   return {
     slot: toInt64(tx.slot),
     transaction: {
-      signature: bytes58(tx.signature),
+      signature,
       isVote: tx.isVote,
       index: tx.index,
-      transaction: buildTransaction(tx),
+      transaction: buildTransaction(tx, signature),
       meta: buildMeta(tx),
     },
   };
@@ -89,17 +105,18 @@ export function buildTransactionStatusUpdate(tx: ExecutedTransaction): geyser.IS
   };
 }
 
-function buildTransaction(tx: ExecutedTransaction): solana.storage.ConfirmedBlock.ITransaction {
+function buildTransaction(tx: ExecutedTransaction, firstSignature: Uint8Array): solana.storage.ConfirmedBlock.ITransaction {
   return {
-    signatures: tx.signatures.map(bytes58),
+    // The first signature is the transaction's id, already decoded by the caller.
+    signatures: tx.signatures.map((sig) => (sig === tx.signature ? firstSignature : bytes58(sig))),
     message: {
       header: {
         numRequiredSignatures: tx.header.numRequiredSignatures,
         numReadonlySignedAccounts: tx.header.numReadonlySignedAccounts,
         numReadonlyUnsignedAccounts: tx.header.numReadonlyUnsignedAccounts,
       },
-      accountKeys: tx.accountKeys.map(bytes58),
-      recentBlockhash: bytes58(tx.recentBlockhash),
+      accountKeys: tx.accountKeys.map(keyBytes),
+      recentBlockhash: keyBytes(tx.recentBlockhash),
       instructions: tx.instructions.map(buildInstruction),
       versioned: false,
       addressTableLookups: [],
