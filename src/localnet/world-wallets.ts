@@ -89,7 +89,7 @@ export function runWalletHistory(args: {
         send(w.signer, [transferCheckedIx({
           source: w.tokenAccounts[0] ?? '', mint: args.token.mint, destination: peer.tokenAccounts[0] ?? '', authority: w.address,
           amount: BigInt(prng.int(1, 500)) * 10n ** BigInt(args.token.decimals), decimals: args.token.decimals, programId: args.token.programId,
-        })], [w.address, peer.address]);
+        })], [w.address]); // The peer's wallet key is not in a token transfer, only its token account.
       } else if (kind === 2) {
         const tip = transferSolIx(w.address, prng.pick(args.tipAccounts), BigInt(prng.int(1_000, 100_000)));
         send(w.signer, [...computeBudgetIxs(2_000, BigInt(prng.int(1_000, 200_000))), tip], [w.address]);
