@@ -7,7 +7,8 @@
 import type { Instruction } from '@solana/kit';
 import type { LocalChain } from './local-chain.ts';
 import type { Prng, WorldSigner } from './world-keys.ts';
-import { constantProductOut, vaultBalance, type WorldPool } from './world-pools.ts';
+import { cpSwapExactIn } from './cp-quote.ts';
+import { vaultBalance, type WorldPool } from './world-pools.ts';
 import type { WorldTrader } from './world-traders.ts';
 import { buildSignedWire, computeBudgetIxs, transferCheckedIx, transferSolIx } from './world-transactions.ts';
 
@@ -99,7 +100,8 @@ function swapDraft(ctx: TrafficContext, trader: WorldTrader): Draft | null {
   let amountIn = BigInt(Math.max(1, Math.floor(Number(reserveIn) * fraction)));
   const balance = tokenBalance(ctx, userIn);
   if (amountIn > balance) amountIn = balance / 10n;
-  const amountOut = constantProductOut(amountIn, reserveIn, tokenBalance(ctx, vaultOut), pool.feeBps);
+  // The same curve the Jupiter stand-in quotes, so quotes match what swaps pay.
+  const amountOut = cpSwapExactIn(reserveIn, tokenBalance(ctx, vaultOut), amountIn, pool.feeBps).amountOut;
   if (amountIn <= 0n || amountOut <= 0n) return null;
   const cu = { limit: ctx.prng.int(40_000, 200_000), price: drawCuPrice(ctx.prng) };
   const tip = ctx.prng.next() < 0.3 ? { account: ctx.prng.pick(ctx.tipAccounts), lamports: drawTip(ctx.prng) } : null;

@@ -95,9 +95,3 @@ export function createWorldPoolReader(chain: Pick<LocalChain, 'getAccount' | 'sl
   };
 }
 
-/** Constant-product output for `amountIn` after the fee (floor), as the producer settles swaps. */
-export function constantProductOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint, feeBps: number): bigint {
-  if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
-  const inAfterFee = (amountIn * BigInt(10_000 - feeBps)) / 10_000n;
-  return (reserveOut * inAfterFee) / (reserveIn + inAfterFee);
-}
