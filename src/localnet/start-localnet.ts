@@ -1,0 +1,80 @@
+/**
+ * Starts the whole embedded localnet: one LiteSVM chain with the seeded world, the block
+ * producer, and its three surfaces on loopback (Solana JSON-RPC, Yellowstone Geyser gRPC, market
+ * stand-ins). `npm start` calls it when no upstream is configured; `npm run localnet` runs it alone.
+ */
+import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
+import { createBlockProducer, type BlockProducer } from './block-producer.ts';
+import { startGeyserServer } from './geyser-server.ts';
+import { createLocalChain, type LocalChain } from './local-chain.ts';
+import { loadMarketFixture } from './market-fixture.ts';
+import type { MarketPoolReader } from './market-gecko-pool.ts';
+import { startMarketServer } from './market-server.ts';
+import { startRpcServer } from './rpc-server.ts';
+import { parseMintAccount } from '../chain/token-extensions.ts';
+import { buildWorld, type World } from './world.ts';
+import { createWorldPoolReader } from './world-pools.ts';
+
+export interface LocalnetOptions {
+  readonly host: string;
+  /** 0 picks ephemeral ports. */
+  readonly rpcPort: number;
+  readonly geyserPort: number;
+  readonly marketPort: number;
+  readonly slotMs: number;
+  readonly slotsPerEpoch: number;
+  readonly seed: string;
+  /** Require this x-token on the Geyser surface. */
+  readonly geyserToken?: string;
+  /** Start the block producer (default true); tests may step it by hand instead. */
+  readonly produce?: boolean;
+}
+
+export interface Localnet {
+  readonly urls: { readonly rpc: string; readonly geyser: string; readonly market: string };
+  /** The local x402 stablecoin (6 decimals) the faucet mints. */
+  readonly stablecoinMint: string;
+  readonly chain: LocalChain;
+  readonly world: World;
+  readonly producer: BlockProducer;
+  close(): Promise<void>;
+}
+
+function marketPoolReader(chain: LocalChain, world: World): MarketPoolReader {
+  return {
+    ...createWorldPoolReader(chain, world.pools),
+    mintSupply(mint) {
+      const account = chain.getAccount(mint);
+      if (!account) return null;
+      const parsed = parseMintAccount(account.data);
+      return parsed.ok ? parsed.state.supply : null;
+    },
+  };
+}
+
+/** Builds the world (a few seconds), starts the surfaces and the producer. */
+export async function startLocalnet(options: LocalnetOptions): Promise<Localnet> {
+  const chain = createLocalChain({
+    slotMs: options.slotMs,
+    slotsPerEpoch: BigInt(options.slotsPerEpoch),
+    startUnixSeconds: Math.floor(Date.now() / 1000),
+  });
+  const world = await buildWorld(chain, { seed: options.seed });
+  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
+  const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
+  const rpc = await startRpcServer({ chain, host: options.host, port: options.rpcPort, faucet: { mint: world.stablecoin.mint, mintAuthority } });
+  const geyser = await startGeyserServer({ events: chain, head: chain, host: options.host, port: options.geyserPort, ...(options.geyserToken ? { xToken: options.geyserToken } : {}) });
+  const market = await startMarketServer({ pools: marketPoolReader(chain, world), events: chain, fixture: loadMarketFixture(), host: options.host, port: options.marketPort });
+  if (options.produce !== false) producer.start();
+  return {
+    urls: { rpc: rpc.url, geyser: geyser.url, market: market.url },
+    stablecoinMint: world.stablecoin.mint,
+    chain,
+    world,
+    producer,
+    async close() {
+      producer.stop();
+      await Promise.all([rpc.close(), geyser.close(), market.close()]);
+    },
+  };
+}
