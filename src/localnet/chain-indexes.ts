@@ -2,8 +2,9 @@
  * The chain core's own secondary indexes, since LiteSVM lists accounts only by owner and keeps no
  * per-address history. All of them are bounded so the localnet can run for hours:
  * - transactions by signature: the newest `maxTransactions` (FIFO eviction);
- * - signatures by address: the newest `maxSignaturesPerAddress` per address (entries outlive the
- *   evicted transaction bodies, like a node without long-term storage);
+ * - signatures by address: the newest `maxSignaturesPerAddress` per address, for at most
+ *   `maxTrackedAddresses` addresses (least recently active dropped first); entries outlive the
+ *   evicted transaction bodies, like a node without long-term storage;
  * - prioritization fees: the last `PRIORITIZATION_FEE_SLOTS` closed slots;
  * - token accounts by mint and by owner: one entry per live token account (world size).
  */
@@ -46,6 +47,8 @@ interface SlotFees {
 export interface ChainIndexesConfig {
   readonly maxTransactions: number;
   readonly maxSignaturesPerAddress: number;
+  /** Addresses with a signature history kept (default 100000). */
+  readonly maxTrackedAddresses?: number;
 }
 
 /** Creates empty indexes. */
@@ -56,6 +59,7 @@ export function createChainIndexes(config: ChainIndexesConfig) {
   const byMint = new Map<string, Set<string>>();
   const byOwner = new Map<string, Set<string>>();
   const fees = new Map<bigint, SlotFees>();
+  const maxTracked = config.maxTrackedAddresses ?? 100_000;
 
   function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
     let set = map.get(key);
@@ -71,7 +75,14 @@ export function createChainIndexes(config: ChainIndexesConfig) {
 
   function recordSignature(address: string, entry: SignatureEntry): void {
     let list = signaturesByAddress.get(address);
-    if (!list) signaturesByAddress.set(address, (list = []));
+    // Re-inserting keeps the Map in least-recently-active order for eviction.
+    if (list) signaturesByAddress.delete(address);
+    else list = [];
+    signaturesByAddress.set(address, list);
+    if (signaturesByAddress.size > maxTracked) {
+      const oldest = signaturesByAddress.keys().next().value;
+      if (oldest !== undefined) signaturesByAddress.delete(oldest);
+    }
     list.push(entry);
     // Trim in chunks so the amortized cost per push stays O(1).
     if (list.length >= config.maxSignaturesPerAddress * 2) list.splice(0, list.length - config.maxSignaturesPerAddress);

@@ -15,8 +15,9 @@ import { address as toAddress, lamports as toLamports } from '@solana/kit';
 import type { BlockMetaEvent, ChainHeadReader, Commitment, EpochInfoData, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
 import { createChainIndexes, type SignatureEntry } from './chain-indexes.ts';
 import { decodeWireTransaction, WireDecodeError, type DecodedTransaction } from './wire-transaction.ts';
-import { runTransaction, simulateDecoded, type SimulationOutcome } from './transaction-runner.ts';
+import { runTransaction, simulateDecoded } from './transaction-runner.ts';
 import { createChainAccounts, type AccountData, type AccountInput } from './chain-accounts.ts';
+import type { SendResult, SignatureStatusData, SimulateResult } from './send-result.ts';
 import { readComputeBudget } from './fee.ts';
 import { buildTransferWire, createSyncKeypair } from './faucet-keypair.ts';
 import { createSlotClock, type BlockRecord } from './slot-clock.ts';
@@ -45,34 +46,12 @@ export interface LocalChainConfig {
   readonly maxTransactions?: number;
   /** Signatures kept per address (default 1000, newest). */
   readonly maxSignaturesPerAddress?: number;
+  /** Addresses with signature history kept (default 100000, least recently active dropped). */
+  readonly maxTrackedAddresses?: number;
   /** 32-byte seed of the airdrop faucet key (default fixed, so the faucet address is stable). */
   readonly faucetSeed?: Uint8Array;
   /** Called when an event listener throws; the chain keeps going. Default: console.error. */
   readonly onListenerError?: (error: unknown) => void;
-}
-
-/** Result of `sendTransaction`: landed (possibly with `tx.err`), or rejected without a trace. */
-export type SendResult =
-  | { readonly ok: true; readonly signature: string; readonly tx: ExecutedTransaction }
-  | {
-      readonly ok: false; readonly signature: string | null;
-      /** 'decode': malformed wire; 'rejected': a TransactionError before landing. */
-      readonly reason: 'decode' | 'rejected';
-      readonly err: unknown; readonly message: string;
-      readonly logs: readonly string[]; readonly unitsConsumed: bigint;
-    };
-
-/** Result of `simulate`. */
-export type SimulateResult =
-  | { readonly ok: false; readonly reason: 'decode'; readonly message: string }
-  | (SimulationOutcome & { readonly ok: true; readonly decoded: DecodedTransaction; readonly replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null });
-
-/** Status of a signature as getSignatureStatuses reports it. */
-export interface SignatureStatusData {
-  readonly slot: bigint;
-  readonly confirmations: number | null;
-  readonly err: unknown;
-  readonly confirmationStatus: Commitment;
 }
 
 /** Creates a chain with its genesis block closed and the next slot open. */
@@ -83,7 +62,7 @@ export function createLocalChain(config: LocalChainConfig) {
     slotMs: cfg.slotMs ?? 400, slotsPerEpoch: cfg.slotsPerEpoch, startUnixSeconds: cfg.startUnixSeconds,
     startSlot: cfg.startSlot ?? 0n, confirmationDepth: cfg.confirmationDepth ?? 1, finalizationDepth: cfg.finalizationDepth ?? 2,
   });
-  const indexes = createChainIndexes({ maxTransactions: cfg.maxTransactions ?? 20_000, maxSignaturesPerAddress: cfg.maxSignaturesPerAddress ?? 1000 });
+  const indexes = createChainIndexes({ maxTransactions: cfg.maxTransactions ?? 20_000, maxSignaturesPerAddress: cfg.maxSignaturesPerAddress ?? 1000, maxTrackedAddresses: cfg.maxTrackedAddresses });
   const accounts = createChainAccounts(svm, indexes);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
@@ -261,6 +240,8 @@ export function createLocalChain(config: LocalChainConfig) {
       };
     },
     epochSchedule: () => ({ slotsPerEpoch: cfg.slotsPerEpoch, leaderScheduleSlotOffset: cfg.slotsPerEpoch, warmup: false, firstNormalEpoch: 0n, firstNormalSlot: 0n }),
+    /** Commitment reached by a slot (a transaction's status from its slot). */
+    commitmentOfSlot: (slot: bigint): Commitment => clock.statusOf(slot),
     /** The open slot transactions currently land in. */
     openSlot: () => clock.openSlot(),
     blockTimeOf: (slot: bigint) => clock.blockTimeOf(slot),
@@ -269,4 +250,4 @@ export function createLocalChain(config: LocalChainConfig) {
 
 /** The chain object `createLocalChain` returns. */
 export type LocalChain = ReturnType<typeof createLocalChain>;
-export type { AccountData, AccountInput, LocalChainEvents };
+export type { AccountData, AccountInput, LocalChainEvents, SendResult, SignatureStatusData, SimulateResult };

@@ -44,7 +44,7 @@ const getSignaturesForAddress: RpcMethod = (params, ctx) => {
   const until = config['until'] === undefined || config['until'] === null ? undefined : signatureParam(config['until']);
   return ctx.chain.signaturesForAddress(address, { limit, before, until, commitment }).map((e) => ({
     blockTime: e.blockTime,
-    confirmationStatus: ctx.chain.signatureStatus(e.signature)?.confirmationStatus ?? 'finalized',
+    confirmationStatus: ctx.chain.commitmentOfSlot(e.slot),
     err: e.err,
     memo: null,
     signature: e.signature,

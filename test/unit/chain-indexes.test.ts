@@ -57,3 +57,15 @@ describe('chain indexes', () => {
     expect(ix.tokenAccountsByMint('M')).toEqual([]);
   });
 });
+
+describe('chain indexes: address cap', () => {
+  it('drops the least recently active address beyond maxTrackedAddresses', () => {
+    const ix = createChainIndexes({ maxTransactions: 10, maxSignaturesPerAddress: 10, maxTrackedAddresses: 2 });
+    ix.recordTransaction(tx('a', 1n, ['A']), [], 0n);
+    ix.recordTransaction(tx('b', 2n, ['B']), [], 0n);
+    ix.recordTransaction(tx('c', 3n, ['A']), [], 0n);
+    ix.recordTransaction(tx('d', 4n, ['C']), [], 0n);
+    expect(ix.signaturesForAddress('B', { limit: 10, maxSlot: 10n })).toEqual([]);
+    expect(ix.signaturesForAddress('A', { limit: 10, maxSlot: 10n }).map((e) => e.signature)).toEqual(['c', 'a']);
+  });
+});
