@@ -6,32 +6,39 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
+import { startLocalnet, type Localnet } from '../../src/localnet/start-localnet.ts';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service.ts';
 
 export interface TestService {
   readonly service: RunningService;
+  /** The embedded localnet the service talks to (null with `localnet: false`). */
+  readonly localnet: Localnet | null;
   readonly url: string;
   readonly dataDir: string;
   close(): Promise<void>;
 }
 
-/** Upstreams for tests that never reach the chain (validation, challenges, discovery). */
-export const UNREACHED_UPSTREAMS: Upstreams = {
-  rpcUrl: 'http://127.0.0.1:9',
-  geyserUrl: 'http://127.0.0.1:9',
-  svmAsset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-};
+/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
+export async function startTestLocalnet(seed = 'test-1'): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
+  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed });
+  const { rpc, geyser, market } = localnet.urls;
+  return { localnet, upstreams: { rpcUrl: rpc, geyserUrl: geyser, svmAsset: localnet.stablecoinMint, localnet: { rpcUrl: rpc, geyserUrl: geyser, marketUrl: market } } };
+}
 
+/** The real service on port 0 against a fresh embedded localnet and data dir. */
 export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
   const config = loadConfig({}, ['--port', '0', '--data-dir', dataDir, ...argv]);
-  const service = await startService(config, { upstreams: UNREACHED_UPSTREAMS, ...options });
+  const { localnet, upstreams } = await startTestLocalnet();
+  const service = await startService(config, { upstreams, ...options });
   return {
     service,
+    localnet,
     url: service.url,
     dataDir,
     async close() {
       await service.close();
+      await localnet.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

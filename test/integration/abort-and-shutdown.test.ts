@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PaidCall, PaymentProcessor } from '../../src/http/paid-routes.ts';
+import { readJson } from '../helpers/read-json.ts';
 import { startTestService } from '../helpers/test-service.ts';
 
 const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
@@ -55,7 +56,7 @@ describe('abort handling', () => {
     await t.close();
     const res = await pending;
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ late: true });
+    expect(await readJson(res)).toEqual({ late: true });
     // A new connection is refused; a kept-alive one gets 503 shutting_down and is closed.
     const after = await fetch(`${t.url}/health`).then((r) => r.status, () => 'refused');
     expect([503, 'refused']).toContain(after);
@@ -108,4 +109,42 @@ describe('process lifecycle', () => {
     expect(err).toContain('--svm-pay-to must be a base58 Solana address');
     expect(err).toContain('unknown option --wat');
   });
+});
+
+describe('embedded default', () => {
+  it('npm start with no upstream flags runs the localnet, reports it in /health, and stops cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'x402-embedded-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', dataDir, '--slot-ms', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 45_000);
+        child.stdout.on('data', () => {
+          const m = /listening (http:\/\/\S+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+      const rpcUrl = /localnet rpc (http:\/\/\S+)/.exec(out)![1]!;
+      expect(out).toMatch(/localnet geyser http:\/\/127\.0\.0\.1:\d+/);
+      expect(out).toMatch(/localnet market http:\/\/127\.0\.0\.1:\d+/);
+      const health = await readJson(fetch(`${url}/health`));
+      expect(health.mode).toBe('embedded');
+      expect(health.localnet.rpcUrl).toBe(rpcUrl);
+      const slot = await fetch(rpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) });
+      expect((await readJson(slot)).result).toBeGreaterThan(0);
+      const code = await new Promise<number | null>((resolve) => {
+        child.on('exit', resolve);
+        child.kill('SIGINT');
+      });
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

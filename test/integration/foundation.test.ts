@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { PARAM_RULES } from '../fixtures/param-rules.ts';
+import { readJson } from '../helpers/read-json.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 
@@ -28,7 +29,7 @@ describe('402 challenge', () => {
     expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED');
     const header = res.headers.get('payment-required')!;
     const decoded = decodePaymentRequiredHeader(header);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toEqual(JSON.parse(Buffer.from(header, 'base64').toString()));
     expect(decoded.x402Version).toBe(2);
     expect(decoded.resource.url).toBe(url);
@@ -40,7 +41,7 @@ describe('402 challenge', () => {
     const [svm, evm] = decoded.accepts;
     expect(svm!.extra).toEqual({ feePayer: t.service.identity.publicKey });
     expect(svm!.payTo).toBe(t.service.terms.svm.payTo);
-    expect(svm!.asset).toBe('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    expect(svm!.asset).toBe(t.localnet!.stablecoinMint);
     expect(evm!.extra).toEqual({ name: 'USD Coin', version: '2' });
     expect(evm!.asset).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
     expect(evm!.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -50,7 +51,7 @@ describe('402 challenge', () => {
     const e = CATALOG[0]!;
     const res = await fetch(exampleUrl(e.path, e.example), { headers: { 'PAYMENT-SIGNATURE': 'not base64 json' } });
     expect(res.status).toBe(402);
-    expect((await res.json()).error).toMatch(/^invalid_payload/);
+    expect((await readJson(res)).error).toMatch(/^invalid_payload/);
   });
 
   it('refuses a payment whose accepted terms are not the route\'s', async () => {
@@ -59,7 +60,7 @@ describe('402 challenge', () => {
     const payload = { x402Version: 2, accepted: { ...terms, amount: '1' }, payload: { transaction: 'AA==' } };
     const res = await fetch(exampleUrl(e.path, e.example), { headers: { 'X-PAYMENT': Buffer.from(JSON.stringify(payload)).toString('base64') } });
     expect(res.status).toBe(402);
-    expect((await res.json()).error).toMatch(/^invalid_payment_requirements/);
+    expect((await readJson(res)).error).toMatch(/^invalid_payment_requirements/);
   });
 });
 
@@ -68,7 +69,7 @@ describe('parameter validation answers 400 before any challenge', () => {
     const res = await fetch(`${t.url}${rule.path}?${rule.query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('payment-required')).toBeNull();
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toMatchObject({ error: rule.error, param: rule.param });
     expect(typeof body.message).toBe('string');
   });
@@ -76,7 +77,7 @@ describe('parameter validation answers 400 before any challenge', () => {
 
 describe('discovery documents', () => {
   it('/.well-known/x402 follows SPEC 2.5', async () => {
-    const doc = await (await fetch(`${t.url}/.well-known/x402`)).json();
+    const doc = await readJson(fetch(`${t.url}/.well-known/x402`));
     expect(doc).toMatchObject({ x402Version: 2, url: t.url, protocol: 'x402', count: 20, pagination: { limit: 100, offset: 0, total: 20 } });
     expect(typeof doc.provider).toBe('string');
     expect(doc.resources).toEqual(doc.items);
@@ -96,7 +97,7 @@ describe('discovery documents', () => {
   });
 
   it('/openapi.json is a valid OpenAPI 3.1 document with x-x402-price on every paid 402', async () => {
-    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    const doc = await readJson(fetch(`${t.url}/openapi.json`));
     const validator = new Validator();
     const result = await validator.validate(doc);
     expect(result.errors ?? []).toEqual([]);
@@ -125,17 +126,17 @@ describe('discovery documents', () => {
   });
 
   it('/facilitator/supported has the x402 SupportedResponse shape', async () => {
-    const body = await (await fetch(`${t.url}/facilitator/supported`)).json();
+    const body = await readJson(fetch(`${t.url}/facilitator/supported`));
     expect(Array.isArray(body.kinds)).toBe(true);
     expect(Array.isArray(body.extensions)).toBe(true);
     expect(typeof body.signers).toBe('object');
   });
 
   it('/health and /uptime report status and request metrics', async () => {
-    const health = await (await fetch(`${t.url}/health`)).json();
-    expect(health).toMatchObject({ status: 'ok', version: '0.1.9' });
+    const health = await readJson(fetch(`${t.url}/health`));
+    expect(health).toMatchObject({ status: 'ok', version: '0.1.9', mode: 'embedded', localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market } });
     expect(health.requests.total).toBeGreaterThan(0);
-    const uptime = await (await fetch(`${t.url}/uptime`)).json();
+    const uptime = await readJson(fetch(`${t.url}/uptime`));
     expect(uptime.status).toBe('ok');
     expect(typeof uptime.p95LatencyMs).toBe('number');
   });
@@ -145,11 +146,11 @@ describe('front end', () => {
   it('answers 404 JSON for unknown paths and 405 for other methods', async () => {
     const nf = await fetch(`${t.url}/v1/nothing-here`);
     expect(nf.status).toBe(404);
-    expect(await nf.json()).toMatchObject({ error: 'not_found' });
+    expect(await readJson(nf)).toMatchObject({ error: 'not_found' });
     const na = await fetch(`${t.url}/v1/smri`, { method: 'DELETE' });
     expect(na.status).toBe(405);
     expect(na.headers.get('allow')).toContain('GET');
-    expect(await na.json()).toMatchObject({ error: 'method_not_allowed' });
+    expect(await readJson(na)).toMatchObject({ error: 'method_not_allowed' });
   });
 
   it('answers CORS preflight', async () => {
