@@ -159,7 +159,7 @@ const getTokenLargestAccounts: RpcMethod = (params, ctx) => {
   const mint = addressParam(params, 0, 'mint');
   const slot = contextSlot(ctx, configParam(params, 1));
   const { decimals } = mintOrThrow(ctx, mint);
-  if (ctx.chain.tokenAccountCount(mint) > ctx.largestAccountsScanLimit) {
+  if (ctx.excludedFromSecondaryIndexes.has(mint) || ctx.chain.tokenAccountCount(mint) > ctx.largestAccountsScanLimit) {
     throw new RpcError(RPC_CODES.keyExcludedFromSecondaryIndex, `${mint} excluded from account secondary indexes; this RPC method unavailable for key`);
   }
   const rows = ctx.chain.tokenAccountsByMint(mint).flatMap((address) => {

@@ -19,6 +19,8 @@ export interface RpcContext {
   readonly faucet: StablecoinFaucetConfig | null;
   /** Mints with more token accounts than this answer -32010 for getTokenLargestAccounts, as mainnet nodes do for huge mints. */
   readonly largestAccountsScanLimit: number;
+  /** Mints a mainnet node excludes from its secondary indexes (e.g. USDC, USDT): -32010 as well. */
+  readonly excludedFromSecondaryIndexes: ReadonlySet<string>;
 }
 
 /** A method: positional params in, JSON-able result out (bigints become JSON numbers). */

@@ -36,6 +36,8 @@ export interface RpcServerConfig {
   /** The local x402 stablecoin faucet; without it `localnet_fundStablecoin` is not offered. */
   readonly faucet?: StablecoinFaucetConfig | null;
   readonly largestAccountsScanLimit?: number;
+  /** Mints answered with -32010 by getTokenLargestAccounts, as mainnet nodes do for huge mints. */
+  readonly excludedFromSecondaryIndexes?: readonly string[];
 }
 
 /** A running server. */
@@ -129,6 +131,7 @@ export function startRpcServer(config: RpcServerConfig): Promise<RpcServer> {
     chain: config.chain,
     faucet: config.faucet ?? null,
     largestAccountsScanLimit: config.largestAccountsScanLimit ?? DEFAULT_LARGEST_ACCOUNTS_SCAN_LIMIT,
+    excludedFromSecondaryIndexes: new Set(config.excludedFromSecondaryIndexes ?? []),
   };
   const server = createServer((req, res) => {
     route(req, res, ctx).catch((e: unknown) => {

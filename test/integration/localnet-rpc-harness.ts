@@ -21,6 +21,8 @@ export interface Harness {
   readonly server: RpcServer;
   readonly rpc: Rpc<SolanaRpcApi>;
   readonly stablecoinMint: string;
+  /** A mint configured as excluded from secondary indexes. */
+  readonly excludedMint: string;
   stop(): Promise<void>;
 }
 
@@ -33,10 +35,14 @@ export async function startHarness(): Promise<Harness> {
     mintAuthority: authority.address, supply: 0n, decimals: 6, isInitialized: true, freezeAuthority: null,
   }));
   chain.setAccount(mint.address, { lamports: chain.minimumBalanceForRentExemption(getMintSize()), data, owner: SPL_TOKEN_PROGRAM_ID });
-  const server = await startRpcServer({ chain, port: 0, faucet: { mint: mint.address, mintAuthority: authority } });
+  const excluded = await generateKeyPairSigner();
+  chain.setAccount(excluded.address, { lamports: chain.minimumBalanceForRentExemption(getMintSize()), data, owner: SPL_TOKEN_PROGRAM_ID });
+  const server = await startRpcServer({
+    chain, port: 0, faucet: { mint: mint.address, mintAuthority: authority }, excludedFromSecondaryIndexes: [excluded.address],
+  });
   const ticker = setInterval(() => chain.advanceSlot(), TEST_SLOT_MS);
   return {
-    chain, server, rpc: createSolanaRpc(server.url) as Rpc<SolanaRpcApi>, stablecoinMint: mint.address,
+    chain, server, rpc: createSolanaRpc(server.url) as Rpc<SolanaRpcApi>, stablecoinMint: mint.address, excludedMint: excluded.address,
     async stop() {
       clearInterval(ticker);
       await server.close();

@@ -116,6 +116,7 @@ describe('localnet RPC: accounts and tokens', () => {
     expect(supply.value).toEqual({ amount: '1000000000', decimals: 6, uiAmount: 1000, uiAmountString: '1000' });
     const largest = await h.rpc.getTokenLargestAccounts(mint.address).send();
     expect(largest.value.map((r) => [r.address, r.amount])).toEqual([[payerAta, '750000000'], [aliceAta, '250000000']]);
+    await expect(h.rpc.getTokenLargestAccounts(address(h.excludedMint)).send()).rejects.toMatchObject({ context: { __code: -32010 } });
   });
 
   it('getTokenAccountsByOwner with mint and programId filters', async () => {
