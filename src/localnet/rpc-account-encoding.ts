@@ -14,10 +14,10 @@ export const RENT_EXEMPT_RENT_EPOCH = 18446744073709551615n;
 /** Agave refuses base58 account data above this size. */
 const MAX_BASE58_BYTES = 128;
 
-/** Account data encodings the localnet serves. */
-export type AccountEncoding = 'base58' | 'base64' | 'jsonParsed' | 'base64+zstd';
+/** Account data encodings; `binary` is Agave's legacy default: a bare base58 string. */
+export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'jsonParsed' | 'base64+zstd';
 /** Accepted encoding names. */
-export const ACCOUNT_ENCODINGS: readonly AccountEncoding[] = ['base58', 'base64', 'jsonParsed', 'base64+zstd'];
+export const ACCOUNT_ENCODINGS: readonly AccountEncoding[] = ['binary', 'base58', 'base64', 'jsonParsed', 'base64+zstd'];
 
 /** Optional data slice. */
 export interface DataSlice {
@@ -52,11 +52,11 @@ export function encodeAccount(account: AccountData, encoding: AccountEncoding, s
     if (parsed !== null) return { data: parsed, ...common };
   }
   const data = slice ? account.data.subarray(slice.offset, slice.offset + slice.length) : account.data;
-  if (encoding === 'base58') {
+  if (encoding === 'base58' || encoding === 'binary') {
     if (data.length > MAX_BASE58_BYTES) {
       throw new RpcError(RPC_CODES.invalidRequest, 'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
     }
-    return { data: [encodeBase58(data), 'base58'], ...common };
+    return { data: encoding === 'binary' ? encodeBase58(data) : [encodeBase58(data), 'base58'], ...common };
   }
   return { data: [Buffer.from(data).toString('base64'), 'base64'], ...common };
 }

@@ -25,7 +25,8 @@ function contextSlot(ctx: RpcContext, config: Record<string, unknown>): bigint {
   return slot;
 }
 
-function renderer(ctx: RpcContext, config: Record<string, unknown>, fallback: AccountEncoding = 'base64') {
+/** Without an `encoding`, Agave uses legacy `binary` except for getMultipleAccounts (base64). */
+function renderer(ctx: RpcContext, config: Record<string, unknown>, fallback: AccountEncoding = 'binary') {
   const encoding = enumOption(config, 'encoding', ACCOUNT_ENCODINGS, fallback);
   checkEncoding(encoding);
   const slice = dataSliceOf(config);
@@ -37,7 +38,7 @@ const getAccountInfo: RpcMethod = (params, ctx) => {
   const address = addressParam(params, 0);
   const config = configParam(params, 1);
   const slot = contextSlot(ctx, config);
-  return rpcResponse(slot, renderer(ctx, config, 'base58')(ctx.chain.getAccount(address)));
+  return rpcResponse(slot, renderer(ctx, config)(ctx.chain.getAccount(address)));
 };
 
 const getMultipleAccounts: RpcMethod = (params, ctx) => {
@@ -47,7 +48,7 @@ const getMultipleAccounts: RpcMethod = (params, ctx) => {
   const addresses = keys.map((_, i) => addressParam(keys, i));
   const config = configParam(params, 1);
   const slot = contextSlot(ctx, config);
-  const render = renderer(ctx, config);
+  const render = renderer(ctx, config, 'base64');
   return rpcResponse(slot, addresses.map((a) => render(ctx.chain.getAccount(a))));
 };
 

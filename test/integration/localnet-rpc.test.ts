@@ -91,6 +91,9 @@ describe('localnet RPC: accounts and tokens', () => {
       parsed: { type: 'account', info: { mint: mint.address, owner: alice.address, state: 'initialized', isNative: false, tokenAmount: { amount: '250000000', decimals: 6, uiAmount: 250, uiAmountString: '250' } } },
     });
     expect((await h.rpc.getAccountInfo(alice.address).send()).value).toBeNull();
+    // No encoding: Agave's legacy binary (bare base58 string), refused above 128 bytes.
+    expect(typeof (await h.rpc.getAccountInfo(mint.address).send()).value?.data).toBe('string');
+    await expect(h.rpc.getAccountInfo(aliceAta).send()).rejects.toMatchObject({ context: { __code: -32600 } });
   });
 
   it('renders Token-2022 mints with extensions', async () => {
