@@ -1,0 +1,43 @@
+/**
+ * The contract every network's `exact` scheme implements (Solana and Base), so the payment
+ * processor is network-agnostic. Shapes follow x402 v2's facilitator types: `VerifyResponse`
+ * (`isValid`, `invalidReason`, `payer`) and `SettleResponse` (`success`, `errorReason`,
+ * `transaction`, `network`, `payer`). Expected failures are data, never thrown.
+ */
+import type { PaymentPayload } from './decode-payment.ts';
+import type { PaymentRequirements } from './payment-terms.ts';
+
+export interface VerifyResult {
+  readonly isValid: boolean;
+  /** x402 reason code when invalid, e.g. `invalid_exact_svm_payload_transaction_amount_mismatch`. */
+  readonly invalidReason?: string;
+  readonly invalidMessage?: string;
+  readonly payer?: string;
+}
+
+export interface SettleResult {
+  readonly success: boolean;
+  readonly errorReason?: string;
+  readonly errorMessage?: string;
+  readonly payer?: string;
+  /** Transaction signature (Solana) or hash (EVM); empty string when nothing was sent. */
+  readonly transaction: string;
+  readonly network: string;
+}
+
+/** One network's exact scheme: verify before answering, settle only after a 200 is ready. */
+export interface ExactScheme {
+  /** CAIP-2 network id this scheme serves. */
+  readonly network: string;
+  /** Extra fields for `/facilitator/supported` kinds (e.g. `feePayer`). */
+  readonly supportedExtra: Readonly<Record<string, string>>;
+  /** Addresses that sign settlements on this network. */
+  readonly signers: readonly string[];
+  /**
+   * A stable key of the payment for replay protection (Solana: the payer's transaction signature;
+   * EVM: token + authorizer + nonce). Null when the payload is too malformed to have one.
+   */
+  replayKey(payment: PaymentPayload): string | null;
+  verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
+  settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult>;
+}
