@@ -62,7 +62,14 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const world = await buildWorld(chain, { seed: options.seed });
   const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
-  const rpc = await startRpcServer({ chain, host: options.host, port: options.rpcPort, faucet: { mint: world.stablecoin.mint, mintAuthority } });
+  const rpc = await startRpcServer({
+    chain,
+    host: options.host,
+    port: options.rpcPort,
+    faucet: { mint: world.stablecoin.mint, mintAuthority },
+    // Mainnet RPC operators exclude the largest mints from secondary indexes; so does the localnet.
+    excludedFromSecondaryIndexes: [world.largeHolderMint.mint],
+  });
   const geyser = await startGeyserServer({ events: chain, head: chain, host: options.host, port: options.geyserPort, ...(options.geyserToken ? { xToken: options.geyserToken } : {}) });
   const market = await startMarketServer({ pools: marketPoolReader(chain, world), events: chain, fixture: loadMarketFixture(), host: options.host, port: options.marketPort });
   if (options.produce !== false) producer.start();
