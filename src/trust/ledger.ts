@@ -128,59 +128,81 @@ function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 }
 
-/** Opens (or creates) the ledger in `config.dir`: replays and verifies the WAL, rebuilds the trees. */
-export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledger> {
-  const started = performance.now();
-  const now = config.now ?? (() => new Date());
-  const fd = openWalFd(config.dir);
+/** What the ledger knows about its durable entries; changed only by `absorb`. */
+interface DurableState {
+  readonly specTree: MerkleTree;
+  readonly rfcTree: MerkleTree;
+  readonly offsets: ReturnType<typeof createOffsetIndex>;
+  size: number;
+  chainHead: string;
+  endOffset: number;
+  lastAppendAt: string | null;
+}
+
+function createDurableState(config: Readonly<LedgerConfig>): DurableState {
   const storeFor = (rule: HashRule) => (config.nodeStore === 'memory' ? createMemoryNodeStore() : createFileNodeStore({ dir: join(config.dir, `nodes-${rule}`) }));
-  const specTree: MerkleTree = createMerkleTree({ hasher: SPEC_HASHER, store: storeFor('spec') });
-  const rfcTree: MerkleTree = createMerkleTree({ hasher: RFC6962_HASHER, store: storeFor('rfc6962') });
-  const offsets = createOffsetIndex();
-  let size = 0;
-  let chainHead = GENESIS_PREV_HASH;
-  let endOffset = 0;
-  let lastAppendAt: string | null = null;
+  return {
+    specTree: createMerkleTree({ hasher: SPEC_HASHER, store: storeFor('spec') }),
+    rfcTree: createMerkleTree({ hasher: RFC6962_HASHER, store: storeFor('rfc6962') }),
+    offsets: createOffsetIndex(),
+    size: 0,
+    chainHead: GENESIS_PREV_HASH,
+    endOffset: 0,
+    lastAppendAt: null,
+  };
+}
 
-  function absorb(entry: LedgerEntry, offset: number, lineBytes: number): void {
-    const leaf = Buffer.from(entry.entrySha256, 'hex');
-    offsets.push(offset);
-    specTree.append(leaf);
-    rfcTree.append(leaf);
-    size += 1;
-    chainHead = entry.entrySha256;
-    lastAppendAt = entry.time;
-    endOffset = offset + lineBytes;
-  }
+/** Takes a durable entry (replayed or just committed) into the state, in index order. */
+function absorb(state: DurableState, entry: LedgerEntry, offset: number, lineBytes: number): void {
+  const leaf = Buffer.from(entry.entrySha256, 'hex');
+  state.offsets.push(offset);
+  state.specTree.append(leaf);
+  state.rfcTree.append(leaf);
+  state.size += 1;
+  state.chainHead = entry.entrySha256;
+  state.lastAppendAt = entry.time;
+  state.endOffset = offset + lineBytes;
+}
 
+/** Replays the WAL into `state`, cuts a torn tail, and reports. */
+function recover(fd: number, state: DurableState, started: number): LedgerOpenReport {
   const { end, torn } = replayWal(fd, fstatSync(fd).size, ({ text, lineIndex, offset }) => {
-    const parsed = parseEntryLine(text, { index: lineIndex, prevHash: chainHead });
-    if (parsed.ok) absorb(parsed.entry, offset, Buffer.byteLength(text) + 1);
+    const parsed = parseEntryLine(text, { index: lineIndex, prevHash: state.chainHead });
+    if (parsed.ok) absorb(state, parsed.entry, offset, Buffer.byteLength(text) + 1);
     return parsed;
   });
   if (torn) {
     ftruncateSync(fd, end);
     fsyncSync(fd);
   }
-  const openReport: LedgerOpenReport = Object.freeze({ entries: size, bytes: end, tornTail: torn, replayMs: performance.now() - started });
+  return Object.freeze({ entries: state.size, bytes: end, tornTail: torn, replayMs: performance.now() - started });
+}
 
-  let nextIndex = size;
-  let assignedHead = chainHead;
+function proofOf(state: DurableState, index: number, treeSize: number, format: HashRule): LedgerAnswer<SpecInclusionProof | Rfc6962InclusionProof> {
+  if (!isCount(treeSize) || treeSize < 1 || treeSize > state.size) return { ok: false, reason: `treeSize must be 1..${state.size}` };
+  if (!isCount(index) || index >= treeSize) return { ok: false, reason: `index must be 0..${treeSize - 1}` };
+  if (format === 'rfc6962') return { ok: true, value: buildRfc6962InclusionProof(state.rfcTree, index, treeSize, toHex(state.specTree.leafHash(index))) };
+  return { ok: true, value: buildSpecInclusionProof(state.specTree, index, treeSize) };
+}
+
+/** Opens (or creates) the ledger in `config.dir`: replays and verifies the WAL, rebuilds the trees. */
+export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledger> {
+  const started = performance.now();
+  const now = config.now ?? (() => new Date());
+  const fd = openWalFd(config.dir);
+  const state = createDurableState(config);
+  const openReport = recover(fd, state, started);
+  let nextIndex = state.size;
+  let assignedHead = state.chainHead;
   let closed = false;
+  let cachedHead: LedgerHead | null = null;
   const committer = createGroupCommitter<{ entry: LedgerEntry; bytes: number }>({
     fd,
-    position: end,
+    position: openReport.bytes,
     groupCommit: config.groupCommit ?? true,
     io: config.io ?? NODE_WAL_IO,
-    onDurable: (item, offset) => absorb(item.entry, offset, item.bytes),
+    onDurable: (item, offset) => absorb(state, item.entry, offset, item.bytes),
   });
-
-  const proof = (index: number, treeSize: number = size, format: HashRule = 'spec'): LedgerAnswer<SpecInclusionProof | Rfc6962InclusionProof> => {
-    if (!isCount(treeSize) || treeSize < 1 || treeSize > size) return { ok: false, reason: `treeSize must be 1..${size}` };
-    if (!isCount(index) || index >= treeSize) return { ok: false, reason: `index must be 0..${treeSize - 1}` };
-    if (format === 'rfc6962') return { ok: true, value: buildRfc6962InclusionProof(rfcTree, index, treeSize, toHex(specTree.leafHash(index))) };
-    return { ok: true, value: buildSpecInclusionProof(specTree, index, treeSize) };
-  };
 
   return {
     openReport,
@@ -194,31 +216,38 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       await committer.commit(bytes, { entry, bytes: bytes.length });
       return { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };
     },
-    head: () => ({ chainHead, treeSize: size, merkleRoot: toHex(specTree.root()), merkleRootRfc6962: toHex(rfcTree.root()), lastAppendAt }),
+    head() {
+      // /health and /uptime ask often; the roots fold O(log n) hashes, so cache per tree size.
+      if (cachedHead?.treeSize !== state.size) {
+        const { chainHead, size, lastAppendAt, specTree, rfcTree } = state;
+        cachedHead = Object.freeze({ chainHead, treeSize: size, merkleRoot: toHex(specTree.root()), merkleRootRfc6962: toHex(rfcTree.root()), lastAppendAt });
+      }
+      return cachedHead;
+    },
     recent(limit) {
-      const n = Math.min(Math.max(0, Math.floor(limit)), size);
+      const n = Math.min(Math.max(0, Math.floor(limit)), state.size);
       if (n === 0) return [];
-      const text = readText(fd, offsets.get(size - n), endOffset);
+      const text = readText(fd, state.offsets.get(state.size - n), state.endOffset);
       return text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as LedgerEntry);
     },
     entry(index) {
-      if (!isCount(index) || index >= size) return null;
-      const stop = index + 1 < size ? offsets.get(index + 1) : endOffset;
-      return JSON.parse(readText(fd, offsets.get(index), stop - 1)) as LedgerEntry;
+      if (!isCount(index) || index >= state.size) return null;
+      const stop = index + 1 < state.size ? state.offsets.get(index + 1) : state.endOffset;
+      return JSON.parse(readText(fd, state.offsets.get(index), stop - 1)) as LedgerEntry;
     },
-    proof: proof as Ledger['proof'],
-    consistency(fromSize, toSize = size, format = 'rfc6962') {
-      if (!isCount(toSize) || toSize > size) return { ok: false, reason: `to must be 0..${size}` };
+    proof: ((index: number, treeSize?: number, format?: HashRule) => proofOf(state, index, treeSize ?? state.size, format ?? 'spec')) as Ledger['proof'],
+    consistency(fromSize, toSize = state.size, format = 'rfc6962') {
+      if (!isCount(toSize) || toSize > state.size) return { ok: false, reason: `to must be 0..${state.size}` };
       if (!isCount(fromSize) || fromSize > toSize) return { ok: false, reason: `from must be 0..${toSize}` };
-      return { ok: true, value: buildConsistencyProof(format === 'spec' ? specTree : rfcTree, fromSize, toSize) };
+      return { ok: true, value: buildConsistencyProof(format === 'spec' ? state.specTree : state.rfcTree, fromSize, toSize) };
     },
     stats: () => committer.stats(),
     async close() {
       if (closed) return;
       closed = true;
       await committer.drain();
-      specTree.close();
-      rfcTree.close();
+      state.specTree.close();
+      state.rfcTree.close();
       closeSync(fd);
     },
   };

@@ -44,7 +44,11 @@ export function inclusionSides(index: number, treeSize: number): Array<'left' | 
   return sides;
 }
 
-/** Verifies a SPEC-shaped proof with SPEC 4.4 rule 5 over raw 32-byte digests. */
+/**
+ * Verifies a SPEC-shaped proof with SPEC 4.4 rule 5 over raw 32-byte digests. When `treeSize` is
+ * present (our answers always carry it) the number of steps and each side must also be those of
+ * `index` in a tree of `treeSize`; a bare SPEC answer without it gets the rule alone.
+ */
 export function verifyInclusionSpec(answer: SpecInclusionProof): VerifyResult {
   const leaf = fromHexDigest(answer?.leaf);
   const root = fromHexDigest(answer?.merkleRootSha256);
