@@ -30,6 +30,8 @@ export interface WalLine {
   /** 0-based line number = entry index. */
   readonly lineIndex: number;
   readonly offset: number;
+  /** Byte length of the line including its newline. */
+  readonly bytes: number;
 }
 
 /** Verdict of the caller on one replayed line. */
@@ -56,7 +58,7 @@ export function replayWal(fd: number, fileSize: number, check: (line: WalLine) =
       // After a bad line only unparsable garbage may follow; anything readable means corruption.
       if (isJson(text)) throw corrupt(firstBad.line, firstBad.offset, `${firstBad.reason}, and readable entries follow it`);
     } else {
-      const verdict = check({ text, lineIndex, offset });
+      const verdict = check({ text, lineIndex, offset, bytes: end - start + 1 });
       if (verdict.ok) good = offset + (end - start) + 1;
       else if (verdict.parsable) throw corrupt(lineIndex + 1, offset, verdict.reason);
       else firstBad = { line: lineIndex + 1, offset, reason: verdict.reason };

@@ -166,9 +166,9 @@ function absorb(state: DurableState, entry: LedgerEntry, offset: number, lineByt
 
 /** Replays the WAL into `state`, cuts a torn tail, and reports. */
 function recover(fd: number, state: DurableState, started: number): LedgerOpenReport {
-  const { end, torn } = replayWal(fd, fstatSync(fd).size, ({ text, lineIndex, offset }) => {
+  const { end, torn } = replayWal(fd, fstatSync(fd).size, ({ text, lineIndex, offset, bytes }) => {
     const parsed = parseEntryLine(text, { index: lineIndex, prevHash: state.chainHead });
-    if (parsed.ok) absorb(state, parsed.entry, offset, Buffer.byteLength(text) + 1);
+    if (parsed.ok) absorb(state, parsed.entry, offset, bytes);
     return parsed;
   });
   if (torn) {

@@ -8,6 +8,7 @@
  * The empty tree hashes to SHA-256 of the empty string in both rules (RFC 6962 §2.1).
  */
 import { hash } from 'node:crypto';
+import { ServiceError } from '../errors.ts';
 
 /** Length of a SHA-256 digest in bytes. */
 export const HASH_BYTES = 32;
@@ -73,7 +74,7 @@ export const SPEC_HASHER: TreeHasher = Object.freeze({
     'tree shape RFC 6962 (split at the largest power of two below n, no duplication)',
   leaf(data: Uint8Array): Uint8Array {
     // The SPEC leaf is the entry hash itself: anything else would not be a digest to chain on.
-    if (data.length !== HASH_BYTES) throw new RangeError('spec leaf must be a 32-byte digest');
+    if (data.length !== HASH_BYTES) throw new ServiceError('internal_error', 'spec leaf must be a 32-byte digest');
     return Buffer.from(data);
   },
   node: (left: Uint8Array, right: Uint8Array): Uint8Array => concatHash(null, left, right),
