@@ -1,0 +1,52 @@
+/**
+ * EVM secret keys on disk (the settlement relayer's, and generated test wallets): one 0x hex
+ * key per file, mode 0600. A key file readable by group or others is refused, as ssh does, and a
+ * key never appears in an error message or log.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+
+const HEX_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
+/** Permission bits that must be clear on a key file (group and others). */
+const GROUP_OTHER_BITS = 0o077;
+
+export type EvmHexKey = `0x${string}`;
+
+/** A fresh random secp256k1 key. */
+export function generateEvmKey(): EvmHexKey {
+  return generatePrivateKey();
+}
+
+/** Reads an existing key file; throws (without the key) when absent, loose or malformed. */
+export function readEvmKeyFile(path: string): EvmHexKey {
+  const mode = statSync(path).mode;
+  if ((mode & GROUP_OTHER_BITS) !== 0) {
+    throw new Error(`EVM key file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}): chmod 600 it`);
+  }
+  const key = readFileSync(path, 'utf8').trim();
+  if (!HEX_KEY_RE.test(key)) throw new Error(`EVM key file ${path} does not hold a 0x-prefixed 32-byte hex key`);
+  return key as EvmHexKey;
+}
+
+/** Reads the key file, creating it (0600, directory 0700) with a fresh key when absent. */
+export function loadOrCreateEvmKey(path: string): EvmHexKey {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, `${generateEvmKey()}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return readEvmKeyFile(path);
+}
+
+/** The checksummed address of a key. */
+export function evmAddressOfKey(key: EvmHexKey): string {
+  return privateKeyToAccount(key).address;
+}
+
+/**
+ * A viem local account for a key: `address` + `signTypedData`, which is exactly the x402
+ * ClientEvmSigner shape (tests hand it to the official `@x402/evm` client).
+ */
+export function evmAccountFromKey(key: EvmHexKey): PrivateKeyAccount {
+  return privateKeyToAccount(key);
+}

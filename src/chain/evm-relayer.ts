@@ -1,0 +1,110 @@
+/**
+ * The settlement relayer: submits `transferWithAuthorization` from our own key (we pay gas, the
+ * payer's signature moves the tokens) and waits for the receipt. Submissions are serialized
+ * with a locally tracked account nonce, so concurrent settlements never collide on a nonce;
+ * waiting for receipts runs concurrently.
+ */
+import { createWalletClient, defineChain, http, parseEventLogs, parseSignature, type Chain, type PublicClient, type WalletClient } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
+import type { EvmHexKey } from './evm-key-file.ts';
+import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal } from './evm-token-reader.ts';
+
+/** Receipt polling period, ms: a quarter of Base's 2 s block time; local automine answers at once. */
+export const EVM_RECEIPT_POLL_MS = 250;
+
+export interface TransferAuthorizationCall {
+  readonly from: string;
+  readonly to: string;
+  readonly value: bigint;
+  readonly validAfter: bigint;
+  readonly validBefore: bigint;
+  readonly nonce: string;
+  readonly signature: string;
+}
+
+export type SubmitResult =
+  | { readonly ok: true; readonly hash: string }
+  /** `refused`: the token reverted in gas estimation (message carries its reason); `rpc`: not sent. */
+  | { readonly ok: false; readonly kind: 'refused' | 'rpc'; readonly message: string };
+
+export type ReceiptResult =
+  | { readonly status: 'success' }
+  | { readonly status: 'reverted' | 'transfer_mismatch' | 'timeout'; readonly message: string };
+
+export interface EvmRelayer {
+  readonly address: string;
+  submit(call: TransferAuthorizationCall): Promise<SubmitResult>;
+  /** Waits up to `timeoutMs` for the receipt and checks its Transfer(from, to, value) log. */
+  waitForTransfer(hash: string, call: TransferAuthorizationCall, timeoutMs: number): Promise<ReceiptResult>;
+}
+
+export interface EvmRelayerConfig {
+  readonly rpcUrl: string;
+  readonly asset: string;
+  readonly key: EvmHexKey;
+  /** The chain id the RPC serves (checked at start by the caller). */
+  readonly chainId: number;
+  readonly timeoutMs?: number;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function transferArgs(call: TransferAuthorizationCall) {
+  const sig = parseSignature(call.signature as `0x${string}`);
+  const v = sig.v !== undefined ? Number(sig.v) : 27 + sig.yParity;
+  return [call.from as `0x${string}`, call.to as `0x${string}`, call.value, call.validAfter, call.validBefore, call.nonce as `0x${string}`, v, sig.r, sig.s] as const;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Creates the relayer for one token on one chain. */
+export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
+  const account: PrivateKeyAccount = privateKeyToAccount(config.key);
+  const chain: Chain = defineChain({ id: config.chainId, name: `eip155:${config.chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [config.rpcUrl] } } });
+  const publicClient: PublicClient = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
+  const wallet: WalletClient = createWalletClient({ account, chain, transport: http(config.rpcUrl, { timeout: config.timeoutMs ?? EVM_RPC_TIMEOUT_MS, retryCount: 1 }) });
+  const asset = config.asset as `0x${string}`;
+  let nextNonce: number | null = null;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  async function send(call: TransferAuthorizationCall): Promise<SubmitResult> {
+    try {
+      nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      const hash = await wallet.writeContract({ account, chain, address: asset, abi: EIP3009_TOKEN_ABI, functionName: 'transferWithAuthorization', args: transferArgs(call), nonce: nextNonce });
+      nextNonce++;
+      return { ok: true, hash };
+    } catch (err) {
+      // Re-read the account nonce next time: a failed send may or may not have consumed it.
+      nextNonce = null;
+      return { ok: false, kind: isContractRefusal(err) || /revert/i.test(errorMessage(err)) ? 'refused' : 'rpc', message: errorMessage(err) };
+    }
+  }
+
+  return {
+    address: account.address,
+    submit(call) {
+      const run = tail.then(() => send(call));
+      tail = run;
+      return run;
+    },
+    async waitForTransfer(hash, call, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const receipt = await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => null);
+        if (receipt) {
+          if (receipt.status !== 'success') return { status: 'reverted', message: `transaction ${hash} reverted` };
+          const transfers = parseEventLogs({ abi: EIP3009_TOKEN_ABI, eventName: 'Transfer', logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()) });
+          const matched = transfers.some((t) => t.args.from.toLowerCase() === call.from.toLowerCase() && t.args.to.toLowerCase() === call.to.toLowerCase() && t.args.value === call.value);
+          return matched ? { status: 'success' } : { status: 'transfer_mismatch', message: `transaction ${hash} has no matching Transfer log` };
+        }
+        if (Date.now() >= deadline) return { status: 'timeout', message: `no receipt for ${hash} within ${timeoutMs} ms` };
+        await sleep(Math.min(EVM_RECEIPT_POLL_MS, Math.max(0, deadline - Date.now())));
+      }
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Reads an EIP-3009 stablecoin over Ethereum JSON-RPC (viem): chain id, EIP-712 name/version,
+ * and a payer's state for one authorization (nonce used? balance). Failures are data: a token
+ * without EIP-3009 (the call reverts or returns nothing) is told apart from an unreachable RPC.
+ */
+import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, http, type PublicClient } from 'viem';
+import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
+
+/** Per-request RPC time-out, ms. */
+export const EVM_RPC_TIMEOUT_MS = 10_000;
+
+export type PayerStateResult =
+  | { readonly ok: true; readonly nonceUsed: boolean; readonly balance: bigint }
+  | { readonly ok: false; readonly kind: 'not_eip3009' | 'rpc'; readonly message: string };
+
+export interface EvmTokenReader {
+  chainId(): Promise<number>;
+  /** EIP-712 domain name and version as the contract reports them. */
+  domain(): Promise<{ readonly name: string; readonly version: string }>;
+  payerState(from: string, nonce: string): Promise<PayerStateResult>;
+}
+
+export interface EvmTokenReaderConfig {
+  readonly rpcUrl: string;
+  readonly asset: string;
+  readonly timeoutMs?: number;
+}
+
+/** A viem public client on an HTTP JSON-RPC URL (shared with the relayer). */
+export function createEvmPublicClient(rpcUrl: string, timeoutMs = EVM_RPC_TIMEOUT_MS): PublicClient {
+  return createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 }) });
+}
+
+/** Whether a viem error means the contract itself refused (revert or empty return), not the RPC. */
+export function isContractRefusal(err: unknown): boolean {
+  if (!(err instanceof BaseError)) return false;
+  return err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null;
+}
+
+/** Creates the reader; nothing is fetched until asked. */
+export function createEvmTokenReader(config: EvmTokenReaderConfig): EvmTokenReader {
+  const client = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
+  const address = config.asset as `0x${string}`;
+  return {
+    chainId: () => client.getChainId(),
+    async domain() {
+      const [name, version] = await Promise.all([
+        client.readContract({ address, abi: EIP3009_TOKEN_ABI, functionName: 'name' }),
+        client.readContract({ address, abi: EIP3009_TOKEN_ABI, functionName: 'version' }),
+      ]);
+      return { name, version };
+    },
+    async payerState(from, nonce) {
+      const owner = from as `0x${string}`;
+      const [used, balance] = await Promise.allSettled([
+        client.readContract({ address, abi: EIP3009_TOKEN_ABI, functionName: 'authorizationState', args: [owner, nonce as `0x${string}`] }),
+        client.readContract({ address, abi: EIP3009_TOKEN_ABI, functionName: 'balanceOf', args: [owner] }),
+      ]);
+      if (used.status === 'rejected') {
+        const message = used.reason instanceof Error ? used.reason.message : String(used.reason);
+        return { ok: false, kind: isContractRefusal(used.reason) ? 'not_eip3009' : 'rpc', message };
+      }
+      if (balance.status === 'rejected') return { ok: false, kind: 'rpc', message: balance.reason instanceof Error ? balance.reason.message : String(balance.reason) };
+      return { ok: true, nonceUsed: used.value, balance: balance.value };
+    },
+  };
+}

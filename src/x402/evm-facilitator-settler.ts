@@ -1,0 +1,99 @@
+/**
+ * Settles EVM `exact` payments through a remote x402 facilitator over its HTTP API (x402 v2
+ * bodies): `POST /verify` and `POST /settle` with `{x402Version, paymentPayload,
+ * paymentRequirements}`, `GET /supported` once at start. Transport failures and malformed
+ * answers are data (`unexpected_*` reasons), never exceptions.
+ */
+import type { PaymentPayload } from './decode-payment.ts';
+import { EVM_REASONS } from './evm-reasons.ts';
+import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
+import type { SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { PaymentRequirements } from './payment-terms.ts';
+
+/** Time-out of a /verify or /supported call, ms. */
+export const FACILITATOR_VERIFY_TIMEOUT_MS = 10_000;
+
+export interface FacilitatorSettlerConfig {
+  /** Base URL; `/verify`, `/settle`, `/supported` are appended. */
+  readonly url: string;
+  /** Signers for our network from the facilitator's /supported. */
+  readonly signers: readonly string[];
+  readonly settleTimeoutMs?: number;
+}
+
+export interface FacilitatorSupport {
+  readonly kinds: ReadonlyArray<{ readonly x402Version: number; readonly scheme: string; readonly network: string; readonly extra?: unknown }>;
+  readonly signers: Readonly<Record<string, readonly string[]>>;
+}
+
+type Posted = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly message: string };
+
+async function postJson(url: string, body: unknown, timeoutMs: number, signal: AbortSignal | null): Promise<Posted> {
+  const signals = signal ? [signal, AbortSignal.timeout(timeoutMs)] : [AbortSignal.timeout(timeoutMs)];
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.any(signals) });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { ok: false, message: `${url} answered ${res.status} with a non-JSON body` };
+    }
+    // Facilitators may answer a refusal with a 4xx that still carries the x402 response body.
+    if (typeof parsed !== 'object' || parsed === null) return { ok: false, message: `${url} answered ${res.status} without a JSON object` };
+    return { ok: true, body: parsed as Record<string, unknown> };
+  } catch (err) {
+    return { ok: false, message: `${url}: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+function requestBody(payment: PaymentPayload, requirements: PaymentRequirements): unknown {
+  return { x402Version: payment.x402Version, paymentPayload: payment, paymentRequirements: requirements };
+}
+
+/** Reads `GET /supported`; throws at start-up when the facilitator cannot be reached or parsed. */
+export async function fetchFacilitatorSupport(url: string, timeoutMs = FACILITATOR_VERIFY_TIMEOUT_MS): Promise<FacilitatorSupport> {
+  const res = await fetch(`${url.replace(/\/+$/, '')}/supported`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`facilitator ${url}/supported answered ${res.status}`);
+  const body = (await res.json()) as Partial<FacilitatorSupport>;
+  if (!Array.isArray(body.kinds)) throw new Error(`facilitator ${url}/supported has no kinds[]`);
+  return { kinds: body.kinds, signers: body.signers ?? {} };
+}
+
+/** Signers the facilitator lists for a network (exact key first, then the `eip155:*` family). */
+export function facilitatorSignersFor(support: FacilitatorSupport, network: string): readonly string[] {
+  return support.signers[network] ?? support.signers['eip155:*'] ?? [];
+}
+
+/** Creates the facilitator settler. */
+export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmSettler {
+  const base = config.url.replace(/\/+$/, '');
+  const settleTimeoutMs = config.settleTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  return {
+    kind: 'facilitator',
+    signers: config.signers,
+    async verifyOnChain(parsed, payment, requirements, signal): Promise<VerifyResult> {
+      const payer = parsed.authorization.from;
+      const posted = await postJson(`${base}/verify`, requestBody(payment, requirements), FACILITATOR_VERIFY_TIMEOUT_MS, signal);
+      if (!posted.ok) return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: posted.message, payer };
+      const b = posted.body;
+      if (typeof b.isValid !== 'boolean') return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: 'facilitator /verify answer has no isValid', payer };
+      if (b.isValid) return { isValid: true, payer };
+      const invalidReason = typeof b.invalidReason === 'string' ? b.invalidReason : EVM_REASONS.unexpectedVerifyError;
+      return { isValid: false, invalidReason, invalidMessage: typeof b.invalidMessage === 'string' ? b.invalidMessage : 'refused by the facilitator', payer };
+    },
+    async settle(parsed, payment, requirements): Promise<SettleResult> {
+      const network = payment.accepted.network;
+      const payer = parsed.authorization.from;
+      // No caller abort once asked: the facilitator may broadcast regardless, so we wait for its word.
+      const posted = await postJson(`${base}/settle`, requestBody(payment, requirements), settleTimeoutMs, null);
+      if (!posted.ok) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: posted.message, transaction: '', network, payer };
+      const b = posted.body;
+      if (typeof b.success !== 'boolean') return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'facilitator /settle answer has no success', transaction: '', network, payer };
+      const transaction = typeof b.transaction === 'string' ? b.transaction : '';
+      if (b.success && transaction !== '') return { success: true, transaction, network, payer };
+      const errorReason = typeof b.errorReason === 'string' ? b.errorReason : EVM_REASONS.unexpectedSettleError;
+      return { success: false, errorReason, errorMessage: typeof b.errorMessage === 'string' ? b.errorMessage : 'refused by the facilitator', transaction, network, payer };
+    },
+  };
+}

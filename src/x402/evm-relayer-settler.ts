@@ -1,0 +1,61 @@
+/**
+ * Settles EVM `exact` payments with our own relayer: reads nonce and balance from the token at
+ * verify time; at settle time submits `transferWithAuthorization` and waits for a receipt whose
+ * Transfer log matches the authorization. Everything the token refuses maps to an x402 reason.
+ */
+import type { EvmRelayer, TransferAuthorizationCall } from '../chain/evm-relayer.ts';
+import type { EvmTokenReader } from '../chain/evm-token-reader.ts';
+import { EVM_REASONS, reasonOfTransferError } from './evm-reasons.ts';
+import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
+import type { EvmExactPayload } from './evm-verify.ts';
+
+export interface RelayerSettlerConfig {
+  readonly reader: EvmTokenReader;
+  readonly relayer: EvmRelayer;
+  /** Receipt wait, ms; default EVM_SETTLE_TIMEOUT_MS. */
+  readonly receiptTimeoutMs?: number;
+}
+
+function toCall(p: EvmExactPayload): TransferAuthorizationCall {
+  const a = p.authorization;
+  return { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce, signature: p.signature };
+}
+
+/** Creates the relayer settler. */
+export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
+  const receiptTimeoutMs = config.receiptTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  return {
+    kind: 'relayer',
+    signers: [config.relayer.address],
+    async verifyOnChain(parsed, _payment, requirements) {
+      const payer = parsed.authorization.from;
+      const state = await config.reader.payerState(payer, parsed.authorization.nonce);
+      if (!state.ok) {
+        const reason = state.kind === 'not_eip3009' ? EVM_REASONS.eip3009NotSupported : EVM_REASONS.unexpectedVerifyError;
+        return { isValid: false, invalidReason: reason, invalidMessage: state.message, payer };
+      }
+      if (state.nonceUsed) return { isValid: false, invalidReason: EVM_REASONS.nonceAlreadyUsed, invalidMessage: 'this authorization nonce is already used on chain', payer };
+      if (state.balance < BigInt(requirements.amount)) {
+        return { isValid: false, invalidReason: EVM_REASONS.insufficientBalance, invalidMessage: `balance ${state.balance} is below ${requirements.amount}`, payer };
+      }
+      return { isValid: true, payer };
+    },
+    async settle(parsed, payment, _requirements, signal) {
+      const network = payment.accepted.network;
+      const payer = parsed.authorization.from;
+      // Abort is honoured only before broadcast: once sent, the transfer happens whether we wait or not.
+      if (signal.aborted) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
+      const call = toCall(parsed);
+      const sent = await config.relayer.submit(call);
+      if (!sent.ok) {
+        const errorReason = sent.kind === 'refused' ? reasonOfTransferError(sent.message) : EVM_REASONS.unexpectedSettleError;
+        return { success: false, errorReason, errorMessage: sent.message, transaction: '', network, payer };
+      }
+      const receipt = await config.relayer.waitForTransfer(sent.hash, call, receiptTimeoutMs);
+      if (receipt.status === 'success') return { success: true, transaction: sent.hash, network, payer };
+      const errorReason = receipt.status === 'timeout' ? EVM_REASONS.settlementPending
+        : receipt.status === 'transfer_mismatch' ? EVM_REASONS.transferEventMismatch : EVM_REASONS.transactionFailed;
+      return { success: false, errorReason, errorMessage: receipt.message, transaction: sent.hash, network, payer };
+    },
+  };
+}
