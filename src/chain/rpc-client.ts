@@ -1,0 +1,162 @@
+/**
+ * The Solana JSON-RPC client of the service: the only module that imports kit's RPC. It exposes
+ * the few calls the service makes as plain data (numbers, strings, bytes). Transport faults become
+ * ServiceError `upstream_unavailable` / `upstream_timeout`; JSON-RPC errors of the write paths
+ * (simulate, send) are returned as data because they judge the transaction, not the upstream.
+ */
+import { createSolanaRpc, isSolanaError, type Address, type Base64EncodedWireTransaction, type Commitment, type Signature } from '@solana/kit';
+import { ServiceError } from '../errors.ts';
+
+/** Default per-call time limit. */
+export const RPC_TIMEOUT_MS = 10_000;
+/** JSON-RPC error codes are -32768..-32000; kit reuses them as its error codes. */
+const JSON_RPC_CODE_MIN = -32768;
+const JSON_RPC_CODE_MAX = -32000;
+
+export interface RpcClientConfig {
+  readonly url: string;
+  readonly timeoutMs?: number;
+}
+
+export type RpcCommitment = 'processed' | 'confirmed' | 'finalized';
+
+/** A JSON-RPC error answer (not a transport fault). */
+export interface RpcFailure {
+  readonly ok: false;
+  readonly code: number;
+  readonly message: string;
+}
+
+export type SimulateOutcome = { readonly ok: true; readonly err: unknown; readonly logs: readonly string[] } | RpcFailure;
+export type SendOutcome = { readonly ok: true; readonly signature: string } | RpcFailure;
+
+export interface SignatureStatus {
+  readonly confirmationStatus: RpcCommitment | null;
+  readonly err: unknown;
+  readonly slot: number;
+}
+
+export interface EpochInfo {
+  readonly epoch: number;
+  readonly slotIndex: number;
+  readonly slotsInEpoch: number;
+  readonly absoluteSlot: number;
+  readonly blockHeight: number;
+}
+
+export interface AccountInfo {
+  readonly owner: string;
+  readonly lamports: bigint;
+  readonly data: Uint8Array;
+}
+
+export interface RpcClient {
+  readonly url: string;
+  getLatestBlockhash(signal?: AbortSignal): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
+  simulateTransaction(wireBase64: string, signal?: AbortSignal): Promise<SimulateOutcome>;
+  sendTransaction(wireBase64: string, signal?: AbortSignal): Promise<SendOutcome>;
+  getSignatureStatus(signature: string, signal?: AbortSignal): Promise<SignatureStatus | null>;
+  getEpochInfo(signal?: AbortSignal): Promise<EpochInfo>;
+  getAccountInfo(address: string, signal?: AbortSignal): Promise<AccountInfo | null>;
+  requestAirdrop(address: string, lamports: bigint, signal?: AbortSignal): Promise<string>;
+  /** Embedded localnet only: creates `owner`'s stablecoin account and mints `units` to it. */
+  localnetFundStablecoin(owner: string, units: bigint, signal?: AbortSignal): Promise<string>;
+}
+
+/** JSON-safe copy of an RPC value (kit answers u64 fields as bigint). */
+export function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
+}
+
+function rpcFailureOf(err: unknown): RpcFailure | null {
+  if (!isSolanaError(err)) return null;
+  const code = (err.context as { __code?: number }).__code;
+  if (typeof code !== 'number' || code < JSON_RPC_CODE_MIN || code > JSON_RPC_CODE_MAX) return null;
+  return { ok: false, code, message: err.message };
+}
+
+/** Creates the client; every call carries its own time limit and the caller's AbortSignal. */
+export function createRpcClient(config: RpcClientConfig): RpcClient {
+  const rpc = createSolanaRpc(config.url);
+  const timeoutMs = config.timeoutMs ?? RPC_TIMEOUT_MS;
+
+  async function call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>, keepRpcErrors = false): Promise<T> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await send(abortSignal);
+    } catch (err) {
+      const failure = rpcFailureOf(err);
+      if (failure && keepRpcErrors) throw err;
+      if (failure) throw new ServiceError('upstream_unavailable', `Solana RPC ${what} answered an error`, { upstream: 'solana-rpc', rpcCode: failure.code });
+      if (timeout.aborted) throw new ServiceError('upstream_timeout', `Solana RPC ${what} did not answer within ${timeoutMs} ms`);
+      if (signal?.aborted) throw signal.reason ?? err;
+      throw new ServiceError('upstream_unavailable', `Solana RPC ${what} failed`, { upstream: 'solana-rpc' });
+    }
+  }
+
+  /** Write paths: a JSON-RPC error is an answer about the transaction, returned as data. */
+  async function judged<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T | RpcFailure> {
+    try {
+      return await call(what, signal, send, true);
+    } catch (err) {
+      const failure = rpcFailureOf(err);
+      if (failure) return failure;
+      throw err;
+    }
+  }
+
+  async function rawCall(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown> {
+    return call(method, signal, async (abortSignal) => {
+      const res = await fetch(config.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: abortSignal,
+      });
+      const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+      if (body.error) throw new ServiceError('upstream_unavailable', `Solana RPC ${method}: ${body.error.message ?? 'error'}`);
+      return body.result;
+    });
+  }
+
+  return {
+    url: config.url,
+    async getLatestBlockhash(signal) {
+      const { value } = await call('getLatestBlockhash', signal, (s) => rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: s }));
+      return { blockhash: value.blockhash, lastValidBlockHeight: Number(value.lastValidBlockHeight) };
+    },
+    async simulateTransaction(wireBase64, signal) {
+      const out = await judged('simulateTransaction', signal, (s) =>
+        rpc.simulateTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed' }).send({ abortSignal: s }));
+      if ('ok' in out) return out;
+      return { ok: true, err: out.value.err === null ? null : jsonSafe(out.value.err), logs: out.value.logs ?? [] };
+    },
+    async sendTransaction(wireBase64, signal) {
+      const out = await judged('sendTransaction', signal, (s) =>
+        rpc.sendTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send({ abortSignal: s }));
+      return typeof out === 'string' ? { ok: true, signature: out } : out;
+    },
+    async getSignatureStatus(signature, signal) {
+      const { value } = await call('getSignatureStatuses', signal, (s) => rpc.getSignatureStatuses([signature as Signature]).send({ abortSignal: s }));
+      const status = value[0];
+      if (!status) return null;
+      return { confirmationStatus: (status.confirmationStatus as Commitment | null) ?? null, err: status.err === null ? null : jsonSafe(status.err), slot: Number(status.slot) };
+    },
+    async getEpochInfo(signal) {
+      const e = await call('getEpochInfo', signal, (s) => rpc.getEpochInfo({ commitment: 'confirmed' }).send({ abortSignal: s }));
+      return { epoch: Number(e.epoch), slotIndex: Number(e.slotIndex), slotsInEpoch: Number(e.slotsInEpoch), absoluteSlot: Number(e.absoluteSlot), blockHeight: Number(e.blockHeight) };
+    },
+    async getAccountInfo(address, signal) {
+      const { value } = await call('getAccountInfo', signal, (s) => rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: s }));
+      if (!value) return null;
+      return { owner: value.owner, lamports: BigInt(value.lamports), data: new Uint8Array(Buffer.from(value.data[0], 'base64')) };
+    },
+    async requestAirdrop(address, lamports, signal) {
+      return call('requestAirdrop', signal, (s) => rpc.requestAirdrop(address as Address, lamports as never).send({ abortSignal: s }));
+    },
+    async localnetFundStablecoin(owner, units, signal) {
+      return String(await rawCall('localnet_fundStablecoin', [owner, Number(units)], signal));
+    },
+  };
+}

@@ -1,0 +1,9 @@
+// Worker entry used when the service runs from TypeScript sources (tsx, vitest). Node 20 worker
+// threads ignore `--import tsx` in execArgv, so tsx's loader is registered here before the
+// TypeScript entry is imported. Keep the re-exported names equal to PoolTasks in src/pool/.
+import { register } from 'tsx/esm/api';
+
+register();
+const tasks = await import('./pool-worker.ts');
+export const verifyEd25519Batch = tasks.verifyEd25519Batch;
+export const signEd25519 = tasks.signEd25519;
