@@ -8,7 +8,7 @@ import { createWalletClient, defineChain, http, parseEventLogs, parseSignature, 
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
 import type { EvmHexKey } from './evm-key-file.ts';
-import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal } from './evm-token-reader.ts';
+import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal, revertReasonOf } from './evm-token-reader.ts';
 
 /** Receipt polling period, ms: a quarter of Base's 2 s block time; local automine answers at once. */
 export const EVM_RECEIPT_POLL_MS = 250;
@@ -81,7 +81,8 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     } catch (err) {
       // Re-read the account nonce next time: a failed send may or may not have consumed it.
       nextNonce = null;
-      return { ok: false, kind: isContractRefusal(err) || /revert/i.test(errorMessage(err)) ? 'refused' : 'rpc', message: errorMessage(err) };
+      const refused = isContractRefusal(err) || /revert/i.test(errorMessage(err));
+      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err) };
     }
   }
 

@@ -37,6 +37,16 @@ export function isContractRefusal(err: unknown): boolean {
   return err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null;
 }
 
+/** The contract's revert reason string when the error carries one, else the whole message. */
+export function revertReasonOf(err: unknown): string {
+  if (err instanceof BaseError) {
+    const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError && reverted.reason) return reverted.reason;
+    return err.details || err.shortMessage || err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Creates the reader; nothing is fetched until asked. */
 export function createEvmTokenReader(config: EvmTokenReaderConfig): EvmTokenReader {
   const client = createEvmPublicClient(config.rpcUrl, config.timeoutMs);

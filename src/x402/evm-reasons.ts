@@ -33,9 +33,10 @@ export const EVM_REASONS = {
  * text. Matches both LocalUsdc's revert strings and Base USDC's (FiatTokenV2) ones.
  */
 export function reasonOfTransferError(message: string): string {
-  if (/authorization is expired|valid ?before|AuthorizationExpired/i.test(message)) return EVM_REASONS.validBeforeExpired;
-  if (/authorization is not yet valid|AuthorizationNotYetValid/i.test(message)) return EVM_REASONS.validAfterInFuture;
+  // Nonce first: node error texts may echo the call's arguments (validBefore ...) after the reason.
   if (/authorization is used|AuthorizationUsed|AuthorizationAlreadyUsed/i.test(message)) return EVM_REASONS.nonceAlreadyUsed;
+  if (/authorization is expired|AuthorizationExpired/i.test(message)) return EVM_REASONS.validBeforeExpired;
+  if (/authorization is not yet valid|AuthorizationNotYetValid/i.test(message)) return EVM_REASONS.validAfterInFuture;
   if (/exceeds balance|insufficient balance|InsufficientBalance/i.test(message)) return EVM_REASONS.insufficientBalance;
   if (/invalid signature|SignerMismatch|InvalidSignature/i.test(message)) return EVM_REASONS.invalidSignature;
   return EVM_REASONS.transactionFailed;
