@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isBase58OfLength } from './chain/base58.ts';
 
-type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool';
+type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment';
 
 interface OptionSpec {
   readonly flag: string;
@@ -38,6 +38,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden API base URL (collection stats).' },
   { flag: 'lending-url', env: 'LENDING_URL', kind: 'url', default: 'https://api.llama.fi', help: 'Lending-markets source base URL.' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
+  { flag: 'svm-commitment', env: 'SVM_COMMITMENT', kind: 'commitment', default: 'confirmed', help: 'Commitment a Solana settlement must reach before the paid answer is sent (confirmed or finalized).' },
+  { flag: 'settle-timeout-ms', env: 'SETTLE_TIMEOUT_MS', kind: 'int', default: '30000', help: 'How long a Solana settlement may take to reach the commitment; beyond it the payment answers 402 settlement_pending.' },
   { flag: 'slot-ms', env: 'LOCALNET_SLOT_MS', kind: 'int', default: '400', help: 'Embedded localnet: milliseconds per slot.' },
   { flag: 'slots-per-epoch', env: 'LOCALNET_SLOTS_PER_EPOCH', kind: 'int', default: '432', help: 'Embedded localnet: slots per epoch (short, so epoch transitions are seen).' },
   { flag: 'seed', env: 'LOCALNET_SEED', kind: 'string', default: 'localnet-1', help: 'Embedded localnet: seed of the deterministic world.' },
@@ -72,6 +74,8 @@ export interface Config {
   readonly magicedenUrl: string;
   readonly lendingUrl: string;
   readonly poolSize: number | null;
+  readonly svmCommitment: 'confirmed' | 'finalized';
+  readonly settleTimeoutMs: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
 }
 
@@ -101,6 +105,8 @@ function checkValue(kind: Kind, name: string, value: string): string | null {
       return EVM_ADDRESS_RE.test(value) ? null : `${name} must be a 0x-prefixed 20-byte hex address, got "${value}"`;
     case 'bool':
       return value === 'true' || value === 'false' ? null : `${name} must be true or false, got "${value}"`;
+    case 'commitment':
+      return value === 'confirmed' || value === 'finalized' ? null : `${name} must be confirmed or finalized, got "${value}"`;
     case 'string':
       return value.length > 0 ? null : `${name} must not be empty`;
   }
@@ -189,6 +195,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     magicedenUrl: get('magiceden-url')!,
     lendingUrl: get('lending-url')!,
     poolSize: poolSize ? Number(poolSize) : null,
+    svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
+    settleTimeoutMs: Number(get('settle-timeout-ms')),
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),
