@@ -1,0 +1,38 @@
+/** The localnet's minimal ABI encodings, against known Solidity encodings. */
+import { describe, expect, it } from 'vitest';
+import { addressWord, decodeString, decodeUint, encodeCall, encodeStrings, uintWord } from '../../src/localnet/evm/evm-abi-words.ts';
+import { reasonOfTransferError } from '../../src/x402/evm-reasons.ts';
+
+describe('evm-abi-words', () => {
+  it('encodes static words and calls', () => {
+    expect(uintWord(1n)).toBe(`${'0'.repeat(63)}1`);
+    expect(() => uintWord(1n << 256n)).toThrow(RangeError);
+    expect(addressWord('0xAbCdEf0123456789aBcDeF0123456789AbCdEf01')).toBe(`${'0'.repeat(24)}abcdef0123456789abcdef0123456789abcdef01`);
+    expect(() => addressWord('0x12')).toThrow(TypeError);
+    expect(encodeCall('40c10f19', ['aa', 'bb'])).toBe('0x40c10f19aabb');
+  });
+
+  it('encodes (string,string) as solc does and decodes strings back', () => {
+    // abi.encode("USD Coin", "2"): two offsets (0x40, 0x80), then length + padded bytes each.
+    const encoded = encodeStrings(['USD Coin', '2']);
+    const words = encoded.match(/.{64}/g)!;
+    expect(words.map((w) => BigInt(`0x${w}`))).toEqual([0x40n, 0x80n, 8n, BigInt(`0x${Buffer.from('USD Coin').toString('hex').padEnd(64, '0')}`), 1n, BigInt(`0x${Buffer.from('2').toString('hex').padEnd(64, '0')}`)]);
+    const returned = `0x${uintWord(32n)}${encodeStrings(['USD Coin']).slice(64)}`;
+    expect(decodeString(returned)).toBe('USD Coin');
+    expect(decodeString(`0x${uintWord(32n)}${uintWord(0n)}`)).toBe('');
+    expect(() => decodeString(`0x${uintWord(32n)}${uintWord(40n)}`)).toThrow(RangeError);
+    expect(decodeUint(`0x${uintWord(12345n)}`)).toBe(12345n);
+  });
+});
+
+describe('reasonOfTransferError', () => {
+  it('maps LocalUsdc and FiatTokenV2 revert reasons to x402 reasons', () => {
+    expect(reasonOfTransferError('EIP3009: authorization is used or canceled')).toBe('invalid_exact_evm_nonce_already_used');
+    expect(reasonOfTransferError('FiatTokenV2: authorization is used or canceled (validBefore: 1)')).toBe('invalid_exact_evm_nonce_already_used');
+    expect(reasonOfTransferError('FiatTokenV2: authorization is expired')).toBe('invalid_exact_evm_payload_authorization_valid_before');
+    expect(reasonOfTransferError('EIP3009: authorization is not yet valid')).toBe('invalid_exact_evm_payload_authorization_valid_after');
+    expect(reasonOfTransferError('ERC20: transfer amount exceeds balance')).toBe('invalid_exact_evm_insufficient_balance');
+    expect(reasonOfTransferError('FiatTokenV2: invalid signature')).toBe('invalid_exact_evm_signature');
+    expect(reasonOfTransferError('out of gas')).toBe('invalid_exact_evm_transaction_failed');
+  });
+});
