@@ -6,7 +6,8 @@
  *
  * Canonical JSON: `JSON.stringify` of an object whose keys are in the fixed order below, no
  * whitespace. Payment: index, time, kind, endpoint, priceUsdcUnits, network, receiptSha256,
- * prevHash, entrySha256. Audit: index, time, kind, event, prevHash, entrySha256.
+ * prevHash, entrySha256. Audit: index, time, kind, event, reason (only when given), prevHash,
+ * entrySha256.
  * `entrySha256` = SHA-256 of the UTF-8 canonical JSON of the entry without `entrySha256`;
  * `prevHash` is the previous entry's `entrySha256`, 64 zeros for the first entry.
  */
@@ -19,6 +20,10 @@ const ENDPOINT_RE = /^\/[A-Za-z0-9._~/-]{0,255}$/;
 const NETWORK_RE = /^[A-Za-z0-9:._-]{1,100}$/;
 const EVENT_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** Longest operator reason an audit entry carries, characters (UTF-16 code units). */
+export const MAX_AUDIT_REASON_CHARS = 256;
+// Control characters would make the public log ambiguous to read; JSON would escape them anyway.
+const REASON_RE = /^[^\u0000-\u001f\u007f]+$/;
 
 /** A settled paid call. */
 export interface PaymentEntry {
@@ -39,6 +44,8 @@ export interface AuditEntry {
   readonly time: string;
   readonly kind: 'audit';
   readonly event: string;
+  /** The operator's stated reason; public, so it must never carry secrets or caller data. */
+  readonly reason?: string;
   readonly prevHash: string;
   readonly entrySha256: string;
 }
@@ -68,6 +75,8 @@ export interface PaymentDraft {
 export interface AuditDraft {
   readonly kind: 'audit';
   readonly event: string;
+  /** Optional operator reason, 1..MAX_AUDIT_REASON_CHARS printable characters. */
+  readonly reason?: string;
 }
 
 export type LedgerDraft = PaymentDraft | AuditDraft;
@@ -83,7 +92,12 @@ function problem(e: Record<string, unknown>): string | null {
     if (!isHexDigest(e.receiptSha256)) return 'receiptSha256 must be a lowercase hex SHA-256';
     return null;
   }
-  if (e.kind === 'audit') return typeof e.event === 'string' && EVENT_RE.test(e.event) ? null : 'event must be a short lowercase code';
+  if (e.kind === 'audit') {
+    if (typeof e.event !== 'string' || !EVENT_RE.test(e.event)) return 'event must be a short lowercase code';
+    if (e.reason === undefined) return null;
+    const okReason = typeof e.reason === 'string' && e.reason.length <= MAX_AUDIT_REASON_CHARS && REASON_RE.test(e.reason);
+    return okReason ? null : `reason must be 1..${MAX_AUDIT_REASON_CHARS} printable characters`;
+  }
   return 'kind must be payment or audit';
 }
 
@@ -93,7 +107,8 @@ function canonicalUnsealed(e: Record<string, unknown>): Unsealed {
   if (e.kind === 'payment') {
     return { ...head, kind: 'payment', endpoint: e.endpoint as string, priceUsdcUnits: e.priceUsdcUnits as number, network: e.network as string, receiptSha256: e.receiptSha256 as string, prevHash: e.prevHash as string };
   }
-  return { ...head, kind: 'audit', event: e.event as string, prevHash: e.prevHash as string };
+  const reason = e.reason === undefined ? {} : { reason: e.reason as string };
+  return { ...head, kind: 'audit', event: e.event as string, ...reason, prevHash: e.prevHash as string };
 }
 
 /** Builds the entry for `draft` at `slot`, with its hash and its WAL line (no newline). */

@@ -1,0 +1,79 @@
+/**
+ * Issues the receipt of a settled paid call and logs it (DESIGN §3 step 8): the ledger assigns
+ * the entry's slot synchronously, the receipt is built for that slot (ledgerIndex, and
+ * ledgerChainHead = the slot's prevHash) and its canonical hash becomes the entry's
+ * receiptSha256; signing (in the pool) then runs while the entry is group-committed, and the
+ * caller gets the header only when both are done, so a 200 never leaves before its entry is
+ * durable. If signing fails after the entry is durable, the entry stays (the payment was settled)
+ * and the call answers an error.
+ */
+import { ServiceError } from '../errors.ts';
+import type { AppendResult, Ledger } from './ledger.ts';
+import type { SignBytes } from './checkpoint.ts';
+import { buildUnsignedReceipt, receiptHeaderValue, receiptSha256, signReceipt, type Receipt, type UnsignedReceipt } from './receipt.ts';
+
+/** Configuration of the issuer. */
+export interface ReceiptIssuerConfig {
+  readonly ledger: Pick<Ledger, 'append'>;
+  readonly service: string;
+  readonly serviceVersion: string;
+  /** Public base URL (known after listen); `signature.verify` is `{base_url}/trust/verify`. */
+  readonly baseUrl: () => string;
+  /** Base58 public key of the service identity. */
+  readonly publicKey: string;
+  /** ed25519 detached signature with the identity (e.g. the pool's `signEd25519` task). */
+  readonly sign: SignBytes;
+  readonly now?: () => Date;
+}
+
+/** One settled paid call. */
+export interface PaidAnswer {
+  /** Path plus query as requested. */
+  readonly originalUrl: string;
+  readonly endpoint: string;
+  readonly priceUsdcUnits: number;
+  /** Settlement network label (CAIP-2). */
+  readonly network: string;
+  /** The exact body that will be sent. */
+  readonly body: string | Uint8Array;
+}
+
+/** The signed receipt, its header value and the durable ledger position. */
+export interface IssuedReceipt {
+  readonly receipt: Receipt;
+  readonly headerValue: string;
+  readonly ledger: AppendResult;
+}
+
+/** Receipt issuing over a ledger and a signer. */
+export interface ReceiptIssuer {
+  issue(answer: PaidAnswer): Promise<IssuedReceipt>;
+}
+
+/** Creates the issuer; `issue` resolves after the entry is on disk and the receipt is signed. */
+export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): ReceiptIssuer {
+  const now = config.now ?? (() => new Date());
+  return {
+    async issue(answer) {
+      const built: { unsigned?: UnsignedReceipt } = {};
+      const generatedAt = now();
+      const appended = config.ledger.append({
+        kind: 'payment',
+        endpoint: answer.endpoint,
+        priceUsdcUnits: answer.priceUsdcUnits,
+        network: answer.network,
+        // Runs synchronously inside append() when the slot is assigned.
+        receiptSha256: (slot) => {
+          built.unsigned = buildUnsignedReceipt({ ...answer, service: config.service, serviceVersion: config.serviceVersion, ledgerChainHead: slot.prevHash, ledgerIndex: slot.index, generatedAt });
+          return receiptSha256(built.unsigned);
+        },
+      });
+      const { unsigned } = built;
+      // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
+      if (!unsigned) return appended.then(() => Promise.reject(new ServiceError('internal_error', 'the ledger assigned no slot to the receipt')));
+      const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
+      const [ledger, receipt] = await Promise.all([appended, signReceipt(unsigned, signer)]);
+      return { receipt, headerValue: receiptHeaderValue(receipt), ledger };
+    },
+  };
+}
