@@ -5,6 +5,7 @@
  */
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../config.ts';
 import type { EndpointEntry } from '../catalog/endpoints.ts';
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 
 /** SPEC 2.3: every challenge gives the payer 60 s. */
 export const MAX_TIMEOUT_SECONDS = 60;
@@ -62,15 +63,49 @@ export interface ChallengeBuilder {
   build(resourceUrl: string, error?: string): Challenge;
 }
 
+/** Per-challenge values that change over time (kept out of `accepts`, which payments must match). */
+export interface LiveTerms {
+  /** Extra fields spliced into the Solana option, e.g. a warm `recentBlockhash`; null for none. */
+  readonly svmExtra: () => Readonly<Record<string, string>> | null;
+}
+
+const EXTENSIONS_JSON = JSON.stringify({ [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION });
+
+/**
+ * Renders `accepts` with live extra fields added to the Solana option (the first). `extra` is that
+ * option's last key, so its closing `}}` is where the live fields go; the last rendering is reused
+ * while the live values stay the same (a blockhash lives ~2 s in the cache).
+ */
+function createAcceptsRenderer(accepts: readonly PaymentRequirements[], live?: LiveTerms): () => string {
+  const staticJson = JSON.stringify(accepts);
+  if (!live) return () => staticJson;
+  const [svm, ...rest] = accepts;
+  const svmJson = JSON.stringify(svm);
+  const svmHead = svmJson.slice(0, -2);
+  const restJson = rest.map((r) => `,${JSON.stringify(r)}`).join('');
+  let lastKey = '';
+  let lastJson = staticJson;
+  return () => {
+    const extra = live.svmExtra();
+    if (!extra) return staticJson;
+    const fields = Object.entries(extra).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('');
+    if (fields !== lastKey) {
+      lastKey = fields;
+      lastJson = `[${svmHead}${fields}}}${restJson}]`;
+    }
+    return lastJson;
+  };
+}
+
 /** Precomputes the route's terms and returns a builder of its 402 challenges. */
-export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig): ChallengeBuilder {
+export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig, live?: LiveTerms): ChallengeBuilder {
   const accepts = paymentRequirementsFor(entry, terms);
-  const acceptsJson = JSON.stringify(accepts);
+  const acceptsJson = createAcceptsRenderer(accepts, live);
   const resourceTail = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"}`;
   return {
     accepts,
     build(resourceUrl, error = 'Payment required') {
-      const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson}}`;
+      const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson()},"extensions":${EXTENSIONS_JSON}}`;
       return { body, header: Buffer.from(body).toString('base64') };
     },
   };

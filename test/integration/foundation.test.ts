@@ -39,7 +39,8 @@ describe('402 challenge', () => {
       expect(a).toMatchObject({ scheme: 'exact', amount, maxTimeoutSeconds: 60 });
     }
     const [svm, evm] = decoded.accepts;
-    expect(svm!.extra).toEqual({ feePayer: t.service.identity.publicKey });
+    // feePayer is the term; recentBlockhash is the warm blockhash spliced into each challenge.
+    expect(svm!.extra).toEqual({ feePayer: t.service.identity.publicKey, recentBlockhash: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
     expect(svm!.payTo).toBe(t.service.terms.svm.payTo);
     expect(svm!.asset).toBe(t.localnet!.stablecoinMint);
     expect(evm!.extra).toEqual({ name: 'USD Coin', version: '2' });
