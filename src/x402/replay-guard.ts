@@ -1,0 +1,127 @@
+/**
+ * One payment buys one answer. In memory: the keys of payments being processed now (so N
+ * concurrent copies let exactly one through) and of payments settled recently. On disk under the
+ * data dir: an append-only record of settled keys, fsync'd before the 200 leaves, read back at
+ * start so a payment replayed after a restart is refused.
+ *
+ * Bounded: a settled key is kept for REPLAY_KEY_TTL_MS, far beyond the life of what it guards (a
+ * Solana blockhash expires after ~150 blocks, about 60-90 s; an x402 challenge after
+ * maxTimeoutSeconds 60), after which the chain itself refuses the transaction. The record is two
+ * generations of files rotated every TTL, so disk use is at most about two TTLs of payments.
+ */
+import { existsSync, mkdirSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+/** How long a settled payment's key is remembered. */
+export const REPLAY_KEY_TTL_MS = 10 * 60_000;
+const CURRENT_FILE = 'replay-keys.current';
+const PREVIOUS_FILE = 'replay-keys.previous';
+
+export interface ReplayGuardConfig {
+  /** Directory of the durable record (created if absent). */
+  readonly dir: string;
+  readonly ttlMs?: number;
+  readonly now?: () => number;
+}
+
+export type AcquireResult = 'acquired' | 'in_flight' | 'settled';
+
+export interface ReplayGuard {
+  /** Claims `key` for processing; only one concurrent claim wins, a settled key never does. */
+  acquire(key: string): AcquireResult;
+  /** Gives a claim back without settling (verify failed, answer failed, settlement failed). */
+  release(key: string): void;
+  /** Records `key` as settled durably (fsync) and drops the claim. */
+  markSettled(key: string): Promise<void>;
+  /** Keys in memory (claims plus remembered settlements), for bounds checks. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+const KEY_RE = /^[A-Za-z0-9:_-]{1,200}$/;
+
+function loadFile(path: string, into: Map<string, number>, now: number): void {
+  if (!existsSync(path)) return;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const space = line.indexOf(' ');
+    const expires = Number(line.slice(0, space));
+    const key = line.slice(space + 1);
+    // A torn last line (crash mid-append) fails these checks and is skipped.
+    if (space > 0 && Number.isFinite(expires) && expires > now && KEY_RE.test(key)) into.set(key, expires);
+  }
+}
+
+/** Opens the record, loading unexpired keys of both generations. */
+export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
+  const ttlMs = config.ttlMs ?? REPLAY_KEY_TTL_MS;
+  const now = config.now ?? Date.now;
+  mkdirSync(config.dir, { recursive: true, mode: 0o700 });
+  const currentPath = resolve(config.dir, CURRENT_FILE);
+  const previousPath = resolve(config.dir, PREVIOUS_FILE);
+  const settled = new Map<string, number>();
+  loadFile(previousPath, settled, now());
+  loadFile(currentPath, settled, now());
+  const inFlight = new Set<string>();
+  // Created now so a missing data dir or permission problem fails start-up, not a payment.
+  closeSync(openSync(currentPath, 'a', 0o600));
+  let handle: Promise<FileHandle> = open(currentPath, 'a', 0o600);
+  let rotatedAt = now();
+  let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
+  let writing: Promise<void> = Promise.resolve();
+
+  async function rotateIfDue(): Promise<void> {
+    const t = now();
+    if (t - rotatedAt < ttlMs) return;
+    rotatedAt = t;
+    await (await handle).close();
+    await rm(previousPath, { force: true });
+    await rename(currentPath, previousPath);
+    handle = open(currentPath, 'a', 0o600);
+    for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
+  }
+
+  /** Group commit: every line queued while the previous write ran shares one write and one fsync. */
+  async function flush(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await rotateIfDue();
+      const fh = await handle;
+      await fh.write(batch.map((p) => p.line).join(''));
+      await fh.datasync();
+      for (const p of batch) p.done();
+    } catch (err) {
+      for (const p of batch) p.fail(err);
+    }
+  }
+
+  return {
+    acquire(key) {
+      const expires = settled.get(key);
+      if (expires !== undefined && expires > now()) return 'settled';
+      if (inFlight.has(key)) return 'in_flight';
+      inFlight.add(key);
+      return 'acquired';
+    },
+    release(key) {
+      inFlight.delete(key);
+    },
+    markSettled(key) {
+      if (!KEY_RE.test(key)) return Promise.reject(new Error('replay key has characters the record cannot hold'));
+      const expires = now() + ttlMs;
+      settled.set(key, expires);
+      inFlight.delete(key);
+      return new Promise<void>((done, fail) => {
+        pending.push({ line: `${expires} ${key}\n`, done, fail });
+        writing = writing.then(flush);
+      });
+    },
+    size: () => settled.size + inFlight.size,
+    async close() {
+      await writing;
+      await (await handle).close();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The Solana `exact` scheme (ExactScheme) as a facilitator runs it: decode the payer's partially
+ * signed transaction, apply the x402 exact-SVM rules, check the payer's signatures in the worker
+ * pool, simulate over RPC; settle by co-signing as fee payer in the pool, sending, and waiting for
+ * the configured commitment. Expected failures are results with x402 reason codes.
+ */
+import { createHash } from 'node:crypto';
+import { associatedTokenAddress } from '../chain/associated-token.ts';
+import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
+import type { RpcClient, RpcCommitment } from '../chain/rpc-client.ts';
+import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
+import type { WorkerPool } from '../pool/worker-pool.ts';
+import type { PaymentPayload } from './decode-payment.ts';
+import type { ExactScheme, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { PaymentRequirements } from './payment-terms.ts';
+import { SVM_REASON } from './svm-reasons.ts';
+import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
+import { confirmSignature } from './svm-confirm.ts';
+
+/** How long settlement waits for the commitment before reporting `settlement_pending`. */
+export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
+
+export interface SvmExactConfig {
+  readonly network: string;
+  /** The service identity (base58): fee payer and co-signer. */
+  readonly feePayer: string;
+  readonly rpc: RpcClient;
+  readonly pool: Pick<WorkerPool, 'runTask'>;
+  readonly commitment?: RpcCommitment;
+  readonly confirmTimeoutMs?: number;
+}
+
+const BASE64_RE = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The wire bytes of `payload.transaction`, or null when it is not strict base64. */
+export function payloadWire(payment: PaymentPayload): Uint8Array | null {
+  const text = payment.payload.transaction;
+  if (typeof text !== 'string' || text.length % 4 !== 0 || !BASE64_RE.test(text)) return null;
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+function decodePayload(payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null {
+  const wire = payloadWire(payment);
+  if (!wire) return null;
+  const decoded = decodeWireTransaction(wire);
+  return decoded.ok ? { wire, tx: decoded.tx } : null;
+}
+
+/** Builds the scheme for one network; derives payTo's token accounts lazily, once per terms. */
+export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
+  const commitment = config.commitment ?? 'confirmed';
+  const confirmTimeoutMs = config.confirmTimeoutMs ?? SETTLE_CONFIRM_TIMEOUT_MS;
+  const feePayerBytes = decodeBase58(config.feePayer);
+  if (!feePayerBytes || feePayerBytes.length !== 32) throw new Error('fee payer must be a base58 32-byte key');
+  const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
+
+  function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
+    const key = `${payTo}:${asset}`;
+    let found = destinations.get(key);
+    if (!found) {
+      found = Promise.all([associatedTokenAddress(payTo, asset, TOKEN_PROGRAM), associatedTokenAddress(payTo, asset, TOKEN_2022_PROGRAM)])
+        .then(([t, t22]) => ({ [TOKEN_PROGRAM]: t, [TOKEN_2022_PROGRAM]: t22 }));
+      destinations.set(key, found);
+    }
+    return found;
+  }
+
+  /** Every signer but the fee payer (slot 0) must have signed the message. */
+  async function signaturesValid(tx: WireTransaction, signal: AbortSignal): Promise<boolean> {
+    const checks = [];
+    for (let i = 1; i < tx.numRequiredSignatures; i++) {
+      const signature = tx.signatures[i]!;
+      if (isEmptySignature(signature)) return false;
+      checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message: tx.messageBytes, signature });
+    }
+    if (checks.length === 0) return false;
+    const results = await config.pool.runTask('verifyEd25519Batch', { checks }, signal);
+    return results.every(Boolean);
+  }
+
+  function termsError(payment: PaymentPayload, requirements: PaymentRequirements): string | null {
+    if (requirements.scheme !== 'exact' || payment.accepted.scheme !== 'exact') return SVM_REASON.unsupportedScheme;
+    if (requirements.network !== config.network || payment.accepted.network !== requirements.network) return SVM_REASON.networkMismatch;
+    const feePayer = requirements.extra.feePayer;
+    if (typeof feePayer !== 'string' || feePayer === '') return SVM_REASON.missingFeePayer;
+    if (feePayer !== config.feePayer) return SVM_REASON.feePayerNotManaged;
+    return null;
+  }
+
+  async function verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult> {
+    const termsReason = termsError(payment, requirements);
+    if (termsReason) return { isValid: false, invalidReason: termsReason, payer: '' };
+    const decoded = decodePayload(payment);
+    if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
+    const { tx, wire } = decoded;
+    const rules = checkSvmPaymentRules(tx, {
+      asset: requirements.asset, amount: BigInt(requirements.amount), feePayer: config.feePayer,
+      destinations: await destinationsFor(requirements.payTo, requirements.asset),
+    });
+    if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
+    if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer };
+    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
+    if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer };
+    if (sim.err !== null) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer };
+    return { isValid: true, payer: rules.payer };
+  }
+
+  async function settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult> {
+    const network = config.network;
+    const decoded = decodePayload(payment);
+    if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network, payer: '' };
+    const { tx, wire } = decoded;
+    const payer = tx.instructions[2] ? (tx.staticAccounts[tx.instructions[2].accountIndices[3] ?? -1] ?? '') : '';
+    const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
+    const transaction = encodeBase58(feePayerSignature);
+    const signed = withSignature(wire, tx, 0, feePayerSignature);
+    // From here on the payment may land: the caller's disconnect no longer stops anything.
+    const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64'));
+    if (!sent.ok) {
+      const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
+      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
+    }
+    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs);
+    if (outcome.status === 'failed') return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
+    if (outcome.status === 'pending') return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
+    return { success: true, transaction, network, payer };
+  }
+
+  return {
+    network: config.network,
+    supportedExtra: { feePayer: config.feePayer },
+    signers: [config.feePayer],
+    replayKey(payment) {
+      const decoded = decodePayload(payment);
+      // The message hash: one message is one payment however many valid signatures exist for it.
+      return decoded ? `svm:${createHash('sha256').update(decoded.tx.messageBytes).digest('hex')}` : null;
+    },
+    verify,
+    settle,
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * x402 exact-SVM reason codes, spelled as the reference facilitator (@x402/svm) reports them, so
+ * clients that branch on `invalidReason` / `errorReason` see the same codes from us.
+ */
+export const SVM_REASON = {
+  unsupportedScheme: 'invalid_exact_svm_unsupported_scheme',
+  networkMismatch: 'invalid_exact_svm_network_mismatch',
+  missingFeePayer: 'invalid_exact_svm_payload_missing_fee_payer',
+  feePayerNotManaged: 'invalid_exact_svm_fee_payer_not_managed_by_facilitator',
+  feePayerMismatch: 'invalid_exact_svm_fee_payer_mismatch',
+  couldNotBeDecoded: 'invalid_exact_svm_payload_transaction_could_not_be_decoded',
+  signatureInvalid: 'invalid_exact_svm_payload_signature_invalid',
+  altUnavailable: 'invalid_exact_svm_smart_wallet_alt_resolution_not_available',
+  instructionsLength: 'invalid_exact_svm_payload_transaction_instructions_length',
+  computeLimit: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',
+  computePrice: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction',
+  computePriceTooHigh: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+  noTransfer: 'invalid_exact_svm_payload_no_transfer_instruction',
+  feePayerTransferringFunds: 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
+  mintMismatch: 'invalid_exact_svm_payload_mint_mismatch',
+  recipientMismatch: 'invalid_exact_svm_payload_recipient_mismatch',
+  amountMismatch: 'invalid_exact_svm_payload_amount_mismatch',
+  unknownFourth: 'invalid_exact_svm_payload_unknown_fourth_instruction',
+  unknownFifth: 'invalid_exact_svm_payload_unknown_fifth_instruction',
+  unknownSixth: 'invalid_exact_svm_payload_unknown_sixth_instruction',
+  unknownSeventh: 'invalid_exact_svm_payload_unknown_seventh_instruction',
+  simulationFailed: 'invalid_exact_svm_transaction_simulation_failed',
+  transactionFailed: 'invalid_exact_svm_transaction_failed',
+  settlementPending: 'settlement_pending',
+  duplicateSettlement: 'duplicate_settlement',
+} as const;
+
+export type SvmReason = (typeof SVM_REASON)[keyof typeof SVM_REASON];
