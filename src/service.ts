@@ -7,14 +7,24 @@ import { resolve } from 'node:path';
 import { CATALOG } from './catalog/endpoints.ts';
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
 import { buildOpenApi } from './catalog/openapi.ts';
+import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { loadOrCreateEvmAddress } from './chain/evm-key.ts';
-import type { Config } from './config.ts';
+import { createRpcClient } from './chain/rpc-client.ts';
+import { SOLANA_MAINNET_CAIP2, type Config } from './config.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { createPaidRoutes, type PaidHandler, type PaymentProcessor } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
+import { createEpochHandler } from './intel/timing/epoch.ts';
+import { createSlotSampler } from './intel/timing/slot-rate.ts';
+import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
+import type { ExactScheme } from './x402/exact-scheme.ts';
+import { createPaymentProcessor } from './x402/payment-processor.ts';
 import { createChallengeBuilder, type PaymentTermsConfig } from './x402/payment-terms.ts';
+import { createReplayGuard } from './x402/replay-guard.ts';
+import { prepareEmbeddedSvmAccounts } from './x402/svm-embedded-setup.ts';
+import { createSvmExactScheme } from './x402/svm-exact.ts';
 
 /** SPEC 9: the service version in OpenAPI and receipts. */
 export const SERVICE_VERSION = '0.1.9';
@@ -31,8 +41,12 @@ export interface Upstreams {
 
 export interface ServiceOptions {
   readonly upstreams: Upstreams;
+  /** Handlers that replace or add to the built-in ones, by path. */
   readonly handlers?: Readonly<Partial<Record<string, PaidHandler>>>;
+  /** Replaces the built-in payment processor (null: no payments accepted). */
   readonly processor?: PaymentProcessor | null;
+  /** Exact schemes of other networks, registered beside Solana's. */
+  readonly schemes?: readonly ExactScheme[];
 }
 
 export interface RunningService {
@@ -40,6 +54,8 @@ export interface RunningService {
   readonly port: number;
   readonly identity: Identity;
   readonly terms: PaymentTermsConfig;
+  /** The one worker pool (receipt signing and other CPU work use it too). */
+  readonly pool: WorkerPool;
   close(): Promise<void>;
 }
 
@@ -67,9 +83,20 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const startedAt = new Date();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity, options.upstreams);
-  const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms)]));
+  const pool = createWorkerPool({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
+  const rpc = createRpcClient({ url: options.upstreams.rpcUrl });
+  if (config.mode === 'embedded') await prepareEmbeddedSvmAccounts(rpc, { feePayer: identity.publicKey, payTo: terms.svm.payTo });
+  const blockhashes = createBlockhashCache({ rpc });
+  const sampler = createSlotSampler({ rpc });
+  await Promise.all([blockhashes.refresh(), sampler.start()]);
+  const live = { svmExtra: () => { const b = blockhashes.current(); return b ? { recentBlockhash: b.blockhash } : null; } };
+  const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
   const metrics = createRequestMetrics();
-  const processor = options.processor ?? null;
+  const replayGuard = createReplayGuard({ dir: resolve(config.dataDir, 'replay') });
+  const svm = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer: identity.publicKey, rpc, pool, commitment: config.svmCommitment, confirmTimeoutMs: config.settleTimeoutMs });
+  const processor = options.processor !== undefined ? options.processor
+    : createPaymentProcessor({ schemes: [svm, ...(options.schemes ?? [])], replayGuard, challengeFor: (path) => challenges.get(path)! });
+  const handlers = { '/v1/epoch': createEpochHandler({ rpc, sampler }), ...options.handlers };
   let baseUrl = '';
   let documents: Documents | null = null;
 
@@ -83,7 +110,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
       statusExtras: () => (options.upstreams.localnet ? { mode: config.mode, localnet: options.upstreams.localnet } : { mode: config.mode }),
     }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers: options.handlers ?? {}, processor }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor }),
   ];
   const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });
   const port = await server.listen(config.host, config.port);
@@ -96,5 +123,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     updatedAt: startedAt.toISOString(),
     acceptsFor: (e) => challenges.get(e.path)!.accepts,
   });
-  return { url: baseUrl, port, identity, terms, close: () => server.close() };
+  async function close(): Promise<void> {
+    await server.close();
+    blockhashes.close();
+    sampler.close();
+    await replayGuard.close();
+    await pool.close();
+  }
+  return { url: baseUrl, port, identity, terms, pool, close };
 }
