@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   repeated_parameter: 400,
   invalid_transaction: 400,
   invalid_request: 400,
+  unauthorized: 401,
   payment_required: 402,
   payment_invalid: 402,
   duplicate_settlement: 402,

@@ -71,7 +71,7 @@ export interface HttpServer {
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK', 204: 'No Content', 400: 'Bad Request', 402: 'Payment Required', 404: 'Not Found', 405: 'Method Not Allowed',
+  200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 405: 'Method Not Allowed',
   409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };

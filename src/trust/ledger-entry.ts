@@ -83,6 +83,12 @@ export type LedgerDraft = PaymentDraft | AuditDraft;
 
 type Unsealed = Omit<PaymentEntry, 'entrySha256'> | Omit<AuditEntry, 'entrySha256'>;
 
+/** Why `reason` cannot be an audit entry's reason, or null when it can. */
+export function auditReasonProblem(reason: unknown): string | null {
+  const ok = typeof reason === 'string' && reason.length <= MAX_AUDIT_REASON_CHARS && REASON_RE.test(reason);
+  return ok ? null : `reason must be 1..${MAX_AUDIT_REASON_CHARS} printable characters`;
+}
+
 /** Field problem of an entry or draft, or null when it is well-formed. */
 function problem(e: Record<string, unknown>): string | null {
   if (e.kind === 'payment') {
@@ -94,9 +100,7 @@ function problem(e: Record<string, unknown>): string | null {
   }
   if (e.kind === 'audit') {
     if (typeof e.event !== 'string' || !EVENT_RE.test(e.event)) return 'event must be a short lowercase code';
-    if (e.reason === undefined) return null;
-    const okReason = typeof e.reason === 'string' && e.reason.length <= MAX_AUDIT_REASON_CHARS && REASON_RE.test(e.reason);
-    return okReason ? null : `reason must be 1..${MAX_AUDIT_REASON_CHARS} printable characters`;
+    return e.reason === undefined ? null : auditReasonProblem(e.reason);
   }
   return 'kind must be payment or audit';
 }

@@ -1,0 +1,129 @@
+/**
+ * The operator kill switch (SPEC 3, DESIGN §4): while active every paid call answers 503.
+ *
+ * Order of a transition: the audit entry is appended and durable first, then the state file is
+ * replaced atomically (temp file, fsync, rename, fsync of the directory), and only then does
+ * `isActive()` change. A crash in between leaves an audit entry for a transition that did not
+ * take effect (the operator got no answer and retries); it can never leave a transition in
+ * effect that the public ledger does not show.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ServiceError } from '../errors.ts';
+import type { Ledger } from './ledger.ts';
+
+/** File name of the persisted state inside the data dir. */
+export const KILL_SWITCH_FILE_NAME = 'kill-switch.json';
+/** Audit event codes of the two transitions. */
+export const KILL_SWITCH_EVENTS = Object.freeze({ activated: 'kill-switch.activated', released: 'kill-switch.released' });
+
+/** The persisted and reported state. */
+export interface KillSwitchState {
+  readonly active: boolean;
+  /** When the current state began (ISO 8601), null if it never changed. */
+  readonly since: string | null;
+  readonly reason: string | null;
+  /** Ledger index of the audit entry of the last transition. */
+  readonly ledgerIndex: number | null;
+}
+
+/** Result of asking for a transition. */
+export interface KillSwitchTransition {
+  readonly state: KillSwitchState;
+  /** False when the switch already was in the asked state (nothing appended). */
+  readonly changed: boolean;
+}
+
+export interface KillSwitchConfig {
+  /** The service data dir; the state lives in `<dataDir>/kill-switch.json`. */
+  readonly dataDir: string;
+  readonly ledger: Pick<Ledger, 'append'>;
+  readonly now?: () => Date;
+}
+
+export interface KillSwitch {
+  /** Cheap: a field read, asked on every paid call. */
+  isActive(): boolean;
+  state(): KillSwitchState;
+  activate(reason?: string): Promise<KillSwitchTransition>;
+  release(reason?: string): Promise<KillSwitchTransition>;
+}
+
+const INACTIVE: KillSwitchState = Object.freeze({ active: false, since: null, reason: null, ledgerIndex: null });
+
+function isState(v: unknown): v is KillSwitchState {
+  const s = v as KillSwitchState;
+  return typeof v === 'object' && v !== null && typeof s.active === 'boolean'
+    && (s.since === null || typeof s.since === 'string') && (s.reason === null || typeof s.reason === 'string')
+    && (s.ledgerIndex === null || (Number.isSafeInteger(s.ledgerIndex) && s.ledgerIndex >= 0));
+}
+
+function readState(path: string): KillSwitchState {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return INACTIVE;
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  // Writes are atomic, so a bad file was edited by hand: refuse to guess whether paid calls may run.
+  if (!isState(parsed)) throw new ServiceError('internal_error', `kill-switch state file ${path} is not valid; fix or remove it`, { path });
+  return Object.freeze({ active: parsed.active, since: parsed.since, reason: parsed.reason, ledgerIndex: parsed.ledgerIndex });
+}
+
+/** Replaces `path` with `text` so that a crash leaves either the old or the new file, whole. */
+export function writeFileAtomic(path: string, dir: string, text: string, mode = 0o644): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** Opens the kill switch with the state persisted under `dataDir` (inactive when none). */
+export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch {
+  const now = config.now ?? (() => new Date());
+  mkdirSync(config.dataDir, { recursive: true });
+  const path = join(config.dataDir, KILL_SWITCH_FILE_NAME);
+  let current = readState(path);
+  // Transitions run one at a time so two concurrent activations append one audit entry.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const transition = (active: boolean, reason: string | undefined): Promise<KillSwitchTransition> => {
+    const run = async (): Promise<KillSwitchTransition> => {
+      if (current.active === active) return { state: current, changed: false };
+      const event = active ? KILL_SWITCH_EVENTS.activated : KILL_SWITCH_EVENTS.released;
+      const appended = await config.ledger.append(reason === undefined ? { kind: 'audit', event } : { kind: 'audit', event, reason });
+      const next: KillSwitchState = Object.freeze({ active, since: now().toISOString(), reason: reason ?? null, ledgerIndex: appended.index });
+      writeFileAtomic(path, config.dataDir, `${JSON.stringify(next)}\n`);
+      current = next;
+      return { state: next, changed: true };
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  return {
+    isActive: () => current.active,
+    state: () => current,
+    activate: (reason) => transition(true, reason),
+    release: (reason) => transition(false, reason),
+  };
+}
