@@ -1,0 +1,84 @@
+/**
+ * A Solana payer for payment tests: a fresh ed25519 key (raw seed kept so tests can re-sign
+ * mutated transactions), funded through the localnet faucets, and a builder of exact-SVM payment
+ * transactions whose every part can be altered (amount, destination, authority, extra
+ * instructions, compute-unit price) to probe the verifier.
+ */
+import {
+  address, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes, createNoopSigner, createTransactionMessage,
+  getBase64EncodedWireTransaction, partiallySignTransactionMessageWithSigners, pipe, setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash, type Address, type Blockhash, type Instruction, type KeyPairSigner,
+} from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { randomBytes } from 'node:crypto';
+
+export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+
+/** One JSON-RPC call to the localnet. */
+export async function rpcCall<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+export interface TestPayer {
+  readonly signer: KeyPairSigner;
+  readonly seed: Uint8Array;
+}
+
+/** A fresh payer holding `units` of the localnet stablecoin. */
+export async function fundedPayer(rpcUrl: string, units: number): Promise<TestPayer> {
+  const seed = new Uint8Array(randomBytes(32));
+  const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
+  await rpcCall(rpcUrl, 'requestAirdrop', [signer.address, 1_000_000_000]);
+  await rpcCall(rpcUrl, 'localnet_fundStablecoin', [signer.address, units]);
+  return { signer, seed };
+}
+
+/** Token balance (base units) of `owner`'s associated account for `mint`; 0 when absent. */
+export async function tokenBalance(rpcUrl: string, owner: string, mint: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  try {
+    const r = await rpcCall<{ value: { amount: string } }>(rpcUrl, 'getTokenAccountBalance', [ata, { commitment: 'processed' }]);
+    return BigInt(r.value.amount);
+  } catch {
+    return 0n;
+  }
+}
+
+export interface PaymentTxOptions {
+  readonly payer: TestPayer;
+  readonly feePayer: string;
+  readonly mint: string;
+  readonly payTo: string;
+  readonly amount: bigint;
+  readonly blockhash: string;
+  readonly decimals?: number;
+  readonly cuPrice?: bigint;
+  /** Transfer authority other than the payer (e.g. the fee payer); it will not sign. */
+  readonly authority?: string;
+  readonly extra?: readonly Instruction[];
+  /** Leave out the compute-budget instructions. */
+  readonly noComputeBudget?: boolean;
+}
+
+/** A partially signed (payer only) exact-SVM payment transaction, base64 wire. */
+export async function buildPaymentTx(o: PaymentTxOptions): Promise<string> {
+  const mint = address(o.mint);
+  const [source] = await findAssociatedTokenPda({ owner: o.payer.signer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [destination] = await findAssociatedTokenPda({ owner: address(o.payTo), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const authority = o.authority ? createNoopSigner(o.authority as Address) : o.payer.signer;
+  const memo: Instruction = { programAddress: address(MEMO_PROGRAM), data: new TextEncoder().encode(randomBytes(16).toString('hex')) };
+  const budget = o.noComputeBudget ? [] : [getSetComputeUnitLimitInstruction({ units: 20_000 }), getSetComputeUnitPriceInstruction({ microLamports: o.cuPrice ?? 1n })];
+  const transfer = getTransferCheckedInstruction({ source, mint, destination, authority, amount: o.amount, decimals: o.decimals ?? 6 });
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(address(o.feePayer), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: o.blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
+    (m) => appendTransactionMessageInstructions([...budget, transfer, memo, ...(o.extra ?? [])], m),
+  );
+  const signed = await partiallySignTransactionMessageWithSigners(message);
+  return getBase64EncodedWireTransaction(signed);
+}
