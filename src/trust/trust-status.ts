@@ -1,0 +1,40 @@
+/**
+ * The trust layer's part of `/health` and `/uptime` (SPEC 4.3): ledger head, entry count, age of
+ * the newest entry and the kill-switch state. Cheap enough for every probe: the head is cached
+ * per tree size by the ledger and the kill switch is a field read.
+ */
+import type { KillSwitch } from './kill-switch.ts';
+import type { Ledger } from './ledger.ts';
+
+export interface TrustStatusConfig {
+  readonly ledger: Pick<Ledger, 'head'>;
+  readonly killSwitch: Pick<KillSwitch, 'state'>;
+  readonly now?: () => number;
+}
+
+/** The fields added to /health and /uptime. */
+export interface TrustStatus {
+  readonly ledger: {
+    readonly chainHeadSha256: string;
+    readonly merkleRootSha256: string;
+    readonly entries: number;
+    readonly lastEntryAt: string | null;
+    /** Seconds since the newest entry, null while the ledger is empty. */
+    readonly lastEntryAgeSeconds: number | null;
+  };
+  readonly killSwitch: { readonly active: boolean; readonly since: string | null };
+}
+
+/** Returns the `statusExtras` function of createFreeRoutes. */
+export function createTrustStatus(config: Readonly<TrustStatusConfig>): () => TrustStatus {
+  const now = config.now ?? Date.now;
+  return () => {
+    const head = config.ledger.head();
+    const ks = config.killSwitch.state();
+    const age = head.lastAppendAt === null ? null : Math.max(0, Math.round((now() - Date.parse(head.lastAppendAt)) / 1000));
+    return {
+      ledger: { chainHeadSha256: head.chainHead, merkleRootSha256: head.merkleRoot, entries: head.treeSize, lastEntryAt: head.lastAppendAt, lastEntryAgeSeconds: age },
+      killSwitch: { active: ks.active, since: ks.since },
+    };
+  };
+}
