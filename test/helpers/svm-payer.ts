@@ -62,6 +62,10 @@ export interface PaymentTxOptions {
   readonly extra?: readonly Instruction[];
   /** Leave out the compute-budget instructions. */
   readonly noComputeBudget?: boolean;
+  /** Compute-unit limit (default 20 000, as the official client sets). */
+  readonly cuLimit?: number;
+  /** Rearranges the standard instructions (limit, price, transfer, memo) before `extra` is appended. */
+  readonly arrange?: (parts: { limit: Instruction; price: Instruction; transfer: Instruction; memo: Instruction }) => Instruction[];
 }
 
 /** A partially signed (payer only) exact-SVM payment transaction, base64 wire. */
@@ -71,13 +75,15 @@ export async function buildPaymentTx(o: PaymentTxOptions): Promise<string> {
   const [destination] = await findAssociatedTokenPda({ owner: address(o.payTo), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const authority = o.authority ? createNoopSigner(o.authority as Address) : o.payer.signer;
   const memo: Instruction = { programAddress: address(MEMO_PROGRAM), data: new TextEncoder().encode(randomBytes(16).toString('hex')) };
-  const budget = o.noComputeBudget ? [] : [getSetComputeUnitLimitInstruction({ units: 20_000 }), getSetComputeUnitPriceInstruction({ microLamports: o.cuPrice ?? 1n })];
+  const limit = getSetComputeUnitLimitInstruction({ units: o.cuLimit ?? 20_000 });
+  const price = getSetComputeUnitPriceInstruction({ microLamports: o.cuPrice ?? 1n });
   const transfer = getTransferCheckedInstruction({ source, mint, destination, authority, amount: o.amount, decimals: o.decimals ?? 6 });
+  const standard = o.arrange ? o.arrange({ limit, price, transfer, memo }) : [...(o.noComputeBudget ? [] : [limit, price]), transfer, memo];
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(o.feePayer), m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: o.blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
-    (m) => appendTransactionMessageInstructions([...budget, transfer, memo, ...(o.extra ?? [])], m),
+    (m) => appendTransactionMessageInstructions([...standard, ...(o.extra ?? [])], m),
   );
   const signed = await partiallySignTransactionMessageWithSigners(message);
   return getBase64EncodedWireTransaction(signed);
