@@ -43,11 +43,13 @@ const KEY_RE = /^[A-Za-z0-9:_-]{1,200}$/;
 
 function loadFile(path: string, into: Map<string, number>, now: number): void {
   if (!existsSync(path)) return;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  // The last piece is '' after a complete file, or a line torn by a crash mid-append: never a key.
+  lines.pop();
+  for (const line of lines) {
     const space = line.indexOf(' ');
     const expires = Number(line.slice(0, space));
     const key = line.slice(space + 1);
-    // A torn last line (crash mid-append) fails these checks and is skipped.
     if (space > 0 && Number.isFinite(expires) && expires > now && KEY_RE.test(key)) into.set(key, expires);
   }
 }

@@ -1,0 +1,35 @@
+import nacl from 'tweetnacl';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkerPool } from '../../src/pool/worker-pool.ts';
+
+const keys = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(7));
+const pool = createWorkerPool({ size: 2, identitySeed: keys.secretKey.subarray(0, 32) });
+afterAll(() => pool.close());
+
+describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
+  it('signs with the identity given at creation', async () => {
+    const message = new TextEncoder().encode('receipt bytes');
+    const signature = await pool.runTask('signEd25519', { message });
+    expect(Buffer.from(signature)).toEqual(Buffer.from(nacl.sign.detached(message, keys.secretKey)));
+  });
+
+  it('verifies a batch, a wrong message, a flipped byte and a malformed key as plain booleans', async () => {
+    const message = new Uint8Array([1, 2, 3]);
+    const signature = nacl.sign.detached(message, keys.secretKey);
+    const flipped = Uint8Array.from(signature);
+    flipped[0]! ^= 1;
+    const results = await pool.runTask('verifyEd25519Batch', { checks: [
+      { publicKey: keys.publicKey, message, signature },
+      { publicKey: keys.publicKey, message: new Uint8Array([1, 2, 4]), signature },
+      { publicKey: keys.publicKey, message, signature: flipped },
+      { publicKey: new Uint8Array(31), message, signature },
+    ] });
+    expect(results).toEqual([true, false, false, false]);
+  });
+
+  it('rejects an aborted task', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(pool.runTask('signEd25519', { message: new Uint8Array(1) }, controller.signal)).rejects.toThrow();
+  });
+});
