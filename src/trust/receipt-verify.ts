@@ -104,6 +104,10 @@ function checkLedger(r: Receipt, digest: string, ledger: VerifyReceiptOptions['l
 
 /** Runs every check of SPEC 4.4 rule 4 and the ledger link on `receipt`. */
 export function verifyReceipt(receipt: Receipt, options: VerifyReceiptOptions): ReceiptVerification {
+  if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt)) {
+    const no = fail('the receipt is not a JSON object');
+    return { valid: false, receiptSha256: '', checks: { fields: no, signature: no, signedBy: no, responseSha256: no, ledgerInclusion: no } };
+  }
   const canonical = canonicalReceipt(receipt);
   const digest = receiptSha256(receipt);
   const signedBy = receipt.signature?.signedBy;
