@@ -13,7 +13,8 @@ export interface TrustStatusConfig {
 }
 
 /** The fields added to /health and /uptime. */
-export interface TrustStatus {
+// A type alias (not an interface) so it fits createFreeRoutes' Record-typed statusExtras.
+export type TrustStatus = {
   readonly ledger: {
     readonly chainHeadSha256: string;
     readonly merkleRootSha256: string;
@@ -23,7 +24,7 @@ export interface TrustStatus {
     readonly lastEntryAgeSeconds: number | null;
   };
   readonly killSwitch: { readonly active: boolean; readonly since: string | null };
-}
+};
 
 /** Returns the `statusExtras` function of createFreeRoutes. */
 export function createTrustStatus(config: Readonly<TrustStatusConfig>): () => TrustStatus {

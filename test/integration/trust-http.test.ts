@@ -126,7 +126,7 @@ describe('kill switch over the admin listener', () => {
     const token = adminToken();
     expect(await readJson(admin('/kill-switch', token))).toEqual({ active: false, since: null, reason: null, ledgerIndex: null });
     const bad = await admin('/kill-switch/activate', token, { method: 'POST', body: JSON.stringify({ reason: 'x'.repeat(257) }) });
-    expect([bad.status, (await bad.json()).error]).toEqual([400, 'invalid_request']);
+    expect([bad.status, (await readJson(bad)).error]).toEqual([400, 'invalid_request']);
     const on = await readJson(admin('/kill-switch/activate', token, { method: 'POST', body: JSON.stringify({ reason: 'upstream outage' }) }));
     expect(on).toMatchObject({ active: true, reason: 'upstream outage', changed: true, ledgerIndex: 6 });
     expect(await readJson(admin('/kill-switch/activate', token, { method: 'POST' }))).toMatchObject({ active: true, changed: false, ledgerIndex: 6 });
@@ -162,7 +162,7 @@ describe('ledger and proofs over HTTP', () => {
     expect(log).toMatchObject({ treeSize: 10, chainHeadSha256: all.chainHeadSha256, merkleRootSha256: all.merkleRootSha256 });
     for (const q of ['limit=0', 'limit=1001', 'limit=1.5', 'limit=abc', 'limit=-1', 'limit=', 'limit=1&limit=2']) {
       const res = await get(`/ledger?${q}`);
-      expect([q, res.status, (await res.json()).param]).toEqual([q, 400, 'limit']);
+      expect([q, res.status, (await readJson(res)).param]).toEqual([q, 400, 'limit']);
     }
   });
 
