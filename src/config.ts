@@ -30,9 +30,12 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'svm-pay-to', env: 'SVM_PAY_TO', kind: 'svm-address', help: 'Solana wallet that receives payments (its USDC associated token account is the destination). Embedded default: the service identity.' },
   { flag: 'svm-asset', env: 'SVM_ASSET', kind: 'svm-address', help: 'Stablecoin mint on Solana. Default mainnet USDC; embedded default: the localnet stablecoin.' },
   { flag: 'evm-pay-to', env: 'EVM_PAY_TO', kind: 'evm-address', help: 'Base (eip155:8453) address that receives payments. Required in mainnet mode.' },
-  { flag: 'evm-asset', env: 'EVM_ASSET', kind: 'evm-address', default: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', help: 'EIP-3009 stablecoin on Base. Default Base USDC.' },
+  { flag: 'evm-asset', env: 'EVM_ASSET', kind: 'evm-address', help: 'EIP-3009 stablecoin on Base. Default Base USDC; embedded default: the local EVM\'s LocalUsdc.' },
   { flag: 'evm-asset-name', env: 'EVM_ASSET_NAME', kind: 'string', default: 'USD Coin', help: 'EIP-712 domain name of the Base stablecoin (challenge extra.name).' },
   { flag: 'evm-asset-version', env: 'EVM_ASSET_VERSION', kind: 'string', default: '2', help: 'EIP-712 domain version of the Base stablecoin (challenge extra.version).' },
+  { flag: 'evm-rpc-url', env: 'EVM_RPC_URL', kind: 'url', help: 'Base JSON-RPC endpoint; with --evm-relayer-key the service settles Base payments itself. Embedded default: the local EVM.' },
+  { flag: 'evm-relayer-key', env: 'EVM_RELAYER_KEY', kind: 'string', help: 'File holding the 0x hex key that submits transferWithAuthorization and pays gas (mode 0600, never logged). Embedded default: the local EVM\'s funded relayer.' },
+  { flag: 'facilitator-url', env: 'FACILITATOR_URL', kind: 'url', help: 'Remote x402 facilitator for Base settlement (/verify, /settle, /supported), instead of --evm-rpc-url with --evm-relayer-key.' },
   { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://lite-api.jup.ag', help: 'Jupiter swap API base URL (quotes).' },
   { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools).' },
   { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden API base URL (collection stats).' },
@@ -49,6 +52,8 @@ export const OPTIONS: readonly OptionSpec[] = [
 export const SOLANA_MAINNET_CAIP2 = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 /** CAIP-2 id of Base mainnet. */
 export const BASE_MAINNET_CAIP2 = 'eip155:8453';
+/** Base USDC, the default Base asset outside the embedded localnet. */
+export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** Mainnet USDC mint, the default Solana asset outside the embedded localnet. */
 export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
@@ -66,7 +71,11 @@ export interface Config {
   readonly svmPayTo: string | null;
   readonly svmAsset: string | null;
   readonly evmPayTo: string | null;
-  readonly evmAsset: string;
+  /** Null in embedded mode until the local EVM provides its token. */
+  readonly evmAsset: string | null;
+  readonly evmRpcUrl: string | null;
+  readonly evmRelayerKeyPath: string | null;
+  readonly facilitatorUrl: string | null;
   readonly evmAssetName: string;
   readonly evmAssetVersion: string;
   readonly jupiterUrl: string;
@@ -167,6 +176,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     if (!get('geyser-url')) problems.push('--geyser-url is required when --rpc-url is set');
     if (!get('svm-pay-to')) problems.push('--svm-pay-to is required in mainnet mode');
     if (!get('evm-pay-to')) problems.push('--evm-pay-to is required in mainnet mode');
+    const relayer = Boolean(get('evm-rpc-url')) && Boolean(get('evm-relayer-key'));
+    if (relayer === Boolean(get('facilitator-url'))) problems.push('mainnet mode settles Base payments through either --facilitator-url or --evm-rpc-url with --evm-relayer-key (exactly one)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -187,7 +198,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     svmPayTo: get('svm-pay-to'),
     svmAsset: get('svm-asset') ?? (mode === 'mainnet' ? SOLANA_USDC_MINT : null),
     evmPayTo: get('evm-pay-to'),
-    evmAsset: get('evm-asset')!,
+    evmAsset: get('evm-asset') ?? (mode === 'mainnet' ? BASE_USDC_ADDRESS : null),
+    evmRpcUrl: get('evm-rpc-url'),
+    evmRelayerKeyPath: get('evm-relayer-key') ? resolve(get('evm-relayer-key')!) : null,
+    facilitatorUrl: get('facilitator-url'),
     evmAssetName: get('evm-asset-name')!,
     evmAssetVersion: get('evm-asset-version')!,
     jupiterUrl: get('jupiter-url')!,

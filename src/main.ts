@@ -3,6 +3,7 @@
  * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish and exit 0.
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config.ts';
+import { localnetUpstreams } from './localnet/localnet-upstreams.ts';
 import { startService, type Upstreams } from './service.ts';
 
 interface Closeable {
@@ -16,9 +17,9 @@ async function upstreamsFor(config: Config): Promise<{ upstreams: Upstreams; loc
   const { startLocalnet } = await import('./localnet/start-localnet.ts');
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, ...config.localnet });
   for (const [name, url] of Object.entries(net.urls)) console.log(`localnet ${name} ${url}`);
-  console.log(`localnet stablecoin ${net.stablecoinMint}`);
+  console.log(`localnet stablecoin ${net.stablecoinMint} (solana), ${net.evm.usdcAddress} (evm)`);
   return {
-    upstreams: { rpcUrl: net.urls.rpc, geyserUrl: net.urls.geyser, svmAsset: net.stablecoinMint, localnet: { rpcUrl: net.urls.rpc, geyserUrl: net.urls.geyser, marketUrl: net.urls.market } },
+    upstreams: localnetUpstreams(net),
     localnet: net,
   };
 }

@@ -8,7 +8,7 @@ import { CATALOG } from './catalog/endpoints.ts';
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
 import { buildOpenApi } from './catalog/openapi.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
-import { loadOrCreateEvmAddress } from './chain/evm-key.ts';
+import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from './chain/evm-key-file.ts';
 import { createRpcClient } from './chain/rpc-client.ts';
 import { SOLANA_MAINNET_CAIP2, type Config } from './config.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
@@ -25,6 +25,7 @@ import { createChallengeBuilder, type PaymentTermsConfig } from './x402/payment-
 import { createReplayGuard } from './x402/replay-guard.ts';
 import { prepareEmbeddedSvmAccounts } from './x402/svm-embedded-setup.ts';
 import { createSvmExactScheme } from './x402/svm-exact.ts';
+import { startEvmExactScheme, type EvmSettlement } from './x402/evm-exact-setup.ts';
 
 /** SPEC 9: the service version in OpenAPI and receipts. */
 export const SERVICE_VERSION = '0.1.9';
@@ -35,6 +36,8 @@ export interface Upstreams {
   readonly geyserUrl: string;
   /** Stablecoin mint on the Solana side when not configured (the localnet's own). */
   readonly svmAsset?: string;
+  /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
+  readonly evm?: { readonly rpcUrl: string; readonly asset: string; readonly name: string; readonly version: string; readonly relayerKey: `0x${string}` };
   /** Shown in /health in embedded mode only: loopback URLs, no secrets. */
   readonly localnet?: Readonly<Record<string, string>>;
 }
@@ -62,11 +65,21 @@ export interface RunningService {
 function paymentTerms(config: Config, identity: Identity, upstreams: Upstreams): PaymentTermsConfig {
   const svmAsset = config.svmAsset ?? upstreams.svmAsset;
   if (!svmAsset) throw new Error('no Solana stablecoin mint: set --svm-asset');
-  const evmPayTo = config.evmPayTo ?? loadOrCreateEvmAddress(resolve(config.dataDir, 'evm-payto.key'));
+  const evmPayTo = config.evmPayTo ?? evmAddressOfKey(loadOrCreateEvmKey(resolve(config.dataDir, 'evm-payto.key')));
+  const evmAsset = config.evmAsset ?? upstreams.evm?.asset;
+  if (!evmAsset) throw new Error('no Base stablecoin address: set --evm-asset');
   return {
     svm: { payTo: config.svmPayTo ?? identity.publicKey, asset: svmAsset, feePayer: identity.publicKey },
-    evm: { payTo: evmPayTo, asset: config.evmAsset, name: config.evmAssetName, version: config.evmAssetVersion },
+    evm: { payTo: evmPayTo, asset: evmAsset, name: upstreams.evm?.name ?? config.evmAssetName, version: upstreams.evm?.version ?? config.evmAssetVersion },
   };
+}
+
+/** The Base settlement path: a remote facilitator, our own relayer, or the local EVM's relayer. */
+function evmSettlement(config: Config, upstreams: Upstreams): EvmSettlement | null {
+  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl };
+  if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
+  if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
+  return null;
 }
 
 function renderDocuments(ctx: DiscoveryContext): Documents {
@@ -94,8 +107,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const metrics = createRequestMetrics();
   const replayGuard = createReplayGuard({ dir: resolve(config.dataDir, 'replay') });
   const svm = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer: identity.publicKey, rpc, pool, commitment: config.svmCommitment, confirmTimeoutMs: config.settleTimeoutMs });
+  const settlement = evmSettlement(config, options.upstreams);
+  const evm = settlement
+    ? [await startEvmExactScheme({ asset: terms.evm.asset, name: terms.evm.name, version: terms.evm.version, settlement, settleTimeoutMs: config.settleTimeoutMs })]
+    : [];
   const processor = options.processor !== undefined ? options.processor
-    : createPaymentProcessor({ schemes: [svm, ...(options.schemes ?? [])], replayGuard, challengeFor: (path) => challenges.get(path)! });
+    : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, challengeFor: (path) => challenges.get(path)! });
   const handlers = { '/v1/epoch': createEpochHandler({ rpc, sampler }), ...options.handlers };
   let baseUrl = '';
   let documents: Documents | null = null;

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { startLocalnet } from './start-localnet.ts';
 
-const PORT_FLAGS = ['rpc-port', 'geyser-port', 'market-port'] as const;
+const PORT_FLAGS = ['rpc-port', 'geyser-port', 'market-port', 'evm-port'] as const;
 
 function fail(message: string): never {
   console.error(`localnet: ${message}`);
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
         'rpc-port': { type: 'string', default: '8899' },
         'geyser-port': { type: 'string', default: '10000' },
         'market-port': { type: 'string', default: '8900' },
+        'evm-port': { type: 'string', default: '8545' },
         'slot-ms': { type: 'string', default: '400' },
         'slots-per-epoch': { type: 'string', default: '432' },
         seed: { type: 'string', default: 'localnet-1' },
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     rpcPort: Number(values['rpc-port']),
     geyserPort: Number(values['geyser-port']),
     marketPort: Number(values['market-port']),
+    evmPort: Number(values['evm-port']),
     slotMs: Number(values['slot-ms']),
     slotsPerEpoch: Number(values['slots-per-epoch']),
     seed: values.seed!,
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
   console.log(`localnet rpc ${net.urls.rpc}`);
   console.log(`localnet geyser ${net.urls.geyser}`);
   console.log(`localnet market ${net.urls.market}`);
+  console.log(`localnet evm ${net.urls.evm} (chain id ${net.evm.chainId}, LocalUsdc ${net.evm.usdcAddress})`);
   console.log(`localnet stablecoin ${net.stablecoinMint}`);
   const stop = () => void net.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

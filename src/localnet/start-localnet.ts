@@ -1,10 +1,11 @@
 /**
  * Starts the whole embedded localnet: one LiteSVM chain with the seeded world, the block
- * producer, and its three surfaces on loopback (Solana JSON-RPC, Yellowstone Geyser gRPC, market
- * stand-ins). `npm start` calls it when no upstream is configured; `npm run localnet` runs it alone.
+ * producer, and its surfaces on loopback (Solana JSON-RPC, Yellowstone Geyser gRPC, market
+ * stand-ins), plus the local EVM standing in for Base. `npm start` calls it when no upstream is configured; `npm run localnet` runs it alone.
  */
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { createBlockProducer, type BlockProducer } from './block-producer.ts';
+import { startLocalEvm, type LocalEvm } from './evm/start-local-evm.ts';
 import { startGeyserServer } from './geyser-server.ts';
 import { createLocalChain, type LocalChain } from './local-chain.ts';
 import { loadMarketFixture } from './market-fixture.ts';
@@ -21,6 +22,8 @@ export interface LocalnetOptions {
   readonly rpcPort: number;
   readonly geyserPort: number;
   readonly marketPort: number;
+  /** Local EVM (Base stand-in, chain id 8453) JSON-RPC port; default 0. */
+  readonly evmPort?: number;
   readonly slotMs: number;
   readonly slotsPerEpoch: number;
   readonly seed: string;
@@ -31,7 +34,9 @@ export interface LocalnetOptions {
 }
 
 export interface Localnet {
-  readonly urls: { readonly rpc: string; readonly geyser: string; readonly market: string };
+  readonly urls: { readonly rpc: string; readonly geyser: string; readonly market: string; readonly evm: string };
+  /** The local EVM: chain id 8453 with the EIP-3009 LocalUsdc deployed and a funded relayer. */
+  readonly evm: LocalEvm;
   /** The local x402 stablecoin (6 decimals) the faucet mints. */
   readonly stablecoinMint: string;
   readonly chain: LocalChain;
@@ -72,16 +77,18 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   });
   const geyser = await startGeyserServer({ events: chain, head: chain, host: options.host, port: options.geyserPort, ...(options.geyserToken ? { xToken: options.geyserToken } : {}) });
   const market = await startMarketServer({ pools: marketPoolReader(chain, world), events: chain, fixture: loadMarketFixture(), host: options.host, port: options.marketPort });
+  const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed });
   if (options.produce !== false) producer.start();
   return {
-    urls: { rpc: rpc.url, geyser: geyser.url, market: market.url },
+    urls: { rpc: rpc.url, geyser: geyser.url, market: market.url, evm: evm.url },
+    evm,
     stablecoinMint: world.stablecoin.mint,
     chain,
     world,
     producer,
     async close() {
       producer.stop();
-      await Promise.all([rpc.close(), geyser.close(), market.close()]);
+      await Promise.all([rpc.close(), geyser.close(), market.close(), evm.close()]);
     },
   };
 }

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
+import { localnetUpstreams } from '../../src/localnet/localnet-upstreams.ts';
 import { startLocalnet, type Localnet } from '../../src/localnet/start-localnet.ts';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service.ts';
 
@@ -21,8 +22,7 @@ export interface TestService {
 /** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
 export async function startTestLocalnet(seed = 'test-1'): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed });
-  const { rpc, geyser, market } = localnet.urls;
-  return { localnet, upstreams: { rpcUrl: rpc, geyserUrl: geyser, svmAsset: localnet.stablecoinMint, localnet: { rpcUrl: rpc, geyserUrl: geyser, marketUrl: market } } };
+  return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 
 /** The real service on port 0 against a fresh embedded localnet and data dir. */

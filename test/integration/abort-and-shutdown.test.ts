@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PaidCall, PaymentProcessor } from '../../src/http/paid-routes.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { startTestService } from '../helpers/test-service.ts';
+import { startTestLocalnet, startTestService } from '../helpers/test-service.ts';
 
 const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 
@@ -64,10 +64,14 @@ describe('abort handling', () => {
 });
 
 describe('process lifecycle', () => {
-  it('npm start prints the bound port, creates a 0600 identity and exits 0 on SIGTERM', async () => {
+  it('mainnet mode (pointed at a localnet as its upstreams) prints the bound port, creates a 0600 identity and exits 0 on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'x402-main-'));
+    const { localnet } = await startTestLocalnet('lifecycle-1');
+    const relayerKey = join(dataDir, 'relayer.key');
+    writeFileSync(relayerKey, `${localnet.evm.relayerKey}\n`, { mode: 0o600 });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', dataDir,
-      '--rpc-url', 'http://127.0.0.1:9', '--geyser-url', 'http://127.0.0.1:9',
+      '--rpc-url', localnet.urls.rpc, '--geyser-url', localnet.urls.geyser, '--evm-rpc-url', localnet.urls.evm, '--evm-relayer-key', relayerKey,
+      '--evm-asset', localnet.evm.usdcAddress, '--svm-asset', localnet.stablecoinMint,
       '--svm-pay-to', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe', '--evm-pay-to', '0x1111111111111111111111111111111111111111'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -93,11 +97,13 @@ describe('process lifecycle', () => {
       expect(code).toBe(0);
       expect(out).toContain('stopped');
       expect(out).not.toMatch(/\[\s*\d+\s*,\s*\d+\s*,\s*\d+/);
+      expect(out).not.toContain(localnet.evm.relayerKey.slice(2));
     } finally {
       child.kill('SIGKILL');
+      await localnet.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('refuses a bad configuration listing every problem, exit code 2', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], { stdio: ['ignore', 'pipe', 'pipe'] });

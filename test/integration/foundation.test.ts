@@ -44,7 +44,7 @@ describe('402 challenge', () => {
     expect(svm!.payTo).toBe(t.service.terms.svm.payTo);
     expect(svm!.asset).toBe(t.localnet!.stablecoinMint);
     expect(evm!.extra).toEqual({ name: 'USD Coin', version: '2' });
-    expect(evm!.asset).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
+    expect(evm!.asset).toBe(t.localnet!.evm.usdcAddress);
     expect(evm!.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
   });
 
@@ -135,7 +135,7 @@ describe('discovery documents', () => {
 
   it('/health and /uptime report status and request metrics', async () => {
     const health = await readJson(fetch(`${t.url}/health`));
-    expect(health).toMatchObject({ status: 'ok', version: '0.1.9', mode: 'embedded', localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market } });
+    expect(health).toMatchObject({ status: 'ok', version: '0.1.9', mode: 'embedded', localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market, evmRpcUrl: t.localnet!.urls.evm } });
     expect(health.requests.total).toBeGreaterThan(0);
     const uptime = await readJson(fetch(`${t.url}/uptime`));
     expect(uptime.status).toBe('ok');
