@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { startHelloWorld } from '../src/http/hello-server.ts';
+import { localnetUpstreams } from '../src/localnet/localnet-upstreams.ts';
+import { startLocalnet } from '../src/localnet/start-localnet.ts';
 import { startService } from '../src/service.ts';
 
 export interface LoadResult {
@@ -58,10 +60,9 @@ export async function drive(url: string, seconds: number, connections: number): 
 export async function benchHttpChallenge(seconds = 5, connections = 32): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const hello = await startHelloWorld('127.0.0.1', 0);
-  const config = loadConfig({}, ['--port', '0', '--data-dir', dataDir]);
-  const service = await startService(config, {
-    upstreams: { rpcUrl: 'http://127.0.0.1:9', geyserUrl: 'http://127.0.0.1:9', svmAsset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
-  });
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
+  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-1' });
+  const service = await startService(config, { upstreams: localnetUpstreams(net) });
   try {
     const reference = await drive(`http://127.0.0.1:${hello.port}/`, seconds, connections);
     const challenge = await drive(`${service.url}/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263`, seconds, connections);
@@ -81,6 +82,7 @@ export async function benchHttpChallenge(seconds = 5, connections = 32): Promise
   } finally {
     hello.close();
     await service.close();
+    await net.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchHttpChallenge } from './http-challenge.ts';
+import { benchLedger } from './ledger.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
 const seconds = Number(values.seconds);
@@ -14,6 +15,7 @@ const connections = Number(values.connections);
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'http-challenge': () => benchHttpChallenge(seconds, connections),
+  ledger: () => benchLedger() as Promise<Record<string, unknown>>,
 };
 
 const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);

@@ -40,6 +40,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools).' },
   { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden API base URL (collection stats).' },
   { flag: 'lending-url', env: 'LENDING_URL', kind: 'url', default: 'https://api.llama.fi', help: 'Lending-markets source base URL.' },
+  { flag: 'admin-port', env: 'ADMIN_PORT', kind: 'port', default: '8403', help: 'Admin listener port (kill switch), bound to 127.0.0.1 only; 0 picks a free one.' },
+  { flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'string', help: 'Bearer token of the admin listener (>= 16 printable characters; prefer the env var, flags show in ps). Default: generated once into DATA_DIR/admin-token (mode 0600); only its path is printed.' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
   { flag: 'svm-commitment', env: 'SVM_COMMITMENT', kind: 'commitment', default: 'confirmed', help: 'Commitment a Solana settlement must reach before the paid answer is sent (confirmed or finalized).' },
   { flag: 'settle-timeout-ms', env: 'SETTLE_TIMEOUT_MS', kind: 'int', default: '30000', help: 'How long a Solana settlement may take to reach the commitment; beyond it the payment answers 402 settlement_pending.' },
@@ -83,6 +85,8 @@ export interface Config {
   readonly magicedenUrl: string;
   readonly lendingUrl: string;
   readonly poolSize: number | null;
+  readonly adminPort: number;
+  readonly adminToken: string | null;
   readonly svmCommitment: 'confirmed' | 'finalized';
   readonly settleTimeoutMs: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
@@ -209,6 +213,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     magicedenUrl: get('magiceden-url')!,
     lendingUrl: get('lending-url')!,
     poolSize: poolSize ? Number(poolSize) : null,
+    adminPort: Number(get('admin-port')),
+    adminToken: get('admin-token'),
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
     settleTimeoutMs: Number(get('settle-timeout-ms')),
     localnet: Object.freeze({

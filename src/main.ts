@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   const service = await startService(config, { upstreams });
   if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
   console.log(`identity ${service.identity.publicKey}`);
+  console.log(`admin ${service.adminUrl} (kill switch${service.adminTokenPath ? `; bearer token in ${service.adminTokenPath}` : ''})`);
   console.log(`listening ${service.url} (port ${service.port}, ${config.mode} mode)`);
 
   let stopping = false;

@@ -3,7 +3,7 @@
  * terms, catalog-driven routes, discovery documents, metrics. `startService` is what main.ts and
  * the integration tests call; it listens and returns the bound URL and a graceful close.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CATALOG } from './catalog/endpoints.ts';
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
 import { buildOpenApi } from './catalog/openapi.ts';
@@ -11,7 +11,9 @@ import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from './chain/evm-key-file.ts';
 import { createRpcClient } from './chain/rpc-client.ts';
 import { SOLANA_MAINNET_CAIP2, type Config } from './config.ts';
+import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
+import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes, type PaidHandler, type PaymentProcessor } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
@@ -19,6 +21,10 @@ import { createEpochHandler } from './intel/timing/epoch.ts';
 import { createSlotSampler } from './intel/timing/slot-rate.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
+import { createKillSwitch, type KillSwitch } from './trust/kill-switch.ts';
+import { createLedger, type Ledger } from './trust/ledger.ts';
+import { createReceiptIssuer } from './trust/receipt-issuer.ts';
+import { createTrustStatus } from './trust/trust-status.ts';
 import type { ExactScheme } from './x402/exact-scheme.ts';
 import { createPaymentProcessor } from './x402/payment-processor.ts';
 import { createChallengeBuilder, type PaymentTermsConfig } from './x402/payment-terms.ts';
@@ -59,6 +65,11 @@ export interface RunningService {
   readonly terms: PaymentTermsConfig;
   /** The one worker pool (receipt signing and other CPU work use it too). */
   readonly pool: WorkerPool;
+  readonly ledger: Ledger;
+  readonly killSwitch: KillSwitch;
+  /** Admin listener (kill switch) on 127.0.0.1, and where its bearer token is stored (never the token). */
+  readonly adminUrl: string;
+  readonly adminTokenPath: string | null;
   close(): Promise<void>;
 }
 
@@ -97,6 +108,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity, options.upstreams);
   const pool = createWorkerPool({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
+  const ledger = await createLedger({ dir: join(config.dataDir, 'ledger') });
+  if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
+  const killSwitch = createKillSwitch({ dataDir: config.dataDir, ledger });
+  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
+  const receipts = createReceiptIssuer({ ledger, service: config.serviceName, serviceVersion: SERVICE_VERSION, baseUrl: () => baseUrl, publicKey: identity.publicKey, sign });
+  const trustStatus = createTrustStatus({ ledger, killSwitch });
   const rpc = createRpcClient({ url: options.upstreams.rpcUrl });
   if (config.mode === 'embedded') await prepareEmbeddedSvmAccounts(rpc, { feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
@@ -112,7 +129,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     ? [await startEvmExactScheme({ asset: terms.evm.asset, name: terms.evm.name, version: terms.evm.version, settlement, settleTimeoutMs: config.settleTimeoutMs })]
     : [];
   const processor = options.processor !== undefined ? options.processor
-    : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, challengeFor: (path) => challenges.get(path)! });
+    : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });
   const handlers = { '/v1/epoch': createEpochHandler({ rpc, sampler }), ...options.handlers };
   let baseUrl = '';
   let documents: Documents | null = null;
@@ -125,9 +142,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       metrics: () => metrics.snapshot(),
       documents: () => documents!,
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
-      statusExtras: () => (options.upstreams.localnet ? { mode: config.mode, localnet: options.upstreams.localnet } : { mode: config.mode }),
+      statusExtras: () => ({ mode: config.mode, ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
     }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor }),
+    ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => killSwitch.isActive() }),
   ];
   const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });
   const port = await server.listen(config.host, config.port);
@@ -140,12 +158,15 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     updatedAt: startedAt.toISOString(),
     acceptsFor: (e) => challenges.get(e.path)!.accepts,
   });
+  const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch });
+  const adminPort = await admin.listen();
   async function close(): Promise<void> {
-    await server.close();
+    await Promise.all([server.close(), admin.close()]);
     blockhashes.close();
     sampler.close();
     await replayGuard.close();
+    await ledger.close();
     await pool.close();
   }
-  return { url: baseUrl, port, identity, terms, pool, close };
+  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl: `http://127.0.0.1:${adminPort}`, adminTokenPath: admin.tokenPath, close };
 }

@@ -5,6 +5,8 @@
  * `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment buys one answer.
  */
 import { toErrorResponse } from '../errors.ts';
+import { RECEIPT_HEADER } from '../trust/receipt.ts';
+import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import type { SupportedKind } from '../http/free-routes.ts';
 import type { PaidCall, PaymentProcessor } from '../http/paid-routes.ts';
 import { errorReply, type HttpReply } from '../http/server.ts';
@@ -16,6 +18,8 @@ import type { ReplayGuard } from './replay-guard.ts';
 
 export interface PaymentProcessorConfig {
   readonly schemes: readonly ExactScheme[];
+  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (SPEC 2.4, 4.4). */
+  readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
   readonly replayGuard: ReplayGuard;
   /** The route's challenge builder, for 402 answers that name the reason. */
   readonly challengeFor: (path: string) => ChallengeBuilder;
@@ -60,7 +64,15 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (!settled.success) return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
       await config.replayGuard.markSettled(key);
       settledOk = true;
-      return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled) } };
+      const issued = await config.receipts?.issue({
+        originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
+        endpoint: call.entry.path,
+        priceUsdcUnits: call.entry.priceUnits,
+        network: settled.network,
+        body: answer.body,
+      });
+      const receiptHeader: Record<string, string> = issued ? { [RECEIPT_HEADER]: issued.headerValue } : {};
+      return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
     } catch (err) {
       const { status, body } = toErrorResponse(err);
       return errorReply(status, body);

@@ -28,7 +28,7 @@ export async function startTestLocalnet(seed = 'test-1'): Promise<{ localnet: Lo
 /** The real service on port 0 against a fresh embedded localnet and data dir. */
 export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
-  const config = loadConfig({}, ['--port', '0', '--data-dir', dataDir, ...argv]);
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...argv]);
   const { localnet, upstreams } = await startTestLocalnet();
   const service = await startService(config, { upstreams, ...options });
   return {

@@ -69,7 +69,7 @@ describe('process lifecycle', () => {
     const { localnet } = await startTestLocalnet('lifecycle-1');
     const relayerKey = join(dataDir, 'relayer.key');
     writeFileSync(relayerKey, `${localnet.evm.relayerKey}\n`, { mode: 0o600 });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', dataDir,
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir,
       '--rpc-url', localnet.urls.rpc, '--geyser-url', localnet.urls.geyser, '--evm-rpc-url', localnet.urls.evm, '--evm-relayer-key', relayerKey,
       '--evm-asset', localnet.evm.usdcAddress, '--svm-asset', localnet.stablecoinMint,
       '--svm-pay-to', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe', '--evm-pay-to', '0x1111111111111111111111111111111111111111'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -120,7 +120,7 @@ describe('process lifecycle', () => {
 describe('embedded default', () => {
   it('npm start with no upstream flags runs the localnet, reports it in /health, and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'x402-embedded-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', dataDir, '--slot-ms', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--slot-ms', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

@@ -36,7 +36,7 @@ const failingHandlers = {
 };
 
 async function start(): Promise<RunningService> {
-  const config = loadConfig({}, ['--port', '0', '--data-dir', dataDir]);
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
   return startService(config, { upstreams, handlers: failingHandlers });
 }
 
