@@ -1,0 +1,88 @@
+/**
+ * The trust layer on real paid calls: the official x402 client pays /v1/epoch, the 200 carries a
+ * receipt that an independent verifier (tweetnacl + bs58) accepts, its ledger entry is on /ledger
+ * and its inclusion proof verifies by SPEC's rule; the kill switch stops paid calls with 503 and
+ * its transitions are audited ledger entries.
+ */
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import bs58 from 'bs58';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import nacl from 'tweetnacl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJson } from '../helpers/read-json.ts';
+import { fundedPayer } from '../helpers/svm-payer.ts';
+import { startTestService, type TestService } from '../helpers/test-service.ts';
+
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+let t: TestService;
+let payFetch: typeof fetch;
+
+const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
+
+beforeAll(async () => {
+  t = await startTestService();
+  const payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
+  const client = new x402Client();
+  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
+  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
+  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+}, 90_000);
+afterAll(async () => {
+  await t.close();
+});
+
+describe('receipts of real paid calls', () => {
+  it('verify independently, match the body, and sit in the ledger with a valid SPEC proof', async () => {
+    const res = await payFetch(`${t.url}/v1/epoch?rate=both`);
+    expect(res.status).toBe(200);
+    const body = new Uint8Array(await res.arrayBuffer());
+    const receipt = JSON.parse(Buffer.from(res.headers.get('x-service-receipt')!, 'base64').toString());
+    const { signature, ...unsigned } = receipt;
+    expect(Object.keys(unsigned)).toEqual(['schema', 'service', 'resource', 'endpoint', 'priceUsd', 'priceUsdcUnits', 'network', 'serviceVersion', 'requestSha256', 'responseSha256', 'responseBytes', 'ledgerChainHead', 'generatedAtUtc', 'ledgerIndex']);
+    expect(unsigned).toMatchObject({ endpoint: '/v1/epoch', resource: '/v1/epoch?rate=both', priceUsd: '$0.001', priceUsdcUnits: 1000, network: SOLANA, serviceVersion: '0.1.9', responseBytes: body.length });
+    expect(unsigned.responseSha256).toBe(sha256(body).toString('hex'));
+    expect(unsigned.requestSha256).toBe(sha256('GET /v1/epoch?rate=both').toString('hex'));
+    const canonical = new TextEncoder().encode(JSON.stringify(unsigned));
+    const pub = await readJson(fetch(`${t.url}/trust/pubkey`));
+    expect(signature.signedBy).toBe(pub.publicKey);
+    expect(nacl.sign.detached.verify(canonical, bs58.decode(signature.signatureBase58), bs58.decode(signature.signedBy))).toBe(true);
+    const tampered = Uint8Array.from(canonical);
+    tampered[10] = tampered[10]! ^ 1;
+    expect(nacl.sign.detached.verify(tampered, bs58.decode(signature.signatureBase58), bs58.decode(signature.signedBy))).toBe(false);
+
+    const ledger = await readJson(fetch(`${t.url}/ledger?limit=1000`));
+    const entry = ledger.entries.find((e: { index: number }) => e.index === unsigned.ledgerIndex);
+    expect(entry).toMatchObject({ kind: 'payment', endpoint: '/v1/epoch', prevHash: unsigned.ledgerChainHead });
+    expect(entry.receiptSha256).toBe(sha256(canonical).toString('hex'));
+    expect(JSON.stringify(entry)).not.toContain('rate=both');
+
+    const proof = await readJson(fetch(`${t.url}/trust/proof?index=${unsigned.ledgerIndex}`));
+    let cur = Buffer.from(proof.leaf, 'hex');
+    expect(proof.leaf).toBe(entry.entrySha256);
+    for (const step of proof.proof) {
+      const h = Buffer.from(step.hash, 'hex');
+      cur = sha256(step.side === 'left' ? Buffer.concat([h, cur]) : Buffer.concat([cur, h]));
+    }
+    expect(cur.toString('hex')).toBe(proof.merkleRootSha256);
+
+    const verdict = await readJson(fetch(`${t.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`));
+    expect(verdict.valid).toBe(true);
+  });
+
+  it('the kill switch answers 503 to paid calls, is audited, and release restores service', async () => {
+    const token = readFileSync(t.service.adminTokenPath!, 'utf8').trim();
+    const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    expect((await fetch(`${t.service.adminUrl}/kill-switch/activate`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${t.service.adminUrl}/kill-switch/activate`, { method: 'POST', headers: auth, body: '{"reason":"test stop"}' })).status).toBe(200);
+    expect((await fetch(`${t.url}/v1/epoch`)).status).toBe(503);
+    const health = await readJson(fetch(`${t.url}/health`));
+    expect(health.killSwitch.active).toBe(true);
+    expect((await fetch(`${t.service.adminUrl}/kill-switch/release`, { method: 'POST', headers: auth })).status).toBe(200);
+    expect((await fetch(`${t.url}/v1/epoch`)).status).toBe(402);
+    const ledger = await readJson(fetch(`${t.url}/ledger`));
+    const audits = ledger.entries.filter((e: { kind: string }) => e.kind === 'audit');
+    expect(audits.length).toBeGreaterThanOrEqual(2);
+  });
+});
