@@ -126,7 +126,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const svm = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer: identity.publicKey, rpc, pool, commitment: config.svmCommitment, confirmTimeoutMs: config.settleTimeoutMs });
   const settlement = evmSettlement(config, options.upstreams);
   const evm = settlement
-    ? [await startEvmExactScheme({ asset: terms.evm.asset, name: terms.evm.name, version: terms.evm.version, settlement, settleTimeoutMs: config.settleTimeoutMs })]
+    ? [await startEvmExactScheme({
+        asset: terms.evm.asset, name: terms.evm.name, version: terms.evm.version, settlement, settleTimeoutMs: config.settleTimeoutMs,
+        // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
+        verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
+      })]
     : [];
   const processor = options.processor !== undefined ? options.processor
     : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });

@@ -7,3 +7,4 @@ register();
 const tasks = await import('./pool-worker.ts');
 export const verifyEd25519Batch = tasks.verifyEd25519Batch;
 export const signEd25519 = tasks.signEd25519;
+export const verifyEvmExact = tasks.verifyEvmExact;

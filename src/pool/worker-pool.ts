@@ -6,11 +6,14 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { Ed25519Check } from '../trust/ed25519.ts';
+import type { EvmVerifyInput } from '../x402/evm-verify.ts';
+import type { VerifyResult } from '../x402/exact-scheme.ts';
 
 /** Input and output of every task the worker entry (workers/pool-worker.ts) exports. */
 export interface PoolTasks {
   readonly verifyEd25519Batch: { readonly input: { readonly checks: readonly Ed25519Check[] }; readonly output: boolean[] };
   readonly signEd25519: { readonly input: { readonly message: Uint8Array }; readonly output: Uint8Array };
+  readonly verifyEvmExact: { readonly input: EvmVerifyInput; readonly output: VerifyResult };
 }
 
 export type PoolTaskName = keyof PoolTasks;

@@ -36,7 +36,7 @@ export function evmReplayKey(payment: PaymentPayload): string | null {
 export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme {
   const network = config.network ?? BASE_MAINNET_CAIP2;
   const now = config.nowSeconds ?? (() => Date.now() / 1000);
-  // In-process for now, until the pool registers an EVM verify task (see verifyOffchain).
+  // The service passes the pool's verifyEvmExact task; in-process only for standalone use (tests).
   const verifyOffchain = config.verifyOffchain ?? ((input: EvmVerifyInput) => verifyEvmExactOffchain(input));
   const { settler } = config;
   return {
