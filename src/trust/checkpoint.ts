@@ -8,7 +8,7 @@
  * whitespace: `{"schema","treeSize","rootHash":{"rfc6962","spec"},"chainHead","timestamp"}`.
  * Signature = ed25519 detached over its UTF-8 bytes, base58 in `signatureBase58`, like receipts.
  */
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createEd25519Signer, verifyEd25519Batch } from './ed25519.ts';
 import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
 import { ServiceError } from '../errors.ts';
 import { isHexDigest } from './merkle-hash.ts';
@@ -16,10 +16,7 @@ import type { VerifyResult } from './merkle-verify.ts';
 
 /** Signature scheme label, as in SPEC 2.4 receipts. */
 export const CHECKPOINT_SIGNATURE_SCHEME = 'ed25519-detached(utf8(canonicalCheckpoint))';
-const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const SOLANA_SECRET_KEY_BYTES = 64;
-const ED25519_SEED_BYTES = 32;
 
 /** The signed content of a checkpoint. */
 export interface UnsignedCheckpoint {
@@ -53,30 +50,25 @@ export function canonicalCheckpoint(c: UnsignedCheckpoint): string {
   return JSON.stringify({ schema: c.schema, treeSize: c.treeSize, rootHash: { rfc6962: c.rootHash.rfc6962, spec: c.rootHash.spec }, chainHead: c.chainHead, timestamp: c.timestamp });
 }
 
-const keyCache = new WeakMap<Uint8Array, KeyObject>();
+const signers = new WeakMap<Uint8Array, (message: Uint8Array) => Uint8Array>();
 
 /**
  * ed25519 detached signature of `message` with a 64-byte Solana-layout secret key
- * (seed || public key). Pure bytes in and out, so it can move into a pool task unchanged.
+ * (seed || public key), through the same node:crypto signer the worker pool runs.
  */
 export function signEd25519(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
   if (secretKey.length !== SOLANA_SECRET_KEY_BYTES) throw new ServiceError('internal_error', 'signing key must be 64 bytes (seed || public key)');
-  let key = keyCache.get(secretKey);
-  if (!key) {
-    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, secretKey.subarray(0, ED25519_SEED_BYTES)]), format: 'der', type: 'pkcs8' });
-    keyCache.set(secretKey, key);
+  let signer = signers.get(secretKey);
+  if (!signer) {
+    signer = createEd25519Signer(secretKey.subarray(0, 32));
+    signers.set(secretKey, signer);
   }
-  return new Uint8Array(sign(null, message, key));
+  return signer(message);
 }
 
 /** True when `signature` is a valid ed25519 signature of `message` by the 32-byte `publicKey`. */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
-  try {
-    return verify(null, message, createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' }), signature);
-  } catch {
-    return false;
-  }
+  return verifyEd25519Batch([{ publicKey, message, signature }])[0] === true;
 }
 
 /** Configuration of checkpoint signing. */
