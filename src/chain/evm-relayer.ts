@@ -8,20 +8,14 @@ import { createWalletClient, defineChain, http, parseEventLogs, parseSignature, 
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
 import type { EvmHexKey } from './evm-key-file.ts';
+import type { TransferAuthorizationToRecover } from './evm-typed-data.ts';
 import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal, revertReasonOf } from './evm-token-reader.ts';
 
 /** Receipt polling period, ms: a quarter of Base's 2 s block time; local automine answers at once. */
 export const EVM_RECEIPT_POLL_MS = 250;
 
-export interface TransferAuthorizationCall {
-  readonly from: string;
-  readonly to: string;
-  readonly value: bigint;
-  readonly validAfter: bigint;
-  readonly validBefore: bigint;
-  readonly nonce: string;
-  readonly signature: string;
-}
+/** The signed authorization as `transferWithAuthorization` takes it (no domain: the contract knows it). */
+export type TransferAuthorizationCall = Omit<TransferAuthorizationToRecover, 'domain'>;
 
 export type SubmitResult =
   | { readonly ok: true; readonly hash: string }

@@ -4,6 +4,7 @@
  * never crashes it: parse errors, unknown methods and bad params answer JSON-RPC errors, and an
  * unexpected exception in a method answers -32603 for that request only.
  */
+import { readRequestBody } from './read-request-body.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalChain } from './local-chain.ts';
@@ -92,24 +93,6 @@ export async function handleRpcBody(body: string, ctx: RpcContext): Promise<stri
   return replies.length === 0 ? null : stringifyRpcJson(replies);
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: string | null, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type, 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type' });
   res.end(body ?? '');
@@ -119,7 +102,7 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: RpcContext)
   if (req.method === 'OPTIONS') return send(res, 204, null);
   if (req.method === 'GET' && req.url === '/health') return send(res, 200, 'ok', 'text/plain');
   if (req.method !== 'POST') return send(res, 405, 'Used HTTP Method is not allowed. POST or OPTIONS is required', 'text/plain');
-  const body = await readBody(req);
+  const body = await readRequestBody(req, MAX_REQUEST_BODY_BYTES);
   if (body === null) return send(res, 413, 'Payload Too Large', 'text/plain');
   const reply = await handleRpcBody(body, ctx);
   send(res, 200, reply);

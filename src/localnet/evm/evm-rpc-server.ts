@@ -4,6 +4,7 @@
  * Solana localnet's method of the same name mints its stablecoin. Bad input answers JSON-RPC
  * errors and never takes the server down.
  */
+import { readRequestBody } from '../read-request-body.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EdrChain, RpcAnswer } from './edr-chain.ts';
@@ -81,24 +82,6 @@ async function handleBody(body: string, config: EvmRpcServerConfig): Promise<unk
   return replies;
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_EVM_RPC_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -109,7 +92,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 export async function startEvmRpcServer(config: EvmRpcServerConfig): Promise<EvmRpcServer> {
   const server = createServer((req, res) => {
     if (req.method !== 'POST') return send(res, 405, errorReply(null, -32600, 'Use POST with a JSON-RPC body'));
-    readBody(req)
+    readRequestBody(req, MAX_EVM_RPC_BODY_BYTES)
       .then(async (body) => (body === null ? send(res, 413, errorReply(null, -32600, 'Request body too large')) : send(res, 200, await handleBody(body, config))))
       .catch(() => res.destroy());
   });
