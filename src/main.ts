@@ -12,7 +12,8 @@ interface Closeable {
 
 async function upstreamsFor(config: Config): Promise<{ upstreams: Upstreams; localnet: Closeable | null }> {
   if (config.mode === 'mainnet') {
-    return { upstreams: { rpcUrl: config.rpcUrl!, geyserUrl: config.geyserUrl! }, localnet: null };
+    const market = { jupiter: config.jupiterUrl, geckoterminal: config.geckoterminalUrl, magiceden: config.magicedenUrl, lending: config.lendingUrl };
+    return { upstreams: { rpcUrl: config.rpcUrl!, geyserUrl: config.geyserUrl!, geyserToken: config.geyserToken, market }, localnet: null };
   }
   const { startLocalnet } = await import('./localnet/start-localnet.ts');
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, ...config.localnet });

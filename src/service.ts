@@ -9,7 +9,7 @@ import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext }
 import { buildOpenApi } from './catalog/openapi.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from './chain/evm-key-file.ts';
-import { createRpcClient } from './chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
 import { SOLANA_MAINNET_CAIP2, type Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
@@ -17,8 +17,11 @@ import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes, type PaidHandler, type PaymentProcessor } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
-import { createEpochHandler } from './intel/timing/epoch.ts';
-import { createSlotSampler } from './intel/timing/slot-rate.ts';
+import { createForensicsGroup } from './intel/forensics/forensics-group.ts';
+import type { HandlerDeps, HandlerGroup, MarketUrls } from './intel/handler-group.ts';
+import { createMarketGroup } from './intel/market/market-group.ts';
+import { createTimingGroup } from './intel/timing/timing-group.ts';
+import { createTokenGroup } from './intel/token/token-group.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import { createKillSwitch, type KillSwitch } from './trust/kill-switch.ts';
@@ -40,6 +43,9 @@ export const SERVICE_VERSION = '0.1.9';
 export interface Upstreams {
   readonly rpcUrl: string;
   readonly geyserUrl: string;
+  readonly geyserToken?: string | null;
+  /** Market sources; in mainnet mode the configured URLs. */
+  readonly market: MarketUrls;
   /** Stablecoin mint on the Solana side when not configured (the localnet's own). */
   readonly svmAsset?: string;
   /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
@@ -102,6 +108,14 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
   };
 }
 
+/** The paid handler groups; pretrade borrows token-intel and fee bands from its peers. */
+function createHandlerGroups(deps: HandlerDeps): HandlerGroup[] {
+  const timing = createTimingGroup(deps);
+  const token = createTokenGroup(deps);
+  const forensics = createForensicsGroup(deps, { feeBands: (signal) => timing.feeBands(signal), tokenIntel: (mint, signal) => token.tokenIntel(mint, signal) });
+  return [timing, token, forensics, createMarketGroup(deps)];
+}
+
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const startedAt = new Date();
@@ -114,11 +128,16 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
   const receipts = createReceiptIssuer({ ledger, service: config.serviceName, serviceVersion: SERVICE_VERSION, baseUrl: () => baseUrl, publicKey: identity.publicKey, sign });
   const trustStatus = createTrustStatus({ ledger, killSwitch });
-  const rpc = createRpcClient({ url: options.upstreams.rpcUrl });
+  const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl });
+  const rpc = createRpcClient(rpcTransport);
   if (config.mode === 'embedded') await prepareEmbeddedSvmAccounts(rpc, { feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
-  const sampler = createSlotSampler({ rpc });
-  await Promise.all([blockhashes.refresh(), sampler.start()]);
+  const groups = createHandlerGroups({
+    config, rpc, rpcTransport, pool,
+    geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
+    market: options.upstreams.market,
+  });
+  await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
   const live = { svmExtra: () => { const b = blockhashes.current(); return b ? { recentBlockhash: b.blockhash } : null; } };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
   const metrics = createRequestMetrics();
@@ -134,7 +153,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     : [];
   const processor = options.processor !== undefined ? options.processor
     : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });
-  const handlers = { '/v1/epoch': createEpochHandler({ rpc, sampler }), ...options.handlers };
+  const handlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers) as Partial<Record<string, PaidHandler>>;
   let baseUrl = '';
   let documents: Documents | null = null;
 
@@ -167,7 +186,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   async function close(): Promise<void> {
     await Promise.all([server.close(), admin.close()]);
     blockhashes.close();
-    sampler.close();
+    await Promise.all(groups.map((g) => g.close?.()));
     await replayGuard.close();
     await ledger.close();
     await pool.close();

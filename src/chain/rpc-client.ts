@@ -4,7 +4,7 @@
  * ServiceError `upstream_unavailable` / `upstream_timeout`; JSON-RPC errors of the write paths
  * (simulate, send) are returned as data because they judge the transaction, not the upstream.
  */
-import { createSolanaRpc, isSolanaError, type Address, type Base64EncodedWireTransaction, type Commitment, type Signature } from '@solana/kit';
+import { createSolanaRpc, isSolanaError, type Rpc, type SolanaRpcApi, type Address, type Base64EncodedWireTransaction, type Commitment, type Signature } from '@solana/kit';
 import { ServiceError } from '../errors.ts';
 
 /** Default per-call time limit. */
@@ -75,9 +75,26 @@ function rpcFailureOf(err: unknown): RpcFailure | null {
   return { ok: false, code, message: err.message };
 }
 
-/** Creates the client; every call carries its own time limit and the caller's AbortSignal. */
-export function createRpcClient(config: RpcClientConfig): RpcClient {
-  const rpc = createSolanaRpc(config.url);
+/**
+ * The shared call path of every RPC method group: kit's RPC object plus the time limit, abort and
+ * fault mapping. Method groups live in `src/chain/rpc-*-methods.ts` files (the only other kit-RPC
+ * importers) and take a transport, so each domain adds its calls without touching this file.
+ */
+export interface RpcTransport {
+  readonly url: string;
+  /** kit's RPC object (typed by kit; method groups call it through `call`). */
+  readonly rpc: Rpc<SolanaRpcApi>;
+  /** Runs one request with the time limit and the caller's signal; faults become ServiceErrors. */
+  call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T>;
+  /** Write paths: a JSON-RPC error is an answer about the transaction, returned as data. */
+  judged<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T | RpcFailure>;
+  /** A method kit does not type (localnet extensions); the JSON-RPC error becomes a ServiceError. */
+  rawCall(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown>;
+}
+
+/** Creates the transport; every call carries its own time limit and the caller's AbortSignal. */
+export function createRpcTransport(config: RpcClientConfig): RpcTransport {
+  const rpc: Rpc<SolanaRpcApi> = createSolanaRpc(config.url);
   const timeoutMs = config.timeoutMs ?? RPC_TIMEOUT_MS;
 
   async function call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>, keepRpcErrors = false): Promise<T> {
@@ -120,6 +137,14 @@ export function createRpcClient(config: RpcClientConfig): RpcClient {
     });
   }
 
+  return { url: config.url, rpc, call: (what, signal, send) => call(what, signal, send), judged, rawCall };
+}
+
+/** Creates the client over a transport (or a fresh one from config). */
+export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClient {
+  const transport = 'call' in source ? source : createRpcTransport(source);
+  const { rpc, call, judged, rawCall } = transport;
+  const config = { url: transport.url };
   return {
     url: config.url,
     async getLatestBlockhash(signal) {

@@ -11,6 +11,8 @@ export function localnetUpstreams(net: Localnet): Upstreams {
   return {
     rpcUrl: rpc,
     geyserUrl: geyser,
+    // One stand-in server answers every market source at its real path layout.
+    market: { jupiter: market, geckoterminal: market, magiceden: market, lending: market },
     svmAsset: net.stablecoinMint,
     evm: { rpcUrl: evm, asset: net.evm.usdcAddress, name: net.evm.name, version: net.evm.version, relayerKey: net.evm.relayerKey as `0x${string}` },
     localnet: { rpcUrl: rpc, geyserUrl: geyser, marketUrl: market, evmRpcUrl: evm },
