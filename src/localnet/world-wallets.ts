@@ -16,7 +16,8 @@ const BASE_FEE_LAMPORTS = 5000n;
 /** Transactions per slot while writing history, so it spans several blocks. */
 const TXS_PER_SLOT = 8;
 const AIRDROP_SOL: Readonly<Record<WalletBand, bigint>> = { fresh: 2n, active: 20n, heavy: 200n, empty: 0n };
-const EXTRA_TXS: Readonly<Record<WalletBand, number>> = { fresh: 1, active: 12, heavy: 60, empty: 0 };
+/** Transactions each wallet of a band sends after its airdrop. */
+export const EXTRA_WALLET_TXS: Readonly<Record<WalletBand, number>> = { fresh: 1, active: 12, heavy: 60, empty: 0 };
 
 /** A wallet and the ground truth of what the world did with it. */
 export interface WorldWallet {
@@ -61,14 +62,24 @@ export function runWalletHistory(args: {
   const { chain, wallets, prng } = args;
   let inSlot = 0;
   let landed = 0;
+  // Signatures landed in the open slot: all of them share its blockhash.
+  const slotSignatures = new Set<string>();
   const byAddress = new Map(wallets.map((w) => [w.address, w]));
+  const closeSlot = (): void => { chain.advanceSlot(); inSlot = 0; slotSignatures.clear(); };
   const record = (signature: string, involved: readonly string[]): void => {
     for (const a of new Set(involved)) byAddress.get(a)?.signatures.push(signature);
     landed += 1;
-    if (++inSlot >= TXS_PER_SLOT) { chain.advanceSlot(); inSlot = 0; }
+    slotSignatures.add(signature);
+    if (++inSlot >= TXS_PER_SLOT) closeSlot();
   };
   const send = (payer: WorldSigner, ixs: Parameters<typeof buildSignedWire>[1], involved: readonly string[]): void => {
-    const signed = buildSignedWire(payer, ixs, chain.latestBlockhash('processed').blockhash);
+    let signed = buildSignedWire(payer, ixs, chain.latestBlockhash('processed').blockhash);
+    // The PRNG can draw the same transfer twice within one slot: under the same blockhash that is
+    // the same transaction (AlreadyProcessed), so, as a real client would, send it in the next slot.
+    if (slotSignatures.has(signed.signature)) {
+      closeSlot();
+      signed = buildSignedWire(payer, ixs, chain.latestBlockhash('processed').blockhash);
+    }
     const result = chain.sendTransaction(signed.wire);
     if (!result.ok || result.tx.err !== null) throw new Error(`world history tx failed: ${JSON.stringify(result.ok ? result.tx.err : result.message)}`);
     record(result.signature, involved);
@@ -82,7 +93,7 @@ export function runWalletHistory(args: {
   }
   const peers = wallets.filter((w) => w.band === 'active' || w.band === 'heavy');
   for (const w of wallets) {
-    for (let n = 0; n < EXTRA_TXS[w.band]; n += 1) {
+    for (let n = 0; n < EXTRA_WALLET_TXS[w.band]; n += 1) {
       const peer = prng.pick(peers.filter((p) => p !== w)) ?? w;
       const kind = w.tokenAccounts.length > 0 && peer.tokenAccounts.length > 0 ? prng.int(0, 2) : 0;
       if (kind === 1) {
