@@ -57,7 +57,9 @@ function providerConfig(options: EdrChainOptions): ProviderConfig {
     // time ahead of real time and expire authorizations early.
     allowBlocksWithSameTimestamp: true,
     allowUnlimitedContractSize: false,
-    bailOnCallFailure: false,
+    // A reverted eth_call answers a JSON-RPC error with the revert data, as Base nodes do;
+    // answering the revert bytes as a result would make callers read a revert as success.
+    bailOnCallFailure: true,
     bailOnTransactionFailure: false,
     chainId: options.chainId,
     coinbase: new Uint8Array(20),
