@@ -1,0 +1,74 @@
+/**
+ * The real service as a child process, started exactly as a user does (`node --import tsx
+ * src/main.ts`), for tests that must kill it (SIGKILL) and start it again on the same data dir.
+ * In embedded mode the localnet lives in the same process, so it dies with it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Start-up on a loaded 2-core machine (localnet world, EVM, pool) can take tens of seconds. */
+export const SERVICE_START_TIMEOUT_MS = 120_000;
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Public base URL (`listening ...`). */
+  readonly url: string;
+  readonly rpcUrl: string;
+  /** The localnet stablecoin mint on the Solana side. */
+  readonly stablecoinMint: string;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function match(text: string, re: RegExp): string | null {
+  return re.exec(text)?.[1] ?? null;
+}
+
+/** Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line. */
+export function spawnService(dataDir: string, extraArgs: readonly string[] = []): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...extraArgs], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start within ${SERVICE_START_TIMEOUT_MS} ms\nstdout:\n${out}\nstderr:\n${err}`));
+    }, SERVICE_START_TIMEOUT_MS);
+    const onData = (): void => {
+      const url = match(out, /^listening (http:\/\/\S+)/m);
+      if (!url) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      const rpcUrl = match(out, /^localnet rpc (\S+)/m);
+      const stablecoinMint = match(out, /^localnet stablecoin (\S+) \(solana\)/m);
+      if (!rpcUrl || !stablecoinMint) {
+        reject(new Error(`service printed no localnet URLs (embedded mode expected)\nstdout:\n${out}`));
+        return;
+      }
+      resolve({ child, pid: child.pid!, url, rpcUrl, stablecoinMint, stdout: () => out, stderr: () => err, exited });
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited before listening (code ${code}, signal ${signal})\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+}
+
+/** SIGKILLs the process (if still running) and waits for it to be gone. */
+export async function killService(p: ServiceProcess | null | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGKILL');
+  await p.exited;
+}

@@ -1,0 +1,165 @@
+/**
+ * Issue 5 acceptance: kill -9 of the real server under paid load loses no acknowledged entry.
+ *
+ * The service runs as a child process (`node --import tsx src/main.ts`, embedded mode). Several
+ * official x402 clients (`@x402/fetch` + `@x402/svm`) pay /v1/epoch concurrently; every 200 that
+ * reaches us is recorded (its receipt, hence ledgerIndex and SHA-256 of the canonical receipt).
+ * While other paid calls are in flight the process is SIGKILLed, then started again on the same
+ * data dir (its localnet is a fresh chain; the ledger on disk is what carries over). The ledger
+ * served after the restart is checked the way a client would, with node:crypto and tweetnacl
+ * only: the chain from genesis, the Merkle root, every acknowledged receipt's entry and its
+ * SPEC inclusion proof. A kill -9 does not tear a write the kernel accepted, so the WAL is also
+ * given the unterminated partial line a crash mid-write (power loss) leaves, and the restart must
+ * cut it and say so.
+ */
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import bs58 from 'bs58';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nacl from 'tweetnacl';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chainProblem, sha256Hex, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { killService, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
+import { fundedPayer } from '../helpers/svm-payer.ts';
+
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+/** Concurrent paying clients. */
+const WORKERS = 6;
+/** The kill comes right when this many 200s have reached the clients (others are in flight). */
+const ACKS_BEFORE_KILL = 12;
+const PARTIAL_LINE = '{"index":999999,"time":"2026-01-01T00:00:00.000Z","kind":"payment","endp';
+
+interface Ack {
+  readonly header: string;
+  readonly body: Uint8Array;
+  readonly receipt: { ledgerIndex: number; ledgerChainHead: string; responseSha256: string; signature: { signatureBase58: string; signedBy: string } };
+  /** SHA-256 of the canonical receipt: what the ledger entry must carry. */
+  readonly receiptSha256: string;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ledger-crash-'));
+const running: ServiceProcess[] = [];
+
+afterAll(async () => {
+  for (const p of running) await killService(p);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function payingFetch(svc: ServiceProcess): Promise<typeof fetch> {
+  const payer = await fundedPayer(svc.rpcUrl, 50_000_000);
+  const client = new x402Client();
+  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: svc.stablecoinMint, maxAmountPerPayment: '1000000' }] });
+  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: svc.rpcUrl }));
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+async function readAck(res: Response): Promise<Ack> {
+  const body = new Uint8Array(await res.arrayBuffer());
+  const header = res.headers.get('x-service-receipt')!;
+  const receipt = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+  const { signature: _signature, ...unsigned } = receipt;
+  return { header, body, receipt, receiptSha256: sha256Hex(JSON.stringify(unsigned)) };
+}
+
+/** Pays in WORKERS loops; SIGKILLs the service as the ACKS_BEFORE_KILL-th 200 arrives. */
+async function payUntilKilled(svc: ServiceProcess, payFetch: typeof fetch): Promise<{ acks: Ack[]; inFlightAtKill: number; refused: number }> {
+  const acks: Ack[] = [];
+  let killed = false;
+  let inFlight = 0;
+  let inFlightAtKill = 0;
+  let refused = 0;
+  const worker = async (w: number): Promise<void> => {
+    for (let i = 0; !killed; i++) {
+      inFlight += 1;
+      try {
+        const res = await payFetch(`${svc.url}/v1/epoch?rate=${['both', 'primary', 'alt'][(i + w) % 3]}`);
+        if (res.status !== 200) {
+          // Only a 200 is an acknowledgement; anything else before the kill is a test failure.
+          if (!killed) throw new Error(`paid call answered ${res.status}: ${await res.text()}`);
+          continue;
+        }
+        const ack = await readAck(res);
+        if (killed) continue; // the kill raced the body; the 200 counts only once fully received
+        acks.push(ack);
+        if (acks.length === ACKS_BEFORE_KILL) {
+          killed = true;
+          inFlightAtKill = inFlight - 1;
+          svc.child.kill('SIGKILL');
+        }
+      } catch (err) {
+        if (!killed) throw err;
+        refused += 1;
+      } finally {
+        inFlight -= 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+  return { acks, inFlightAtKill, refused };
+}
+
+describe('kill -9 of the real server under paid load', () => {
+  it('keeps every acknowledged entry: the chain verifies from genesis and every receipt proves inclusion', async () => {
+    const first = await spawnService(dataDir);
+    running.push(first);
+    const { acks, inFlightAtKill } = await payUntilKilled(first, await payingFetch(first));
+    expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
+    expect(acks).toHaveLength(ACKS_BEFORE_KILL);
+    expect(inFlightAtKill).toBeGreaterThan(0);
+    expect(new Set(acks.map((a) => a.receipt.ledgerIndex)).size).toBe(acks.length);
+
+    // What a write interrupted by power loss leaves: an unterminated line at the end.
+    const wal = join(dataDir, 'ledger', 'ledger.wal');
+    const killedSize = statSync(wal).size;
+    const killedTail = readFileSync(wal, 'utf8');
+    appendFileSync(wal, PARTIAL_LINE);
+
+    const second = await spawnService(dataDir);
+    running.push(second);
+    // The torn tail is cut at the end of the last complete line and reported at start-up.
+    const lastNewline = killedTail.endsWith('\n') ? killedSize : killedTail.lastIndexOf('\n') + 1;
+    expect(second.stderr()).toMatch(/ledger: cut a torn tail after a crash/);
+    expect(second.stderr()).toContain(`"offset":${lastNewline}`);
+    expect(statSync(wal).size).toBe(lastNewline);
+
+    const log = await readJson(fetch(`${second.url}/trust/log?limit=1000`));
+    const ledger = await readJson(fetch(`${second.url}/ledger?limit=1000`));
+    const entries = ledger.entries as ServedEntry[];
+    expect(log.entries).toEqual(entries);
+    expect(ledger.treeSize).toBe(entries.length);
+    expect(entries.length).toBeLessThan(1000);
+    expect(chainProblem(entries)).toBeNull();
+    expect(ledger.chainHeadSha256).toBe(entries.at(-1)!.entrySha256);
+    expect(log.merkleRootSha256).toBe(specMerkleRoot(entries.map((e) => e.entrySha256)));
+    const health = await readJson(fetch(`${second.url}/health`));
+    expect(health.ledger).toMatchObject({ entries: entries.length, chainHeadSha256: ledger.chainHeadSha256, merkleRootSha256: log.merkleRootSha256 });
+
+    const { publicKey } = await readJson(fetch(`${second.url}/trust/pubkey`));
+    for (const ack of acks) {
+      const r = ack.receipt;
+      const entry = entries[r.ledgerIndex]!;
+      expect(entry).toMatchObject({ index: r.ledgerIndex, kind: 'payment', endpoint: '/v1/epoch', receiptSha256: ack.receiptSha256, prevHash: r.ledgerChainHead });
+      const { signature: _s, ...unsigned } = JSON.parse(Buffer.from(ack.header, 'base64').toString('utf8'));
+      expect(nacl.sign.detached.verify(Buffer.from(JSON.stringify(unsigned), 'utf8'), bs58.decode(r.signature.signatureBase58), bs58.decode(r.signature.signedBy))).toBe(true);
+      expect(r.signature.signedBy).toBe(publicKey);
+      expect(sha256Hex(ack.body)).toBe(r.responseSha256);
+      const proof = await readJson(fetch(`${second.url}/trust/proof?index=${r.ledgerIndex}`));
+      expect(proof).toMatchObject({ index: r.ledgerIndex, leaf: entry.entrySha256, treeSize: entries.length, merkleRootSha256: log.merkleRootSha256 });
+      expect(specProofRoot(proof.leaf, proof.proof)).toBe(log.merkleRootSha256);
+    }
+    const verdict = await readJson(fetch(`${second.url}/trust/verify`, { method: 'POST', body: JSON.stringify({ receipt: acks[0]!.header, body: Buffer.from(acks[0]!.body).toString('base64') }) }));
+    expect(verdict).toMatchObject({ valid: true, checks: { ledgerInclusion: { status: 'pass' }, responseSha256: { status: 'pass' } } });
+
+    // The recovered ledger keeps growing on the old chain (the restarted localnet is a fresh chain).
+    const res = await (await payingFetch(second))(`${second.url}/v1/epoch`);
+    expect(res.status).toBe(200);
+    const next = await readAck(res);
+    expect(next.receipt).toMatchObject({ ledgerIndex: entries.length, ledgerChainHead: ledger.chainHeadSha256 });
+    const after = await readJson(fetch(`${second.url}/ledger?limit=1000`));
+    expect(chainProblem(after.entries)).toBeNull();
+    expect(after.entries.at(-1)).toMatchObject({ index: entries.length, receiptSha256: next.receiptSha256 });
+  }, 400_000);
+});
