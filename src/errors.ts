@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   upstream_unavailable: 502,
   upstream_timeout: 502,
+  /** The RPC will not list this mint's holders (JSON-RPC -32010: excluded from secondary indexes, SPEC 4.1 rule 3). */
+  snapshot_unavailable: 502,
   service_stopped: 503,
   shutting_down: 503,
 } as const satisfies Record<string, number>;

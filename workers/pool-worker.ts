@@ -7,6 +7,9 @@ import { workerData } from 'node:worker_threads';
 import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
 import { verifyEvmExactOffchain, type EvmVerifyInput } from '../src/x402/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/exact-scheme.ts';
+import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/caches/percentiles.ts';
+import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
+import { bucketHolders as bucketHolderAccounts, type BucketHoldersInput, type HolderDistribution } from '../src/intel/token/holder-buckets.ts';
 
 const data = workerData as { identitySeed?: Uint8Array } | undefined;
 const signWithIdentity = data?.identitySeed ? createEd25519Signer(data.identitySeed) : null;
@@ -25,4 +28,19 @@ export function signEd25519(input: { readonly message: Uint8Array }): Uint8Array
 /** Task `verifyEvmExact`: the off-chain half of Base exact verification (EIP-712 recovery is CPU work). */
 export function verifyEvmExact(input: EvmVerifyInput): Promise<VerifyResult> {
   return verifyEvmExactOffchain(input);
+}
+
+/** Task `bucketHolders`: shares, top-N concentration, buckets and labels of a mint's largest accounts. */
+export function bucketHolders(input: BucketHoldersInput): HolderDistribution {
+  return bucketHolderAccounts(input);
+}
+
+/** Task `slippageCurve`: impact, band and rate drop per quoted size, depth under 1 % and 5 %. */
+export function slippageCurve(input: { readonly points: readonly CurveInputPoint[] }): CurveOutput {
+  return curveOf(input);
+}
+
+/** Task `timingPercentiles`: nearest-rank percentiles of a large fee or tip sample. */
+export function timingPercentiles(input: PercentilesInput): PercentilesOutput {
+  return computePercentiles(input);
 }

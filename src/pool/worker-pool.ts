@@ -8,12 +8,18 @@ import { Piscina } from 'piscina';
 import type { Ed25519Check } from '../trust/ed25519.ts';
 import type { EvmVerifyInput } from '../x402/evm-verify.ts';
 import type { VerifyResult } from '../x402/exact-scheme.ts';
+import type { PercentilesInput, PercentilesOutput } from '../caches/percentiles.ts';
+import type { CurveInputPoint, CurveOutput } from '../intel/market/market-math.ts';
+import type { BucketHoldersInput, HolderDistribution } from '../intel/token/holder-buckets.ts';
 
 /** Input and output of every task the worker entry (workers/pool-worker.ts) exports. */
 export interface PoolTasks {
   readonly verifyEd25519Batch: { readonly input: { readonly checks: readonly Ed25519Check[] }; readonly output: boolean[] };
   readonly signEd25519: { readonly input: { readonly message: Uint8Array }; readonly output: Uint8Array };
   readonly verifyEvmExact: { readonly input: EvmVerifyInput; readonly output: VerifyResult };
+  readonly timingPercentiles: { readonly input: PercentilesInput; readonly output: PercentilesOutput };
+  readonly slippageCurve: { readonly input: { readonly points: readonly CurveInputPoint[] }; readonly output: CurveOutput };
+  readonly bucketHolders: { readonly input: BucketHoldersInput; readonly output: HolderDistribution };
 }
 
 export type PoolTaskName = keyof PoolTasks;
