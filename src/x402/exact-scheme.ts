@@ -25,6 +25,13 @@ export interface SettleResult {
   readonly network: string;
 }
 
+/** Where a settlement that was reported `settlement_pending` stands now. */
+export type SettlementStatus =
+  | { readonly status: 'landed' }
+  /** Definitive: it failed on chain, or it can no longer land (e.g. its blockhash expired). */
+  | { readonly status: 'failed'; readonly reason: string; readonly message: string }
+  | { readonly status: 'pending'; readonly message: string };
+
 /** One network's exact scheme: verify before answering, settle only after a 200 is ready. */
 export interface ExactScheme {
   /** CAIP-2 network id this scheme serves. */
@@ -40,4 +47,9 @@ export interface ExactScheme {
   replayKey(payment: PaymentPayload): string | null;
   verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
   settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult>;
+  /**
+   * Checks a settlement that `settle` reported pending (`transaction` is what it returned).
+   * Schemes without it never leave a pending settlement behind: the pending answer is final.
+   */
+  settlementStatus?(payment: PaymentPayload, transaction: string, signal: AbortSignal): Promise<SettlementStatus>;
 }

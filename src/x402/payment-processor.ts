@@ -3,6 +3,11 @@
  * honour the payment-identifier extension, claim the payment against replays, verify, compute the
  * answer, settle only when the answer is a 200, record the settlement durably, then answer with
  * `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment buys one answer.
+ *
+ * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
+ * settlement is reported and the 200 still goes out. A settlement that did not reach the
+ * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
+ * retry of the same payment then gets the stored 200 once it landed, exactly once.
  */
 import { toErrorResponse } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
@@ -12,8 +17,10 @@ import type { PaidCall, PaymentProcessor } from '../http/paid-routes.ts';
 import { errorReply, type HttpReply } from '../http/server.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
+import { createPaidAnswerStore, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
+import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 export interface PaymentProcessorConfig {
@@ -24,6 +31,12 @@ export interface PaymentProcessorConfig {
   /** The route's challenge builder, for 402 answers that name the reason. */
   readonly challengeFor: (path: string) => ChallengeBuilder;
   readonly idempotencyTtlMs?: number;
+  /** Durable pending settlements; default: beside the replay record. */
+  readonly pending?: PendingSettlements;
+  /** Durable payment-identifier answers; default: beside the replay record. */
+  readonly paidAnswers?: PaidAnswerStore;
+  /** Bookkeeping faults after a settlement (the answer goes out regardless); default stderr. */
+  readonly onFault?: (what: string, err: unknown) => void;
 }
 
 /** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header. */
@@ -32,10 +45,24 @@ export function paymentResponseHeader(settled: SettleResult): string {
   return Buffer.from(JSON.stringify(body)).toString('base64');
 }
 
+const SETTLEMENT_PENDING = 'settlement_pending';
+
+function paidOf(call: PaidCall): PendingSettlement['paid'] {
+  return { originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`, endpoint: call.entry.path, priceUsdcUnits: call.entry.priceUnits };
+}
+
+function reportFault(what: string, err: unknown): void {
+  console.error(`payments: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 /** Creates the processor over the registered schemes (one per network). */
 export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentProcessor {
   const schemes = new Map(config.schemes.map((s) => [s.network, s]));
-  const idempotency = createIdempotencyCache<HttpReply>({ ttlMs: config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS });
+  const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS;
+  const idempotency = createIdempotencyCache<HttpReply>({ ttlMs });
+  const pending = config.pending ?? createPendingSettlements({ dir: config.replayGuard.dir });
+  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: config.replayGuard.dir, ttlMs });
+  const fault = config.onFault ?? reportFault;
 
   function refuse(call: PaidCall, reason: string, message?: string): HttpReply {
     const c = config.challengeFor(call.entry.path).build(call.resourceUrl, message ? `${reason}: ${message}` : reason);
@@ -51,9 +78,24 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     }
   }
 
+  /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
+  async function deliver(key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid']): Promise<HttpReply> {
+    await config.replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    let receiptHeader: Record<string, string> = {};
+    if (config.receipts) {
+      try {
+        const issued = await config.receipts.issue({ ...paid, network: settled.network, body: answer.body });
+        receiptHeader = { [RECEIPT_HEADER]: issued.headerValue };
+      } catch (err) {
+        fault(`receipt or ledger entry failed after settlement ${settled.transaction}; answering without a receipt`, err);
+      }
+    }
+    return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
+  }
+
   /** Verify, answer, settle for one claimed payment; the claim is released unless settled. */
   async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply> {
-    let settledOk = false;
+    let keepClaim = false;
     try {
       const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
       if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
@@ -61,23 +103,51 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
       const settled = await scheme.settle(call.payment, call.requirements, call.request.signal);
-      if (!settled.success) return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
-      await config.replayGuard.markSettled(key);
-      settledOk = true;
-      const issued = await config.receipts?.issue({
-        originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
-        endpoint: call.entry.path,
-        priceUsdcUnits: call.entry.priceUnits,
-        network: settled.network,
-        body: answer.body,
-      });
-      const receiptHeader: Record<string, string> = issued ? { [RECEIPT_HEADER]: issued.headerValue } : {};
-      return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
+      if (settled.success) {
+        keepClaim = true;
+        return await deliver(key, settled, answer, paidOf(call));
+      }
+      if (settled.errorReason === SETTLEMENT_PENDING && settled.transaction !== '' && scheme.settlementStatus) {
+        // On disk before the 402 leaves: a retry must find it even after a restart.
+        await pending.record(key, { network: settled.network, transaction: settled.transaction, payer: settled.payer ?? '', answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+        return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
+      }
+      return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
     } catch (err) {
       const { status, body } = toErrorResponse(err);
       return errorReply(status, body);
     } finally {
-      if (!settledOk) config.replayGuard.release(key);
+      if (!keepClaim) config.replayGuard.release(key);
+    }
+  }
+
+  /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
+  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply> {
+    const claim = config.replayGuard.acquire(key);
+    if (claim === 'settled') {
+      await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));
+      return refuse(call, 'duplicate_settlement', 'this payment was already settled');
+    }
+    if (claim === 'in_flight') return refuse(call, SETTLEMENT_PENDING, 'this payment is being checked by another request');
+    let keepClaim = false;
+    try {
+      const status = await scheme.settlementStatus!(call.payment, record.transaction, call.request.signal);
+      if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
+      if (status.status === 'failed') {
+        // Nothing was charged: the payment is free to be made again (with a fresh transaction).
+        await pending.resolve(key);
+        return refuse(call, status.reason, status.message);
+      }
+      keepClaim = true;
+      const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
+      const reply = await deliver(key, settled, replyOf(record.answer), record.paid);
+      await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+      return reply;
+    } catch (err) {
+      const { status, body } = toErrorResponse(err);
+      return errorReply(status, body);
+    } finally {
+      if (!keepClaim) config.replayGuard.release(key);
     }
   }
 
@@ -86,26 +156,36 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
     const key = scheme.replayKey(call.payment);
     if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
+    const record = pending.get(key);
+    if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record);
     const claim = config.replayGuard.acquire(key);
     if (claim !== 'acquired') return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
     return settleClaimed(call, scheme, key);
+  }
+
+  /** Same id and payload: the first answer again, from memory or (after a restart) from disk. */
+  function processWithId(call: PaidCall, id: string): Promise<HttpReply> | HttpReply {
+    const fingerprint = paymentFingerprint(call.payment, call.resourceUrl);
+    const conflict = () => errorReply(409, { error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
+    const cached = idempotency.lookup(id, fingerprint);
+    if (cached.kind === 'conflict') return conflict();
+    if (cached.kind === 'hit') return cached.value;
+    const stored = paidAnswers.lookup(id, fingerprint);
+    if (stored.kind === 'conflict') return conflict();
+    if (stored.kind === 'hit') return stored.reply;
+    const reply = processPayment(call).then(async (r) => {
+      if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
+      return r;
+    });
+    idempotency.remember(id, fingerprint, reply, (r) => r.status === 200);
+    return reply;
   }
 
   return {
     async process(call) {
       const id = extractPaymentId(call.payment);
       if (!id.ok) return refuse(call, 'invalid_payload', id.message);
-      if (id.id === null) return processPayment(call);
-      const fingerprint = paymentFingerprint(call.payment, call.resourceUrl);
-      const cached = idempotency.lookup(id.id, fingerprint);
-      if (cached.kind === 'conflict') {
-        return errorReply(409, { error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
-      }
-      // Same id and payload: the first request's answer, without a second charge.
-      if (cached.kind === 'hit') return cached.value;
-      const reply = processPayment(call);
-      idempotency.remember(id.id, fingerprint, reply, (r) => r.status === 200);
-      return reply;
+      return id.id === null ? processPayment(call) : processWithId(call, id.id);
     },
     supported() {
       const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.supportedExtra }));

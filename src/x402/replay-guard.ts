@@ -28,6 +28,8 @@ export interface ReplayGuardConfig {
 export type AcquireResult = 'acquired' | 'in_flight' | 'settled';
 
 export interface ReplayGuard {
+  /** Directory of the durable record; other durable payment state sits beside it. */
+  readonly dir: string;
   /** Claims `key` for processing; only one concurrent claim wins, a settled key never does. */
   acquire(key: string): AcquireResult;
   /** Gives a claim back without settling (verify failed, answer failed, settlement failed). */
@@ -100,6 +102,7 @@ export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
   }
 
   return {
+    dir: config.dir,
     acquire(key) {
       const expires = settled.get(key);
       if (expires !== undefined && expires > now()) return 'settled';

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import { associatedTokenAddress } from '../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
-import type { RpcClient, RpcCommitment } from '../chain/rpc-client.ts';
+import type { RpcClient, RpcCommitment, SendOutcome } from '../chain/rpc-client.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { PaymentPayload } from './decode-payment.ts';
-import type { ExactScheme, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { ExactScheme, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentRequirements } from './payment-terms.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
@@ -31,6 +31,11 @@ export interface SvmExactConfig {
 }
 
 const BASE64_RE = /^[A-Za-z0-9+/]+={0,2}$/;
+const COMMITMENT_RANK: Readonly<Record<RpcCommitment, number>> = { processed: 0, confirmed: 1, finalized: 2 };
+
+function isSendOutcome(value: unknown): value is SendOutcome {
+  return typeof value === 'object' && value !== null && 'ok' in value;
+}
 
 /** The wire bytes of `payload.transaction`, or null when it is not strict base64. */
 export function payloadWire(payment: PaymentPayload): Uint8Array | null {
@@ -115,7 +120,12 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const transaction = encodeBase58(feePayerSignature);
     const signed = withSignature(wire, tx, 0, feePayerSignature);
     // From here on the payment may land: the caller's disconnect no longer stops anything.
-    const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64'));
+    const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64')).catch((err: unknown) => err);
+    // A fault (time-out, connection lost) says nothing about whether the node took the transaction:
+    // it may still land, so it is pending under the signature we already know, never "failed".
+    if (!isSendOutcome(sent)) {
+      return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: `send: ${sent instanceof Error ? sent.message : String(sent)}`, transaction, network, payer };
+    }
     if (!sent.ok) {
       const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
       return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
@@ -124,6 +134,22 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     if (outcome.status === 'failed') return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
     if (outcome.status === 'pending') return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
     return { success: true, transaction, network, payer };
+  }
+
+  /**
+   * Blockhash first, then status: once the blockhash is no longer valid the transaction can never
+   * land, so a status read after that is final (read the other way round, it could land between).
+   */
+  async function settlementStatus(payment: PaymentPayload, transaction: string, signal: AbortSignal): Promise<SettlementStatus> {
+    const wire = payloadWire(payment);
+    if (!wire) return { status: 'failed', reason: SVM_REASON.couldNotBeDecoded, message: 'the payment transaction cannot be decoded' };
+    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
+    const expired = sim.ok ? JSON.stringify(sim.err ?? null).includes('BlockhashNotFound') : /BlockhashNotFound|blockhash not found/i.test(sim.message);
+    const status = await config.rpc.getSignatureStatus(transaction, signal);
+    if (status?.err) return { status: 'failed', reason: SVM_REASON.transactionFailed, message: `failed on chain: ${JSON.stringify(status.err)}` };
+    if (status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment]) return { status: 'landed' };
+    if (status === null && expired) return { status: 'failed', reason: SVM_REASON.blockhashExpired, message: 'the transaction never landed and its blockhash has expired' };
+    return { status: 'pending', message: status ? `at ${status.confirmationStatus ?? 'unknown'}, waiting for ${commitment}` : 'not seen yet' };
   }
 
   return {
@@ -137,5 +163,6 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     },
     verify,
     settle,
+    settlementStatus,
   };
 }

@@ -26,6 +26,8 @@ export const SVM_REASON = {
   unknownSeventh: 'invalid_exact_svm_payload_unknown_seventh_instruction',
   simulationFailed: 'invalid_exact_svm_transaction_simulation_failed',
   transactionFailed: 'invalid_exact_svm_transaction_failed',
+  /** Ours: a pending settlement that can no longer land (no reference code exists for it). */
+  blockhashExpired: 'invalid_exact_svm_transaction_expired',
   settlementPending: 'settlement_pending',
   duplicateSettlement: 'duplicate_settlement',
 } as const;

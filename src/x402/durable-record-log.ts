@@ -1,0 +1,150 @@
+/**
+ * A small durable key -> record map for payment state that must survive a restart (pending
+ * settlements, payment-identifier answers): an append-only JSON-lines log under the data dir,
+ * each write group-committed with one fsync before its promise resolves, read back at start.
+ *
+ * Bounded: every record has an expiry (dropped at load and when the log is compacted) and the map
+ * holds at most `maxEntries` (the oldest go first). The log is rewritten from memory (temp file,
+ * fsync, rename) at start and whenever it holds more than twice the live records, so disk use
+ * stays proportional to what is live. A torn last line after a crash is never read as a record.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+export interface DurableRecordLogConfig {
+  /** Directory of the log (created if absent). */
+  readonly dir: string;
+  /** File name inside `dir`. */
+  readonly file: string;
+  readonly maxEntries: number;
+  readonly now?: () => number;
+}
+
+export interface DurableRecordLog<T> {
+  /** The live record of `key`, or undefined (expired records are gone). */
+  get(key: string): T | undefined;
+  /** Stores `value` until `expiresAt` (ms); resolves once it is on disk. */
+  put(key: string, value: T, expiresAt: number): Promise<void>;
+  /** Forgets `key`; resolves once the removal is on disk. */
+  remove(key: string): Promise<void>;
+  size(): number;
+  /** Waits for queued writes. */
+  flush(): Promise<void>;
+}
+
+interface Entry<T> {
+  readonly value: T;
+  readonly expiresAt: number;
+}
+
+type LogLine<T> = { readonly k: string; readonly x: number; readonly v: T } | { readonly k: string; readonly del: true };
+
+function readLog<T>(path: string, now: number): Map<string, Entry<T>> {
+  const live = new Map<string, Entry<T>>();
+  if (!existsSync(path)) return live;
+  const lines = readFileSync(path, 'utf8').split('\n');
+  // The last piece is '' after a complete file, or a line torn by a crash mid-append: never a record.
+  lines.pop();
+  for (const line of lines) {
+    let parsed: LogLine<T>;
+    try {
+      parsed = JSON.parse(line) as LogLine<T>;
+    } catch {
+      continue;
+    }
+    if (typeof parsed?.k !== 'string') continue;
+    live.delete(parsed.k);
+    if ('del' in parsed) continue;
+    if (typeof parsed.x === 'number' && parsed.x > now) live.set(parsed.k, { value: parsed.v, expiresAt: parsed.x });
+  }
+  return live;
+}
+
+const lineOf = <T>(key: string, e: Entry<T>): string => `${JSON.stringify({ k: key, x: e.expiresAt, v: e.value })}\n`;
+
+/** Opens (or creates) the log and loads its live records. */
+export function createDurableRecordLog<T>(config: DurableRecordLogConfig): DurableRecordLog<T> {
+  const now = config.now ?? Date.now;
+  mkdirSync(config.dir, { recursive: true, mode: 0o700 });
+  const path = resolve(config.dir, config.file);
+  const entries = readLog<T>(path, now());
+  let linesOnDisk = 0;
+  let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
+  let writing: Promise<void> = Promise.resolve();
+
+  /** Rewrites the log as exactly the live records (atomic: temp file, fsync, rename). */
+  function compact(): void {
+    const t = now();
+    for (const [k, e] of entries) if (e.expiresAt <= t) entries.delete(k);
+    while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
+    const tmp = `${path}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, [...entries].map(([k, e]) => lineOf(k, e)).join(''));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    linesOnDisk = entries.size;
+  }
+  // At start: a missing data dir or a permission problem fails start-up, not a payment.
+  compact();
+
+  async function writeBatch(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      if (linesOnDisk + batch.length > 2 * Math.max(entries.size, 64)) {
+        compact();
+      } else {
+        const fh = await open(path, 'a', 0o600);
+        try {
+          await fh.write(batch.map((p) => p.line).join(''));
+          await fh.datasync();
+        } finally {
+          await fh.close();
+        }
+        linesOnDisk += batch.length;
+      }
+      for (const p of batch) p.done();
+    } catch (err) {
+      for (const p of batch) p.fail(err);
+    }
+  }
+
+  function append(line: string): Promise<void> {
+    return new Promise<void>((done, fail) => {
+      pending.push({ line, done, fail });
+      writing = writing.then(writeBatch);
+    });
+  }
+
+  return {
+    get(key) {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (e.expiresAt <= now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      return e.value;
+    },
+    put(key, value, expiresAt) {
+      const entry = { value, expiresAt };
+      entries.delete(key);
+      entries.set(key, entry);
+      // Oldest first out; a compaction later drops evicted lines from disk too.
+      while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
+      return append(lineOf(key, entry));
+    },
+    remove(key) {
+      if (!entries.delete(key)) return Promise.resolve();
+      return append(`${JSON.stringify({ k: key, del: true })}\n`);
+    },
+    size: () => entries.size,
+    flush: () => writing,
+  };
+}

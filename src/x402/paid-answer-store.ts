@@ -1,0 +1,42 @@
+/**
+ * The durable half of the x402 `payment-identifier` extension: every paid 200 answered under an
+ * id is written (fsync'd) before it leaves, with the fingerprint of the payment that bought it,
+ * so after a restart the same id and payload get the same answer again without a new charge, and
+ * the same id with another payload still gets 409. Bounded by count and age like the memory cache.
+ */
+import type { HttpReply } from '../http/server.ts';
+import { createDurableRecordLog } from './durable-record-log.ts';
+import { IDEMPOTENCY_MAX_ENTRIES, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
+import { replyOf, storableAnswer, type StoredAnswer } from './pending-settlements.ts';
+
+const FILE = 'payment-identifier.log';
+
+export interface StoredPaidAnswer {
+  readonly fingerprint: string;
+  readonly answer: StoredAnswer;
+}
+
+export interface PaidAnswerStore {
+  /** The stored answer of `id`: `hit` for the same fingerprint, `conflict` for another, else `miss`. */
+  lookup(id: string, fingerprint: string): { readonly kind: 'miss' } | { readonly kind: 'conflict' } | { readonly kind: 'hit'; readonly reply: HttpReply };
+  /** Resolves once the answer is on disk. */
+  remember(id: string, fingerprint: string, reply: HttpReply): Promise<void>;
+  size(): number;
+}
+
+/** Opens the store under `dir` (the replay record's directory). */
+export function createPaidAnswerStore(config: { readonly dir: string; readonly ttlMs?: number; readonly maxEntries?: number; readonly now?: () => number }): PaidAnswerStore {
+  const now = config.now ?? Date.now;
+  const ttlMs = config.ttlMs ?? IDEMPOTENCY_TTL_MS;
+  const log = createDurableRecordLog<StoredPaidAnswer>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES, now });
+  return {
+    lookup(id, fingerprint) {
+      const stored = log.get(id);
+      if (!stored) return { kind: 'miss' };
+      if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
+      return { kind: 'hit', reply: replyOf(stored.answer) };
+    },
+    remember: (id, fingerprint, reply) => log.put(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
+    size: () => log.size(),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Settlements sent but not confirmed within the settle time-out (DESIGN §3 step 7): the payer may
+ * be charged yet got a 402 `settlement_pending`. Each is recorded durably BEFORE that 402 leaves,
+ * with everything needed to deliver the answer later: the transaction, the computed answer and
+ * what its receipt needs. A retry of the same payment checks the chain and gets the stored 200
+ * once it landed, or the x402 error once it can no longer land.
+ */
+import type { HttpReply } from '../http/server.ts';
+import { createDurableRecordLog } from './durable-record-log.ts';
+import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
+
+/** Most unresolved settlements remembered; far beyond what a healthy chain leaves pending. */
+export const PENDING_SETTLEMENTS_MAX = 10_000;
+/** How long a pending settlement can be resolved by a retry (the replay record's lifetime). */
+export const PENDING_SETTLEMENT_TTL_MS = REPLAY_KEY_TTL_MS;
+const FILE = 'pending-settlements.log';
+
+/** A computed answer in storable form. */
+export interface StoredAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly bodyBase64: string;
+}
+
+export interface PendingSettlement {
+  readonly network: string;
+  /** Signature (Solana) or hash (EVM) of the sent settlement. */
+  readonly transaction: string;
+  readonly payer: string;
+  /** The answer computed for the paid request, sent once the settlement lands. */
+  readonly answer: StoredAnswer;
+  /** What the receipt and ledger entry of the answer need. */
+  readonly paid: { readonly originalUrl: string; readonly endpoint: string; readonly priceUsdcUnits: number };
+  readonly recordedAt: number;
+}
+
+export interface PendingSettlements {
+  get(key: string): PendingSettlement | undefined;
+  /** Resolves once the record is on disk. */
+  record(key: string, pending: PendingSettlement): Promise<void>;
+  resolve(key: string): Promise<void>;
+  size(): number;
+}
+
+/** The stored answer as the reply it was, byte for byte. */
+export function replyOf(answer: StoredAnswer): HttpReply {
+  return { status: answer.status, headers: answer.headers, body: Buffer.from(answer.bodyBase64, 'base64') };
+}
+
+/** The answer in storable form. */
+export function storableAnswer(reply: HttpReply): StoredAnswer {
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+  return { status: reply.status, headers: { ...reply.headers }, bodyBase64: body.toString('base64') };
+}
+
+/** Opens the store under `dir` (the replay record's directory). */
+export function createPendingSettlements(config: { readonly dir: string; readonly ttlMs?: number; readonly maxEntries?: number; readonly now?: () => number }): PendingSettlements {
+  const now = config.now ?? Date.now;
+  const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
+  const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });
+  return {
+    get: (key) => log.get(key),
+    record: (key, pending) => log.put(key, pending, now() + ttlMs),
+    resolve: (key) => log.remove(key),
+    size: () => log.size(),
+  };
+}
