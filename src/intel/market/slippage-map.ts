@@ -1,0 +1,80 @@
+/**
+ * `/v1/slippage-map`: quotes the pair at up to 8 multiples of a base size, at most
+ * SWEEP_CONCURRENCY quotes in flight, then runs the curve math (impact and band per point, rate
+ * drop against the smallest size, depth under 1 % and 5 %) in the worker pool as the named task
+ * `slippageCurve`. A size that could not be quoted carries an explicit `error` and `unknown`
+ * values; if no size could be quoted because the source is down, the call fails with 502.
+ */
+import { ServiceError } from '../../errors.ts';
+import type { WorkerPool } from '../../pool/worker-pool.ts';
+import { mapBounded } from './map-bounded.ts';
+import { DEPTH_THRESHOLDS_PCT, IMPACT_BAND_THRESHOLDS_PCT, sizeForMult, U64_MAX, type CurveInputPoint } from './market-math.ts';
+import { checkQuoteParams, quoteRefusal, type QuoteSource } from './quote-source.ts';
+import { DEFAULT_SLIPPAGE_BPS, USD_VALUE_SOURCE } from './dex-quote.ts';
+
+/** Quotes in flight at once per sweep: enough to overlap round trips, gentle on the source's rate limit. */
+export const SWEEP_CONCURRENCY = 4;
+export const DEFAULT_MULTS: readonly number[] = [0.1, 1, 10, 100];
+
+function sizes(amount: bigint, mults: readonly number[]): bigint[] {
+  return mults.map((m) => {
+    const size = sizeForMult(amount, m);
+    if (size <= 0n || size > U64_MAX) {
+      throw new ServiceError('invalid_parameter', `mults element ${m} gives ${size} base units; each size must be 1 to 2^64-1`, { param: 'mults' });
+    }
+    return size;
+  });
+}
+
+function describe(reason: unknown): { point: string; fault: ServiceError | null } {
+  if (reason instanceof ServiceError) return { point: `${reason.code}: ${reason.message}`, fault: reason.status === 502 ? reason : null };
+  return { point: 'internal_error: the size could not be quoted', fault: null };
+}
+
+/** The `/v1/slippage-map` handler. */
+export function createSlippageMapHandler(quotes: QuoteSource, pool: WorkerPool) {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+    const inputMint = String(query.inputMint);
+    const outputMint = String(query.outputMint);
+    const amount = BigInt(String(query.amount));
+    const slippageBps = typeof query.slippageBps === 'number' ? query.slippageBps : DEFAULT_SLIPPAGE_BPS;
+    const mults = Array.isArray(query.mults) ? (query.mults as number[]) : DEFAULT_MULTS;
+    checkQuoteParams(inputMint, outputMint, amount);
+    const sizeList = sizes(amount, mults);
+    const settled = await mapBounded(sizeList, SWEEP_CONCURRENCY, (size) => quotes.get({ inputMint, outputMint, amount: size, slippageBps }, signal));
+    const faults: ServiceError[] = [];
+    const refusals: ServiceError[] = [];
+    const points = settled.map((s, i): CurveInputPoint => {
+      const base = { mult: mults[i]!, sizeBaseUnits: sizeList[i]!.toString() };
+      const empty = { ...base, outAmount: null, priceImpactFraction: null, swapUsdValue: null, contextSlot: null, hops: null };
+      if (s.status === 'rejected') {
+        const d = describe(s.reason);
+        if (d.fault) faults.push(d.fault);
+        return { ...empty, error: d.point };
+      }
+      if (!s.value.result.ok) {
+        const refusal = quoteRefusal(s.value.result.errorCode, s.value.result.message);
+        refusals.push(refusal);
+        return { ...empty, error: `${refusal.code}: ${refusal.message}` };
+      }
+      const q = s.value.result.quote;
+      return { ...base, outAmount: q.outAmount.toString(), priceImpactFraction: q.priceImpactFraction, swapUsdValue: q.swapUsdValue, contextSlot: q.contextSlot, hops: q.routePlan.length, error: null };
+    });
+    if (signal.aborted) throw signal.reason;
+    if (faults.length === points.length) throw faults[0]!;
+    if (refusals.length === points.length) throw refusals[0]!;
+    const curve = await pool.runTask('slippageCurve', { points }, signal);
+    return {
+      pair: { inputMint, outputMint },
+      baseAmount: amount.toString(),
+      slippageBps,
+      points: curve.points,
+      depth: curve.depth,
+      thresholds: { bandsPct: IMPACT_BAND_THRESHOLDS_PCT, depthPct: DEPTH_THRESHOLDS_PCT },
+      method: 'Each size is a separate Jupiter ExactIn quote; priceImpactPct is the source\'s price impact of that size (fraction x 100); band: minimal < 0.1 % <= low < 1 % <= moderate < 5 % <= high; depth = largest tested size strictly under 1 % / 5 % impact, maxUsd its swapUsdValue; rateDropVsSmallestPct = output per input unit against the smallest quoted size.',
+      swapUsdValueSource: USD_VALUE_SOURCE,
+      source: 'jupiter',
+      note: 'A quote only: nothing is signed, sent or executed.',
+    };
+  };
+}
