@@ -36,10 +36,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'evm-rpc-url', env: 'EVM_RPC_URL', kind: 'url', help: 'Base JSON-RPC endpoint; with --evm-relayer-key the service settles Base payments itself. Embedded default: the local EVM.' },
   { flag: 'evm-relayer-key', env: 'EVM_RELAYER_KEY', kind: 'string', help: 'File holding the 0x hex key that submits transferWithAuthorization and pays gas (mode 0600, never logged). Embedded default: the local EVM\'s funded relayer.' },
   { flag: 'facilitator-url', env: 'FACILITATOR_URL', kind: 'url', help: 'Remote x402 facilitator for Base settlement (/verify, /settle, /supported), instead of --evm-rpc-url with --evm-relayer-key.' },
-  { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://lite-api.jup.ag', help: 'Jupiter swap API base URL (quotes).' },
-  { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools).' },
-  { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden API base URL (collection stats).' },
-  { flag: 'lending-url', env: 'LENDING_URL', kind: 'url', default: 'https://api.llama.fi', help: 'Lending-markets source base URL.' },
+  { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://lite-api.jup.ag', help: 'Jupiter Swap API base URL (GET /swap/v1/quote). Keyless default; with --jupiter-api-key use https://api.jup.ag.' },
+  { flag: 'jupiter-api-key', env: 'JUPITER_API_KEY', kind: 'string', help: 'Jupiter API key from portal.jup.ag, sent as the x-api-key header (never logged).' },
+  { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools; keyless public API).' },
+  { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden Solana API base URL (/v2/collections/{symbol}/stats and /activities).' },
+  { flag: 'magiceden-api-key', env: 'MAGICEDEN_API_KEY', kind: 'string', help: 'Magic Eden API key, sent as Authorization: Bearer (never logged); optional.' },
+  { flag: 'lending-url', env: 'LENDING_URL', kind: 'url', default: 'https://api.kamino.finance', help: 'Kamino Lend API base URL (lending markets: /v2/kamino-market and reserve metrics; keyless).' },
+  { flag: 'market-timeout-ms', env: 'MARKET_TIMEOUT_MS', kind: 'int', default: '5000', help: 'Per-request timeout of the market sources; 2 retries on faults, 5xx and 429 (Retry-After honoured up to 5 s).' },
   { flag: 'admin-port', env: 'ADMIN_PORT', kind: 'port', default: '8403', help: 'Admin listener port (kill switch), bound to 127.0.0.1 only; 0 picks a free one.' },
   { flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'string', help: 'Bearer token of the admin listener (>= 16 printable characters; prefer the env var, flags show in ps). Default: generated once into DATA_DIR/admin-token (mode 0600); only its path is printed.' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
@@ -84,6 +87,9 @@ export interface Config {
   readonly geckoterminalUrl: string;
   readonly magicedenUrl: string;
   readonly lendingUrl: string;
+  readonly jupiterApiKey: string | null;
+  readonly magicedenApiKey: string | null;
+  readonly marketTimeoutMs: number;
   readonly poolSize: number | null;
   readonly adminPort: number;
   readonly adminToken: string | null;
@@ -212,6 +218,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     geckoterminalUrl: get('geckoterminal-url')!,
     magicedenUrl: get('magiceden-url')!,
     lendingUrl: get('lending-url')!,
+    jupiterApiKey: get('jupiter-api-key'),
+    magicedenApiKey: get('magiceden-api-key'),
+    marketTimeoutMs: Number(get('market-timeout-ms')),
     poolSize: poolSize ? Number(poolSize) : null,
     adminPort: Number(get('admin-port')),
     adminToken: get('admin-token'),
