@@ -1,8 +1,32 @@
 /**
  * The forensics/execution group: wallet-scan, tx-inspect, simulate and the pretrade bundle (which
  * borrows token-intel from the token group and fee bands from the timing group).
+ *
+ * Caches (single-flight, so concurrent identical requests share one upstream read):
+ * - wallet-scan by address, WALLET_CACHE_TTL_MS (activity changes every slot; a short TTL only
+ *   absorbs bursts);
+ * - tx-inspect by signature, TX_CACHE_TTL_MS: getTransaction answers only confirmed or finalized
+ *   transactions, whose status meta does not change; an unknown signature is not cached (it may land).
+ * - simulate is never cached (its answer depends on the state at the moment of the call).
  */
+import type { RpcClient } from '../../chain/rpc-client.ts';
+import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, type ForensicsRpcMethods } from '../../chain/rpc-forensics-methods.ts';
+import { parseTokenAccount } from '../../chain/token-extensions.ts';
+import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
+import { ServiceError } from '../../errors.ts';
+import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
+import { pretrade, type LargestHolder, type PretradeSources } from './pretrade.ts';
+import { decodeSimulationInput, simulationAnswer, simulationFailure } from './simulate-tx.ts';
+import { txInspectAnswer } from './tx-summary.ts';
+import { WALLET_SCAN_SIGNATURE_LIMIT, walletProfile } from './wallet-profile.ts';
+
+/** How long a wallet profile is served from cache. */
+export const WALLET_CACHE_TTL_MS = 10_000;
+/** How long a decoded landed transaction is served from cache. */
+export const TX_CACHE_TTL_MS = 600_000;
+const WALLET_CACHE_MAX = 1_000;
+const TX_CACHE_MAX = 5_000;
 
 /** Analyses of other groups that pretrade bundles. */
 export interface ForensicsPeers {
@@ -10,7 +34,77 @@ export interface ForensicsPeers {
   readonly tokenIntel: (mint: string, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
 
+/** The forensics group plus the wallet profile other code may reuse. */
+export interface ForensicsGroup extends HandlerGroup {
+  walletProfile(address: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+/** Reads one wallet from the chain (four reads in parallel) and profiles it. */
+async function scanWallet(rpc: ForensicsRpcMethods, address: string): Promise<Record<string, unknown>> {
+  const [meta, signatures, spl, t22] = await Promise.all([
+    rpc.getAccountMeta(address),
+    rpc.getSignaturesForAddress(address, WALLET_SCAN_SIGNATURE_LIMIT),
+    rpc.getTokenAccountsByOwner(address, TOKEN_PROGRAM_ID),
+    rpc.getTokenAccountsByOwner(address, TOKEN_2022_PROGRAM_ID),
+  ]);
+  return walletProfile({
+    address, lamports: meta.lamports, accountOwner: meta.owner, executable: meta.executable, signatures,
+    tokenAccounts: [...spl, ...t22], windowLimit: WALLET_SCAN_SIGNATURE_LIMIT, nowUnix: Math.floor(Date.now() / 1000),
+  });
+}
+
+/** The largest token account of a mint and the owner read from that account. */
+async function largestHolder(rpc: ForensicsRpcMethods, client: RpcClient, mint: string, signal: AbortSignal): Promise<LargestHolder | null> {
+  const top = await rpc.getLargestTokenAccount(mint, signal);
+  if (top === null) return null;
+  const account = await client.getAccountInfo(top.address, signal);
+  const parsed = account === null ? null : parseTokenAccount(account.data);
+  if (parsed === null || !parsed.ok) throw new ServiceError('upstream_unavailable', 'the largest token account could not be read');
+  return { account: top.address, owner: parsed.state.owner, amount: top.amount };
+}
+
 /** Builds the forensics group. */
-export function createForensicsGroup(_deps: HandlerDeps, _peers: ForensicsPeers): HandlerGroup {
-  return { handlers: {} };
+export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): ForensicsGroup {
+  const rpc = createForensicsRpcMethods(deps.rpcTransport);
+  const wallets = createSingleFlightCache<Record<string, unknown>>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
+  const txs = createSingleFlightCache<Record<string, unknown>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
+
+  const profileOf = async (address: string, signal: AbortSignal) => (await wallets.get(address, () => scanWallet(rpc, address), signal)).value;
+
+  const walletScan: PaidHandler = async (query, signal) => profileOf(String(query['address']), signal);
+
+  const txInspect: PaidHandler = async (query, signal) => {
+    const sig = String(query['sig']);
+    const cached = await txs.get(sig, async () => {
+      const tx = await rpc.getTransaction(sig);
+      if (tx === null) throw new ServiceError('not_found', 'no confirmed transaction with this signature', { param: 'sig' });
+      return txInspectAnswer(tx);
+    }, signal);
+    return cached.value;
+  };
+
+  const simulate: PaidHandler = async (query, signal) => {
+    const input = decodeSimulationInput(String(query['tx']));
+    const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
+    if (!outcome.ok) throw simulationFailure(outcome);
+    return simulationAnswer(input, outcome);
+  };
+
+  const sources: PretradeSources = {
+    mintAccount: (mint, signal) => deps.rpc.getAccountInfo(mint, signal),
+    tokenIntel: peers.tokenIntel,
+    feeBands: peers.feeBands,
+    largestHolder: (mint, signal) => largestHolder(rpc, deps.rpc, mint, signal),
+    walletProfile: profileOf,
+  };
+
+  return {
+    handlers: {
+      '/v1/wallet-scan': walletScan,
+      '/v1/tx-inspect': txInspect,
+      '/v1/simulate': simulate,
+      '/v1/pretrade': async (query, signal) => pretrade(sources, String(query['mint']), signal),
+    },
+    walletProfile: profileOf,
+  };
 }
