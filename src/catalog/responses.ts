@@ -34,16 +34,20 @@ const Pool = Type.Object({
   liquidityUsd: num(),
 });
 
+/** A failed sub-analysis: an explicit error field (e.g. `upstream_unavailable`) instead of its data. */
+const PartError = Type.Object({ error: str(), message: str() });
+
 /** Response schema per paid path. */
 export const RESPONSES: Readonly<Record<string, TSchema>> = {
   '/v1/smri': Type.Object({ mint: str(), smri: Smri, smriBand: SmriBand, confidence: Confidence, components: Components, riskBand: str() }),
   '/v1/simulate': Type.Object({
     willSucceed: Type.Boolean(),
-    unitsConsumed: int(),
+    unitsConsumed: Type.Union([int(), Unknown]),
     err: Type.Unknown({ description: 'transaction error JSON, null when none' }),
     accountsTouched: int(),
     note: str(),
     logs: Type.Array(str()),
+    programsInvoked: Type.Array(Type.Object({ name: str(), programId: str() })),
   }),
   '/v1/decision': Type.Object({
     decision: Type.Union([Type.Literal('EXECUTE'), Type.Literal('REVIEW'), Type.Literal('REJECT')]),
@@ -86,8 +90,13 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
   '/v1/wallet-scan': Type.Object({
     profile: Type.Object({ band: Type.Union(['fresh', 'active', 'heavy', 'empty'].map((b) => Type.Literal(b))), summary: str() }),
     solBalance: num(),
-    activity: Type.Object({ recentSignatures: int() }),
-    tokens: Type.Object({ splTokenAccounts: int() }),
+    activity: Type.Object({ recentSignatures: int(), window: int(), windowFull: Type.Boolean() }),
+    tokens: Type.Object({ splTokenAccounts: int(), token2022Accounts: int() }),
+    age: Type.Union([
+      Type.Object({ firstSeenUnix: int(), firstSeenIso: str(), seconds: int(), days: num(), basis: Type.Union([Type.Literal('exact'), Type.Literal('lower-bound')]) }),
+      Unknown,
+    ], { description: 'from the oldest signature in the scan window; lower-bound when older history may exist' }),
+    disclaimer: Disclaimer,
   }),
   '/v1/token-intel': Type.Intersect([
     TokenRisk,
@@ -123,16 +132,18 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
   '/v1/tx-inspect': Type.Object({
     success: Type.Boolean(),
     feeSol: num(),
-    computeUnitsConsumed: int(),
-    programsInvoked: Type.Array(Type.Object({ name: str() })),
+    computeUnitsConsumed: Type.Union([int(), Unknown]),
+    programsInvoked: Type.Array(Type.Object({ name: str('well-known program name, or unknown'), programId: str() })),
+    slot: int(),
+    blockTime: Type.Union([int(), Unknown]),
     solBalanceChanges: Type.Array(Type.Object({})),
     tokenBalanceChanges: Type.Array(Type.Object({})),
   }),
   '/v1/pretrade': Type.Object({
-    digest: Type.Object({ riskBand: str() }),
-    largestHolder: Type.Object({ band: str() }),
-    priorityFee: Type.Object({ suggestedBands: Type.Object({ normal: int() }) }),
-    checklist: Type.Array(Type.Object({ check: str(), observed: Type.Boolean() })),
+    digest: Type.Union([Type.Object({ riskBand: str() }), PartError]),
+    largestHolder: Type.Union([Type.Object({ band: str(), owner: str() }), PartError]),
+    priorityFee: Type.Union([Type.Object({ suggestedBands: Type.Object({ normal: int() }) }), PartError]),
+    checklist: Type.Array(Type.Object({ check: str(), observed: Type.Union([Type.Boolean(), Unknown]) })),
     disclaimer: Disclaimer,
   }),
 };
