@@ -70,7 +70,9 @@ function proofRoute(config: TrustRoutesConfig): Route {
       if (!format.ok) return format.reply;
       if (index.value >= treeSize.value) return errorReply(404, { error: 'not_found', param: 'index', message: `no entry ${index.value} in a tree of size ${treeSize.value}` });
       const proof = config.ledger.proof(index.value, treeSize.value, format.value);
-      return proof.ok ? ok(proof.value) : badParam('treeSize', proof.reason);
+      // The entry travels with its proof: a client holding only a receipt recomputes the leaf
+      // from it (the entry's time is not in the receipt), and /ledger serves only the newest 1000.
+      return proof.ok ? ok({ ...proof.value, entry: config.ledger.entry(index.value) }) : badParam('treeSize', proof.reason);
     },
   };
 }

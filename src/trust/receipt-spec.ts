@@ -71,7 +71,7 @@ function receiptPart(c: ReceiptSpecConfig) {
       'verify signature.signatureBase58 (base58-decoded, 64 bytes) over message with the base58-decoded signature.signedBy (32 bytes)',
       `check signature.signedBy equals publicKey of ${c.baseUrl}/trust/pubkey`,
       'optionally check lowercase hex SHA-256 of the saved body bytes equals responseSha256 and its length equals responseBytes',
-      `optionally fetch ${c.baseUrl}/trust/proof?index=<ledgerIndex>: check the leaf equals the entrySha256 of ledger entry ledgerIndex, whose receiptSha256 equals SHA-256(utf8(canonicalReceipt)) and whose prevHash equals ledgerChainHead, then apply the SPEC proof rule`,
+      `optionally fetch ${c.baseUrl}/trust/proof?index=<ledgerIndex>: its entry must have index ledgerIndex, receiptSha256 = SHA-256(utf8(canonicalReceipt)) and prevHash = ledgerChainHead; the SHA-256 of the entry's canonical JSON must equal entry.entrySha256 and the proof's leaf; then apply the SPEC proof rule (with &treeSize=<checkpoint treeSize> the root must equal the signed checkpoint's rootHash.spec)`,
     ],
     verifyEndpoint: { url: `${c.baseUrl}/trust/verify`, get: 'receipt=<header value>, optional body=<base64 of the saved body> or bodySha256=<hex>', post: 'JSON {receipt, body?, bodySha256?} for bodies too large for a URL', answer: '{valid, receiptSha256, checks: {fields, signature, signedBy, responseSha256, ledgerInclusion}}, each {status: pass|fail|skipped, detail}' },
   };
@@ -102,7 +102,7 @@ function merklePart(c: ReceiptSpecConfig) {
     leaf: 'entrySha256 of each ledger entry',
     specProof: {
       endpoint: `${c.baseUrl}/trust/proof?index=<N>[&treeSize=<M>]`,
-      answer: '{index, leaf, proof: [{hash, side}], merkleRootSha256, treeSize, algorithm}',
+      answer: '{index, leaf, proof: [{hash, side}], merkleRootSha256, treeSize, algorithm, entry} (entry: the ledger entry at index, whose entrySha256 is the leaf)',
       rule: 'cur = leaf; for each step: side "left" gives cur = sha256(step.hash + cur), otherwise cur = sha256(cur + step.hash); cur must equal merkleRootSha256',
       byteLevel: SPEC_HASHER.algorithm,
       emptyRoot: sha256Hex(''),

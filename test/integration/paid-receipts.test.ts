@@ -7,8 +7,12 @@
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../helpers/read-json.ts';
@@ -20,6 +24,16 @@ let t: TestService;
 let payFetch: typeof fetch;
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs scripts/verify-receipt.mjs as a user would; resolves with its exit code and output. */
+function runVerifyScript(args: readonly string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['scripts/verify-receipt.mjs', ...args], { cwd: REPO_ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: `${stdout}${stderr}` });
+    });
+  });
+}
 
 beforeAll(async () => {
   t = await startTestService();
@@ -70,6 +84,42 @@ describe('receipts of real paid calls', () => {
     const verdict = await readJson(fetch(`${t.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`));
     expect(verdict.valid).toBe(true);
   });
+
+  it('scripts/verify-receipt.mjs proves by hand that the answer was signed and logged, and refuses tampered ones', async () => {
+    const res = await payFetch(`${t.url}/v1/epoch?rate=primary`);
+    expect(res.status).toBe(200);
+    const header = res.headers.get('x-service-receipt')!;
+    const body = Buffer.from(await res.arrayBuffer());
+    const dir = mkdtempSync(join(tmpdir(), 'verify-receipt-'));
+    try {
+      writeFileSync(join(dir, 'receipt.b64'), `${header}\n`);
+      writeFileSync(join(dir, 'body'), body);
+      const good = await runVerifyScript([t.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
+      expect(good.out).not.toContain('FAIL');
+      expect(good.out).toContain('PASS  sha256(body) equals responseSha256');
+      expect(good.out).toContain('PASS  SPEC rule leads from the leaf to merkleRootSha256');
+      expect(good.out).toContain('VERIFIED');
+      expect(good.code).toBe(0);
+      // The header value itself as the argument, no body.
+      expect((await runVerifyScript([t.url, header])).code).toBe(0);
+
+      const flipped = Buffer.from(body);
+      flipped[flipped.length - 2] = flipped[flipped.length - 2]! ^ 1;
+      writeFileSync(join(dir, 'body'), flipped);
+      const badBody = await runVerifyScript([t.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
+      expect(badBody.code).toBe(1);
+      expect(badBody.out).toContain('FAIL  sha256(body) equals responseSha256');
+
+      const receipt = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+      const forged = Buffer.from(JSON.stringify({ ...receipt, priceUsdcUnits: receipt.priceUsdcUnits + 1 })).toString('base64');
+      const badReceipt = await runVerifyScript([t.url, forged]);
+      expect(badReceipt.code).toBe(1);
+      expect(badReceipt.out).toContain('FAIL  ed25519 signature');
+      expect(badReceipt.out).toContain('FAIL  entry.receiptSha256 equals sha256(canonicalReceipt)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('the kill switch answers 503 to paid calls, is audited, and release restores service', async () => {
     const token = readFileSync(t.service.adminTokenPath!, 'utf8').trim();
