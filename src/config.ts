@@ -27,6 +27,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'rpc-url', env: 'RPC_URL', kind: 'url', help: 'Solana JSON-RPC endpoint. With --geyser-url it selects mainnet mode; without both the embedded localnet runs.' },
   { flag: 'geyser-url', env: 'GEYSER_URL', kind: 'url', help: 'Yellowstone gRPC endpoint with scheme (http:// is plaintext h2c, https:// is TLS).' },
   { flag: 'geyser-token', env: 'GEYSER_TOKEN', kind: 'string', help: 'x-token for the Geyser endpoint (never logged).' },
+  { flag: 'geyser-stale-ms', env: 'GEYSER_STALE_MS', kind: 'int', default: '5000', help: 'A Geyser stream that delivers no slot for this long is stale: it is re-opened and the timing endpoints answer from the RPC (labelled rpc-fallback) meanwhile.' },
   { flag: 'svm-pay-to', env: 'SVM_PAY_TO', kind: 'svm-address', help: 'Solana wallet that receives payments (its USDC associated token account is the destination). Embedded default: the service identity.' },
   { flag: 'svm-asset', env: 'SVM_ASSET', kind: 'svm-address', help: 'Stablecoin mint on Solana. Default mainnet USDC; embedded default: the localnet stablecoin.' },
   { flag: 'evm-pay-to', env: 'EVM_PAY_TO', kind: 'evm-address', help: 'Base (eip155:8453) address that receives payments. Required in mainnet mode.' },
@@ -73,6 +74,8 @@ export interface Config {
   readonly rpcUrl: string | null;
   readonly geyserUrl: string | null;
   readonly geyserToken: string | null;
+  /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
+  readonly geyserStaleMs: number;
   readonly svmPayTo: string | null;
   readonly svmAsset: string | null;
   readonly evmPayTo: string | null;
@@ -205,6 +208,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     rpcUrl: get('rpc-url'),
     geyserUrl: get('geyser-url'),
     geyserToken: get('geyser-token'),
+    geyserStaleMs: Number(get('geyser-stale-ms')),
     svmPayTo: get('svm-pay-to'),
     svmAsset: get('svm-asset') ?? (mode === 'mainnet' ? SOLANA_USDC_MINT : null),
     evmPayTo: get('evm-pay-to'),

@@ -1,52 +1,96 @@
 /**
- * `/v1/epoch`: epoch position from the RPC's getEpochInfo and the seconds to epoch end from a
- * measured slot rate (never an assumed 400 ms). `rate` picks the rate(s) reported; the ETA uses
- * `alt` when only `alt` is asked for, else `primary`. Issue 7 moves the source to the Geyser cache.
+ * `/v1/epoch`: epoch position derived from the streamed head slot and the cluster's epoch
+ * schedule, and the seconds to epoch end from a measured slot rate (never an assumed 400 ms).
+ * Two labelled rates: `primary` over the last 60 s of streamed slots, `alt` over the retained
+ * baseline (up to 6 h). `rate` picks the rate(s) reported; the ETA uses `alt` when only `alt` is
+ * asked for, else `primary`. While the stream is not live, getEpochInfo and an RPC slot sampler
+ * answer instead, labelled `rpc-fallback`.
  */
-import type { RpcClient } from '../../chain/rpc-client.ts';
+import type { EpochInfo } from '../../chain/rpc-client.ts';
+import type { EpochPosition } from '../../caches/epoch-schedule.ts';
+import { SHORT_RATE_WINDOW_MS, type MeasuredRate } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import type { PaidHandler } from '../../http/paid-routes.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureSlotRate, MIN_RATE_SPAN_MS, PRIMARY_WINDOW_MS, type SlotSampler } from './slot-rate.ts';
+import { measureSlotRate, MIN_RATE_SPAN_MS, PRIMARY_WINDOW_MS, type SlotRate } from './slot-rate.ts';
+import type { TimingSource } from './timing-source.ts';
 
-export interface EpochHandlerConfig {
-  readonly rpc: Pick<RpcClient, 'getEpochInfo'>;
-  readonly sampler: SlotSampler;
+type Which = 'primary' | 'alt' | 'both';
+type Rate = MeasuredRate | SlotRate;
+/** How long a request waits for a first measurable rate (only in the service's first seconds). */
+const RATE_WAIT_MS = 2_000;
+const RATE_POLL_MS = 100;
+
+/** The stream's two labelled rates. */
+export function streamRates(source: TimingSource): { primary: MeasuredRate | null; alt: MeasuredRate | null } {
+  return {
+    primary: source.caches.clock.rate(SHORT_RATE_WINDOW_MS, `stream: slot arrivals over the last ${SHORT_RATE_WINDOW_MS / 1000} s`),
+    alt: source.caches.clock.rate(Number.POSITIVE_INFINITY, 'stream: slot arrivals over the retained baseline (up to 6 h)'),
+  };
 }
 
-/** Builds the handler over the RPC client and the slot sampler. */
-export function createEpochHandler(config: EpochHandlerConfig): PaidHandler {
+function render(which: Which, position: EpochPosition, rates: { primary: Rate | null; alt: Rate | null }, extra: Record<string, unknown>): Record<string, unknown> {
+  const driving = which === 'alt' ? rates.alt : rates.primary;
+  if (!driving) throw new ServiceError('upstream_unavailable', 'the slot rate is not measured yet (needs slots observed at least a second apart); retry shortly');
+  const slotRates: Record<string, unknown> = {};
+  if (which !== 'alt') slotRates.primary = rates.primary;
+  if (which !== 'primary') slotRates.alt = rates.alt ?? 'unknown';
+  return {
+    epoch: position.epoch,
+    slotIndex: position.slotIndex,
+    slotsInEpoch: position.slotsInEpoch,
+    absoluteSlot: position.absoluteSlot,
+    etaSecondsToEnd: Math.round(((position.slotsInEpoch - position.slotIndex) * driving.slotMs) / 1000),
+    etaRate: which === 'alt' ? 'alt' : 'primary',
+    slotRates,
+    ...extra,
+  };
+}
+
+/** The RPC path: getEpochInfo plus the sampler's rates (the pre-stream method). */
+export async function rpcEpoch(source: TimingSource, signal: AbortSignal): Promise<{ info: EpochInfo; primary: SlotRate | null; alt: SlotRate | null; atMs: number }> {
+  const sampler = source.fallbackSampler();
+  let info = await source.rpc.getEpochInfo(signal);
+  sampler.record(info);
+  const first = sampler.samples()[0];
+  const waitMs = first ? MIN_RATE_SPAN_MS - (Date.now() - first.atMs) : 0;
+  if (waitMs > 0) {
+    await sleep(waitMs + 50, undefined, { signal });
+    info = await source.rpc.getEpochInfo(signal);
+    sampler.record(info);
+  }
+  const samples = sampler.samples();
+  return {
+    info,
+    primary: measureSlotRate(samples, PRIMARY_WINDOW_MS, `rpc: getEpochInfo samples over the last ${PRIMARY_WINDOW_MS / 1000} s`),
+    alt: measureSlotRate(samples, Number.POSITIVE_INFINITY, 'rpc: all retained getEpochInfo samples (up to 15 min)'),
+    atMs: Date.now(),
+  };
+}
+
+/** Waits briefly for the stream's first measurable rate; false when it does not come. */
+async function streamRateReady(source: TimingSource, which: Which, signal: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + RATE_WAIT_MS;
+  for (;;) {
+    const rates = streamRates(source);
+    if ((which === 'alt' ? rates.alt : rates.primary) !== null) return true;
+    if (Date.now() >= deadline || !source.live()) return false;
+    await sleep(RATE_POLL_MS, undefined, { signal });
+  }
+}
+
+/** Builds the handler over the timing source. */
+export function createEpochHandler(source: TimingSource): PaidHandler {
   return async (query, signal) => {
-    const which = (query.rate as 'primary' | 'alt' | 'both' | undefined) ?? 'both';
-    let info = await config.rpc.getEpochInfo(signal);
-    config.sampler.record(info);
-    const first = config.sampler.samples()[0];
-    const waitMs = first ? MIN_RATE_SPAN_MS - (Date.now() - first.atMs) : 0;
-    if (waitMs > 0) {
-      // Only in the service's first second: wait for the span a rate needs rather than guess one.
-      await sleep(waitMs + 50, undefined, { signal });
-      info = await config.rpc.getEpochInfo(signal);
-      config.sampler.record(info);
+    const which = (query.rate as Which | undefined) ?? 'both';
+    source.settle();
+    const position = source.caches.clock.position();
+    if (source.live() && position !== null && (await streamRateReady(source, which, signal))) {
+      const head = source.caches.clock.head()!;
+      const now = source.caches.clock.position()!;
+      return render(which, now, streamRates(source), { source: 'geyser', freshness: source.freshness(head.slot, head.atMs), measuredAtUtc: new Date().toISOString() });
     }
-    const samples = config.sampler.samples();
-    const primary = measureSlotRate(samples, PRIMARY_WINDOW_MS, `recent ${PRIMARY_WINDOW_MS / 1000} s window`);
-    const alt = measureSlotRate(samples, Number.POSITIVE_INFINITY, 'all retained samples (up to 15 min)');
-    const driving = which === 'alt' ? alt : primary;
-    if (!driving) throw new ServiceError('upstream_unavailable', 'the slot rate is not measured yet (needs two samples at least a second apart); retry shortly');
-    const slotsLeft = info.slotsInEpoch - info.slotIndex;
-    const slotRates: Record<string, unknown> = {};
-    if (which !== 'alt') slotRates.primary = primary;
-    if (which !== 'primary') slotRates.alt = alt ?? 'unknown';
-    return {
-      epoch: info.epoch,
-      slotIndex: info.slotIndex,
-      slotsInEpoch: info.slotsInEpoch,
-      absoluteSlot: info.absoluteSlot,
-      etaSecondsToEnd: Math.round((slotsLeft * driving.slotMs) / 1000),
-      etaRate: which === 'alt' ? 'alt' : 'primary',
-      slotRates,
-      source: 'rpc',
-      measuredAtUtc: new Date().toISOString(),
-    };
+    const rpc = await rpcEpoch(source, signal);
+    return render(which, rpc.info, rpc, { source: 'rpc-fallback', freshness: source.freshness(rpc.info.absoluteSlot, rpc.atMs), measuredAtUtc: new Date(rpc.atMs).toISOString() });
   };
 }

@@ -1,26 +1,41 @@
 /**
- * The timing group: `/v1/epoch` (and, with the Geyser caches, tip floor, priority fee and
- * sgp-checkpoint). It also lends pretrade the suggested priority-fee bands.
+ * The timing group: `/v1/tipfloor`, `/v1/priority-fee`, `/v1/epoch` and `/v1/sgp-checkpoint`,
+ * answered from caches the Geyser stream keeps warm (RPC fallback while it is down). It also
+ * lends pretrade the suggested priority-fee bands.
  */
 import { ServiceError } from '../../errors.ts';
+import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
-import { createEpochHandler } from './epoch.ts';
-import { createSlotSampler } from './slot-rate.ts';
+import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 
 /** The timing handlers plus the fee bands other groups report. */
 export interface TimingGroup extends HandlerGroup {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
 }
 
-/** Builds the timing group over the RPC client. */
+const PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
+
+/** Builds the timing group; the stream opens in `start()`. */
 export function createTimingGroup(deps: HandlerDeps): TimingGroup {
-  const sampler = createSlotSampler({ rpc: deps.rpc });
+  let runtime: TimingRuntime | null = null;
+  const running = (): TimingRuntime => {
+    if (runtime === null) throw new ServiceError('upstream_unavailable', 'the timing caches are not running yet');
+    return runtime;
+  };
+  const handlers: Record<string, PaidHandler> = {};
+  for (const path of PATHS) handlers[path] = (query, signal) => running().handlers[path](query, signal);
   return {
-    handlers: { '/v1/epoch': createEpochHandler({ rpc: deps.rpc, sampler }) },
-    start: () => sampler.start(),
-    close: () => sampler.close(),
-    async feeBands() {
-      throw new ServiceError('upstream_unavailable', 'the priority-fee source is not running in this deployment');
+    handlers,
+    async start() {
+      runtime = await startTimingRuntime({
+        rpc: deps.rpc, rpcTransport: deps.rpcTransport, pool: deps.pool, geyser: deps.geyser,
+        staleMs: deps.config.geyserStaleMs,
+      });
     },
+    async close() {
+      await runtime?.close();
+      runtime = null;
+    },
+    feeBands: (signal) => running().feeBands(signal),
   };
 }

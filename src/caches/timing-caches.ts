@@ -1,0 +1,66 @@
+/**
+ * The timing caches fed by the one Geyser subscription: priority fees, tip floor and the slot
+ * clock (epoch position, slot rates, checkpoint series). `handlers` is what the stream calls;
+ * every handler does constant work (or work proportional to one transaction's accounts).
+ */
+import type { GeyserHandlers } from '../chain/geyser-client.ts';
+import type { EpochSchedule } from './epoch-schedule.ts';
+import { createPriorityFeeCache, type PriorityFeeCache } from './priority-fee-cache.ts';
+import { createSlotClockCache, type SlotClockCache } from './slot-clock-cache.ts';
+import { createTipFloorCache, type TipFloorCache } from './tip-floor-cache.ts';
+
+export interface TimingCachesConfig {
+  readonly schedule: EpochSchedule;
+  readonly feeWindowSlots?: number;
+  readonly tipWindowSlots?: number;
+  readonly tipHistoryEverySlots?: number;
+  readonly checkpointEverySlots?: number;
+}
+
+export interface TimingCaches {
+  readonly fees: PriorityFeeCache;
+  readonly tips: TipFloorCache;
+  readonly clock: SlotClockCache;
+  readonly handlers: GeyserHandlers;
+  /** Stream updates absorbed (slots + transactions). */
+  readonly absorbed: number;
+}
+
+/** Creates empty caches over the cluster's epoch schedule. */
+export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
+  const fees = createPriorityFeeCache({ ...(config.feeWindowSlots ? { windowSlots: config.feeWindowSlots } : {}) });
+  const tips = createTipFloorCache({
+    ...(config.tipWindowSlots ? { windowSlots: config.tipWindowSlots } : {}),
+    ...(config.tipHistoryEverySlots ? { historyEverySlots: config.tipHistoryEverySlots } : {}),
+  });
+  const clock = createSlotClockCache({ schedule: config.schedule, ...(config.checkpointEverySlots ? { checkpointEverySlots: config.checkpointEverySlots } : {}) });
+  let absorbed = 0;
+  const handlers: GeyserHandlers = {
+    onSubscribed() {
+      fees.window.reset();
+      tips.window.reset();
+    },
+    onSlot(slot, status, atMs) {
+      absorbed++;
+      clock.observe(slot, atMs);
+      if (status === 'processed') {
+        fees.window.processed(slot);
+        tips.window.processed(slot);
+      } else if (status === 'confirmed') {
+        fees.window.confirmed(slot);
+        tips.window.confirmed(slot);
+      }
+    },
+    onTransaction(slot, tx) {
+      absorbed++;
+      fees.add(slot, { price: tx.cuPrice, writable: tx.writable });
+      tips.add(slot, tx.tipLamports);
+    },
+  };
+  return {
+    fees, tips, clock, handlers,
+    get absorbed() {
+      return absorbed;
+    },
+  };
+}

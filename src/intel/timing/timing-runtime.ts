@@ -1,0 +1,86 @@
+/**
+ * The running timing domain: reads the epoch schedule once, opens the Geyser subscription feeding
+ * the caches, and builds the four handlers over them (stream first, RPC fallback). Tests and
+ * benches start it directly with shorter windows; the timing group starts it with defaults.
+ */
+import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
+import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
+import { createTimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
+import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
+import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
+import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
+import { createTimingCaches, type TimingCaches } from '../../caches/timing-caches.ts';
+import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { WorkerPool } from '../../pool/worker-pool.ts';
+import type { FeeBands } from '../handler-group.ts';
+import { createEpochHandler } from './epoch.ts';
+import { createPriorityFee } from './priority-fee.ts';
+import { createSgpCheckpointHandler } from './sgp-checkpoint.ts';
+import { createTimingSource, type TimingSource } from './timing-source.ts';
+import { createTipFloorHandler } from './tipfloor.ts';
+
+/** How long start waits for the first streamed slot before serving (from the RPC meanwhile). */
+export const STREAM_START_WAIT_MS = 5_000;
+const SETTLE_INTERVAL_MS = 5_000;
+
+export interface TimingRuntimeOptions {
+  readonly rpc: RpcClient;
+  readonly rpcTransport: RpcTransport;
+  readonly pool: WorkerPool;
+  readonly geyser: { readonly url: string; readonly token: string | null };
+  readonly staleMs?: number;
+  readonly feeWindowSlots?: number;
+  readonly tipWindowSlots?: number;
+  readonly tipHistoryEverySlots?: number;
+  readonly checkpointEverySlots?: number;
+  readonly poolMinValues?: number;
+  readonly backoffInitialMs?: number;
+  readonly backoffMaxMs?: number;
+}
+
+export interface TimingRuntime {
+  readonly handlers: Readonly<Record<'/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint', PaidHandler>>;
+  readonly source: TimingSource;
+  readonly caches: TimingCaches;
+  readonly stream: GeyserStream;
+  feeBands(signal: AbortSignal): Promise<FeeBands>;
+  close(): Promise<void>;
+}
+
+/** Starts the stream and waits (bounded) for its first slot. */
+export async function startTimingRuntime(options: TimingRuntimeOptions): Promise<TimingRuntime> {
+  const timingRpc = createTimingRpcMethods(options.rpcTransport);
+  const schedule = await timingRpc.getEpochSchedule();
+  const feeWindowSlots = options.feeWindowSlots ?? PRIORITY_FEE_WINDOW_SLOTS;
+  const tipWindowSlots = options.tipWindowSlots ?? TIP_WINDOW_SLOTS;
+  const tipHistoryEverySlots = options.tipHistoryEverySlots ?? TIP_HISTORY_EVERY_SLOTS;
+  const checkpointEverySlots = options.checkpointEverySlots ?? CHECKPOINT_EVERY_SLOTS;
+  const caches = createTimingCaches({ schedule, feeWindowSlots, tipWindowSlots, tipHistoryEverySlots, checkpointEverySlots });
+  const stream = createGeyserStream({
+    url: options.geyser.url, token: options.geyser.token, staleMs: options.staleMs ?? GEYSER_STALE_MS, handlers: caches.handlers,
+    ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
+    ...(options.backoffMaxMs ? { backoffMaxMs: options.backoffMaxMs } : {}),
+  });
+  const source = createTimingSource({ caches, stream, rpc: options.rpc, timingRpc, pool: options.pool, ...(options.poolMinValues ? { poolMinValues: options.poolMinValues } : {}) });
+  stream.start();
+  await stream.whenLive(STREAM_START_WAIT_MS);
+  // The RPC sampler only runs while the stream is down; stop it once the stream is back.
+  const settle = setInterval(() => source.settle(), SETTLE_INTERVAL_MS);
+  settle.unref();
+  const fees = createPriorityFee(source, feeWindowSlots);
+  return {
+    handlers: {
+      '/v1/tipfloor': createTipFloorHandler(source, { emaSlots: TIP_EMA_SLOTS, windowSlots: tipWindowSlots, historyEverySlots: tipHistoryEverySlots }),
+      '/v1/priority-fee': fees.handler,
+      '/v1/epoch': createEpochHandler(source),
+      '/v1/sgp-checkpoint': createSgpCheckpointHandler(source, { checkpointEverySlots }),
+    },
+    source, caches, stream,
+    feeBands: (signal) => fees.feeBands(signal),
+    async close() {
+      clearInterval(settle);
+      source.close();
+      await stream.close();
+    },
+  };
+}
