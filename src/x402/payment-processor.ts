@@ -165,7 +165,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
 
   /** Same id and payload: the first answer again, from memory or (after a restart) from disk. */
   function processWithId(call: PaidCall, id: string): Promise<HttpReply> | HttpReply {
-    const fingerprint = paymentFingerprint(call.payment, call.resourceUrl);
+    // Path and query, not the full URL: the same request is the same resource behind any host or port.
+    const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
     const conflict = () => errorReply(409, { error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
     const cached = idempotency.lookup(id, fingerprint);
     if (cached.kind === 'conflict') return conflict();
