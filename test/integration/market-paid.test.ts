@@ -1,0 +1,71 @@
+/**
+ * Real paid HTTP calls to the market endpoints with the official x402 client against the running
+ * service and its embedded localnet: dex-quote, slippage-map and lending/markets answer 200 with
+ * a receipt and a SPEC-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
+ * not move (nothing settled).
+ */
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJson } from '../helpers/read-json.ts';
+import { fundedPayer, tokenBalance } from '../helpers/svm-payer.ts';
+import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { responseErrors } from '../helpers/check-response.ts';
+
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+const WSOL = 'So11111111111111111111111111111111111111112';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+let t: TestService;
+let payFetch: typeof fetch;
+
+const payToBalance = () => tokenBalance(t.localnet!.urls.rpc, t.service.terms.svm.payTo, t.localnet!.stablecoinMint);
+
+beforeAll(async () => {
+  t = await startTestService();
+  const payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
+  const client = new x402Client();
+  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
+  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
+  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+}, 120_000);
+afterAll(async () => {
+  await t.close();
+});
+
+describe('paid market calls', () => {
+  it('dex-quote: 200 with receipt and SPEC fields, price moved to pay-to', async () => {
+    const before = await payToBalance();
+    const res = await payFetch(`${t.url}/v1/dex-quote?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&slippageBps=50`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-service-receipt')).toBeTruthy();
+    const body = await readJson(res);
+    expect(responseErrors('/v1/dex-quote', body)).toEqual([]);
+    expect(BigInt(body.output.minReceived)).toBe((BigInt(body.output.amount) * 9950n) / 10_000n);
+    expect(await payToBalance()).toBe(before + 3000n);
+  }, 60_000);
+
+  it('slippage-map and lending/markets: 200 with SPEC-shaped bodies', async () => {
+    const map = await payFetch(`${t.url}/v1/slippage-map?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&mults=0.5,1,2,1000`);
+    expect(map.status).toBe(200);
+    const mapBody = await readJson(map);
+    expect(responseErrors('/v1/slippage-map', mapBody)).toEqual([]);
+    expect(mapBody.points.map((p: { mult: number }) => p.mult)).toEqual([0.5, 1, 2, 1000]);
+    const lending = await payFetch(`${t.url}/v1/lending/markets?limit=2`);
+    expect(lending.status).toBe(200);
+    const lendingBody = await readJson(lending);
+    expect(responseErrors('/v1/lending/markets', lendingBody)).toEqual([]);
+    expect(lendingBody.markets).toHaveLength(2);
+  }, 60_000);
+
+  it('nft-collection for an unknown symbol: 404, nothing settled', async () => {
+    const before = await payToBalance();
+    const res = await payFetch(`${t.url}/v1/nft-collection?symbol=no_such_collection`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await readJson(res)).toMatchObject({ error: 'not_found' });
+    expect(await payToBalance()).toBe(before);
+    const ok = await payFetch(`${t.url}/v1/nft-collection?symbol=local_apes`);
+    expect(ok.status).toBe(200);
+    expect(responseErrors('/v1/nft-collection', await readJson(ok))).toEqual([]);
+  }, 60_000);
+});
