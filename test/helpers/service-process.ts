@@ -15,6 +15,8 @@ export interface ServiceProcess {
   readonly pid: number;
   /** Public base URL (`listening ...`). */
   readonly url: string;
+  /** The admin listener (kill switch), 127.0.0.1 only. */
+  readonly adminUrl: string;
   readonly rpcUrl: string;
   /** The localnet stablecoin mint on the Solana side. */
   readonly stablecoinMint: string;
@@ -52,11 +54,12 @@ export function spawnService(dataDir: string, extraArgs: readonly string[] = [])
       child.stdout!.off('data', onData);
       const rpcUrl = match(out, /^localnet rpc (\S+)/m);
       const stablecoinMint = match(out, /^localnet stablecoin (\S+) \(solana\)/m);
-      if (!rpcUrl || !stablecoinMint) {
+      const adminUrl = match(out, /^admin (http:\/\/\S+)/m);
+      if (!rpcUrl || !stablecoinMint || !adminUrl) {
         reject(new Error(`service printed no localnet URLs (embedded mode expected)\nstdout:\n${out}`));
         return;
       }
-      resolve({ child, pid: child.pid!, url, rpcUrl, stablecoinMint, stdout: () => out, stderr: () => err, exited });
+      resolve({ child, pid: child.pid!, url, adminUrl, rpcUrl, stablecoinMint, stdout: () => out, stderr: () => err, exited });
     };
     child.stdout!.on('data', onData);
     void exited.then(({ code, signal }) => {

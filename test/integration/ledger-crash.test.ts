@@ -48,8 +48,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+const payers: string[] = [];
+const PAYMENT_ENTRY_FIELDS = ['index', 'time', 'kind', 'endpoint', 'priceUsdcUnits', 'network', 'receiptSha256', 'prevHash', 'entrySha256'];
+let second: ServiceProcess;
+
 async function payingFetch(svc: ServiceProcess): Promise<typeof fetch> {
   const payer = await fundedPayer(svc.rpcUrl, 50_000_000);
+  payers.push(payer.signer.address);
   const client = new x402Client();
   client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: svc.stablecoinMint, maxAmountPerPayment: '1000000' }] });
   client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: svc.rpcUrl }));
@@ -117,7 +122,7 @@ describe('kill -9 of the real server under paid load', () => {
     const killedTail = readFileSync(wal, 'utf8');
     appendFileSync(wal, PARTIAL_LINE);
 
-    const second = await spawnService(dataDir);
+    second = await spawnService(dataDir);
     running.push(second);
     // The torn tail is cut at the end of the last complete line and reported at start-up.
     const lastNewline = killedTail.endsWith('\n') ? killedSize : killedTail.lastIndexOf('\n') + 1;
@@ -134,6 +139,9 @@ describe('kill -9 of the real server under paid load', () => {
     expect(chainProblem(entries)).toBeNull();
     expect(ledger.chainHeadSha256).toBe(entries.at(-1)!.entrySha256);
     expect(log.merkleRootSha256).toBe(specMerkleRoot(entries.map((e) => e.entrySha256)));
+    // DESIGN §4: no query content, payer address or caller identity in any entry.
+    for (const e of entries) expect(Object.keys(e)).toEqual(PAYMENT_ENTRY_FIELDS);
+    for (const secret of [...payers, 'rate=', '127.0.0.1']) expect(JSON.stringify(entries)).not.toContain(secret);
     const health = await readJson(fetch(`${second.url}/health`));
     expect(health.ledger).toMatchObject({ entries: entries.length, chainHeadSha256: ledger.chainHeadSha256, merkleRootSha256: log.merkleRootSha256 });
 
@@ -162,4 +170,31 @@ describe('kill -9 of the real server under paid load', () => {
     expect(chainProblem(after.entries)).toBeNull();
     expect(after.entries.at(-1)).toMatchObject({ index: entries.length, receiptSha256: next.receiptSha256 });
   }, 400_000);
+
+  it('keeps the kill switch on across a SIGKILL, with its transitions as audited entries', async () => {
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const admin = (svc: ServiceProcess, action: string, body?: string) =>
+      fetch(`${svc.adminUrl}/kill-switch/${action}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body ? { body } : {}) });
+    expect((await admin(second, 'activate', '{"reason":"crash test"}')).status).toBe(200);
+    expect((await fetch(`${second.url}/v1/epoch`)).status).toBe(503);
+    second.child.kill('SIGKILL');
+    expect(await second.exited).toMatchObject({ signal: 'SIGKILL' });
+
+    const third = await spawnService(dataDir);
+    running.push(third);
+    const health = await readJson(fetch(`${third.url}/health`));
+    expect(health.killSwitch.active).toBe(true);
+    expect((await fetch(`${third.url}/v1/epoch`)).status).toBe(503);
+    const stopped = await readJson(fetch(`${third.url}/ledger?limit=1000`));
+    expect(chainProblem(stopped.entries)).toBeNull();
+    expect(Object.keys(stopped.entries.at(-1))).toEqual(['index', 'time', 'kind', 'event', 'reason', 'prevHash', 'entrySha256']);
+    expect(stopped.entries.at(-1)).toMatchObject({ kind: 'audit', event: 'kill-switch.activated', reason: 'crash test' });
+    expect(health.ledger).toMatchObject({ entries: stopped.entries.length, chainHeadSha256: stopped.chainHeadSha256 });
+
+    expect((await admin(third, 'release')).status).toBe(200);
+    expect((await fetch(`${third.url}/v1/epoch`)).status).toBe(402);
+    const released = await readJson(fetch(`${third.url}/ledger?limit=1000`));
+    expect(chainProblem(released.entries)).toBeNull();
+    expect(released.entries.at(-1)).toMatchObject({ index: stopped.entries.length, kind: 'audit', event: 'kill-switch.released' });
+  }, 300_000);
 });
