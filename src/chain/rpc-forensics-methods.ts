@@ -8,7 +8,7 @@ import type { Address, Base64EncodedWireTransaction, Signature } from '@solana/k
 import { jsonSafe, type RpcFailure, type RpcTransport } from './rpc-client.ts';
 
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP7VakNwGCZ5JXGPeJMAxaGYT2fQbxB';
+export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 
 /** One entry of getSignaturesForAddress. */
 export interface SignatureEntry {

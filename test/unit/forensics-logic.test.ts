@@ -9,7 +9,7 @@ import { signerFromSeed } from '../../src/localnet/world-keys.ts';
 import { buildSignedWire, computeBudgetIxs, transferSolIx } from '../../src/localnet/world-transactions.ts';
 import { nameProgram, namePrograms, WELL_KNOWN_PROGRAMS } from '../../src/intel/forensics/program-names.ts';
 import { pretradeChecklist, riskyExtensions } from '../../src/intel/forensics/pretrade-checklist.ts';
-import { decodeSimulationInput, simulationAnswer, simulationFailure } from '../../src/intel/forensics/simulate-tx.ts';
+import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from '../../src/intel/forensics/simulate-tx.ts';
 import { programsInvoked, solBalanceChanges, tokenBalanceChanges, txInspectAnswer } from '../../src/intel/forensics/tx-summary.ts';
 import { walletAge, walletBand, walletProfile, WALLET_BANDS } from '../../src/intel/forensics/wallet-profile.ts';
 
@@ -147,6 +147,12 @@ describe('simulate input', () => {
     expect(code(() => decodeSimulationInput(Buffer.from(wire.subarray(0, wire.length - 3)).toString('base64')))).toBe('invalid_transaction:400');
     expect(code(() => decodeSimulationInput(Buffer.from(new Uint8Array(200).fill(0xff)).toString('base64')))).toBe('invalid_transaction:400');
     expect(code(() => decodeSimulationInput(Buffer.concat([wire, Buffer.from([1, 2])]).toString('base64')))).toBe('invalid_transaction:400');
+  });
+  it('a SanitizeFailure from the node is a malformed transaction (400); other errors are outcomes', () => {
+    const outcome = (err: unknown) => ({ ok: true as const, err, logs: [], unitsConsumed: 0, innerProgramIds: [] });
+    expect(refusedAsMalformed(outcome('SanitizeFailure'))?.status).toBe(400);
+    expect(refusedAsMalformed(outcome({ InstructionError: [0, { Custom: 1 }] }))).toBeNull();
+    expect(refusedAsMalformed(outcome(null))).toBeNull();
   });
   it('maps node refusals to 400 and other RPC errors to 502', () => {
     expect(simulationFailure({ ok: false, code: -32602, message: 'invalid transaction' }).status).toBe(400);

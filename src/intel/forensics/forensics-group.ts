@@ -17,7 +17,7 @@ import { ServiceError } from '../../errors.ts';
 import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { pretrade, type LargestHolder, type PretradeSources } from './pretrade.ts';
-import { decodeSimulationInput, simulationAnswer, simulationFailure } from './simulate-tx.ts';
+import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from './simulate-tx.ts';
 import { txInspectAnswer } from './tx-summary.ts';
 import { WALLET_SCAN_SIGNATURE_LIMIT, walletProfile } from './wallet-profile.ts';
 
@@ -87,6 +87,8 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
     const input = decodeSimulationInput(String(query['tx']));
     const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
     if (!outcome.ok) throw simulationFailure(outcome);
+    const malformed = refusedAsMalformed(outcome);
+    if (malformed) throw malformed;
     return simulationAnswer(input, outcome);
   };
 

@@ -8,7 +8,7 @@
 export const WELL_KNOWN_PROGRAMS: Readonly<Record<string, string>> = Object.freeze({
   '11111111111111111111111111111111': 'System Program',
   TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA: 'SPL Token',
-  TokenzQdBNbLqP7VakNwGCZ5JXGPeJMAxaGYT2fQbxB: 'SPL Token-2022',
+  TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb: 'SPL Token-2022',
   ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL: 'Associated Token Account',
   ComputeBudget111111111111111111111111111111: 'Compute Budget',
   MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr: 'SPL Memo',

@@ -57,6 +57,16 @@ export function simulationFailure(failure: RpcFailure): ServiceError {
   return new ServiceError('upstream_unavailable', 'Solana RPC simulateTransaction answered an error', { upstream: 'solana-rpc', rpcCode: failure.code });
 }
 
+/**
+ * A node that finds the transaction malformed answers either a JSON-RPC error (see
+ * `simulationFailure`) or the transaction error `SanitizeFailure` (account or program indices out
+ * of range, ...): both mean the caller's transaction cannot be executed as encoded, a 400.
+ */
+export function refusedAsMalformed(outcome: SimulationOutcome): ServiceError | null {
+  if (outcome.err !== 'SanitizeFailure') return null;
+  return new ServiceError('invalid_transaction', 'the node could not sanitize this transaction (an account or program index is out of range, or the message is inconsistent)', { param: 'tx' });
+}
+
 /** The simulate answer. */
 export function simulationAnswer(input: DecodedSimulation, outcome: SimulationOutcome): Record<string, unknown> {
   const { tx } = input;

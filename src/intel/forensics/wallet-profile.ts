@@ -4,7 +4,7 @@
  * `/v1/wallet-scan`. The rule is pure and stated in every summary so an answer can be re-derived
  * from getSignaturesForAddress, getAccountInfo and getTokenAccountsByOwner alone.
  */
-import type { OwnedTokenAccount, SignatureEntry } from '../../chain/rpc-forensics-methods.ts';
+import { TOKEN_2022_PROGRAM_ID, type OwnedTokenAccount, type SignatureEntry } from '../../chain/rpc-forensics-methods.ts';
 
 /** Signatures read per scan (one getSignaturesForAddress page, Agave's maximum). */
 export const WALLET_SCAN_SIGNATURE_LIMIT = 1000;
@@ -89,7 +89,7 @@ export function walletProfile(o: WalletObservation): Record<string, unknown> {
   const count = o.signatures.length;
   const band = walletBand(o.lamports, o.tokenAccounts.length, count);
   const age = walletAge(o.signatures, o.windowLimit, o.nowUnix);
-  const spl = o.tokenAccounts.filter((t) => t.programId !== 'TokenzQdBNbLqP7VakNwGCZ5JXGPeJMAxaGYT2fQbxB');
+  const spl = o.tokenAccounts.filter((t) => t.programId !== TOKEN_2022_PROGRAM_ID);
   const t22 = o.tokenAccounts.length - spl.length;
   const nonZero = o.tokenAccounts.filter((t) => t.amount !== '0' && t.amount !== 'unknown');
   const solBalance = Number(o.lamports) / LAMPORTS_PER_SOL;

@@ -1,0 +1,243 @@
+/**
+ * The forensics handlers called directly against one real embedded localnet: each world wallet
+ * gets its band, counts and age from the chain; tx-inspect agrees with the block producer's
+ * ground truth (success, tips, compute budget, swap token legs); simulate never lands anything
+ * and refuses undecodable transactions with 400; pretrade reports failed parts as error fields,
+ * answers 404 for an unknown mint and 502 when every part fails; RPC down gives 502.
+ */
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { RESPONSES } from '../../src/catalog/responses.ts';
+import { ServiceError } from '../../src/errors.ts';
+import type { PaidHandler } from '../../src/http/paid-routes.ts';
+import type { FeeBands, HandlerDeps } from '../../src/intel/handler-group.ts';
+import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
+import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import { signerFromSeed } from '../../src/localnet/world-keys.ts';
+import { buildSignedWire, transferSolIx } from '../../src/localnet/world-transactions.ts';
+import type { ProducedTransaction } from '../../src/localnet/block-producer.ts';
+import { rpcCall } from '../helpers/svm-payer.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+
+let localnet: Localnet;
+let handlers: Record<string, PaidHandler>;
+const signal = new AbortController().signal;
+const FEE_BANDS: FeeBands = { unit: 'microLamportsPerComputeUnit', suggestedBands: { economy: 1, normal: 2, fast: 3, aggressive: 4 }, source: 'test', slot: 1 };
+const unavailable = () => Promise.reject(new ServiceError('upstream_unavailable', 'peer not running'));
+
+function depsFor(url: string): HandlerDeps {
+  const transport = createRpcTransport({ url, timeoutMs: 5_000 });
+  return { rpc: createRpcClient(transport), rpcTransport: transport } as unknown as HandlerDeps;
+}
+
+function groupWith(peers: Partial<ForensicsPeers>, url = localnet.urls.rpc): Record<string, PaidHandler> {
+  return createForensicsGroup(depsFor(url), { feeBands: unavailable, tokenIntel: unavailable, ...peers }).handlers as Record<string, PaidHandler>;
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try { await p; return 'ok'; } catch (e) { return e instanceof ServiceError ? `${e.code}:${e.status}` : `other:${String(e)}`; }
+}
+
+function checkSchema(path: string, body: unknown): void {
+  const schema = RESPONSES[path];
+  if (!schema) throw new Error(`no schema for ${path}`);
+  expect([...Value.Errors(schema, body)].map((e) => `${e.instancePath} ${e.message}`)).toEqual([]);
+}
+
+beforeAll(async () => {
+  ({ localnet } = await startTestLocalnet('forensics-1'));
+  handlers = groupWith({});
+}, 120_000);
+afterAll(async () => {
+  await localnet?.close();
+});
+
+describe('wallet-scan', () => {
+  it('gives every world wallet its band, counts, balance and exact age from the chain', async () => {
+    for (const band of ['fresh', 'active', 'heavy', 'empty'] as const) {
+      for (const w of localnet.world.wallets[band]) {
+        const body = await handlers['/v1/wallet-scan']!({ address: w.address }, signal) as Record<string, any>;
+        checkSchema('/v1/wallet-scan', body);
+        expect(body.profile.band, w.label).toBe(band);
+        expect(body.activity.recentSignatures, w.label).toBe(w.signatures.length);
+        expect(body.tokens.splTokenAccounts, w.label).toBe(w.tokenAccounts.length);
+        expect(body.lamports).toBe(String(localnet.chain.getAccount(w.address)?.lamports ?? 0n));
+        expect(body.profile.summary).toMatch(/fresh < 10, active 10-49, heavy >= 50/);
+        expect(body.disclaimer).toBeTypeOf('string');
+        if (w.signatures.length === 0) {
+          expect(body.age).toBe('unknown');
+        } else {
+          const first = await rpcCall<{ blockTime: number }>(localnet.urls.rpc, 'getTransaction', [w.signatures[0], { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+          expect(body.age).toMatchObject({ firstSeenUnix: first.blockTime, basis: 'exact' });
+        }
+      }
+    }
+  }, 60_000);
+
+  it('an address with no account is empty with unknown age', async () => {
+    const body = await handlers['/v1/wallet-scan']!({ address: signerFromSeed(new Uint8Array(32).fill(3)).address }, signal) as Record<string, any>;
+    checkSchema('/v1/wallet-scan', body);
+    expect(body).toMatchObject({ profile: { band: 'empty' }, solBalance: 0, age: 'unknown', account: { exists: false, owner: 'unknown' } });
+  });
+});
+
+/** Produced transactions whose slot is confirmed, so getTransaction answers them. */
+async function confirmedProduced(min: number): Promise<ProducedTransaction[]> {
+  for (let i = 0; i < 100; i += 1) {
+    const confirmed = localnet.chain.slot('confirmed');
+    const done = localnet.producer.history().filter((s) => s.slot <= confirmed).flatMap((s) => s.transactions).filter((t) => t.landed && t.signature !== null);
+    if (done.length >= min && done.some((t) => t.tipLamports > 0n) && done.some((t) => t.kind === 'swap')) return done;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+  throw new Error('the producer did not confirm enough traffic');
+}
+
+describe('tx-inspect', () => {
+  it('agrees with the block producer ground truth', async () => {
+    const produced = await confirmedProduced(20);
+    const seen = new Map<string, number>();
+    for (const t of produced) {
+      seen.set(t.kind, (seen.get(t.kind) ?? 0) + 1);
+      if (t.tipLamports > 0n) seen.set('tipped', (seen.get('tipped') ?? 0) + 1);
+      const body = await handlers['/v1/tx-inspect']!({ sig: t.signature }, signal) as Record<string, any>;
+      checkSchema('/v1/tx-inspect', body);
+      expect(body.success, t.kind).toBe(!t.failed);
+      expect(body.feeSol).toBeGreaterThan(0);
+      const names = body.programsInvoked.map((p: { name: string }) => p.name);
+      if (t.computeUnitPrice !== null) expect(names).toContain('Compute Budget');
+      expect(BigInt(body.jitoTip.lamports)).toBe(t.failed ? 0n : t.tipLamports);
+      if (t.tipAccount && !t.failed) expect(body.jitoTip.accounts).toEqual([t.tipAccount]);
+      if (t.kind === 'swap') {
+        expect(body.tokenBalanceChanges).toHaveLength(4);
+        const byMint = new Map<string, bigint>();
+        for (const c of body.tokenBalanceChanges) byMint.set(c.mint, (byMint.get(c.mint) ?? 0n) + BigInt(c.change));
+        expect([...byMint.values()]).toEqual([0n, 0n]);
+      }
+      if (t.failed) expect(body.tokenBalanceChanges).toEqual([]);
+      const payer = body.solBalanceChanges.find((c: { feePayer: boolean }) => c.feePayer);
+      expect(BigInt(payer.changeLamports)).toBeLessThanOrEqual(-BigInt(body.feeLamports));
+    }
+    expect(seen.get('swap')).toBeGreaterThan(0);
+    expect(seen.get('tipped')).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('a wallet SOL transfer shows the peer credited with what the sender lost minus the fee', async () => {
+    const w = localnet.world.wallets.fresh[0]!;
+    const body = await handlers['/v1/tx-inspect']!({ sig: w.signatures[1] }, signal) as Record<string, any>;
+    const [sender, receiver] = body.solBalanceChanges;
+    expect(sender.account).toBe(w.address);
+    expect(BigInt(sender.changeLamports) + BigInt(receiver.changeLamports)).toBe(-BigInt(body.feeLamports));
+    expect(body.programsInvoked).toEqual([expect.objectContaining({ name: 'System Program', programId: '11111111111111111111111111111111' })]);
+  });
+
+  it('an unknown signature is 404 not_found', async () => {
+    const sig = buildSignedWire(signerFromSeed(new Uint8Array(32).fill(4)), [], localnet.chain.latestBlockhash('processed').blockhash).signature;
+    expect(await codeOf(handlers['/v1/tx-inspect']!({ sig }, signal))).toBe('not_found:404');
+  });
+});
+
+describe('simulate', () => {
+  const sender = () => localnet.world.wallets.heavy[0]!.signer;
+  const dest = signerFromSeed(new Uint8Array(32).fill(5)).address;
+  const wireOf = (lamports: bigint) => buildSignedWire(sender(), [transferSolIx(sender().address, dest, lamports)], localnet.chain.latestBlockhash('processed').blockhash);
+
+  it('dry-runs a transfer and never lands it', async () => {
+    const before = localnet.chain.getAccount(sender().address)?.lamports;
+    const signed = wireOf(1_000_000n);
+    const body = await handlers['/v1/simulate']!({ tx: Buffer.from(signed.wire).toString('base64') }, signal) as Record<string, any>;
+    checkSchema('/v1/simulate', body);
+    expect(body).toMatchObject({ willSucceed: true, err: null, accountsTouched: 3 });
+    expect(body.unitsConsumed).toBeGreaterThan(0);
+    expect(body.logs.join('\n')).toContain('11111111111111111111111111111111');
+    await new Promise((r) => setTimeout(r, 1_500));
+    const status = await rpcCall<{ value: unknown[] }>(localnet.urls.rpc, 'getSignatureStatuses', [[signed.signature], { searchTransactionHistory: true }]);
+    expect(status.value[0]).toBeNull();
+    expect(localnet.chain.getAccount(dest)).toBeNull();
+    expect(localnet.chain.getAccount(sender().address)?.lamports).toBe(before);
+  });
+
+  it('judges an unsigned transaction and reports a failing one', async () => {
+    const signed = wireOf(10n ** 15n);
+    const unsigned = Uint8Array.from(signed.wire);
+    unsigned.fill(0, 1, 65);
+    const body = await handlers['/v1/simulate']!({ tx: Buffer.from(unsigned).toString('base64') }, signal) as Record<string, any>;
+    checkSchema('/v1/simulate', body);
+    expect(body.willSucceed).toBe(false);
+    expect(body.err).not.toBeNull();
+    expect(body.signaturesPresent).toBe(0);
+  });
+
+  it('undecodable transactions are 400 invalid_transaction, also when only the node refuses them', async () => {
+    const wire = wireOf(1n).wire;
+    expect(await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(wire.subarray(0, 40)).toString('base64') }, signal))).toBe('invalid_transaction:400');
+    expect(await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(new Uint8Array(300).fill(0x41)).toString('base64') }, signal))).toBe('invalid_transaction:400');
+    // Our decoder accepts it; the program index points past the account list, so only the node refuses it.
+    const badIndex = Uint8Array.from(wire);
+    badIndex[badIndex.length - 1 - 12 - 1 - 2 - 1] = 200;
+    const code = await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(badIndex).toString('base64') }, signal));
+    expect(code).toBe('invalid_transaction:400');
+  });
+});
+
+describe('pretrade', () => {
+  const risk = (key: string) => localnet.world.mints.get(key)!;
+
+  it('failed peers are explicit error fields; the checklist follows the mint', async () => {
+    const mint = risk('mintable');
+    const body = await handlers['/v1/pretrade']!({ mint: mint.address }, signal) as Record<string, any>;
+    checkSchema('/v1/pretrade', body);
+    expect(body.digest).toMatchObject({ error: 'upstream_unavailable' });
+    expect(body.tokenIntel).toMatchObject({ error: 'upstream_unavailable', message: 'peer not running' });
+    expect(body.priorityFee).toMatchObject({ error: 'upstream_unavailable' });
+    const top = [...mint.holders].sort((a, b) => (b.amount > a.amount ? 1 : -1))[0]!;
+    expect(body.largestHolder).toMatchObject({ account: top.address, owner: top.owner });
+    expect(['fresh', 'active', 'heavy', 'empty']).toContain(body.largestHolder.band);
+    const obs = Object.fromEntries(body.checklist.map((c: { check: string; observed: unknown }) => [c.check.split(' (')[0], c.observed]));
+    expect(obs['mint authority revoked']).toBe(mint.mintAuthority === null);
+    expect(obs['freeze authority revoked']).toBe(mint.freezeAuthority === null);
+    expect(obs['top-10 token accounts hold under 50% of supply']).toBe('unknown');
+    expect(body.disclaimer).toBeTypeOf('string');
+  });
+
+  it('peers that answer are bundled; risky extensions show in the checklist', async () => {
+    const h = groupWith({ feeBands: async () => FEE_BANDS, tokenIntel: async () => ({ digest: { riskBand: 'high', top10ConcentrationPct: 100 } }) });
+    const body = await h['/v1/pretrade']!({ mint: risk('multiRisk').address }, signal) as Record<string, any>;
+    checkSchema('/v1/pretrade', body);
+    expect(body.priorityFee.suggestedBands.normal).toBe(2);
+    expect(body.digest.riskBand).toBe('high');
+    const ext = body.checklist.find((c: { check: string }) => c.check.startsWith('no risky Token-2022'));
+    expect(ext.observed).toBe(false);
+    expect(ext.value).toEqual(expect.arrayContaining(['permanentDelegate', 'mintCloseAuthority', 'transferFeeConfig']));
+    expect(body.checklist.find((c: { check: string }) => c.check.startsWith('top-10')).observed).toBe(false);
+    const clean = await h['/v1/pretrade']!({ mint: usdc().address }, signal) as Record<string, any>;
+    expect(clean.checklist.find((c: { check: string }) => c.check.startsWith('no risky Token-2022')).observed).toBe(true);
+  });
+
+  it('an unknown mint or a non-mint account is 404, even when token-intel is down', async () => {
+    expect(await codeOf(handlers['/v1/pretrade']!({ mint: signerFromSeed(new Uint8Array(32).fill(6)).address }, signal))).toBe('not_found:404');
+    expect(await codeOf(handlers['/v1/pretrade']!({ mint: localnet.world.wallets.heavy[0]!.address }, signal))).toBe('not_found:404');
+    const h = groupWith({ tokenIntel: () => Promise.reject(new ServiceError('not_found', 'unknown mint')) });
+    expect(await codeOf(h['/v1/pretrade']!({ mint: usdc().address }, signal))).toBe('not_found:404');
+  });
+
+  it('every part failing is 502 (the largest-holder read fails for a mint excluded from the index)', async () => {
+    expect(await codeOf(handlers['/v1/pretrade']!({ mint: localnet.world.largeHolderMint.mint }, signal))).toBe('upstream_unavailable:502');
+  });
+});
+
+describe('upstream down', () => {
+  it('every endpoint answers 502 when the RPC cannot be reached', async () => {
+    const h = groupWith({}, 'http://127.0.0.1:9');
+    const w = localnet.world.wallets.fresh[0]!;
+    expect(await codeOf(h['/v1/wallet-scan']!({ address: w.address }, signal))).toMatch(/^upstream_(unavailable|timeout):502$/);
+    expect(await codeOf(h['/v1/tx-inspect']!({ sig: w.signatures[0] }, signal))).toMatch(/:502$/);
+    expect(await codeOf(h['/v1/pretrade']!({ mint: usdc().address }, signal))).toMatch(/:502$/);
+    const wire = buildSignedWire(w.signer, [transferSolIx(w.address, w.address, 1n)], localnet.chain.latestBlockhash('processed').blockhash).wire;
+    expect(await codeOf(h['/v1/simulate']!({ tx: Buffer.from(wire).toString('base64') }, signal))).toMatch(/:502$/);
+  });
+});
+
+function usdc() {
+  return [...localnet.world.mints.values()].find((m) => m.symbol === 'USDC')!;
+}
