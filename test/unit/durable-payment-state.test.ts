@@ -1,0 +1,102 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDurableRecordLog } from '../../src/x402/durable-record-log.ts';
+import { createPaidAnswerStore } from '../../src/x402/paid-answer-store.ts';
+import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement } from '../../src/x402/pending-settlements.ts';
+
+const dirs: string[] = [];
+const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'paystate-')); dirs.push(d); return d; };
+afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+
+describe('durable record log', () => {
+  it('reads back what was put and not what was removed, after reopening', async () => {
+    const dir = freshDir();
+    const log = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10 });
+    await Promise.all([log.put('a', { n: 1 }, Date.now() + 60_000), log.put('b', { n: 2 }, Date.now() + 60_000)]);
+    await log.put('a', { n: 3 }, Date.now() + 60_000);
+    await log.remove('b');
+    const again = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10 });
+    expect(again.get('a')).toEqual({ n: 3 });
+    expect(again.get('b')).toBeUndefined();
+    expect(again.size()).toBe(1);
+  });
+
+  it('never reads a torn last line as a record', async () => {
+    const dir = freshDir();
+    const log = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10 });
+    await log.put('whole', 'yes', Date.now() + 60_000);
+    appendFileSync(join(dir, 'x.log'), '{"k":"torn","x":99999999999999,"v":"ha');
+    const again = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10 });
+    expect(again.get('whole')).toBe('yes');
+    expect(again.get('torn')).toBeUndefined();
+    // The reopen rewrote the log without the torn piece.
+    expect(readFileSync(join(dir, 'x.log'), 'utf8')).not.toContain('torn');
+  });
+
+  it('drops expired records in memory and on reopen', async () => {
+    const dir = freshDir();
+    let now = 1_000;
+    const log = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10, now: () => now });
+    await log.put('short', 's', 2_000);
+    await log.put('long', 'l', 10_000);
+    now = 3_000;
+    expect(log.get('short')).toBeUndefined();
+    const again = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10, now: () => now });
+    expect([again.get('short'), again.get('long')]).toEqual([undefined, 'l']);
+  });
+
+  it('stays bounded: the oldest go first, and the file is compacted', async () => {
+    const dir = freshDir();
+    const log = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3 });
+    for (let i = 0; i < 500; i++) await log.put(`k${i}`, i, Date.now() + 60_000);
+    expect(log.size()).toBe(3);
+    expect([log.get('k496'), log.get('k497'), log.get('k499')]).toEqual([undefined, 497, 499]);
+    const lines = readFileSync(join(dir, 'x.log'), 'utf8').trim().split('\n').length;
+    expect(lines).toBeLessThanOrEqual(2 * 64 + 1);
+    const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3 });
+    expect(again.size()).toBe(3);
+    expect(again.get('k499')).toBe(499);
+  });
+});
+
+describe('pending settlements and paid answers', () => {
+  const record: PendingSettlement = {
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', transaction: 'sig', payer: 'payer',
+    answer: storableAnswer({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"a":"ü"}' }),
+    paid: { originalUrl: '/v1/epoch?rate=both', endpoint: '/v1/epoch', priceUsdcUnits: 1000 }, recordedAt: 1,
+  };
+
+  it('keeps a pending settlement with its answer byte for byte across a reopen, until resolved', async () => {
+    const dir = freshDir();
+    const store = createPendingSettlements({ dir });
+    await store.record('svm:k', record);
+    const again = createPendingSettlements({ dir });
+    const found = again.get('svm:k')!;
+    expect(found).toEqual(record);
+    expect(Buffer.from(replyOf(found.answer).body).toString('utf8')).toBe('{"a":"ü"}');
+    await again.resolve('svm:k');
+    expect(createPendingSettlements({ dir }).get('svm:k')).toBeUndefined();
+  });
+
+  it('answers hit for the same fingerprint and conflict for another, after a reopen', async () => {
+    const dir = freshDir();
+    await createPaidAnswerStore({ dir }).remember('id-0123456789abcdef', 'fp1', { status: 200, headers: { 'PAYMENT-RESPONSE': 'x' }, body: 'body' });
+    const again = createPaidAnswerStore({ dir });
+    const hit = again.lookup('id-0123456789abcdef', 'fp1');
+    expect(hit.kind).toBe('hit');
+    if (hit.kind === 'hit') expect([hit.reply.status, hit.reply.headers, Buffer.from(hit.reply.body).toString()]).toEqual([200, { 'PAYMENT-RESPONSE': 'x' }, 'body']);
+    expect(again.lookup('id-0123456789abcdef', 'fp2').kind).toBe('conflict');
+    expect(again.lookup('another-id-0123456789', 'fp1').kind).toBe('miss');
+  });
+
+  it('forgets a paid answer after its TTL', async () => {
+    const dir = freshDir();
+    let now = 0;
+    const store = createPaidAnswerStore({ dir, ttlMs: 100, now: () => now });
+    await store.remember('id-0123456789abcdef', 'fp', { status: 200, body: 'b' });
+    now = 101;
+    expect(store.lookup('id-0123456789abcdef', 'fp').kind).toBe('miss');
+  });
+});
