@@ -54,7 +54,8 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
     onTransaction(slot, tx) {
       absorbed++;
       fees.add(slot, { price: tx.cuPrice, writable: tx.writable });
-      tips.add(slot, tx.tipLamports);
+      // A failed transaction's transfers are rolled back: its tip was never paid.
+      if (!tx.failed) tips.add(slot, tx.tipLamports);
     },
   };
   return {

@@ -87,6 +87,15 @@ export function describeGeyserError(error: unknown): string {
   return detail ? `${error.message}: ${detail}` : error.message;
 }
 
+/** Rejects when `promise` takes longer than the connect timeout (a wedged channel must not stall the loop). */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`geyser ${what} did not complete within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Builds the stream manager; nothing connects before `start()`. */
 export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   const staleMs = config.staleMs ?? GEYSER_STALE_MS;
@@ -134,10 +143,10 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   async function session(): Promise<void> {
     if (client === null) {
       const fresh = new Client(config.url, config.token ?? undefined, { grpcConnectTimeout: CONNECT_TIMEOUT_MS, grpcKeepAliveWhileIdle: true, grpcHttp2KeepAliveInterval: 15_000, grpcKeepAliveTimeout: 10_000 });
-      await fresh.connect();
+      await within(fresh.connect(), 'connect');
       client = fresh;
     }
-    const stream = await client.subscribe();
+    const stream = await within(client.subscribe(), 'subscribe');
     await new Promise<void>((resolve, reject) => {
       let pingId = 0;
       const openedAt = Date.now();

@@ -48,7 +48,7 @@ function render(which: Which, position: EpochPosition, rates: { primary: Rate | 
 }
 
 /** The RPC path: getEpochInfo plus the sampler's rates (the pre-stream method). */
-export async function rpcEpoch(source: TimingSource, signal: AbortSignal): Promise<{ info: EpochInfo; primary: SlotRate | null; alt: SlotRate | null; atMs: number }> {
+export async function rpcEpoch(source: TimingSource, signal: AbortSignal): Promise<{ info: EpochInfo; primary: Rate | null; alt: Rate | null; atMs: number }> {
   const sampler = source.fallbackSampler();
   let info = await source.rpc.getEpochInfo(signal);
   sampler.record(info);
@@ -60,10 +60,16 @@ export async function rpcEpoch(source: TimingSource, signal: AbortSignal): Promi
     sampler.record(info);
   }
   const samples = sampler.samples();
+  // Until the sampler has seen the slot move, the rates the stream measured before it stopped are
+  // the latest measurement there is: used, and labelled as such.
+  const before = streamRates(source);
+  const head = source.caches.clock.head();
+  const until = head ? ` until ${new Date(head.atMs).toISOString()} (before the stream stopped)` : '';
+  const relabel = (r: MeasuredRate | null): MeasuredRate | null => (r ? { ...r, label: `${r.label}${until}` } : null);
   return {
     info,
-    primary: measureSlotRate(samples, PRIMARY_WINDOW_MS, `rpc: getEpochInfo samples over the last ${PRIMARY_WINDOW_MS / 1000} s`),
-    alt: measureSlotRate(samples, Number.POSITIVE_INFINITY, 'rpc: all retained getEpochInfo samples (up to 15 min)'),
+    primary: measureSlotRate(samples, PRIMARY_WINDOW_MS, `rpc: getEpochInfo samples over the last ${PRIMARY_WINDOW_MS / 1000} s`) ?? relabel(before.primary),
+    alt: measureSlotRate(samples, Number.POSITIVE_INFINITY, 'rpc: all retained getEpochInfo samples (up to 15 min)') ?? relabel(before.alt),
     atMs: Date.now(),
   };
 }

@@ -49,7 +49,7 @@ export function createTipFloorHandler(source: TimingSource, config: { readonly e
         history,
         historyMethod: { everySlots: config.historyEverySlots, kept: 'up to one hour', returned: history.length, perPoint: 'nearest-rank percentiles of the tips landed in that interval and the EMA at its end' },
         tipAccounts: JITO_TIP_ACCOUNTS,
-        method: 'lamports paid to the eight Jito tip accounts by each landed transaction (top-level and inner System Transfer / TransferWithSeed, summed per transaction), nearest-rank percentiles over the complete slots of the window',
+        method: 'lamports paid to the eight Jito tip accounts by each successful landed transaction (top-level and inner System Transfer / TransferWithSeed, summed per transaction), nearest-rank percentiles over the complete slots of the window',
       },
     };
   }

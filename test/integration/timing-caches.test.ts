@@ -1,0 +1,230 @@
+/**
+ * The Geyser-fed timing caches against the real localnet: the official Yellowstone client streams
+ * from a Geyser server over the localnet chain, and every figure is checked against the block
+ * producer's ground truth (CU prices and tips it generated). Then the stream goes stale (producer
+ * paused), goes away (server closed) and comes back on the same port: answers fall back to the
+ * RPC saying so, and the caches recover.
+ */
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESPONSES } from '../../src/catalog/responses.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
+import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-server.ts';
+import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import type { ProducedTransaction } from '../../src/localnet/block-producer.ts';
+import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+
+const STALE_MS = 1_500;
+let localnet: Localnet;
+let geyser: GeyserServer;
+let port: number;
+let pool: WorkerPool;
+let rt: TimingRuntime;
+const signal = new AbortController().signal;
+
+type Body = Record<string, any>;
+const call = async (path: keyof TimingRuntime['handlers'], query: Record<string, unknown> = {}): Promise<Body> => {
+  const body = (await rt.handlers[path](query, signal)) as Body;
+  const errors = [...Value.Errors(RESPONSES[path]!, body)].map((e) => `${e.instancePath} ${e.message}`);
+  expect(errors).toEqual([]);
+  return body;
+};
+
+async function until(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Independent nearest-rank percentile. */
+const nearestRank = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
+};
+
+/** Landed producer transactions of the given slots. */
+const producedIn = (slots: ReadonlySet<number>): ProducedTransaction[] =>
+  localnet.producer.history().filter((s) => slots.has(Number(s.slot))).flatMap((s) => s.transactions.filter((t) => t.landed));
+
+const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(rt.caches[which].window.completeBuckets().map((b) => b.slot));
+
+beforeAll(async () => {
+  ({ localnet } = await startTestLocalnet('timing-caches-1'));
+  geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0 });
+  port = geyser.port;
+  const transport = createRpcTransport({ url: localnet.urls.rpc });
+  pool = createWorkerPool({ size: 1 });
+  rt = await startTimingRuntime({
+    rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: geyser.url, token: null },
+    staleMs: STALE_MS, tipHistoryEverySlots: 5, checkpointEverySlots: 5, backoffMaxMs: 500,
+    // Small enough that the pool task computes the percentiles here (the path large windows take).
+    poolMinValues: 40,
+  });
+  await until('ten complete slots', () => coveredSlots('fees').size >= 10);
+}, 120_000);
+
+afterAll(async () => {
+  await rt?.close();
+  await geyser?.close();
+  await pool?.close();
+  await localnet?.close();
+});
+
+describe('figures match the block producer', () => {
+  it('priority fee: per-transaction CU prices of the window, nearest rank, bands mapped', async () => {
+    const body = await call('/v1/priority-fee');
+    expect(body.source).toBe('geyser');
+    const slots = new Set<number>();
+    for (let s = body.window.fromSlot; s <= body.window.toSlot; s++) if (coveredSlots('fees').has(s)) slots.add(s);
+    expect(slots.size).toBe(body.window.slotsCovered);
+    const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
+    expect(body.observed.transactions).toBe(prices.length);
+    expect(body.observed.unpricedTransactionsInWindow).toBe(prices.filter((p) => p === 0).length);
+    expect(body.percentiles).toEqual({ p50: nearestRank(prices, 50), p75: nearestRank(prices, 75), p90: nearestRank(prices, 90), p99: nearestRank(prices, 99) });
+    expect(body.suggestedBands).toEqual({ economy: body.percentiles.p50, normal: body.percentiles.p75, fast: body.percentiles.p90, aggressive: body.percentiles.p99 });
+    expect(body.freshness.slot).toBe(body.window.toSlot);
+    expect(body.freshness.ageMs).toBeGreaterThanOrEqual(0);
+    expect(body.note).toMatch(/not a prediction/);
+  });
+
+  it('priority fee: accounts narrow to transactions write-locking them', async () => {
+    const pool0 = localnet.world.pools[0]!;
+    const pool1 = localnet.world.pools[1]!;
+    await until('swaps through both pools', () => {
+      const txs = producedIn(coveredSlots('fees'));
+      return txs.some((t) => t.pool === pool0.label) && txs.some((t) => t.pool === pool1.label);
+    });
+    const body = await call('/v1/priority-fee', { accounts: [pool0.vaultA, pool1.vaultB] });
+    const slots = new Set<number>();
+    for (let s = body.window.fromSlot; s <= body.window.toSlot; s++) if (coveredSlots('fees').has(s)) slots.add(s);
+    const prices = producedIn(slots).filter((t) => t.kind === 'swap' && (t.pool === pool0.label || t.pool === pool1.label)).map((t) => Number(t.computeUnitPrice ?? 0n));
+    expect(body.observed).toMatchObject({ narrowed: true, transactions: prices.length, accountsRequested: 2 });
+    expect(body.percentiles.p50).toBe(nearestRank(prices, 50));
+    expect(body.percentiles.p99).toBe(nearestRank(prices, 99));
+
+    const untouched = await call('/v1/priority-fee', { accounts: ['Sysvar1111111111111111111111111111111111111'.slice(0, 43) + '1'] });
+    expect(untouched.observed.narrowed).toBe(false);
+    expect(untouched.observed.narrowingNote).toMatch(/no transaction/);
+  });
+
+  it('tip floor: successful landed tips, EMA of per-slot medians, interval history', async () => {
+    const body = await call('/v1/tipfloor', { fresh: true });
+    expect(body.source).toBe('geyser');
+    const covered = coveredSlots('tips');
+    const slots = new Set([...covered].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
+    const tipsOf = (set: ReadonlySet<number>) => producedIn(set).filter((t) => !t.failed && t.tipLamports > 0n).map((t) => Number(t.tipLamports));
+    const tips = tipsOf(slots);
+    expect(body.tips).toBe(tips.length);
+    expect([body.p50, body.p95, body.p99]).toEqual([nearestRank(tips, 50), nearestRank(tips, 95), nearestRank(tips, 99)]);
+    // The EMA over every completed slot since it started, recomputed from the producer's record.
+    let ema: number | null = null;
+    const alpha = 2 / (body.emaMethod.spanSlots + 1);
+    for (let s = body.emaMethod.sinceSlot; s <= body.window.toSlot; s++) {
+      const slotTips = tipsOf(new Set([s]));
+      if (slotTips.length > 0) ema = ema === null ? nearestRank(slotTips, 50) : alpha * nearestRank(slotTips, 50) + (1 - alpha) * ema;
+    }
+    expect(body.ema).toBe(Math.round(ema!));
+    expect(body.history.length).toBeGreaterThan(0);
+    const point = body.history[body.history.length - 1];
+    const pointSlots = new Set<number>();
+    for (let s = point.fromSlot; s <= point.toSlot; s++) pointSlots.add(s);
+    const pointTips = tipsOf(pointSlots);
+    expect(point.tips).toBe(pointTips.length);
+    if (pointTips.length > 0) expect(point.p95).toBe(nearestRank(pointTips, 95));
+  });
+
+  it('tip floor: served from the ~60 s cache unless fresh=true', async () => {
+    const first = await call('/v1/tipfloor', { fresh: true });
+    await until('a newer confirmed slot', () => (rt.caches.tips.window.lastConfirmed ?? 0) > first.window.toSlot);
+    const cached = await call('/v1/tipfloor');
+    expect(cached.freshness.fromCache).toBe(true);
+    expect(cached.window.toSlot).toBe(first.window.toSlot);
+    const fresh = await call('/v1/tipfloor', { fresh: true });
+    expect(fresh.freshness.fromCache).toBe(false);
+    expect(fresh.window.toSlot).toBeGreaterThan(first.window.toSlot);
+  });
+
+  it('epoch: position from the streamed slot and the schedule, two labelled rates', async () => {
+    const body = await call('/v1/epoch', { rate: 'both' });
+    expect(body.source).toBe('geyser');
+    expect(body.slotsInEpoch).toBe(64);
+    expect(body.epoch).toBe(Math.floor(body.absoluteSlot / 64));
+    expect(body.slotIndex).toBe(body.absoluteSlot % 64);
+    expect(body.slotRates.primary.label).toMatch(/last 60 s/);
+    expect(body.slotRates.alt.label).toMatch(/baseline/);
+    expect(body.slotRates.primary.slotMs).toBeGreaterThan(300);
+    expect(body.etaSecondsToEnd).toBe(Math.round(((64 - body.slotIndex) * body.slotRates.primary.slotMs) / 1000));
+    const info = await rt.source.rpc.getEpochInfo(signal);
+    expect(Math.abs(info.absoluteSlot - body.absoluteSlot)).toBeLessThanOrEqual(3);
+    const alt = await call('/v1/epoch', { rate: 'alt' });
+    expect(alt.etaRate).toBe('alt');
+    expect(alt.slotRates.primary).toBeUndefined();
+  });
+
+  it('sgp-checkpoint: an epoch transition is recorded in the series', async () => {
+    await until('an epoch transition', () => rt.caches.clock.transitions().length > 0, 90_000);
+    const body = await call('/v1/sgp-checkpoint', { n: 200 });
+    expect(body.source).toBe('geyser');
+    const { fromEpoch, toEpoch, slot } = body.series.lastTransition;
+    expect(toEpoch).toBe(fromEpoch + 1);
+    expect(slot % 64).toBeLessThan(3);
+    expect(body.series.recent.some((p: Body) => p.epoch === toEpoch && p.slot === slot)).toBe(true);
+    expect(body.series.recent.length).toBe(Math.min(200, body.series.count));
+    expect(body.latest.progressPct).toBeCloseTo((body.latest.slotIndex / 64) * 100, 2);
+    const eta = Date.parse(body.measured.etaEpochEndIso);
+    expect(eta).toBeGreaterThan(Date.now() - 5_000);
+    expect((await call('/v1/sgp-checkpoint', { n: 1 })).series.recent).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('stream outages', () => {
+  it('a stream with no slots goes stale, answers fall back to the RPC, and it recovers', async () => {
+    localnet.producer.stop();
+    try {
+      await until('stale', () => rt.stream.status().state === 'stale', 20_000);
+      expect(rt.stream.status().lastError?.message).toMatch(/no slot update for 1500 ms/);
+      const fee = await call('/v1/priority-fee');
+      expect(fee.source).toBe('rpc-fallback');
+      expect(fee.method).toMatch(/getRecentPrioritizationFees/);
+      // The chain is halted: the RPC cannot measure a rate, so the stream's last one is used, labelled.
+      const epoch = await call('/v1/epoch');
+      expect(epoch.source).toBe('rpc-fallback');
+      expect(epoch.slotRates.primary.label).toMatch(/before the stream stopped/);
+      const tip = await call('/v1/tipfloor', { fresh: true });
+      expect(tip.staleNote).toMatch(/not live/);
+      expect(tip.freshness.stream).not.toBe('live');
+    } finally {
+      localnet.producer.start();
+    }
+    await until('live again', () => rt.stream.isLive(), 30_000);
+    expect(rt.stream.status().subscriptions).toBeGreaterThanOrEqual(2);
+  }, 90_000);
+
+  it('the server goes away and comes back on the same port: fallback meanwhile, caches recover', async () => {
+    const subscriptionsBefore = rt.stream.status().subscriptions;
+    await geyser.close();
+    await until('not live', () => !rt.stream.isLive(), 20_000);
+    expect(rt.stream.status().lastError?.message).toBeTruthy();
+    expect((await call('/v1/priority-fee')).source).toBe('rpc-fallback');
+    expect((await call('/v1/sgp-checkpoint')).source).toBe('rpc-fallback');
+    const epoch = await call('/v1/epoch');
+    expect(epoch.source).toBe('rpc-fallback');
+    expect(epoch.freshness.stream).not.toBe('live');
+    geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port });
+    await until('live again', () => rt.stream.isLive(), 30_000);
+    expect(rt.stream.status().subscriptions).toBeGreaterThan(subscriptionsBefore);
+    const afterReconnect = rt.caches.fees.window.lastConfirmed!;
+    await until('fresh complete slots', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= afterReconnect + 3);
+    const body = await call('/v1/priority-fee');
+    expect(body.source).toBe('geyser');
+    const slots = new Set([...coveredSlots('fees')].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
+    const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
+    expect(body.observed.transactions).toBe(prices.length);
+    expect(body.percentiles.p90).toBe(nearestRank(prices, 90));
+    expect((await call('/v1/epoch')).source).toBe('geyser');
+  }, 120_000);
+});
