@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
+import { benchMarket } from './market.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
 const seconds = Number(values.seconds);
@@ -16,6 +17,7 @@ const connections = Number(values.connections);
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'http-challenge': () => benchHttpChallenge(seconds, connections),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
+  market: () => benchMarket(),
 };
 
 const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);
