@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchForensics } from './forensics.ts';
 import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
 import { benchMarket } from './market.ts';
@@ -15,6 +16,7 @@ const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  forensics: () => benchForensics(),
   'http-challenge': () => benchHttpChallenge(seconds, connections),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
   market: () => benchMarket(),
