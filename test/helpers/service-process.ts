@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Start-up on a loaded 2-core machine (localnet world, EVM, pool) can take tens of seconds. */
-export const SERVICE_START_TIMEOUT_MS = 120_000;
+export const SERVICE_START_TIMEOUT_MS = 180_000;
 
 export interface ServiceProcess {
   readonly child: ChildProcess;

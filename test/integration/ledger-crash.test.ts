@@ -15,7 +15,7 @@
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
@@ -196,5 +196,22 @@ describe('kill -9 of the real server under paid load', () => {
     const released = await readJson(fetch(`${third.url}/ledger?limit=1000`));
     expect(chainProblem(released.entries)).toBeNull();
     expect(released.entries.at(-1)).toMatchObject({ index: stopped.entries.length, kind: 'audit', event: 'kill-switch.released' });
+  }, 300_000);
+
+  it('refuses to start, naming the line, when an entry in the middle of the WAL was altered', async () => {
+    await killService(running.at(-1));
+    const wal = join(dataDir, 'ledger', 'ledger.wal');
+    const lines = readFileSync(wal, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('"priceUsdcUnits":1000', '"priceUsdcUnits":1001');
+    writeFileSync(wal, lines.join('\n'));
+    const refused = await spawnService(dataDir).then(
+      (p) => {
+        running.push(p);
+        return new Error('the service started on a corrupt ledger');
+      },
+      (err: Error) => err,
+    );
+    expect(refused.message).toMatch(/exited before listening \(code 1/);
+    expect(refused.message).toMatch(/ledger WAL corrupt at line 3 \(byte offset \d+\): entrySha256 is not the SHA-256 of the entry; refusing to start/);
   }, 300_000);
 });
