@@ -9,12 +9,13 @@ import { ServiceError } from '../../errors.ts';
 import type { WorkerPool } from '../../pool/worker-pool.ts';
 import { mapBounded } from './map-bounded.ts';
 import { DEPTH_THRESHOLDS_PCT, IMPACT_BAND_THRESHOLDS_PCT, sizeForMult, U64_MAX, type CurveInputPoint } from './market-math.ts';
-import { checkQuoteParams, quoteRefusal, type QuoteSource } from './quote-source.ts';
+import { checkQuoteParams, quoteRefusal, type QuoteSource, type SourcedQuote } from './quote-source.ts';
 import { DEFAULT_SLIPPAGE_BPS, USD_VALUE_SOURCE } from './dex-quote.ts';
 
 /** Quotes in flight at once per sweep: enough to overlap round trips, gentle on the source's rate limit. */
 export const SWEEP_CONCURRENCY = 4;
 export const DEFAULT_MULTS: readonly number[] = [0.1, 1, 10, 100];
+const METHOD = 'Each size is a separate Jupiter ExactIn quote; priceImpactPct is the source\'s price impact of that size (fraction x 100); band: minimal < 0.1 % <= low < 1 % <= moderate < 5 % <= high; depth = largest tested size strictly under 1 % / 5 % impact, maxUsd its swapUsdValue; rateDropVsSmallestPct = output per input unit against the smallest quoted size.';
 
 function sizes(amount: bigint, mults: readonly number[]): bigint[] {
   return mults.map((m) => {
@@ -31,6 +32,37 @@ function describe(reason: unknown): { point: string; fault: ServiceError | null 
   return { point: 'internal_error: the size could not be quoted', fault: null };
 }
 
+interface Collected {
+  readonly points: CurveInputPoint[];
+  /** Why no size got a quote: a 502 fault if any size met one, else the source's refusal. */
+  readonly noQuote: ServiceError | null;
+}
+
+/** Turns each size's settled quote into a curve input point; failures become explicit errors. */
+function collect(settled: readonly PromiseSettledResult<SourcedQuote>[], mults: readonly number[], sizeList: readonly bigint[]): Collected {
+  let fault: ServiceError | null = null;
+  let refusal: ServiceError | null = null;
+  let quoted = 0;
+  const points = settled.map((s, i): CurveInputPoint => {
+    const base = { mult: mults[i]!, sizeBaseUnits: sizeList[i]!.toString() };
+    const empty = { ...base, outAmount: null, priceImpactFraction: null, swapUsdValue: null, contextSlot: null, hops: null };
+    if (s.status === 'rejected') {
+      const d = describe(s.reason);
+      fault ??= d.fault;
+      return { ...empty, error: d.point };
+    }
+    if (!s.value.result.ok) {
+      const r = quoteRefusal(s.value.result.errorCode, s.value.result.message);
+      refusal ??= r;
+      return { ...empty, error: `${r.code}: ${r.message}` };
+    }
+    quoted++;
+    const q = s.value.result.quote;
+    return { ...base, outAmount: q.outAmount.toString(), priceImpactFraction: q.priceImpactFraction, swapUsdValue: q.swapUsdValue, contextSlot: q.contextSlot, hops: q.routePlan.length, error: null };
+  });
+  return { points, noQuote: quoted > 0 ? null : fault ?? refusal ?? new ServiceError('upstream_unavailable', 'no size could be quoted', { source: 'jupiter' }) };
+}
+
 /** The `/v1/slippage-map` handler. */
 export function createSlippageMapHandler(quotes: QuoteSource, pool: WorkerPool) {
   return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
@@ -41,28 +73,14 @@ export function createSlippageMapHandler(quotes: QuoteSource, pool: WorkerPool) 
     const mults = Array.isArray(query.mults) ? (query.mults as number[]) : DEFAULT_MULTS;
     checkQuoteParams(inputMint, outputMint, amount);
     const sizeList = sizes(amount, mults);
-    const settled = await mapBounded(sizeList, SWEEP_CONCURRENCY, (size) => quotes.get({ inputMint, outputMint, amount: size, slippageBps }, signal));
-    const faults: ServiceError[] = [];
-    const refusals: ServiceError[] = [];
-    const points = settled.map((s, i): CurveInputPoint => {
-      const base = { mult: mults[i]!, sizeBaseUnits: sizeList[i]!.toString() };
-      const empty = { ...base, outAmount: null, priceImpactFraction: null, swapUsdValue: null, contextSlot: null, hops: null };
-      if (s.status === 'rejected') {
-        const d = describe(s.reason);
-        if (d.fault) faults.push(d.fault);
-        return { ...empty, error: d.point };
-      }
-      if (!s.value.result.ok) {
-        const refusal = quoteRefusal(s.value.result.errorCode, s.value.result.message);
-        refusals.push(refusal);
-        return { ...empty, error: `${refusal.code}: ${refusal.message}` };
-      }
-      const q = s.value.result.quote;
-      return { ...base, outAmount: q.outAmount.toString(), priceImpactFraction: q.priceImpactFraction, swapUsdValue: q.swapUsdValue, contextSlot: q.contextSlot, hops: q.routePlan.length, error: null };
+    const settled = await mapBounded(sizeList, SWEEP_CONCURRENCY, (size) => {
+      // A caller who went away starts no further upstream calls.
+      if (signal.aborted) return Promise.reject(signal.reason);
+      return quotes.get({ inputMint, outputMint, amount: size, slippageBps }, signal);
     });
     if (signal.aborted) throw signal.reason;
-    if (faults.length === points.length) throw faults[0]!;
-    if (refusals.length === points.length) throw refusals[0]!;
+    const { points, noQuote } = collect(settled, mults, sizeList);
+    if (noQuote) throw noQuote;
     const curve = await pool.runTask('slippageCurve', { points }, signal);
     return {
       pair: { inputMint, outputMint },
@@ -71,7 +89,7 @@ export function createSlippageMapHandler(quotes: QuoteSource, pool: WorkerPool) 
       points: curve.points,
       depth: curve.depth,
       thresholds: { bandsPct: IMPACT_BAND_THRESHOLDS_PCT, depthPct: DEPTH_THRESHOLDS_PCT },
-      method: 'Each size is a separate Jupiter ExactIn quote; priceImpactPct is the source\'s price impact of that size (fraction x 100); band: minimal < 0.1 % <= low < 1 % <= moderate < 5 % <= high; depth = largest tested size strictly under 1 % / 5 % impact, maxUsd its swapUsdValue; rateDropVsSmallestPct = output per input unit against the smallest quoted size.',
+      method: METHOD,
       swapUsdValueSource: USD_VALUE_SOURCE,
       source: 'jupiter',
       note: 'A quote only: nothing is signed, sent or executed.',
