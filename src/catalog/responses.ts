@@ -26,13 +26,19 @@ const TokenRisk = Type.Object({
   disclaimer: Disclaimer,
 });
 
+/** A market figure the source may leave empty: `unknown` then, never guessed. */
+const NumOrUnknown = Type.Union([num(), Unknown]);
+const ImpactBand = Type.Union(['minimal', 'low', 'moderate', 'high'].map((b) => Type.Literal(b)));
+
 const Pool = Type.Object({
   name: str(),
-  baseMint: str(),
-  priceChangePct: Type.Object({ h1: num(), h6: num(), h24: num() }),
-  volume24hUsd: num(),
-  liquidityUsd: num(),
+  baseMint: str('base token mint, or unknown'),
+  priceChangePct: Type.Object({ h1: NumOrUnknown, h6: NumOrUnknown, h24: NumOrUnknown }),
+  volume24hUsd: NumOrUnknown,
+  liquidityUsd: NumOrUnknown,
 });
+const TxCounts = Type.Union([Type.Object({ buys: int(), sells: int() }), Unknown]);
+const DepthLevel = Type.Object({ maxUsd: Type.Union([num(), Type.Null(), Unknown], { description: 'null: no tested size under the threshold' }), sizeBaseUnits: Type.Union([str(), Type.Null()]) });
 
 /** A failed sub-analysis: an explicit error field (e.g. `upstream_unavailable`) instead of its data. */
 const PartError = Type.Object({ error: str(), message: str() });
@@ -71,12 +77,21 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
   '/v1/slippage-map': Type.Object({
     pair: Type.Object({ inputMint: str(), outputMint: str() }),
     baseAmount: str(),
-    points: Type.Array(Type.Object({ mult: num(), sizeBaseUnits: str(), swapUsdValue: num(), priceImpactPct: num(), band: str() })),
-    depth: Type.Object({ under1pct: Type.Object({ maxUsd: Type.Union([num(), Type.Null()]) }), under5pct: Type.Object({ maxUsd: Type.Union([num(), Type.Null()]) }) }),
+    points: Type.Array(Type.Object({
+      mult: num(),
+      sizeBaseUnits: str(),
+      swapUsdValue: NumOrUnknown,
+      priceImpactPct: NumOrUnknown,
+      band: Type.Union([ImpactBand, Unknown]),
+      error: Type.Optional(str('why this size has no quote')),
+    }), { maxItems: 8 }),
+    depth: Type.Object({ under1pct: DepthLevel, under5pct: DepthLevel }),
   }),
   '/v1/tipfloor': Type.Object({ unit: Type.Literal('lamports'), p50: int(), p95: int(), p99: int(), ema: int(), history: Type.Array(Type.Object({})) }),
   '/v1/epoch': Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), etaSecondsToEnd: int(), slotRates: Type.Object({}) }),
-  '/v1/lending/markets': Type.Object({ markets: Type.Array(Type.Object({ name: str(), address: str(), tvlUsd: num() })) }),
+  '/v1/lending/markets': Type.Object({
+    markets: Type.Array(Type.Object({ name: str(), address: str(), tvlUsd: NumOrUnknown, error: Type.Optional(str()) }), { maxItems: 100 }),
+  }),
   '/v1/sgp-checkpoint': Type.Object({
     latest: Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), progressPct: num() }),
     measured: Type.Object({ slotMs: num(), baselineSpanHours: num(), etaEpochEndIso: Type.String({ format: 'date-time' }) }),
@@ -121,14 +136,33 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
     suggestedBands: Type.Object({ economy: int(), normal: int(), fast: int(), aggressive: int() }),
   }),
   '/v1/dex-quote': Type.Object({
-    output: Type.Object({ amount: str(), minReceived: str(), swapUsdValue: Type.Union([num(), Unknown]) }),
-    priceImpact: Type.Object({ pct: num(), band: Type.Union(['minimal', 'low', 'moderate', 'high'].map((b) => Type.Literal(b))) }),
+    output: Type.Object({ amount: str(), minReceived: str(), swapUsdValue: NumOrUnknown, swapUsdValueSource: str() }),
+    priceImpact: Type.Object({ pct: NumOrUnknown, band: Type.Union([ImpactBand, Unknown]) }),
     route: Type.Object({ hops: int(), path: Type.Array(Type.Object({ amm: str() })) }),
-    contextSlot: int(),
+    contextSlot: Type.Union([int(), Unknown], { description: 'slot the quote was computed at (freshness)' }),
   }),
-  '/v1/trending-tokens': Type.Object({ count: int(), pools: Type.Array(Pool) }),
-  '/v1/new-pairs': Type.Object({ count: int(), pools: Type.Array(Type.Intersect([Pool, Type.Object({ ageMinutes: int(), createdAt: str() })])) }),
-  '/v1/nft-collection': Type.Object({ symbol: str(), floorPriceSol: num(), floorPriceLamports: int(), listedCount: int(), avgPrice24hrSol: num(), volume7dSol: num() }),
+  '/v1/trending-tokens': Type.Object({
+    count: int(),
+    pools: Type.Array(Type.Intersect([Pool, Type.Object({
+      fdvUsd: NumOrUnknown,
+      marketCapUsd: NumOrUnknown,
+      transactions: Type.Object({ h1: TxCounts, h6: TxCounts, h24: TxCounts }),
+      poolCreatedAt: str(),
+      poolAgeMinutes: Type.Union([int(), Unknown]),
+    })]), { maxItems: 20 }),
+  }),
+  '/v1/new-pairs': Type.Object({
+    count: int(),
+    pools: Type.Array(Type.Intersect([Pool, Type.Object({ ageMinutes: Type.Union([int(), Unknown]), createdAt: str() })]), { maxItems: 20 }),
+  }),
+  '/v1/nft-collection': Type.Object({
+    symbol: str(),
+    floorPriceSol: Type.Union([num(), Type.Null(), Unknown], { description: 'lowest current ask; null when nothing is listed' }),
+    floorPriceLamports: Type.Union([int(), Type.Null(), Unknown]),
+    listedCount: Type.Union([int(), Unknown]),
+    avgPrice24hrSol: Type.Union([num(), Type.Null()], { description: 'null when no sale in 24 h' }),
+    volume7dSol: NumOrUnknown,
+  }),
   '/v1/tx-inspect': Type.Object({
     success: Type.Boolean(),
     feeSol: num(),
