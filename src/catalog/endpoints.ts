@@ -79,7 +79,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/slippage-map', priceUnits: 5_000, category: 'execution', tags: ['slippage', 'depth', 'quote', 'swap'],
     summary: 'Price impact per trade size and depth summary',
-    description: 'Quotes the pair at up to 8 multiples of a base size and reports price impact, band and USD value per size plus the largest tested size under 1% and 5% impact. A quote only, never an execution.',
+    description: 'Quotes the pair at up to 8 multiples of a base size (Jupiter quotes) and reports price impact, band (minimal < 0.1% <= low < 1% <= moderate < 5% <= high) and USD value per size plus the largest tested size under 1% and 5% impact. A quote only, never an execution.',
     query: p.Type.Object({
       inputMint: p.address({ description: 'Mint sold.' }),
       outputMint: p.address({ description: 'Mint bought.' }),
@@ -106,7 +106,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/lending/markets', priceUnits: 1_000, category: 'defi', tags: ['lending', 'tvl', 'defi'],
     summary: 'Lending markets with TVL',
-    description: 'Trimmed list of Solana lending markets: name, address and TVL in USD.',
+    description: 'Trimmed list of Solana lending markets (Kamino Lend): name, market address and TVL in USD (supplied minus borrowed, summed over reserves), largest first.',
     query: p.Type.Object({ limit: p.Type.Optional(p.integer({ description: 'Markets returned (1-100).', minimum: 1, maximum: 100, default: 100 })) }),
     example: { limit: '10' },
   },
