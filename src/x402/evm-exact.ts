@@ -65,5 +65,10 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
       // nonce in the transaction, and a refusal comes back as the matching x402 reason.
       return settler.settle(parsed.payload, payment, requirements, signal);
     },
+    async settlementStatus(payment, requirements, _transaction, signal) {
+      const parsed = parseEvmExactPayload(payment.payload);
+      if (!parsed.ok) return { status: 'failed', reason: parsed.reason, message: parsed.message };
+      return settler.settlementStatus(parsed.payload, payment, requirements, signal);
+    },
   };
 }

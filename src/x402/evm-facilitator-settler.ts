@@ -82,6 +82,18 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       const invalidReason = typeof b.invalidReason === 'string' ? b.invalidReason : EVM_REASONS.unexpectedVerifyError;
       return { isValid: false, invalidReason, invalidMessage: typeof b.invalidMessage === 'string' ? b.invalidMessage : 'refused by the facilitator', payer };
     },
+    /**
+     * Asks the facilitator to settle again: x402 facilitators reconcile a retried settle of the
+     * same payload with the transaction already sent. Only success or a definite on-chain failure
+     * resolve it; anything else (a nonce-used refusal included: it cannot say by whom) stays pending.
+     */
+    async settlementStatus(parsed, payment, requirements, signal) {
+      const again = await this.settle(parsed, payment, requirements, signal);
+      if (again.success) return { status: 'landed' };
+      const reason = again.errorReason ?? EVM_REASONS.unexpectedSettleError;
+      if (reason === EVM_REASONS.transactionFailed || reason === EVM_REASONS.transferEventMismatch) return { status: 'failed', reason, message: again.errorMessage ?? 'failed on chain' };
+      return { status: 'pending', message: `facilitator: ${reason}` };
+    },
     async settle(parsed, payment, requirements): Promise<SettleResult> {
       const network = payment.accepted.network;
       const payer = parsed.authorization.from;

@@ -6,7 +6,7 @@
 import type { EvmRelayer, TransferAuthorizationCall } from '../chain/evm-relayer.ts';
 import type { EvmTokenReader } from '../chain/evm-token-reader.ts';
 import { EVM_REASONS, reasonOfTransferError } from './evm-reasons.ts';
-import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
+import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
 
 export interface RelayerSettlerConfig {
@@ -14,6 +14,8 @@ export interface RelayerSettlerConfig {
   readonly relayer: EvmRelayer;
   /** Receipt wait, ms; default EVM_SETTLE_TIMEOUT_MS. */
   readonly receiptTimeoutMs?: number;
+  /** Unix seconds; injectable for tests. */
+  readonly nowSeconds?: () => number;
 }
 
 function toCall(p: EvmExactPayload): TransferAuthorizationCall {
@@ -24,6 +26,7 @@ function toCall(p: EvmExactPayload): TransferAuthorizationCall {
 /** Creates the relayer settler. */
 export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
   const receiptTimeoutMs = config.receiptTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  const nowSeconds = config.nowSeconds ?? (() => Date.now() / 1000);
   return {
     kind: 'relayer',
     signers: [config.relayer.address],
@@ -56,6 +59,20 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       const errorReason = receipt.status === 'timeout' ? EVM_REASONS.settlementPending
         : receipt.status === 'transfer_mismatch' ? EVM_REASONS.transferEventMismatch : EVM_REASONS.transactionFailed;
       return { success: false, errorReason, errorMessage: receipt.message, transaction: sent.hash, network, payer };
+    },
+    /**
+     * By the authorization's nonce, not the transaction: the authorization can only move exactly
+     * the price to payTo, so a used nonce means this payment arrived, whichever transaction carried it.
+     */
+    async settlementStatus(parsed) {
+      const { from, nonce, validBefore } = parsed.authorization;
+      // Expiry is read first: once past it no transaction can use the nonce, so the state read after is final.
+      const expired = nowSeconds() > Number(validBefore) + EVM_EXPIRY_SKEW_SECONDS;
+      const state = await config.reader.payerState(from, nonce);
+      if (!state.ok) return { status: 'pending', message: `authorization state unreadable: ${state.message}` };
+      if (state.nonceUsed) return { status: 'landed' };
+      if (expired) return { status: 'failed', reason: EVM_REASONS.validBeforeExpired, message: 'the authorization expired before any transaction used it' };
+      return { status: 'pending', message: 'the authorization nonce is not used yet' };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { PaymentPayload } from './decode-payment.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
-import type { SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentRequirements } from './payment-terms.ts';
 
 /** Default wait for a settlement receipt, ms (Base makes a block every 2 s). */
@@ -22,4 +22,12 @@ export interface EvmSettler {
   verifyOnChain(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
   /** Moves the money; resolves once the transfer is mined (or definitively failed). */
   settle(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult>;
+  /** Where a settlement reported `settlement_pending` stands now. */
+  settlementStatus(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettlementStatus>;
 }
+
+/**
+ * A block's timestamp may trail the wall clock; past validBefore by this much, no block can still
+ * carry the authorization (the token refuses it at or after validBefore).
+ */
+export const EVM_EXPIRY_SKEW_SECONDS = 60;

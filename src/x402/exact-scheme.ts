@@ -51,5 +51,5 @@ export interface ExactScheme {
    * Checks a settlement that `settle` reported pending (`transaction` is what it returned).
    * Schemes without it never leave a pending settlement behind: the pending answer is final.
    */
-  settlementStatus?(payment: PaymentPayload, transaction: string, signal: AbortSignal): Promise<SettlementStatus>;
+  settlementStatus?(payment: PaymentPayload, requirements: PaymentRequirements, transaction: string, signal: AbortSignal): Promise<SettlementStatus>;
 }

@@ -131,7 +131,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     if (claim === 'in_flight') return refuse(call, SETTLEMENT_PENDING, 'this payment is being checked by another request');
     let keepClaim = false;
     try {
-      const status = await scheme.settlementStatus!(call.payment, record.transaction, call.request.signal);
+      const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
       if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).

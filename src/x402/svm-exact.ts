@@ -140,7 +140,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
    * Blockhash first, then status: once the blockhash is no longer valid the transaction can never
    * land, so a status read after that is final (read the other way round, it could land between).
    */
-  async function settlementStatus(payment: PaymentPayload, transaction: string, signal: AbortSignal): Promise<SettlementStatus> {
+  async function settlementStatus(payment: PaymentPayload, _requirements: PaymentRequirements, transaction: string, signal: AbortSignal): Promise<SettlementStatus> {
     const wire = payloadWire(payment);
     if (!wire) return { status: 'failed', reason: SVM_REASON.couldNotBeDecoded, message: 'the payment transaction cannot be decoded' };
     const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);

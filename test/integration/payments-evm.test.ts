@@ -6,10 +6,13 @@
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { createEvmRelayer } from '../../src/chain/evm-relayer.ts';
 import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import { startLocalEvm, type LocalEvm } from '../../src/localnet/evm/start-local-evm.ts';
 import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
+import { createEvmExactScheme } from '../../src/x402/evm-exact.ts';
 import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
+import { createRelayerSettler } from '../../src/x402/evm-relayer-settler.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
 import type { PaymentRequirements } from '../../src/x402/payment-terms.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
@@ -215,5 +218,56 @@ describe('start-up checks', () => {
   it('refuses an RPC of another chain', async () => {
     await expect(startEvmExactScheme({ network: 'eip155:1', asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` } }))
       .rejects.toThrow(/chain id 8453/);
+  });
+});
+
+describe('a settlement not mined within the receipt wait', () => {
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  let clock = 0;
+  let slow: ExactScheme;
+
+  beforeAll(() => {
+    const relayer = createEvmRelayer({ rpcUrl: evm.url, asset: evm.usdcAddress, key: evm.relayerKey as `0x${string}`, chainId: 8453 });
+    const nowSeconds = () => (clock || Date.now() / 1000);
+    slow = createEvmExactScheme({ settler: createRelayerSettler({ reader, relayer, receiptTimeoutMs: 300, nowSeconds }), nowSeconds });
+  });
+  afterAll(async () => {
+    clock = 0;
+    await rpc('evm_setAutomine', [true]);
+  });
+
+  it('is pending while unmined, landed once mined (by the nonce), and moved the price once', async () => {
+    const p = await pay();
+    const [payerBefore] = await balances([payer.address]);
+    await rpc('evm_setAutomine', [false]);
+    const settled = await slow.settle(p, terms, signal);
+    expect(settled).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({ status: 'pending' });
+    await rpc('evm_mine');
+    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toEqual({ status: 'landed' });
+    expect(await balances([payer.address])).toEqual([payerBefore! - PRICE_UNITS]);
+    await rpc('evm_setAutomine', [true]);
+  });
+
+  it('fails only once the authorization expired with its nonce unused (the transaction dropped)', async () => {
+    const p = await pay();
+    const [payerBefore] = await balances([payer.address]);
+    await rpc('evm_setAutomine', [false]);
+    const settled = await slow.settle(p, terms, signal);
+    expect(settled.errorReason).toBe('settlement_pending');
+    await rpc('hardhat_dropTransaction', [settled.transaction]);
+    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({ status: 'pending' });
+    const validBefore = Number((p.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+    clock = validBefore + 61;
+    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({ status: 'failed', reason: 'invalid_exact_evm_payload_authorization_valid_before' });
+    clock = 0;
+    await rpc('evm_setAutomine', [true]);
+    await rpc('evm_mine');
+    expect(await balances([payer.address])).toEqual([payerBefore]);
   });
 });
