@@ -109,6 +109,14 @@ describe('/v1/slippage-map', () => {
     expect(failed[0].error).toMatch(/^not_found: .*COULD_NOT_FIND_ANY_ROUTE/);
   });
 
+  it('starts no upstream call for a caller who already went away', async () => {
+    up.route(QUOTE, { body: marketFixture('jupiter-quote.json') });
+    const gone = new AbortController();
+    gone.abort(new Error('client went away'));
+    await expect(createSlippageMapHandler(quotes(), pool)({ inputMint: WSOL, outputMint: JUP, amount: '1000' }, gone.signal)).rejects.toThrow('client went away');
+    expect(up.requests.length).toBe(0);
+  });
+
   it('answers 400 for a size that rounds to zero, 502 when every size faults', async () => {
     const h = createSlippageMapHandler(quotes(DOWN), pool);
     expect((await fault(h({ inputMint: WSOL, outputMint: JUP, amount: '3', mults: [0.1] }, signal))).details).toMatchObject({ param: 'mults' });
