@@ -7,8 +7,9 @@
  * Two stores:
  * - memory: everything in growable buffers (tests; ~64 MB per tree at 1M leaves).
  * - file: levels below `hotLevelMin` live in one append-only file per level, read with positional
- *   reads (the OS page cache is the read cache); levels from `hotLevelMin` up hold n / 2^hotLevelMin
- *   nodes in all and stay in memory (at the default 8: ~256 KB per million leaves). Writes are
+ *   reads (the OS page cache is the read cache); levels from `hotLevelMin` up hold about
+ *   2n / 2^hotLevelMin nodes in all and stay in memory (at the default 8: ~256 KB per million
+ *   leaves). Writes are
  *   buffered. The files are DERIVED data, rebuilt from the WAL on every open, so they are never
  *   fsynced and a crash cannot leave them ahead of the WAL.
  */
