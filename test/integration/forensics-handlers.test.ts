@@ -7,12 +7,14 @@
  */
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
 import { RESPONSES } from '../../src/catalog/responses.ts';
 import { ServiceError } from '../../src/errors.ts';
 import type { PaidHandler } from '../../src/http/paid-routes.ts';
 import type { FeeBands, HandlerDeps } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
+import { createTokenGroup } from '../../src/intel/token/token-group.ts';
+import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { signerFromSeed } from '../../src/localnet/world-keys.ts';
 import { buildSignedWire, transferSolIx } from '../../src/localnet/world-transactions.ts';
@@ -22,13 +24,16 @@ import { startTestLocalnet } from '../helpers/test-service.ts';
 
 let localnet: Localnet;
 let handlers: Record<string, PaidHandler>;
+let pool: WorkerPool;
+/** Every answer the tests saw, checked at the end for verdict words. */
+const answers: unknown[] = [];
+const VERDICT_WORDS = /\b(safe|safer|unsafe|scam|rug|rugpull|honeypot|buy|sell|avoid|recommend(ed)?|trustworthy|legit)\b/i;
 const signal = new AbortController().signal;
 const FEE_BANDS: FeeBands = { unit: 'microLamportsPerComputeUnit', suggestedBands: { economy: 1, normal: 2, fast: 3, aggressive: 4 }, source: 'test', slot: 1 };
 const unavailable = () => Promise.reject(new ServiceError('upstream_unavailable', 'peer not running'));
 
-function depsFor(url: string): HandlerDeps {
-  const transport = createRpcTransport({ url, timeoutMs: 5_000 });
-  return { rpc: createRpcClient(transport), rpcTransport: transport } as unknown as HandlerDeps;
+function depsFor(url: string, transport: RpcTransport = createRpcTransport({ url, timeoutMs: 5_000 })): HandlerDeps {
+  return { rpc: createRpcClient(transport), rpcTransport: transport, pool } as unknown as HandlerDeps;
 }
 
 function groupWith(peers: Partial<ForensicsPeers>, url = localnet.urls.rpc): Record<string, PaidHandler> {
@@ -40,6 +45,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 function checkSchema(path: string, body: unknown): void {
+  answers.push(body);
   const schema = RESPONSES[path];
   if (!schema) throw new Error(`no schema for ${path}`);
   expect([...Value.Errors(schema, body)].map((e) => `${e.instancePath} ${e.message}`)).toEqual([]);
@@ -47,9 +53,11 @@ function checkSchema(path: string, body: unknown): void {
 
 beforeAll(async () => {
   ({ localnet } = await startTestLocalnet('forensics-1'));
+  pool = createWorkerPool({ size: 1 });
   handlers = groupWith({});
 }, 120_000);
 afterAll(async () => {
+  await pool?.close();
   await localnet?.close();
 });
 
@@ -74,6 +82,27 @@ describe('wallet-scan', () => {
       }
     }
   }, 60_000);
+
+  it('counts Token-2022 accounts apart from SPL Token accounts', async () => {
+    const mint = localnet.world.mints.get('cleanToken2022')!;
+    const owner = mint.holders[0]!.owner;
+    const body = await handlers['/v1/wallet-scan']!({ address: owner }, signal) as Record<string, any>;
+    checkSchema('/v1/wallet-scan', body);
+    expect(body.tokens.token2022Accounts).toBeGreaterThanOrEqual(1);
+    expect(body.tokens.listed).toEqual(expect.arrayContaining([expect.objectContaining({ mint: mint.address, programId: mint.programId })]));
+  });
+
+  it('concurrent identical scans share one upstream read', async () => {
+    const counts = new Map<string, number>();
+    const base = createRpcTransport({ url: localnet.urls.rpc });
+    const counting: RpcTransport = { ...base, call: (what, sig, send) => { counts.set(what, (counts.get(what) ?? 0) + 1); return base.call(what, sig, send); } };
+    const h = createForensicsGroup(depsFor(localnet.urls.rpc, counting), { feeBands: unavailable, tokenIntel: unavailable }).handlers;
+    const address = localnet.world.wallets.active[0]!.address;
+    const bodies = await Promise.all(Array.from({ length: 8 }, () => h['/v1/wallet-scan']!({ address }, new AbortController().signal)));
+    expect(new Set(bodies).size).toBe(1);
+    expect(counts.get('getSignaturesForAddress')).toBe(1);
+    expect(counts.get('getTokenAccountsByOwner')).toBe(2);
+  });
 
   it('an address with no account is empty with unknown age', async () => {
     const body = await handlers['/v1/wallet-scan']!({ address: signerFromSeed(new Uint8Array(32).fill(3)).address }, signal) as Record<string, any>;
@@ -221,8 +250,34 @@ describe('pretrade', () => {
     expect(await codeOf(h['/v1/pretrade']!({ mint: usdc().address }, signal))).toBe('not_found:404');
   });
 
+  it('with the real token group: digest, top-10 and largest holder come from token-intel', async () => {
+    const tokenDeps = depsFor(localnet.urls.rpc);
+    const token = createTokenGroup(tokenDeps);
+    const h = groupWith({ tokenIntel: (m, s) => token.tokenIntel(m, s), feeBands: async () => FEE_BANDS });
+    for (const key of ['concentrated', 'flat', 'multiRisk', 'mintable']) {
+      const mint = risk(key);
+      const body = await h['/v1/pretrade']!({ mint: mint.address }, signal) as Record<string, any>;
+      checkSchema('/v1/pretrade', body);
+      expect(body.digest.riskBand, key).toBeTypeOf('string');
+      expect(body.digest.canStillMint).toBe(mint.mintAuthority !== null);
+      const top10 = body.checklist.find((c: { check: string }) => c.check.startsWith('top-10'));
+      expect(top10.value).toBe(body.digest.top10ConcentrationPct);
+      expect(top10.observed).toBe(body.digest.top10ConcentrationPct < 50);
+      expect(body.largestHolder.source).toMatch(/^token-intel/);
+      const first = body.tokenIntel.holders.classification.find((c: { label: string }) => c.label === 'unresolved');
+      expect(body.largestHolder.owner).toBe(first.owner);
+    }
+  }, 60_000);
+
   it('every part failing is 502 (the largest-holder read fails for a mint excluded from the index)', async () => {
     expect(await codeOf(handlers['/v1/pretrade']!({ mint: localnet.world.largeHolderMint.mint }, signal))).toBe('upstream_unavailable:502');
+  });
+});
+
+describe('answers', () => {
+  it('carry no verdict words', () => {
+    expect(answers.length).toBeGreaterThan(20);
+    for (const body of answers) expect(JSON.stringify(body)).not.toMatch(VERDICT_WORDS);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * `/v1/pretrade`: one sweep before a trade. The mint account is read first (unknown mint: 404;
- * RPC down: 502); then three parts run in parallel, each reported on its own: the token-intel
- * bundle (token group), the largest holder's wallet profile (largest token account -> its owner
- * -> wallet-scan) and the priority-fee bands (timing group). A failed part is an explicit
+ * RPC down: 502); then three parts, each reported on its own: the token-intel bundle (token
+ * group), the largest holder's wallet profile (token-intel's largest holder not labelled
+ * burn/system, or the largest token account when token-intel failed -> its owner -> wallet-scan)
+ * and the priority-fee bands (timing group, fetched in parallel). A failed part is an explicit
  * `{ error, message }` field and the answer is still 200; when all three fail the call answers
  * 502 (nothing is charged). The checklist is computed from the mint account and whatever parts
  * answered; an input that is missing makes its check `unknown`.
@@ -54,13 +55,35 @@ async function readMint(sources: PretradeSources, mint: string, signal: AbortSig
   return { programId: account.owner, state: parsed.state, extensions: parsed.extensions };
 }
 
-async function holderProfile(sources: PretradeSources, mint: string, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const holder = await sources.largestHolder(mint, signal);
+/**
+ * The holder to profile: token-intel's largest holder whose owner is not labelled burn/system
+ * (an owner that is a wallet candidate), else the largest token account read from the RPC.
+ */
+function holderFromIntel(intel: Part<Record<string, unknown>>): (LargestHolder & { label: string; rank: number }) | null {
+  if (!intel.ok) return null;
+  const list = (intel.value['holders'] as { classification?: unknown } | undefined)?.classification;
+  if (!Array.isArray(list)) return null;
+  for (const row of list as Record<string, unknown>[]) {
+    if (typeof row['owner'] === 'string' && typeof row['address'] === 'string' && row['label'] === 'unresolved') {
+      return { account: row['address'], owner: row['owner'], amount: 'unknown', label: 'unresolved', rank: Number(row['rank'] ?? 0) };
+    }
+  }
+  return null;
+}
+
+async function holderProfile(sources: PretradeSources, intel: Part<Record<string, unknown>>, mint: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const fromIntel = holderFromIntel(intel);
+  const holder = fromIntel ?? await sources.largestHolder(mint, signal);
   if (holder === null) throw new ServiceError('upstream_unavailable', 'the mint has no token accounts to profile');
   const profile = await sources.walletProfile(holder.owner, signal);
   const band = (profile['profile'] as { band: string }).band;
   const { disclaimer: _d, ...rest } = profile;
-  return { account: holder.account, owner: holder.owner, amount: holder.amount, band, profile: rest };
+  return {
+    account: holder.account, owner: holder.owner, band,
+    source: fromIntel ? `token-intel holder classification (rank ${fromIntel.rank}, largest not labelled burn/system)` : 'largest token account (getTokenLargestAccounts)',
+    ...(fromIntel ? {} : { amount: holder.amount }),
+    profile: rest,
+  };
 }
 
 function digestOf(intel: Record<string, unknown>): Record<string, unknown> {
@@ -72,11 +95,10 @@ function digestOf(intel: Record<string, unknown>): Record<string, unknown> {
 /** The pretrade answer. */
 export async function pretrade(sources: PretradeSources, mint: string, signal: AbortSignal): Promise<Record<string, unknown>> {
   const base = await readMint(sources, mint, signal);
-  const [intel, holder, fees] = await Promise.all([
-    part(() => sources.tokenIntel(mint, signal)),
-    part(() => holderProfile(sources, mint, signal)),
-    part(() => sources.feeBands(signal)),
-  ]);
+  const feesPending = part(() => sources.feeBands(signal));
+  feesPending.catch(() => undefined); // awaited below; never left unhandled if token-intel answers 404 first
+  const intel = await part(() => sources.tokenIntel(mint, signal));
+  const [holder, fees] = await Promise.all([part(() => holderProfile(sources, intel, mint, signal)), feesPending]);
   if (!intel.ok && !holder.ok && !fees.ok) {
     throw new ServiceError('upstream_unavailable', 'every pretrade part failed (token-intel, largest holder, priority fee)', {
       parts: { tokenIntel: intel.error, largestHolder: holder.error, priorityFee: fees.error },
