@@ -178,6 +178,11 @@ describe('/v1/nft-collection', () => {
     expect(responseErrors('/v1/nft-collection', body)).toEqual([]);
     expect(body).toMatchObject({ floorPriceSol: null, floorPriceLamports: null, listedCount: 0, avgPrice24hrSol: null, volume7dSol: 'unknown' });
     expect(body.error).toMatch(/upstream_unavailable/);
+    up.route('/v2/collections/odd/stats', { body: { symbol: 'odd', listedCount: 3 } });
+    up.route('/v2/collections/odd/activities', { body: [] });
+    const odd = await h({ symbol: 'odd' }, signal) as any;
+    expect(responseErrors('/v1/nft-collection', odd)).toEqual([]);
+    expect(odd).toMatchObject({ floorPriceSol: 'unknown', floorPriceLamports: 'unknown', listedCount: 3, volume7dSol: 0 });
   });
 
   it('single-flight per symbol; a down source is 502', async () => {

@@ -20,14 +20,15 @@ const sol = (lamports: number) => lamports / LAMPORTS_PER_SOL;
 /** The answer for a found collection (pure). */
 export function nftAnswer(s: Extract<Snapshot, { found: true }>, fetchedAtMs: number): Record<string, unknown> {
   const { stats, sales } = s;
-  const floor = stats.listedCount === 0 ? null : stats.floorPriceLamports;
+  // Nothing listed: no ask, so no floor (null). Listed but no floor figure: unknown, not guessed.
+  const floor: number | null | 'unknown' = stats.listedCount === 0 ? null : stats.floorPriceLamports ?? 'unknown';
   const volume = 'error' in sales ? { volume7dSol: 'unknown', error: sales.error }
     : sales.complete ? { volume7dSol: sol(sales.lamports), sales7d: sales.count }
     : { volume7dSol: 'unknown', error: 'more sales in 7 days than the activity pages read; the sum is not reported' };
   return {
     symbol: stats.symbol,
-    floorPriceSol: floor === null ? (stats.listedCount === null ? 'unknown' : null) : sol(floor),
-    floorPriceLamports: floor === null ? (stats.listedCount === null ? 'unknown' : null) : Math.round(floor),
+    floorPriceSol: typeof floor === 'number' ? sol(floor) : floor,
+    floorPriceLamports: typeof floor === 'number' ? Math.round(floor) : floor,
     listedCount: stats.listedCount ?? 'unknown',
     avgPrice24hrSol: stats.avgPrice24hrLamports === null ? null : sol(stats.avgPrice24hrLamports),
     ...volume,
