@@ -1,0 +1,119 @@
+/**
+ * Faults after the money moved must not withhold the answer: the payment processor over a real
+ * Solana exact scheme and localnet, with a ledger that refuses the append (closed) and a replay
+ * record whose file is closed. The payer is charged once and still gets the 200 with
+ * PAYMENT-RESPONSE; the fault is reported; the same payment is still refused afterwards.
+ */
+import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { encodeBase58 } from '../../src/chain/base58.ts';
+import { createRpcClient } from '../../src/chain/rpc-client.ts';
+import type { PaidCall } from '../../src/http/paid-routes.ts';
+import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import { createLedger } from '../../src/trust/ledger.ts';
+import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
+import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
+import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
+import { createPaymentProcessor } from '../../src/x402/payment-processor.ts';
+import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../../src/x402/payment-terms.ts';
+import { createReplayGuard } from '../../src/x402/replay-guard.ts';
+import { createSvmExactScheme } from '../../src/x402/svm-exact.ts';
+import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+const entry = CATALOG.find((e) => e.path === '/v1/epoch')!;
+const BODY = '{"answer":"computed before settlement"}';
+let localnet: Localnet;
+let pool: WorkerPool;
+let scheme: ExactScheme;
+let payer: TestPayer;
+let feePayer: string;
+let builder: ChallengeBuilder;
+const dirs: string[] = [];
+const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'x402-faults-')); dirs.push(d); return d; };
+
+beforeAll(async () => {
+  ({ localnet } = await startTestLocalnet('payments-faults'));
+  const seed = new Uint8Array(randomBytes(32));
+  feePayer = (await createKeyPairSignerFromPrivateKeyBytes(seed)).address;
+  const payTo = encodeBase58(new Uint8Array(randomBytes(32)));
+  await rpcCall(localnet.urls.rpc, 'requestAirdrop', [feePayer, 10_000_000_000]);
+  await rpcCall(localnet.urls.rpc, 'localnet_fundStablecoin', [payTo, 0]);
+  pool = createWorkerPool({ size: 1, identitySeed: seed });
+  scheme = createSvmExactScheme({ network: SOLANA, feePayer, rpc: createRpcClient({ url: localnet.urls.rpc }), pool });
+  const terms: PaymentTermsConfig = { svm: { payTo, asset: localnet.stablecoinMint, feePayer }, evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' } };
+  builder = createChallengeBuilder(entry, terms);
+  payer = await fundedPayer(localnet.urls.rpc, 1_000_000);
+});
+afterAll(async () => {
+  await pool.close();
+  await localnet.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function paidCall(): Promise<PaidCall> {
+  const requirements = builder.accepts.find((a) => a.network === SOLANA)!;
+  const { value } = await rpcCall<{ value: { blockhash: string } }>(localnet.urls.rpc, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
+  const transaction = await buildPaymentTx({ payer, feePayer, mint: requirements.asset, payTo: requirements.payTo, amount: BigInt(requirements.amount), blockhash: value.blockhash });
+  const payment: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction } };
+  return {
+    entry, payment, requirements, resourceUrl: 'http://127.0.0.1/v1/epoch',
+    request: { method: 'GET', path: '/v1/epoch', query: '', headers: {}, remoteIp: '127.0.0.1', body: null, signal: new AbortController().signal },
+    answer: async () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: BODY }),
+  };
+}
+
+const payToBalance = () => tokenBalance(localnet.urls.rpc, builder.accepts[0]!.payTo, localnet.stablecoinMint);
+
+describe('faults after settlement never withhold the answer', () => {
+  it('the ledger refuses the entry: 200 with PAYMENT-RESPONSE, no receipt, fault reported, charged once', async () => {
+    const dir = freshDir();
+    const ledger = await createLedger({ dir: join(dir, 'ledger') });
+    const receipts = createReceiptIssuer({ ledger, service: 'faults', serviceVersion: '0', baseUrl: () => 'http://127.0.0.1', publicKey: feePayer, sign: (message) => pool.runTask('signEd25519', { message }) });
+    await ledger.close();
+    const replayGuard = createReplayGuard({ dir: join(dir, 'replay') });
+    const faults: string[] = [];
+    const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder, onFault: (what) => faults.push(what) });
+    const call = await paidCall();
+    const before = await payToBalance();
+    const reply = await processor.process(call);
+    expect(reply.status).toBe(200);
+    expect(String(reply.body)).toBe(BODY);
+    expect(decodePaymentResponseHeader(reply.headers!['PAYMENT-RESPONSE']!)).toMatchObject({ success: true, network: SOLANA, payer: payer.signer.address });
+    expect(reply.headers![RECEIPT_HEADER]).toBeUndefined();
+    expect(faults).toEqual([expect.stringMatching(/^receipt or ledger entry failed after settlement/)]);
+    expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
+    const again = await processor.process(call);
+    expect(again.status).toBe(402);
+    expect(String(again.body)).toMatch(/duplicate_settlement/);
+    await replayGuard.close();
+  });
+
+  it('the replay record cannot be written: 200 still, the payment still refused in this process and by the chain', async () => {
+    const dir = freshDir();
+    const replayGuard = createReplayGuard({ dir });
+    await replayGuard.close();
+    const faults: string[] = [];
+    const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, challengeFor: () => builder, onFault: (what) => faults.push(what) });
+    const call = await paidCall();
+    const before = await payToBalance();
+    const reply = await processor.process(call);
+    expect(reply.status).toBe(200);
+    expect(faults).toEqual([expect.stringMatching(/^replay record write failed after settlement/)]);
+    expect(String((await processor.process(call)).body)).toMatch(/duplicate_settlement/);
+    // A fresh process without the record: the chain refuses the same transaction (simulation), no second charge.
+    const fresh = createPaymentProcessor({ schemes: [scheme], replayGuard: createReplayGuard({ dir: freshDir() }), challengeFor: () => builder });
+    const replayed = await fresh.process(call);
+    expect(replayed.status).toBe(402);
+    expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
+  });
+});
