@@ -48,7 +48,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/simulate', priceUnits: 10_000, category: 'execution', tags: ['simulation', 'transaction', 'dry-run'],
     summary: 'Dry-run a serialized transaction',
-    description: 'Simulates a base64 serialized transaction against current chain state: success, compute units, error, accounts touched and program logs. Never signs or sends; not a guarantee of on-chain outcome.',
+    description: 'Simulates a base64 serialized transaction against current chain state (sigVerify off, recent blockhash replaced, so unsigned transactions work): success, compute units, error, accounts touched, programs and logs. Never signs or sends; not a guarantee of on-chain outcome; 400 invalid_transaction when it does not decode.',
     query: p.Type.Object({ tx: p.base64Transaction({ description: 'Base64 serialized transaction (legacy or v0), at most 1232 bytes.' }) }),
     example: { tx: EXAMPLE_TX },
   },
@@ -126,7 +126,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/wallet-scan', priceUnits: 20_000, category: 'forensics', tags: ['wallet', 'activity', 'profile'],
     summary: 'Wallet activity profile',
-    description: 'Profile band (fresh/active/heavy/empty) with stated thresholds, SOL balance, recent signatures, token accounts and wallet age.',
+    description: 'Profile band with stated thresholds (empty: no SOL and no token accounts; otherwise by signatures in the latest 1000: fresh < 10, active 10-49, heavy >= 50), SOL balance, recent signatures, SPL Token and Token-2022 accounts, and wallet age from the oldest signature (a lower bound when history exceeds the window).',
     query: p.Type.Object({ address: p.address({ description: 'Base58 wallet address.' }) }), example: { address: EXAMPLE_WALLET },
   },
   {
@@ -183,13 +183,13 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/tx-inspect', priceUnits: 10_000, category: 'forensics', tags: ['transaction', 'decode', 'balances'],
     summary: 'Decoded transaction summary',
-    description: 'Success, fee, compute units, programs invoked (well-known ones named), SOL and token balance changes of a landed transaction. On-chain effects only.',
+    description: 'Success, fee, compute units, programs invoked (well-known program ids named, others unknown), SOL and token balance changes, Jito tips, slot and block time of a confirmed transaction; 404 for an unknown signature. On-chain effects only.',
     query: p.Type.Object({ sig: p.signature({ description: 'Base58 transaction signature.' }) }), example: { sig: EXAMPLE_SIG },
   },
   {
     path: '/v1/pretrade', priceUnits: 100_000, category: 'intelligence', tags: ['pretrade', 'bundle', 'risk', 'fees'],
     summary: 'Pre-trade sweep',
-    description: 'Token-intel bundle, the largest holder\'s wallet profile, priority-fee bands and a factual checklist; each failed part is an explicit error field.',
+    description: 'Token-intel bundle, the largest holder\'s wallet profile, priority-fee bands and a factual checklist (authorities revoked, top-10 under 50%, no risky Token-2022 extension, largest holder not fresh); each failed part is an explicit error field; 404 for an unknown mint, 502 when every part failed.',
     query: mintParam('sweep'), example: { mint: BONK },
   },
 ];
