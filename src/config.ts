@@ -37,7 +37,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'evm-rpc-url', env: 'EVM_RPC_URL', kind: 'url', help: 'Base JSON-RPC endpoint; with --evm-relayer-key the service settles Base payments itself. Embedded default: the local EVM.' },
   { flag: 'evm-relayer-key', env: 'EVM_RELAYER_KEY', kind: 'string', help: 'File holding the 0x hex key that submits transferWithAuthorization and pays gas (mode 0600, never logged). Embedded default: the local EVM\'s funded relayer.' },
   { flag: 'facilitator-url', env: 'FACILITATOR_URL', kind: 'url', help: 'Remote x402 facilitator for Base settlement (/verify, /settle, /supported), instead of --evm-rpc-url with --evm-relayer-key.' },
-  { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://lite-api.jup.ag', help: 'Jupiter Swap API base URL (GET /swap/v1/quote). Keyless default; with --jupiter-api-key use https://api.jup.ag.' },
+  { flag: 'jupiter-url', env: 'JUPITER_URL', kind: 'url', default: 'https://api.jup.ag', help: 'Jupiter Swap API base URL (GET /swap/v1/quote). Keyless access is rate limited (about 0.5 requests/s); set --jupiter-api-key for more.' },
   { flag: 'jupiter-api-key', env: 'JUPITER_API_KEY', kind: 'string', help: 'Jupiter API key from portal.jup.ag, sent as the x-api-key header (never logged).' },
   { flag: 'geckoterminal-url', env: 'GECKOTERMINAL_URL', kind: 'url', default: 'https://api.geckoterminal.com', help: 'GeckoTerminal API v2 base URL (trending and new pools; keyless public API).' },
   { flag: 'magiceden-url', env: 'MAGICEDEN_URL', kind: 'url', default: 'https://api-mainnet.magiceden.dev', help: 'Magic Eden Solana API base URL (/v2/collections/{symbol}/stats and /activities).' },

@@ -1,7 +1,7 @@
 /**
  * Jupiter Swap API v1 quote client: `GET {base}/swap/v1/quote` (dev.jup.ag/docs/api/swap-api/quote).
- * Default base `https://lite-api.jup.ag` (keyless); with an API key from portal.jup.ag use
- * `https://api.jup.ag`, the key travels in the `x-api-key` header Jupiter documents.
+ * Default base `https://api.jup.ag`: keyless requests are rate limited (about 0.5/s per Jupiter's
+ * plans page); an API key from portal.jup.ag travels in the `x-api-key` header Jupiter documents.
  *
  * A route-level refusal (HTTP 400 with `errorCode` such as COULD_NOT_FIND_ANY_ROUTE or
  * TOKEN_NOT_TRADABLE) is an expected outcome returned as data; faults throw ServiceError.

@@ -16,7 +16,7 @@ afterAll(async () => { await up.close(); });
 describe('market configuration', () => {
   it('defaults point at the public services', () => {
     const c = loadConfig({}, []);
-    expect([c.jupiterUrl, c.geckoterminalUrl, c.magicedenUrl, c.lendingUrl]).toEqual(['https://lite-api.jup.ag', 'https://api.geckoterminal.com', 'https://api-mainnet.magiceden.dev', 'https://api.kamino.finance']);
+    expect([c.jupiterUrl, c.geckoterminalUrl, c.magicedenUrl, c.lendingUrl]).toEqual(['https://api.jup.ag', 'https://api.geckoterminal.com', 'https://api-mainnet.magiceden.dev', 'https://api.kamino.finance']);
     expect([c.jupiterApiKey, c.magicedenApiKey, c.marketTimeoutMs]).toEqual([null, null, 5000]);
   });
 
