@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
 import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
+import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   forensics: () => benchForensics(),
   'http-challenge': () => benchHttpChallenge(seconds, connections),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
+  'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),
 };
 

@@ -37,7 +37,7 @@ describe('paid token endpoints', () => {
     const res = await payFetch(`${t.url}/v1/token-risk?mint=${bonk}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('payment-response')).toBeTruthy();
-    const body = await res.json();
+    const body = (await res.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(Value.Check(RESPONSES['/v1/token-risk']!, body)).toBe(true);
     expect(body).toMatchObject({ mint: bonk, mintAuthority: { present: false }, freezeAuthority: { present: false } });
     expect(before - (await balance())).toBe(28_000n);
@@ -49,7 +49,7 @@ describe('paid token endpoints', () => {
     const res = await payFetch(`${t.url}/v1/batch/token-risk?mints=${bonk},${usdc},${bonk},xyz`);
     expect(res.status).toBe(200);
     expect(res.headers.get('payment-response')).toBeTruthy();
-    const body = await res.json();
+    const body = (await res.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(Value.Check(RESPONSES['/v1/batch/token-risk']!, body)).toBe(true);
     expect(body.requested).toBe(3);
     expect(body.results.map((r: { mint: string; error?: string }) => r.error ?? r.mint)).toEqual([bonk, usdc, 'invalid_mint']);
@@ -59,7 +59,7 @@ describe('paid token endpoints', () => {
     const before = await balance();
     const res = await payFetch(`${t.url}/v1/token-risk?mint=11111111111111111111111111111112`);
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toBe('not_found');
+    expect(((await res.json()) as { error: string }).error).toBe('not_found');
     expect(await balance()).toBe(before);
   }, 60_000);
 });

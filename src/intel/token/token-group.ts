@@ -46,11 +46,13 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
     const requested = (query['mints'] as readonly string[]).slice(0, BATCH_MAX_MINTS);
     const valid = requested.filter((m) => isBase58OfLength(m, 32));
     const snaps = new Map((await snapshots.getMany(valid, signal)).map((s) => [s.mint, s]));
-    const results = await Promise.all(requested.map(async (mint) => {
+    const results: Record<string, unknown>[] = [];
+    // Sequential: each pool task is sub-millisecond, and one abort listener at a time stays bounded.
+    for (const mint of requested) {
       const s = snaps.get(mint) ?? null;
       const a = s?.kind === 'mint' ? await analyseToken(s, deps.pool, signal) : null;
-      return batchElement(mint, s, a);
-    }));
+      results.push(batchElement(mint, s, a));
+    }
     return {
       requested: requested.length,
       count: results.length,

@@ -89,6 +89,19 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
   });
 }
 
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}
+
 /**
  * Collects the keys asked for in one tick and reads them together; each caller gets its own
  * snapshot. The read runs detached from any one caller (the transport's time limit bounds it).
@@ -120,8 +133,9 @@ export function createTokenSnapshots(rpc: TokenRpcMethods, ttlMs: number = TOKEN
   const load = createTickBatcher((mints) => readSnapshots(rpc, mints));
   return {
     async getMany(mints, signal) {
-      const got = await Promise.all(mints.map((m) => cache.get(m, () => load(m), signal)));
-      return got.map((g) => g.value);
+      // One abort listener for the whole set, not one per mint (a batch would exceed Node's 10).
+      const got = Promise.all(mints.map((m) => cache.get(m, () => load(m))));
+      return (await raceAbort(got, signal)).map((g) => g.value);
     },
   };
 }
