@@ -3,7 +3,7 @@
  * naming, the caller-transaction decoder of /v1/simulate and the pretrade checklist.
  */
 import { describe, expect, it } from 'vitest';
-import type { LandedTransaction, SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
+import { landedTransactionOf, type LandedTransaction, type SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { signerFromSeed } from '../../src/localnet/world-keys.ts';
 import { buildSignedWire, computeBudgetIxs, transferSolIx } from '../../src/localnet/world-transactions.ts';
@@ -113,6 +113,28 @@ describe('transaction summary', () => {
   it('a failed transaction, unknown compute units and block time are stated as such', () => {
     const out = txInspectAnswer(landed({ err: { InstructionError: [0, { Custom: 1 }] }, computeUnitsConsumed: null, blockTime: null }));
     expect(out).toMatchObject({ success: false, computeUnitsConsumed: 'unknown', blockTime: 'unknown', blockTimeIso: 'unknown' });
+  });
+});
+
+describe('getTransaction decoding', () => {
+  it('orders account keys static, loaded writable, loaded readonly and keeps inner instructions with their outer index', () => {
+    const raw = {
+      slot: 9n, blockTime: 1_700_000_000n, version: 0 as const,
+      transaction: { signatures: ['x'], message: { accountKeys: [PAYER.address, A], header: { numRequiredSignatures: 1 }, instructions: [{ programIdIndex: 1 }] } },
+      meta: {
+        err: { InstructionError: [0, { Custom: 6001n }] }, fee: 5000n, computeUnitsConsumed: 1200n, preBalances: [10n, 1n, 5n, 7n], postBalances: [5n, 1n, 10n, 7n],
+        preTokenBalances: [], postTokenBalances: [{ accountIndex: 2, mint: 'M', uiTokenAmount: { amount: '4', decimals: 0 } }], logMessages: null,
+        innerInstructions: [{ index: 0, instructions: [{ programIdIndex: 3 }] }], loadedAddresses: { writable: ['W'], readonly: [TOKEN] },
+      },
+    };
+    const tx = landedTransactionOf('x', raw as never);
+    expect(tx.accountKeys).toEqual([PAYER.address, A, 'W', TOKEN]);
+    expect(tx).toMatchObject({ slot: 9, blockTime: 1_700_000_000, version: 0, feeLamports: 5000n, computeUnitsConsumed: 1200, logs: null });
+    expect(tx.err).toEqual({ InstructionError: [0, { Custom: 6001 }] });
+    expect(tx.postTokenBalances[0]).toMatchObject({ owner: null, programId: null, amount: '4' });
+    expect(programsInvoked(tx).map((p) => [p.name, p.outerInstructions, p.innerInstructions])).toEqual([['System Program', 1, 0], ['SPL Token', 0, 1]]);
+    expect(solBalanceChanges(tx).map((c) => c.account)).toEqual([PAYER.address, 'W']);
+    expect(txInspectAnswer(tx)).toMatchObject({ success: false, logMessages: 'unknown', tokenBalanceChanges: [expect.objectContaining({ account: 'W', change: '4', owner: 'unknown' })] });
   });
 });
 
