@@ -11,7 +11,7 @@ import { nameProgram, namePrograms, WELL_KNOWN_PROGRAMS } from '../../src/intel/
 import { pretradeChecklist, riskyExtensions } from '../../src/intel/forensics/pretrade-checklist.ts';
 import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from '../../src/intel/forensics/simulate-tx.ts';
 import { programsInvoked, solBalanceChanges, tokenBalanceChanges, txInspectAnswer } from '../../src/intel/forensics/tx-summary.ts';
-import { walletAge, walletBand, walletProfile, WALLET_BANDS } from '../../src/intel/forensics/wallet-profile.ts';
+import { formatSol, walletAge, walletBand, walletProfile, WALLET_BANDS } from '../../src/intel/forensics/wallet-profile.ts';
 
 const A = '11111111111111111111111111111111';
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -38,6 +38,15 @@ describe('wallet band', () => {
   });
 });
 
+describe('SOL text', () => {
+  it('is exact decimal without exponent notation', () => {
+    expect(formatSol(1n)).toBe('0.000000001');
+    expect(formatSol(0n)).toBe('0');
+    expect(formatSol(1_500_000_000n)).toBe('1.5');
+    expect(formatSol(200_000_000_000n)).toBe('200');
+  });
+});
+
 describe('wallet age', () => {
   it('is exact when the history fits the window', () => {
     const age = walletAge([sig(0, 2000), sig(1, 1500), sig(2, 1000)], 1000, 1000 + 86_400);
@@ -61,7 +70,7 @@ describe('wallet age', () => {
     }) as { profile: { band: string; summary: string }; solBalance: number; tokens: { splTokenAccounts: number; token2022Accounts: number } };
     expect(body.profile.band).toBe('fresh');
     expect(body.solBalance).toBe(1.5);
-    expect(body.profile.summary).toContain('at least 2 signatures');
+    expect(body.profile.summary).toContain('at least 2 signatures, 1.5 SOL, 1 token accounts');
     expect(body.profile.summary).toContain('heavy >= 50');
     expect(body.profile.summary).toContain('lower bound');
     expect(body.tokens).toMatchObject({ splTokenAccounts: 1, token2022Accounts: 0 });

@@ -79,6 +79,13 @@ export interface WalletObservation {
   readonly nowUnix: number;
 }
 
+/** Exact decimal SOL text of a lamport amount (no float exponent notation in summaries). */
+export function formatSol(lamports: bigint): string {
+  const whole = lamports / BigInt(LAMPORTS_PER_SOL);
+  const frac = (lamports % BigInt(LAMPORTS_PER_SOL)).toString().padStart(9, '0').replace(/0+$/, '');
+  return frac === '' ? whole.toString() : `${whole}.${frac}`;
+}
+
 function ageText(age: WalletAge): string {
   if (age === 'unknown') return 'age unknown (no dated signature)';
   return age.basis === 'exact' ? `first seen ${age.firstSeenIso}` : `first seen no later than ${age.firstSeenIso} (lower bound: older history exists beyond the window)`;
@@ -99,7 +106,7 @@ export function walletProfile(o: WalletObservation): Record<string, unknown> {
     address: o.address,
     profile: {
       band,
-      summary: `${band}: ${windowFull ? `at least ${count}` : count} signatures, ${solBalance} SOL, ${o.tokenAccounts.length} token accounts; ${ageText(age)}. Rule: ${WALLET_BAND_RULE}.`,
+      summary: `${band}: ${windowFull ? `at least ${count}` : count} signatures, ${formatSol(o.lamports)} SOL, ${o.tokenAccounts.length} token accounts; ${ageText(age)}. Rule: ${WALLET_BAND_RULE}.`,
       rule: WALLET_BAND_RULE,
       thresholds: { ...WALLET_BANDS, signatureWindow: o.windowLimit },
     },
