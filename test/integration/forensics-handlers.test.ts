@@ -5,6 +5,8 @@
  * and refuses undecodable transactions with 400; pretrade reports failed parts as error fields,
  * answers 404 for an unknown mint and 502 when every part fails; RPC down gives 502.
  */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
@@ -281,7 +283,48 @@ describe('answers', () => {
   });
 });
 
+/** A loopback HTTP proxy to the localnet RPC that can be stopped and started on the same port. */
+function rpcProxy(target: string) {
+  const to = new URL(target);
+  let server: Server | null = null;
+  let port = 0;
+  return {
+    url: () => `http://127.0.0.1:${port}`,
+    async start() {
+      server = createServer((req, res) => {
+        const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode ?? 502, r.headers); r.pipe(res); });
+        up.on('error', () => res.destroy());
+        req.pipe(up);
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', () => resolve()));
+      port = (server!.address() as AddressInfo).port;
+    },
+    async stop() {
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
 describe('upstream down', () => {
+  it('RPC killed mid-test: 502, then answers again once it is back', async () => {
+    const proxy = rpcProxy(localnet.urls.rpc);
+    await proxy.start();
+    try {
+      const h = groupWith({}, proxy.url());
+      const [a, b] = [localnet.world.wallets.active[0]!, localnet.world.wallets.fresh[1]!];
+      expect((await h['/v1/wallet-scan']!({ address: a.address }, signal) as Record<string, any>).profile.band).toBe('active');
+      await proxy.stop();
+      expect(await codeOf(h['/v1/wallet-scan']!({ address: b.address }, signal))).toMatch(/^upstream_(unavailable|timeout):502$/);
+      expect(await codeOf(h['/v1/tx-inspect']!({ sig: b.signatures[0] }, signal))).toMatch(/:502$/);
+      await proxy.start();
+      expect((await h['/v1/wallet-scan']!({ address: b.address }, signal) as Record<string, any>).profile.band).toBe('fresh');
+      expect((await h['/v1/tx-inspect']!({ sig: b.signatures[0] }, signal) as Record<string, any>).success).toBe(true);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
+
   it('every endpoint answers 502 when the RPC cannot be reached', async () => {
     const h = groupWith({}, 'http://127.0.0.1:9');
     const w = localnet.world.wallets.fresh[0]!;

@@ -143,7 +143,7 @@ describe('getTransaction decoding', () => {
     expect(tx.postTokenBalances[0]).toMatchObject({ owner: null, programId: null, amount: '4' });
     expect(programsInvoked(tx).map((p) => [p.name, p.outerInstructions, p.innerInstructions])).toEqual([['System Program', 1, 0], ['SPL Token', 0, 1]]);
     expect(solBalanceChanges(tx).map((c) => c.account)).toEqual([PAYER.address, 'W']);
-    expect(txInspectAnswer(tx)).toMatchObject({ success: false, logMessages: 'unknown', tokenBalanceChanges: [expect.objectContaining({ account: 'W', change: '4', owner: 'unknown' })] });
+    expect(txInspectAnswer(tx)).toMatchObject({ success: false, logMessageCount: 'unknown', tokenBalanceChanges: [expect.objectContaining({ account: 'W', change: '4', owner: 'unknown' })] });
   });
 });
 

@@ -112,7 +112,7 @@ export function txInspectAnswer(tx: LandedTransaction): Record<string, unknown> 
     solBalanceChanges: sol,
     tokenBalanceChanges: tokenBalanceChanges(tx.accountKeys, tx.preTokenBalances, tx.postTokenBalances),
     jitoTip: { lamports: tipLamports.toString(), accounts: tips.map((c) => c.account) },
-    logMessages: tx.logs === null ? 'unknown' : tx.logs.length,
+    logMessageCount: tx.logs === null ? 'unknown' : tx.logs.length,
     note: 'On-chain effects only, from the transaction status meta (confirmed commitment). Program names come from a fixed table of well-known ids; others are `unknown`. Balance changes include the fee.',
   };
 }
