@@ -20,6 +20,13 @@ export const BAND_MAPPING = { economy: 'p50', normal: 'p75', fast: 'p90', aggres
 /** Answers are recomputed at most once per confirmed slot per account set. */
 const ANSWER_CACHE_MS = 2_000;
 const LOAD_TIMEOUT_MS = 10_000;
+/** How far behind the confirmed head a served answer may be while the next one is computed. */
+export const MAX_LAG_SLOTS = 4;
+const LATEST_MAX_KEYS = 256;
+/** Background refresh: account sets asked for within this time, at most this many, checked this often. */
+const DEMAND_WINDOW_MS = 60_000;
+const DEMAND_MAX_KEYS = 16;
+const REFRESH_CHECK_MS = 100;
 const NOTE = 'Observed history of landed transactions, not a prediction.';
 
 interface FeeFigures {
@@ -43,6 +50,7 @@ const bandsOf = (p: FeeFigures) => ({ economy: p.p50, normal: p.p75, fast: p.p90
 
 export interface PriorityFeeService {
   readonly handler: PaidHandler;
+  close(): void;
   feeBands(signal: AbortSignal): Promise<FeeBands>;
 }
 
@@ -94,20 +102,59 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
     };
   }
 
+  /** Last stream answer per account set, served while the next slot's figures are computed. */
+  const latest = new Map<string, FeeAnswer>();
+  const remember = (accountsKey: string, a: FeeAnswer): void => {
+    latest.delete(accountsKey);
+    latest.set(accountsKey, a);
+    if (latest.size > LATEST_MAX_KEYS) latest.delete(latest.keys().next().value!);
+  };
+
+  /** The load is shared by concurrent callers: it must not die with the first caller's signal. */
+  const loader = (accountsKey: string, accounts: readonly string[] | undefined) => async (): Promise<FeeAnswer> => {
+    const detached = AbortSignal.timeout(LOAD_TIMEOUT_MS);
+    const a = (await fromStream(accounts, detached)) ?? (await fromRpc(accounts, detached));
+    if (a.source === 'geyser') remember(accountsKey, a);
+    return a;
+  };
+
+  // Account sets asked for recently are recomputed in the background as slots confirm, so a
+  // caller finds figures at most a slot or two old instead of waiting for a large sort.
+  const demand = new Map<string, { readonly accounts: readonly string[] | undefined; atMs: number }>();
+  const noteDemand = (accountsKey: string, accounts: readonly string[] | undefined): void => {
+    const entry = demand.get(accountsKey);
+    if (entry) entry.atMs = Date.now();
+    else if (demand.size < DEMAND_MAX_KEYS) demand.set(accountsKey, { accounts, atMs: Date.now() });
+  };
+  let refreshedSlot: number | null = null;
+  const refresh = setInterval(() => {
+    const slot = source.caches.fees.window.lastConfirmed;
+    if (slot === null || slot === refreshedSlot || !source.live()) return;
+    refreshedSlot = slot;
+    for (const [accountsKey, entry] of demand) {
+      if (Date.now() - entry.atMs > DEMAND_WINDOW_MS) demand.delete(accountsKey);
+      else answers.get(`${slot}|${accountsKey}`, loader(accountsKey, entry.accounts)).catch(() => undefined);
+    }
+  }, REFRESH_CHECK_MS);
+  refresh.unref();
+
   async function answer(accounts: readonly string[] | undefined, signal: AbortSignal): Promise<FeeAnswer> {
     source.settle();
-    if (source.live()) {
-      const slot = source.caches.fees.window.lastConfirmed;
-      const key = `${slot}|${accounts ? [...accounts].sort().join(',') : '*'}`;
-      // The load is shared by concurrent callers: it must not die with the first caller's signal.
-      const load = async () => {
-        const detached = AbortSignal.timeout(LOAD_TIMEOUT_MS);
-        return (await fromStream(accounts, detached)) ?? (await fromRpc(accounts, detached));
-      };
-      const cached = await answers.get(key, load, signal);
-      return cached.value;
+    if (!source.live()) return fromRpc(accounts, signal);
+    const slot = source.caches.fees.window.lastConfirmed;
+    const accountsKey = accounts ? [...accounts].sort().join(',') : '*';
+    const key = `${slot}|${accountsKey}`;
+    const load = loader(accountsKey, accounts);
+    noteDemand(accountsKey, accounts);
+    const previous = latest.get(accountsKey);
+    if (previous !== undefined && previous.slot === slot) return previous;
+    // Large windows take tens of ms to sort (in the pool): meanwhile the previous slot's figures
+    // answer at once, their own slot and age stated, if they are at most MAX_LAG_SLOTS behind.
+    if (previous !== undefined && previous.slot !== null && slot !== null && slot - previous.slot <= MAX_LAG_SLOTS) {
+      answers.get(key, load).catch(() => undefined);
+      return previous;
     }
-    return fromRpc(accounts, signal);
+    return (await answers.get(key, load, signal)).value;
   }
 
   const render = (a: FeeAnswer): Record<string, unknown> => {
@@ -117,6 +164,7 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
 
   return {
     handler: async (query, signal) => render(await answer(query.accounts as string[] | undefined, signal)),
+    close: () => clearInterval(refresh),
     async feeBands(signal) {
       const a = await answer(undefined, signal);
       return { unit: a.unit, suggestedBands: a.suggestedBands, source: a.source, slot: a.slot };

@@ -79,6 +79,7 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
     feeBands: (signal) => fees.feeBands(signal),
     async close() {
       clearInterval(settle);
+      fees.close();
       source.close();
       await stream.close();
     },
