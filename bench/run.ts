@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
+import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   forensics: () => benchForensics(),
   'http-challenge': () => benchHttpChallenge(seconds, connections),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
+  'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),
 };
