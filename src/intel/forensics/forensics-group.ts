@@ -63,17 +63,10 @@ async function largestHolder(rpc: ForensicsRpcMethods, client: RpcClient, mint: 
   return { account: top.address, owner: parsed.state.owner, amount: top.amount };
 }
 
-/** Builds the forensics group. */
-export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): ForensicsGroup {
-  const rpc = createForensicsRpcMethods(deps.rpcTransport);
-  const wallets = createSingleFlightCache<Record<string, unknown>>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
+/** `/v1/tx-inspect`: a confirmed transaction is immutable, so its answer is cached by signature. */
+function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler {
   const txs = createSingleFlightCache<Record<string, unknown>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
-
-  const profileOf = async (address: string, signal: AbortSignal) => (await wallets.get(address, () => scanWallet(rpc, address), signal)).value;
-
-  const walletScan: PaidHandler = async (query, signal) => profileOf(String(query['address']), signal);
-
-  const txInspect: PaidHandler = async (query, signal) => {
+  return async (query, signal) => {
     const sig = String(query['sig']);
     const cached = await txs.get(sig, async () => {
       const tx = await rpc.getTransaction(sig);
@@ -82,8 +75,11 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
     }, signal);
     return cached.value;
   };
+}
 
-  const simulate: PaidHandler = async (query, signal) => {
+/** `/v1/simulate`: decoded here first (400 before any RPC call), never cached. */
+function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler {
+  return async (query, signal) => {
     const input = decodeSimulationInput(String(query['tx']));
     const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
     if (!outcome.ok) throw simulationFailure(outcome);
@@ -91,7 +87,13 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
     if (malformed) throw malformed;
     return simulationAnswer(input, outcome);
   };
+}
 
+/** Builds the forensics group. */
+export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): ForensicsGroup {
+  const rpc = createForensicsRpcMethods(deps.rpcTransport);
+  const wallets = createSingleFlightCache<Record<string, unknown>>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
+  const profileOf = async (address: string, signal: AbortSignal) => (await wallets.get(address, () => scanWallet(rpc, address), signal)).value;
   const sources: PretradeSources = {
     mintAccount: (mint, signal) => deps.rpc.getAccountInfo(mint, signal),
     tokenIntel: peers.tokenIntel,
@@ -99,12 +101,11 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
     largestHolder: (mint, signal) => largestHolder(rpc, deps.rpc, mint, signal),
     walletProfile: profileOf,
   };
-
   return {
     handlers: {
-      '/v1/wallet-scan': walletScan,
-      '/v1/tx-inspect': txInspect,
-      '/v1/simulate': simulate,
+      '/v1/wallet-scan': async (query, signal) => profileOf(String(query['address']), signal),
+      '/v1/tx-inspect': txInspectHandler(rpc),
+      '/v1/simulate': simulateHandler(rpc),
       '/v1/pretrade': async (query, signal) => pretrade(sources, String(query['mint']), signal),
     },
     walletProfile: profileOf,
