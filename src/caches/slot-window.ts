@@ -16,8 +16,12 @@ export interface SlotBucket<T> {
   complete: boolean;
 }
 
+/** Items kept per slot: far above mainnet's few thousand non-vote transactions, a hard memory bound. */
+export const MAX_ITEMS_PER_SLOT = 50_000;
+
 export interface SlotWindowConfig<T> {
   readonly windowSlots: number;
+  readonly maxItemsPerSlot?: number;
   /** Called when a bucket leaves (evicted, or dropped as partial on reset). */
   readonly onRemove?: (bucket: SlotBucket<T>) => void;
   /** Called once per bucket when it completes, in slot order. */
@@ -28,7 +32,7 @@ export interface SlotWindow<T> {
   /** A new subscription starts: coverage restarts, incomplete buckets are dropped. */
   reset(): void;
   processed(slot: number): void;
-  /** Adds an item of `slot`; returns false when the slot is not covered or already complete. */
+  /** Adds an item of `slot`; false when the slot is not covered, already complete or full. */
   add(slot: number, item: T): boolean;
   confirmed(slot: number): void;
   /** Complete buckets inside the window, oldest first. */
@@ -41,6 +45,7 @@ export interface SlotWindow<T> {
 /** Creates an empty window. */
 export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> {
   const buckets = new Map<number, SlotBucket<T>>();
+  const maxItems = config.maxItemsPerSlot ?? MAX_ITEMS_PER_SLOT;
   let coverFrom: number | null = null;
   let lastConfirmed: number | null = null;
 
@@ -76,7 +81,7 @@ export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> 
       if (coverFrom === null || slot < coverFrom) return false;
       if (lastConfirmed !== null && slot <= lastConfirmed - config.windowSlots) return false;
       const bucket = bucketOf(slot);
-      if (bucket.complete) return false;
+      if (bucket.complete || bucket.items.length >= maxItems) return false;
       bucket.items.push(item);
       return true;
     },

@@ -71,6 +71,11 @@ describe('slot window', () => {
     w.confirmed(7);
     expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([[2, [1]], [7, [9]]]);
   });
+  it('caps the items of one slot', () => {
+    const w = createSlotWindow<number>({ windowSlots: 5, maxItemsPerSlot: 2 });
+    w.processed(0);
+    expect([w.add(1, 1), w.add(1, 2), w.add(1, 3)]).toEqual([true, true, false]);
+  });
   it('keeps memory bounded over a long run', () => {
     const w = createSlotWindow<number>({ windowSlots: 50 });
     w.processed(0);
