@@ -56,15 +56,33 @@ export async function benchMarket(options: MarketBenchOptions = {}): Promise<Rec
     const quote = group.handlers['/v1/dex-quote']!;
     const map = group.handlers['/v1/slippage-map']!;
     let amount = 1_000_000_000;
+    const sweep = () => map({ inputMint: WSOL, outputMint: USDC, amount: String(amount++), mults: MULTS }, signal);
+    // Reference: the same 8 sizes as 8 dex-quotes one after another (what a client without the sweep does).
+    const sequential = async () => {
+      const base = amount++;
+      for (const m of MULTS) await quote({ inputMint: WSOL, outputMint: USDC, amount: String(Math.round(base * m)) }, signal);
+    };
+    // The three measurements are interleaved per iteration so they share the machine's conditions.
     const phase = async (): Promise<Record<string, unknown>> => {
-      const quoteMs = await timeEach(iterations, () => quote({ inputMint: WSOL, outputMint: USDC, amount: String(amount++) }, signal));
-      const mapMs = await timeEach(iterations, () => map({ inputMint: WSOL, outputMint: USDC, amount: String(amount++), mults: MULTS }, signal));
+      const quoteMs: number[] = [];
+      const mapMs: number[] = [];
+      const seqMs: number[] = [];
+      for (let i = 0; i < iterations; i++) {
+        quoteMs.push(...(await timeEach(1, () => quote({ inputMint: WSOL, outputMint: USDC, amount: String(amount++) }, signal))));
+        mapMs.push(...(await timeEach(1, sweep)));
+        seqMs.push(...(await timeEach(1, sequential)));
+      }
       const q = stats(quoteMs);
       const m = stats(mapMs);
-      return { dexQuote: q, slippageMap: m, ratioMeanMapOverQuote: round(m.meanMs / q.meanMs), ratioP50MapOverQuote: round(m.p50Ms / q.p50Ms) };
+      const seq = stats(seqMs);
+      return {
+        dexQuote: q, slippageMap: m, eightSequentialQuotes: seq,
+        ratioMeanMapOverQuote: round(m.meanMs / q.meanMs), ratioP50MapOverQuote: round(m.p50Ms / q.p50Ms),
+        ratioP50MapOverEightSequential: round(m.p50Ms / seq.p50Ms),
+      };
     };
     // Warm-up: worker threads, HTTP keep-alive, JIT.
-    await timeEach(10, () => map({ inputMint: WSOL, outputMint: USDC, amount: String(amount++), mults: MULTS }, signal));
+    await timeEach(10, sweep);
     const producing = await phase();
     // The localnet runs in this process: its block producer shares the event loop with the stand-in
     // and the client. The second phase holds the chain still to show the sweep's own cost.
