@@ -33,6 +33,17 @@ export interface LargestAccount {
   readonly decimals: number;
 }
 
+/** Most signatures read per mint for the age context (one page). */
+export const MINT_HISTORY_LIMIT = 1000;
+
+/** One page of a mint's signatures: how many, and the block times of the newest and oldest. */
+export interface MintHistory {
+  readonly count: number;
+  readonly limit: number;
+  readonly newestBlockTime: number | null;
+  readonly oldestBlockTime: number | null;
+}
+
 /** What the first round of the token analysis reads. */
 export interface MintRound {
   /** Context slot of the getMultipleAccounts answer. */
@@ -45,8 +56,13 @@ export interface MintRound {
 export interface TokenRpcMethods {
   /** One round trip: the mint accounts, the current epoch, and each mint's largest accounts. */
   readMints(mints: readonly string[], signal?: AbortSignal): Promise<MintRound>;
-  /** Any number of accounts (chunks of 100) in one round trip; slot of the first chunk. */
-  readAccounts(addresses: readonly string[], signal?: AbortSignal): Promise<{ readonly slot: number; readonly accounts: readonly (RawAccount | null)[] }>;
+  /**
+   * Any number of accounts (chunks of 100) and, in the same round trip, one page of signatures of
+   * each of `historyOf`; slot of the first chunk.
+   */
+  readAccounts(addresses: readonly string[], signal?: AbortSignal, historyOf?: readonly string[]): Promise<{
+    readonly slot: number; readonly accounts: readonly (RawAccount | null)[]; readonly history: readonly RpcElement<MintHistory>[];
+  }>;
 }
 
 interface JsonRpcReply { readonly id?: unknown; readonly result?: unknown; readonly error?: { readonly code?: number; readonly message?: string } }
@@ -110,15 +126,20 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
         return { slot, mints: orThrow(accounts, 'getMultipleAccounts'), epoch, largest };
       });
     },
-    async readAccounts(addresses, signal) {
-      if (addresses.length === 0) return { slot: 0, accounts: [] };
+    async readAccounts(addresses, signal, historyOf = []) {
+      if (addresses.length === 0 && historyOf.length === 0) return { slot: 0, accounts: [], history: [] };
       const chunks: string[][] = [];
       for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_MAX) chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_MAX));
-      const replies = await batch('getMultipleAccounts', chunks.map(accountsRequest), signal);
+      const historyRequests = historyOf.map((m) => ({ method: 'getSignaturesForAddress', params: [m, { limit: MINT_HISTORY_LIMIT, commitment: COMMITMENT }] }));
+      const replies = await batch('getMultipleAccounts+getSignaturesForAddress', [...chunks.map(accountsRequest), ...historyRequests], signal);
       return transport.call('getMultipleAccounts', signal, async () => {
         const parts = chunks.map((c, i) => element(replies[i], mapAccounts(c)));
-        const first = parts[0]!;
-        return { slot: first.ok ? first.slot ?? 0 : 0, accounts: parts.flatMap((p) => orThrow(p, 'getMultipleAccounts')) };
+        const first = parts[0];
+        const history = historyOf.map((_, i) => element(replies[chunks.length + i], (r) => {
+          const rows = r as { blockTime: number | null }[];
+          return { count: rows.length, limit: MINT_HISTORY_LIMIT, newestBlockTime: rows[0]?.blockTime ?? null, oldestBlockTime: rows.at(-1)?.blockTime ?? null };
+        }));
+        return { slot: first?.ok ? first.slot ?? 0 : 0, accounts: parts.flatMap((p) => orThrow(p, 'getMultipleAccounts')), history };
       });
     },
   };

@@ -99,6 +99,8 @@ describe('risk-profile mints', () => {
     expect(chainTop10Pct(world.address)).toBe(100);
     expect(risk.concentration).toMatchObject({ top10Pct: 100, top10CirculatingPct: 100 });
     expect(risk.riskBand).toBe('high');
+    // Written straight into chain state: no transaction references the mint, so its age is unknown.
+    expect(risk.context.age).toMatchObject({ ageDays: 'unknown', signaturesRead: 0 });
     const smri: Any = await call('/v1/smri', { mint: world.address });
     const index = Math.round(0.6 * expected.contract);
     expect(smri).toMatchObject({ smri: index, confidence: 1, components: { contract: { score: expected.contract }, concentration: { score: 0 } } });
@@ -143,6 +145,11 @@ describe('golden answers', () => {
     expect(smri.smri).toBe(Math.round(0.6 * 50 + 0.4 * conc));
     const intel: Any = await call('/v1/token-intel', { mint: usdc.address });
     expect(intel.digest).toMatchObject({ canStillMint: true, canFreezeAccounts: true, isToken2022: false });
+    // Age context: the wallets' USDC history references the mint; fewer than a page, so the age is exact.
+    const history = net.chain.signaturesForAddress(usdc.address, { limit: 1000, commitment: 'confirmed' });
+    expect(history.length).toBeGreaterThan(0);
+    expect(risk.context.age).toMatchObject({ signaturesRead: history.length, firstActivityUnix: history.at(-1)!.blockTime });
+    expect(typeof risk.context.age.ageDays).toBe('number');
   });
 
   it('BONK: no authorities, no flags, contract 100', async () => {

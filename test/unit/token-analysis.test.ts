@@ -10,6 +10,7 @@ import { evaluatePolicy, effectivePolicy, hasPolicyInput, type PolicyFacts } fro
 import { contractScore, mintFlags } from '../../src/intel/token/extension-flags.ts';
 import { bucketHolders, holderBand, labelOwner, percentOf } from '../../src/intel/token/holder-buckets.ts';
 import { hookProgramStatus, parseMint, programDataAddressOf, SPL_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, UPGRADEABLE_LOADER_ID, type ParsedMint } from '../../src/intel/token/mint-analysis.ts';
+import { mintAgeOf } from '../../src/intel/token/mint-age.ts';
 import { CONTRACT_PENALTIES, POLICY_PRESETS, TOKEN_METHODOLOGY } from '../../src/intel/token/token-methodology.ts';
 import { computeIndex, concentrationScore, decisionOf, riskBandOf, smriBandOf } from '../../src/intel/token/token-scoring.ts';
 
@@ -223,5 +224,16 @@ describe('firewall policy', () => {
   it('publishes the presets and version in the methodology', () => {
     expect(TOKEN_METHODOLOGY.firewall.presets).toBe(POLICY_PRESETS);
     expect(TOKEN_METHODOLOGY.methodologyVersion).toMatch(/^token-sir-/);
+  });
+});
+
+describe('mint age (best-effort)', () => {
+  const page = (count: number, oldest: number | null) => ({ ok: true as const, slot: 1, value: { count, limit: 1000, newestBlockTime: oldest, oldestBlockTime: oldest } });
+  it('is exact below a full page, a lower bound on a full page, unknown when empty or failed', () => {
+    const now = 1_000_000_000;
+    expect(mintAgeOf(page(10, now - 2 * 86_400), now)).toMatchObject({ ageDays: 2, atLeastDays: null, firstActivityUnix: now - 2 * 86_400, signaturesRead: 10 });
+    expect(mintAgeOf(page(1000, now - 86_400 / 2), now)).toMatchObject({ ageDays: 'unknown', atLeastDays: 0.5 });
+    expect(mintAgeOf(page(0, null), now)).toMatchObject({ ageDays: 'unknown', signaturesRead: 0 });
+    expect(mintAgeOf({ ok: false, code: -32603, message: 'boom' }, now)).toMatchObject({ ageDays: 'unknown', error: 'history_unavailable' });
   });
 });

@@ -31,8 +31,8 @@ function fakeRpc(): TokenRpcMethods & { reads: string[][]; fail: boolean } {
           : { ok: true as const, slot: 42, value: [] })),
       };
     },
-    async readAccounts() {
-      return { slot: 42, accounts: [] };
+    async readAccounts(_addresses: readonly string[], _signal?: AbortSignal, historyOf: readonly string[] = []) {
+      return { slot: 42, accounts: [], history: historyOf.map(() => ({ ok: true as const, slot: null, value: { count: 0, limit: 1000, newestBlockTime: null, oldestBlockTime: null } })) };
     },
   });
 }

@@ -6,6 +6,7 @@ import { ServiceError } from '../../errors.ts';
 import type { WorkerPool } from '../../pool/worker-pool.ts';
 import { contractScore, mintFlags, type RiskFlag } from './extension-flags.ts';
 import type { HolderDistribution } from './holder-buckets.ts';
+import { mintAgeOf, type MintAge } from './mint-age.ts';
 import type { ParsedMint, HookProgramStatus } from './mint-analysis.ts';
 import { TOKEN_METHODOLOGY_VERSION } from './token-methodology.ts';
 import { computeIndex, concentrationScore, riskBandOf, type IndexResult, type RiskBand } from './token-scoring.ts';
@@ -28,6 +29,7 @@ export interface TokenAnalysis {
   readonly holders: HoldersResult;
   readonly index: IndexResult;
   readonly riskBand: RiskBand;
+  readonly age: MintAge;
 }
 
 /** The snapshot of a mint that exists, or the 404 the single-mint endpoints answer. */
@@ -72,6 +74,6 @@ export async function analyseToken(s: Extract<TokenSnapshot, { kind: 'mint' }>, 
   const index = computeIndex({ score, note: contractNote(flags, score) }, { score: concentrationScore(circ), note: concentrationNote(holders) });
   return {
     mint: s.mint, slot: s.slot, methodologyVersion: TOKEN_METHODOLOGY_VERSION, parsed: s.parsed, epoch: s.epoch, hook: s.hook,
-    flags, contractScore: score, holders, index, riskBand: riskBandOf(flags, circ),
+    flags, contractScore: score, holders, index, riskBand: riskBandOf(flags, circ), age: mintAgeOf(s.history, Math.floor(Date.now() / 1000)),
   };
 }

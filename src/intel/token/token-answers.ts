@@ -16,14 +16,15 @@ function concentrationPart(a: TokenAnalysis): Record<string, unknown> {
   return { top10Pct: d.top10Pct, top10CirculatingPct: d.top10CirculatingPct ?? 'unknown', basis, slot: a.holders.slot };
 }
 
-/** Holder-account count is exact only when fewer accounts than the limit exist. */
+/** Holder-account count is exact only when fewer accounts than the limit exist; age is best-effort. */
 function contextPart(a: TokenAnalysis): Record<string, unknown> {
-  if (!a.holders.ok) return { holderAccounts: 'unknown', holderAccountsNote: 'largest accounts not available', ageDays: 'unknown', ageNote: 'mint age is not computed in this version' };
+  const age = { age: a.age };
+  if (!a.holders.ok) return { holderAccounts: 'unknown', holderAccountsNote: 'largest accounts not available', ...age };
   const listed = a.holders.listed;
   const nonZero = a.holders.distribution.accounts.filter((x) => x.amount !== '0').length;
   return listed < LARGEST_ACCOUNTS_LIMIT
-    ? { holderAccounts: nonZero, holderAccountsNote: `exact: the RPC listed ${listed} accounts (< ${LARGEST_ACCOUNTS_LIMIT}), so every token account is listed; an account is not necessarily a distinct wallet`, ageDays: 'unknown', ageNote: 'mint age is not computed in this version' }
-    : { holderAccounts: 'unknown', holderAccountsNote: `at least ${nonZero} non-empty accounts; the RPC lists only the ${LARGEST_ACCOUNTS_LIMIT} largest`, ageDays: 'unknown', ageNote: 'mint age is not computed in this version' };
+    ? { holderAccounts: nonZero, holderAccountsNote: `exact: the RPC listed ${listed} accounts (< ${LARGEST_ACCOUNTS_LIMIT}), so every token account is listed; an account is not necessarily a distinct wallet`, ...age }
+    : { holderAccounts: 'unknown', holderAccountsNote: `at least ${nonZero} non-empty accounts; the RPC lists only the ${LARGEST_ACCOUNTS_LIMIT} largest`, ...age };
 }
 
 function summary(a: TokenAnalysis): string {

@@ -6,7 +6,7 @@
  * ProgramData, only when a transfer hook is upgradeable-loader owned.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import { RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX, type RawAccount, type TokenRpcMethods } from '../../chain/rpc-token-methods.ts';
+import { RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX, type MintHistory, type RawAccount, type RpcElement, type TokenRpcMethods } from '../../chain/rpc-token-methods.ts';
 import { findExtension, parseTokenAccount } from '../../chain/token-extensions.ts';
 import type { HolderAccountInput } from './holder-buckets.ts';
 import { hookProgramStatus, parseMint, programDataAddressOf, type HookProgramStatus, type ParsedMint } from './mint-analysis.ts';
@@ -21,6 +21,8 @@ export type TokenSnapshot =
   | {
     readonly kind: 'mint'; readonly mint: string; readonly slot: number; readonly parsed: ParsedMint;
     readonly epoch: number | null; readonly holders: HoldersRead; readonly hook: HookProgramStatus | null;
+    /** One page of the mint's signatures (age context), or the RPC error. */
+    readonly history: RpcElement<MintHistory>;
   }
   | { readonly kind: 'not_found'; readonly mint: string; readonly slot: number }
   | { readonly kind: 'not_a_mint'; readonly mint: string; readonly slot: number; readonly owner: string; readonly detail: string };
@@ -61,7 +63,9 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
     const hook = hookProgramId(p.mint);
     if (hook) second.add(hook);
   });
-  const round2 = await rpc.readAccounts([...second], signal);
+  const validMints = mints.filter((_, i) => parsed[i]?.ok === true);
+  const round2 = await rpc.readAccounts([...second], signal, validMints);
+  const histories = new Map(validMints.map((m, i) => [m, round2.history[i]!]));
   const accounts = new Map([...second].map((a, i) => [a, round2.accounts[i] ?? null]));
   const programDatas = new Map<string, string>();
   for (const p of parsed) {
@@ -85,7 +89,8 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
     const hook = hookId
       ? hookProgramStatus(hookId, accounts.get(hookId) ?? null, pdAddress ? { address: pdAddress, account: pdAccounts.get(pdAddress) ?? null } : null)
       : null;
-    return { kind: 'mint', mint, slot: round1.slot, parsed: p.mint, epoch, holders, hook };
+    const history = histories.get(mint) ?? { ok: false, code: 0, message: 'not read' };
+    return { kind: 'mint', mint, slot: round1.slot, parsed: p.mint, epoch, holders, hook, history };
   });
 }
 
