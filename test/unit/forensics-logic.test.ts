@@ -2,6 +2,10 @@
  * Pure logic of the forensics group: wallet bands and age, balance-change derivation, program
  * naming, the caller-transaction decoder of /v1/simulate and the pretrade checklist.
  */
+import {
+  address, appendTransactionMessageInstructions, compileTransaction, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
+  getBase64EncodedWireTransaction, pipe, setTransactionMessageFeePayer, setTransactionMessageLifetimeUsingBlockhash, type Blockhash,
+} from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { landedTransactionOf, type LandedTransaction, type SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
 import { ServiceError } from '../../src/errors.ts';
@@ -171,6 +175,21 @@ describe('simulate input', () => {
     const out = simulationAnswer(input, { ok: true, err: null, logs: ['l'], unitsConsumed: 450, innerProgramIds: [] });
     expect(out).toMatchObject({ willSucceed: true, unitsConsumed: 450, accountsTouched: 4, signaturesPresent: 1, accounts: { static: 4, signers: 1, writableStatic: 2, feePayer: PAYER.address } });
     expect((out['programsInvoked'] as { name: string }[]).map((p) => p.name)).toEqual(['Compute Budget', 'System Program']);
+  });
+  it('counts accounts named by address-table lookups in a v0 transaction', () => {
+    const table = address(signerFromSeed(new Uint8Array(32).fill(11)).address);
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(address(PAYER.address), m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: BLOCKHASH as Blockhash, lastValidBlockHeight: 0n }, m),
+      (m) => appendTransactionMessageInstructions([transferSolIx(PAYER.address, PEER, 5n)], m),
+    );
+    const compressed = compressTransactionMessageUsingAddressLookupTables(message, { [table]: [address(PEER)] });
+    const input = decodeSimulationInput(getBase64EncodedWireTransaction(compileTransaction(compressed)));
+    expect(input.tx.version).toBe(0);
+    expect(input.lookupAccounts).toBe(1);
+    const out = simulationAnswer(input, { ok: true, err: null, logs: [], unitsConsumed: null, innerProgramIds: [] });
+    expect(out).toMatchObject({ accountsTouched: 3, accounts: { static: 2, fromLookupTables: 1 }, signaturesPresent: 0, unitsConsumed: 'unknown' });
   });
   it('refuses bad base64, truncated and garbage bytes with 400 invalid_transaction', () => {
     expect(code(() => decodeSimulationInput('not base64!'))).toBe('invalid_transaction:400');
