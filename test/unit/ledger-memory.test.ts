@@ -14,7 +14,7 @@ import { GENESIS_PREV_HASH, sealEntry } from '../../src/trust/ledger-entry.ts';
 import { createLedger, WAL_FILE_NAME } from '../../src/trust/ledger.ts';
 import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 
-const ENTRIES = 250_000;
+const ENTRIES = 150_000;
 /** Offset index (8 B, up to 16 B with doubling headroom) and upper tree levels (~0.5 B). */
 const MAX_BYTES_PER_ENTRY = 17;
 const FIXED_BYTES = 3 * 1024 * 1024;
