@@ -1,7 +1,8 @@
 /**
  * Real paid calls to the token endpoints through the running service with the official x402
  * client: token-risk and batch/token-risk answer 200 with a settlement header and a schema-valid
- * body; a mint that does not exist answers 404 and moves no money.
+ * body; a mint that does not exist answers 404 and a mint too large to snapshot answers 502
+ * snapshot_unavailable, and neither moves money.
  */
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -60,6 +61,14 @@ describe('paid token endpoints', () => {
     const res = await payFetch(`${t.url}/v1/token-risk?mint=11111111111111111111111111111112`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: string }).error).toBe('not_found');
+    expect(await balance()).toBe(before);
+  }, 60_000);
+
+  it('token-holders of USDT (too many accounts to snapshot): 502 snapshot_unavailable, nothing charged', async () => {
+    const before = await balance();
+    const res = await payFetch(`${t.url}/v1/token-holders?mint=${t.localnet!.world.mints.get('USDT')!.address}`);
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: string; rpcCode: number })).toMatchObject({ error: 'snapshot_unavailable', rpcCode: -32010 });
     expect(await balance()).toBe(before);
   }, 60_000);
 });
