@@ -90,7 +90,9 @@ describe('paid forensics calls', () => {
       expect(value, part).toBeTypeOf('object');
       if ('error' in value) expect(value).toMatchObject({ error: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String) });
     }
+    expect(body.digest.riskBand).toBeTypeOf('string');
     expect(body.largestHolder.band).toMatch(/^(fresh|active|heavy|empty)$/);
+    expect(body.largestHolder.source).toMatch(/^token-intel/);
     expect(body.checklist[0]).toMatchObject({ observed: mint.mintAuthority === null });
   }, 60_000);
 });
