@@ -42,7 +42,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/smri', priceUnits: 10_000, category: 'intelligence', tags: ['risk', 'token', 'index'],
     summary: 'Machine risk index (0-100) of a token, with components',
-    description: 'Solana machine risk index: 0-100 (higher is safer) from contract controls and holder concentration, with per-component scores, weights and confidence.',
+    description: 'Solana machine risk index: 0-100 (higher means fewer observed risk signals) from contract controls (weight 0.6) and top-10 holder concentration (weight 0.4), with per-component scores, confidence and bands (>= 70 low-risk, 40-69 medium-risk, < 40 high-risk).',
     query: mintParam('score'), example: { mint: BONK },
   },
   {
@@ -55,7 +55,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/decision', priceUnits: 50_000, category: 'intelligence', tags: ['decision', 'firewall', 'policy', 'risk'],
     summary: 'Pre-trade decision with optional policy firewall',
-    description: 'EXECUTE / REVIEW / REJECT from the risk index and evidence, plus an ALLOW/DENY policy verdict (fail-closed) when firewall parameters or a preset are sent. Executes nothing.',
+    description: 'EXECUTE / REVIEW / REJECT from the risk index (REJECT below 40; EXECUTE at 70 or more with confidence >= 0.6; REVIEW otherwise) and its evidence, plus an ALLOW/DENY policy verdict (fail-closed: unknown input denies) naming the deciding rule when firewall parameters or a preset are sent. Executes nothing.',
     query: p.Type.Object({
       mint: p.address({ description: 'Base58 address of the token mint.' }),
       action: p.Type.Optional(p.text({ description: 'Context string for the decision (1-64 characters); executes nothing.', minLength: 1, maxLength: 64, default: 'assess' })),
@@ -73,7 +73,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/token-holders', priceUnits: 5_000, category: 'forensics', tags: ['holders', 'concentration', 'token'],
     summary: 'Largest token accounts, concentration and buckets',
-    description: 'Up to 20 largest token accounts with their share of supply, top-1/5/10/20 concentration, buckets and band. Owners are shown, not resolved to identities.',
+    description: 'Up to 20 largest token accounts with their share of supply, top-1/5/10/20 concentration, buckets (> 5%, 1-5%, < 1%) and band by top-10 share (dispersed < 20%, moderate < 50%, concentrated < 80%, highly-concentrated). Burn and system holders are labelled; other owners are shown, not resolved to identities.',
     query: mintParam('inspect'), example: { mint: JUP },
   },
   {
@@ -120,7 +120,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/token-risk', priceUnits: 28_000, category: 'intelligence', tags: ['risk', 'token', 'token-2022', 'authorities'],
     summary: 'Heuristic token risk scan',
-    description: 'Mint and freeze authorities, dangerous Token-2022 extensions, top-10 concentration and holder/age context, with a threshold-stated band and summary.',
+    description: 'Mint and freeze authorities, every Token-2022 extension (permanent delegate, transfer hook and its upgradeability, transfer fee now and scheduled, default-frozen accounts, non-transferable, close authority, pausable, confidential transfer, interest-bearing, scaled UI amount) with factual notes, top-10 concentration and holder/age context, with a threshold-stated band and summary.',
     query: mintParam('scan'), example: { mint: BONK },
   },
   {
