@@ -11,6 +11,8 @@ import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 /** The timing handlers plus the fee bands other groups report. */
 export interface TimingGroup extends HandlerGroup {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
+  /** For /health: the Geyser stream's state and what the caches hold (no URL, no token). */
+  status(): Record<string, unknown>;
 }
 
 const PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
@@ -37,5 +39,14 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
       runtime = null;
     },
     feeBands: (signal) => running().feeBands(signal),
+    status() {
+      if (runtime === null) return { geyser: { state: 'not-started' } };
+      const { stream, caches } = runtime;
+      const s = stream.status();
+      return {
+        geyser: { state: s.state, live: stream.isLive(), lastSlot: s.lastSlot, lastSlotAgeMs: s.lastSlotAtMs === null ? null : Date.now() - s.lastSlotAtMs, subscriptions: s.subscriptions, updates: s.updates, lastError: s.lastError?.message ?? null },
+        caches: { absorbed: caches.absorbed, feeSlots: caches.fees.window.size, feeIndexedAccounts: caches.fees.indexedAccounts, tipSlots: caches.tips.window.size, checkpoints: caches.clock.points().length },
+      };
+    },
   };
 }
