@@ -135,6 +135,8 @@ export interface GroupCommitter<T> {
   /** Resolves when nothing is queued or being written. */
   drain(): Promise<void>;
   stats(): Readonly<CommitStats>;
+  /** Why appends are refused since a write or fsync failed; null while the WAL is writable. */
+  failure(): Error | null;
 }
 
 interface Pending<T> {
@@ -210,5 +212,6 @@ export function createGroupCommitter<T>(config: Readonly<GroupCommitConfig<T>>):
       while (running) await running;
     },
     stats: () => ({ ...stats }),
+    failure: () => failed,
   };
 }

@@ -81,6 +81,12 @@ export interface Ledger {
   proof(index: number, treeSize?: number, format?: HashRule): LedgerAnswer<SpecInclusionProof | Rfc6962InclusionProof>;
   consistency(fromSize: number, toSize?: number, format?: HashRule): LedgerAnswer<ConsistencyProof>;
   stats(): Readonly<CommitStats>;
+  /**
+   * Why appends are refused (a write or fsync failed: the file state is unknown until a restart
+   * replays it), or null while the ledger is writable. Paid calls must stop while it is set:
+   * a settled payment could no longer get its entry.
+   */
+  failure(): string | null;
   /** Waits for queued appends, then releases files; later appends are refused. */
   close(): Promise<void>;
 }
@@ -244,6 +250,7 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       return { ok: true, value: buildConsistencyProof(format === 'spec' ? state.specTree : state.rfcTree, fromSize, toSize) };
     },
     stats: () => committer.stats(),
+    failure: () => committer.failure()?.message ?? null,
     async close() {
       if (closed) return;
       closed = true;

@@ -7,7 +7,7 @@ import type { KillSwitch } from './kill-switch.ts';
 import type { Ledger } from './ledger.ts';
 
 export interface TrustStatusConfig {
-  readonly ledger: Pick<Ledger, 'head'>;
+  readonly ledger: Pick<Ledger, 'head' | 'failure'>;
   readonly killSwitch: Pick<KillSwitch, 'state'>;
   readonly now?: () => number;
 }
@@ -22,6 +22,8 @@ export type TrustStatus = {
     readonly lastEntryAt: string | null;
     /** Seconds since the newest entry, null while the ledger is empty. */
     readonly lastEntryAgeSeconds: number | null;
+    /** False after a write or fsync failure: appends are refused until a restart. */
+    readonly writable: boolean;
   };
   readonly killSwitch: { readonly active: boolean; readonly since: string | null };
 };
@@ -34,7 +36,7 @@ export function createTrustStatus(config: Readonly<TrustStatusConfig>): () => Tr
     const ks = config.killSwitch.state();
     const age = head.lastAppendAt === null ? null : Math.max(0, Math.round((now() - Date.parse(head.lastAppendAt)) / 1000));
     return {
-      ledger: { chainHeadSha256: head.chainHead, merkleRootSha256: head.merkleRoot, entries: head.treeSize, lastEntryAt: head.lastAppendAt, lastEntryAgeSeconds: age },
+      ledger: { chainHeadSha256: head.chainHead, merkleRootSha256: head.merkleRoot, entries: head.treeSize, lastEntryAt: head.lastAppendAt, lastEntryAgeSeconds: age, writable: config.ledger.failure() === null },
       killSwitch: { active: ks.active, since: ks.since },
     };
   };

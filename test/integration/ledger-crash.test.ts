@@ -157,7 +157,7 @@ describe('kill -9 of the real server under paid load', () => {
     expect(consistency.fromRoot).toBe(before.rootHash.rfc6962);
     expect(verifyConsistency(consistency)).toEqual({ ok: true });
     const health = await readJson(fetch(`${second.url}/health`));
-    expect(health.ledger).toMatchObject({ entries: entries.length, chainHeadSha256: ledger.chainHeadSha256, merkleRootSha256: log.merkleRootSha256 });
+    expect(health.ledger).toMatchObject({ entries: entries.length, chainHeadSha256: ledger.chainHeadSha256, merkleRootSha256: log.merkleRootSha256, writable: true });
 
     const { publicKey } = await readJson(fetch(`${second.url}/trust/pubkey`));
     for (const ack of acks) {

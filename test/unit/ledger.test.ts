@@ -9,6 +9,7 @@ import { NODE_WAL_IO, type WalIo } from '../../src/trust/ledger-wal.ts';
 import { createLedger, WAL_FILE_NAME, type Ledger, type LedgerConfig } from '../../src/trust/ledger.ts';
 import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 import { verifyConsistency, verifyInclusionRfc6962, verifyInclusionSpec } from '../../src/trust/merkle-verify.ts';
+import { createTrustStatus } from '../../src/trust/trust-status.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ledger-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -177,9 +178,12 @@ describe('group commit', () => {
   it('stops after a failed fsync; a restart recovers the durable prefix', async () => {
     const io = countingIo(1);
     const { ledger, dir } = await filled(5, { io, nodeStore: 'memory' });
+    expect(ledger.failure()).toBeNull();
     const results = await Promise.allSettled([ledger.append(payment(5)), ledger.append(payment(6))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     await expect(ledger.append(audit)).rejects.toThrow(/stopped until restart/);
+    expect(ledger.failure()).toMatch(/ledger write failed .* stopped until restart/);
+    expect(createTrustStatus({ ledger, killSwitch: { state: () => ({ active: false, since: null, reason: null, ledgerIndex: null }) } })().ledger).toMatchObject({ entries: 5, writable: false });
     expect(ledger.head().treeSize).toBe(5);
     await ledger.close();
     const reopened = await createLedger({ dir });
