@@ -1,9 +1,10 @@
 /**
  * RPC reads of the token analysis, sent as JSON-RPC batches (an array body) so that N mints cost
  * a fixed number of round trips: one batch carries every mint's account, the epoch and each mint's
- * largest accounts; a second carries the token accounts (owners) and hook programs. Each element
- * keeps its own outcome: a JSON-RPC error of one element (e.g. -32010 for a mint excluded from the
- * secondary indexes) is returned as data; a transport fault fails the whole call as a ServiceError.
+ * largest accounts; a second carries the token accounts (owners), hook programs and one page of
+ * each mint's signatures (age context). Each element keeps its own outcome: a JSON-RPC error of
+ * one element (e.g. -32010 for a mint excluded from the secondary indexes) is returned as data; a
+ * transport fault fails the whole call as a ServiceError.
  */
 import type { RpcTransport } from './rpc-client.ts';
 
@@ -91,7 +92,8 @@ function orThrow<T>(e: RpcElement<T>, what: string): T & object {
 
 /** Creates the token methods over the shared transport (its time limit and fault mapping). */
 export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods {
-  async function batch(what: string, requests: readonly { method: string; params: unknown[] }[], signal?: AbortSignal): Promise<JsonRpcReply[]> {
+  /** One POST of `requests`; `read` turns the replies (by request index) into the result inside the same time limit. */
+  async function batch<T>(what: string, requests: readonly { method: string; params: unknown[] }[], signal: AbortSignal | undefined, read: (replies: JsonRpcReply[]) => T): Promise<T> {
     return transport.call(what, signal, async (abortSignal) => {
       const body = JSON.stringify(requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params })));
       const res = await fetch(transport.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: abortSignal });
@@ -100,7 +102,7 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
       if (!Array.isArray(replies)) throw new Error('batch answered with a single object');
       const byId: JsonRpcReply[] = [];
       for (const r of replies as JsonRpcReply[]) if (typeof r.id === 'number') byId[r.id] = r;
-      return byId;
+      return read(byId);
     });
   }
 
@@ -115,8 +117,7 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
         { method: 'getEpochInfo', params: [{ commitment: COMMITMENT }] },
         ...mints.map((m) => ({ method: 'getTokenLargestAccounts', params: [m, { commitment: COMMITMENT }] })),
       ];
-      const replies = await batch('getMultipleAccounts+getTokenLargestAccounts', requests, signal);
-      return transport.call('getMultipleAccounts', signal, async () => {
+      return batch('getMultipleAccounts+getTokenLargestAccounts', requests, signal, (replies) => {
         const accounts = element(replies[0], mapAccounts(mints));
         const slot = accounts.ok ? accounts.slot ?? 0 : 0;
         const epoch = element(replies[1], (r) => Number((r as { epoch: number }).epoch));
@@ -131,8 +132,7 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
       const chunks: string[][] = [];
       for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_MAX) chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_MAX));
       const historyRequests = historyOf.map((m) => ({ method: 'getSignaturesForAddress', params: [m, { limit: MINT_HISTORY_LIMIT, commitment: COMMITMENT }] }));
-      const replies = await batch('getMultipleAccounts+getSignaturesForAddress', [...chunks.map(accountsRequest), ...historyRequests], signal);
-      return transport.call('getMultipleAccounts', signal, async () => {
+      return batch('getMultipleAccounts+getSignaturesForAddress', [...chunks.map(accountsRequest), ...historyRequests], signal, (replies) => {
         const parts = chunks.map((c, i) => element(replies[i], mapAccounts(c)));
         const first = parts[0];
         const history = historyOf.map((_, i) => element(replies[chunks.length + i], (r) => {
