@@ -162,6 +162,11 @@ function summarize(samples: number[]): Record<string, number> {
   return { calls: samples.length, p50Us: round(at(50) * 1000, 1), p99Us: round(at(99) * 1000, 1), maxUs: round(sorted[sorted.length - 1]! * 1000, 1) };
 }
 
+function summarizeMs(samples: number[]): Record<string, number> {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { samples: samples.length, p50Ms: round(sorted[Math.ceil(sorted.length / 2) - 1]!, 1), maxMs: round(sorted[sorted.length - 1]!, 1) };
+}
+
 async function time(handler: PaidHandler, query: Record<string, unknown>, calls: number): Promise<number[]> {
   const signal = new AbortController().signal;
   const out: number[] = [];
@@ -249,7 +254,7 @@ async function answerLatency(): Promise<Record<string, unknown>> {
   return {
     handlers: results,
     priorityFeeCallsWhileNewSlotComputes: summarize(callsDuringRecompute),
-    priorityFeeNewSlotFiguresAfter: summarize(figuresLagMs.map((ms) => ms / 1000)),
+    priorityFeeNewSlotFiguresAfterMs: summarizeMs(figuresLagMs),
     percentilesOf150kOnEventLoopWouldBlock: summarize(sortInline),
     tipfloorFreshTrue: summarize(tipFresh),
     windowSamples: WINDOW_SLOTS * TXS_PER_SLOT,
