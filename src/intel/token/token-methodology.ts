@@ -133,5 +133,16 @@ export const TOKEN_METHODOLOGY = {
     bands: HOLDER_BANDS,
     labels: { burn: BURN_OWNERS, system: SYSTEM_OWNERS },
   },
+  context: {
+    holderAccounts: `exact when getTokenLargestAccounts lists fewer than ${LARGEST_ACCOUNTS_LIMIT} accounts (then every account is listed), otherwise unknown`,
+    age: 'one page (1000) of getSignaturesForAddress(mint): fewer than a page -> days since the oldest signature; a full page -> a lower bound only (ageDays unknown); none -> unknown',
+  },
+  errors: {
+    not_found: '404: no account at the address (reason account_not_found) or the account is not an initialized SPL Token / Token-2022 mint (reason not_a_mint)',
+    snapshot_unavailable: '502 on /v1/token-holders when the RPC excludes the mint from its secondary indexes (JSON-RPC -32010; very large mints such as USDT); elsewhere the holder part carries error snapshot_unavailable and concentration is unknown',
+    upstream: '502 upstream_unavailable / upstream_timeout when the RPC is down; nothing is settled',
+    batch: 'per element: invalid_mint, not_found, not_a_mint',
+  },
+  chainReads: 'JSON-RPC batches: (1) getMultipleAccounts(mints) + getEpochInfo + getTokenLargestAccounts per mint, (2) getMultipleAccounts(largest accounts, hook programs) + getSignaturesForAddress per mint, (3) ProgramData of upgradeable hook programs only; snapshots stamped with the context slot',
   cacheTtlMs: TOKEN_CACHE_TTL_MS,
 } as const;
