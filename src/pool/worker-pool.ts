@@ -44,6 +44,9 @@ export interface WorkerPool {
 const RUNNING_FROM_TS = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : '../../workers/pool-worker.js', import.meta.url);
 
+/** How long a worker above the first stays alive without work. */
+export const POOL_IDLE_TIMEOUT_MS = 60_000;
+
 /** Starts the pool; threads are created lazily by Piscina up to `size`. */
 export function createWorkerPool(config: WorkerPoolConfig = {}): WorkerPool {
   const size = config.size ?? availableParallelism();
@@ -51,6 +54,9 @@ export function createWorkerPool(config: WorkerPoolConfig = {}): WorkerPool {
     filename: WORKER_URL.href,
     minThreads: Math.min(1, size),
     maxThreads: size,
+    // Piscina's default (0) ends a thread above minThreads the moment it idles, so every burst
+    // paid for a new worker's start-up (~1.5 s from TypeScript sources): keep them a while.
+    idleTimeout: POOL_IDLE_TIMEOUT_MS,
     // A copy per worker: the caller's buffer is never transferred away.
     workerData: config.identitySeed ? { identitySeed: Uint8Array.from(config.identitySeed) } : {},
   });
