@@ -151,7 +151,7 @@ describe('holder bucketing', () => {
   });
   it('labels burn and system owners, keeps others unresolved, and removes labelled balances from circulating supply', () => {
     const d = bucketHolders({ supply: 1000n, decimals: 0, mint: 'M', accounts: [acct(1, 400n, BURN), acct(2, 100n, '11111111111111111111111111111111'), acct(3, 250n), acct(4, 250n, null)] });
-    expect(d.accounts.map((a) => [a.owner, a.label])).toEqual([[BURN, 'burn'], ['owner3', 'unresolved'], ['unknown', 'unresolved'], ['11111111111111111111111111111111', 'system']]);
+    expect(d.accounts.map((a) => [a.owner, a.label])).toEqual([[BURN, 'burn'], ['owner3', 'unresolved'], ['unknown', 'unknown'], ['11111111111111111111111111111111', 'system']]);
     expect(d.labelledAmount).toBe('500');
     expect(d.top10Pct).toBe(100);
     expect(d.top10CirculatingPct).toBe(100); // 500 of the 500 circulating

@@ -23,7 +23,7 @@ export interface BucketHoldersInput {
   readonly mint: string;
 }
 
-export type HolderLabel = 'burn' | 'system' | 'unresolved';
+export type HolderLabel = 'burn' | 'system' | 'unresolved' | 'unknown';
 
 export interface HolderAccount {
   readonly rank: number;
@@ -63,13 +63,17 @@ export function percentOf(part: bigint, whole: bigint): number | null {
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
-/** Label of an owner: burn, system, or left unresolved. */
+/** Label of an owner: burn, system, left unresolved, or unknown when the account data was unreadable. */
 export function labelOwner(owner: string | null, mint: string): { label: HolderLabel; note: string | null } {
+  if (owner === null) return { label: 'unknown', note: 'token account data not readable; owner unknown' };
   if (owner !== null && BURN_OWNERS.includes(owner)) return { label: 'burn', note: 'incinerator address: tokens here cannot be moved' };
   if (owner !== null && Object.hasOwn(SYSTEM_OWNERS, owner)) return { label: 'system', note: `owned by the ${SYSTEM_OWNERS[owner]}` };
   if (owner === mint) return { label: 'system', note: 'owned by the mint address itself' };
   return { label: 'unresolved', note: null };
 }
+
+/** Burn- and system-owned balances are not counted as circulating. */
+const isOutOfCirculation = (label: HolderLabel) => label === 'burn' || label === 'system';
 
 /** token-holders band from the top-10 share (percent). */
 export function holderBand(top10Pct: number): string {
@@ -96,7 +100,7 @@ export function bucketHolders(input: BucketHoldersInput): HolderDistribution {
     const sharePct = percentOf(a.amount, input.supply);
     bucketOf(sharePct, buckets);
     const { label, note } = labelOwner(a.owner, input.mint);
-    if (label !== 'unresolved') labelled += a.amount;
+    if (isOutOfCirculation(label)) labelled += a.amount;
     return {
       rank: i + 1, address: a.address, owner: a.owner ?? 'unknown', amount: a.amount.toString(), uiAmount: uiAmount(a.amount, input.decimals),
       sharePct: sharePct === null ? null : round4(sharePct), label, labelNote: note, state: a.state ?? 'unknown',
@@ -104,7 +108,7 @@ export function bucketHolders(input: BucketHoldersInput): HolderDistribution {
   });
   const topPct = (n: number) => round4(percentOf(sorted.slice(0, n).reduce((s, a) => s + a.amount, 0n), input.supply) ?? 0);
   const circulating = input.supply - labelled;
-  const unlabelledTop10 = sorted.filter((a) => labelOwner(a.owner, input.mint).label === 'unresolved').slice(0, 10).reduce((s, a) => s + a.amount, 0n);
+  const unlabelledTop10 = sorted.filter((a) => !isOutOfCirculation(labelOwner(a.owner, input.mint).label)).slice(0, 10).reduce((s, a) => s + a.amount, 0n);
   const circ = percentOf(unlabelledTop10, circulating);
   const top10Pct = topPct(10);
   return {

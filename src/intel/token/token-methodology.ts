@@ -131,7 +131,7 @@ export const TOKEN_METHODOLOGY = {
   holders: {
     buckets: { gt5pct: `share > ${HOLDER_BUCKETS.gt5pctAbove}%`, from1to5pct: `${HOLDER_BUCKETS.from1to5pctMin}% <= share <= ${HOLDER_BUCKETS.gt5pctAbove}%`, lt1pct: `share < ${HOLDER_BUCKETS.from1to5pctMin}%`, unknown: 'share not computable (zero supply)' },
     bands: HOLDER_BANDS,
-    labels: { burn: BURN_OWNERS, system: SYSTEM_OWNERS },
+    labels: { burn: BURN_OWNERS, system: SYSTEM_OWNERS, systemAlso: 'the mint address itself', unresolved: 'any other owner, shown as written, not resolved to an identity', unknown: 'token account data not readable' },
   },
   context: {
     holderAccounts: `exact when getTokenLargestAccounts lists fewer than ${LARGEST_ACCOUNTS_LIMIT} accounts (then every account is listed), otherwise unknown`,
