@@ -8,6 +8,7 @@
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSES } from '../../src/catalog/responses.ts';
+import { createGeyserStream } from '../../src/chain/geyser-client.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
 import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-server.ts';
@@ -148,6 +149,14 @@ describe('figures match the block producer', () => {
     expect(fresh.window.toSlot).toBeGreaterThan(first.window.toSlot);
   });
 
+  it('lends pretrade the suggested bands of the same figures', async () => {
+    const bands = await rt.feeBands(signal);
+    const body = await call('/v1/priority-fee');
+    expect(bands).toMatchObject({ unit: 'microLamportsPerComputeUnit', source: 'geyser' });
+    expect(bands.slot! - body.window.toSlot).toBeLessThanOrEqual(4);
+    expect(bands.suggestedBands.normal).toBeGreaterThan(0);
+  });
+
   it('epoch: position from the streamed slot and the schedule, two labelled rates', async () => {
     const body = await call('/v1/epoch', { rate: 'both' });
     expect(body.source).toBe('geyser');
@@ -179,6 +188,26 @@ describe('figures match the block producer', () => {
     expect(eta).toBeGreaterThan(Date.now() - 5_000);
     expect((await call('/v1/sgp-checkpoint', { n: 1 })).series.recent).toHaveLength(1);
   }, 120_000);
+});
+
+describe('x-token', () => {
+  it('a wrong token is refused (the gRPC status from error.cause is reported); the right one streams', async () => {
+    const guarded = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0, xToken: 'right-token' });
+    const handlers = { onSubscribed() {}, onSlot() {}, onTransaction() {} };
+    const wrong = createGeyserStream({ url: guarded.url, token: 'wrong-token', staleMs: 2_000, backoffMaxMs: 500, handlers });
+    const right = createGeyserStream({ url: guarded.url, token: 'right-token', staleMs: 2_000, handlers });
+    try {
+      wrong.start();
+      right.start();
+      expect(await right.whenLive(20_000)).toBe(true);
+      await until('the refusal', () => wrong.status().lastError !== null, 20_000);
+      expect(wrong.status().lastError!.message).toMatch(/x-token|unauthenticated/i);
+      expect(wrong.isLive()).toBe(false);
+    } finally {
+      await Promise.all([wrong.close(), right.close()]);
+      await guarded.close();
+    }
+  }, 60_000);
 });
 
 describe('stream outages', () => {

@@ -22,6 +22,8 @@ import { createTipFloorHandler } from './tipfloor.ts';
 /** How long start waits for the first streamed slot before serving (from the RPC meanwhile). */
 export const STREAM_START_WAIT_MS = 5_000;
 const SETTLE_INTERVAL_MS = 5_000;
+const SCHEDULE_ATTEMPTS = 4;
+const SCHEDULE_RETRY_MS = 500;
 
 export interface TimingRuntimeOptions {
   readonly rpc: RpcClient;
@@ -47,10 +49,22 @@ export interface TimingRuntime {
   close(): Promise<void>;
 }
 
+/** The schedule is needed once, at start: a briefly unavailable RPC should not stop the service. */
+async function withRetries<T>(load: () => Promise<T>, attempts = SCHEDULE_ATTEMPTS): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await load();
+    } catch (error) {
+      if (i >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, SCHEDULE_RETRY_MS * i));
+    }
+  }
+}
+
 /** Starts the stream and waits (bounded) for its first slot. */
 export async function startTimingRuntime(options: TimingRuntimeOptions): Promise<TimingRuntime> {
   const timingRpc = createTimingRpcMethods(options.rpcTransport);
-  const schedule = await timingRpc.getEpochSchedule();
+  const schedule = await withRetries(() => timingRpc.getEpochSchedule());
   const feeWindowSlots = options.feeWindowSlots ?? PRIORITY_FEE_WINDOW_SLOTS;
   const tipWindowSlots = options.tipWindowSlots ?? TIP_WINDOW_SLOTS;
   const tipHistoryEverySlots = options.tipHistoryEverySlots ?? TIP_HISTORY_EVERY_SLOTS;
