@@ -108,6 +108,16 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
   };
 }
 
+/**
+ * A paid 200 must leave with its ledger entry on disk: once the ledger cannot write (a failed
+ * write or fsync), paid calls stop before anyone pays, as they do under the kill switch.
+ */
+function paidCallsStopped(killSwitch: KillSwitch, ledger: Ledger): string | null {
+  if (killSwitch.isActive()) return 'paid calls are stopped by the operator';
+  const failure = ledger.failure();
+  return failure === null ? null : `paid calls are stopped: the ledger cannot record entries (${failure}); restart after fixing the disk`;
+}
+
 /** The paid handler groups; pretrade borrows token-intel and fee bands from its peers. */
 function createHandlerGroups(deps: HandlerDeps): HandlerGroup[] {
   const timing = createTimingGroup(deps);
@@ -168,7 +178,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       statusExtras: () => ({ mode: config.mode, ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
     }),
     ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => killSwitch.isActive() }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),
   ];
   const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });
   const port = await server.listen(config.host, config.port);

@@ -36,8 +36,11 @@ export interface PaidRoutesConfig {
   readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
   readonly handlers: Readonly<Partial<Record<string, PaidHandler>>>;
   readonly processor: PaymentProcessor | null;
-  /** Answers 503 for every paid call while it returns true (the kill switch). */
-  readonly stopped?: () => boolean;
+  /**
+   * Why paid calls are refused right now (the kill switch, or a ledger that cannot write), or
+   * null. While set, every paid call answers 503 before any payment is taken.
+   */
+  readonly stopped?: () => string | null;
 }
 
 function challengeReply(builder: ChallengeBuilder, resourceUrl: string, error?: string): HttpReply {
@@ -62,7 +65,8 @@ function paidRoute(entry: EndpointEntry, config: PaidRoutesConfig): Route {
     async handler(req) {
       const checked = validateQuery(entry, req.query);
       if (!checked.ok) return errorReply(400, checked.error);
-      if (config.stopped?.()) return errorReply(503, { error: 'service_stopped', message: 'paid calls are stopped by the operator' });
+      const stopped = config.stopped?.() ?? null;
+      if (stopped !== null) return errorReply(503, { error: 'service_stopped', message: stopped });
       const resourceUrl = `${config.baseUrl()}${req.path}${req.query ? `?${req.query}` : ''}`;
       const header = paymentHeader(req.headers);
       if (header === null) return challengeReply(builder, resourceUrl);
