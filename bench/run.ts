@@ -12,6 +12,8 @@ import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
+import { benchPaidCalls } from './paid-calls.ts';
+import { benchPoolTasks } from './pool-tasks.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
 const seconds = Number(values.seconds);
@@ -24,6 +26,8 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),
+  'paid-calls': () => benchPaidCalls(),
+  'pool-tasks': () => benchPoolTasks(),
 };
 
 const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);

@@ -1,0 +1,110 @@
+/**
+ * Paid-call benchmark (issue 4): real x402 payments on the embedded localnet against the real
+ * service: paid calls per second and p50/p99 latency at several concurrencies, each call a fresh
+ * exact-SVM payment (verified in the pool, simulated, answered, co-signed, sent, confirmed at the
+ * configured commitment, receipt signed, ledger entry fsync'd). The reference, measured in the
+ * same run at the same concurrency, is the unpaid 402 challenge path of the same endpoint.
+ *
+ * Payments are built before the timed phase (one payer per concurrent client, the payer
+ * builder of the tests) so the figures are the service's, not the client's signing.
+ *
+ *   npm run bench -- paid-calls
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { localnetUpstreams } from '../src/localnet/localnet-upstreams.ts';
+import { startLocalnet, type Localnet } from '../src/localnet/start-localnet.ts';
+import { startService, type RunningService } from '../src/service.ts';
+import { buildPaymentTx, fundedPayer, type TestPayer } from '../test/helpers/svm-payer.ts';
+
+/** Concurrent clients per level, and paid calls each client makes. */
+const LEVELS: ReadonlyArray<{ readonly concurrency: number; readonly callsPerClient: number }> = [
+  { concurrency: 1, callsPerClient: 12 },
+  { concurrency: 8, callsPerClient: 6 },
+  { concurrency: 20, callsPerClient: 5 },
+];
+/** Unpaid 402 requests per client for the reference. */
+const CHALLENGES_PER_CLIENT = 200;
+const PATH = '/v1/epoch';
+const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Run {
+  readonly requests: number;
+  readonly ok: number;
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** Each client sends its requests one after another; all clients run at once. */
+async function drive(url: string, perClient: readonly (readonly (Record<string, string> | null)[])[], expected: number): Promise<Run> {
+  const latencies: number[] = [];
+  let ok = 0;
+  const started = performance.now();
+  await Promise.all(perClient.map(async (requests) => {
+    for (const headers of requests) {
+      const t0 = performance.now();
+      const res = await fetch(url, headers ? { headers } : {});
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      if (res.status === expected) ok += 1;
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, ok, perSecond: round(latencies.length / seconds), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
+}
+
+/** Payment headers for `count` calls by `payer`, against the route's current terms. */
+async function paymentHeaders(service: RunningService, localnet: Localnet, payer: TestPayer, count: number): Promise<Record<string, string>[]> {
+  const challenge = await fetch(`${service.url}${PATH}`);
+  const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8')) as { accepts: Array<{ network: string; amount: string; payTo: string; extra: { recentBlockhash?: string } }>; resource: unknown };
+  const accepted = required.accepts.find((a) => a.network.startsWith('solana:'))!;
+  const headers: Record<string, string>[] = [];
+  for (let i = 0; i < count; i++) {
+    const transaction = await buildPaymentTx({
+      payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint, payTo: accepted.payTo,
+      amount: BigInt(accepted.amount), blockhash: accepted.extra.recentBlockhash!,
+    });
+    const payload = { x402Version: 2, accepted, resource: required.resource, payload: { transaction } };
+    headers.push({ 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') });
+  }
+  return headers;
+}
+
+/** Runs the benchmark and returns its report. */
+export async function benchPaidCalls(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-'));
+  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-paid' });
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
+  const service = await startService(config, { upstreams: localnetUpstreams(localnet) });
+  try {
+    const url = `${service.url}${PATH}`;
+    const maxClients = Math.max(...LEVELS.map((l) => l.concurrency));
+    const payers = await Promise.all(Array.from({ length: maxClients }, () => fundedPayer(localnet.urls.rpc, 100_000_000)));
+    const levels = [];
+    for (const level of LEVELS) {
+      const clients = payers.slice(0, level.concurrency);
+      const headers = await Promise.all(clients.map((p) => paymentHeaders(service, localnet, p, level.callsPerClient)));
+      const paid = await drive(url, headers, 200);
+      const challenge402 = await drive(url, clients.map(() => Array.from({ length: CHALLENGES_PER_CLIENT }, () => null)), 402);
+      levels.push({
+        concurrency: level.concurrency,
+        paid: { ...paid, failures: paid.requests - paid.ok },
+        challenge402,
+        paidOverChallengeThroughput: round(paid.perSecond / challenge402.perSecond, 4),
+      });
+    }
+    return { name: 'paid-calls', endpoint: PATH, network: 'solana (localnet)', commitment: config.svmCommitment, slotMs: 400, poolSize: service.pool.size, levels };
+  } finally {
+    await service.close();
+    await localnet.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
