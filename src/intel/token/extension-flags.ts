@@ -81,7 +81,7 @@ function closeFlag(m: ParsedMint): RiskFlag | null {
   if (!c || c.state.closeAuthority === null) return c ? flag('mint_close_authority', 'info', 0, 'MintCloseAuthority extension present with no close authority.') : null;
   const withDelegate = findExtension(m.typed, 'permanentDelegate')?.state.delegate != null;
   const note = `MintCloseAuthority: ${c.state.closeAuthority} can close the mint once supply is 0 and a mint can then be re-created at the same address` +
-    (withDelegate ? '; with a permanent delegate able to burn every balance, supply can be brought to 0 without the holders' consent.' : '.');
+    (withDelegate ? '; with a permanent delegate able to burn every balance, supply can be brought to 0 without the consent of holders.' : '.');
   return withDelegate
     ? flag('mint_close_authority', 'high', P.mintCloseAuthorityWithPermanentDelegate, note, { closeAuthority: c.state.closeAuthority, withPermanentDelegate: true })
     : flag('mint_close_authority', 'medium', P.mintCloseAuthority, note, { closeAuthority: c.state.closeAuthority, withPermanentDelegate: false });
