@@ -112,7 +112,7 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
  * A paid 200 must leave with its ledger entry on disk: once the ledger cannot write (a failed
  * write or fsync), paid calls stop before anyone pays, as they do under the kill switch.
  */
-function paidCallsStopped(killSwitch: KillSwitch, ledger: Ledger): string | null {
+export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledger: Pick<Ledger, 'failure'>): string | null {
   if (killSwitch.isActive()) return 'paid calls are stopped by the operator';
   const failure = ledger.failure();
   return failure === null ? null : `paid calls are stopped: the ledger cannot record entries (${failure}); restart after fixing the disk`;
