@@ -50,10 +50,10 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       if (signal.aborted) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
       const call = toCall(parsed);
       const sent = await config.relayer.submit(call);
-      if (!sent.ok) {
-        const errorReason = sent.kind === 'refused' ? reasonOfTransferError(sent.message) : EVM_REASONS.unexpectedSettleError;
-        return { success: false, errorReason, errorMessage: sent.message, transaction: '', network, payer };
-      }
+      if (!sent.ok && sent.kind === 'refused') return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: '', network, payer };
+      // An RPC fault may come after the node took the transaction (a lost answer): it may land,
+      // so it is pending and resolved by the authorization nonce, never "failed".
+      if (!sent.ok) return { success: false, errorReason: EVM_REASONS.settlementPending, errorMessage: `broadcast outcome unknown: ${sent.message}`, transaction: '', network, payer };
       const receipt = await config.relayer.waitForTransfer(sent.hash, call, receiptTimeoutMs);
       if (receipt.status === 'success') return { success: true, transaction: sent.hash, network, payer };
       const errorReason = receipt.status === 'timeout' ? EVM_REASONS.settlementPending

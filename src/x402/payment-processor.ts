@@ -107,10 +107,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
         keepClaim = true;
         return await deliver(key, settled, answer, paidOf(call));
       }
-      if (settled.errorReason === SETTLEMENT_PENDING && settled.transaction !== '' && scheme.settlementStatus) {
+      if (settled.errorReason === SETTLEMENT_PENDING && scheme.settlementStatus) {
         // On disk before the 402 leaves: a retry must find it even after a restart.
         await pending.record(key, { network: settled.network, transaction: settled.transaction, payer: settled.payer ?? '', answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
-        return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
+        return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
       }
       return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
     } catch (err) {

@@ -4,6 +4,7 @@
  * scheme, and settled for real, through our relayer and through a remote facilitator.
  */
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmRelayer } from '../../src/chain/evm-relayer.ts';
@@ -269,5 +270,37 @@ describe('a settlement not mined within the receipt wait', () => {
     await rpc('evm_setAutomine', [true]);
     await rpc('evm_mine');
     expect(await balances([payer.address])).toEqual([payerBefore]);
+  });
+});
+
+describe('a broadcast whose answer is lost', () => {
+  it('is pending, not failed, and resolves as landed by the nonce: the payer is answered, charged once', async () => {
+    // Forwards everything; for eth_sendRawTransaction it forwards, then answers an error as a node whose reply was lost would.
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const upstream = await (await fetch(evm.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+        const parsed = JSON.parse(body) as { id?: unknown; method?: string };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(parsed.method === 'eth_sendRawTransaction' ? JSON.stringify({ jsonrpc: '2.0', id: parsed.id, error: { code: -32000, message: 'upstream connection reset' } }) : upstream);
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    try {
+      const relayer = createEvmRelayer({ rpcUrl: proxyUrl, asset: evm.usdcAddress, key: evm.relayerKey as `0x${string}`, chainId: 8453 });
+      const lossy = createEvmExactScheme({ settler: createRelayerSettler({ reader, relayer, receiptTimeoutMs: 300 }) });
+      const p = await pay();
+      const [payerBefore] = await balances([payer.address]);
+      const settled = await lossy.settle(p, terms, signal);
+      expect(settled).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+      expect(await lossy.settlementStatus!(p, terms, settled.transaction, signal)).toEqual({ status: 'landed' });
+      expect(await balances([payer.address])).toEqual([payerBefore! - PRICE_UNITS]);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 });
