@@ -26,7 +26,10 @@ export interface FacilitatorSupport {
   readonly signers: Readonly<Record<string, readonly string[]>>;
 }
 
-type Posted = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly message: string };
+/** `reached: false` only when the request surely never arrived (connection refused, no such host). */
+type Posted = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly message: string; readonly reached: boolean };
+
+const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 async function postJson(url: string, body: unknown, timeoutMs: number, signal: AbortSignal | null): Promise<Posted> {
   const signals = signal ? [signal, AbortSignal.timeout(timeoutMs)] : [AbortSignal.timeout(timeoutMs)];
@@ -37,13 +40,14 @@ async function postJson(url: string, body: unknown, timeoutMs: number, signal: A
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { ok: false, message: `${url} answered ${res.status} with a non-JSON body` };
+      return { ok: false, message: `${url} answered ${res.status} with a non-JSON body`, reached: true };
     }
     // Facilitators may answer a refusal with a 4xx that still carries the x402 response body.
-    if (typeof parsed !== 'object' || parsed === null) return { ok: false, message: `${url} answered ${res.status} without a JSON object` };
+    if (typeof parsed !== 'object' || parsed === null) return { ok: false, message: `${url} answered ${res.status} without a JSON object`, reached: true };
     return { ok: true, body: parsed as Record<string, unknown> };
   } catch (err) {
-    return { ok: false, message: `${url}: ${err instanceof Error ? err.message : String(err)}` };
+    const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+    return { ok: false, message: `${url}: ${err instanceof Error ? err.message : String(err)}`, reached: !(typeof code === 'string' && NEVER_ARRIVED.has(code)) };
   }
 }
 
@@ -99,7 +103,8 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       const payer = parsed.authorization.from;
       // No caller abort once asked: the facilitator may broadcast regardless, so we wait for its word.
       const posted = await postJson(`${base}/settle`, requestBody(payment, requirements), settleTimeoutMs, null);
-      if (!posted.ok) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: posted.message, transaction: '', network, payer };
+      // A settle that may have arrived (time-out, broken answer) may be broadcast: pending, not failed.
+      if (!posted.ok) return { success: false, errorReason: posted.reached ? EVM_REASONS.settlementPending : EVM_REASONS.unexpectedSettleError, errorMessage: posted.message, transaction: '', network, payer };
       const b = posted.body;
       if (typeof b.success !== 'boolean') return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'facilitator /settle answer has no success', transaction: '', network, payer };
       const transaction = typeof b.transaction === 'string' ? b.transaction : '';
