@@ -7,7 +7,7 @@ import { BASE_MAINNET_CAIP2 } from '../config.ts';
 import type { PaymentPayload } from './decode-payment.ts';
 import type { EvmSettler } from './evm-settler.ts';
 import { parseEvmExactPayload, verifyEvmExactOffchain, type EvmVerifyInput } from './evm-verify.ts';
-import type { ExactScheme, VerifyResult } from './exact-scheme.ts';
+import type { BeforeBroadcast, ExactScheme, VerifyResult } from './exact-scheme.ts';
 import type { PaymentRequirements } from './payment-terms.ts';
 
 export interface EvmExactSchemeConfig {
@@ -58,12 +58,12 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
       if (!parsed.ok) return { isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.message };
       return settler.verifyOnChain(parsed.payload, payment, requirements, signal);
     },
-    async settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal) {
+    async settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast) {
       const parsed = parseEvmExactPayload(payment.payload);
       if (!parsed.ok) return { success: false, errorReason: parsed.reason, errorMessage: parsed.message, transaction: '', network };
       // No second off-chain pass here: the token contract itself re-checks signature, window and
       // nonce in the transaction, and a refusal comes back as the matching x402 reason.
-      return settler.settle(parsed.payload, payment, requirements, signal);
+      return settler.settle(parsed.payload, payment, requirements, signal, beforeBroadcast);
     },
     async settlementStatus(payment, requirements, _transaction, signal) {
       const parsed = parseEvmExactPayload(payment.payload);

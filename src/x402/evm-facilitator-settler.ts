@@ -98,9 +98,10 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       if (reason === EVM_REASONS.transactionFailed || reason === EVM_REASONS.transferEventMismatch) return { status: 'failed', reason, message: again.errorMessage ?? 'failed on chain' };
       return { status: 'pending', message: `facilitator: ${reason}` };
     },
-    async settle(parsed, payment, requirements): Promise<SettleResult> {
+    async settle(parsed, payment, requirements, _signal, beforeBroadcast): Promise<SettleResult> {
       const network = payment.accepted.network;
       const payer = parsed.authorization.from;
+      await beforeBroadcast?.('');
       // No caller abort once asked: the facilitator may broadcast regardless, so we wait for its word.
       const posted = await postJson(`${base}/settle`, requestBody(payment, requirements), settleTimeoutMs, null);
       // A settle that may have arrived (time-out, broken answer) may be broadcast: pending, not failed.

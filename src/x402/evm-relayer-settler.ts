@@ -43,12 +43,14 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       }
       return { isValid: true, payer };
     },
-    async settle(parsed, payment, _requirements, signal) {
+    async settle(parsed, payment, _requirements, signal, beforeBroadcast) {
       const network = payment.accepted.network;
       const payer = parsed.authorization.from;
       // Abort is honoured only before broadcast: once sent, the transfer happens whether we wait or not.
       if (signal.aborted) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
       const call = toCall(parsed);
+      // The hash comes back from the broadcast; the nonce identifies the payment until then.
+      await beforeBroadcast?.('');
       const sent = await config.relayer.submit(call);
       if (!sent.ok && sent.kind === 'refused') return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: '', network, payer };
       // An RPC fault may come after the node took the transaction (a lost answer): it may land,

@@ -5,7 +5,7 @@
  */
 import type { PaymentPayload } from './decode-payment.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
-import type { SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentRequirements } from './payment-terms.ts';
 
 /** Default wait for a settlement receipt, ms (Base makes a block every 2 s). */
@@ -21,7 +21,7 @@ export interface EvmSettler {
    */
   verifyOnChain(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
   /** Moves the money; resolves once the transfer is mined (or definitively failed). */
-  settle(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult>;
+  settle(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult>;
   /** Where a settlement reported `settlement_pending` stands now. */
   settlementStatus(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettlementStatus>;
 }

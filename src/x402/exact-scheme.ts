@@ -32,6 +32,14 @@ export type SettlementStatus =
   | { readonly status: 'failed'; readonly reason: string; readonly message: string }
   | { readonly status: 'pending'; readonly message: string };
 
+/**
+ * Called by `settle` right before the payment can first reach the chain, with the transaction id
+ * when it is known by then ('' when the id only comes back from the broadcast). Awaited: a
+ * throw means nothing is broadcast. The processor writes its durable record of the settlement
+ * here, so a crash after the broadcast still finds it on the next start.
+ */
+export type BeforeBroadcast = (transaction: string) => Promise<void>;
+
 /** One network's exact scheme: verify before answering, settle only after a 200 is ready. */
 export interface ExactScheme {
   /** CAIP-2 network id this scheme serves. */
@@ -46,7 +54,7 @@ export interface ExactScheme {
    */
   replayKey(payment: PaymentPayload): string | null;
   verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
-  settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult>;
+  settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult>;
   /**
    * Checks a settlement that `settle` reported pending (`transaction` is what it returned).
    * Schemes without it never leave a pending settlement behind: the pending answer is final.

@@ -96,22 +96,34 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   /** Verify, answer, settle for one claimed payment; the claim is released unless settled. */
   async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply> {
     let keepClaim = false;
+    let recorded = false;
     try {
       const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
       if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
       const answer = await answerSafely(call);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
-      const settled = await scheme.settle(call.payment, call.requirements, call.request.signal);
+      const intent = (network: string, payer: string) => async (transaction: string): Promise<void> => {
+        recorded = true;
+        await pending.record(key, { network, transaction, payer, answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+      };
+      // The record is on disk before the payment can reach the chain: a crash after the broadcast
+      // leaves it for the retry to resolve, instead of a charge without an answer.
+      const beforeBroadcast = scheme.settlementStatus ? intent(call.requirements.network, verified.payer ?? '') : undefined;
+      const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
       if (settled.success) {
         keepClaim = true;
-        return await deliver(key, settled, answer, paidOf(call));
+        const reply = await deliver(key, settled, answer, paidOf(call));
+        if (recorded) await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+        return reply;
       }
-      if (settled.errorReason === SETTLEMENT_PENDING && scheme.settlementStatus) {
-        // On disk before the 402 leaves: a retry must find it even after a restart.
-        await pending.record(key, { network: settled.network, transaction: settled.transaction, payer: settled.payer ?? '', answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+      if (settled.errorReason === SETTLEMENT_PENDING && recorded) {
+        // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
+        await intent(settled.network, settled.payer || verified.payer || '')(settled.transaction);
         return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
       }
+      // Definitely not charged (refused, failed on chain): nothing left to resolve.
+      if (recorded) await pending.resolve(key);
       return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
     } catch (err) {
       const { status, body } = toErrorResponse(err);
@@ -128,7 +140,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));
       return refuse(call, 'duplicate_settlement', 'this payment was already settled');
     }
-    if (claim === 'in_flight') return refuse(call, SETTLEMENT_PENDING, 'this payment is being checked by another request');
+    // A copy racing the first request (its record is written before broadcast) or another retry.
+    if (claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
     let keepClaim = false;
     try {
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);

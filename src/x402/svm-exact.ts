@@ -11,7 +11,7 @@ import type { RpcClient, RpcCommitment, SendOutcome } from '../chain/rpc-client.
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { PaymentPayload } from './decode-payment.ts';
-import type { ExactScheme, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { BeforeBroadcast, ExactScheme, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentRequirements } from './payment-terms.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
@@ -110,7 +110,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     return { isValid: true, payer: rules.payer };
   }
 
-  async function settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettleResult> {
+  async function settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult> {
     const network = config.network;
     const decoded = decodePayload(payment);
     if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network, payer: '' };
@@ -119,6 +119,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
     const transaction = encodeBase58(feePayerSignature);
     const signed = withSignature(wire, tx, 0, feePayerSignature);
+    await beforeBroadcast?.(transaction);
     // From here on the payment may land: the caller's disconnect no longer stops anything.
     const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64')).catch((err: unknown) => err);
     // A fault (time-out, connection lost) says nothing about whether the node took the transaction:

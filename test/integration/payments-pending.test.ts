@@ -9,7 +9,7 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,21 +31,22 @@ const BLOCKS_TO_EXPIRE = 160;
 let localnet: Localnet;
 let upstreams: Upstreams;
 let payer: TestPayer;
-let proxy: { url: string; dropSends: boolean; dropped: number; server: Server };
+let proxy: { url: string; dropSends: boolean; dropped: number; server: Server; onSend: ((signature: string) => void) | null };
 const dirs: string[] = [];
 
 /** A JSON-RPC proxy to the localnet that, while `dropSends`, answers sendTransaction with the signature but never forwards it. */
 async function startLossyProxy(target: string): Promise<typeof proxy> {
-  const state = { url: '', dropSends: false, dropped: 0, server: null as unknown as Server };
+  const state = { url: '', dropSends: false, dropped: 0, server: null as unknown as Server, onSend: null as ((signature: string) => void) | null };
   state.server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const parsed = JSON.parse(body) as { id: unknown; method: string; params: [string] };
-      if (state.dropSends && parsed.method === 'sendTransaction') {
+      const signature = parsed.method === 'sendTransaction' ? encodeBase58(Uint8Array.from(Buffer.from(parsed.params[0], 'base64').subarray(1, 65))) : '';
+      if (signature) state.onSend?.(signature);
+      if (state.dropSends && signature) {
         state.dropped++;
-        const signature = encodeBase58(Uint8Array.from(Buffer.from(parsed.params[0], 'base64').subarray(1, 65)));
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id, result: signature }));
       }
@@ -144,6 +145,20 @@ describe('a settlement not confirmed within the settle time-out', () => {
     expect(service.ledger.head().treeSize).toBe(ledgerBefore + 1);
     expect(await balanceOf(payTo)).toBe(payToBefore + EPOCH_PRICE);
     expect(await balanceOf(payer.signer.address)).toBe(payerBefore - EPOCH_PRICE);
+  });
+
+  it('writes the settlement record to disk before the transaction reaches the node', async () => {
+    const url = `${service.url}/v1/epoch?rate=alt`;
+    const header = await officialPaymentHeader(url);
+    const seen: { signature: string; onDisk: boolean }[] = [];
+    proxy.onSend = (signature) => seen.push({ signature, onDisk: readFileSync(join(dataDir, 'replay', 'pending-settlements.log'), 'utf8').includes(signature) });
+    try {
+      expect((await readJson(await paid(url, header))).error).toMatch(/^settlement_pending/);
+    } finally {
+      proxy.onSend = null;
+    }
+    expect(seen).toEqual([{ signature: expect.any(String), onDisk: true }]);
+    expect((await retryUntilAnswered(url, header)).status).toBe(200);
   });
 
   it('resolves the pending settlement after a restart over the same data dir', async () => {
