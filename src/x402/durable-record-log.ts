@@ -9,7 +9,7 @@
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 export interface DurableRecordLogConfig {
@@ -73,24 +73,43 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
   let writing: Promise<void> = Promise.resolve();
 
-  /** Rewrites the log as exactly the live records (atomic: temp file, fsync, rename). */
-  function compact(): void {
+  function liveText(): string {
     const t = now();
     for (const [k, e] of entries) if (e.expiresAt <= t) entries.delete(k);
     while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
-    const tmp = `${path}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
+    return [...entries].map(([k, e]) => lineOf(k, e)).join('');
+  }
+
+  /** At start, synchronously: a missing data dir or a permission problem fails start-up, not a payment. */
+  function compactNow(): void {
+    const text = liveText();
+    const fd = openSync(`${path}.tmp`, 'w', 0o600);
     try {
-      writeSync(fd, [...entries].map(([k, e]) => lineOf(k, e)).join(''));
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, path);
+    renameSync(`${path}.tmp`, path);
     linesOnDisk = entries.size;
   }
-  // At start: a missing data dir or a permission problem fails start-up, not a payment.
-  compact();
+  compactNow();
+
+  /** While serving: the same rewrite (temp file, fsync, rename) without blocking the event loop. */
+  async function compact(): Promise<void> {
+    // Snapshot now; puts and removals made meanwhile are queued lines appended after the rename.
+    const text = liveText();
+    const count = entries.size;
+    const fh = await open(`${path}.tmp`, 'w', 0o600);
+    try {
+      await fh.write(text);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(`${path}.tmp`, path);
+    linesOnDisk = count;
+  }
 
   async function writeBatch(): Promise<void> {
     const batch = pending;
@@ -98,7 +117,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     if (batch.length === 0) return;
     try {
       if (linesOnDisk + batch.length > 2 * Math.max(entries.size, 64)) {
-        compact();
+        await compact();
       } else {
         const fh = await open(path, 'a', 0o600);
         try {
