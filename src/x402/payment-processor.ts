@@ -9,7 +9,7 @@
  * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
  * retry of the same payment then gets the stored 200 once it landed, exactly once.
  */
-import { toErrorResponse } from '../errors.ts';
+import { ServiceError, toErrorResponse } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import type { SupportedKind } from '../http/free-routes.ts';
@@ -103,13 +103,17 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       const answer = await answerSafely(call);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
-      const intent = (network: string, payer: string) => async (transaction: string): Promise<void> => {
+      const record = (network: string, payer: string, transaction: string) => {
         recorded = true;
-        await pending.record(key, { network, transaction, payer, answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+        return pending.record(key, { network, transaction, payer, answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
       };
-      // The record is on disk before the payment can reach the chain: a crash after the broadcast
-      // leaves it for the retry to resolve, instead of a charge without an answer.
-      const beforeBroadcast = scheme.settlementStatus ? intent(call.requirements.network, verified.payer ?? '') : undefined;
+      const beforeBroadcast = async (transaction: string): Promise<void> => {
+        // Nobody would receive the answer: settling now would charge without answering.
+        if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
+        // On disk before the payment can reach the chain: a crash after the broadcast leaves the
+        // record for the retry to resolve, instead of a charge without an answer.
+        if (scheme.settlementStatus) await record(call.requirements.network, verified.payer ?? '', transaction);
+      };
       const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
       if (settled.success) {
         keepClaim = true;
@@ -119,7 +123,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       }
       if (settled.errorReason === SETTLEMENT_PENDING && recorded) {
         // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
-        await intent(settled.network, settled.payer || verified.payer || '')(settled.transaction);
+        await record(settled.network, settled.payer || verified.payer || '', settled.transaction);
         return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
       }
       // Definitely not charged (refused, failed on chain): nothing left to resolve.

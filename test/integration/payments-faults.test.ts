@@ -60,15 +60,18 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function paidCall(): Promise<PaidCall> {
+async function paidCall(onAnswer?: () => void, signal = new AbortController().signal): Promise<PaidCall> {
   const requirements = builder.accepts.find((a) => a.network === SOLANA)!;
   const { value } = await rpcCall<{ value: { blockhash: string } }>(localnet.urls.rpc, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
   const transaction = await buildPaymentTx({ payer, feePayer, mint: requirements.asset, payTo: requirements.payTo, amount: BigInt(requirements.amount), blockhash: value.blockhash });
   const payment: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction } };
   return {
     entry, payment, requirements, resourceUrl: 'http://127.0.0.1/v1/epoch',
-    request: { method: 'GET', path: '/v1/epoch', query: '', headers: {}, remoteIp: '127.0.0.1', body: null, signal: new AbortController().signal },
-    answer: async () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: BODY }),
+    request: { method: 'GET', path: '/v1/epoch', query: '', headers: {}, remoteIp: '127.0.0.1', body: null, signal },
+    answer: async () => {
+      onAnswer?.();
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: BODY };
+    },
   };
 }
 
@@ -115,5 +118,22 @@ describe('faults after settlement never withhold the answer', () => {
     const replayed = await fresh.process(call);
     expect(replayed.status).toBe(402);
     expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
+  });
+
+  it('the caller disconnects while the answer is computed (the handler still returns 200): nothing is settled', async () => {
+    const dir = freshDir();
+    const replayGuard = createReplayGuard({ dir });
+    const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, challengeFor: () => builder });
+    const gone = new AbortController();
+    const call = await paidCall(() => gone.abort(), gone.signal);
+    const before = await payToBalance();
+    const reply = await processor.process(call);
+    expect(reply.status).not.toBe(200);
+    expect(await payToBalance()).toBe(before);
+    // Released, not recorded: the same payment can still buy its answer from a caller who stays.
+    const stays = await processor.process({ ...call, request: { ...call.request, signal: new AbortController().signal }, answer: async () => ({ status: 200, headers: {}, body: BODY }) });
+    expect(stays.status).toBe(200);
+    expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
+    await replayGuard.close();
   });
 });
