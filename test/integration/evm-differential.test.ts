@@ -4,10 +4,8 @@
  * ExactEvmScheme over a viem client of the local EVM, EDR): the same payloads, judged by both,
  * must get the same verdict and, when invalid, the same reason.
  *
- * The local EVM has no Multicall3 at its canonical address, and the reference diagnoses a failed
- * simulation through Multicall3 `tryAggregate(false, calls)`. The reference's signer here answers
- * that one call by making the sub-calls one by one over eth_call (same semantics: a reverting
- * sub-call is `success: false`), so the reference can name the reason on this chain.
+ * The reference's signer (test/helpers/evm-reference-signer.ts) answers the Multicall3 call the
+ * reference diagnoses with, which the local EVM does not have deployed.
  *
  * One deliberate difference, pinned below: the high-s (malleable) twin of a valid signature. Both
  * refuse it; we name the signature (`invalid_exact_evm_signature`, checked before recovery, as
@@ -19,10 +17,8 @@
  * answers the JSON-RPC error real Base nodes give.
  */
 import { ExactEvmScheme as ReferenceFacilitator } from '@x402/evm/exact/facilitator';
-import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as OfficialClient } from '@x402/evm/exact/client';
 import { randomBytes } from 'node:crypto';
-import { createWalletClient, defineChain, http, publicActions } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
@@ -31,10 +27,10 @@ import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
 import type { PaymentRequirements } from '../../src/x402/payment-terms.ts';
+import { referenceEvmSigner } from '../helpers/evm-reference-signer.ts';
 
 const BASE = 'eip155:8453';
 const PRICE = 10_000n;
-const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const signal = new AbortController().signal;
 
@@ -46,36 +42,6 @@ const payerKey = generateEvmKey();
 const payer = evmAccountFromKey(payerKey);
 const poorKey = generateEvmKey();
 const payTo = evmAddressOfKey(generateEvmKey());
-
-/** The reference facilitator's signer: a viem wallet+public client of the local EVM. */
-function referenceSigner(url: string, relayerKey: EvmHexKey) {
-  const chain = defineChain({ id: 8453, name: 'local-base', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
-  const account = evmAccountFromKey(relayerKey);
-  const client = createWalletClient({ account, chain, transport: http(url) }).extend(publicActions);
-  const readContract = async (args: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }): Promise<unknown> => {
-    if (args.address.toLowerCase() === MULTICALL3.toLowerCase() && args.functionName === 'tryAggregate') {
-      const [, calls] = args.args as [boolean, { target: `0x${string}`; callData: `0x${string}` }[]];
-      return Promise.all(calls.map(async (c) => {
-        try {
-          const { data } = await client.call({ to: c.target, data: c.callData });
-          return { success: true, returnData: data ?? '0x' };
-        } catch {
-          return { success: false, returnData: '0x' };
-        }
-      }));
-    }
-    return client.readContract(args as Parameters<typeof client.readContract>[0]);
-  };
-  return toFacilitatorEvmSigner({
-    address: account.address,
-    readContract,
-    verifyTypedData: (a) => client.verifyTypedData(a as Parameters<typeof client.verifyTypedData>[0]),
-    writeContract: (a) => client.writeContract(a as Parameters<typeof client.writeContract>[0]),
-    sendTransaction: (a) => client.sendTransaction(a),
-    waitForTransactionReceipt: (a) => client.waitForTransactionReceipt(a),
-    getCode: (a) => client.getCode(a),
-  });
-}
 
 interface AuthorizationOverrides {
   readonly key?: EvmHexKey;
@@ -129,7 +95,7 @@ beforeAll(async () => {
   evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed: 'evm-differential' });
   terms = { scheme: 'exact', network: BASE, amount: String(PRICE), asset: evm.usdcAddress, payTo, maxTimeoutSeconds: 60, extra: { name: evm.name, version: evm.version } };
   ours = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as EvmHexKey } });
-  reference = new ReferenceFacilitator(referenceSigner(evm.url, evm.relayerKey as EvmHexKey));
+  reference = new ReferenceFacilitator(referenceEvmSigner(evm.url, evm.relayerKey as EvmHexKey));
   await evm.fundUsdc(payer.address, 1_000_000n);
   await evm.fundUsdc(evmAddressOfKey(poorKey), PRICE - 1n);
 });

@@ -4,6 +4,7 @@
  * scheme, and settled for real, through our relayer and through a remote facilitator.
  */
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactEvmScheme as ReferenceEvmFacilitator } from '@x402/evm/exact/facilitator';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
@@ -17,6 +18,7 @@ import { createRelayerSettler } from '../../src/x402/evm-relayer-settler.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
 import type { PaymentRequirements } from '../../src/x402/payment-terms.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
+import { referenceEvmSigner } from '../helpers/evm-reference-signer.ts';
 
 const PRICE_UNITS = 10_000n;
 const PAYER_FUNDS = 1_000_000n;
@@ -302,5 +304,53 @@ describe('a broadcast whose answer is lost', () => {
       proxy.closeAllConnections();
       proxy.close();
     }
+  });
+});
+
+describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', () => {
+  let reference: TestFacilitator;
+  let viaReference: ExactScheme;
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  };
+
+  beforeAll(async () => {
+    // Its own sending key: sharing the relayer's would race our relayer's nonce bookkeeping.
+    const key = generateEvmKey();
+    await evm.fundEth(evmAddressOfKey(key), 10n ** 18n);
+    const facilitator = new ReferenceEvmFacilitator(referenceEvmSigner(evm.url, key, 1_000));
+    const asScheme: ExactScheme = {
+      network: 'eip155:8453', supportedExtra: {}, signers: facilitator.getSigners('eip155:8453'), replayKey: () => null,
+      verify: (p, r) => facilitator.verify(p as never, r as never),
+      settle: (p, r) => facilitator.settle(p as never, r as never) as ReturnType<ExactScheme['settle']>,
+    };
+    reference = await startTestFacilitator(asScheme);
+    viaReference = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'facilitator', url: reference.url } });
+  });
+  afterAll(async () => {
+    await rpc('evm_setAutomine', [true]);
+    await reference?.close();
+  });
+
+  it('verifies and settles for real', async () => {
+    const p = await pay();
+    const [before] = await balances([payTo]);
+    expect(await viaReference.verify(p, terms, signal)).toEqual({ isValid: true, payer: payer.address });
+    expect(await viaReference.settle(p, terms, signal)).toMatchObject({ success: true, network: 'eip155:8453' });
+    expect(await balances([payTo])).toEqual([before! + PRICE_UNITS]);
+  });
+
+  it('a settlement still unmined is pending; the reconciling re-settle reports it landed once mined, charged once', async () => {
+    const p = await pay();
+    const [before] = await balances([payTo]);
+    await rpc('evm_setAutomine', [false]);
+    const settled = await viaReference.settle(p, terms, signal);
+    expect(settled).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    await rpc('evm_mine');
+    expect(await viaReference.settlementStatus!(p, terms, settled.transaction, signal)).toEqual({ status: 'landed' });
+    expect(await balances([payTo])).toEqual([before! + PRICE_UNITS]);
+    await rpc('evm_setAutomine', [true]);
   });
 });
