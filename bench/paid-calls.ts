@@ -5,8 +5,10 @@
  * configured commitment, receipt signed, ledger entry fsync'd). The reference, measured in the
  * same run at the same concurrency, is the unpaid 402 challenge path of the same endpoint.
  *
- * Payments are built before the timed phase (one payer per concurrent client, the payer
- * builder of the tests) so the figures are the service's, not the client's signing.
+ * Payments are built before the timed phase (one payer per concurrent client; Solana with the
+ * payer builder of the tests, Base with the official @x402/evm client) so the figures are the
+ * service's, not the client's signing. Base runs on the local EVM, which mines each transaction
+ * at once: its figures are the service's cost without Base's 2 s blocks.
  *
  *   npm run bench -- paid-calls
  */
@@ -17,6 +19,8 @@ import { loadConfig } from '../src/config.ts';
 import { localnetUpstreams } from '../src/localnet/localnet-upstreams.ts';
 import { startLocalnet, type Localnet } from '../src/localnet/start-localnet.ts';
 import { startService, type RunningService } from '../src/service.ts';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../src/chain/evm-key-file.ts';
 import { buildPaymentTx, fundedPayer, type TestPayer } from '../test/helpers/svm-payer.ts';
 
 /** Concurrent clients per level, and paid calls each client makes. */
@@ -61,10 +65,33 @@ async function drive(url: string, perClient: readonly (readonly (Record<string, 
   return { requests: latencies.length, ok, perSecond: round(latencies.length / seconds), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
 }
 
+interface Required {
+  readonly accepts: Array<{ network: string; amount: string; payTo: string; extra: Record<string, string> }>;
+  readonly resource: unknown;
+}
+
+async function challengeOf(service: RunningService): Promise<Required> {
+  const challenge = await fetch(`${service.url}${PATH}`);
+  return JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8')) as Required;
+}
+
+/** Base payment headers (EIP-3009 authorizations signed by the official client), one nonce each. */
+async function evmPaymentHeaders(service: RunningService, key: EvmHexKey, count: number): Promise<Record<string, string>[]> {
+  const required = await challengeOf(service);
+  const accepted = required.accepts.find((a) => a.network.startsWith('eip155:'))!;
+  const client = new ExactEvmScheme(evmAccountFromKey(key));
+  const headers: Record<string, string>[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await client.createPaymentPayload(2, accepted as Parameters<typeof client.createPaymentPayload>[1]);
+    const payload = { x402Version: 2, accepted, resource: required.resource, payload: created.payload };
+    headers.push({ 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') });
+  }
+  return headers;
+}
+
 /** Payment headers for `count` calls by `payer`, against the route's current terms. */
 async function paymentHeaders(service: RunningService, localnet: Localnet, payer: TestPayer, count: number): Promise<Record<string, string>[]> {
-  const challenge = await fetch(`${service.url}${PATH}`);
-  const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8')) as { accepts: Array<{ network: string; amount: string; payTo: string; extra: { recentBlockhash?: string } }>; resource: unknown };
+  const required = await challengeOf(service);
   const accepted = required.accepts.find((a) => a.network.startsWith('solana:'))!;
   const headers: Record<string, string>[] = [];
   for (let i = 0; i < count; i++) {
@@ -101,7 +128,19 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
         paidOverChallengeThroughput: round(paid.perSecond / challenge402.perSecond, 4),
       });
     }
-    return { name: 'paid-calls', endpoint: PATH, network: 'solana (localnet)', commitment: config.svmCommitment, slotMs: 400, poolSize: service.pool.size, levels };
+    const evmKeys = Array.from({ length: maxClients }, () => generateEvmKey());
+    for (const key of evmKeys) await localnet.evm.fundUsdc(evmAddressOfKey(key), 100_000_000n);
+    const baseLevels = [];
+    for (const level of LEVELS) {
+      const headers = await Promise.all(evmKeys.slice(0, level.concurrency).map((k) => evmPaymentHeaders(service, k, level.callsPerClient)));
+      const paid = await drive(url, headers, 200);
+      baseLevels.push({ concurrency: level.concurrency, paid: { ...paid, failures: paid.requests - paid.ok } });
+    }
+    return {
+      name: 'paid-calls', endpoint: PATH, poolSize: service.pool.size,
+      solana: { network: 'localnet (LiteSVM)', commitment: config.svmCommitment, slotMs: 400, levels },
+      base: { network: 'local EVM (EDR, automine: a receipt in one round trip)', settlement: 'own relayer', levels: baseLevels },
+    };
   } finally {
     await service.close();
     await localnet.close();
