@@ -9,6 +9,7 @@
  * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
  * retry of the same payment then gets the stored 200 once it landed, exactly once.
  */
+import { createHash } from 'node:crypto';
 import { ServiceError, toErrorResponse } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
@@ -49,6 +50,10 @@ const SETTLEMENT_PENDING = 'settlement_pending';
 
 function paidOf(call: PaidCall): PendingSettlement['paid'] {
   return { originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`, endpoint: call.entry.path, priceUsdcUnits: call.entry.priceUnits };
+}
+
+function payloadSha256(call: PaidCall): string {
+  return createHash('sha256').update(JSON.stringify(call.payment.payload)).digest('hex');
 }
 
 function reportFault(what: string, err: unknown): void {
@@ -105,7 +110,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (answer.status !== 200) return answer;
       const record = (network: string, payer: string, transaction: string) => {
         recorded = true;
-        return pending.record(key, { network, transaction, payer, answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+        return pending.record(key, { network, transaction, payer, payloadSha256: payloadSha256(call), answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
       };
       const beforeBroadcast = async (transaction: string): Promise<void> => {
         // Nobody would receive the answer: settling now would charge without answering.
@@ -139,6 +144,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
 
   /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
   async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply> {
+    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
     const claim = config.replayGuard.acquire(key);
     if (claim === 'settled') {
       await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));

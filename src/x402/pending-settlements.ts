@@ -27,6 +27,8 @@ export interface PendingSettlement {
   /** Signature (Solana) or hash (EVM) of the sent settlement. */
   readonly transaction: string;
   readonly payer: string;
+  /** sha256 of the payment's scheme payload: only a retry of exactly this payment resolves it. */
+  readonly payloadSha256: string;
   /** The answer computed for the paid request, sent once the settlement lands. */
   readonly answer: StoredAnswer;
   /** What the receipt and ledger entry of the answer need. */

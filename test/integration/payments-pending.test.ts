@@ -190,6 +190,11 @@ describe('a settlement not confirmed within the settle time-out', () => {
     const stillPending = await paid(url, header);
     expect(stillPending.status).toBe(402);
     expect((await readJson(stillPending)).error).toMatch(/^settlement_pending: transaction \w+: not seen yet/);
+    // Only exactly this payment resolves the record: the same transaction in an altered payload does not.
+    const altered = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+    altered.payload.note = 'altered';
+    const other = await paid(url, Buffer.from(JSON.stringify(altered)).toString('base64'));
+    expect((await readJson(other)).error).toMatch(/^duplicate_settlement: another payment with this key/);
     for (let i = 0; i < BLOCKS_TO_EXPIRE; i++) localnet.chain.advanceSlot();
     const expired = await paid(url, header);
     expect(expired.status).toBe(402);

@@ -63,7 +63,7 @@ describe('durable record log', () => {
 
 describe('pending settlements and paid answers', () => {
   const record: PendingSettlement = {
-    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', transaction: 'sig', payer: 'payer',
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', transaction: 'sig', payer: 'payer', payloadSha256: 'ab'.repeat(32),
     answer: storableAnswer({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"a":"ü"}' }),
     paid: { originalUrl: '/v1/epoch?rate=both', endpoint: '/v1/epoch', priceUsdcUnits: 1000 }, recordedAt: 1,
   };
