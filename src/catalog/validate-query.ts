@@ -141,6 +141,15 @@ function compileQuery(query: TSchema): CompiledQuery {
   return result;
 }
 
+/**
+ * Form decoding turns an unescaped `+` into a space; base64 has no spaces, so for a base64
+ * transaction a space can only be a `+` the client did not percent-encode.
+ */
+function rawValue(raw: string | undefined, schema: TSchema): string | undefined {
+  if (raw === undefined || (schema as { 'x-check'?: ParamCheck })['x-check'] !== 'base64-transaction') return raw;
+  return raw.replaceAll(' ', '+');
+}
+
 /** Validates and converts the query of a paid request. Unknown parameters are ignored. */
 export function validateQuery(entry: EndpointEntry, rawQuery: string): QueryResult {
   if (rawQuery.length > MAX_QUERY_BYTES) return { ok: false, error: { error: 'invalid_parameter', param: '*', message: `query string exceeds ${MAX_QUERY_BYTES} bytes` } };
@@ -149,7 +158,7 @@ export function validateQuery(entry: EndpointEntry, rawQuery: string): QueryResu
   const q = compileQuery(entry.query);
   const out: Record<string, unknown> = {};
   for (const [name, schema, required] of q.properties) {
-    const raw = parsed.params.get(name);
+    const raw = rawValue(parsed.params.get(name), schema);
     if (raw === undefined) {
       if (required) return { ok: false, error: { error: 'missing_parameter', param: name, message: `${name} is required` } };
       const def = (schema as { default?: unknown }).default;

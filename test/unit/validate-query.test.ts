@@ -27,6 +27,13 @@ describe('validateQuery conversions', () => {
     expect(validateQuery(entry('/v1/tipfloor'), 'fresh=true')).toEqual({ ok: true, value: { fresh: true } });
   });
 
+  it('reads an unescaped + in a base64 transaction as +, not as the space form decoding makes of it', () => {
+    const b64 = Buffer.from(Uint8Array.from({ length: 120 }, (_, i) => (i * 37 + 251) % 256)).toString('base64');
+    expect(b64).toContain('+');
+    expect(validateQuery(entry('/v1/simulate'), `tx=${b64}`)).toEqual({ ok: true, value: { tx: b64 } });
+    expect(validateQuery(entry('/v1/simulate'), `tx=${encodeURIComponent(b64)}`)).toEqual({ ok: true, value: { tx: b64 } });
+  });
+
   it('removes duplicate mints but keeps invalid ones for per-element errors', () => {
     const r = validateQuery(entry('/v1/batch/token-risk'), `mints=${BONK},${BONK},nope`);
     expect(r).toEqual({ ok: true, value: { mints: [BONK, 'nope'] } });
