@@ -19,6 +19,7 @@ import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { createForensicsGroup } from './intel/forensics/forensics-group.ts';
 import type { HandlerDeps, HandlerGroup, MarketUrls } from './intel/handler-group.ts';
+import { METHODOLOGY } from './intel/methodology.ts';
 import { createMarketGroup } from './intel/market/market-group.ts';
 import { createTimingGroup } from './intel/timing/timing-group.ts';
 import { createTokenGroup } from './intel/token/token-group.ts';
@@ -177,7 +178,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
       statusExtras: () => ({ mode: config.mode, ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
     }),
-    ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign }),
+    ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign, methodology: METHODOLOGY }),
     ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),
   ];
   const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });
@@ -190,6 +191,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     version: SERVICE_VERSION,
     updatedAt: startedAt.toISOString(),
     acceptsFor: (e) => challenges.get(e.path)!.accepts,
+    methodology: METHODOLOGY,
   });
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch });
   const adminPort = await admin.listen();

@@ -14,6 +14,8 @@ export interface DiscoveryContext {
   /** When the terms were last set (the service start). */
   readonly updatedAt: string;
   readonly acceptsFor: (entry: EndpointEntry) => readonly PaymentRequirements[];
+  /** The published methodology (OpenAPI `info.x-methodology`, also at /trust/sir). */
+  readonly methodology?: Readonly<Record<string, unknown>>;
 }
 
 export interface InputDescription {

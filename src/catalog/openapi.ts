@@ -111,6 +111,7 @@ export function buildOpenApi(ctx: DiscoveryContext): object {
       title: ctx.serviceName,
       version: ctx.version,
       description: 'Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact, USDC on Solana mainnet or Base). Answers are factual and threshold-stated; not financial advice.',
+      ...(ctx.methodology ? { 'x-methodology': ctx.methodology } : {}),
     },
     servers: [{ url: ctx.baseUrl }],
     tags: [...new Set(CATALOG.map((e) => e.category)), 'free'].map((name) => ({ name })),

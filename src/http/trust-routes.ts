@@ -8,7 +8,7 @@ import type { SignedCheckpoint } from '../trust/checkpoint.ts';
 import { createCheckpoint, type SignBytes } from '../trust/checkpoint.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import { decodeReceiptHeader } from '../trust/receipt.ts';
-import { buildReceiptSpec, DECISION_METHODOLOGY } from '../trust/receipt-spec.ts';
+import { buildReceiptSpec } from '../trust/receipt-spec.ts';
 import { verifyReceipt } from '../trust/receipt-verify.ts';
 import { errorReply, type HttpReply, type Route } from './server.ts';
 import { enumParam, intParam, queryParams } from './trust-query.ts';
@@ -29,8 +29,8 @@ export interface TrustRoutesConfig {
   readonly serviceVersion: string;
   /** ed25519 signature with the identity, for checkpoints (the pool's task, or a local signer). */
   readonly sign: SignBytes;
-  /** Published methodology in `/trust/sir`; default DECISION_METHODOLOGY. */
-  readonly methodology?: Readonly<Record<string, unknown>>;
+  /** The scoring and data methodology published in `/trust/sir`. */
+  readonly methodology: Readonly<Record<string, unknown>>;
   readonly now?: () => Date;
 }
 
@@ -172,7 +172,7 @@ export function createTrustRoutes(config: Readonly<TrustRoutesConfig>): Route[] 
   const sirBody = () => {
     const baseUrl = config.baseUrl();
     if (sir?.baseUrl !== baseUrl) {
-      const doc = buildReceiptSpec({ service: config.serviceName, serviceVersion: config.serviceVersion, baseUrl, publicKey: config.identity.publicKey, methodology: config.methodology ?? DECISION_METHODOLOGY });
+      const doc = buildReceiptSpec({ service: config.serviceName, serviceVersion: config.serviceVersion, baseUrl, publicKey: config.identity.publicKey, methodology: config.methodology });
       sir = { baseUrl, body: JSON.stringify(doc) };
     }
     return sir.body;

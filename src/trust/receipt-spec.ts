@@ -9,23 +9,6 @@ import { GENESIS_PREV_HASH, MAX_AUDIT_REASON_CHARS } from './ledger-entry.ts';
 import { RFC6962_HASHER, SPEC_HASHER, sha256Hex } from './merkle-hash.ts';
 import { RECEIPT_FIELD_ORDER, RECEIPT_HEADER, RECEIPT_HEADER_ALT, RECEIPT_SIGNATURE_SCHEME } from './receipt.ts';
 
-/**
- * The published scoring methodology (DESIGN §4). Answers carry `methodologyVersion`, so a
- * result can be reproduced against the thresholds in force when it was made.
- */
-export const DECISION_METHODOLOGY = Object.freeze({
-  methodologyVersion: 'smri-decision.v1',
-  smri: { scale: '0-100 integer, higher is safer; null when undeterminable', bands: { 'low-risk': '>= 70', 'medium-risk': '40-69', 'high-risk': '< 40', unknown: 'smri null' } },
-  decision: { REJECT: 'smri < 40', EXECUTE: 'smri >= 70 and confidence >= 0.6', REVIEW: 'otherwise, and whenever smri is null' },
-  policyPresets: {
-    conservative: { minSmri: 70, maxConcentrationPct: 50, minConfidence: 0.8, denyMintAuthority: true, denyFreezeAuthority: true, denyHighRiskBand: true },
-    bluechip: { minSmri: 80, maxConcentrationPct: 40, minConfidence: 0.9, denyMintAuthority: true, denyFreezeAuthority: true, denyHighRiskBand: true },
-    'anti-rug': { minSmri: 50, maxConcentrationPct: 60, minConfidence: 0.5, denyMintAuthority: true, denyFreezeAuthority: true, denyHighRiskBand: true },
-    degen: { minSmri: 20, maxConcentrationPct: 90, minConfidence: 0.3, denyMintAuthority: false, denyFreezeAuthority: true, denyHighRiskBand: false },
-  },
-  policy: 'fail-closed: a rule whose input is unknown gives DENY; explicit parameters override preset values',
-});
-
 /** What the document is rendered from. */
 export interface ReceiptSpecConfig {
   readonly service: string;

@@ -105,6 +105,8 @@ describe('discovery documents', () => {
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.9');
+    expect(Object.keys(doc.info['x-methodology'])).toEqual(expect.arrayContaining(['token', 'forensics', 'market']));
+    expect(doc.info['x-methodology'].token.decision.rules).toEqual({ rejectBelowSmri: 40, executeMinSmri: 70, executeMinConfidence: 0.6 });
     for (const e of CATALOG) {
       const op = doc.paths[e.path].get;
       expect(op.responses['402']['x-x402-price']).toMatchObject({ amount: e.priceUnits, decimals: 6, price: SPEC_PRICES[e.path]![1], network: SOLANA });

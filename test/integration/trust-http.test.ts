@@ -15,6 +15,7 @@ import { createFreeRoutes } from '../../src/http/free-routes.ts';
 import { createRequestMetrics } from '../../src/http/request-metrics.ts';
 import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { createTrustRoutes } from '../../src/http/trust-routes.ts';
+import { METHODOLOGY } from '../../src/intel/methodology.ts';
 import { signEd25519, verifyCheckpoint } from '../../src/trust/checkpoint.ts';
 import { loadOrCreateIdentity, type Identity } from '../../src/trust/identity.ts';
 import { createKillSwitch, type KillSwitch } from '../../src/trust/kill-switch.ts';
@@ -54,7 +55,7 @@ async function start(): Promise<Running> {
       documents: () => ({ wellKnown: '{}', openApi: '{}', llmsTxt: '', pricingHtml: '' }), supported: () => ({ kinds: [], signers: {} }),
       statusExtras: createTrustStatus({ ledger, killSwitch }),
     }),
-    ...createTrustRoutes({ ledger, identity, baseUrl: () => url, serviceName: 'solana-x402-intel', serviceVersion: '0.1.9', sign }),
+    ...createTrustRoutes({ ledger, identity, baseUrl: () => url, serviceName: 'solana-x402-intel', serviceVersion: '0.1.9', sign, methodology: METHODOLOGY }),
   ];
   const server = createHttpServer({ routes });
   url = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
@@ -202,7 +203,8 @@ describe('receipts over HTTP', () => {
     expect(sir.receipt.fields.map((f: { name: string }) => f.name)).toEqual(Object.keys(issued[0]!.issued.receipt));
     expect(sir.receipt.canonicalization.note).toMatch(/ledgerIndex is included/);
     expect(sir.merkle.specProof.byteLevel).toMatch(/raw32/);
-    expect(sir.methodology.methodologyVersion).toBe('smri-decision.v1');
+    expect(sir.methodology.token.methodologyVersion).toBe(METHODOLOGY.token.methodologyVersion);
+    expect(sir.methodology.token.firewall.presets.degen).toMatchObject({ minSmri: 20, maxConcentrationPct: 90, minConfidence: 0.3 });
   });
 
   it('verifies a real receipt (GET and POST) and reports each failed check of tampered ones', async () => {
