@@ -72,16 +72,16 @@ function feed(caches: TimingCaches, from: number, slots: number, perSlot: number
   const h = caches.handlers;
   let s = from;
   for (let k = 0; k < slots; k++, s++) {
-    h.onSlot(s, 'processed', atMs);
+    h.onSlot(s, 'processed', atMs, false);
     for (let i = 0; i < perSlot; i++) h.onTransaction(s + 1, make(s * perSlot + i));
-    h.onSlot(s, 'confirmed', atMs);
+    h.onSlot(s, 'confirmed', atMs, false);
   }
   return s;
 }
 
 function absorbRate(withParsing: boolean): Record<string, number> {
   const caches = createTimingCaches({ schedule: SCHEDULE });
-  caches.handlers.onSubscribed();
+  caches.handlers.onSubscribed(null);
   const infos = withParsing ? Array.from({ length: 4096 }, (_, i) => txInfo(i)) : [];
   const make = withParsing ? (i: number) => parseTransaction(infos[i & 4095]!, tipIds)! : parsedTx;
   let slot = feed(caches, 1, WINDOW_SLOTS, TXS_PER_SLOT, make); // fill the window so evictions run
@@ -183,7 +183,7 @@ async function time(handler: PaidHandler, query: Record<string, unknown>, calls:
 async function answerLatency(): Promise<Record<string, unknown>> {
   const pool = createWorkerPool({ size: 1 });
   const caches = createTimingCaches({ schedule: SCHEDULE });
-  caches.handlers.onSubscribed();
+  caches.handlers.onSubscribed(null);
   const t0 = Date.now() - WINDOW_SLOTS * 400;
   let slot = 300_000_000;
   for (let k = 0; k < WINDOW_SLOTS; k++) slot = feed(caches, slot, 1, TXS_PER_SLOT, parsedTx, t0 + k * 400);
@@ -207,11 +207,11 @@ async function answerLatency(): Promise<Record<string, unknown>> {
   const feedSlot = (): void => {
     lastAt = Date.now();
     const s0 = slot;
-    caches.handlers.onSlot(s0, 'processed', lastAt);
+    caches.handlers.onSlot(s0, 'processed', lastAt, false);
     let done = 0;
     const chunk = (): void => {
       for (let i = 0; i < 50 && done < TXS_PER_SLOT; i++, done++) caches.handlers.onTransaction(s0 + 1, parsedTx(s0 * TXS_PER_SLOT + done));
-      if (done < TXS_PER_SLOT) setImmediate(chunk); else caches.handlers.onSlot(s0, 'confirmed', Date.now());
+      if (done < TXS_PER_SLOT) setImmediate(chunk); else caches.handlers.onSlot(s0, 'confirmed', Date.now(), false);
     };
     slot = s0 + 1;
     chunk();

@@ -18,6 +18,8 @@ export interface SlotBucket<T> {
 
 /** Items kept per slot: far above mainnet's few thousand non-vote transactions, a hard memory bound. */
 export const MAX_ITEMS_PER_SLOT = 50_000;
+/** How far past the resume slot the first status of a replaying subscription may be. */
+const REPLAY_TOLERANCE_SLOTS = 2;
 
 export interface SlotWindowConfig<T> {
   readonly windowSlots: number;
@@ -29,8 +31,12 @@ export interface SlotWindowConfig<T> {
 }
 
 export interface SlotWindow<T> {
-  /** A new subscription starts: coverage restarts, incomplete buckets are dropped. */
-  reset(): void;
+  /**
+   * A new subscription starts: incomplete buckets are dropped and coverage restarts, from
+   * `resumeFrom` when the server was asked to replay from that slot (checked on the first status:
+   * a server that did not replay is treated as a plain subscription).
+   */
+  reset(resumeFrom?: number | null): void;
   processed(slot: number): void;
   /** Adds an item of `slot`; false when the slot is not covered, already complete or full. */
   add(slot: number, item: T): boolean;
@@ -63,6 +69,18 @@ export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> 
     return bucket;
   };
 
+  // The first status after a resumed subscription must be about the resume slot (give or take the
+  // commitment lag); a later one means the server did not replay, so the gap is not covered.
+  let replayCheck: number | null = null;
+  const checkReplay = (slot: number): void => {
+    if (replayCheck === null) return;
+    if (slot > replayCheck + REPLAY_TOLERANCE_SLOTS) {
+      coverFrom = null;
+      for (const bucket of [...buckets.values()]) if (!bucket.complete) remove(bucket);
+    }
+    replayCheck = null;
+  };
+
   const evict = (): void => {
     if (lastConfirmed === null) return;
     const floor = lastConfirmed - config.windowSlots;
@@ -70,11 +88,13 @@ export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> 
   };
 
   return {
-    reset() {
-      coverFrom = null;
+    reset(resumeFrom = null) {
+      coverFrom = resumeFrom;
+      replayCheck = resumeFrom;
       for (const bucket of [...buckets.values()]) if (!bucket.complete) remove(bucket);
     },
     processed(slot) {
+      checkReplay(slot);
       coverFrom ??= slot + 1;
     },
     add(slot, item) {
@@ -86,6 +106,7 @@ export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> 
       return true;
     },
     confirmed(slot) {
+      checkReplay(slot);
       if (coverFrom === null || slot < coverFrom) return;
       if (lastConfirmed !== null && slot <= lastConfirmed) return;
       // Confirmation of a slot confirms its ancestors: close every covered slot up to it.

@@ -36,13 +36,14 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
   const clock = createSlotClockCache({ schedule: config.schedule, ...(config.checkpointEverySlots ? { checkpointEverySlots: config.checkpointEverySlots } : {}) });
   let absorbed = 0;
   const handlers: GeyserHandlers = {
-    onSubscribed() {
-      fees.window.reset();
-      tips.window.reset();
+    onSubscribed(resumeFrom) {
+      fees.window.reset(resumeFrom);
+      tips.window.reset(resumeFrom);
     },
-    onSlot(slot, status, atMs) {
+    onSlot(slot, status, atMs, replayed) {
       absorbed++;
-      clock.observe(slot, atMs);
+      // A replayed slot arrives now but happened earlier: it must not bend the measured rates.
+      if (!replayed) clock.observe(slot, atMs);
       if (status === 'processed') {
         fees.window.processed(slot);
         tips.window.processed(slot);

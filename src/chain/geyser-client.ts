@@ -30,9 +30,13 @@ const SLOT_STATUS: Readonly<Record<number, SlotStatusName>> = { 0: 'processed', 
 
 /** What the stream feeds (the timing caches). Called synchronously on the event loop. */
 export interface GeyserHandlers {
-  /** A new subscription is open: data before it may be partial. */
-  onSubscribed(): void;
-  onSlot(slot: number, status: SlotStatusName, atMs: number): void;
+  /**
+   * A new subscription is open: data before it may be partial. `resumeFrom` is set when the
+   * subscription asked the server to replay from that slot (the slot after the last confirmed one).
+   */
+  onSubscribed(resumeFrom: number | null): void;
+  /** `replayed`: the slot is at or below the server's head when we resubscribed (its arrival time is not its time). */
+  onSlot(slot: number, status: SlotStatusName, atMs: number, replayed: boolean): void;
   onTransaction(slot: number, tx: ParsedTransaction): void;
   onBlockMeta?(slot: number, blockTimeSeconds: number | null, executedTransactions: number): void;
 }
@@ -69,9 +73,10 @@ export interface GeyserStream {
   close(): Promise<void>;
 }
 
-/** The subscription the caches need. */
-export function timingSubscribeRequest(): SubscribeRequest {
+/** The subscription the caches need, replaying from `fromSlot` when given. */
+export function timingSubscribeRequest(fromSlot: number | null = null): SubscribeRequest {
   return SubscribeRequest.fromPartial({
+    ...(fromSlot === null ? {} : { fromSlot: String(fromSlot) }),
     slots: { slots: { filterByCommitment: false } },
     transactions: { nonVote: { vote: false } },
     blocksMeta: { blocksMeta: {} },
@@ -104,6 +109,11 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   let state: GeyserState = 'connecting';
   let lastSlot: number | null = null;
   let lastSlotAtMs: number | null = null;
+  let lastConfirmed: number | null = null;
+  let slotUpdates = 0;
+  let replayUntil: number | null = null;
+  // Resubscribe with from_slot (gap-free recovery) unless the last attempt to do so failed.
+  let resume = true;
   let subscriptions = 0;
   let updates = 0;
   let lastError: GeyserStatus['lastError'] = null;
@@ -123,10 +133,16 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       const status = SLOT_STATUS[update.slot.status];
       if (status === undefined) return;
       const slot = Number(update.slot.slot);
-      lastSlotAtMs = now;
+      const replayed = replayUntil !== null && slot <= replayUntil;
+      slotUpdates++;
       if (lastSlot === null || slot > lastSlot) lastSlot = slot;
-      if (state !== 'live') setState('live');
-      config.handlers.onSlot(slot, status, now);
+      if (status === 'confirmed' && (lastConfirmed === null || slot > lastConfirmed)) lastConfirmed = slot;
+      // Only a slot the chain made after we resubscribed proves the stream is live.
+      if (!replayed) {
+        lastSlotAtMs = now;
+        if (state !== 'live') setState('live');
+      }
+      config.handlers.onSlot(slot, status, now, replayed);
     } else if (update.transaction?.transaction) {
       const parsed = parseTransaction(update.transaction.transaction, tipIds);
       if (parsed) config.handlers.onTransaction(Number(update.transaction.slot), parsed);
@@ -146,6 +162,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       await within(fresh.connect(), 'connect');
       client = fresh;
     }
+    const resumeFrom = resume && lastConfirmed !== null ? lastConfirmed + 1 : null;
+    replayUntil = resumeFrom === null ? null : Number((await within(client.getSlot(CommitmentLevel.PROCESSED), 'getSlot')).slot);
     const stream = await within(client.subscribe(), 'subscribe');
     await new Promise<void>((resolve, reject) => {
       let pingId = 0;
@@ -162,10 +180,10 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       stream.on('close', () => finish());
       stream.on('data', (update: SubscribeUpdate) => onUpdate(update, stream));
       stop.signal.addEventListener('abort', onStop);
-      stream.write(timingSubscribeRequest(), (error?: Error | null) => {
+      stream.write(timingSubscribeRequest(resumeFrom), (error?: Error | null) => {
         if (error) return void stream.destroy(error);
         subscriptions++;
-        config.handlers.onSubscribed();
+        config.handlers.onSubscribed(resumeFrom);
       });
       timers.push(setInterval(() => stream.write(SubscribeRequest.fromPartial({ ping: { id: ++pingId } }), () => undefined), config.pingIntervalMs ?? GEYSER_PING_INTERVAL_MS));
       timers.push(setInterval(() => {
@@ -183,6 +201,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
     let backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
     while (!stop.signal.aborted) {
       const before = subscriptions;
+      const slotsBefore = slotUpdates;
+      const resumed = resume && lastConfirmed !== null;
       try {
         await session();
       } catch (error) {
@@ -191,6 +211,9 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
         if (subscriptions === before) client = null;
       }
       if (stop.signal.aborted) break;
+      // A server that refuses or ignores from_slot must not stall recovery: next time, plain.
+      // (A connection that never opened says nothing about from_slot: keep asking for it.)
+      resume = !resumed || subscriptions === before || slotUpdates > slotsBefore;
       if (state !== 'stale') setState('down');
       if (lastSlotAtMs !== null && lastSlotAtMs > Date.now() - 2 * staleMs && subscriptions > before) backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
       const wait = backoff * (0.5 + Math.random() / 2);

@@ -5,6 +5,7 @@
  * paused), goes away (server closed) and comes back on the same port: answers fall back to the
  * RPC saying so, and the caches recover.
  */
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSES } from '../../src/catalog/responses.ts';
@@ -18,9 +19,41 @@ import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const STALE_MS = 1_500;
+
+/** A TCP relay in front of the Geyser server: cutting it is a network drop the server survives. */
+interface Relay { readonly port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }
+async function startRelay(target: () => number): Promise<Relay> {
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const listen = async (): Promise<void> => {
+    server = createServer((client) => {
+      const upstream = connect(target(), '127.0.0.1');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server!.address() as { port: number }).port;
+  };
+  const cut = async (): Promise<void> => {
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    for (const s of sockets) s.destroy();
+    await closed;
+    server = null;
+  };
+  await listen();
+  return { get port() { return port; }, cut, restore: listen, close: cut };
+}
 let localnet: Localnet;
 let geyser: GeyserServer;
 let port: number;
+let relay: Relay;
 let pool: WorkerPool;
 let rt: TimingRuntime;
 const signal = new AbortController().signal;
@@ -57,10 +90,11 @@ beforeAll(async () => {
   ({ localnet } = await startTestLocalnet('timing-caches-1'));
   geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0 });
   port = geyser.port;
+  relay = await startRelay(() => port);
   const transport = createRpcTransport({ url: localnet.urls.rpc });
   pool = createWorkerPool({ size: 1 });
   rt = await startTimingRuntime({
-    rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: geyser.url, token: null },
+    rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: `http://127.0.0.1:${relay.port}`, token: null },
     staleMs: STALE_MS, tipHistoryEverySlots: 5, checkpointEverySlots: 5, backoffMaxMs: 500,
     // Small enough that the pool task computes the percentiles here (the path large windows take).
     poolMinValues: 40,
@@ -70,6 +104,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rt?.close();
+  await relay?.close();
   await geyser?.close();
   await pool?.close();
   await localnet?.close();
@@ -233,8 +268,33 @@ describe('stream outages', () => {
     expect(rt.stream.status().subscriptions).toBeGreaterThanOrEqual(2);
   }, 90_000);
 
+  it('a dropped connection resubscribes with from_slot: the missed slots are replayed, none is missing', async () => {
+    await until('fresh complete slots', () => (rt.caches.fees.window.lastConfirmed ?? 0) > 0);
+    const subscriptionsBefore = rt.stream.status().subscriptions;
+    const confirmedBeforeCut = rt.caches.fees.window.lastConfirmed!;
+    await relay.cut();
+    await until('not live', () => !rt.stream.isLive(), 20_000);
+    await until('slots made during the drop', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeCut + 4), 20_000);
+    await relay.restore();
+    await until('live again', () => rt.stream.isLive() && rt.stream.status().subscriptions > subscriptionsBefore, 30_000);
+    await until('slots after the drop', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= Number(localnet.chain.slot('confirmed')) - 1 && (rt.caches.fees.window.lastConfirmed ?? 0) > confirmedBeforeCut + 6);
+    const covered = coveredSlots('fees');
+    const missing: number[] = [];
+    for (let s = confirmedBeforeCut; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) missing.push(s);
+    expect(missing).toEqual([]);
+    const body = await call('/v1/priority-fee');
+    const slots = new Set([...coveredSlots('fees')].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
+    const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
+    const bySlot = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.length]));
+    const diffs = [...slots].filter((sl) => bySlot.get(sl) !== producedIn(new Set([sl])).length).map((sl) => [sl, bySlot.get(sl), producedIn(new Set([sl])).length]);
+    expect({ confirmedBeforeCut, diffs }).toEqual({ confirmedBeforeCut, diffs: [] });
+    expect(body.observed.transactions).toBe(prices.length);
+    expect(body.percentiles.p75).toBe(nearestRank(prices, 75));
+  }, 120_000);
+
   it('the server goes away and comes back on the same port: fallback meanwhile, caches recover', async () => {
     const subscriptionsBefore = rt.stream.status().subscriptions;
+    const confirmedBeforeClose = rt.caches.fees.window.lastConfirmed!;
     await geyser.close();
     await until('not live', () => !rt.stream.isLive(), 20_000);
     expect(rt.stream.status().lastError?.message).toBeTruthy();
@@ -243,17 +303,26 @@ describe('stream outages', () => {
     const epoch = await call('/v1/epoch');
     expect(epoch.source).toBe('rpc-fallback');
     expect(epoch.freshness.stream).not.toBe('live');
+    // Long enough that the slots after the last confirmed one predate anything the new server records.
+    await until('slots made during the outage', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeClose + 5), 20_000);
     geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port });
     await until('live again', () => rt.stream.isLive(), 30_000);
     expect(rt.stream.status().subscriptions).toBeGreaterThan(subscriptionsBefore);
-    const afterReconnect = rt.caches.fees.window.lastConfirmed!;
-    await until('fresh complete slots', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= afterReconnect + 3);
+    await until('three slots streamed by the new server', () => [...coveredSlots('fees')].filter((s) => s > confirmedBeforeClose).length >= 3);
     const body = await call('/v1/priority-fee');
     expect(body.source).toBe('geyser');
-    const slots = new Set([...coveredSlots('fees')].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
-    const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
-    expect(body.observed.transactions).toBe(prices.length);
-    expect(body.percentiles.p90).toBe(nearestRank(prices, 90));
+    // A restarted server has nothing to replay: the outage is a gap (no buckets), the slots streamed
+    // since are exact.
+    const covered = coveredSlots('fees');
+    const after = [...covered].filter((s) => s > confirmedBeforeClose);
+    const gap = [];
+    for (let s = confirmedBeforeClose + 1; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) gap.push(s);
+    expect(gap.length).toBeGreaterThan(0);
+    expect(after.length).toBeGreaterThanOrEqual(3);
+    const cached = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.map((i) => i.price).sort((a, b) => a - b)]));
+    for (const slot of after) {
+      expect(cached.get(slot)).toEqual(producedIn(new Set([slot])).map((t) => Number(t.computeUnitPrice ?? 0n)).sort((a, b) => a - b));
+    }
     expect((await call('/v1/epoch')).source).toBe('geyser');
   }, 120_000);
 });

@@ -76,6 +76,25 @@ describe('slot window', () => {
     w.processed(0);
     expect([w.add(1, 1), w.add(1, 2), w.add(1, 3)]).toEqual([true, true, false]);
   });
+  it('a resumed subscription covers from the resume slot; one the server did not replay does not', () => {
+    const w = createSlotWindow<number>({ windowSlots: 100 });
+    w.processed(1);
+    w.add(2, 1);
+    w.confirmed(2);
+    w.reset(3); // replay from slot 3
+    w.processed(3); // the replay starts at the resume slot
+    w.add(3, 7);
+    w.add(4, 8);
+    w.confirmed(4);
+    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([[2, [1]], [3, [7]], [4, [8]]]);
+    w.reset(5); // the server ignores from_slot and streams from slot 20
+    w.add(5, 1);
+    w.processed(20);
+    expect(w.add(20, 1)).toBe(false);
+    w.confirmed(21);
+    expect(w.completeBuckets().map((b) => b.slot)).toEqual([2, 3, 4, 21]);
+    expect(w.size).toBe(4); // the partial slot 5 is gone
+  });
   it('keeps memory bounded over a long run', () => {
     const w = createSlotWindow<number>({ windowSlots: 50 });
     w.processed(0);
