@@ -21,7 +21,7 @@ import { createForensicsGroup } from './intel/forensics/forensics-group.ts';
 import type { HandlerDeps, HandlerGroup, MarketUrls } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createMarketGroup } from './intel/market/market-group.ts';
-import { createTimingGroup } from './intel/timing/timing-group.ts';
+import { createTimingGroup, type TimingGroup } from './intel/timing/timing-group.ts';
 import { createTokenGroup } from './intel/token/token-group.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -120,11 +120,11 @@ export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledge
 }
 
 /** The paid handler groups; pretrade borrows token-intel and fee bands from its peers. */
-function createHandlerGroups(deps: HandlerDeps): HandlerGroup[] {
+function createHandlerGroups(deps: HandlerDeps): { groups: HandlerGroup[]; timing: TimingGroup } {
   const timing = createTimingGroup(deps);
   const token = createTokenGroup(deps);
   const forensics = createForensicsGroup(deps, { feeBands: (signal) => timing.feeBands(signal), tokenIntel: (mint, signal) => token.tokenIntel(mint, signal) });
-  return [timing, token, forensics, createMarketGroup(deps)];
+  return { groups: [timing, token, forensics, createMarketGroup(deps)], timing };
 }
 
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
@@ -143,7 +143,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const rpc = createRpcClient(rpcTransport);
   if (config.mode === 'embedded') await prepareEmbeddedSvmAccounts(rpc, { feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
-  const groups = createHandlerGroups({
+  const { groups, timing } = createHandlerGroups({
     config, rpc, rpcTransport, pool,
     geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
     market: options.upstreams.market,
@@ -176,7 +176,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       metrics: () => metrics.snapshot(),
       documents: () => documents!,
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
-      statusExtras: () => ({ mode: config.mode, ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
+      statusExtras: () => ({ mode: config.mode, timing: timing.status(), ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
     }),
     ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign, methodology: METHODOLOGY }),
     ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),

@@ -6,12 +6,14 @@
  */
 import { FORENSICS_METHODOLOGY } from './forensics/forensics-methodology.ts';
 import { MARKET_METHODOLOGY } from './market/market-methodology.ts';
+import { TIMING_METHODOLOGY } from './timing/timing-methodology.ts';
 import { TOKEN_METHODOLOGY } from './token/token-methodology.ts';
 
 export const METHODOLOGY = Object.freeze({
   token: TOKEN_METHODOLOGY,
   forensics: FORENSICS_METHODOLOGY,
   market: MARKET_METHODOLOGY,
+  timing: TIMING_METHODOLOGY,
 });
 
 /** `methodologyVersion` of each part, e.g. for `/health`. */

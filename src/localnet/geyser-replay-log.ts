@@ -41,14 +41,19 @@ export class ReplayLog {
     }
   }
 
-  /** The oldest slot the log can replay from, null when empty. */
+  /**
+   * The oldest slot the log holds in full, null when none. A slot's transactions are emitted
+   * while it is open, after the `processed` status of the slot before it; so only a slot whose
+   * predecessor's `processed` status is still in the log is complete. Reporting the oldest slot of
+   * any event would accept a `from_slot` for a slot seen only partly (e.g. one whose confirmed
+   * status arrived right after a restart) and replay it incompletely.
+   */
   firstAvailable(): bigint | null {
-    let oldest: bigint | null = null;
     for (let i = this.#head; i < this.#events.length; i += 1) {
-      const slot = this.#events[i]?.value.slot;
-      if (slot !== undefined && (oldest === null || slot < oldest)) oldest = slot;
+      const event = this.#events[i];
+      if (event?.kind === 'slot' && event.value.status === 'processed') return event.value.slot + 1n;
     }
-    return oldest;
+    return null;
   }
 
   /** Events of slots >= `slot`, in the order they happened. */

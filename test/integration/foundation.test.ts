@@ -105,7 +105,7 @@ describe('discovery documents', () => {
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.9');
-    expect(Object.keys(doc.info['x-methodology'])).toEqual(expect.arrayContaining(['token', 'forensics', 'market']));
+    expect(Object.keys(doc.info['x-methodology'])).toEqual(expect.arrayContaining(['token', 'forensics', 'market', 'timing']));
     expect(doc.info['x-methodology'].token.decision.rules).toEqual({ rejectBelowSmri: 40, executeMinSmri: 70, executeMinConfidence: 0.6 });
     for (const e of CATALOG) {
       const op = doc.paths[e.path].get;
@@ -139,6 +139,8 @@ describe('discovery documents', () => {
     const health = await readJson(fetch(`${t.url}/health`));
     expect(health).toMatchObject({ status: 'ok', version: '0.1.9', mode: 'embedded', localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market, evmRpcUrl: t.localnet!.urls.evm } });
     expect(health.requests.total).toBeGreaterThan(0);
+    expect(health.timing.geyser).toMatchObject({ state: expect.any(String) });
+    expect(JSON.stringify(health.timing)).not.toContain(t.localnet!.urls.geyser);
     const uptime = await readJson(fetch(`${t.url}/uptime`));
     expect(uptime.status).toBe('ok');
     expect(typeof uptime.p95LatencyMs).toBe('number');

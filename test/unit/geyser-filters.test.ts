@@ -112,7 +112,17 @@ describe('geyser replay log', () => {
   it('keeps a bounded window of slots and replays from a slot in order', () => {
     const log = new ReplayLog({ maxSlots: 3, maxEvents: 100 });
     for (let slot = 1n; slot <= 5n; slot += 1n) log.record({ kind: 'slot', value: { slot, parent: slot - 1n, status: 'processed' } });
-    expect(log.firstAvailable()).toBe(3n);
+    // Slot 3's processed status is the oldest kept: slot 4 is the first one held in full.
+    expect(log.firstAvailable()).toBe(4n);
     expect(log.since(4n).map((e) => e.value.slot)).toEqual([4n, 5n]);
+  });
+
+  it('does not offer a slot it saw only partly (statuses of older slots after a restart)', () => {
+    const log = new ReplayLog({ maxSlots: 100, maxEvents: 1000 });
+    log.record({ kind: 'slot', value: { slot: 7n, parent: 6n, status: 'confirmed' } });
+    log.record({ kind: 'slot', value: { slot: 5n, parent: 4n, status: 'finalized' } });
+    expect(log.firstAvailable()).toBeNull();
+    log.record({ kind: 'slot', value: { slot: 9n, parent: 8n, status: 'processed' } });
+    expect(log.firstAvailable()).toBe(10n);
   });
 });
