@@ -5,18 +5,16 @@
  * found only after payment) leave the payer's balance unchanged; pretrade answers 200 with each
  * unavailable part as an explicit error field.
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSES } from '../../src/catalog/responses.ts';
 import { signerFromSeed } from '../../src/localnet/world-keys.ts';
 import { buildSignedWire } from '../../src/localnet/world-transactions.ts';
 import { readJson } from '../helpers/read-json.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 let t: TestService;
 let payer: TestPayer;
 let payFetch: typeof fetch;
@@ -27,10 +25,7 @@ const schemaErrors = (path: string, body: unknown) => [...Value.Errors(RESPONSES
 beforeAll(async () => {
   t = await startTestService();
   payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
-  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

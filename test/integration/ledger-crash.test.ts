@@ -12,8 +12,6 @@
  * given the unterminated partial line a crash mid-write (power loss) leaves, and the restart must
  * cut it and say so.
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,11 +20,11 @@ import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyConsistency } from '../../src/trust/merkle-verify.ts';
 import { chainProblem, sha256Hex, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { killService, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
 import { fundedPayer } from '../helpers/svm-payer.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 /** Concurrent paying clients. */
 const WORKERS = 6;
 /** The kill comes right when this many 200s have reached the clients (others are in flight). */
@@ -58,10 +56,7 @@ let second: ServiceProcess;
 async function payingFetch(svc: ServiceProcess): Promise<typeof fetch> {
   const payer = await fundedPayer(svc.rpcUrl, 50_000_000);
   payers.push(payer.signer.address);
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: svc.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: svc.rpcUrl }));
-  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+  return officialSvmFetch(payer, { rpcUrl: svc.rpcUrl, stablecoinMint: svc.stablecoinMint });
 }
 
 async function readAck(res: Response): Promise<Ack> {

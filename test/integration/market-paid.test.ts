@@ -4,15 +4,13 @@
  * a receipt and a SPEC-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
  * not move (nothing settled).
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../helpers/read-json.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const WSOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 let t: TestService;
@@ -23,10 +21,7 @@ const payToBalance = () => tokenBalance(t.localnet!.urls.rpc, t.service.terms.sv
 beforeAll(async () => {
   t = await startTestService();
   const payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
-  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
 }, 120_000);
 afterAll(async () => {
   await t.close();

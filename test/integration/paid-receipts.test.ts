@@ -4,8 +4,6 @@
  * and its inclusion proof verifies by SPEC's rule; the kill switch stops paid calls with 503 and
  * its transitions are audited ledger entries.
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../helpers/read-json.ts';
+import { SOLANA, officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { fundedPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 let t: TestService;
 let payFetch: typeof fetch;
 
@@ -38,10 +36,7 @@ function runVerifyScript(args: readonly string[]): Promise<{ code: number; out: 
 beforeAll(async () => {
   t = await startTestService();
   const payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
-  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
 }, 90_000);
 afterAll(async () => {
   await t.close();

@@ -7,8 +7,6 @@
  * drops it would) is released once its blockhash expired: nothing charged, no duplicate refusal.
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,10 +19,10 @@ import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
 import { readJson } from '../helpers/read-json.ts';
+import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const EPOCH_PRICE = 1000n;
 /** Past the localnet's 150-block blockhash lifetime. */
 const BLOCKS_TO_EXPIRE = 160;
@@ -77,9 +75,7 @@ async function officialPaymentHeader(url: string, paymentId?: string): Promise<s
   expect(res.status).toBe(402);
   const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
   if (paymentId) required.extensions = { ...required.extensions, 'payment-identifier': { ...(required.extensions?.['payment-identifier'] as object), info: { required: false, id: paymentId } } };
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: localnet.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: localnet.urls.rpc }));
+  const client = officialSvmClient(payer, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
   return Buffer.from(JSON.stringify(await client.createPaymentPayload(required))).toString('base64');
 }
 

@@ -6,7 +6,6 @@
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { address } from '@solana/kit';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,10 +17,10 @@ import { ServiceError } from '../../src/errors.ts';
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
+import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';
 import { buildPaymentTx, fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const EPOCH_PRICE = 1000n;
 let localnet: Localnet;
 let upstreams: Upstreams;
@@ -41,11 +40,7 @@ async function start(): Promise<RunningService> {
 }
 
 function officialClient(p: TestPayer): x402Client {
-  const client = new x402Client();
-  // The localnet stablecoin is not one of the SDK's default assets: allow it explicitly.
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: localnet.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(p.signer, { rpcUrl: localnet.urls.rpc }));
-  return client;
+  return officialSvmClient(p, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
 }
 
 async function challenge(url: string) {

@@ -4,15 +4,13 @@
  * body; a mint that does not exist answers 404 and a mint too large to snapshot answers 502
  * snapshot_unavailable, and neither moves money.
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSES } from '../../src/catalog/responses.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 let t: TestService;
 let payer: TestPayer;
 let payFetch: typeof fetch;
@@ -20,10 +18,7 @@ let payFetch: typeof fetch;
 beforeAll(async () => {
   t = await startTestService();
   payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  const client = new x402Client();
-  client.setSpendControls({ allowedAssets: [{ network: SOLANA, asset: t.localnet!.stablecoinMint, maxAmountPerPayment: '1000000' }] });
-  client.register('solana:*', new ExactSvmScheme(payer.signer, { rpcUrl: t.localnet!.urls.rpc }));
-  payFetch = wrapFetchWithPayment(fetch, client) as typeof fetch;
+  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
