@@ -30,7 +30,8 @@ export interface SingleFlightCache<V> {
   readonly size: number;
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** `promise`, or the signal's reason as soon as `signal` aborts; the promise itself runs on. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

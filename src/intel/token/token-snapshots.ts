@@ -5,7 +5,7 @@
  * accounts + epoch + largest accounts, (2) token accounts (owners) + hook programs, (3) hook
  * ProgramData, only when a transfer hook is upgradeable-loader owned.
  */
-import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
+import { createSingleFlightCache, raceAbort } from '../../caches/single-flight-cache.ts';
 import { RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX, type MintHistory, type RawAccount, type RpcElement, type TokenRpcMethods } from '../../chain/rpc-token-methods.ts';
 import { findExtension, parseTokenAccount } from '../../chain/token-extensions.ts';
 import type { HolderAccountInput } from './holder-buckets.ts';
@@ -91,19 +91,6 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
       : null;
     const history = histories.get(mint) ?? { ok: false, code: 0, message: 'not read' };
     return { kind: 'mint', mint, slot: round1.slot, parsed: p.mint, epoch, holders, hook, history };
-  });
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
   });
 }
 
