@@ -23,14 +23,33 @@ export const MAX_TRANSITIONS = 16;
 
 export interface SlotSample { readonly atMs: number; readonly slot: number }
 
-export interface MeasuredRate {
+/** A slot rate measured between two samples, labelled with how it was measured. */
+export interface SlotRateFigures {
   readonly label: string;
   readonly slotMs: number;
   readonly slotsPerSecond: number;
   readonly spanSeconds: number;
   readonly slots: number;
+}
+
+export interface MeasuredRate extends SlotRateFigures {
   readonly fromSlot: number;
   readonly toSlot: number;
+}
+
+/** Rounds to `digits` decimals. */
+export const roundTo = (v: number, digits: number): number => Math.round(v * 10 ** digits) / 10 ** digits;
+
+/**
+ * The rate from `oldest` to `newest`; null when they are under MIN_RATE_SPAN_MS apart or show no
+ * progress (nothing is assumed).
+ */
+export function rateBetween(oldest: SlotSample, newest: SlotSample, label: string): SlotRateFigures | null {
+  const spanMs = newest.atMs - oldest.atMs;
+  const slots = newest.slot - oldest.slot;
+  if (spanMs < MIN_RATE_SPAN_MS || slots <= 0) return null;
+  const slotMs = spanMs / slots;
+  return { label, slotMs: roundTo(slotMs, 1), slotsPerSecond: roundTo(1000 / slotMs, 3), spanSeconds: roundTo(spanMs / 1000, 1), slots };
 }
 
 export interface CheckpointPoint extends EpochPosition { readonly atMs: number; readonly time: string }
@@ -48,7 +67,6 @@ export interface SlotClockCache {
   readonly sampleCount: number;
 }
 
-const round = (v: number, digits: number): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
 /** Creates the cache over a known epoch schedule. */
 export function createSlotClockCache(config: { readonly schedule: EpochSchedule; readonly capacity?: number; readonly checkpointEverySlots?: number; readonly spacingMs?: number }): SlotClockCache {
@@ -106,11 +124,8 @@ export function createSlotClockCache(config: { readonly schedule: EpochSchedule;
   function rate(windowMs: number, label: string): MeasuredRate | null {
     if (head === null || count === 0) return null;
     const oldest = at(Number.isFinite(windowMs) ? Math.min(firstAtOrAfter(head.atMs - windowMs), count - 1) : 0);
-    const spanMs = head.atMs - oldest.atMs;
-    const slots = head.slot - oldest.slot;
-    if (spanMs < MIN_RATE_SPAN_MS || slots <= 0) return null;
-    const slotMs = spanMs / slots;
-    return { label, slotMs: round(slotMs, 1), slotsPerSecond: round(1000 / slotMs, 3), spanSeconds: round(spanMs / 1000, 1), slots, fromSlot: oldest.slot, toSlot: head.slot };
+    const figures = rateBetween(oldest, head, label);
+    return figures && { ...figures, fromSlot: oldest.slot, toSlot: head.slot };
   }
 
   return {

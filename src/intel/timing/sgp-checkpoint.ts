@@ -6,12 +6,12 @@
  * getEpochInfo (`rpc-fallback`); the series stays what the stream recorded.
  */
 import type { EpochPosition } from '../../caches/epoch-schedule.ts';
+import { roundTo } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import type { PaidHandler } from '../../http/paid-routes.ts';
 import { rpcEpoch, streamRates } from './epoch.ts';
 import type { TimingSource } from './timing-source.ts';
 
-const round = (v: number, digits: number): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
 /** Builds the handler over the timing source. */
 export function createSgpCheckpointHandler(source: TimingSource, config: { readonly checkpointEverySlots: number }): PaidHandler {
@@ -37,10 +37,10 @@ export function createSgpCheckpointHandler(source: TimingSource, config: { reado
     const transitions = clock.transitions();
     const last = transitions[transitions.length - 1];
     return {
-      latest: { epoch: position.epoch, slotIndex: position.slotIndex, slotsInEpoch: position.slotsInEpoch, progressPct: round((position.slotIndex / position.slotsInEpoch) * 100, 3), absoluteSlot: position.absoluteSlot },
+      latest: { epoch: position.epoch, slotIndex: position.slotIndex, slotsInEpoch: position.slotsInEpoch, progressPct: roundTo((position.slotIndex / position.slotsInEpoch) * 100, 3), absoluteSlot: position.absoluteSlot },
       measured: {
         slotMs: baseline.slotMs,
-        baselineSpanHours: round(baseline.spanSeconds / 3600, 4),
+        baselineSpanHours: roundTo(baseline.spanSeconds / 3600, 4),
         baselineSlots: baseline.slots,
         etaEpochEndIso: new Date((observedAtMs ?? Date.now()) + slotsLeft * baseline.slotMs).toISOString(),
         method: baseline.label,

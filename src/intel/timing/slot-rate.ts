@@ -3,7 +3,10 @@
  * assumed: a rate exists only once two samples at least MIN_RATE_SPAN_MS apart show progress.
  * Two labelled rates: `primary` over the recent window, `alt` over everything retained.
  */
+import { MIN_RATE_SPAN_MS, rateBetween, type SlotRateFigures, type SlotSample } from '../../caches/slot-clock-cache.ts';
 import type { EpochInfo, RpcClient } from '../../chain/rpc-client.ts';
+
+export { MIN_RATE_SPAN_MS, type SlotSample };
 
 /** Sampling period of the background sampler. */
 export const SLOT_SAMPLE_INTERVAL_MS = 1_000;
@@ -11,20 +14,7 @@ export const SLOT_SAMPLE_INTERVAL_MS = 1_000;
 export const PRIMARY_WINDOW_MS = 60_000;
 /** Samples retained (and the span of the alt rate): 15 minutes at one per second. */
 export const MAX_SLOT_SAMPLES = 900;
-/** Shortest span a rate is computed over. */
-export const MIN_RATE_SPAN_MS = 800;
-
-export interface SlotSample {
-  readonly atMs: number;
-  readonly slot: number;
-}
-
-export interface SlotRate {
-  readonly label: string;
-  readonly slotMs: number;
-  readonly slotsPerSecond: number;
-  readonly spanSeconds: number;
-  readonly slots: number;
+export interface SlotRate extends SlotRateFigures {
   readonly samples: number;
 }
 
@@ -33,15 +23,9 @@ export function measureSlotRate(samples: readonly SlotSample[], windowMs: number
   const newest = samples[samples.length - 1];
   if (!newest) return null;
   const inWindow = samples.filter((s) => newest.atMs - s.atMs <= windowMs);
-  const oldest = inWindow[0]!;
-  const spanMs = newest.atMs - oldest.atMs;
-  const slots = newest.slot - oldest.slot;
-  if (spanMs < MIN_RATE_SPAN_MS || slots <= 0) return null;
-  const slotMs = spanMs / slots;
-  return { label, slotMs: round(slotMs, 1), slotsPerSecond: round(1000 / slotMs, 3), spanSeconds: round(spanMs / 1000, 1), slots, samples: inWindow.length };
+  const figures = rateBetween(inWindow[0]!, newest, label);
+  return figures && { ...figures, samples: inWindow.length };
 }
-
-const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
 export interface SlotSampler {
   /** Records a sample taken by someone else (e.g. a request that fetched epoch info). */
