@@ -19,19 +19,9 @@ export interface PoolMintInfo {
 }
 
 /** A pool with its secrets (the authority signs swaps in the block producer). */
-export interface WorldPool {
-  readonly address: string;
-  readonly label: string;
-  readonly mintA: string;
-  readonly mintB: string;
-  readonly vaultA: string;
-  readonly vaultB: string;
-  readonly decimalsA: number;
-  readonly decimalsB: number;
+export interface WorldPool extends Omit<PoolState, 'reserveA' | 'reserveB'> {
   readonly programIdA: string;
   readonly programIdB: string;
-  readonly feeBps: number;
-  readonly createdAt: number;
   readonly authority: WorldSigner;
   /** Reserves written at build time (base units). */
   readonly initialReserveA: bigint;
