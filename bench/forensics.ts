@@ -8,7 +8,7 @@
 import { createRpcClient, createRpcTransport } from '../src/chain/rpc-client.ts';
 import type { HandlerDeps } from '../src/intel/handler-group.ts';
 import { createForensicsGroup } from '../src/intel/forensics/forensics-group.ts';
-import { startLocalnet } from '../src/localnet/start-localnet.ts';
+import { startLocalnet } from '@solana-x402-intel/localnet';
 
 const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 const CONCURRENT = 16;

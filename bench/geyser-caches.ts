@@ -23,8 +23,7 @@ import { createSgpCheckpointHandler } from '../src/intel/timing/sgp-checkpoint.t
 import { createTimingSource } from '../src/intel/timing/timing-source.ts';
 import { createTipFloorHandler } from '../src/intel/timing/tipfloor.ts';
 import type { PaidHandler } from '../src/http/paid-routes.ts';
-import { startGeyserServer } from '../src/localnet/geyser-server.ts';
-import type { ChainHeadReader, ExecutedTransaction, LocalChainEvents } from '../src/localnet/types.ts';
+import { type ChainHeadReader, type ExecutedTransaction, type LocalChainEvents, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
 
 const SCHEDULE = { slotsPerEpoch: 432_000, warmup: false, firstNormalEpoch: 0, firstNormalSlot: 0 };

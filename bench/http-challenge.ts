@@ -11,9 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { startHelloWorld } from '../src/http/hello-server.ts';
-import { localnetUpstreams } from '../src/localnet/localnet-upstreams.ts';
-import { startLocalnet } from '../src/localnet/start-localnet.ts';
+import { startHelloWorld } from './hello-server.ts';
+import { localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService } from '../src/service.ts';
 
 export interface LoadResult {

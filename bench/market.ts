@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createRpcClient, createRpcTransport } from '../src/chain/rpc-client.ts';
 import { createMarketGroup } from '../src/intel/market/market-group.ts';
-import { localnetUpstreams } from '../src/localnet/localnet-upstreams.ts';
-import { startLocalnet } from '../src/localnet/start-localnet.ts';
+import { localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
 
 export interface MarketBenchOptions {

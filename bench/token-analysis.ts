@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.ts';
 import type { HandlerDeps } from '../src/intel/handler-group.ts';
 import { bucketHolders, type BucketHoldersInput } from '../src/intel/token/holder-buckets.ts';
 import { createTokenGroup } from '../src/intel/token/token-group.ts';
-import { startLocalnet } from '../src/localnet/start-localnet.ts';
+import { startLocalnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
 
 const BENCH_MINTS = ['USDC', 'BONK', 'JUP', 'WIF', 'flat', 'concentrated', 'burnHolder', 'transferFeeHigh', 'transferHookUpgradeable', 'multiRisk'];

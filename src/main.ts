@@ -1,9 +1,10 @@
 /**
  * Composition root: loadConfig -> start the embedded localnet when no upstream is configured ->
  * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish and exit 0.
+ * The only place the service reaches the localnet package, and only through a dynamic import, so
+ * mainnet mode never loads LiteSVM, EDR or the gRPC server.
  */
 import { ConfigError, helpText, loadConfig, type Config } from './config.ts';
-import { localnetUpstreams } from './localnet/localnet-upstreams.ts';
 import { startService, type Upstreams } from './service.ts';
 
 interface Closeable {
@@ -15,7 +16,7 @@ async function upstreamsFor(config: Config): Promise<{ upstreams: Upstreams; loc
     const market = { jupiter: config.jupiterUrl, geckoterminal: config.geckoterminalUrl, magiceden: config.magicedenUrl, lending: config.lendingUrl };
     return { upstreams: { rpcUrl: config.rpcUrl!, geyserUrl: config.geyserUrl!, geyserToken: config.geyserToken, market }, localnet: null };
   }
-  const { startLocalnet } = await import('./localnet/start-localnet.ts');
+  const { startLocalnet, localnetUpstreams } = await import('@solana-x402-intel/localnet');
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, ...config.localnet });
   for (const [name, url] of Object.entries(net.urls)) console.log(`localnet ${name} ${url}`);
   console.log(`localnet stablecoin ${net.stablecoinMint} (solana), ${net.evm.usdcAddress} (evm)`);

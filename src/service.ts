@@ -33,7 +33,6 @@ import type { ExactScheme } from './x402/exact-scheme.ts';
 import { createPaymentProcessor } from './x402/payment-processor.ts';
 import { createChallengeBuilder, type PaymentTermsConfig } from './x402/payment-terms.ts';
 import { createReplayGuard } from './x402/replay-guard.ts';
-import { prepareEmbeddedSvmAccounts } from './x402/svm-embedded-setup.ts';
 import { createSvmExactScheme } from './x402/svm-exact.ts';
 import { startEvmExactScheme, type EvmSettlement } from './x402/evm-exact-setup.ts';
 
@@ -53,6 +52,11 @@ export interface Upstreams {
   readonly evm?: { readonly rpcUrl: string; readonly asset: string; readonly name: string; readonly version: string; readonly relayerKey: `0x${string}` };
   /** Shown in /health in embedded mode only: loopback URLs, no secrets. */
   readonly localnet?: Readonly<Record<string, string>>;
+  /**
+   * Embedded mode: readies the fee payer (SOL for fees) and payTo (its stablecoin account) on the
+   * localnet before the first payment. On mainnet both are the operator's job, so it is absent.
+   */
+  readonly prepareAccounts?: (accounts: { readonly feePayer: string; readonly payTo: string }) => Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -141,7 +145,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const trustStatus = createTrustStatus({ ledger, killSwitch });
   const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl });
   const rpc = createRpcClient(rpcTransport);
-  if (config.mode === 'embedded') await prepareEmbeddedSvmAccounts(rpc, { feePayer: identity.publicKey, payTo: terms.svm.payTo });
+  await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
   const { groups, timing } = createHandlerGroups({
     config, rpc, rpcTransport, pool,

@@ -1,5 +1,5 @@
 /**
- * Little-endian byte reader and writer for Solana account layouts (SPL Token `Pack` structs,
+ * Little-endian byte reader for Solana account layouts (SPL Token `Pack` structs,
  * Token-2022 `Pod` extensions, Borsh strings). The reader throws `RangeError` on overrun; callers
  * that must never throw (the account parsers) catch it at their boundary and turn it into an
  * error result.
@@ -106,68 +106,4 @@ export function createByteReader(data: Uint8Array): ByteReader {
     },
   };
   return reader;
-}
-
-/** Append-only little-endian writer. */
-export interface ByteWriter {
-  readonly length: number;
-  u8(v: number): ByteWriter;
-  u16(v: number): ByteWriter;
-  i16(v: number): ByteWriter;
-  u32(v: number): ByteWriter;
-  u64(v: bigint): ByteWriter;
-  i64(v: bigint): ByteWriter;
-  f64(v: number): ByteWriter;
-  bool(v: boolean): ByteWriter;
-  bytes(v: Uint8Array): ByteWriter;
-  zeros(n: number): ByteWriter;
-  pubkey(v: string): ByteWriter;
-  optionalPubkey(v: string | null): ByteWriter;
-  cOptionPubkey(v: string | null): ByteWriter;
-  cOptionU64(v: bigint | null): ByteWriter;
-  string(v: string): ByteWriter;
-  /** Writes decoded base64 padded/truncated to exactly `length` bytes; null writes zeros. */
-  base64(v: string | null, length: number): ByteWriter;
-  toBytes(): Uint8Array;
-}
-
-/** Creates an empty writer. */
-export function createByteWriter(): ByteWriter {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const fixed = (n: number, fill: (v: DataView) => void): ByteWriter => {
-    const chunk = new Uint8Array(n);
-    fill(new DataView(chunk.buffer));
-    return writer.bytes(chunk);
-  };
-  const writer: ByteWriter = {
-    get length() { return length; },
-    u8: (v) => fixed(1, (d) => d.setUint8(0, v)),
-    u16: (v) => fixed(2, (d) => d.setUint16(0, v, true)),
-    i16: (v) => fixed(2, (d) => d.setInt16(0, v, true)),
-    u32: (v) => fixed(4, (d) => d.setUint32(0, v, true)),
-    u64: (v) => fixed(8, (d) => d.setBigUint64(0, v, true)),
-    i64: (v) => fixed(8, (d) => d.setBigInt64(0, v, true)),
-    f64: (v) => fixed(8, (d) => d.setFloat64(0, v, true)),
-    bool: (v) => writer.u8(v ? 1 : 0),
-    bytes: (v) => { chunks.push(v); length += v.length; return writer; },
-    zeros: (n) => writer.bytes(new Uint8Array(n)),
-    pubkey: (v) => writer.bytes(addressToBytes(v)),
-    optionalPubkey: (v) => (v === null ? writer.zeros(PUBKEY_BYTES) : writer.pubkey(v)),
-    cOptionPubkey: (v) => (v === null ? writer.u32(0).zeros(PUBKEY_BYTES) : writer.u32(1).pubkey(v)),
-    cOptionU64: (v) => (v === null ? writer.u32(0).u64(0n) : writer.u32(1).u64(v)),
-    string: (v) => { const utf8 = new TextEncoder().encode(v); return writer.u32(utf8.length).bytes(utf8); },
-    base64: (v, n) => {
-      const out = new Uint8Array(n);
-      if (v !== null) out.set(Buffer.from(v, 'base64').subarray(0, n));
-      return writer.bytes(out);
-    },
-    toBytes: () => {
-      const out = new Uint8Array(length);
-      let at = 0;
-      for (const c of chunks) { out.set(c, at); at += c.length; }
-      return out;
-    },
-  };
-  return writer;
 }

@@ -58,9 +58,6 @@ export interface RpcClient {
   getSignatureStatus(signature: string, signal?: AbortSignal): Promise<SignatureStatus | null>;
   getEpochInfo(signal?: AbortSignal): Promise<EpochInfo>;
   getAccountInfo(address: string, signal?: AbortSignal): Promise<AccountInfo | null>;
-  requestAirdrop(address: string, lamports: bigint, signal?: AbortSignal): Promise<string>;
-  /** Embedded localnet only: creates `owner`'s stablecoin account and mints `units` to it. */
-  localnetFundStablecoin(owner: string, units: bigint, signal?: AbortSignal): Promise<string>;
 }
 
 /** JSON-safe copy of an RPC value (kit answers u64 fields as bigint). */
@@ -88,8 +85,6 @@ export interface RpcTransport {
   call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T>;
   /** Write paths: a JSON-RPC error is an answer about the transaction, returned as data. */
   judged<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T | RpcFailure>;
-  /** A method kit does not type (localnet extensions); the JSON-RPC error becomes a ServiceError. */
-  rawCall(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown>;
 }
 
 /** Creates the transport; every call carries its own time limit and the caller's AbortSignal. */
@@ -123,27 +118,13 @@ export function createRpcTransport(config: RpcClientConfig): RpcTransport {
     }
   }
 
-  async function rawCall(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown> {
-    return call(method, signal, async (abortSignal) => {
-      const res = await fetch(config.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        signal: abortSignal,
-      });
-      const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
-      if (body.error) throw new ServiceError('upstream_unavailable', `Solana RPC ${method}: ${body.error.message ?? 'error'}`);
-      return body.result;
-    });
-  }
-
-  return { url: config.url, rpc, call: (what, signal, send) => call(what, signal, send), judged, rawCall };
+  return { url: config.url, rpc, call: (what, signal, send) => call(what, signal, send), judged };
 }
 
 /** Creates the client over a transport (or a fresh one from config). */
 export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClient {
   const transport = 'call' in source ? source : createRpcTransport(source);
-  const { rpc, call, judged, rawCall } = transport;
+  const { rpc, call, judged } = transport;
   const config = { url: transport.url };
   return {
     url: config.url,
@@ -176,12 +157,6 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
       const { value } = await call('getAccountInfo', signal, (s) => rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: s }));
       if (!value) return null;
       return { owner: value.owner, lamports: BigInt(value.lamports), data: new Uint8Array(Buffer.from(value.data[0], 'base64')) };
-    },
-    async requestAirdrop(address, lamports, signal) {
-      return call('requestAirdrop', signal, (s) => rpc.requestAirdrop(address as Address, lamports as never).send({ abortSignal: s }));
-    },
-    async localnetFundStablecoin(owner, units, signal) {
-      return String(await rawCall('localnet_fundStablecoin', [owner, Number(units)], signal));
     },
   };
 }

@@ -1,10 +1,10 @@
 /**
  * Per-extension value codecs for Token-2022 TLV entries: type id, Agave name, fixed value size
- * (null for variable-length TokenMetadata) and decode/encode of the value bytes. Layouts follow
+ * (null for variable-length TokenMetadata) and the decoder of the value bytes. Layouts follow
  * the `Pod` structs of spl-token-2022 (little endian, `OptionalNonZeroPubkey` = 32 zero bytes for
  * None, `PodBool` = 1 byte) and the Borsh layout of spl-token-metadata-interface.
  */
-import type { ByteReader, ByteWriter } from './byte-cursor.ts';
+import type { ByteReader } from './byte-cursor.ts';
 import type { ExtensionName, ExtensionStates, TransferFee, UiAccountState } from './token-extension-states.ts';
 
 /** ElGamal ciphertext size (two Ristretto points). */
@@ -21,17 +21,15 @@ export interface ExtensionCodec<K extends ExtensionName> {
   /** Exact value length in bytes; null when variable (TokenMetadata). */
   readonly size: number | null;
   decode(r: ByteReader): ExtensionStates[K];
-  encode(s: ExtensionStates[K], w: ByteWriter): void;
 }
 
 const ACCOUNT_STATES: readonly UiAccountState[] = ['uninitialized', 'initialized', 'frozen'];
 
 const readFee = (r: ByteReader): TransferFee => ({ epoch: r.u64(), maximumFee: r.u64(), transferFeeBasisPoints: r.u16() });
-const writeFee = (f: TransferFee, w: ByteWriter): void => { w.u64(f.epoch).u64(f.maximumFee).u16(f.transferFeeBasisPoints); };
 
 /** Builds a codec for a value-less marker extension (NonTransferable, ImmutableOwner ...). */
 function marker<K extends ExtensionName>(typeId: number, name: K): ExtensionCodec<K> {
-  return { typeId, name, size: 0, decode: () => ({}) as ExtensionStates[K], encode: () => undefined };
+  return { typeId, name, size: 0, decode: () => ({}) as ExtensionStates[K] };
 }
 
 /** Builds a codec for `authority + address` pointer extensions (64 bytes). */
@@ -41,10 +39,6 @@ function pointer<K extends 'metadataPointer' | 'groupPointer' | 'groupMemberPoin
   return {
     typeId, name, size: 64,
     decode: (r) => ({ authority: r.optionalPubkey(), [field]: r.optionalPubkey() }) as unknown as ExtensionStates[K],
-    encode: (s, w) => {
-      const rec = s as unknown as Record<string, string | null>;
-      w.optionalPubkey(rec['authority'] ?? null).optionalPubkey(rec[field] ?? null);
-    },
   };
 }
 
@@ -56,19 +50,14 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       transferFeeConfigAuthority: r.optionalPubkey(), withdrawWithheldAuthority: r.optionalPubkey(),
       withheldAmount: r.u64(), olderTransferFee: readFee(r), newerTransferFee: readFee(r),
     }),
-    encode: (s, w) => {
-      w.optionalPubkey(s.transferFeeConfigAuthority).optionalPubkey(s.withdrawWithheldAuthority).u64(s.withheldAmount);
-      writeFee(s.olderTransferFee, w);
-      writeFee(s.newerTransferFee, w);
-    },
   },
   transferFeeAmount: {
     typeId: 2, name: 'transferFeeAmount', size: 8,
-    decode: (r) => ({ withheldAmount: r.u64() }), encode: (s, w) => { w.u64(s.withheldAmount); },
+    decode: (r) => ({ withheldAmount: r.u64() }),
   },
   mintCloseAuthority: {
     typeId: 3, name: 'mintCloseAuthority', size: 32,
-    decode: (r) => ({ closeAuthority: r.optionalPubkey() }), encode: (s, w) => { w.optionalPubkey(s.closeAuthority); },
+    decode: (r) => ({ closeAuthority: r.optionalPubkey() }),
   },
   confidentialTransferMint: {
     typeId: 4, name: 'confidentialTransferMint', size: 65,
@@ -76,7 +65,6 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       authority: r.optionalPubkey(), autoApproveNewAccounts: r.bool(),
       auditorElgamalPubkey: r.optionalBase64(ELGAMAL_PUBKEY_BYTES),
     }),
-    encode: (s, w) => { w.optionalPubkey(s.authority).bool(s.autoApproveNewAccounts).base64(s.auditorElgamalPubkey, ELGAMAL_PUBKEY_BYTES); },
   },
   confidentialTransferAccount: {
     typeId: 5, name: 'confidentialTransferAccount', size: 295,
@@ -88,25 +76,16 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       pendingBalanceCreditCounter: r.u64(), maximumPendingBalanceCreditCounter: r.u64(),
       expectedPendingBalanceCreditCounter: r.u64(), actualPendingBalanceCreditCounter: r.u64(),
     }),
-    encode: (s, w) => {
-      w.bool(s.approved).base64(s.elgamalPubkey, ELGAMAL_PUBKEY_BYTES)
-        .base64(s.pendingBalanceLo, ELGAMAL_CIPHERTEXT_BYTES).base64(s.pendingBalanceHi, ELGAMAL_CIPHERTEXT_BYTES)
-        .base64(s.availableBalance, ELGAMAL_CIPHERTEXT_BYTES).base64(s.decryptableAvailableBalance, AE_CIPHERTEXT_BYTES)
-        .bool(s.allowConfidentialCredits).bool(s.allowNonConfidentialCredits)
-        .u64(s.pendingBalanceCreditCounter).u64(s.maximumPendingBalanceCreditCounter)
-        .u64(s.expectedPendingBalanceCreditCounter).u64(s.actualPendingBalanceCreditCounter);
-    },
   },
   defaultAccountState: {
     typeId: 6, name: 'defaultAccountState', size: 1,
     // Agave maps an out-of-range byte to the default state (uninitialized); so do we.
     decode: (r) => ({ accountState: ACCOUNT_STATES[r.u8()] ?? 'uninitialized' }),
-    encode: (s, w) => { w.u8(ACCOUNT_STATES.indexOf(s.accountState)); },
   },
   immutableOwner: marker(7, 'immutableOwner'),
   memoTransfer: {
     typeId: 8, name: 'memoTransfer', size: 1,
-    decode: (r) => ({ requireIncomingTransferMemos: r.bool() }), encode: (s, w) => { w.bool(s.requireIncomingTransferMemos); },
+    decode: (r) => ({ requireIncomingTransferMemos: r.bool() }),
   },
   nonTransferable: marker(9, 'nonTransferable'),
   interestBearingConfig: {
@@ -115,28 +94,23 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       rateAuthority: r.optionalPubkey(), initializationTimestamp: r.i64(), preUpdateAverageRate: r.i16(),
       lastUpdateTimestamp: r.i64(), currentRate: r.i16(),
     }),
-    encode: (s, w) => {
-      w.optionalPubkey(s.rateAuthority).i64(s.initializationTimestamp).i16(s.preUpdateAverageRate)
-        .i64(s.lastUpdateTimestamp).i16(s.currentRate);
-    },
   },
   cpiGuard: {
     typeId: 11, name: 'cpiGuard', size: 1,
-    decode: (r) => ({ lockCpi: r.bool() }), encode: (s, w) => { w.bool(s.lockCpi); },
+    decode: (r) => ({ lockCpi: r.bool() }),
   },
   permanentDelegate: {
     typeId: 12, name: 'permanentDelegate', size: 32,
-    decode: (r) => ({ delegate: r.optionalPubkey() }), encode: (s, w) => { w.optionalPubkey(s.delegate); },
+    decode: (r) => ({ delegate: r.optionalPubkey() }),
   },
   nonTransferableAccount: marker(13, 'nonTransferableAccount'),
   transferHook: {
     typeId: 14, name: 'transferHook', size: 64,
     decode: (r) => ({ authority: r.optionalPubkey(), programId: r.optionalPubkey() }),
-    encode: (s, w) => { w.optionalPubkey(s.authority).optionalPubkey(s.programId); },
   },
   transferHookAccount: {
     typeId: 15, name: 'transferHookAccount', size: 1,
-    decode: (r) => ({ transferring: r.bool() }), encode: (s, w) => { w.bool(s.transferring); },
+    decode: (r) => ({ transferring: r.bool() }),
   },
   confidentialTransferFeeConfig: {
     typeId: 16, name: 'confidentialTransferFeeConfig', size: 129,
@@ -144,15 +118,10 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       authority: r.optionalPubkey(), withdrawWithheldAuthorityElgamalPubkey: r.optionalBase64(ELGAMAL_PUBKEY_BYTES),
       harvestToMintEnabled: r.bool(), withheldAmount: r.base64(ELGAMAL_CIPHERTEXT_BYTES),
     }),
-    encode: (s, w) => {
-      w.optionalPubkey(s.authority).base64(s.withdrawWithheldAuthorityElgamalPubkey, ELGAMAL_PUBKEY_BYTES)
-        .bool(s.harvestToMintEnabled).base64(s.withheldAmount, ELGAMAL_CIPHERTEXT_BYTES);
-    },
   },
   confidentialTransferFeeAmount: {
     typeId: 17, name: 'confidentialTransferFeeAmount', size: 64,
     decode: (r) => ({ withheldAmount: r.base64(ELGAMAL_CIPHERTEXT_BYTES) }),
-    encode: (s, w) => { w.base64(s.withheldAmount, ELGAMAL_CIPHERTEXT_BYTES); },
   },
   metadataPointer: pointer(18, 'metadataPointer', 'metadataAddress'),
   tokenMetadata: {
@@ -170,23 +139,16 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       for (let i = 0; i < count; i += 1) additionalMetadata.push([r.string(), r.string()]);
       return { updateAuthority, mint, name, symbol, uri, additionalMetadata };
     },
-    encode: (s, w) => {
-      w.optionalPubkey(s.updateAuthority).pubkey(s.mint).string(s.name).string(s.symbol).string(s.uri);
-      w.u32(s.additionalMetadata.length);
-      for (const [k, v] of s.additionalMetadata) w.string(k).string(v);
-    },
   },
   groupPointer: pointer(20, 'groupPointer', 'groupAddress'),
   tokenGroup: {
     typeId: 21, name: 'tokenGroup', size: 80,
     decode: (r) => ({ updateAuthority: r.optionalPubkey(), mint: r.pubkey(), size: r.u64(), maxSize: r.u64() }),
-    encode: (s, w) => { w.optionalPubkey(s.updateAuthority).pubkey(s.mint).u64(s.size).u64(s.maxSize); },
   },
   groupMemberPointer: pointer(22, 'groupMemberPointer', 'memberAddress'),
   tokenGroupMember: {
     typeId: 23, name: 'tokenGroupMember', size: 72,
     decode: (r) => ({ mint: r.pubkey(), group: r.pubkey(), memberNumber: r.u64() }),
-    encode: (s, w) => { w.pubkey(s.mint).pubkey(s.group).u64(s.memberNumber); },
   },
   confidentialMintBurn: {
     typeId: 24, name: 'confidentialMintBurn', size: 196,
@@ -194,22 +156,16 @@ export const EXTENSION_CODECS: { readonly [K in ExtensionName]: ExtensionCodec<K
       confidentialSupply: r.base64(ELGAMAL_CIPHERTEXT_BYTES), decryptableSupply: r.base64(AE_CIPHERTEXT_BYTES),
       supplyElgamalPubkey: r.base64(ELGAMAL_PUBKEY_BYTES), pendingBurn: r.base64(ELGAMAL_CIPHERTEXT_BYTES),
     }),
-    encode: (s, w) => {
-      w.base64(s.confidentialSupply, ELGAMAL_CIPHERTEXT_BYTES).base64(s.decryptableSupply, AE_CIPHERTEXT_BYTES)
-        .base64(s.supplyElgamalPubkey, ELGAMAL_PUBKEY_BYTES).base64(s.pendingBurn, ELGAMAL_CIPHERTEXT_BYTES);
-    },
   },
   scaledUiAmountConfig: {
     typeId: 25, name: 'scaledUiAmountConfig', size: 56,
     decode: (r) => ({
       authority: r.optionalPubkey(), multiplier: r.f64(), newMultiplierEffectiveTimestamp: r.i64(), newMultiplier: r.f64(),
     }),
-    encode: (s, w) => { w.optionalPubkey(s.authority).f64(s.multiplier).i64(s.newMultiplierEffectiveTimestamp).f64(s.newMultiplier); },
   },
   pausableConfig: {
     typeId: 26, name: 'pausableConfig', size: 33,
     decode: (r) => ({ authority: r.optionalPubkey(), paused: r.bool() }),
-    encode: (s, w) => { w.optionalPubkey(s.authority).bool(s.paused); },
   },
   pausableAccount: marker(27, 'pausableAccount'),
 };

@@ -1,17 +1,18 @@
 /**
- * Token-2022 account codec: base Mint / Account layouts plus the TLV extension area, decoded into
- * typed extensions named as Agave's `jsonParsed` names them, and encoded back into account bytes.
+ * Token-2022 account decoder: base Mint / Account layouts plus the TLV extension area, decoded
+ * into typed extensions named as Agave's `jsonParsed` names them.
  *
- * Used by the risk analysis (typed states with bigints) and by the localnet RPC (`toUiExtensions`
- * gives the JSON-safe `[{ extension, state }]` array Agave prints). Parsers never throw: malformed
- * data yields `ok: false` or an `error` next to whatever was decoded before the fault.
+ * Used by the risk analysis (typed states with bigints; `toUiExtension` gives the JSON-safe
+ * `{ extension, state }` Agave prints). Parsers never throw: malformed data yields `ok: false` or
+ * an `error` next to whatever was decoded before the fault. The service never writes token
+ * accounts; tests build them with the localnet's independent encoder or by hand.
  */
-import { createByteReader, createByteWriter } from './byte-cursor.ts';
+import { createByteReader } from './byte-cursor.ts';
 import { EXTENSION_CODECS, EXTENSION_CODECS_BY_TYPE_ID, type ExtensionCodec } from './token-extension-codecs.ts';
 import type { ExtensionName, ExtensionStates, KnownExtension, Token2022Extension } from './token-extension-states.ts';
 import {
   ACCOUNT_TYPE, ACCOUNT_TYPE_OFFSET_BYTES, MINT_SIZE_BYTES, MULTISIG_SIZE_BYTES, TLV_START_OFFSET_BYTES,
-  TOKEN_ACCOUNT_SIZE_BYTES, readMint, readTokenAccount, writeMint, writeTokenAccount,
+  TOKEN_ACCOUNT_SIZE_BYTES, readMint, readTokenAccount,
   type AccountTypeName, type MintState, type TokenAccountState,
 } from './token-layouts.ts';
 
@@ -116,55 +117,6 @@ export function parseTokenAccount(data: Uint8Array): AccountParseResult<TokenAcc
   return parseBase<TokenAccountState>(data, 'account', TOKEN_ACCOUNT_SIZE_BYTES, readTokenAccount);
 }
 
-/** An extension to encode: a typed state, or raw bytes under any type id (for tests of the unknown). */
-export type ExtensionInput = KnownExtensionInput | { readonly typeId: number; readonly raw: Uint8Array };
-/** A typed extension to encode; `typeId` is implied by the name. */
-export type KnownExtensionInput = { [K in ExtensionName]: { readonly extension: K; readonly state: ExtensionStates[K] } }[ExtensionName];
-
-/** Encodes TLV entries (without the account-type byte). Throws on invalid input (e.g. a bad address). */
-export function encodeTlvEntries(extensions: readonly ExtensionInput[]): Uint8Array {
-  const w = createByteWriter();
-  for (const ext of extensions) {
-    let typeId: number;
-    let value: Uint8Array;
-    if ('raw' in ext) {
-      typeId = ext.typeId;
-      value = ext.raw;
-    } else {
-      const codec = EXTENSION_CODECS[ext.extension] as ExtensionCodec<ExtensionName>;
-      const vw = createByteWriter();
-      codec.encode(ext.state, vw);
-      typeId = codec.typeId;
-      value = vw.toBytes();
-    }
-    w.u16(typeId).u16(value.length).bytes(value);
-  }
-  return w.toBytes();
-}
-
-function withExtensions(base: Uint8Array, type: AccountTypeName, extensions: readonly ExtensionInput[]): Uint8Array {
-  if (extensions.length === 0) return base;
-  const w = createByteWriter().bytes(base).zeros(ACCOUNT_TYPE_OFFSET_BYTES - base.length);
-  w.u8(ACCOUNT_TYPE[type]).bytes(encodeTlvEntries(extensions));
-  // Token-2022 pads with one Uninitialized type so an extended account is never multisig-sized.
-  if (w.length === MULTISIG_SIZE_BYTES) w.zeros(TLV_TYPE_BYTES);
-  return w.toBytes();
-}
-
-/** Account bytes of a mint: 82 bytes without extensions, else padded base + type byte + TLV. */
-export function encodeMintAccount(mint: MintState, extensions: readonly ExtensionInput[] = []): Uint8Array {
-  const w = createByteWriter();
-  writeMint(mint, w);
-  return withExtensions(w.toBytes(), 'mint', extensions);
-}
-
-/** Account bytes of a token account: 165 bytes without extensions, else base + type byte + TLV. */
-export function encodeTokenAccount(account: TokenAccountState, extensions: readonly ExtensionInput[] = []): Uint8Array {
-  const w = createByteWriter();
-  writeTokenAccount(account, w);
-  return withExtensions(w.toBytes(), 'account', extensions);
-}
-
 /** The first extension named `name`, typed; undefined when absent. */
 export function findExtension<K extends ExtensionName>(
   extensions: readonly Token2022Extension[], name: K,
@@ -195,19 +147,4 @@ export function toUiExtension(ext: Token2022Extension): { readonly extension: st
     return { extension: ext.extension, state: { ...(toUiValue(s) as object), multiplier: String(s.multiplier), newMultiplier: String(s.newMultiplier) } };
   }
   return { extension: ext.extension, state: toUiValue(ext.state) };
-}
-
-/** All extensions in Agave's jsonParsed shape. */
-export function toUiExtensions(extensions: readonly Token2022Extension[]): { readonly extension: string; readonly state?: UiJson }[] {
-  return extensions.map(toUiExtension);
-}
-
-/** A mint's jsonParsed `info` object (`extensions` omitted when empty, as Agave does). */
-export function toUiMintInfo(mint: MintState, extensions: readonly Token2022Extension[] = []): Record<string, UiJson> {
-  const info: Record<string, UiJson> = {
-    mintAuthority: mint.mintAuthority, supply: mint.supply.toString(), decimals: mint.decimals,
-    isInitialized: mint.isInitialized, freezeAuthority: mint.freezeAuthority,
-  };
-  if (extensions.length > 0) info['extensions'] = toUiExtensions(extensions);
-  return info;
 }

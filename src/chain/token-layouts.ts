@@ -3,7 +3,7 @@
  * Account (`Pack` structs with 4-byte `COption` tags), plus the Token-2022 account-type byte that
  * follows the base state when extensions are present.
  */
-import type { ByteReader, ByteWriter } from './byte-cursor.ts';
+import type { ByteReader } from './byte-cursor.ts';
 import type { UiAccountState } from './token-extension-states.ts';
 
 /** Length of the base Mint state in bytes. */
@@ -59,11 +59,6 @@ export function readMint(r: ByteReader): MintState {
   return { mintAuthority, supply, decimals, isInitialized: initByte === 1, freezeAuthority };
 }
 
-/** Writes the 82-byte Mint. */
-export function writeMint(m: MintState, w: ByteWriter): void {
-  w.cOptionPubkey(m.mintAuthority).u64(m.supply).u8(m.decimals).bool(m.isInitialized).cOptionPubkey(m.freezeAuthority);
-}
-
 /** Reads the 165-byte token Account; throws RangeError on bad tags or short data. */
 export function readTokenAccount(r: ByteReader): TokenAccountState {
   const mint = r.pubkey();
@@ -77,10 +72,4 @@ export function readTokenAccount(r: ByteReader): TokenAccountState {
   const state = STATES[stateByte];
   if (state === undefined) throw new RangeError(`invalid account state byte ${stateByte}`);
   return { mint, owner, amount, delegate, state, isNative, delegatedAmount, closeAuthority };
-}
-
-/** Writes the 165-byte token Account. */
-export function writeTokenAccount(a: TokenAccountState, w: ByteWriter): void {
-  w.pubkey(a.mint).pubkey(a.owner).u64(a.amount).cOptionPubkey(a.delegate).u8(STATES.indexOf(a.state))
-    .cOptionU64(a.isNative).u64(a.delegatedAmount).cOptionPubkey(a.closeAuthority);
 }

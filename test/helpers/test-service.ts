@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { localnetUpstreams } from '../../src/localnet/localnet-upstreams.ts';
-import { startLocalnet, type Localnet } from '../../src/localnet/start-localnet.ts';
+import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service.ts';
 
 export interface TestService {

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
-import { startLocalEvm, type LocalEvm } from '../../src/localnet/evm/start-local-evm.ts';
+import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
 import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';

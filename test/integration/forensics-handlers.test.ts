@@ -17,10 +17,7 @@ import type { FeeBands, HandlerDeps } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
 import { createTokenGroup } from '../../src/intel/token/token-group.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
-import { signerFromSeed } from '../../src/localnet/world-keys.ts';
-import { buildSignedWire, transferSolIx } from '../../src/localnet/world-transactions.ts';
-import type { ProducedTransaction } from '../../src/localnet/block-producer.ts';
+import { buildSignedWire, type Localnet, type ProducedTransaction, signerFromSeed, transferSolIx } from '@solana-x402-intel/localnet';
 import { rpcCall } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 

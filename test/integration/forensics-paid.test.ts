@@ -8,8 +8,7 @@
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSES } from '../../src/catalog/responses.ts';
-import { signerFromSeed } from '../../src/localnet/world-keys.ts';
-import { buildSignedWire } from '../../src/localnet/world-transactions.ts';
+import { buildSignedWire, signerFromSeed } from '@solana-x402-intel/localnet';
 import { readJson } from '../helpers/read-json.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';

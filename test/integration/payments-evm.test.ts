@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmRelayer } from '../../src/chain/evm-relayer.ts';
 import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-token-reader.ts';
-import { startLocalEvm, type LocalEvm } from '../../src/localnet/evm/start-local-evm.ts';
+import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
 import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import { createEvmExactScheme } from '../../src/x402/evm-exact.ts';
 import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';

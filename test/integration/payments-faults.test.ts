@@ -15,7 +15,7 @@ import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { createRpcClient } from '../../src/chain/rpc-client.ts';
 import type { PaidCall } from '../../src/http/paid-routes.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
 import { readJson } from '../helpers/read-json.ts';

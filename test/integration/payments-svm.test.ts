@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';

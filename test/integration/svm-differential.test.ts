@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcClient } from '../../src/chain/rpc-client.ts';
 import { encodeBase58 } from '../../src/chain/base58.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';

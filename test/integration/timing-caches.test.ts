@@ -12,9 +12,7 @@ import { RESPONSES } from '../../src/catalog/responses.ts';
 import { createGeyserStream } from '../../src/chain/geyser-client.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
-import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-server.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
-import type { ProducedTransaction } from '../../src/localnet/block-producer.ts';
+import { type GeyserServer, type Localnet, type ProducedTransaction, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 

@@ -18,8 +18,7 @@ import { ServiceError } from '../../src/errors.ts';
 import type { HandlerDeps } from '../../src/intel/handler-group.ts';
 import { createTokenGroup, type TokenGroup } from '../../src/intel/token/token-group.ts';
 import { CONTRACT_PENALTIES as P, TOKEN_METHODOLOGY_VERSION } from '../../src/intel/token/token-methodology.ts';
-import { startRpcServer, type RpcServer } from '../../src/localnet/rpc-server.ts';
-import type { Localnet } from '../../src/localnet/start-localnet.ts';
+import { type Localnet, type RpcServer, startRpcServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 

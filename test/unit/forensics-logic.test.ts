@@ -9,8 +9,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { landedTransactionOf, type LandedTransaction, type SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
 import { ServiceError } from '../../src/errors.ts';
-import { signerFromSeed } from '../../src/localnet/world-keys.ts';
-import { buildSignedWire, computeBudgetIxs, transferSolIx } from '../../src/localnet/world-transactions.ts';
+import { buildSignedWire, computeBudgetIxs, signerFromSeed, transferSolIx } from '@solana-x402-intel/localnet';
 import { nameProgram, namePrograms, WELL_KNOWN_PROGRAMS } from '../../src/intel/forensics/program-names.ts';
 import { pretradeChecklist, riskyExtensions } from '../../src/intel/forensics/pretrade-checklist.ts';
 import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from '../../src/intel/forensics/simulate-tx.ts';

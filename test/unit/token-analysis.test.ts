@@ -3,9 +3,11 @@
  * and note, hook upgradeability from loader state, holder bucketing at the thresholds, the index
  * and its bands, the decision mapping at its edges, and the fail-closed firewall with presets.
  */
+// Mint bytes come from the localnet's encoder, independent of the decoder under test.
+import { encodeMintAccount, encodeTokenAccount, type ExtensionInput } from '@solana-x402-intel/localnet';
 import { describe, expect, it } from 'vitest';
 import { addressToBytes } from '../../src/chain/byte-cursor.ts';
-import { encodeMintAccount, encodeTokenAccount, type ExtensionInput, type MintState } from '../../src/chain/token-extensions.ts';
+import type { MintState } from '../../src/chain/token-extensions.ts';
 import { evaluatePolicy, effectivePolicy, hasPolicyInput, type PolicyFacts } from '../../src/intel/token/decision-policy.ts';
 import { contractScore, mintFlags } from '../../src/intel/token/extension-flags.ts';
 import { bucketHolders, holderBand, labelOwner, percentOf } from '../../src/intel/token/holder-buckets.ts';

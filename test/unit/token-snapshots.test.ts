@@ -3,9 +3,9 @@
  * concurrent identical requests share one, faults are not cached, and the -32010 answer of a
  * huge mint becomes the explicit `snapshot_unavailable` holder error.
  */
+import { encodeMintAccount } from '@solana-x402-intel/localnet';
 import { describe, expect, it } from 'vitest';
 import type { MintRound, RawAccount, TokenRpcMethods } from '../../src/chain/rpc-token-methods.ts';
-import { encodeMintAccount } from '../../src/chain/token-extensions.ts';
 import { SPL_TOKEN_PROGRAM_ID } from '../../src/intel/token/mint-analysis.ts';
 import { createTokenSnapshots } from '../../src/intel/token/token-snapshots.ts';
 

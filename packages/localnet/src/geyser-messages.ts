@@ -4,7 +4,7 @@
  * keys, signatures and blockhashes; bincode for transaction errors). Pure; encoding is elsewhere.
  */
 import type { geyser, solana } from 'laserstream-core-proto-js';
-import { decodeBase58 } from './geyser-base58.ts';
+import { base58Bytes } from './base58.ts';
 import { encodeTransactionError } from './geyser-tx-error.ts';
 import type {
   BlockMetaEvent, CompiledInstructionData, ExecutedTransaction, SlotEvent, SlotStatus, TokenBalanceData,
@@ -40,7 +40,7 @@ const KEY_CACHE = new Map<string, Uint8Array>();
 const KEY_CACHE_MAX_ENTRIES = 16_384;
 
 function bytes58(value: string): Uint8Array {
-  return decodeBase58(value);
+  return base58Bytes(value);
 }
 
 /** Decoded key bytes, cached (shared read-only: protobufjs only copies them into its writer). */
@@ -49,7 +49,7 @@ function keyBytes(value: string): Uint8Array {
   if (bytes === undefined) {
     // Clearing beats LRU bookkeeping here: a refill costs one decode per key.
     if (KEY_CACHE.size >= KEY_CACHE_MAX_ENTRIES) KEY_CACHE.clear();
-    bytes = decodeBase58(value);
+    bytes = base58Bytes(value);
     KEY_CACHE.set(value, bytes);
   }
   return bytes;

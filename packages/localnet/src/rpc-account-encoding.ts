@@ -1,10 +1,10 @@
 /**
  * Agave's `UiAccount` rendering: base58 / base64 data (with dataSlice) and jsonParsed for SPL
- * Token and Token-2022 mints and token accounts (Token-2022 extensions via the shared codec in
- * `src/chain/token-extensions.ts`); other accounts fall back to base64 under jsonParsed, as Agave.
+ * Token and Token-2022 mints and token accounts (Token-2022 extensions via `token-accounts.ts`);
+ * other accounts fall back to base64 under jsonParsed, as Agave.
  */
-import { encodeBase58 } from '../chain/base58.ts';
-import { parseMintAccount, parseTokenAccount, toUiExtensions, toUiMintInfo } from '../chain/token-extensions.ts';
+import { encodeBase58 } from './base58.ts';
+import { parseMintAccount, parseTokenAccount, type Token2022Extension } from './token-accounts.ts';
 import type { AccountData } from './chain-accounts.ts';
 import { classifyTokenData, SPL_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, uiTokenAmount } from './token-layout.ts';
 import { invalidParams, RpcError, RPC_CODES } from './rpc-params.ts';
@@ -70,7 +70,12 @@ export function parseTokenProgramAccount(account: AccountData, decimalsOf: MintD
   if (kind === 'mint') {
     const mint = parseMintAccount(account.data);
     if (!mint.ok || !mint.state.isInitialized) return null;
-    return { program, parsed: { type: 'mint', info: toUiMintInfo(mint.state, mint.extensions) }, space: account.data.length };
+    const m = mint.state;
+    const info: Record<string, unknown> = {
+      mintAuthority: m.mintAuthority, supply: m.supply.toString(), decimals: m.decimals, isInitialized: m.isInitialized, freezeAuthority: m.freezeAuthority,
+    };
+    if (mint.extensions.length > 0) info['extensions'] = mint.extensions.map(toUiExtension);
+    return { program, parsed: { type: 'mint', info }, space: account.data.length };
   }
   const parsed = parseTokenAccount(account.data);
   if (!parsed.ok || parsed.state.state === 'uninitialized') return null;
@@ -90,6 +95,26 @@ export function parseTokenProgramAccount(account: AccountData, decimalsOf: MintD
   }
   if (a.isNative !== null) info['rentExemptReserve'] = uiTokenAmount(a.isNative, 9);
   if (a.closeAuthority !== null) info['closeAuthority'] = a.closeAuthority;
-  if (parsed.extensions.length > 0) info['extensions'] = toUiExtensions(parsed.extensions);
+  if (parsed.extensions.length > 0) info['extensions'] = parsed.extensions.map(toUiExtension);
   return { program, parsed: { type: 'account', info }, space: account.data.length };
+}
+
+/** JSON as Agave prints it: u64/i64 fields as numbers. */
+function jsonNumbers(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(jsonNumbers);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonNumbers(v)]));
+  return value;
+}
+
+/** One extension as Agave's jsonParsed `{ extension, state }`; marker extensions have no state. */
+export function toUiExtension(ext: Token2022Extension): { readonly extension: string; readonly state?: unknown } {
+  if (ext.extension === 'unparseableExtension') return { extension: ext.extension };
+  const state = ext.state as Record<string, unknown>;
+  if (Object.keys(state).length === 0) return { extension: ext.extension };
+  // Agave prints the two f64 multipliers as strings.
+  if (ext.extension === 'scaledUiAmountConfig') {
+    return { extension: ext.extension, state: { ...(jsonNumbers(state) as object), multiplier: String(ext.state.multiplier), newMultiplier: String(ext.state.newMultiplier) } };
+  }
+  return { extension: ext.extension, state: jsonNumbers(state) };
 }

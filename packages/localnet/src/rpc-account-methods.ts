@@ -3,7 +3,7 @@
  * getProgramAccounts, getTokenAccountsByOwner, getTokenAccountBalance, getTokenSupply,
  * getTokenLargestAccounts, getMinimumBalanceForRentExemption.
  */
-import { decodeBase58 } from '../chain/base58.ts';
+import { decodeBase58 } from './base58.ts';
 import { ACCOUNT_ENCODINGS, checkEncoding, dataSliceOf, encodeAccount, type AccountEncoding } from './rpc-account-encoding.ts';
 import { decimalsReader, rpcResponse, type RpcContext, type RpcMethod } from './rpc-context.ts';
 import {

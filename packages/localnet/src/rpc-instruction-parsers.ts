@@ -3,7 +3,7 @@
  * Token-2022, Associated Token Account, Memo), in Agave's `{ program, parsed: { type, info } }`
  * shape. Anything else (and multisig-signed token instructions) stays partially decoded.
  */
-import { encodeBase58 } from '../chain/base58.ts';
+import { encodeBase58 } from './base58.ts';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, SPL_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, uiTokenAmount } from './token-layout.ts';
 
 const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';

@@ -2,7 +2,7 @@
  * JSON-RPC errors and parameter readers for the localnet RPC, with Agave's error codes and
  * messages so clients see what they would see from a real node.
  */
-import { decodeBase58 } from '../chain/base58.ts';
+import { decodeBase58 } from './base58.ts';
 import type { Commitment } from './types.ts';
 
 /** JSON-RPC error codes used by Agave. */

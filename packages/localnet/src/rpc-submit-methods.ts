@@ -2,7 +2,7 @@
  * Methods that take a wire transaction: sendTransaction (with Agave's preflight simulation and
  * its -32002 error data) and simulateTransaction (sigVerify, replaceRecentBlockhash, accounts).
  */
-import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
+import { decodeBase58, encodeBase58 } from './base58.ts';
 import { checkEncoding, encodeAccount, type AccountEncoding } from './rpc-account-encoding.ts';
 import { decimalsReader, rpcResponse, type RpcContext, type RpcMethod } from './rpc-context.ts';
 import { addressParam, boolOption, checkMinContextSlot, commitmentOf, configParam, enumOption, invalidParams, RpcError, RPC_CODES } from './rpc-params.ts';

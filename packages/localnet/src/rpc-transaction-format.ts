@@ -4,7 +4,7 @@
  * shown partially decoded, as Agave does for unknown programs) and `base64`/`base58`.
  */
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
-import { encodeBase58 } from '../chain/base58.ts';
+import { encodeBase58 } from './base58.ts';
 import type { CompiledInstructionData, ExecutedTransaction, TokenBalanceData } from './types.ts';
 import { uiTokenAmount } from './token-layout.ts';
 import { parseKnownInstruction } from './rpc-instruction-parsers.ts';

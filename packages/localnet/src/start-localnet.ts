@@ -1,7 +1,8 @@
 /**
  * Starts the whole embedded localnet: one LiteSVM chain with the seeded world, the block
  * producer, and its surfaces on loopback (Solana JSON-RPC, Yellowstone Geyser gRPC, market
- * stand-ins), plus the local EVM standing in for Base. `npm start` calls it when no upstream is configured; `npm run localnet` runs it alone.
+ * stand-ins), plus the local EVM standing in for Base. The service's `npm start` calls it when no
+ * upstream is configured; `npm run localnet` runs it alone.
  */
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { createBlockProducer, type BlockProducer } from './block-producer.ts';
@@ -12,7 +13,8 @@ import { loadMarketFixture } from './market-fixture.ts';
 import type { MarketPoolReader } from './market-gecko-pool.ts';
 import { startMarketServer } from './market-server.ts';
 import { startRpcServer } from './rpc-server.ts';
-import { parseMintAccount } from '../chain/token-extensions.ts';
+import { prepareServiceAccounts, type ServiceAccounts } from './service-accounts.ts';
+import { parseMintAccount } from './token-accounts.ts';
 import { buildWorld, type World } from './world.ts';
 import { createWorldPoolReader } from './world-pools.ts';
 
@@ -42,6 +44,8 @@ export interface Localnet {
   readonly chain: LocalChain;
   readonly world: World;
   readonly producer: BlockProducer;
+  /** Gives the service's fee payer SOL and creates payTo's stablecoin account (embedded mode). */
+  prepareServiceAccounts(accounts: ServiceAccounts): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,11 +71,12 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const world = await buildWorld(chain, { seed: options.seed });
   const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
+  const faucet = { mint: world.stablecoin.mint, mintAuthority };
   const rpc = await startRpcServer({
     chain,
     host: options.host,
     port: options.rpcPort,
-    faucet: { mint: world.stablecoin.mint, mintAuthority },
+    faucet,
     // Mainnet RPC operators exclude the largest mints from secondary indexes; so does the localnet.
     excludedFromSecondaryIndexes: [world.largeHolderMint.mint],
   });
@@ -86,6 +91,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     chain,
     world,
     producer,
+    prepareServiceAccounts: (accounts) => prepareServiceAccounts(chain, faucet, accounts),
     async close() {
       producer.stop();
       await Promise.all([rpc.close(), geyser.close(), market.close(), evm.close()]);

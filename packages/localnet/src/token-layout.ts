@@ -1,7 +1,8 @@
 /**
  * Base-field layout of SPL Token and Token-2022 mints and token accounts. Extensions (the TLV
- * area of Token-2022 accounts) are not read here; `src/chain/token-extensions.ts` owns those.
+ * area of Token-2022 accounts) are not read here; `token-accounts.ts` owns those.
  */
+import { encodeBase58 } from './base58.ts';
 
 /** SPL Token program id. */
 export const SPL_TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -18,22 +19,6 @@ export const TOKEN_ACCOUNT_SIZE_BYTES = 165;
 const ACCOUNT_TYPE_OFFSET = 165;
 const ACCOUNT_TYPE_MINT = 1;
 const ACCOUNT_TYPE_ACCOUNT = 2;
-
-const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** Base58 of raw bytes (addresses, signatures, blockhashes). */
-export function toBase58(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  let value = 0n;
-  for (const b of bytes) value = value * 256n + BigInt(b);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58_ALPHABET[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  return '1'.repeat(zeros) + out;
-}
 
 /** Mint base fields, as in Agave's jsonParsed `mint` info (amounts as bigint here). */
 export interface MintBase {
@@ -83,7 +68,7 @@ function view(data: Uint8Array): DataView {
 
 function optionalKey(data: Uint8Array, offset: number): string | null {
   const tag = view(data).getUint32(offset, true);
-  return tag === 1 ? toBase58(data.subarray(offset + 4, offset + 36)) : null;
+  return tag === 1 ? encodeBase58(data.subarray(offset + 4, offset + 36)) : null;
 }
 
 /** Reads the 82-byte mint base; throws on short data. */
@@ -105,8 +90,8 @@ export function parseTokenAccountBase(data: Uint8Array): TokenAccountBase {
   const dv = view(data);
   const nativeTag = dv.getUint32(109, true);
   return {
-    mint: toBase58(data.subarray(0, 32)),
-    owner: toBase58(data.subarray(32, 64)),
+    mint: encodeBase58(data.subarray(0, 32)),
+    owner: encodeBase58(data.subarray(32, 64)),
     amount: dv.getBigUint64(64, true),
     delegate: optionalKey(data, 72),
     state: TOKEN_ACCOUNT_STATES[data[108] ?? 0] ?? 'uninitialized',

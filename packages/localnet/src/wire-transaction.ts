@@ -9,7 +9,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { CompiledInstructionData, MessageHeaderData } from './types.ts';
-import { toBase58 } from './token-layout.ts';
+import { encodeBase58 } from './base58.ts';
 
 /** Address lookup table account layout: addresses start after the 56-byte metadata header. */
 const LOOKUP_TABLE_META_SIZE = 56;
@@ -51,7 +51,7 @@ export function decodeWireTransaction(wire: Uint8Array, readLookupTable: LookupT
   if (message.version !== 'legacy' && message.version !== 0) {
     throw new WireDecodeError(`unsupported transaction version ${String(message.version)}`);
   }
-  const signatures = Object.values(transaction.signatures).map((s) => (s ? toBase58(s) : ZERO_SIGNATURE));
+  const signatures = Object.values(transaction.signatures).map((s) => (s ? encodeBase58(s) : ZERO_SIGNATURE));
   const header: MessageHeaderData = {
     numRequiredSignatures: message.header.numSignerAccounts,
     numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
@@ -90,7 +90,7 @@ function loadLookups(
     const entry = (index: number): string => {
       const start = LOOKUP_TABLE_META_SIZE + index * 32;
       if (start + 32 > data.length) throw new WireDecodeError('Transaction address table lookup uses an invalid index');
-      return toBase58(data.subarray(start, start + 32));
+      return encodeBase58(data.subarray(start, start + 32));
     };
     writable.push(...lookup.writableIndexes.map(entry));
     readonly.push(...lookup.readonlyIndexes.map(entry));

@@ -3,7 +3,7 @@
  * address holding a large share, and a stablecoin with more token accounts than anyone should
  * snapshot. Amounts are exact integers so shares computed from chain data are the intended ones.
  */
-import type { UiAccountState } from '../chain/token-extension-states.ts';
+import type { AccountStateName } from './token-extension-codecs.ts';
 import type { HolderShape } from './world-fixture.ts';
 import type { Prng, WorldKeys } from './world-keys.ts';
 import type { TokenHolding, WorldLedger } from './world-ledger.ts';
@@ -31,7 +31,7 @@ export async function distributeHolders(args: {
   readonly holders: number;
   readonly total: bigint;
   readonly burnAddress: string;
-  readonly state?: UiAccountState;
+  readonly state?: AccountStateName;
 }): Promise<TokenHolding[]> {
   const shares = holderSharesBps(args.shape, args.holders);
   const out: TokenHolding[] = [];

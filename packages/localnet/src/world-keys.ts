@@ -5,7 +5,7 @@
  * which keeps world building and block production cheap.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { bytesToAddress } from '../chain/byte-cursor.ts';
+import { bytesToAddress } from './base58.ts';
 
 /** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows it. */
 const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);

@@ -6,10 +6,10 @@
  */
 import { address as toAddress } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import {
-  encodeMintAccount, encodeTokenAccount, type ExtensionInput, type MintState, type UiAccountState,
-} from '../chain/token-extensions.ts';
 import type { LocalChain } from './local-chain.ts';
+import { encodeMintAccount, encodeTokenAccount, type ExtensionInput } from './token-accounts.ts';
+import type { AccountStateName } from './token-extension-codecs.ts';
+import type { MintBase } from './token-layout.ts';
 
 /** SPL Token program id. */
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -38,7 +38,7 @@ export interface TokenHolding {
   readonly mint: string;
   readonly owner: string;
   readonly amount: bigint;
-  readonly state: UiAccountState;
+  readonly state: AccountStateName;
 }
 
 /** The ledger of one world build. */
@@ -46,7 +46,7 @@ export interface WorldLedger {
   /** Registers a mint (written by `commitMints`). */
   planMint(plan: MintPlan): void;
   /** Writes a token account now; `address` defaults to the owner's associated token account. */
-  addTokenAccount(args: { mint: string; owner: string; amount: bigint; address?: string; state?: UiAccountState }): Promise<TokenHolding>;
+  addTokenAccount(args: { mint: string; owner: string; amount: bigint; address?: string; state?: AccountStateName }): Promise<TokenHolding>;
   /** Associated token account of `owner` for `mint`. */
   ata(owner: string, mint: string): Promise<string>;
   /** Writes (or overwrites) a system account with `lamports`. */
@@ -109,7 +109,7 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
         // The native mint's own supply field stays 0 on mainnet: wrapped SOL is not minted.
         const supply = plan.address === NATIVE_MINT ? 0n
           : (byMint.get(plan.address) ?? []).reduce((sum, h) => sum + h.amount, 0n);
-        const mint: MintState = {
+        const mint: MintBase = {
           mintAuthority: plan.mintAuthority, supply, decimals: plan.decimals, isInitialized: true, freezeAuthority: plan.freezeAuthority,
         };
         const data = encodeMintAccount(mint, plan.extensions ?? []);

@@ -3,7 +3,7 @@
  * keypair that co-signs the vault-to-user leg of each swap), reserves sized from fixture prices,
  * and the `PoolReader` the market stand-ins quote from, reading the vault balances from chain.
  */
-import { parseTokenAccount } from '../chain/token-extensions.ts';
+import { parseTokenAccount } from './token-accounts.ts';
 import type { PoolReader, PoolState } from './types.ts';
 import type { LocalChain } from './local-chain.ts';
 import type { FixturePool } from './world-fixture.ts';

@@ -4,8 +4,8 @@
  * transfer-hook programs, one upgradeable and one not, so "is the hook upgradeable" is answerable
  * from chain data.
  */
-import type { ExtensionInput } from '../chain/token-extensions.ts';
-import type { UiAccountState } from '../chain/token-extension-states.ts';
+import type { ExtensionInput } from './token-accounts.ts';
+import type { AccountStateName } from './token-extension-codecs.ts';
 
 /** Owner of upgradeable programs (loader v3). */
 export const UPGRADEABLE_LOADER_ID = 'BPFLoaderUpgradeab1e11111111111111111111111';
@@ -36,7 +36,7 @@ export interface RiskProfile {
   readonly accountExtensions: readonly ExtensionInput[];
   /** Token-2022 requires a freeze authority for DefaultAccountState frozen. */
   readonly freezeAuthority: boolean;
-  readonly accountState: UiAccountState;
+  readonly accountState: AccountStateName;
 }
 
 /** 10% of each transfer withheld now. */

@@ -23,7 +23,7 @@ import {
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getTransferCheckedInstruction } from '@solana-program/token';
-import { bytesToAddress } from '../chain/byte-cursor.ts';
+import { encodeBase58 } from './base58.ts';
 import type { WorldSigner } from './world-keys.ts';
 
 /** A signed transaction ready for `sendTransaction`. */
@@ -57,7 +57,7 @@ export function buildSignedWire(
   const wire = Uint8Array.from(getTransactionEncoder().encode(tx));
   const first = signatures[feePayer.address];
   if (first === undefined) throw new Error('fee payer did not sign');
-  return { wire, signature: bytesToAddress(first) };
+  return { wire, signature: encodeBase58(first) };
 }
 
 /** A signer role for `address` in an instruction (the key signs later, in `buildSignedWire`). */

@@ -5,8 +5,8 @@
  * band with history, constant-product pools and the funded Jito tip accounts. The returned `World`
  * is the ground truth tests compare the service against.
  */
-import { addressToBytes } from '../chain/byte-cursor.ts';
-import type { ExtensionName } from '../chain/token-extension-states.ts';
+import { addressToBytes } from './base58.ts';
+import type { ExtensionName } from './token-extension-codecs.ts';
 import type { LocalChain } from './local-chain.ts';
 import { loadWorldFixture, type WalletBand, type WorldFixture } from './world-fixture.ts';
 import { distributeHolders, writeManyHolders } from './world-holders.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Where the build script writes the artifact. */
-export const LOCAL_USDC_ARTIFACT_PATH = fileURLToPath(new URL('../../../contracts/build/LocalUsdc.json', import.meta.url));
+export const LOCAL_USDC_ARTIFACT_PATH = fileURLToPath(new URL('../../contracts/build/LocalUsdc.json', import.meta.url));
 
 export interface LocalUsdcArtifact {
   readonly bytecode: string;

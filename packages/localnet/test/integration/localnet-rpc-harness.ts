@@ -8,9 +8,9 @@ import {
   signTransactionMessageWithSigners, type Instruction, type KeyPairSigner, type Rpc, type Signature, type SolanaRpcApi,
 } from '@solana/kit';
 import { getMintEncoder, getMintSize } from '@solana-program/token';
-import { createLocalChain, type LocalChain } from '../../src/localnet/local-chain.ts';
-import { startRpcServer, type RpcServer } from '../../src/localnet/rpc-server.ts';
-import { SPL_TOKEN_PROGRAM_ID } from '../../src/localnet/token-layout.ts';
+import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
+import { startRpcServer, type RpcServer } from '../../src/rpc-server.ts';
+import { SPL_TOKEN_PROGRAM_ID } from '../../src/token-layout.ts';
 
 /** Slot length of the test chain's ticker. */
 export const TEST_SLOT_MS = 40;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   combineImpacts, cpSwapExactIn, fractionToDecimalString, minOutWithSlippage,
-} from '../../src/localnet/cp-quote.ts';
+} from '../../src/cp-quote.ts';
 
 describe('cpSwapExactIn', () => {
   it('takes the fee from the input and floors the curve output (hand-computed)', () => {

@@ -1,7 +1,6 @@
 /** The localnet's minimal ABI encodings, against known Solidity encodings. */
 import { describe, expect, it } from 'vitest';
-import { addressWord, decodeString, decodeUint, encodeCall, encodeStrings, uintWord } from '../../src/localnet/evm/evm-abi-words.ts';
-import { reasonOfTransferError } from '../../src/x402/evm-reasons.ts';
+import { addressWord, decodeString, decodeUint, encodeCall, encodeStrings, uintWord } from '../../src/evm/evm-abi-words.ts';
 
 describe('evm-abi-words', () => {
   it('encodes static words and calls', () => {
@@ -22,17 +21,5 @@ describe('evm-abi-words', () => {
     expect(decodeString(`0x${uintWord(32n)}${uintWord(0n)}`)).toBe('');
     expect(() => decodeString(`0x${uintWord(32n)}${uintWord(40n)}`)).toThrow(RangeError);
     expect(decodeUint(`0x${uintWord(12345n)}`)).toBe(12345n);
-  });
-});
-
-describe('reasonOfTransferError', () => {
-  it('maps LocalUsdc and FiatTokenV2 revert reasons to x402 reasons', () => {
-    expect(reasonOfTransferError('EIP3009: authorization is used or canceled')).toBe('invalid_exact_evm_nonce_already_used');
-    expect(reasonOfTransferError('FiatTokenV2: authorization is used or canceled (validBefore: 1)')).toBe('invalid_exact_evm_nonce_already_used');
-    expect(reasonOfTransferError('FiatTokenV2: authorization is expired')).toBe('invalid_exact_evm_payload_authorization_valid_before');
-    expect(reasonOfTransferError('EIP3009: authorization is not yet valid')).toBe('invalid_exact_evm_payload_authorization_valid_after');
-    expect(reasonOfTransferError('ERC20: transfer amount exceeds balance')).toBe('invalid_exact_evm_insufficient_balance');
-    expect(reasonOfTransferError('FiatTokenV2: invalid signature')).toBe('invalid_exact_evm_signature');
-    expect(reasonOfTransferError('out of gas')).toBe('invalid_exact_evm_transaction_failed');
   });
 });

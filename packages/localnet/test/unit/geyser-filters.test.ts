@@ -7,12 +7,12 @@ import { getBase58Decoder } from '@solana/kit';
 import {
   compileFilters, GeyserFilterError, matchSlotFilters, matchTransactionFilters, type SubscribeRequestData,
   type TransactionFilterRequest,
-} from '../../src/localnet/geyser-filters.ts';
-import { encodeTransactionError } from '../../src/localnet/geyser-tx-error.ts';
-import { decodeBase58 } from '../../src/localnet/geyser-base58.ts';
-import { toInt64, uiAmountString } from '../../src/localnet/geyser-messages.ts';
-import { ReplayLog } from '../../src/localnet/geyser-replay-log.ts';
-import type { ExecutedTransaction } from '../../src/localnet/types.ts';
+} from '../../src/geyser-filters.ts';
+import { encodeTransactionError } from '../../src/geyser-tx-error.ts';
+import { base58Bytes } from '../../src/base58.ts';
+import { toInt64, uiAmountString } from '../../src/geyser-messages.ts';
+import { ReplayLog } from '../../src/geyser-replay-log.ts';
+import type { ExecutedTransaction } from '../../src/types.ts';
 
 const A = '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5';
 const B = 'EPjFWJ5AvKVvnKBbMp1MvXkamHGAh2JPJsbAGvbVCMPU';
@@ -94,9 +94,9 @@ describe('geyser encoders', () => {
   it('decodes base58 like kit, leading zero bytes included', () => {
     const decoder = getBase58Decoder();
     for (const bytes of [new Uint8Array(32), Uint8Array.from([0, 0, 7, 255]), crypto.getRandomValues(new Uint8Array(64))]) {
-      expect([...decodeBase58(decoder.decode(bytes))]).toEqual([...bytes]);
+      expect([...base58Bytes(decoder.decode(bytes))]).toEqual([...bytes]);
     }
-    expect(() => decodeBase58('0OIl')).toThrow(/not base58/);
+    expect(() => base58Bytes('0OIl')).toThrow(/not base58/);
   });
   it('renders token UI amounts as Agave does and u64 beyond 2^53 as low/high', () => {
     expect(uiAmountString('1500000', 6)).toBe('1.5');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PoolState } from '../../src/localnet/types.ts';
-import { baseMintOf, createPriceBook, reserveUsd, USDC_MINT, WSOL_MINT } from '../../src/localnet/market-prices.ts';
+import type { PoolState } from '../../src/types.ts';
+import { baseMintOf, createPriceBook, reserveUsd, USDC_MINT, WSOL_MINT } from '../../src/market-prices.ts';
 
 function pool(address: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, decimalsA: number, decimalsB: number): PoolState {
   return { address, label: 'AMM', mintA, mintB, vaultA: `${address}a`, vaultB: `${address}b`, decimalsA, decimalsB, reserveA, reserveB, feeBps: 25, createdAt: 0 };

@@ -1,0 +1,17 @@
+/**
+ * The localnet's public surface: what the service's composition root, its tests and benchmarks
+ * use. Everything else in this package is internal to it.
+ */
+export { startLocalnet, type Localnet, type LocalnetOptions } from './start-localnet.ts';
+export { localnetUpstreams, type LocalnetUpstreams } from './localnet-upstreams.ts';
+export { SERVICE_FEE_PAYER_LAMPORTS, type ServiceAccounts } from './service-accounts.ts';
+export { startRpcServer, type RpcServer } from './rpc-server.ts';
+export { startGeyserServer, type GeyserServer } from './geyser-server.ts';
+export { startLocalEvm, type LocalEvm } from './evm/start-local-evm.ts';
+export { loadMarketFixture, type MarketFixture } from './market-fixture.ts';
+export type { ProducedTransaction } from './block-producer.ts';
+export type { ChainHeadReader, ExecutedTransaction, LocalChainEvents } from './types.ts';
+export { signerFromSeed, type WorldSigner } from './world-keys.ts';
+export { buildSignedWire, computeBudgetIxs, transferSolIx, type SignedWire } from './world-transactions.ts';
+// Token account bytes written independently of the service's codec, for tests that check it.
+export { encodeMintAccount, encodeTlvEntries, encodeTokenAccount, type ExtensionInput, type KnownExtensionInput } from './token-accounts.ts';
