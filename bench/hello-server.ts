@@ -1,6 +1,7 @@
 /**
- * A bare uWebSockets.js hello-world: the reference the HTTP benchmarks compare our routes to,
- * living here because this directory is the only importer of uWS.
+ * A bare uWebSockets.js hello-world: the reference the HTTP benchmarks compare our routes to.
+ * The one import of uWS outside src/http, by design: it is a measuring stick for the benchmark,
+ * not service code, and it must stay bare uWS so the ratio measures what our routes add.
  */
 import uWS from 'uWebSockets.js';
 
