@@ -22,6 +22,8 @@ export interface SeenRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  /** `Date.now()` on arrival: a test that fakes Date measures waits on its own clock. */
+  readonly atMs: number;
 }
 
 export interface FixtureUpstream {
@@ -44,7 +46,7 @@ export async function startFixtureUpstream(): Promise<FixtureUpstream> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
+    requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers, atMs: Date.now() });
     const script = routes.get(url.pathname);
     const reply = script === undefined ? { status: 404, body: { error: 'no route in fixture server' } } : script.length > 1 ? script.shift()! : script[0]!;
     if (reply.hang) return;

@@ -2,25 +2,39 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PaidCall, PaymentProcessor } from '../../src/http/paid-routes.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, startTestService } from '../helpers/test-service.ts';
 
 const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 
-/** A processor that holds the request open, so the client can go away mid-answer. */
-function slowProcessor(delayMs: number, seen: { aborted: boolean; finished: number }): PaymentProcessor {
-  return {
+/**
+ * A processor that holds each request open until the test opens the gate, so the client can go
+ * away (or the service close) mid-answer at a known point rather than after a guessed delay.
+ */
+function gatedProcessor() {
+  let entered!: (signal: AbortSignal) => void;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => { open = resolve; });
+  const seen = { aborted: false, finished: 0, entered: new Promise<AbortSignal>((resolve) => { entered = resolve; }) };
+  const processor: PaymentProcessor = {
     supported: () => ({ kinds: [], signers: {} }),
     async process(call: PaidCall) {
-      await new Promise((r) => setTimeout(r, delayMs));
+      entered(call.request.signal);
+      await gate;
       seen.aborted ||= call.request.signal.aborted;
       seen.finished++;
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"late":true}' };
     },
   };
+  return { processor, seen, open };
 }
+
+const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal.aborted) resolve();
+  else signal.addEventListener('abort', () => resolve(), { once: true });
+});
 
 async function paymentFor(url: string): Promise<string> {
   const challenge = JSON.parse(Buffer.from((await fetch(url)).headers.get('payment-required')!, 'base64').toString());
@@ -29,16 +43,19 @@ async function paymentFor(url: string): Promise<string> {
 
 describe('abort handling', () => {
   it('does not write after the client aborts, signals the handler, and keeps serving', async () => {
-    const seen = { aborted: false, finished: 0 };
-    const t = await startTestService({ processor: slowProcessor(300, seen) });
+    const { processor, seen, open } = gatedProcessor();
+    const t = await startTestService({ processor });
     try {
       const payment = await paymentFor(`${t.url}${SMRI}`);
       const controller = new AbortController();
       const pending = fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment }, signal: controller.signal });
-      setTimeout(() => controller.abort(), 50);
+      const handlerSignal = await seen.entered;
+      controller.abort();
       await expect(pending).rejects.toThrow();
-      await new Promise((r) => setTimeout(r, 400));
-      expect(seen).toEqual({ aborted: true, finished: 1 });
+      await aborted(handlerSignal);
+      open();
+      await vi.waitUntil(() => seen.finished === 1);
+      expect({ aborted: seen.aborted, finished: seen.finished }).toEqual({ aborted: true, finished: 1 });
       const ok = await fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment } });
       expect(ok.status).toBe(200);
       expect((await fetch(`${t.url}/health`)).status).toBe(200);
@@ -48,12 +65,15 @@ describe('abort handling', () => {
   });
 
   it('finishes in-flight requests when closed, then refuses new requests', async () => {
-    const seen = { aborted: false, finished: 0 };
-    const t = await startTestService({ processor: slowProcessor(300, seen) });
+    const { processor, seen, open } = gatedProcessor();
+    const t = await startTestService({ processor });
     const payment = await paymentFor(`${t.url}${SMRI}`);
     const pending = fetch(`${t.url}${SMRI}`, { headers: { 'PAYMENT-SIGNATURE': payment, Connection: 'close' } });
-    await new Promise((r) => setTimeout(r, 50));
-    await t.close();
+    await seen.entered;
+    // close() stops accepting at once and then waits for the request still in the handler.
+    const closing = t.close();
+    open();
+    await closing;
     const res = await pending;
     expect(res.status).toBe(200);
     expect(await readJson(res)).toEqual({ late: true });

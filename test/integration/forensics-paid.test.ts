@@ -5,80 +5,53 @@
  * found only after payment) leave the payer's balance unchanged; pretrade answers 200 with each
  * unavailable part as an explicit error field.
  */
-import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESPONSES } from '../../src/catalog/responses.ts';
+import { describe, expect, it } from 'vitest';
 import { buildSignedWire, signerFromSeed } from '@solana-x402-intel/localnet';
+import { expectSettledAnswer } from '../helpers/check-response.ts';
+import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { officialSvmFetch } from '../helpers/official-svm-client.ts';
-import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
-import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-let t: TestService;
-let payer: TestPayer;
-let payFetch: typeof fetch;
-
-const balance = () => tokenBalance(t.localnet!.urls.rpc, payer.signer.address, t.localnet!.stablecoinMint);
-const schemaErrors = (path: string, body: unknown) => [...Value.Errors(RESPONSES[path]!, body)].map((e) => `${e.instancePath} ${e.message}`);
-
-beforeAll(async () => {
-  t = await startTestService();
-  payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
-}, 120_000);
-afterAll(async () => {
-  await t?.close();
-});
+const paid = usePaidService();
 
 describe('paid forensics calls', () => {
   it('wallet-scan of a heavy wallet: 200, schema, band, price moved', async () => {
-    const w = t.localnet!.world.wallets.heavy[0]!;
-    const before = await balance();
-    const res = await payFetch(`${t.url}/v1/wallet-scan?address=${w.address}`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('payment-response')).not.toBeNull();
-    const body = await readJson(res);
-    expect(schemaErrors('/v1/wallet-scan', body)).toEqual([]);
+    const w = paid.localnet.world.wallets.heavy[0]!;
+    const before = await paid.payerBalance();
+    const body = await expectSettledAnswer(await paid.pay(`/v1/wallet-scan?address=${w.address}`));
     expect(body.profile.band).toBe('heavy');
-    expect(await balance()).toBe(before - 20_000n);
+    expect(await paid.payerBalance()).toBe(before - 20_000n);
   }, 60_000);
 
   it('tx-inspect of a wallet transfer: 200 with named programs and balance changes', async () => {
-    const w = t.localnet!.world.wallets.fresh[0]!;
-    const res = await payFetch(`${t.url}/v1/tx-inspect?sig=${w.signatures[1]}`);
-    expect(res.status).toBe(200);
-    const body = await readJson(res);
-    expect(schemaErrors('/v1/tx-inspect', body)).toEqual([]);
+    const w = paid.localnet.world.wallets.fresh[0]!;
+    const body = await expectSettledAnswer(await paid.pay(`/v1/tx-inspect?sig=${w.signatures[1]}`));
     expect(body).toMatchObject({ success: true, signature: w.signatures[1] });
     expect(body.programsInvoked.map((p: { name: string }) => p.name)).toEqual(['System Program']);
     expect(body.solBalanceChanges).toHaveLength(2);
   }, 60_000);
 
   it('tx-inspect of an unknown signature: 404 not_found and no charge', async () => {
-    const sig = buildSignedWire(signerFromSeed(new Uint8Array(32).fill(8)), [], t.localnet!.chain.latestBlockhash('processed').blockhash).signature;
-    const before = await balance();
-    const res = await payFetch(`${t.url}/v1/tx-inspect?sig=${sig}`);
+    const sig = buildSignedWire(signerFromSeed(new Uint8Array(32).fill(8)), [], paid.localnet.chain.latestBlockhash('processed').blockhash).signature;
+    const before = await paid.payerBalance();
+    const res = await paid.pay(`/v1/tx-inspect?sig=${sig}`);
     expect(res.status).toBe(404);
     expect(res.headers.get('payment-response')).toBeNull();
     expect(await readJson(res)).toMatchObject({ error: 'not_found' });
-    expect(await balance()).toBe(before);
+    expect(await paid.payerBalance()).toBe(before);
   }, 60_000);
 
   it('simulate of garbage bytes in valid base64: 400 invalid_transaction and no charge', async () => {
-    const before = await balance();
+    const before = await paid.payerBalance();
     const tx = Buffer.from(new Uint8Array(120).fill(0x41)).toString('base64');
-    const res = await payFetch(`${t.url}/v1/simulate?tx=${encodeURIComponent(tx)}`);
+    const res = await paid.pay(`/v1/simulate?tx=${encodeURIComponent(tx)}`);
     expect(res.status).toBe(400);
     expect(await readJson(res)).toMatchObject({ error: 'invalid_transaction', param: 'tx' });
-    expect(await balance()).toBe(before);
+    expect(await paid.payerBalance()).toBe(before);
   }, 60_000);
 
   it('pretrade: 200, parts that could not be computed are explicit error fields', async () => {
-    const mint = t.localnet!.world.mints.get('mintable')!;
-    const res = await payFetch(`${t.url}/v1/pretrade?mint=${mint.address}`);
-    expect(res.status).toBe(200);
-    const body = await readJson(res);
-    expect(schemaErrors('/v1/pretrade', body)).toEqual([]);
+    const mint = paid.localnet.world.mints.get('mintable')!;
+    const body = await expectSettledAnswer(await paid.pay(`/v1/pretrade?mint=${mint.address}`));
     for (const part of ['digest', 'tokenIntel', 'largestHolder', 'priorityFee'] as const) {
       const value = body[part] as Record<string, unknown>;
       expect(value, part).toBeTypeOf('object');

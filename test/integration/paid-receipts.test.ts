@@ -12,14 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { SOLANA } from '../helpers/official-svm-client.ts';
+import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { SOLANA, officialSvmFetch } from '../helpers/official-svm-client.ts';
-import { fundedPayer } from '../helpers/svm-payer.ts';
-import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-let t: TestService;
-let payFetch: typeof fetch;
+const paid = usePaidService();
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,18 +31,9 @@ function runVerifyScript(args: readonly string[]): Promise<{ code: number; out: 
   });
 }
 
-beforeAll(async () => {
-  t = await startTestService();
-  const payer = await fundedPayer(t.localnet!.urls.rpc, 10_000_000);
-  payFetch = officialSvmFetch(payer, { rpcUrl: t.localnet!.urls.rpc, stablecoinMint: t.localnet!.stablecoinMint });
-}, 90_000);
-afterAll(async () => {
-  await t.close();
-});
-
 describe('receipts of real paid calls', () => {
   it('verify independently, match the body, and sit in the ledger with a valid SPEC proof', async () => {
-    const res = await payFetch(`${t.url}/v1/epoch?rate=both`);
+    const res = await paid.pay('/v1/epoch?rate=both');
     expect(res.status).toBe(200);
     const body = new Uint8Array(await res.arrayBuffer());
     const receipt = JSON.parse(Buffer.from(res.headers.get('x-service-receipt')!, 'base64').toString());
@@ -54,20 +43,20 @@ describe('receipts of real paid calls', () => {
     expect(unsigned.responseSha256).toBe(sha256(body).toString('hex'));
     expect(unsigned.requestSha256).toBe(sha256('GET /v1/epoch?rate=both').toString('hex'));
     const canonical = new TextEncoder().encode(JSON.stringify(unsigned));
-    const pub = await readJson(fetch(`${t.url}/trust/pubkey`));
+    const pub = await readJson(fetch(`${paid.url}/trust/pubkey`));
     expect(signature.signedBy).toBe(pub.publicKey);
     expect(nacl.sign.detached.verify(canonical, bs58.decode(signature.signatureBase58), bs58.decode(signature.signedBy))).toBe(true);
     const tampered = Uint8Array.from(canonical);
     tampered[10] = tampered[10]! ^ 1;
     expect(nacl.sign.detached.verify(tampered, bs58.decode(signature.signatureBase58), bs58.decode(signature.signedBy))).toBe(false);
 
-    const ledger = await readJson(fetch(`${t.url}/ledger?limit=1000`));
+    const ledger = await readJson(fetch(`${paid.url}/ledger?limit=1000`));
     const entry = ledger.entries.find((e: { index: number }) => e.index === unsigned.ledgerIndex);
     expect(entry).toMatchObject({ kind: 'payment', endpoint: '/v1/epoch', prevHash: unsigned.ledgerChainHead });
     expect(entry.receiptSha256).toBe(sha256(canonical).toString('hex'));
     expect(JSON.stringify(entry)).not.toContain('rate=both');
 
-    const proof = await readJson(fetch(`${t.url}/trust/proof?index=${unsigned.ledgerIndex}`));
+    const proof = await readJson(fetch(`${paid.url}/trust/proof?index=${unsigned.ledgerIndex}`));
     let cur = Buffer.from(proof.leaf, 'hex');
     expect(proof.leaf).toBe(entry.entrySha256);
     for (const step of proof.proof) {
@@ -76,12 +65,12 @@ describe('receipts of real paid calls', () => {
     }
     expect(cur.toString('hex')).toBe(proof.merkleRootSha256);
 
-    const verdict = await readJson(fetch(`${t.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`));
+    const verdict = await readJson(fetch(`${paid.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`));
     expect(verdict.valid).toBe(true);
   });
 
   it('scripts/verify-receipt.mjs proves by hand that the answer was signed and logged, and refuses tampered ones', async () => {
-    const res = await payFetch(`${t.url}/v1/epoch?rate=primary`);
+    const res = await paid.pay('/v1/epoch?rate=primary');
     expect(res.status).toBe(200);
     const header = res.headers.get('x-service-receipt')!;
     const body = Buffer.from(await res.arrayBuffer());
@@ -89,25 +78,25 @@ describe('receipts of real paid calls', () => {
     try {
       writeFileSync(join(dir, 'receipt.b64'), `${header}\n`);
       writeFileSync(join(dir, 'body'), body);
-      const good = await runVerifyScript([t.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
+      const good = await runVerifyScript([paid.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
       expect(good.out).not.toContain('FAIL');
       expect(good.out).toContain('PASS  sha256(body) equals responseSha256');
       expect(good.out).toContain('PASS  SPEC rule leads from the leaf to merkleRootSha256');
       expect(good.out).toContain('VERIFIED');
       expect(good.code).toBe(0);
       // The header value itself as the argument, no body.
-      expect((await runVerifyScript([t.url, header])).code).toBe(0);
+      expect((await runVerifyScript([paid.url, header])).code).toBe(0);
 
       const flipped = Buffer.from(body);
       flipped[flipped.length - 2] = flipped[flipped.length - 2]! ^ 1;
       writeFileSync(join(dir, 'body'), flipped);
-      const badBody = await runVerifyScript([t.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
+      const badBody = await runVerifyScript([paid.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
       expect(badBody.code).toBe(1);
       expect(badBody.out).toContain('FAIL  sha256(body) equals responseSha256');
 
       const receipt = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
       const forged = Buffer.from(JSON.stringify({ ...receipt, priceUsdcUnits: receipt.priceUsdcUnits + 1 })).toString('base64');
-      const badReceipt = await runVerifyScript([t.url, forged]);
+      const badReceipt = await runVerifyScript([paid.url, forged]);
       expect(badReceipt.code).toBe(1);
       expect(badReceipt.out).toContain('FAIL  ed25519 signature');
       expect(badReceipt.out).toContain('FAIL  entry.receiptSha256 equals sha256(canonicalReceipt)');
@@ -117,16 +106,16 @@ describe('receipts of real paid calls', () => {
   }, 120_000);
 
   it('the kill switch answers 503 to paid calls, is audited, and release restores service', async () => {
-    const token = readFileSync(t.service.adminTokenPath!, 'utf8').trim();
+    const token = readFileSync(paid.service.adminTokenPath!, 'utf8').trim();
     const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    expect((await fetch(`${t.service.adminUrl}/kill-switch/activate`, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(`${t.service.adminUrl}/kill-switch/activate`, { method: 'POST', headers: auth, body: '{"reason":"test stop"}' })).status).toBe(200);
-    expect((await fetch(`${t.url}/v1/epoch`)).status).toBe(503);
-    const health = await readJson(fetch(`${t.url}/health`));
+    expect((await fetch(`${paid.service.adminUrl}/kill-switch/activate`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${paid.service.adminUrl}/kill-switch/activate`, { method: 'POST', headers: auth, body: '{"reason":"test stop"}' })).status).toBe(200);
+    expect((await fetch(`${paid.url}/v1/epoch`)).status).toBe(503);
+    const health = await readJson(fetch(`${paid.url}/health`));
     expect(health.killSwitch.active).toBe(true);
-    expect((await fetch(`${t.service.adminUrl}/kill-switch/release`, { method: 'POST', headers: auth })).status).toBe(200);
-    expect((await fetch(`${t.url}/v1/epoch`)).status).toBe(402);
-    const ledger = await readJson(fetch(`${t.url}/ledger`));
+    expect((await fetch(`${paid.service.adminUrl}/kill-switch/release`, { method: 'POST', headers: auth })).status).toBe(200);
+    expect((await fetch(`${paid.url}/v1/epoch`)).status).toBe(402);
+    const ledger = await readJson(fetch(`${paid.url}/ledger`));
     const audits = ledger.entries.filter((e: { kind: string }) => e.kind === 'audit');
     expect(audits.length).toBeGreaterThanOrEqual(2);
   });

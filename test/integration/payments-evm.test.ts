@@ -48,6 +48,13 @@ async function balances(addresses: readonly string[]): Promise<bigint[]> {
   }));
 }
 
+/** One JSON-RPC call to the local EVM (including its evm_* / hardhat_* test methods). */
+async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
+  const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
 beforeAll(async () => {
   evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed: 'payments-evm' });
   terms = { scheme: 'exact', network: 'eip155:8453', amount: String(PRICE_UNITS), asset: evm.usdcAddress, payTo, maxTimeoutSeconds: 60, extra: { name: evm.name, version: evm.version } };
@@ -163,7 +170,10 @@ describe('settle through the relayer', () => {
 
   it('refuses an authorization that expired before settlement with the contract reason', async () => {
     const p = await pay({ maxTimeoutSeconds: 1 });
-    await new Promise((r) => setTimeout(r, 2100));
+    // The chain's clock, not the test's: the block that would carry the transfer is stamped after validBefore.
+    const validBefore = Number((p.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+    const latest = (await rpc('eth_getBlockByNumber', ['latest', false])) as { timestamp: string };
+    await rpc('evm_setNextBlockTimestamp', [Math.max(validBefore + 1, Number(latest.timestamp) + 1)]);
     expect(await scheme.settle(p, terms, signal)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_payload_authorization_valid_before' });
   });
 });
@@ -225,11 +235,6 @@ describe('start-up checks', () => {
 });
 
 describe('a settlement not mined within the receipt wait', () => {
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
   let clock = 0;
   let slow: ExactScheme;
 

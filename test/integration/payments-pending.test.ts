@@ -213,7 +213,7 @@ describe('payment-identifier answers survive a restart', () => {
 
   it('same id and payload after a restart: the same answer, no new charge; same id, other payload: 409', async () => {
     const url = `${service.url}/v1/epoch`;
-    const id = `pay_restart_${Date.now()}_0123456789`;
+    const id = 'pay_restart_0123456789abcdef';
     const header = await officialPaymentHeader(url, id);
     const before = await balanceOf(service.terms.svm.payTo);
     const first = await paid(url, header);
@@ -235,15 +235,18 @@ describe('payment-identifier answers survive a restart', () => {
 
   it('a client that disconnects mid-settlement gets the answer on a retry with its id, charged once', async () => {
     const url = `${service.url}/v1/epoch?rate=both`;
-    const id = `pay_disconnect_${Date.now()}_0123456789`;
+    const id = 'pay_disconnect_0123456789abcdef';
     const header = await officialPaymentHeader(url, id);
     const before = await balanceOf(service.terms.svm.payTo);
     const abort = new AbortController();
+    // The client leaves the moment the settlement transaction is on its way to the node.
+    const sent = new Promise<void>((resolve) => { proxy.onSend = () => resolve(); });
     const gone = paid(url, header, abort.signal).catch((err: unknown) => err);
-    await sleep(150);
+    await sent;
+    proxy.onSend = null;
     abort.abort();
     await gone;
-    // Whether the disconnect came before or during settlement, the retry ends in one 200 and one charge.
+    // However far settlement had got when the client left, the retry ends in one 200 and one charge.
     let answered: Response | null = null;
     for (let i = 0; i < 30 && !answered; i++) {
       const res = await paid(url, header);

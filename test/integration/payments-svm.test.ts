@@ -11,7 +11,7 @@ import { address } from '@solana/kit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
@@ -177,7 +177,7 @@ describe('tampered payments are refused with the x402 reason', () => {
 describe('payment-identifier', () => {
   it('same id and payload: the cached answer, one charge; same id, other payload: 409', async () => {
     const url = `${service.url}/v1/epoch?rate=primary`;
-    const id = `pay_${Date.now()}_abcdef0123456789`;
+    const id = 'pay_idempotent_abcdef0123456789';
     const header = await officialPaymentHeader(url, payer, id);
     const before = await payToBalance();
     const first = await paid(url, header);
@@ -199,10 +199,9 @@ describe('the challenge', () => {
   it('carries a live recentBlockhash the payer can use, and a payment against an older challenge still matches', async () => {
     const url = `${service.url}/v1/epoch`;
     const header = await officialPaymentHeader(url);
-    await new Promise((r) => setTimeout(r, 2_500));
-    const fresh = await challenge(url);
-    const old = JSON.parse(Buffer.from(header, 'base64').toString());
-    expect(fresh.accepts[0]!.extra!.recentBlockhash).not.toBe(old.accepted.extra.recentBlockhash);
+    const oldBlockhash = JSON.parse(Buffer.from(header, 'base64').toString()).accepted.extra.recentBlockhash;
+    // The challenge follows the chain: a later one names a newer blockhash.
+    await vi.waitUntil(async () => (await challenge(url)).accepts[0]!.extra!.recentBlockhash !== oldBlockhash, { timeout: 20_000, interval: 100 });
     expect((await paid(url, header)).status).toBe(200);
   });
 });

@@ -6,6 +6,10 @@ import { createDurableRecordLog } from '../../src/x402/durable-record-log.ts';
 import { createPaidAnswerStore } from '../../src/x402/paid-answer-store.ts';
 import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement } from '../../src/x402/pending-settlements.ts';
 
+/** A fixed clock for the logs: records put to expire a minute later are live throughout. */
+const NOW_MS = 1_700_000_000_000;
+const fixedNow = () => NOW_MS;
+const IN_A_MINUTE = NOW_MS + 60_000;
 const dirs: string[] = [];
 const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'paystate-')); dirs.push(d); return d; };
 afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
@@ -13,11 +17,11 @@ afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, f
 describe('durable record log', () => {
   it('reads back what was put and not what was removed, after reopening', async () => {
     const dir = freshDir();
-    const log = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10 });
-    await Promise.all([log.put('a', { n: 1 }, Date.now() + 60_000), log.put('b', { n: 2 }, Date.now() + 60_000)]);
-    await log.put('a', { n: 3 }, Date.now() + 60_000);
+    const log = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10, now: fixedNow });
+    await Promise.all([log.put('a', { n: 1 }, IN_A_MINUTE), log.put('b', { n: 2 }, IN_A_MINUTE)]);
+    await log.put('a', { n: 3 }, IN_A_MINUTE);
     await log.remove('b');
-    const again = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10 });
+    const again = createDurableRecordLog<{ n: number }>({ dir, file: 'x.log', maxEntries: 10, now: fixedNow });
     expect(again.get('a')).toEqual({ n: 3 });
     expect(again.get('b')).toBeUndefined();
     expect(again.size()).toBe(1);
@@ -25,10 +29,10 @@ describe('durable record log', () => {
 
   it('never reads a torn last line as a record', async () => {
     const dir = freshDir();
-    const log = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10 });
-    await log.put('whole', 'yes', Date.now() + 60_000);
+    const log = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10, now: fixedNow });
+    await log.put('whole', 'yes', IN_A_MINUTE);
     appendFileSync(join(dir, 'x.log'), '{"k":"torn","x":99999999999999,"v":"ha');
-    const again = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10 });
+    const again = createDurableRecordLog<string>({ dir, file: 'x.log', maxEntries: 10, now: fixedNow });
     expect(again.get('whole')).toBe('yes');
     expect(again.get('torn')).toBeUndefined();
     // The reopen rewrote the log without the torn piece.
@@ -49,13 +53,13 @@ describe('durable record log', () => {
 
   it('stays bounded: the oldest go first, and the file is compacted', async () => {
     const dir = freshDir();
-    const log = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3 });
-    for (let i = 0; i < 500; i++) await log.put(`k${i}`, i, Date.now() + 60_000);
+    const log = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3, now: fixedNow });
+    for (let i = 0; i < 500; i++) await log.put(`k${i}`, i, IN_A_MINUTE);
     expect(log.size()).toBe(3);
     expect([log.get('k496'), log.get('k497'), log.get('k499')]).toEqual([undefined, 497, 499]);
     const lines = readFileSync(join(dir, 'x.log'), 'utf8').trim().split('\n').length;
     expect(lines).toBeLessThanOrEqual(2 * 64 + 1);
-    const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3 });
+    const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3, now: fixedNow });
     expect(again.size()).toBe(3);
     expect(again.get('k499')).toBe(499);
   });

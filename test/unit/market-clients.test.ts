@@ -4,7 +4,7 @@
  * fields), headers the services document (API keys, GeckoTerminal's version pin), refusals as
  * data, 429 then success, Retry-After beyond the cap, 5xx exhaustion, timeout, malformed bodies.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMarketHttp } from '../../src/chain/market-http.ts';
 import { createJupiterClient } from '../../src/chain/jupiter-client.ts';
 import { createGeckoTerminalClient, GECKOTERMINAL_ACCEPT } from '../../src/chain/geckoterminal-client.ts';
@@ -24,6 +24,20 @@ beforeEach(() => up.reset());
 
 const jupiter = (apiKey: string | null = null) => createJupiterClient({ baseUrl: up.url, apiKey, timeoutMs: 1000 });
 const req = { inputMint: WSOL, outputMint: JUP, amount: 1_000_000_000n, slippageBps: 50 };
+
+/**
+ * Settles `p` while a fake clock (vi.useFakeTimers) moves in small steps, letting real I/O run
+ * between steps: waits on the fake clock pass without the test sleeping.
+ */
+async function settleOnFakeClock<T>(p: Promise<T>): Promise<T> {
+  let settled = false;
+  p.then(() => { settled = true; }, () => { settled = true; });
+  for (let step = 0; step < 10_000 && !settled; step++) {
+    await new Promise((r) => setImmediate(r));
+    await vi.advanceTimersByTimeAsync(10);
+  }
+  return p;
+}
 
 async function fault(p: Promise<unknown>): Promise<ServiceError> {
   const err = await p.then(() => null, (e: unknown) => e);
@@ -60,13 +74,19 @@ describe('Jupiter quote client', () => {
     expect(await jupiter().quote(req)).toMatchObject({ ok: false, errorCode: 'TOKEN_NOT_TRADABLE' });
   });
 
-  it('waits out a 429 with Retry-After and then succeeds', async () => {
-    up.route(QUOTE, { status: 429, body: { error: 'Too many requests' }, headers: { 'retry-after': '1' } }, { body: marketFixture('jupiter-quote.json') });
-    const started = Date.now();
-    const r = await jupiter().quote(req);
-    expect(r.ok).toBe(true);
-    expect(up.requests.length).toBe(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  it('waits out a 429 for its Retry-After before asking again, then succeeds', async () => {
+    up.route(QUOTE, { status: 429, body: { error: 'Too many requests' }, headers: { 'retry-after': '2' } }, { body: marketFixture('jupiter-quote.json') });
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    try {
+      const r = await settleOnFakeClock(jupiter().quote(req));
+      expect(r.ok).toBe(true);
+      const [first, retry] = up.requests;
+      expect(up.requests.length).toBe(2);
+      // Measured on the fake clock: the default backoff (200 ms) would ask again far sooner.
+      expect(retry!.atMs - first!.atMs).toBeGreaterThanOrEqual(2_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('fails at once with 502 when Retry-After exceeds what one paid call can wait', async () => {

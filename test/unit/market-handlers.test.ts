@@ -2,9 +2,10 @@
  * The market handlers over fixture-serving loopback sources: answers in SPEC shape (checked
  * against RESPONSES), `unknown` for null upstream figures, single-flight (N concurrent identical
  * requests make one upstream call, counted at the server), 404 and 502 mapping with nothing
- * guessed, and the slippage sweep with its curve math run in the real worker pool.
+ * guessed, and the slippage sweep with its curve math run in the real worker pool. The clock is
+ * frozen (only Date is faked; timers and I/O run for real), so ages and windows are exact.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createJupiterClient } from '../../src/chain/jupiter-client.ts';
 import { createGeckoTerminalClient } from '../../src/chain/geckoterminal-client.ts';
 import { createMagicEdenClient } from '../../src/chain/magiceden-client.ts';
@@ -25,16 +26,22 @@ const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
 const QUOTE = '/swap/v1/quote';
 const DOWN = 'http://127.0.0.1:1';
 const signal = new AbortController().signal;
+/** The frozen "now": an hour after the newest fixture pool was created. */
+const NOW = new Date('2026-11-22T03:31:55Z');
+const NOW_S = NOW.getTime() / 1000;
 let up: FixtureUpstream;
 let pool: WorkerPool;
 
 beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(NOW);
   up = await startFixtureUpstream();
   pool = createWorkerPool({ size: 1 });
 });
 afterAll(async () => {
   await up.close();
   await pool.close();
+  vi.useRealTimers();
 });
 beforeEach(() => up.reset());
 
@@ -133,12 +140,13 @@ describe('/v1/trending-tokens and /v1/new-pairs', () => {
     expect(responseErrors('/v1/trending-tokens', trending)).toEqual([]);
     expect(trending.count).toBe(2);
     expect(trending.pools[1]).toMatchObject({ baseMint: '9nEqaUcb16sQ3Tn1psbkWqyhPdLmfHWjKGymREjsAgTE', marketCapUsd: 'unknown', fdvUsd: 1843300.12, priceChangePct: { h1: -12.7, h6: 188.05, h24: 'unknown' }, txCount24h: 7571 });
-    expect(trending.pools[0].poolAgeMinutes).toBe(Math.floor((Date.now() - Date.parse('2024-03-14T16:09:34Z')) / 60_000));
+    expect(trending.pools.map((p: { poolAgeMinutes: number }) => p.poolAgeMinutes)).toEqual([1_414_762, 290]);
+    expect(trending.fetchedAt).toBe(NOW.toISOString());
     expect((await lists.trending({ limit: 1 }, signal) as any).count).toBe(1);
     const fresh = await lists.newPairs({}, signal) as any;
     expect(responseErrors('/v1/new-pairs', fresh)).toEqual([]);
     expect(fresh.pools[0]).toMatchObject({ createdAt: '2026-11-22T02:31:55Z', priceUsd: 'unknown', fdvUsd: 'unknown' });
-    expect(Number.isInteger(fresh.pools[0].ageMinutes)).toBe(true);
+    expect(fresh.pools[0].ageMinutes).toBe(60);
     expect(up.requests.length).toBe(2);
   });
 
@@ -155,17 +163,17 @@ describe('/v1/trending-tokens and /v1/new-pairs', () => {
 describe('/v1/nft-collection', () => {
   it('answers floor in SOL and lamports, 24 h average and 7-day volume from activities', async () => {
     up.route('/v2/collections/mad_lads/stats', { body: marketFixture('magiceden-stats.json') });
-    const now = Math.floor(Date.now() / 1000);
     up.route('/v2/collections/mad_lads/activities', { body: [
-      { type: 'buyNow', blockTime: now - 60, price: 41.5 },
-      { type: 'list', blockTime: now - 120, price: 44 },
-      { type: 'buyNow', blockTime: now - 6 * 86_400, price: 40 },
-      { type: 'buyNow', blockTime: now - 8 * 86_400, price: 39 },
+      { type: 'buyNow', blockTime: NOW_S - 60, price: 41.5 },
+      { type: 'list', blockTime: NOW_S - 120, price: 44 },
+      { type: 'buyNow', blockTime: NOW_S - 6 * 86_400, price: 40 },
+      { type: 'buyNow', blockTime: NOW_S - 8 * 86_400, price: 39 },
     ] });
     const body = await createNftCollectionHandler(createMagicEdenClient({ baseUrl: up.url }))({ symbol: 'mad_lads' }, signal) as any;
     expect(responseErrors('/v1/nft-collection', body)).toEqual([]);
     expect(body).toMatchObject({ symbol: 'mad_lads', floorPriceSol: 41.5, floorPriceLamports: 41_500_000_000, listedCount: 387, volume7dSol: 81.5, sales7d: 2 });
     expect(body.avgPrice24hrSol).toBeCloseTo(42.193333333, 8);
+    expect(body.volumeWindow).toEqual({ from: '2026-11-15T03:31:55.000Z', seconds: 7 * 86_400 });
   });
 
   it('404 for an unknown symbol; nothing listed gives a null floor; failed activities give unknown volume with the error', async () => {
