@@ -1,7 +1,7 @@
 /**
  * Real paid HTTP calls to the market endpoints with the official x402 client against the running
- * service and its embedded localnet: dex-quote, slippage-map and lending/markets answer 200 with
- * a receipt and a SPEC-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
+ * service and its embedded localnet: dex-quote, slippage-map and lending/markets answer 200 with a
+ * receipt and a contract-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
  * not move (nothing settled).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('paid market calls', () => {
-  it('dex-quote: 200 with receipt and SPEC fields, price moved to pay-to', async () => {
+  it('dex-quote: 200 with receipt and contract fields, price moved to pay-to', async () => {
     const before = await payToBalance();
     const res = await payFetch(`${t.url}/v1/dex-quote?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&slippageBps=50`);
     expect(res.status).toBe(200);
@@ -39,7 +39,7 @@ describe('paid market calls', () => {
     expect(await payToBalance()).toBe(before + 3000n);
   }, 60_000);
 
-  it('slippage-map and lending/markets: 200 with SPEC-shaped bodies', async () => {
+  it('slippage-map and lending/markets: 200 with contract-shaped bodies', async () => {
     const map = await payFetch(`${t.url}/v1/slippage-map?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&mults=0.5,1,2,1000`);
     expect(map.status).toBe(200);
     const mapBody = await readJson(map);
