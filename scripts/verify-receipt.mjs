@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Proves by hand that a paid answer was signed and logged, with nothing but the receipt and the
- * service's public trust endpoints (SPEC 4.4, /trust/sir). Independent of the service's code:
- * plain Node, tweetnacl, bs58 and node:crypto.
+ * service's public trust endpoints (docs/contract.md#receipts, /trust/sir). Independent of the
+ * service's code: plain Node, tweetnacl, bs58 and node:crypto.
  *
  *   node scripts/verify-receipt.mjs <base-url> <receipt-base64-or-file> [body-file]
  *
@@ -11,7 +11,8 @@
  * Checks: the ed25519 signature over canonicalReceipt; signedBy equals /trust/pubkey; the body's
  * SHA-256 and length (when given); a signed checkpoint from /trust/checkpoint; /trust/proof at
  * the checkpoint's tree size: its entry carries SHA-256(canonicalReceipt), links to
- * ledgerChainHead and hashes to the leaf, and SPEC's rule leads from the leaf to the signed root.
+ * ledgerChainHead and hashes to the leaf, and the contract's proof rule leads from the leaf to
+ * the signed root.
  * Exit status 0 when every check passes, 1 when one fails, 2 on bad usage or unreachable service.
  */
 import { createHash } from 'node:crypto';
@@ -68,7 +69,7 @@ function verifySignature(message, signatureBase58, signedByBase58) {
   }
 }
 
-/** SPEC 4.4 rule 5 over the raw 32-byte digests the hex encodes. */
+/** The simple proof rule (docs/contract.md#merkle-proofs) over the raw 32-byte digests the hex encodes. */
 function specRoot(leafHex, steps) {
   let cur = Buffer.from(leafHex, 'hex');
   for (const step of steps) {

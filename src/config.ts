@@ -1,7 +1,7 @@
 /**
  * Configuration: every option is a CLI flag and an environment variable (flag wins), validated
  * once at start with every problem reported together. The option table below is also what
- * `--help` prints and what README's configuration table documents.
+ * `--help` prints and what docs/configuration.md#options is generated from.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isBase58OfLength } from './chain/base58.ts';
@@ -16,7 +16,7 @@ interface OptionSpec {
   readonly default?: string;
 }
 
-/** Every option the service reads, in README order. */
+/** Every option the service reads, in the order `--help` and docs/configuration.md#options list them. */
 export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'host', env: 'HOST', kind: 'string', default: '127.0.0.1', help: 'Interface the public HTTP listener binds.' },
   { flag: 'port', env: 'PORT', kind: 'port', default: '8402', help: 'Public HTTP port; 0 picks a free one (the bound port is printed).' },

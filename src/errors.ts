@@ -25,7 +25,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   upstream_unavailable: 502,
   upstream_timeout: 502,
-  /** The RPC will not list this mint's holders (JSON-RPC -32010: excluded from secondary indexes, SPEC 4.1 rule 3). */
+  /** The RPC will not list this mint's holders (JSON-RPC -32010: excluded from secondary indexes; docs/contract.md#response-fields). */
   snapshot_unavailable: 502,
   service_stopped: 503,
   shutting_down: 503,
@@ -50,7 +50,7 @@ export class ServiceError extends Error {
   }
 }
 
-/** The DESIGN §4 error body: `{ error, message, ...details }`. */
+/** The error body of docs/contract.md#error-body: `{ error, message, ...details }`. */
 export interface ErrorBody {
   readonly error: ErrorCode;
   readonly message: string;

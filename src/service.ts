@@ -36,7 +36,7 @@ import { createReplayGuard } from './x402/replay-guard.ts';
 import { createSvmExactScheme } from './x402/svm-exact.ts';
 import { startEvmExactScheme, type EvmSettlement } from './x402/evm-exact-setup.ts';
 
-/** SPEC 9: the service version in OpenAPI and receipts. */
+/** The service version in OpenAPI and receipts (docs/contract.md#versioning). */
 export const SERVICE_VERSION = '0.1.9';
 
 /** What the embedded localnet (or the operator, in mainnet mode) provides. */

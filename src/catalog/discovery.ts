@@ -1,7 +1,7 @@
 /**
  * Documents generated from the catalog for machines and people: the x402 discovery catalog
- * (SPEC 2.5), llms.txt and the human pricing page. Built once at start, after the public URL and
- * payment terms are known.
+ * (docs/contract.md#discovery), llms.txt and the human pricing page. Built once at start, after the
+ * public URL and payment terms are known.
  */
 import { CATALOG, formatUsd, type EndpointEntry } from './endpoints.ts';
 import { paramType } from './params.ts';
@@ -37,7 +37,7 @@ export function describeInputs(entry: EndpointEntry): InputDescription[] {
   }));
 }
 
-/** The `/.well-known/x402` document exactly in the shape of SPEC 2.5. */
+/** The `/.well-known/x402` document exactly in the shape of docs/contract.md#discovery. */
 export function buildWellKnown(ctx: DiscoveryContext): object {
   const items = CATALOG.map((e) => ({
     resource: `${ctx.baseUrl}${e.path}`,

@@ -1,7 +1,8 @@
 /**
- * The endpoint catalog: the single registry of the 20 paid endpoints of SPEC 4.1. Routing,
- * validation, 402 terms, /.well-known/x402, /openapi.json, /llms.txt, /pricing and the MCP tools
- * are all generated from it. Adding an endpoint is one entry here plus one handler.
+ * The endpoint catalog: the single registry of the 20 paid endpoints
+ * (docs/contract.md#paid-endpoints). Routing, validation, 402 terms, /.well-known/x402,
+ * /openapi.json, /llms.txt, /pricing and the MCP tools are all generated from it. Adding an
+ * endpoint is one entry here plus one handler.
  */
 import * as p from './params.ts';
 import { RESPONSES } from './responses.ts';
@@ -194,7 +195,7 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   },
 ];
 
-/** All paid endpoints, in SPEC 4.1 order. */
+/** All paid endpoints, in the order of docs/contract.md#paid-endpoints. */
 export const CATALOG: readonly EndpointEntry[] = Object.freeze(
   entries.map((e) => {
     const response = RESPONSES[e.path];

@@ -1,7 +1,7 @@
 /**
  * `/openapi.json`: OpenAPI 3.1.0 generated from the catalog. Every paid path has its query
- * parameters, its 200 schema, and a 402 carrying `x-x402-price` (SPEC 2.3) and the full
- * `accepts` list; free endpoints are listed too.
+ * parameters, its 200 schema, and a 402 carrying `x-x402-price` (docs/contract.md#payment-terms)
+ * and the full `accepts` list; free endpoints are listed too.
  */
 import { CATALOG, formatUsd, type EndpointEntry } from './endpoints.ts';
 import type { DiscoveryContext } from './discovery.ts';

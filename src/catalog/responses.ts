@@ -1,7 +1,7 @@
 /**
- * 200 response schemas of the paid endpoints: the SPEC 2.2 fields, with additional fields
- * allowed (SPEC: "response fields beyond those listed: not shown"). Published in /openapi.json
- * and used by the tests to check every answer.
+ * 200 response schemas of the paid endpoints: the fields docs/contract.md#response-fields requires,
+ * with additional fields allowed (the contract lists a minimum). Published in /openapi.json and
+ * used by the tests to check every answer.
  */
 import { Type, type TSchema } from './params.ts';
 

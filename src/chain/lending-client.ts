@@ -1,7 +1,8 @@
 /**
  * Lending-markets client over Kamino Lend's public API (api.kamino.finance, keyless), chosen
- * because SPEC's `/v1/lending/markets` lists markets with an on-chain address, which Kamino
- * serves (`lendingMarket`) and aggregate TVL feeds such as DefiLlama's protocol rows do not.
+ * because `/v1/lending/markets` (docs/contract.md#response-fields) lists markets with an on-chain
+ * address, which Kamino serves (`lendingMarket`) and aggregate TVL feeds such as DefiLlama's
+ * protocol rows do not.
  *
  * - `GET /v2/kamino-market` -> `[{ lendingMarket, name, isPrimary, isCurated, description, lookupTable }]`
  * - `GET /kamino-market/{market}/reserves/metrics?env=mainnet-beta` -> per reserve

@@ -1,8 +1,8 @@
 /**
- * The operator's admin listener (DESIGN §4): a second uWS listener bound to 127.0.0.1 only, on
- * its own port, every route behind a bearer token. It drives the kill switch:
- * `GET /kill-switch`, `POST /kill-switch/activate`, `POST /kill-switch/release`, the two POSTs
- * with an optional JSON body `{"reason": "..."}` that is written into the public audit entry.
+ * The operator's admin listener (docs/contract.md#kill-switch): a second uWS listener bound to
+ * 127.0.0.1 only, on its own port, every route behind a bearer token. It drives the kill switch:
+ * `GET /kill-switch`, `POST /kill-switch/activate`, `POST /kill-switch/release`, the two POSTs with
+ * an optional JSON body `{"reason": "..."}` that is written into the public audit entry.
  */
 import { auditReasonProblem } from '../trust/ledger-entry.ts';
 import type { KillSwitch, KillSwitchTransition } from '../trust/kill-switch.ts';

@@ -1,7 +1,7 @@
 /**
  * Routes of the paid endpoints, built from the catalog: validate the query (400 before any
  * challenge), then answer the 402 challenge or hand a decoded payment to the payment processor,
- * which runs the handler and settles only for a 200 (DESIGN §3).
+ * which runs the handler and settles only for a 200 (docs/contract.md#paid-call-flow).
  */
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';

@@ -76,7 +76,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
 
-/** A JSON reply with the DESIGN §4 error body. */
+/** A JSON reply with the error body of docs/contract.md#error-body. */
 export function errorReply(status: number, body: ErrorBody, headers?: Readonly<Record<string, string>>): HttpReply {
   return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }

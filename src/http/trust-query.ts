@@ -1,6 +1,7 @@
 /**
- * Query parameters of the free trust endpoints: integers in a range, never clamped (DESIGN §4),
- * answered as data so a handler turns a problem straight into its 400.
+ * Query parameters of the free trust endpoints: integers in a range, never clamped
+ * (docs/contract.md#parameters), answered as data so a handler turns a problem straight into its
+ * 400.
  */
 import { parseQueryString } from '../catalog/validate-query.ts';
 import { errorReply, type HttpReply } from './server.ts';

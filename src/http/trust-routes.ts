@@ -1,8 +1,8 @@
 /**
- * The free ledger and trust endpoints (SPEC 4.3 `/ledger`, SPEC 4.4, DESIGN §6): the log, proofs
- * under the SPEC rule and RFC 6962, signed checkpoints, consistency proofs, the published key,
- * receipt verification and the open receipt specification. Every answer reads only durable
- * ledger state, in one synchronous step, so entries and head always agree.
+ * The free ledger and trust endpoints (docs/contract.md#free-endpoints, #merkle-proofs): the log,
+ * proofs under the contract's simple rule and RFC 6962, signed checkpoints, consistency proofs, the
+ * published key, receipt verification and the open receipt specification. Every answer reads only
+ * durable ledger state, in one synchronous step, so entries and head always agree.
  */
 import type { SignedCheckpoint } from '../trust/checkpoint.ts';
 import { createCheckpoint, type SignBytes } from '../trust/checkpoint.ts';
@@ -13,7 +13,7 @@ import { verifyReceipt } from '../trust/receipt-verify.ts';
 import { errorReply, type HttpReply, type Route } from './server.ts';
 import { enumParam, intParam, queryParams } from './trust-query.ts';
 
-/** `/ledger` and `/trust/log` `limit`: SPEC 8 default 400, max 1000. */
+/** `/ledger` and `/trust/log` `limit`: default 400, max 1000 (docs/contract.md#limits). */
 export const LEDGER_LIMIT = Object.freeze({ min: 1, max: 1000, fallback: 400 });
 /** A checkpoint is re-signed at most this often per tree size: signing on every call would let free traffic load the signer. */
 export const CHECKPOINT_CACHE_MS = 1000;

@@ -1,7 +1,7 @@
 /**
- * The single Piscina pool of the service (DESIGN §1): CPU work such as ed25519 signing and
- * verification runs here, never on the event loop. Tasks are named and typed by `PoolTasks`; the
- * identity seed is handed to every worker once through workerData.
+ * The single Piscina pool of the service (docs/contract.md#engineering-decisions): CPU work such as
+ * ed25519 signing and verification runs here, never on the event loop. Tasks are named and typed by
+ * `PoolTasks`; the identity seed is handed to every worker once through workerData.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';

@@ -1,8 +1,9 @@
 /**
- * Signed tree heads (`/trust/checkpoint`, beyond SPEC): the ledger size, both Merkle roots and
- * the chain head at one moment, signed with the service identity. A client that keeps two
- * checkpoints and asks `/trust/consistency` between their sizes detects a rewritten or forked
- * ledger; a proof's tree size is authenticated only through a checkpoint's root.
+ * Signed tree heads (`/trust/checkpoint`, beyond the proofs of docs/contract.md#merkle-proofs): the
+ * ledger size, both Merkle roots and the chain head at one moment, signed with the service
+ * identity. A client that keeps two checkpoints and asks `/trust/consistency` between their sizes
+ * detects a rewritten or forked ledger; a proof's tree size is authenticated only through a
+ * checkpoint's root.
  *
  * canonicalCheckpoint = JSON.stringify of the unsigned part with keys in this order, no
  * whitespace: `{"schema","treeSize","rootHash":{"rfc6962","spec"},"chainHead","timestamp"}`.
@@ -14,7 +15,7 @@ import { ServiceError } from '../errors.ts';
 import { isHexDigest } from './merkle-hash.ts';
 import type { VerifyResult } from './merkle-verify.ts';
 
-/** Signature scheme label, as in SPEC 2.4 receipts. */
+/** Signature scheme label, as in receipts (docs/contract.md#receipts). */
 export const CHECKPOINT_SIGNATURE_SCHEME = 'ed25519-detached(utf8(canonicalCheckpoint))';
 const SOLANA_SECRET_KEY_BYTES = 64;
 

@@ -1,7 +1,7 @@
 /**
- * Ed25519 through node:crypto (OpenSSL): the pure functions the worker pool runs. Measured per
- * core (DESIGN §1): verify ~7.7k/s, sign ~22k/s, so these never run on the event loop; the pool's
- * worker entry calls them.
+ * Ed25519 through node:crypto (OpenSSL): the pure functions the worker pool runs. Measured per core
+ * (docs/contract.md#engineering-decisions): verify ~7.7k/s, sign ~22k/s, so these never run on the
+ * event loop; the pool's worker entry calls them.
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 

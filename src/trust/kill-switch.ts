@@ -1,5 +1,5 @@
 /**
- * The operator kill switch (SPEC 3, DESIGN §4): while active every paid call answers 503.
+ * The operator kill switch (docs/contract.md#kill-switch): while active every paid call answers 503.
  *
  * Order of a transition: the audit entry is appended and durable first, then the state file is
  * replaced atomically (temp file, fsync, rename, fsync of the directory), and only then does

@@ -1,8 +1,8 @@
 /**
- * Ledger entries (DESIGN §4): what one WAL line holds, how it is hashed and how a line read back
- * is checked. An entry never carries query content, caller identity, payer address or IP: the
- * endpoint is a bare path (a `?` is refused) and a payment is referenced only by the SHA-256 of
- * its receipt.
+ * Ledger entries (docs/contract.md#ledger-entries): what one WAL line holds, how it is hashed and
+ * how a line read back is checked. An entry never carries query content, caller identity, payer
+ * address or IP: the endpoint is a bare path (a `?` is refused) and a payment is referenced only by
+ * the SHA-256 of its receipt.
  *
  * Canonical JSON: `JSON.stringify` of an object whose keys are in the fixed order below, no
  * whitespace. Payment: index, time, kind, endpoint, priceUsdcUnits, network, receiptSha256,

@@ -1,7 +1,7 @@
 /**
- * The public ledger (SPEC 4.4, 6; DESIGN §4, §6): an append-only WAL of hash-chained entries
- * (ledger-entry.ts), each also a leaf of two Merkle trees of the same RFC 6962 shape, one per
- * hash rule (SPEC rule for `/trust/proof`, RFC 6962 for `format=rfc6962`).
+ * The public ledger (docs/contract.md#ledger-entries, #merkle-proofs): an append-only WAL of
+ * hash-chained entries (ledger-entry.ts), each also a leaf of two Merkle trees of the same RFC 6962
+ * shape, one per hash rule (the simple rule for `/trust/proof`, RFC 6962 for `format=rfc6962`).
  *
  * Durability: `append` resolves only after its line is written and fdatasynced; concurrent
  * appends share one write + fdatasync (ledger-wal.ts). Readers (head, recent, entry, proofs)
@@ -51,7 +51,7 @@ export interface LedgerOpenReport {
 export interface LedgerHead {
   readonly chainHead: string;
   readonly treeSize: number;
-  /** Root under the SPEC rule (what `/trust/proof` proves against). */
+  /** Root under the simple rule (what `/trust/proof` proves against). */
   readonly merkleRoot: string;
   readonly merkleRootRfc6962: string;
   readonly lastAppendAt: string | null;

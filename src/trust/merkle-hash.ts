@@ -1,8 +1,9 @@
 /**
  * The two hash rules of the ledger's Merkle tree. Both work over the same RFC 6962 tree shape;
  * they differ only in how a leaf and an interior node are hashed:
- * - `spec` (SPEC 4.4 rule 5): the leaf is the entry's `entrySha256` itself (no extra hashing) and
- *   a parent is SHA-256(left || right) over the raw 32-byte digests (not their hex text).
+ * - `spec` (the simple rule of docs/contract.md#merkle-proofs): the leaf is the entry's
+ *   `entrySha256` itself (no extra hashing) and a parent is SHA-256(left || right) over the raw
+ *   32-byte digests (not their hex text).
  * - `rfc6962`: leaf = SHA-256(0x00 || data), node = SHA-256(0x01 || left || right), where the
  *   leaf data is the 32 raw bytes of `entrySha256`.
  * The empty tree hashes to SHA-256 of the empty string in both rules (RFC 6962 §2.1).
@@ -65,7 +66,7 @@ function concatHash(prefix: number | null, a: Uint8Array, b?: Uint8Array): Buffe
   return hash('sha256', buf, 'buffer');
 }
 
-/** SPEC 4.4 rule: leaf = entrySha256, parent = SHA-256(raw32(left) || raw32(right)). */
+/** The simple rule (docs/contract.md#merkle-proofs): leaf = entrySha256, parent = SHA-256(raw32(left) || raw32(right)). */
 export const SPEC_HASHER: TreeHasher = Object.freeze({
   rule: 'spec',
   algorithm:
@@ -73,7 +74,7 @@ export const SPEC_HASHER: TreeHasher = Object.freeze({
     'side=right: cur = SHA-256(raw32(cur) || raw32(step.hash)); raw32 = the 32 bytes the hex encodes; ' +
     'tree shape RFC 6962 (split at the largest power of two below n, no duplication)',
   leaf(data: Uint8Array): Uint8Array {
-    // The SPEC leaf is the entry hash itself: anything else would not be a digest to chain on.
+    // The simple rule's leaf is the entry hash itself: anything else would not be a digest to chain on.
     if (data.length !== HASH_BYTES) throw new ServiceError('internal_error', 'spec leaf must be a 32-byte digest');
     return Buffer.from(data);
   },

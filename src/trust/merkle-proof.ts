@@ -5,7 +5,7 @@
 import { toHex, type HashRule } from './merkle-hash.ts';
 import type { MerkleTree } from './merkle-tree.ts';
 
-/** SPEC 4.4 `/trust/proof` answer, plus `treeSize` and the `algorithm` statement. */
+/** The `/trust/proof` answer of docs/contract.md#merkle-proofs, plus `treeSize` and the `algorithm` statement. */
 export interface SpecInclusionProof {
   readonly index: number;
   /** The leaf: the entry's `entrySha256`. */
@@ -42,7 +42,7 @@ export interface ConsistencyProof {
   readonly algorithm: string;
 }
 
-/** Builds the SPEC-shaped inclusion proof of `index` at `treeSize` from a `spec`-rule tree. */
+/** Builds the contract-shaped inclusion proof of `index` at `treeSize` from a `spec`-rule tree. */
 export function buildSpecInclusionProof(tree: MerkleTree, index: number, treeSize: number): SpecInclusionProof {
   const steps = tree.inclusionPath(index, treeSize);
   return {

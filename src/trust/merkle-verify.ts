@@ -2,7 +2,7 @@
  * Pure verification of the proof answers (merkle-proof.ts shapes), for tests and `/trust/verify`.
  * Every input is treated as adversarial: a malformed field is a failed check with a reason, never
  * an exception. Index and tree size are bound to the path structure (RFC 9162 §2.1.3.2), so a
- * proof moved to another index or another tree size fails even under the SPEC rule, which by
+ * proof moved to another index or another tree size fails even under the simple rule, which by
  * itself only looks at `side`.
  */
 import { fromHexDigest, hasherFor, RFC6962_HASHER, sha256, SPEC_HASHER, type HashRule } from './merkle-hash.ts';
@@ -45,9 +45,10 @@ export function inclusionSides(index: number, treeSize: number): Array<'left' | 
 }
 
 /**
- * Verifies a SPEC-shaped proof with SPEC 4.4 rule 5 over raw 32-byte digests. When `treeSize` is
- * present (our answers always carry it) the number of steps and each side must also be those of
- * `index` in a tree of `treeSize`; a bare SPEC answer without it gets the rule alone.
+ * Verifies a contract-shaped proof with the simple rule (docs/contract.md#merkle-proofs) over raw
+ * 32-byte digests. When `treeSize` is present (our answers always carry it) the number of steps and
+ * each side must also be those of `index` in a tree of `treeSize`; a bare answer without it gets
+ * the rule alone.
  */
 export function verifyInclusionSpec(answer: SpecInclusionProof): VerifyResult {
   const leaf = fromHexDigest(answer?.leaf);

@@ -1,9 +1,9 @@
 /**
- * Issues the receipt of a settled paid call and logs it (DESIGN §3 step 8): the ledger assigns
- * the entry's slot synchronously, the receipt is built for that slot (ledgerIndex, and
- * ledgerChainHead = the slot's prevHash) and its canonical hash becomes the entry's
- * receiptSha256; signing (in the pool) then runs while the entry is group-committed, and the
- * caller gets the header only when both are done, so a 200 never leaves before its entry is
+ * Issues the receipt of a settled paid call and logs it (docs/contract.md#paid-call-flow step 7):
+ * the ledger assigns the entry's slot synchronously, the receipt is built for that slot
+ * (ledgerIndex, and ledgerChainHead = the slot's prevHash) and its canonical hash becomes the
+ * entry's receiptSha256; signing (in the pool) then runs while the entry is group-committed, and
+ * the caller gets the header only when both are done, so a 200 never leaves before its entry is
  * durable. If signing fails after the entry is durable, the entry stays (the payment was settled)
  * and the call answers an error.
  */

@@ -1,7 +1,7 @@
 /**
- * Receipt verification (SPEC 4.4 rule 4, plus the DESIGN §4 ledger link), each check answered
- * separately as data so `/trust/verify` can say exactly what holds. The receipt is adversarial
- * input: a malformed field fails its check with a reason, never throws.
+ * Receipt verification (docs/contract.md#receipts, plus the ledger link of #ledger-entries), each
+ * check answered separately as data so `/trust/verify` can say exactly what holds. The receipt is
+ * adversarial input: a malformed field fails its check with a reason, never throws.
  */
 import { decodeBase58 } from '../chain/base58.ts';
 import { verifyEd25519 } from './checkpoint.ts';
@@ -102,7 +102,7 @@ function checkLedger(r: Receipt, digest: string, ledger: VerifyReceiptOptions['l
   return pass(`entry ${r.ledgerIndex} carries sha256(canonicalReceipt) and is included in the Merkle root`, { entrySha256: entry.entrySha256, merkleRootSha256, treeSize });
 }
 
-/** Runs every check of SPEC 4.4 rule 4 and the ledger link on `receipt`. */
+/** Runs every check of docs/contract.md#receipts and the ledger link on `receipt`. */
 export function verifyReceipt(receipt: Receipt, options: VerifyReceiptOptions): ReceiptVerification {
   if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt)) {
     const no = fail('the receipt is not a JSON object');

@@ -1,9 +1,10 @@
 /**
- * The SPEC 2.4 receipt of a paid answer and its SPEC 4.4 canonical form, signature and checks.
+ * The receipt of a paid answer and its canonical form, signature and checks
+ * (docs/contract.md#receipts).
  *
  * Field order is the contract: a verifier takes the received JSON, drops `signature` and
- * re-serializes the rest in the order it arrived (SPEC 4.4 rule 2), so the receipt is built
- * with its keys in SPEC 2.4 order followed by the extension `ledgerIndex` (DESIGN §4), which is
+ * re-serializes the rest in the order it arrived, so the receipt is built with its keys in the
+ * contract's order followed by the extension `ledgerIndex` (docs/contract.md#receipts), which is
  * therefore part of the signed canonical form.
  *
  * Signing is injected (bytes in, signature out) so the worker pool can do it off the event loop.
@@ -13,13 +14,13 @@ import { formatUsd } from '../catalog/endpoints.ts';
 import { sha256, sha256Hex, toHex } from './merkle-hash.ts';
 import type { SignBytes } from './checkpoint.ts';
 
-/** `signature.scheme` of every receipt (SPEC 2.4). */
+/** `signature.scheme` of every receipt (docs/contract.md#receipts). */
 export const RECEIPT_SIGNATURE_SCHEME = 'ed25519-detached(utf8(canonicalReceipt))';
-/** Header carrying the base64 receipt on a paid 200 (SPEC 4.4 rule 1). */
+/** Header carrying the base64 receipt on a paid 200 (docs/contract.md#receipts). */
 export const RECEIPT_HEADER = 'X-Service-Receipt';
-/** The generic alternative header name SPEC 4.4 rule 1 allows. */
+/** The generic alternative header name the contract allows (docs/contract.md#receipts). */
 export const RECEIPT_HEADER_ALT = 'X-Intelligence-Receipt';
-/** The receipt fields in signed (canonical) order: SPEC 2.4 order, then `ledgerIndex`. */
+/** The receipt fields in signed (canonical) order: the contract's order, then `ledgerIndex`. */
 export const RECEIPT_FIELD_ORDER = [
   'schema', 'service', 'resource', 'endpoint', 'priceUsd', 'priceUsdcUnits', 'network', 'serviceVersion',
   'requestSha256', 'responseSha256', 'responseBytes', 'ledgerChainHead', 'generatedAtUtc', 'ledgerIndex',
@@ -46,7 +47,7 @@ export interface UnsignedReceipt {
   readonly ledgerIndex: number;
 }
 
-/** The SPEC 2.4 `signature` object. */
+/** The receipt's `signature` object (docs/contract.md#receipts). */
 export interface ReceiptSignature {
   readonly scheme: string;
   readonly signatureBase58: string;
@@ -111,9 +112,9 @@ export function buildUnsignedReceipt(f: ReceiptFields): UnsignedReceipt {
 }
 
 /**
- * SPEC 4.4 rule 2: JSON of the receipt without `signature`, keys in the order they stand in the
- * object. For a receipt we built that is RECEIPT_FIELD_ORDER; for a received one it is the order
- * it arrived in, exactly what an independent verifier computes.
+ * The canonical form (docs/contract.md#receipts): JSON of the receipt without `signature`, keys in
+ * the order they stand in the object. For a receipt we built that is RECEIPT_FIELD_ORDER; for a
+ * received one it is the order it arrived in, exactly what an independent verifier computes.
  */
 export function canonicalReceipt(receipt: UnsignedReceipt | Receipt): string {
   const { signature: _signature, ...rest } = receipt as Receipt;
@@ -139,7 +140,7 @@ export function buildReceipt(fields: ReceiptFields, signer: ReceiptSigner): Prom
   return signReceipt(buildUnsignedReceipt(fields), signer);
 }
 
-/** The `X-Service-Receipt` header value: base64 of the receipt JSON as built (SPEC 4.4 rule 1). */
+/** The `X-Service-Receipt` header value: base64 of the receipt JSON as built (docs/contract.md#receipts). */
 export function receiptHeaderValue(receipt: Receipt): string {
   return Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64');
 }

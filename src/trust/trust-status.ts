@@ -1,7 +1,7 @@
 /**
- * The trust layer's part of `/health` and `/uptime` (SPEC 4.3): ledger head, entry count, age of
- * the newest entry and the kill-switch state. Cheap enough for every probe: the head is cached
- * per tree size by the ledger and the kill switch is a field read.
+ * The trust layer's part of `/health` and `/uptime` (docs/contract.md#free-endpoints): ledger head,
+ * entry count, age of the newest entry and the kill-switch state. Cheap enough for every probe: the
+ * head is cached per tree size by the ledger and the kill switch is a field read.
  */
 import type { KillSwitch } from './kill-switch.ts';
 import type { Ledger } from './ledger.ts';

@@ -1,8 +1,9 @@
 /**
- * The PaymentProcessor of the paid routes (DESIGN §3 steps 5-8): pick the network's exact scheme,
- * honour the payment-identifier extension, claim the payment against replays, verify, compute the
- * answer, settle only when the answer is a 200, record the settlement durably, then answer with
- * `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment buys one answer.
+ * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): pick the
+ * network's exact scheme, honour the payment-identifier extension, claim the payment against
+ * replays, verify, compute the answer, settle only when the answer is a 200, record the settlement
+ * durably, then answer with `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment
+ * buys one answer.
  *
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
  * settlement is reported and the 200 still goes out. A settlement that did not reach the
@@ -26,7 +27,7 @@ import type { ReplayGuard } from './replay-guard.ts';
 
 export interface PaymentProcessorConfig {
   readonly schemes: readonly ExactScheme[];
-  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (SPEC 2.4, 4.4). */
+  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
   readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
   readonly replayGuard: ReplayGuard;
   /** The route's challenge builder, for 402 answers that name the reason. */

@@ -7,7 +7,7 @@ import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../config.ts';
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 
-/** SPEC 2.3: every challenge gives the payer 60 s. */
+/** Every challenge gives the payer 60 s (docs/contract.md#payment-terms). */
 export const MAX_TIMEOUT_SECONDS = 60;
 
 export interface PaymentTermsConfig {

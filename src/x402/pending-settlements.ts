@@ -1,9 +1,9 @@
 /**
- * Settlements sent but not confirmed within the settle time-out (DESIGN §3 step 7): the payer may
- * be charged yet got a 402 `settlement_pending`. Each is recorded durably BEFORE that 402 leaves,
- * with everything needed to deliver the answer later: the transaction, the computed answer and
- * what its receipt needs. A retry of the same payment checks the chain and gets the stored 200
- * once it landed, or the x402 error once it can no longer land.
+ * Settlements sent but not confirmed within the settle time-out (docs/contract.md#paid-call-flow
+ * step 6): the payer may be charged yet got a 402 `settlement_pending`. Each is recorded durably
+ * BEFORE that 402 leaves, with everything needed to deliver the answer later: the transaction, the
+ * computed answer and what its receipt needs. A retry of the same payment checks the chain and gets
+ * the stored 200 once it landed, or the x402 error once it can no longer land.
  */
 import type { HttpReply } from '../http/server.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';

@@ -1,8 +1,9 @@
 /**
- * What a client of the public ledger does, written from SPEC 4.4 / DESIGN §4 and /trust/sir with
- * node:crypto only (none of the service's trust code): recompute each entry hash, follow the
- * chain from genesis, rebuild the Merkle root (RFC 6962 shape, SPEC hashing) and apply SPEC's
- * inclusion rule. Each function returns a problem string, or null when everything holds.
+ * What a client of the public ledger does, written from docs/contract.md (#ledger-entries,
+ * #merkle-proofs) and /trust/sir with node:crypto only (none of the service's trust code):
+ * recompute each entry hash, follow the chain from genesis, rebuild the Merkle root (RFC 6962
+ * shape, the simple rule's hashing) and apply its inclusion rule. Each function returns a problem
+ * string, or null when everything holds.
  */
 import { createHash } from 'node:crypto';
 
@@ -34,7 +35,7 @@ export function chainProblem(entries: readonly ServedEntry[]): string | null {
   return null;
 }
 
-/** MTH of hex leaves under SPEC hashing: split at the largest power of two below n. */
+/** MTH of hex leaves under the simple rule's hashing: split at the largest power of two below n. */
 export function specMerkleRoot(leaves: readonly string[]): string {
   const rec = (lo: number, hi: number): Buffer => {
     if (hi - lo === 1) return Buffer.from(leaves[lo]!, 'hex');
@@ -45,7 +46,7 @@ export function specMerkleRoot(leaves: readonly string[]): string {
   return leaves.length === 0 ? sha256Hex('') : rec(0, leaves.length).toString('hex');
 }
 
-/** SPEC 4.4 rule 5: the root a proof leads to. */
+/** The simple rule (docs/contract.md#merkle-proofs): the root a proof leads to. */
 export function specProofRoot(leaf: string, proof: ReadonlyArray<{ hash: string; side: string }>): string {
   let cur: Buffer = Buffer.from(leaf, 'hex');
   for (const s of proof) {

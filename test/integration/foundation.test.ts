@@ -22,7 +22,7 @@ afterAll(async () => {
 const exampleUrl = (path: string, example: Readonly<Record<string, string>>) => `${t.url}${path}?${new URLSearchParams(example as Record<string, string>)}`;
 
 describe('402 challenge', () => {
-  it.each(CATALOG.map((e) => [e.path, e] as const))('%s answers 402 with both networks at the SPEC price', async (path, entry) => {
+  it.each(CATALOG.map((e) => [e.path, e] as const))('%s answers 402 with both networks at the contract price', async (path, entry) => {
     const url = exampleUrl(path, entry.example);
     const res = await fetch(url);
     expect(res.status).toBe(402);
@@ -77,7 +77,7 @@ describe('parameter validation answers 400 before any challenge', () => {
 });
 
 describe('discovery documents', () => {
-  it('/.well-known/x402 follows SPEC 2.5', async () => {
+  it('/.well-known/x402 follows docs/contract.md#discovery', async () => {
     const doc = await readJson(fetch(`${t.url}/.well-known/x402`));
     expect(doc).toMatchObject({ x402Version: 2, url: t.url, protocol: 'x402', count: 20, pagination: { limit: 100, offset: 0, total: 20 } });
     expect(typeof doc.provider).toBe('string');

@@ -8,7 +8,7 @@
  * data dir (its localnet is a fresh chain; the ledger on disk is what carries over). The ledger
  * served after the restart is checked the way a client would, with node:crypto and tweetnacl
  * only: the chain from genesis, the Merkle root, every acknowledged receipt's entry and its
- * SPEC inclusion proof. A kill -9 does not tear a write the kernel accepted, so the WAL is also
+ * inclusion proof. A kill -9 does not tear a write the kernel accepted, so the WAL is also
  * given the unterminated partial line a crash mid-write (power loss) leaves, and the restart must
  * cut it and say so.
  */
@@ -149,7 +149,7 @@ describe('kill -9 of the real server under paid load', () => {
     expect(chainProblem(entries)).toBeNull();
     expect(ledger.chainHeadSha256).toBe(entries.at(-1)!.entrySha256);
     expect(log.merkleRootSha256).toBe(specMerkleRoot(entries.map((e) => e.entrySha256)));
-    // DESIGN §4: no query content, payer address or caller identity in any entry.
+    // docs/contract.md#ledger-entries: no query content, payer address or caller identity in any entry.
     for (const e of entries) expect(Object.keys(e)).toEqual(PAYMENT_ENTRY_FIELDS);
     for (const secret of [...payers, 'rate=', '127.0.0.1']) expect(JSON.stringify(entries)).not.toContain(secret);
     // The checkpoint signed before the crash is a prefix of the recovered tree (no rewrite, no fork).

@@ -1,7 +1,7 @@
 /**
  * Real paid HTTP calls to the market endpoints with the official x402 client against the running
- * service and its embedded localnet: dex-quote, slippage-map and lending/markets answer 200 with
- * a receipt and a SPEC-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
+ * service and its embedded localnet: dex-quote, slippage-map and lending/markets answer 200 with a
+ * receipt and a contract-shaped body; an unknown NFT symbol answers 404 and the pay-to balance does
  * not move (nothing settled).
  */
 import { describe, expect, it } from 'vitest';
@@ -14,14 +14,14 @@ const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const paid = usePaidService();
 
 describe('paid market calls', () => {
-  it('dex-quote: 200 with receipt and SPEC fields, price moved to pay-to', async () => {
+  it('dex-quote: 200 with receipt and contract fields, price moved to pay-to', async () => {
     const before = await paid.payToBalance();
     const body = await expectSettledAnswer(await paid.pay(`/v1/dex-quote?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&slippageBps=50`));
     expect(BigInt(body.output.minReceived)).toBe((BigInt(body.output.amount) * 9950n) / 10_000n);
     expect(await paid.payToBalance()).toBe(before + 3000n);
   }, 60_000);
 
-  it('slippage-map and lending/markets: 200 with SPEC-shaped bodies', async () => {
+  it('slippage-map and lending/markets: 200 with contract-shaped bodies', async () => {
     const mapBody = await expectSettledAnswer(await paid.pay(`/v1/slippage-map?inputMint=${WSOL}&outputMint=${USDC}&amount=1000000000&mults=0.5,1,2,1000`));
     expect(mapBody.points.map((p: { mult: number }) => p.mult)).toEqual([0.5, 1, 2, 1000]);
     const lendingBody = await expectSettledAnswer(await paid.pay('/v1/lending/markets?limit=2'));

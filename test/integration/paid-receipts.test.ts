@@ -1,8 +1,8 @@
 /**
  * The trust layer on real paid calls: the official x402 client pays /v1/epoch, the 200 carries a
  * receipt that an independent verifier (tweetnacl + bs58) accepts, its ledger entry is on /ledger
- * and its inclusion proof verifies by SPEC's rule; the kill switch stops paid calls with 503 and
- * its transitions are audited ledger entries.
+ * and its inclusion proof verifies by the contract's rule; the kill switch stops paid calls with
+ * 503 and its transitions are audited ledger entries.
  */
 import bs58 from 'bs58';
 import { execFile } from 'node:child_process';
@@ -32,7 +32,7 @@ function runVerifyScript(args: readonly string[]): Promise<{ code: number; out: 
 }
 
 describe('receipts of real paid calls', () => {
-  it('verify independently, match the body, and sit in the ledger with a valid SPEC proof', async () => {
+  it('verify independently, match the body, and sit in the ledger with a valid proof under the simple rule', async () => {
     const res = await paid.pay('/v1/epoch?rate=both');
     expect(res.status).toBe(200);
     const body = new Uint8Array(await res.arrayBuffer());

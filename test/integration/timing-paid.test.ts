@@ -1,7 +1,7 @@
 /**
- * The four Geyser-fed timing endpoints paid for over HTTP with the official x402 client against
- * the real service and its embedded localnet: 200, settlement header, SPEC response shapes, and
- * answers that come from the stream and state their freshness.
+ * The four Geyser-fed timing endpoints paid for over HTTP with the official x402 client against the
+ * real service and its embedded localnet: 200, settlement header, the contract's response shapes,
+ * and answers that come from the stream and state their freshness.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { expectSettledAnswer } from '../helpers/check-response.ts';

@@ -4,7 +4,8 @@
  * implies; golden answers for USDC, BONK and TFEE; holder mints give the shares they were built
  * with; USDT (too many accounts) answers snapshot_unavailable; a batch with invalid, missing,
  * non-mint and duplicate entries costs a fixed number of RPC round trips; the RPC going away gives
- * 502 and the group recovers when it is back; and every answer keeps the SPEC principles.
+ * 502 and the group recovers when it is back; and every answer keeps
+ * docs/contract.md#response-principles.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';

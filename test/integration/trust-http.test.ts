@@ -91,7 +91,7 @@ function verifyChainClientSide(entries: readonly LedgerEntry[], firstPrev: strin
   }
 }
 
-/** SPEC 4.4 rule 5, over the raw bytes the hex encodes. */
+/** The simple rule (docs/contract.md#merkle-proofs), over the raw bytes the hex encodes. */
 function specRootOf(leaf: string, proof: ReadonlyArray<{ hash: string; side: string }>): string {
   let cur = Buffer.from(leaf, 'hex');
   for (const s of proof) {
@@ -167,7 +167,7 @@ describe('ledger and proofs over HTTP', () => {
     }
   });
 
-  it('answers proofs that verify with the SPEC rule at every index and size', async () => {
+  it('answers proofs that verify with the simple rule at every index and size', async () => {
     const { entries, merkleRootSha256 } = await readJson(get('/ledger'));
     for (let i = 0; i < 10; i++) {
       const p = await readJson(get(`/trust/proof?index=${i}`));

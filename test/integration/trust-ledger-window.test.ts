@@ -1,8 +1,8 @@
 /**
- * `/ledger` and `/trust/log` windows on a ledger longer than the largest window (SPEC 4.3, 8:
- * default 400, max 1000, 400 status outside), and `/trust/proof` carrying the entry of an index
- * that no window reaches any more, so a client holding an old receipt can still recompute the
- * leaf from the entry. Real uWS server over a real ledger in a temp dir.
+ * `/ledger` and `/trust/log` windows on a ledger longer than the largest window
+ * (docs/contract.md#limits: default 400, max 1000, 400 status outside), and `/trust/proof` carrying
+ * the entry of an index that no window reaches any more, so a client holding an old receipt can
+ * still recompute the leaf from the entry. Real uWS server over a real ledger in a temp dir.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 const CATEGORIES = new Set(['intelligence', 'execution', 'timing', 'defi', 'market', 'forensics']);
 
 describe('catalog', () => {
-  it('has exactly the 20 SPEC endpoints at SPEC prices', () => {
+  it('has exactly the 20 contract endpoints at contract prices', () => {
     expect(CATALOG.map((e) => e.path).sort()).toEqual(Object.keys(SPEC_PRICES).sort());
     for (const e of CATALOG) {
       expect(e.priceUnits, e.path).toBe(SPEC_PRICES[e.path]![0]);

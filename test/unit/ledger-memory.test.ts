@@ -1,8 +1,9 @@
 /**
- * The ledger's memory stays a few bytes per entry (DESIGN §6, issue 5: bounded at millions of
- * entries): after opening a WAL of ENTRIES entries, live heap plus buffers grow by at most
- * MAX_BYTES_PER_ENTRY per entry plus FIXED_BYTES (node-file write buffers), far below the ~400
- * bytes an entry takes on disk. Keeping entries, lines or lower tree levels in memory fails this.
+ * The ledger's memory stays a few bytes per entry (docs/trust-and-proofs.md#the-ledger, issue 5:
+ * bounded at millions of entries): after opening a WAL of ENTRIES entries, live heap plus buffers
+ * grow by at most MAX_BYTES_PER_ENTRY per entry plus FIXED_BYTES (node-file write buffers), far
+ * below the ~400 bytes an entry takes on disk. Keeping entries, lines or lower tree levels in
+ * memory fails this.
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

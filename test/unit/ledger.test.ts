@@ -49,7 +49,7 @@ async function openError(dir: string): Promise<ServiceError> {
 }
 
 describe('ledger append and replay', () => {
-  it('chains entries, exposes only DESIGN §4 fields and survives a reopen unchanged', async () => {
+  it('chains entries, exposes only the contract entry fields and survives a reopen unchanged', async () => {
     const { ledger, dir } = await filled(57);
     const all = ledger.recent(1000);
     expect(all).toHaveLength(57);

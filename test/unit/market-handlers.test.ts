@@ -1,9 +1,9 @@
 /**
- * The market handlers over fixture-serving loopback sources: answers in SPEC shape (checked
- * against RESPONSES), `unknown` for null upstream figures, single-flight (N concurrent identical
- * requests make one upstream call, counted at the server), 404 and 502 mapping with nothing
- * guessed, and the slippage sweep with its curve math run in the real worker pool. The clock is
- * frozen (only Date is faked; timers and I/O run for real), so ages and windows are exact.
+ * The market handlers over fixture-serving loopback sources: answers in the contract's shape
+ * (checked against RESPONSES), `unknown` for null upstream figures, single-flight (N concurrent
+ * identical requests make one upstream call, counted at the server), 404 and 502 mapping with
+ * nothing guessed, and the slippage sweep with its curve math run in the real worker pool. The
+ * clock is frozen (only Date is faked; timers and I/O run for real), so ages and windows are exact.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createJupiterClient } from '../../src/chain/jupiter-client.ts';
@@ -54,7 +54,7 @@ async function fault(p: Promise<unknown>): Promise<ServiceError> {
 const quotes = (base = up.url) => createQuoteSource(createJupiterClient({ baseUrl: base, timeoutMs: 2000, maxRetries: 0 }));
 
 describe('/v1/dex-quote', () => {
-  it('answers SPEC fields from a real-shaped quote: minReceived from slippageBps, band, route, slot', async () => {
+  it('answers contract fields from a real-shaped quote: minReceived from slippageBps, band, route, slot', async () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote.json') });
     const body = await createDexQuoteHandler(quotes())({ inputMint: WSOL, outputMint: JUP, amount: '1000000000', slippageBps: 100 }, signal) as any;
     expect(responseErrors('/v1/dex-quote', body)).toEqual([]);

@@ -93,7 +93,7 @@ describe('RFC 6962 known answers', () => {
   });
 });
 
-describe('SPEC 4.4 proof rule', () => {
+describe('simple proof rule (docs/contract.md#merkle-proofs)', () => {
   const tree = createMerkleTree({ hasher: SPEC_HASHER });
   it('uses the entry hash as the leaf and SHA-256 over the raw concatenation', () => {
     const t = treeOf(SPEC_HASHER, 2);
@@ -158,7 +158,7 @@ function flipHex(hex: string, bit = 0): string {
 describe('mutated proofs fail', () => {
   const spec = treeOf(SPEC_HASHER, 80);
   const rfc = treeOf(RFC6962_HASHER, 80);
-  it('SPEC proofs: flipped bit, wrong index, truncated, extra step, swapped side, other tree size', () => {
+  it('simple-rule proofs: flipped bit, wrong index, truncated, extra step, swapped side, other tree size', () => {
     for (const [m, n] of [[0, 1], [0, 2], [5, 8], [12, 13], [37, 70], [64, 65], [69, 70]] as const) {
       const p = buildSpecInclusionProof(spec, m, n);
       const bad: SpecInclusionProof[] = [{ ...p, leaf: flipHex(p.leaf, 77) }, { ...p, merkleRootSha256: flipHex(p.merkleRootSha256) }, { ...p, proof: [...p.proof, { hash: p.leaf, side: 'left' }] }];

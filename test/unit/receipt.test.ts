@@ -58,7 +58,7 @@ function independentlyValid(headerJson: string, body: Uint8Array, published: str
 }
 
 describe('receipt canonical form', () => {
-  it('has every SPEC 2.4 field in SPEC order, then ledgerIndex, then signature', async () => {
+  it('has every contract field in the contract order, then ledgerIndex, then signature', async () => {
     const r = await buildReceipt(fields, signer);
     expect(Object.keys(r)).toEqual([...RECEIPT_FIELD_ORDER, 'signature']);
     expect(Object.keys(r.signature)).toEqual(['scheme', 'signatureBase58', 'signedBy', 'verify']);
@@ -110,7 +110,7 @@ describe('receipt verification', () => {
     const json = Buffer.from(receiptHeaderValue(r), 'base64').toString('utf8');
     const body = Buffer.from(BODY);
     expect(independentlyValid(json, body, publicKey)).toBe(true);
-    // signature.verify is a URL outside the signed bytes (SPEC 4.4 rule 2); every other byte is covered.
+    // signature.verify is a URL outside the signed bytes (docs/contract.md#receipts); every other byte is covered.
     const unsignedTail = json.indexOf(',"verify":');
     for (let i = 0; i < json.length; i++) {
       if (i >= unsignedTail && i < json.length - 2) continue;

@@ -181,7 +181,7 @@ describe('index, bands and decision', () => {
     expect(concentrationScore(null)).toBe('unknown');
     expect([smriBandOf(70), smriBandOf(69), smriBandOf(40), smriBandOf(39), smriBandOf(null)]).toEqual(['low-risk', 'medium-risk', 'medium-risk', 'high-risk', 'unknown']);
   });
-  it('maps the index to EXECUTE / REVIEW / REJECT at the DESIGN edges', () => {
+  it('maps the index to EXECUTE / REVIEW / REJECT at the contract edges', () => {
     expect(decisionOf(39, 1).decision).toBe('REJECT');
     expect(decisionOf(40, 1).decision).toBe('REVIEW');
     expect(decisionOf(69, 1).reason).toContain('review range 40-69');

@@ -1,7 +1,8 @@
 /**
  * Lending-markets stand-in with Kamino Lend's public API shape (api.kamino.finance), chosen over
- * DefiLlama's `/protocols` because SPEC's `/v1/lending/markets` lists markets with an on-chain
- * `address`, which Kamino's API has (`lendingMarket`) and DefiLlama's protocol rows do not.
+ * DefiLlama's `/protocols` because `/v1/lending/markets` (docs/contract.md#response-fields) lists
+ * markets with an on-chain `address`, which Kamino's API has (`lendingMarket`) and DefiLlama's
+ * protocol rows do not.
  *
  * - `GET /v2/kamino-market` -> `[{ lendingMarket, isPrimary, isCurated, name, description, lookupTable }]`
  * - `GET /kamino-market/{market}/reserves/metrics?env=mainnet-beta` ->

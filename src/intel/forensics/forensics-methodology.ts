@@ -1,6 +1,6 @@
 /**
- * The published methodology of the forensics endpoints (for `/trust/sir` and the README), built
- * from the constants the code uses so the document cannot drift from the behaviour.
+ * The published methodology of the forensics endpoints (for `/trust/sir` and docs/endpoints.md),
+ * built from the constants the code uses so the document cannot drift from the behaviour.
  */
 import { TX_CACHE_TTL_MS, WALLET_CACHE_TTL_MS } from './forensics-group.ts';
 import { PRETRADE_TOP10_MAX_PCT } from './pretrade-checklist.ts';

@@ -4,7 +4,7 @@
  * the service never guesses what an unlisted program is.
  */
 
-/** Program id -> human name. Documented in the README; extend only with published addresses. */
+/** Program id -> human name. Documented in docs/endpoints.md; extend only with published addresses. */
 export const WELL_KNOWN_PROGRAMS: Readonly<Record<string, string>> = Object.freeze({
   '11111111111111111111111111111111': 'System Program',
   TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA: 'SPL Token',

@@ -1,10 +1,10 @@
 /**
  * `/v1/tipfloor`: lamports landed transactions paid to the eight Jito tip accounts (top-level and
  * inner System transfers, summed per transaction) over the rolling slot window: nearest-rank
- * p50/p95/p99, the EMA of per-slot median tips, and the rolling history (one point per interval
- * of slots). The answer is cached about 60 s (SPEC 8); `fresh=true` recomputes it. There is no
- * RPC equivalent: while the stream is not live the last observed window is served and the answer
- * says the stream is stale.
+ * p50/p95/p99, the EMA of per-slot median tips, and the rolling history (one point per interval of
+ * slots). The answer is cached about 60 s (docs/contract.md#limits); `fresh=true` recomputes it.
+ * There is no RPC equivalent: while the stream is not live the last observed window is served and
+ * the answer says the stream is stale.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { JITO_TIP_ACCOUNTS } from '../../chain/geyser-tx-parse.ts';
@@ -12,7 +12,7 @@ import { ServiceError } from '../../errors.ts';
 import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { TimingSource } from './timing-source.ts';
 
-/** SPEC 8: cache age about 60 s unless fresh=true. */
+/** Cache age about 60 s unless fresh=true (docs/contract.md#limits). */
 export const TIPFLOOR_CACHE_MS = 60_000;
 /** History points returned (the cache keeps up to an hour). */
 export const TIPFLOOR_HISTORY_RETURNED = 30;

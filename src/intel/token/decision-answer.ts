@@ -1,7 +1,7 @@
 /**
- * The `/v1/decision` answer: the DESIGN §4 mapping of the index, the evidence it rests on, and
- * (when firewall parameters or a preset were sent) the fail-closed policy verdict naming the rule
- * that decided and the value it saw. Executes nothing.
+ * The `/v1/decision` answer: the mapping of the index (docs/contract.md#token-index-and-decisions),
+ * the evidence it rests on, and (when firewall parameters or a preset were sent) the fail-closed
+ * policy verdict naming the rule that decided and the value it saw. Executes nothing.
  */
 import { evaluatePolicy, hasPolicyInput, type PolicyFacts } from './decision-policy.ts';
 import type { TokenAnalysis } from './token-analysis.ts';

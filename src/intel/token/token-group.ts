@@ -19,7 +19,7 @@ export interface TokenGroup extends HandlerGroup {
   tokenIntel(mint: string, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
-/** SPEC 8: mints per batch call. */
+/** Mints per batch call (docs/contract.md#limits). */
 export const BATCH_MAX_MINTS = 10;
 
 function mintOf(query: Readonly<Record<string, unknown>>): string {

@@ -54,7 +54,7 @@ export const SMRI_BANDS = { lowRiskMin: 70, mediumRiskMin: 40 } as const;
 /** Concentration score = round(100 - top-10 share of circulating supply in percent). */
 export const CONCENTRATION_SCORE_RULE = 'round(100 - top10PctOfCirculating)';
 
-/** Decision mapping (DESIGN §4). */
+/** Decision mapping (docs/contract.md#token-index-and-decisions). */
 export const DECISION_RULES = { rejectBelowSmri: 40, executeMinSmri: 70, executeMinConfidence: 0.6 } as const;
 
 /** Token-risk band from the top-10 share of circulating supply (percent): above these thresholds. */
@@ -82,7 +82,7 @@ export const SYSTEM_OWNERS: Readonly<Record<string, string>> = {
   TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb: 'Token-2022 program',
 };
 
-/** Firewall rules of /v1/decision and the presets of DESIGN §4 (explicit parameters override). */
+/** Firewall rules of /v1/decision and the presets of docs/contract.md#token-index-and-decisions (explicit parameters override). */
 export interface FirewallParams {
   readonly minSmri?: number;
   readonly maxConcentrationPct?: number;

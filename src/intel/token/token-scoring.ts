@@ -1,5 +1,6 @@
 /**
- * The index and bands of the token analysis (DESIGN §4, methodology in token-methodology.ts):
+ * The index and bands of the token analysis (docs/contract.md#token-index-and-decisions;
+ * methodology in token-methodology.ts):
  * component scores -> smri, smriBand, confidence; flags + concentration -> riskBand; smri +
  * confidence -> EXECUTE / REVIEW / REJECT. Pure.
  */
@@ -67,7 +68,7 @@ export function riskBandOf(flags: readonly RiskFlag[], top10CirculatingPct: numb
   return worst === 'high' ? 'high' : worst === 'medium' ? 'medium' : 'low';
 }
 
-/** DESIGN §4 mapping, with the sentence that says why. */
+/** The decision mapping of docs/contract.md#token-index-and-decisions, with the sentence that says why. */
 export function decisionOf(smri: number | null, confidence: number): { decision: Decision; reason: string } {
   const r = DECISION_RULES;
   const rule = `REJECT below ${r.rejectBelowSmri}; EXECUTE at >= ${r.executeMinSmri} with confidence >= ${r.executeMinConfidence}; REVIEW otherwise`;
