@@ -107,7 +107,7 @@ function checkProof(proof, receipt, receiptHash, checkpoint) {
   check('entry.prevHash equals ledgerChainHead', entry.prevHash === receipt.ledgerChainHead);
   check('sha256(entry canonical JSON) equals entrySha256 and the proof leaf', sha256(utf8(JSON.stringify(unsealed))).toString('hex') === entrySha256 && entrySha256 === proof.leaf, proof.leaf);
   const root = specRoot(proof.leaf, Array.isArray(proof.proof) ? proof.proof : []);
-  check('SPEC rule leads from the leaf to merkleRootSha256', root === proof.merkleRootSha256, `${proof.proof?.length} steps`);
+  check('"spec" rule leads from the leaf to merkleRootSha256', root === proof.merkleRootSha256, `${proof.proof?.length} steps`);
   check('merkleRootSha256 is the signed checkpoint root', proof.treeSize === checkpoint.treeSize && proof.merkleRootSha256 === checkpoint.rootHash?.spec);
 }
 

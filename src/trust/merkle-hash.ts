@@ -70,7 +70,7 @@ function concatHash(prefix: number | null, a: Uint8Array, b?: Uint8Array): Buffe
 export const SPEC_HASHER: TreeHasher = Object.freeze({
   rule: 'spec',
   algorithm:
-    'spec-4.4: leaf = entrySha256; step side=left: cur = SHA-256(raw32(step.hash) || raw32(cur)); ' +
+    'spec: leaf = entrySha256; step side=left: cur = SHA-256(raw32(step.hash) || raw32(cur)); ' +
     'side=right: cur = SHA-256(raw32(cur) || raw32(step.hash)); raw32 = the 32 bytes the hex encodes; ' +
     'tree shape RFC 6962 (split at the largest power of two below n, no duplication)',
   leaf(data: Uint8Array): Uint8Array {

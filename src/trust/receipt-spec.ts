@@ -32,7 +32,7 @@ const FIELD_RULES: Readonly<Record<(typeof RECEIPT_FIELD_ORDER)[number], readonl
   responseBytes: ['integer', 'body length in bytes'],
   ledgerChainHead: ['string', 'hash-chain head when issued: the prevHash of this receipt\'s ledger entry'],
   generatedAtUtc: ['string', 'ISO 8601 UTC with milliseconds'],
-  ledgerIndex: ['integer', 'extension (after the SPEC 2.4 fields): index of the ledger entry whose receiptSha256 is SHA-256(utf8(canonicalReceipt)); part of the signed canonical form'],
+  ledgerIndex: ['integer', 'extension (after the contract receipt fields): index of the ledger entry whose receiptSha256 is SHA-256(utf8(canonicalReceipt)); part of the signed canonical form'],
 };
 
 function receiptPart(c: ReceiptSpecConfig) {
@@ -54,7 +54,7 @@ function receiptPart(c: ReceiptSpecConfig) {
       'verify signature.signatureBase58 (base58-decoded, 64 bytes) over message with the base58-decoded signature.signedBy (32 bytes)',
       `check signature.signedBy equals publicKey of ${c.baseUrl}/trust/pubkey`,
       'optionally check lowercase hex SHA-256 of the saved body bytes equals responseSha256 and its length equals responseBytes',
-      `optionally fetch ${c.baseUrl}/trust/proof?index=<ledgerIndex>: its entry must have index ledgerIndex, receiptSha256 = SHA-256(utf8(canonicalReceipt)) and prevHash = ledgerChainHead; the SHA-256 of the entry's canonical JSON must equal entry.entrySha256 and the proof's leaf; then apply the SPEC proof rule (with &treeSize=<checkpoint treeSize> the root must equal the signed checkpoint's rootHash.spec)`,
+      `optionally fetch ${c.baseUrl}/trust/proof?index=<ledgerIndex>: its entry must have index ledgerIndex, receiptSha256 = SHA-256(utf8(canonicalReceipt)) and prevHash = ledgerChainHead; the SHA-256 of the entry's canonical JSON must equal entry.entrySha256 and the proof's leaf; then apply the "spec" proof rule (with &treeSize=<checkpoint treeSize> the root must equal the signed checkpoint's rootHash.spec)`,
     ],
     verifyEndpoint: { url: `${c.baseUrl}/trust/verify`, get: 'receipt=<header value>, optional body=<base64 of the saved body> or bodySha256=<hex>', post: 'JSON {receipt, body?, bodySha256?} for bodies too large for a URL', answer: '{valid, receiptSha256, checks: {fields, signature, signedBy, responseSha256, ledgerInclusion}}, each {status: pass|fail|skipped, detail}' },
   };

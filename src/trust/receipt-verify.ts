@@ -58,7 +58,7 @@ function checkFields(r: Receipt): ReceiptCheck {
   const notCount = (['priceUsdcUnits', 'responseBytes', 'ledgerIndex'] as const).find((k) => !isCount(r[k]));
   if (notCount) return fail(`${notCount} must be a non-negative integer`);
   if (!r.schema.endsWith('.intelligence-receipt.v1')) return fail('schema must be <service>.intelligence-receipt.v1');
-  return pass('every SPEC 2.4 field, then ledgerIndex, then signature, in order');
+  return pass('every contract receipt field, then ledgerIndex, then signature, in order');
 }
 
 function checkSignature(r: Receipt, canonical: string): ReceiptCheck {

@@ -81,7 +81,7 @@ describe('receipts of real paid calls', () => {
       const good = await runVerifyScript([paid.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
       expect(good.out).not.toContain('FAIL');
       expect(good.out).toContain('PASS  sha256(body) equals responseSha256');
-      expect(good.out).toContain('PASS  SPEC rule leads from the leaf to merkleRootSha256');
+      expect(good.out).toContain('PASS  "spec" rule leads from the leaf to merkleRootSha256');
       expect(good.out).toContain('VERIFIED');
       expect(good.code).toBe(0);
       // The header value itself as the argument, no body.
