@@ -22,10 +22,11 @@ import { createPriorityFee } from '../src/intel/timing/priority-fee.ts';
 import { createSgpCheckpointHandler } from '../src/intel/timing/sgp-checkpoint.ts';
 import { createTimingSource } from '../src/intel/timing/timing-source.ts';
 import { createTipFloorHandler } from '../src/intel/timing/tipfloor.ts';
-import type { PaidHandler } from '../src/http/paid-routes.ts';
+import type { PaidHandler } from '../src/intel/handler-group.ts';
 import { startGeyserServer } from '../src/localnet/geyser-server.ts';
 import type { ChainHeadReader, ExecutedTransaction, LocalChainEvents } from '../src/localnet/types.ts';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
 const SCHEDULE = { slotsPerEpoch: 432_000, warmup: false, firstNormalEpoch: 0, firstNormalSlot: 0 };
 const TXS_PER_SLOT = 1_000;
@@ -181,7 +182,7 @@ async function time(handler: PaidHandler, query: Record<string, unknown>, calls:
 }
 
 async function answerLatency(): Promise<Record<string, unknown>> {
-  const pool = createWorkerPool({ size: 1 });
+  const pool = createWorkerPool<PoolTasks>({ size: 1 });
   const caches = createTimingCaches({ schedule: SCHEDULE });
   caches.handlers.onSubscribed(null);
   const t0 = Date.now() - WINDOW_SLOTS * 400;

@@ -2,7 +2,8 @@
  * Composition root: loadConfig -> start the embedded localnet when no upstream is configured ->
  * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish and exit 0.
  */
-import { ConfigError, helpText, loadConfig, type Config } from './config.ts';
+import { helpText, loadConfig, type Config } from './config.ts';
+import { ConfigError } from './errors.ts';
 import { localnetUpstreams } from './localnet/localnet-upstreams.ts';
 import { startService, type Upstreams } from './service.ts';
 

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
 import { RESPONSES } from '../../src/catalog/responses.ts';
 import { ServiceError } from '../../src/errors.ts';
-import type { PaidHandler } from '../../src/http/paid-routes.ts';
-import type { FeeBands, HandlerDeps } from '../../src/intel/handler-group.ts';
+import type { FeeBands, HandlerDeps, PaidHandler } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
 import { createTokenGroup } from '../../src/intel/token/token-group.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { signerFromSeed } from '../../src/localnet/world-keys.ts';
 import { buildSignedWire, transferSolIx } from '../../src/localnet/world-transactions.ts';
@@ -26,7 +26,7 @@ import { startTestLocalnet } from '../helpers/test-service.ts';
 
 let localnet: Localnet;
 let handlers: Record<string, PaidHandler>;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 /** Every answer the tests saw, checked at the end for verdict words. */
 const answers: unknown[] = [];
 const VERDICT_WORDS = /\b(safe|safer|unsafe|scam|rug|rugpull|honeypot|buy|sell|avoid|recommend(ed)?|trustworthy|legit)\b/i;

@@ -17,6 +17,7 @@ import type { HandlerDeps, HandlerGroup } from '../../src/intel/handler-group.ts
 import { loadMarketFixture } from '../../src/localnet/market-fixture.ts';
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { impactBand } from '../../src/intel/market/market-math.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
@@ -30,7 +31,7 @@ const fixture = loadMarketFixture();
 
 let localnet: Localnet;
 let marketUrl: string;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let group: HandlerGroup;
 let deadGroup: HandlerGroup;
 let dataDir: string;
@@ -57,7 +58,7 @@ beforeAll(async () => {
   pool = createWorkerPool({ size: 2 });
   const config = loadConfig({}, ['--data-dir', dataDir, '--market-timeout-ms', '2000']);
   const rpcTransport = createRpcTransport({ url: net.upstreams.rpcUrl });
-  const base: Omit<HandlerDeps, 'market'> = { config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: net.upstreams.geyserUrl, token: null } };
+  const base: Omit<HandlerDeps, 'market'> = { settings: config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: net.upstreams.geyserUrl, token: null } };
   group = createMarketGroup({ ...base, market: net.upstreams.market });
   const dead = 'http://127.0.0.1:1';
   deadGroup = createMarketGroup({ ...base, market: { jupiter: dead, geckoterminal: dead, magiceden: dead, lending: dead } });

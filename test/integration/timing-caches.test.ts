@@ -16,6 +16,7 @@ import { startGeyserServer, type GeyserServer } from '../../src/localnet/geyser-
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import type { ProducedTransaction } from '../../src/localnet/block-producer.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const STALE_MS = 1_500;
@@ -54,7 +55,7 @@ let localnet: Localnet;
 let geyser: GeyserServer;
 let port: number;
 let relay: Relay;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let rt: TimingRuntime;
 const signal = new AbortController().signal;
 

@@ -21,10 +21,11 @@ import { CONTRACT_PENALTIES as P, TOKEN_METHODOLOGY_VERSION } from '../../src/in
 import { startRpcServer, type RpcServer } from '../../src/localnet/rpc-server.ts';
 import type { Localnet } from '../../src/localnet/start-localnet.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 let net: Localnet;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let group: TokenGroup;
 const signal = new AbortController().signal;
 /** Every answer produced here, for the principles test. */
@@ -33,7 +34,7 @@ const answers: { path: string; body: Record<string, unknown> }[] = [];
 function depsFor(rpcUrl: string): HandlerDeps {
   const rpcTransport = createRpcTransport({ url: rpcUrl, timeoutMs: 5_000 });
   return {
-    config: loadConfig({}, []), rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: '', token: null },
+    settings: loadConfig({}, []), rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: '', token: null },
     market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
   };
 }

@@ -16,6 +16,7 @@ import { createPoolListHandlers } from '../../src/intel/market/pool-lists.ts';
 import { createNftCollectionHandler } from '../../src/intel/market/nft-collection.ts';
 import { createLendingMarketsHandler } from '../../src/intel/market/lending-markets.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
 import { responseErrors } from '../helpers/check-response.ts';
@@ -26,7 +27,7 @@ const QUOTE = '/swap/v1/quote';
 const DOWN = 'http://127.0.0.1:1';
 const signal = new AbortController().signal;
 let up: FixtureUpstream;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 
 beforeAll(async () => {
   up = await startFixtureUpstream();

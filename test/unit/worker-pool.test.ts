@@ -1,9 +1,10 @@
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 const keys = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(7));
-const pool = createWorkerPool({ size: 2, identitySeed: keys.secretKey.subarray(0, 32) });
+const pool = createWorkerPool<PoolTasks>({ size: 2, identitySeed: keys.secretKey.subarray(0, 32) });
 afterAll(() => pool.close());
 
 describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {

@@ -14,7 +14,7 @@ import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, typ
 import { parseTokenAccount } from '../../chain/token-extensions.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { pretrade, type LargestHolder, type PretradeSources } from './pretrade.ts';
 import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from './simulate-tx.ts';
@@ -80,12 +80,12 @@ function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler {
 /** `/v1/simulate`: decoded here first (400 before any RPC call), never cached. */
 function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler {
   return async (query, signal) => {
-    const input = decodeSimulationInput(String(query['tx']));
+    const tx = decodeSimulationInput(String(query['tx']));
     const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
     if (!outcome.ok) throw simulationFailure(outcome);
     const malformed = refusedAsMalformed(outcome);
     if (malformed) throw malformed;
-    return simulationAnswer(input, outcome);
+    return simulationAnswer(tx, outcome);
   };
 }
 

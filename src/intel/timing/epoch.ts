@@ -10,7 +10,7 @@ import type { EpochInfo } from '../../chain/rpc-client.ts';
 import type { EpochPosition } from '../../caches/epoch-schedule.ts';
 import { SHORT_RATE_WINDOW_MS, type MeasuredRate } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureSlotRate, MIN_RATE_SPAN_MS, PRIMARY_WINDOW_MS, type SlotRate } from './slot-rate.ts';
 import type { TimingSource } from './timing-source.ts';

@@ -10,7 +10,7 @@ import { decodeBase58 } from '../../chain/base58.ts';
 import { keyId } from '../../chain/geyser-tx-parse.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import type { FeeBands } from '../handler-group.ts';
 import type { Freshness, TimingSource } from './timing-source.ts';
 

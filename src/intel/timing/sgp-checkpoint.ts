@@ -8,7 +8,7 @@
 import type { EpochPosition } from '../../caches/epoch-schedule.ts';
 import { roundTo } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import { rpcEpoch, streamRates } from './epoch.ts';
 import type { TimingSource } from './timing-source.ts';
 

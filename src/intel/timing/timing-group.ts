@@ -4,7 +4,7 @@
  * lends pretrade the suggested priority-fee bands.
  */
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 
@@ -31,7 +31,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
     async start() {
       runtime = await startTimingRuntime({
         rpc: deps.rpc, rpcTransport: deps.rpcTransport, pool: deps.pool, geyser: deps.geyser,
-        staleMs: deps.config.geyserStaleMs,
+        staleMs: deps.settings.geyserStaleMs,
       });
     },
     async close() {

@@ -10,13 +10,12 @@ import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
 import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
 import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
 import { createTimingCaches, type TimingCaches } from '../../caches/timing-caches.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
-import type { WorkerPool } from '../../pool/worker-pool.ts';
-import type { FeeBands } from '../handler-group.ts';
+import type { TaskRunner } from '../../pool/worker-pool.ts';
+import type { FeeBands, PaidHandler } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';
 import { createPriorityFee } from './priority-fee.ts';
 import { createSgpCheckpointHandler } from './sgp-checkpoint.ts';
-import { createTimingSource, type TimingSource } from './timing-source.ts';
+import { createTimingSource, type TimingPoolTasks, type TimingSource } from './timing-source.ts';
 import { createTipFloorHandler } from './tipfloor.ts';
 
 /** How long start waits for the first streamed slot before serving (from the RPC meanwhile). */
@@ -28,7 +27,7 @@ const SCHEDULE_RETRY_MS = 500;
 export interface TimingRuntimeOptions {
   readonly rpc: RpcClient;
   readonly rpcTransport: RpcTransport;
-  readonly pool: WorkerPool;
+  readonly pool: TaskRunner<TimingPoolTasks>;
   readonly geyser: { readonly url: string; readonly token: string | null };
   readonly staleMs?: number;
   readonly feeWindowSlots?: number;

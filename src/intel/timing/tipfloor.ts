@@ -9,7 +9,7 @@
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { JITO_TIP_ACCOUNTS } from '../../chain/geyser-tx-parse.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
+import type { PaidHandler } from '../handler-group.ts';
 import type { TimingSource } from './timing-source.ts';
 
 /** SPEC 8: cache age about 60 s unless fresh=true. */
