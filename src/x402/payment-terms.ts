@@ -5,7 +5,7 @@
  * answering 402 costs one small string build and one base64.
  */
 import type { EndpointEntry } from '../catalog/endpoints.ts';
-import type { HttpReply } from '../errors.ts';
+import { ERROR_STATUS, type HttpReply } from '../errors.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } from './x402-types.ts';
 
@@ -94,7 +94,7 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
     accepts,
     reply(resourceUrl, error = 'Payment required') {
       const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson()},"extensions":${EXTENSIONS_JSON}}`;
-      return { status: 402, headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') }, body };
+      return { status: ERROR_STATUS.payment_required, headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') }, body };
     },
   };
 }
