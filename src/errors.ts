@@ -72,6 +72,11 @@ export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+
+  /** The error body this fault answers with: its details, then its code and message. */
+  get body(): ErrorBody<C> {
+    return { ...this.details, error: this.code, message: this.message } as ErrorBody<C>;
+  }
 }
 
 /** Thrown while the service starts, with every configuration problem found, one per line (exit 2). */
@@ -96,6 +101,6 @@ export function errorReply(body: ErrorBody, headers?: Readonly<Record<string, st
 
 /** The reply for anything thrown: a ServiceError answers with its code and details; unknown faults never leak their message. */
 export function replyForError(err: unknown): HttpReply {
-  if (err instanceof ServiceError) return errorReply({ ...err.details, error: err.code, message: err.message } as ErrorBody);
+  if (err instanceof ServiceError) return errorReply(err.body);
   return errorReply({ error: 'internal_error', message: 'The service failed to answer this request.' });
 }

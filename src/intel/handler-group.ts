@@ -3,6 +3,7 @@
  * one group from the shared dependencies; the service merges their handlers by path and starts
  * and closes them with itself. A path no group serves answers 502 with no charge.
  */
+import type { PaidPath, ResponseOf } from '../catalog/responses.ts';
 import type { RpcClient, RpcTransport } from '../chain/rpc-client.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { SlippagePoolTasks } from './market/slippage-map.ts';
@@ -12,8 +13,8 @@ import type { TokenPoolTasks } from './token/token-analysis.ts';
 /** Computes the JSON answer of a paid endpoint from its validated query. */
 export type PaidHandler<Answer = unknown> = (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => Promise<Answer>;
 
-/** Paid handlers by endpoint path. */
-export type PaidHandlers = Readonly<Partial<Record<string, PaidHandler>>>;
+/** Paid handlers by endpoint path, each answering in its path's response schema. */
+export type PaidHandlers = { readonly [P in PaidPath]?: PaidHandler<ResponseOf<P>> };
 
 /** Base URLs of the market sources (configured, or the embedded localnet's stand-ins). */
 export interface MarketUrls {

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaidPath } from '../../src/catalog/responses.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
@@ -36,7 +37,7 @@ let group: HandlerGroup;
 let deadGroup: HandlerGroup;
 let dataDir: string;
 
-const call = (g: HandlerGroup, path: string, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
+const call = (g: HandlerGroup, path: PaidPath, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
 
 async function direct(path: string): Promise<any> {
   const res = await fetch(`${marketUrl}${path}`);
@@ -183,7 +184,7 @@ describe('lending/markets on the localnet', () => {
 
 describe('market sources down', () => {
   it('every market endpoint answers 502 (upstream_unavailable), nothing guessed', async () => {
-    const cases: [string, Record<string, unknown>][] = [
+    const cases: [PaidPath, Record<string, unknown>][] = [
       ['/v1/dex-quote', { inputMint: WSOL, outputMint: USDC, amount: '1000' }],
       ['/v1/slippage-map', { inputMint: WSOL, outputMint: USDC, amount: '1000' }],
       ['/v1/trending-tokens', {}],

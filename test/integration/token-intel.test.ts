@@ -9,7 +9,7 @@
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { RESPONSES } from '../../src/catalog/responses.ts';
+import { RESPONSES, type PaidPath } from '../../src/catalog/responses.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { parseTokenAccount } from '../../src/chain/token-extensions.ts';
@@ -39,7 +39,7 @@ function depsFor(rpcUrl: string): HandlerDeps {
   };
 }
 
-async function call(path: string, query: Record<string, unknown>, g: TokenGroup = group): Promise<Record<string, unknown>> {
+async function call(path: PaidPath, query: Record<string, unknown>, g: TokenGroup = group): Promise<Record<string, unknown>> {
   const body = (await g.handlers[path]!(query, signal)) as Record<string, unknown>;
   answers.push({ path, body: JSON.parse(JSON.stringify(body)) });
   return body;

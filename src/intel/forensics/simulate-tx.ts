@@ -49,13 +49,13 @@ export function refusedAsMalformed(outcome: SimulationOutcome): ServiceError | n
 }
 
 /** The simulate answer. */
-export function simulationAnswer(tx: WireTransaction, outcome: SimulationOutcome): Record<string, unknown> {
+export function simulationAnswer(tx: WireTransaction, outcome: SimulationOutcome) {
   const outerPrograms = tx.instructions.map((ix) => tx.staticAccounts[ix.programIndex] ?? 'unknown');
   const writableSigned = tx.numRequiredSignatures - tx.numReadonlySigned;
   const writableUnsigned = tx.staticAccounts.length - tx.numRequiredSignatures - tx.numReadonlyUnsigned;
   return {
     willSucceed: outcome.err === null,
-    unitsConsumed: outcome.unitsConsumed ?? 'unknown',
+    unitsConsumed: outcome.unitsConsumed ?? ('unknown' as const),
     err: outcome.err,
     accountsTouched: tx.staticAccounts.length + tx.lookupAccounts,
     accounts: {

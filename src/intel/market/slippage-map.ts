@@ -70,7 +70,7 @@ export interface SlippagePoolTasks {
 
 /** The `/v1/slippage-map` handler. */
 export function createSlippageMapHandler(quotes: QuoteSource, pool: TaskRunner<SlippagePoolTasks>) {
-  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const inputMint = String(query.inputMint);
     const outputMint = String(query.outputMint);
     const amount = BigInt(String(query.amount));

@@ -3,6 +3,7 @@
  * the caches, and builds the four handlers over them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
+import type { ResponseOf } from '../../catalog/responses.ts';
 import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
 import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
 import { createTimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
@@ -39,8 +40,14 @@ export interface TimingRuntimeOptions {
   readonly backoffMaxMs?: number;
 }
 
+/** The paths the timing caches answer. */
+export type TimingPath = '/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint';
+
+/** One handler per timing path, each answering in its path's response schema. */
+export type TimingHandlers = { readonly [P in TimingPath]: PaidHandler<ResponseOf<P>> };
+
 export interface TimingRuntime {
-  readonly handlers: Readonly<Record<'/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint', PaidHandler>>;
+  readonly handlers: TimingHandlers;
   readonly source: TimingSource;
   readonly caches: TimingCaches;
   readonly stream: GeyserStream;
