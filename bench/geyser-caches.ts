@@ -22,9 +22,10 @@ import { createPriorityFee } from '../src/intel/timing/priority-fee.ts';
 import { createSgpCheckpointHandler } from '../src/intel/timing/sgp-checkpoint.ts';
 import { createTimingSource } from '../src/intel/timing/timing-source.ts';
 import { createTipFloorHandler } from '../src/intel/timing/tipfloor.ts';
-import type { PaidHandler } from '../src/http/paid-routes.ts';
+import type { PaidHandler } from '../src/intel/handler-group.ts';
 import { type ChainHeadReader, type ExecutedTransaction, type LocalChainEvents, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
 const SCHEDULE = { slotsPerEpoch: 432_000, warmup: false, firstNormalEpoch: 0, firstNormalSlot: 0 };
 const TXS_PER_SLOT = 1_000;
@@ -180,7 +181,7 @@ async function time(handler: PaidHandler, query: Record<string, unknown>, calls:
 }
 
 async function answerLatency(): Promise<Record<string, unknown>> {
-  const pool = createWorkerPool({ size: 1 });
+  const pool = createWorkerPool<PoolTasks>({ size: 1 });
   const caches = createTimingCaches({ schedule: SCHEDULE });
   caches.handlers.onSubscribed(null);
   const t0 = Date.now() - WINDOW_SLOTS * 400;
@@ -232,7 +233,7 @@ async function answerLatency(): Promise<Record<string, unknown>> {
     const started = performance.now();
     for (;;) {
       const t = performance.now();
-      const body = (await fees.handler({}, new AbortController().signal)) as { freshness: { slot: number } };
+      const body = (await fees.handler({}, new AbortController().signal)) as unknown as { freshness: { slot: number } };
       callsDuringRecompute.push(performance.now() - t);
       if (body.freshness.slot === target) break;
       await new Promise((r) => setTimeout(r, 1));

@@ -14,6 +14,7 @@ import { createRpcClient, createRpcTransport } from '../src/chain/rpc-client.ts'
 import { createMarketGroup } from '../src/intel/market/market-group.ts';
 import { localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
 export interface MarketBenchOptions {
   readonly iterations?: number;
@@ -45,12 +46,12 @@ export async function benchMarket(options: MarketBenchOptions = {}): Promise<Rec
   const iterations = options.iterations ?? 60;
   const dataDir = mkdtempSync(join(tmpdir(), 'market-bench-'));
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-market' });
-  const pool = createWorkerPool({});
+  const pool = createWorkerPool<PoolTasks>({});
   try {
     const up = localnetUpstreams(net);
     const config = loadConfig({}, ['--data-dir', dataDir]);
     const rpcTransport = createRpcTransport({ url: up.rpcUrl });
-    const group = createMarketGroup({ config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: up.geyserUrl, token: null }, market: up.market });
+    const group = createMarketGroup({ settings: config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: up.geyserUrl, token: null }, market: up.market });
     const signal = new AbortController().signal;
     const quote = group.handlers['/v1/dex-quote']!;
     const map = group.handlers['/v1/slippage-map']!;

@@ -13,9 +13,10 @@ import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { Bench } from 'tinybench';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../src/chain/evm-key-file.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/chain/evm-typed-data.ts';
-import { createWorkerPool, type PoolTaskName, type PoolTasks, type WorkerPool } from '../src/pool/worker-pool.ts';
+import { createWorkerPool, type TaskInput, type TaskName, type WorkerPool } from '../src/pool/worker-pool.ts';
 import { createEd25519Signer, verifyEd25519Batch, type Ed25519Check } from '../src/trust/ed25519.ts';
 import { verifyEvmExactOffchain, type EvmVerifyInput } from '../src/x402/evm-verify.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** Tasks in flight at once in the burst measurement. */
 const BURST = 64;
@@ -49,10 +50,10 @@ async function evmInput(): Promise<EvmVerifyInput> {
   };
 }
 
-interface TaskCase<K extends PoolTaskName> {
+interface TaskCase<K extends TaskName<PoolTasks>> {
   readonly name: K;
-  readonly input: PoolTasks[K]['input'];
-  readonly direct: (input: PoolTasks[K]['input']) => unknown;
+  readonly input: TaskInput<PoolTasks[K]>;
+  readonly direct: (input: TaskInput<PoolTasks[K]>) => unknown;
 }
 
 /** Medians, not means: the machine is shared, and a few stalls would swamp a mean. */
@@ -62,7 +63,7 @@ function stats(bench: Bench, name: string): { p50Us: number; p99Us: number; opsP
   return { p50Us: round(r.latency.p50 * 1000, 1), p99Us: round(r.latency.p99 * 1000, 1), opsPerSecond: Math.round(1000 / r.latency.p50), samples: r.latency.samplesCount };
 }
 
-async function benchTask<K extends PoolTaskName>(pool: WorkerPool, c: TaskCase<K>, timeMs: number): Promise<Record<string, unknown>> {
+async function benchTask<K extends TaskName<PoolTasks>>(pool: WorkerPool<PoolTasks>, c: TaskCase<K>, timeMs: number): Promise<Record<string, unknown>> {
   const bench = new Bench({ time: timeMs, warmupTime: 200 });
   const burst = Array.from({ length: BURST }, () => c.input);
   bench
@@ -89,7 +90,7 @@ async function benchTask<K extends PoolTaskName>(pool: WorkerPool, c: TaskCase<K
 /** Runs the benchmark and returns its report. */
 export async function benchPoolTasks(timeMs = 1500): Promise<Record<string, unknown>> {
   const seed = new Uint8Array(randomBytes(32));
-  const pool = createWorkerPool({ identitySeed: seed });
+  const pool = createWorkerPool<PoolTasks>({ identitySeed: seed });
   const sign = createEd25519Signer(seed);
   const message = new Uint8Array(randomBytes(300));
   const check: Ed25519Check = { publicKey: ed25519PublicKey(seed), message, signature: sign(message) };

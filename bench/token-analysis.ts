@@ -16,6 +16,7 @@ import { bucketHolders, type BucketHoldersInput } from '../src/intel/token/holde
 import { createTokenGroup } from '../src/intel/token/token-group.ts';
 import { startLocalnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
 const BENCH_MINTS = ['USDC', 'BONK', 'JUP', 'WIF', 'flat', 'concentrated', 'burnHolder', 'transferFeeHigh', 'transferHookUpgradeable', 'multiRisk'];
 /** Simulated one-way network delay of a remote RPC (the localnet answers over loopback). */
@@ -64,12 +65,12 @@ async function countRoundTrips(url: string, run: () => Promise<unknown>): Promis
 
 export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'bench-token', produce: false });
-  const pool = createWorkerPool({ size: 1 });
+  const pool = createWorkerPool<PoolTasks>({ size: 1 });
   try {
     const depsAt = (url: string): HandlerDeps => {
       const transport = createRpcTransport({ url });
       return {
-        config: loadConfig({}, []), rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: '', token: null },
+        settings: loadConfig({}, []), rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: '', token: null },
         market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
       };
     };

@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isBase58OfLength } from './chain/base58.ts';
+import { ConfigError } from './errors.ts';
 
 type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment';
 
@@ -54,10 +55,6 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'seed', env: 'LOCALNET_SEED', kind: 'string', default: 'localnet-1', help: 'Embedded localnet: seed of the deterministic world.' },
 ];
 
-/** Canonical CAIP-2 id of Solana mainnet-beta (genesis hash prefix). */
-export const SOLANA_MAINNET_CAIP2 = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-/** CAIP-2 id of Base mainnet. */
-export const BASE_MAINNET_CAIP2 = 'eip155:8453';
 /** Base USDC, the default Base asset outside the embedded localnet. */
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** Mainnet USDC mint, the default Solana asset outside the embedded localnet. */
@@ -99,14 +96,6 @@ export interface Config {
   readonly svmCommitment: 'confirmed' | 'finalized';
   readonly settleTimeoutMs: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
-}
-
-/** Thrown by loadConfig with every problem found, one per line. */
-export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
 }
 
 const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;

@@ -1,7 +1,8 @@
 /**
- * The one fault type of the service and the one place where fault codes become HTTP statuses.
- * Expected outcomes (bad payment, unknown mint) are returned as data by their modules; a
- * ServiceError is thrown only when a request cannot be answered as asked.
+ * The faults of the service and the one path from a fault to the reply it becomes: fault codes
+ * map to HTTP statuses here and nowhere else. Expected outcomes (bad payment, unknown mint) are
+ * returned as data by their modules; a ServiceError is thrown only when a request cannot be
+ * answered as asked, and a ConfigError only when the service cannot start as configured.
  */
 
 /** Every fault code the service answers with, and its HTTP status. */
@@ -19,6 +20,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   payment_identifier_conflict: 409,
+  payload_too_large: 413,
   uri_too_long: 414,
   headers_too_large: 431,
   rate_limited: 429,
@@ -33,34 +35,72 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** A fault with a code, a sentence for humans and machine-readable details (e.g. `param`). */
-export class ServiceError extends Error {
-  readonly code: ErrorCode;
-  readonly details: Readonly<Record<string, unknown>>;
+/** A parameter error names the parameter it is about (`*` for the query as a whole). */
+interface ParamDetails {
+  readonly param: string;
+}
 
-  constructor(code: ErrorCode, message: string, details: Readonly<Record<string, unknown>> = {}) {
+/** Details a code must carry; codes not listed carry free-form details or none. */
+interface RequiredDetails {
+  readonly invalid_parameter: ParamDetails;
+  readonly missing_parameter: ParamDetails;
+  readonly repeated_parameter: ParamDetails;
+  readonly invalid_transaction: ParamDetails;
+}
+
+/** The machine-readable details of an error with code `C`, beside `error` and `message`. */
+export type ErrorDetails<C extends ErrorCode> = (C extends keyof RequiredDetails ? RequiredDetails[C] : unknown) & Readonly<Record<string, unknown>>;
+
+/** The error body of docs/contract.md#error-body, `{ error, message, ...details }`, typed per code. */
+export type ErrorBody<C extends ErrorCode = ErrorCode> = { [K in C]: { readonly error: K; readonly message: string } & ErrorDetails<K> }[C];
+
+/** The details argument of `new ServiceError(code, ...)`: required for the codes that must name something. */
+type DetailsArgument<C extends ErrorCode> = C extends keyof RequiredDetails ? [details: ErrorDetails<C>] : [details?: ErrorDetails<C>];
+
+/** A fault with a code, a sentence for humans and machine-readable details (e.g. `param`). */
+export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly details: ErrorDetails<C>;
+
+  constructor(code: C, message: string, ...details: DetailsArgument<C>) {
     super(message);
     this.name = 'ServiceError';
     this.code = code;
-    this.details = details;
+    this.details = (details[0] ?? {}) as ErrorDetails<C>;
   }
 
   get status(): number {
     return ERROR_STATUS[this.code];
   }
-}
 
-/** The error body of docs/contract.md#error-body: `{ error, message, ...details }`. */
-export interface ErrorBody {
-  readonly error: ErrorCode;
-  readonly message: string;
-  readonly [detail: string]: unknown;
-}
-
-/** Maps any thrown value to a status and error body; unknown faults never leak their message. */
-export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
-  if (err instanceof ServiceError) {
-    return { status: err.status, body: { ...err.details, error: err.code, message: err.message } };
+  /** The error body this fault answers with: its details, then its code and message. */
+  get body(): ErrorBody<C> {
+    return { ...this.details, error: this.code, message: this.message } as ErrorBody<C>;
   }
-  return { status: 500, body: { error: 'internal_error', message: 'The service failed to answer this request.' } };
+}
+
+/** Thrown while the service starts, with every configuration problem found, one per line (exit 2). */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A reply as plain data: what routes and the payment processor return and the HTTP front end writes. */
+export interface HttpReply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+/** The JSON error reply of `body`, with the status its code maps to. */
+export function errorReply(body: ErrorBody, headers?: Readonly<Record<string, string>>): HttpReply {
+  return { status: ERROR_STATUS[body.error], headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** The reply for anything thrown: a ServiceError answers with its code and details; unknown faults never leak their message. */
+export function replyForError(err: unknown): HttpReply {
+  if (err instanceof ServiceError) return errorReply(err.body);
+  return errorReply({ error: 'internal_error', message: 'The service failed to answer this request.' });
 }

@@ -4,7 +4,8 @@
  * The only place the service reaches the localnet package, and only through a dynamic import, so
  * mainnet mode never loads LiteSVM, EDR or the gRPC server.
  */
-import { ConfigError, helpText, loadConfig, type Config } from './config.ts';
+import { helpText, loadConfig, type Config } from './config.ts';
+import { ConfigError } from './errors.ts';
 import { startService, type Upstreams } from './service.ts';
 
 interface Closeable {

@@ -4,21 +4,23 @@
  * the integration tests call; it listens and returns the bound URL and a graceful close.
  */
 import { join, resolve } from 'node:path';
+import packageJson from '../package.json' with { type: 'json' };
 import { CATALOG } from './catalog/endpoints.ts';
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
 import { buildOpenApi } from './catalog/openapi.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from './chain/evm-key-file.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
-import { SOLANA_MAINNET_CAIP2, type Config } from './config.ts';
+import type { Config } from './config.ts';
+import { ConfigError } from './errors.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
-import { createPaidRoutes, type PaidHandler, type PaymentProcessor } from './http/paid-routes.ts';
+import { createPaidRoutes } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { createForensicsGroup } from './intel/forensics/forensics-group.ts';
-import type { HandlerDeps, HandlerGroup, MarketUrls } from './intel/handler-group.ts';
+import type { HandlerDeps, HandlerGroup, HandlerSettings, MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createMarketGroup } from './intel/market/market-group.ts';
 import { createTimingGroup, type TimingGroup } from './intel/timing/timing-group.ts';
@@ -30,14 +32,16 @@ import { createLedger, type Ledger } from './trust/ledger.ts';
 import { createReceiptIssuer } from './trust/receipt-issuer.ts';
 import { createTrustStatus } from './trust/trust-status.ts';
 import type { ExactScheme } from './x402/exact-scheme.ts';
-import { createPaymentProcessor } from './x402/payment-processor.ts';
+import { createPaymentProcessor, type PaymentProcessor } from './x402/payment-processor.ts';
 import { createChallengeBuilder, type PaymentTermsConfig } from './x402/payment-terms.ts';
 import { createReplayGuard } from './x402/replay-guard.ts';
 import { createSvmExactScheme } from './x402/svm-exact.ts';
 import { startEvmExactScheme, type EvmSettlement } from './x402/evm-exact-setup.ts';
+import { SOLANA_MAINNET_CAIP2 } from './x402/x402-types.ts';
+import type { PoolTasks } from '../workers/pool-worker.ts';
 
-/** The service version in OpenAPI and receipts (docs/contract.md#versioning). */
-export const SERVICE_VERSION = '0.1.9';
+/** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
+export const SERVICE_VERSION: string = packageJson.version;
 
 /** What the embedded localnet (or the operator, in mainnet mode) provides. */
 export interface Upstreams {
@@ -62,7 +66,7 @@ export interface Upstreams {
 export interface ServiceOptions {
   readonly upstreams: Upstreams;
   /** Handlers that replace or add to the built-in ones, by path. */
-  readonly handlers?: Readonly<Partial<Record<string, PaidHandler>>>;
+  readonly handlers?: PaidHandlers;
   /** Replaces the built-in payment processor (null: no payments accepted). */
   readonly processor?: PaymentProcessor | null;
   /** Exact schemes of other networks, registered beside Solana's. */
@@ -75,7 +79,7 @@ export interface RunningService {
   readonly identity: Identity;
   readonly terms: PaymentTermsConfig;
   /** The one worker pool (receipt signing and other CPU work use it too). */
-  readonly pool: WorkerPool;
+  readonly pool: WorkerPool<PoolTasks>;
   readonly ledger: Ledger;
   readonly killSwitch: KillSwitch;
   /** Admin listener (kill switch) on 127.0.0.1, and where its bearer token is stored (never the token). */
@@ -86,10 +90,10 @@ export interface RunningService {
 
 function paymentTerms(config: Config, identity: Identity, upstreams: Upstreams): PaymentTermsConfig {
   const svmAsset = config.svmAsset ?? upstreams.svmAsset;
-  if (!svmAsset) throw new Error('no Solana stablecoin mint: set --svm-asset');
+  if (!svmAsset) throw new ConfigError(['no Solana stablecoin mint: set --svm-asset']);
   const evmPayTo = config.evmPayTo ?? evmAddressOfKey(loadOrCreateEvmKey(resolve(config.dataDir, 'evm-payto.key')));
   const evmAsset = config.evmAsset ?? upstreams.evm?.asset;
-  if (!evmAsset) throw new Error('no Base stablecoin address: set --evm-asset');
+  if (!evmAsset) throw new ConfigError(['no Base stablecoin address: set --evm-asset']);
   return {
     svm: { payTo: config.svmPayTo ?? identity.publicKey, asset: svmAsset, feePayer: identity.publicKey },
     evm: { payTo: evmPayTo, asset: evmAsset, name: upstreams.evm?.name ?? config.evmAssetName, version: upstreams.evm?.version ?? config.evmAssetVersion },
@@ -102,6 +106,11 @@ function evmSettlement(config: Config, upstreams: Upstreams): EvmSettlement | nu
   if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
   if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
   return null;
+}
+
+/** The options the handler groups read, and no others. */
+function handlerSettings(config: Config): HandlerSettings {
+  return { geyserStaleMs: config.geyserStaleMs, marketTimeoutMs: config.marketTimeoutMs, jupiterApiKey: config.jupiterApiKey, magicedenApiKey: config.magicedenApiKey };
 }
 
 function renderDocuments(ctx: DiscoveryContext): Documents {
@@ -136,7 +145,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const startedAt = new Date();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity, options.upstreams);
-  const pool = createWorkerPool({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
+  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
   const ledger = await createLedger({ dir: join(config.dataDir, 'ledger') });
   if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
   const killSwitch = createKillSwitch({ dataDir: config.dataDir, ledger });
@@ -148,7 +157,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
   const { groups, timing } = createHandlerGroups({
-    config, rpc, rpcTransport, pool,
+    settings: handlerSettings(config), rpc, rpcTransport, pool,
     geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
     market: options.upstreams.market,
   });
@@ -168,7 +177,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     : [];
   const processor = options.processor !== undefined ? options.processor
     : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });
-  const handlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers) as Partial<Record<string, PaidHandler>>;
+  const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let baseUrl = '';
   let documents: Documents | null = null;
 

@@ -1,6 +1,6 @@
 // Worker entry used when the service runs from TypeScript sources (tsx, vitest). Node 20 worker
 // threads ignore `--import tsx` in execArgv, so tsx's loader is registered here before the
-// TypeScript entry is imported. Keep the re-exported names equal to PoolTasks in src/pool/.
+// TypeScript entry is imported. Keep the re-exported names equal to the exports of pool-worker.ts.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -2,6 +2,9 @@
  * Piscina entry of the one worker pool: thin task functions over pure code in src/. The identity
  * seed arrives once, in workerData at pool creation; it is never part of a task and never logged.
  * Tasks take and return plain data only (errors thrown here cross the thread as plain Errors).
+ *
+ * Every value this module exports is a task: its exports are the pool's task table (`PoolTasks`),
+ * so a task's name and types are declared once, here.
  */
 import { workerData } from 'node:worker_threads';
 import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
@@ -44,3 +47,6 @@ export function slippageCurve(input: { readonly points: readonly CurveInputPoint
 export function timingPercentiles(input: PercentilesInput): PercentilesOutput {
   return computePercentiles(input);
 }
+
+/** The task table of this entry: what `createWorkerPool<PoolTasks>` runs by name. */
+export type PoolTasks = typeof import('./pool-worker.ts');

@@ -3,9 +3,20 @@
  * (docs/contract.md#discovery), llms.txt and the human pricing page. Built once at start, after the
  * public URL and payment terms are known.
  */
-import { CATALOG, formatUsd, type EndpointEntry } from './endpoints.ts';
+import { CATALOG, type EndpointEntry } from './endpoints.ts';
+import { formatUsd } from './format-usd.ts';
 import { paramType } from './params.ts';
-import type { PaymentRequirements } from '../x402/payment-terms.ts';
+
+/**
+ * One payment option of an endpoint as the documents publish it: an x402 `PaymentRequirements`
+ * object, which the payment layer (above the catalog) builds. Named here by the fields the
+ * documents read; the whole object is published as given.
+ */
+export interface PublishedTerms {
+  readonly network: string;
+  readonly asset: string;
+  readonly payTo: string;
+}
 
 export interface DiscoveryContext {
   readonly baseUrl: string;
@@ -13,7 +24,7 @@ export interface DiscoveryContext {
   readonly version: string;
   /** When the terms were last set (the service start). */
   readonly updatedAt: string;
-  readonly acceptsFor: (entry: EndpointEntry) => readonly PaymentRequirements[];
+  readonly acceptsFor: (entry: EndpointEntry) => readonly PublishedTerms[];
   /** The published methodology (OpenAPI `info.x-methodology`, also at /trust/sir). */
   readonly methodology?: Readonly<Record<string, unknown>>;
 }

@@ -206,10 +206,3 @@ export const CATALOG: readonly EndpointEntry[] = Object.freeze(
 
 /** Paid endpoint by exact path. */
 export const CATALOG_BY_PATH: ReadonlyMap<string, EndpointEntry> = new Map(CATALOG.map((e) => [e.path, e]));
-
-/** `$0.01` from 10000 atomic units: the shortest exact rendering with at least two decimals. */
-export function formatUsd(units: number): string {
-  const whole = Math.floor(units / 1_000_000);
-  const frac = String(units % 1_000_000).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
-  return `$${whole}.${frac}`;
-}

@@ -3,8 +3,9 @@
  * parameters, its 200 schema, and a 402 carrying `x-x402-price` (docs/contract.md#payment-terms)
  * and the full `accepts` list; free endpoints are listed too.
  */
-import { CATALOG, formatUsd, type EndpointEntry } from './endpoints.ts';
 import type { DiscoveryContext } from './discovery.ts';
+import { CATALOG, type EndpointEntry } from './endpoints.ts';
+import { formatUsd } from './format-usd.ts';
 
 /** Plain JSON copy of a TypeBox schema (drops symbol keys TypeBox keeps for itself). */
 const json = <T>(schema: T): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;

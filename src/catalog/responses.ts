@@ -3,6 +3,7 @@
  * with additional fields allowed (the contract lists a minimum). Published in /openapi.json and
  * used by the tests to check every answer.
  */
+import type { Static } from 'typebox';
 import { Type, type TSchema } from './params.ts';
 
 const Unknown = Type.Literal('unknown');
@@ -28,7 +29,7 @@ const TokenRisk = Type.Object({
 
 /** A market figure the source may leave empty: `unknown` then, never guessed. */
 const NumOrUnknown = Type.Union([num(), Unknown]);
-const ImpactBand = Type.Union(['minimal', 'low', 'moderate', 'high'].map((b) => Type.Literal(b)));
+const ImpactBand = Type.Union([Type.Literal('minimal'), Type.Literal('low'), Type.Literal('moderate'), Type.Literal('high')]);
 
 const Pool = Type.Object({
   name: str(),
@@ -43,8 +44,7 @@ const DepthLevel = Type.Object({ maxUsd: Type.Union([num(), Type.Null(), Unknown
 /** A failed sub-analysis: an explicit error field (e.g. `upstream_unavailable`) instead of its data. */
 const PartError = Type.Object({ error: str(), message: str() });
 
-/** Response schema per paid path. */
-export const RESPONSES: Readonly<Record<string, TSchema>> = {
+const SCHEMAS = {
   '/v1/smri': Type.Object({ mint: str(), smri: Smri, smriBand: SmriBand, confidence: Confidence, components: Components, riskBand: str() }),
   '/v1/simulate': Type.Object({
     willSucceed: Type.Boolean(),
@@ -103,7 +103,7 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
   }),
   '/v1/token-risk': TokenRisk,
   '/v1/wallet-scan': Type.Object({
-    profile: Type.Object({ band: Type.Union(['fresh', 'active', 'heavy', 'empty'].map((b) => Type.Literal(b))), summary: str() }),
+    profile: Type.Object({ band: Type.Union([Type.Literal('fresh'), Type.Literal('active'), Type.Literal('heavy'), Type.Literal('empty')]), summary: str() }),
     solBalance: num(),
     activity: Type.Object({ recentSignatures: int(), window: int(), windowFull: Type.Boolean() }),
     tokens: Type.Object({ splTokenAccounts: int(), token2022Accounts: int() }),
@@ -180,4 +180,16 @@ export const RESPONSES: Readonly<Record<string, TSchema>> = {
     checklist: Type.Array(Type.Object({ check: str(), observed: Type.Union([Type.Boolean(), Unknown]) })),
     disclaimer: Disclaimer,
   }),
-};
+} satisfies Record<string, TSchema>;
+
+/** Response schema per paid path. */
+export const RESPONSES: Readonly<Record<string, TSchema>> = SCHEMAS;
+
+/** The path of a paid endpoint. */
+export type PaidPath = keyof typeof SCHEMAS;
+
+/**
+ * The answer of paid path `P` as its response schema types it. Like the schema it names the fields
+ * an answer must have; an answer built elsewhere may carry more (the schemas allow them).
+ */
+export type ResponseOf<P extends PaidPath> = Static<(typeof SCHEMAS)[P]>;

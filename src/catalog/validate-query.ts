@@ -6,14 +6,12 @@
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { isBase58OfLength } from '../chain/base58.ts';
+import type { ErrorBody } from '../errors.ts';
 import type { EndpointEntry } from './endpoints.ts';
 import { enumValues, MAX_MULT, MAX_TRANSACTION_BYTES, paramType, type ParamCheck, type TSchema } from './params.ts';
 
-export type QueryError = {
-  readonly error: 'invalid_parameter' | 'missing_parameter' | 'repeated_parameter';
-  readonly message: string;
-  readonly param: string;
-};
+/** Why a query is refused: a parameter error naming the parameter. */
+export type QueryError = ErrorBody<'invalid_parameter' | 'missing_parameter' | 'repeated_parameter'>;
 
 export type QueryResult = { readonly ok: true; readonly value: Readonly<Record<string, unknown>> } | { readonly ok: false; readonly error: QueryError };
 

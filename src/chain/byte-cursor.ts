@@ -4,24 +4,21 @@
  * that must never throw (the account parsers) catch it at their boundary and turn it into an
  * error result.
  */
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { decodeBase58, encodeBase58 } from './base58.ts';
 
 /** Size of an ed25519 public key / Solana address in bytes. */
 export const PUBKEY_BYTES = 32;
 
-const BASE58_DECODER = getBase58Decoder();
-const BASE58_ENCODER = getBase58Encoder();
-
 /** Base58 text of 32 raw bytes. */
 export function bytesToAddress(bytes: Uint8Array): string {
-  return BASE58_DECODER.decode(bytes);
+  return encodeBase58(bytes);
 }
 
-/** Raw 32 bytes of a base58 address; throws on anything that is not exactly 32 bytes. */
+/** Raw 32 bytes of a base58 address; throws on anything that is not exactly 32 bytes of base58. */
 export function addressToBytes(address: string): Uint8Array {
-  const bytes = BASE58_ENCODER.encode(address);
-  if (bytes.length !== PUBKEY_BYTES) throw new RangeError(`not a 32-byte address: ${address}`);
-  return new Uint8Array(bytes);
+  const bytes = decodeBase58(address);
+  if (bytes?.length !== PUBKEY_BYTES) throw new RangeError(`not a 32-byte address: ${address}`);
+  return bytes;
 }
 
 function isAllZero(bytes: Uint8Array): boolean {

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { ConfigError } from '../errors.ts';
 
 const HEX_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
 /** Permission bits that must be clear on a key file (group and others). */
@@ -22,10 +23,10 @@ export function generateEvmKey(): EvmHexKey {
 export function readEvmKeyFile(path: string): EvmHexKey {
   const mode = statSync(path).mode;
   if ((mode & GROUP_OTHER_BITS) !== 0) {
-    throw new Error(`EVM key file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}): chmod 600 it`);
+    throw new ConfigError([`EVM key file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}): chmod 600 it`]);
   }
   const key = readFileSync(path, 'utf8').trim();
-  if (!HEX_KEY_RE.test(key)) throw new Error(`EVM key file ${path} does not hold a 0x-prefixed 32-byte hex key`);
+  if (!HEX_KEY_RE.test(key)) throw new ConfigError([`EVM key file ${path} does not hold a 0x-prefixed 32-byte hex key`]);
   return key as EvmHexKey;
 }
 

@@ -29,7 +29,10 @@ export interface WireTransaction {
   readonly staticAccounts: readonly string[];
   readonly recentBlockhash: string;
   readonly instructions: readonly WireInstruction[];
+  /** Address tables the message looks up (v0 only). */
   readonly addressTableLookups: number;
+  /** Accounts those lookups name, writable and read-only (resolved by a node only). */
+  readonly lookupAccounts: number;
 }
 
 export type DecodeWireResult = { readonly ok: true; readonly tx: WireTransaction } | { readonly ok: false; readonly message: string };
@@ -56,14 +59,18 @@ function decodeInstructions(r: ByteReader): WireInstruction[] {
   return out;
 }
 
-function decodeLookups(r: ByteReader): number {
-  const count = shortVec(r);
-  for (let i = 0; i < count; i++) {
+function decodeLookups(r: ByteReader): { tables: number; accounts: number } {
+  const tables = shortVec(r);
+  let accounts = 0;
+  for (let i = 0; i < tables; i++) {
     r.bytes(PUBKEY_BYTES);
-    r.bytes(shortVec(r));
-    r.bytes(shortVec(r));
+    for (let list = 0; list < 2; list++) {
+      const indexes = shortVec(r);
+      r.bytes(indexes);
+      accounts += indexes;
+    }
   }
-  return count;
+  return { tables, accounts };
 }
 
 function decodeOrThrow(wire: Uint8Array): WireTransaction {
@@ -86,7 +93,7 @@ function decodeOrThrow(wire: Uint8Array): WireTransaction {
   const staticAccounts = Array.from({ length: shortVec(r) }, () => r.pubkey());
   const recentBlockhash = r.pubkey();
   const instructions = decodeInstructions(r);
-  const addressTableLookups = version === 0 ? decodeLookups(r) : 0;
+  const lookups = version === 0 ? decodeLookups(r) : { tables: 0, accounts: 0 };
   if (r.remaining !== 0) throw new RangeError(`${r.remaining} bytes trail the message`);
   if (signatureCount !== numRequiredSignatures) throw new RangeError(`${signatureCount} signatures for ${numRequiredSignatures} required signers`);
   if (numRequiredSignatures === 0 || numRequiredSignatures > staticAccounts.length) throw new RangeError('signer count out of range');
@@ -94,7 +101,8 @@ function decodeOrThrow(wire: Uint8Array): WireTransaction {
   if (new Set(staticAccounts).size !== staticAccounts.length) throw new RangeError('duplicate static account');
   return {
     version, signatures, firstSignatureOffset, messageBytes: wire.subarray(messageStart),
-    numRequiredSignatures, numReadonlySigned, numReadonlyUnsigned, staticAccounts, recentBlockhash, instructions, addressTableLookups,
+    numRequiredSignatures, numReadonlySigned, numReadonlyUnsigned, staticAccounts, recentBlockhash, instructions,
+    addressTableLookups: lookups.tables, lookupAccounts: lookups.accounts,
   };
 }
 

@@ -4,10 +4,12 @@
  * `GET /kill-switch`, `POST /kill-switch/activate`, `POST /kill-switch/release`, the two POSTs with
  * an optional JSON body `{"reason": "..."}` that is written into the public audit entry.
  */
+import { errorReply, type HttpReply } from '../errors.ts';
 import { auditReasonProblem } from '../trust/ledger-entry.ts';
 import type { KillSwitch, KillSwitchTransition } from '../trust/kill-switch.ts';
 import { createBearerCheck, resolveAdminToken } from './admin-token.ts';
-import { createHttpServer, errorReply, type HttpReply, type HttpRequestData, type Route } from './server.ts';
+import type { HttpRequestData, Route } from './route.ts';
+import { createHttpServer } from './server.ts';
 
 /** The only interface the admin listener binds: never reachable from another host. */
 export const ADMIN_HOST = '127.0.0.1';
@@ -33,7 +35,7 @@ export interface AdminServer {
 
 const JSON_TYPE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
 const json = (status: number, body: unknown): HttpReply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
-const badBody = (message: string): HttpReply => errorReply(400, { error: 'invalid_request', message });
+const badBody = (message: string): HttpReply => errorReply({ error: 'invalid_request', message });
 
 /** Reads the optional `{reason}` body: empty, or a JSON object with only `reason`. */
 export function parseReasonBody(body: Buffer | null): { ok: true; reason: string | undefined } | { ok: false; reply: HttpReply } {
@@ -68,7 +70,7 @@ function transitionRoute(path: string, run: (reason: string | undefined) => Prom
 }
 
 function guarded(route: Route, authorized: (header: string | undefined) => boolean): Route {
-  const unauthorized = errorReply(401, { error: 'unauthorized', message: 'a valid Authorization: Bearer <admin token> header is required' }, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+  const unauthorized = errorReply({ error: 'unauthorized', message: 'a valid Authorization: Bearer <admin token> header is required' }, { 'WWW-Authenticate': 'Bearer realm="admin"' });
   return { ...route, handler: (req: HttpRequestData) => (authorized(req.headers.authorization) ? route.handler(req) : unauthorized) };
 }
 

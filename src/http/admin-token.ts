@@ -5,7 +5,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceError } from '../errors.ts';
+import { ConfigError } from '../errors.ts';
 
 /** File name of the generated token inside the data dir. */
 export const ADMIN_TOKEN_FILE_NAME = 'admin-token';
@@ -27,7 +27,7 @@ export interface AdminToken {
 
 function checkToken(token: string, source: string): string {
   if (token.length < MIN_ADMIN_TOKEN_CHARS || !TOKEN_RE.test(token)) {
-    throw new ServiceError('invalid_request', `admin token from ${source} must be at least ${MIN_ADMIN_TOKEN_CHARS} printable ASCII characters without spaces`);
+    throw new ConfigError([`admin token from ${source} must be at least ${MIN_ADMIN_TOKEN_CHARS} printable ASCII characters without spaces`]);
   }
   return token;
 }

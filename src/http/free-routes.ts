@@ -2,15 +2,9 @@
  * Free endpoints: health, uptime and the discovery documents. Static documents are rendered
  * once at start and served as prebuilt strings.
  */
+import type { SupportedKinds } from '../x402/x402-types.ts';
 import type { MetricsSnapshot } from './request-metrics.ts';
-import type { Route } from './server.ts';
-
-export interface SupportedKind {
-  readonly x402Version: 2;
-  readonly scheme: 'exact';
-  readonly network: string;
-  readonly extra?: Readonly<Record<string, string>>;
-}
+import type { Route } from './route.ts';
 
 export interface Documents {
   readonly wellKnown: string;
@@ -27,7 +21,7 @@ export interface FreeRoutesConfig {
   /** Rendered once the public URL is known (after listen). */
   readonly documents: () => Documents;
   /** x402 SupportedResponse parts: kinds that can settle now and their signers. */
-  readonly supported: () => { kinds: readonly SupportedKind[]; signers: Readonly<Record<string, readonly string[]>> };
+  readonly supported: () => SupportedKinds;
   /** Extra fields for /health and /uptime contributed by other parts (ledger, kill switch, localnet). */
   readonly statusExtras?: () => Readonly<Record<string, unknown>>;
 }

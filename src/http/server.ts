@@ -6,7 +6,8 @@
  * abort.
  */
 import uWS from 'uWebSockets.js';
-import { toErrorResponse, type ErrorBody } from '../errors.ts';
+import { errorReply, replyForError, type HttpReply } from '../errors.ts';
+import type { HttpHandler, HttpRequestData, Route } from './route.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -28,33 +29,6 @@ const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Max-Age': '86400',
 };
 
-export interface HttpRequestData {
-  readonly method: string;
-  readonly path: string;
-  /** Raw query string without `?`. */
-  readonly query: string;
-  /** Lower-case header names. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly remoteIp: string;
-  readonly body: Buffer | null;
-  /** Fires when the client disconnects before the answer is written. */
-  readonly signal: AbortSignal;
-}
-
-export interface HttpReply {
-  readonly status: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly body: string | Buffer;
-}
-
-export type HttpHandler = (req: HttpRequestData) => HttpReply | Promise<HttpReply>;
-
-export interface Route {
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly handler: HttpHandler;
-}
-
 export interface HttpServerConfig {
   readonly routes: readonly Route[];
   /** Routes whose path starts with a prefix (e.g. `/preview/`), tried after exact paths. */
@@ -75,11 +49,6 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
-
-/** A JSON reply with the error body of docs/contract.md#error-body. */
-export function errorReply(status: number, body: ErrorBody, headers?: Readonly<Record<string, string>>): HttpReply {
-  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
-}
 
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
   res.cork(() => {
@@ -140,11 +109,11 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
 
   const lookup = (method: string, path: string): HttpHandler | HttpReply => {
     const byMethod = exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler>());
-    if (byMethod.size === 0) return errorReply(404, { error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
+    if (byMethod.size === 0) return errorReply({ error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
     const handler = byMethod.get(method);
     if (handler) return handler;
     const allow = [...byMethod.keys(), 'OPTIONS'].join(', ');
-    return errorReply(405, { error: 'method_not_allowed', message: `${method} is not allowed on ${path}; use ${allow}` }, { Allow: allow });
+    return errorReply({ error: 'method_not_allowed', message: `${method} is not allowed on ${path}; use ${allow}` }, { Allow: allow });
   };
 
   app.any('/*', (res, req) => {
@@ -161,9 +130,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     const { headers, bytes } = copyHeaders(req);
     const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
 
-    if (path.length + query.length > MAX_URL_BYTES) return finish(res, state, errorReply(414, { error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
-    if (bytes > MAX_HEADER_BYTES) return finish(res, state, errorReply(431, { error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
-    if (draining) return finish(res, state, errorReply(503, { error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
+    if (path.length + query.length > MAX_URL_BYTES) return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
+    if (bytes > MAX_HEADER_BYTES) return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
+    if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
 
     const found = lookup(method === 'HEAD' ? 'GET' : method, path);
@@ -172,15 +141,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       const data: HttpRequestData = { method, path, query, headers, remoteIp, body, signal: controller.signal };
       Promise.resolve()
         .then(() => found(data))
-        .catch((err: unknown) => {
-          const { status, body: errBody } = toErrorResponse(err);
-          return errorReply(status, errBody);
-        })
+        .catch(replyForError)
         .then((reply) => finish(res, state, reply));
     };
     if (method !== 'POST') return run(null);
     readBody(res, (body) => {
-      if (body === null) return finish(res, state, errorReply(413 as number, { error: 'invalid_request', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
+      if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
       run(body);
     });
   });

@@ -4,14 +4,14 @@
  * 400.
  */
 import { parseQueryString } from '../catalog/validate-query.ts';
-import { errorReply, type HttpReply } from './server.ts';
+import { errorReply, type HttpReply } from '../errors.ts';
 
 const INTEGER_RE = /^(?:0|[1-9][0-9]{0,15})$/;
 
 /** The parameters of a query, or the 400 reply for a malformed (e.g. repeated) one. */
 export function queryParams(query: string): { ok: true; params: Map<string, string> } | { ok: false; reply: HttpReply } {
   const parsed = parseQueryString(query);
-  return parsed.ok ? parsed : { ok: false, reply: errorReply(400, parsed.error) };
+  return parsed.ok ? parsed : { ok: false, reply: errorReply(parsed.error) };
 }
 
 /** Bounds of an integer parameter; absent parameters take `fallback` (or are missing when none). */
@@ -26,12 +26,12 @@ export function intParam(params: ReadonlyMap<string, string>, name: string, rang
   const raw = params.get(name);
   if (raw === undefined) {
     if (range.fallback !== undefined) return { ok: true, value: range.fallback };
-    return { ok: false, reply: errorReply(400, { error: 'missing_parameter', param: name, message: `${name} is required` }) };
+    return { ok: false, reply: errorReply({ error: 'missing_parameter', param: name, message: `${name} is required` }) };
   }
   const value = Number(raw);
   if (!INTEGER_RE.test(raw) || value < range.min || value > range.max) {
     const bounds = range.max === Number.MAX_SAFE_INTEGER ? `>= ${range.min}` : `${range.min}-${range.max}`;
-    return { ok: false, reply: errorReply(400, { error: 'invalid_parameter', param: name, message: `${name} must be an integer ${bounds}` }) };
+    return { ok: false, reply: errorReply({ error: 'invalid_parameter', param: name, message: `${name} must be an integer ${bounds}` }) };
   }
   return { ok: true, value };
 }
@@ -41,5 +41,5 @@ export function enumParam<T extends string>(params: ReadonlyMap<string, string>,
   const raw = params.get(name);
   if (raw === undefined) return { ok: true, value: fallback };
   if ((values as readonly string[]).includes(raw)) return { ok: true, value: raw as T };
-  return { ok: false, reply: errorReply(400, { error: 'invalid_parameter', param: name, message: `${name} must be one of ${values.join(', ')}` }) };
+  return { ok: false, reply: errorReply({ error: 'invalid_parameter', param: name, message: `${name} must be one of ${values.join(', ')}` }) };
 }

@@ -4,13 +4,14 @@
  * published key, receipt verification and the open receipt specification. Every answer reads only
  * durable ledger state, in one synchronous step, so entries and head always agree.
  */
+import { errorReply, type HttpReply } from '../errors.ts';
 import type { SignedCheckpoint } from '../trust/checkpoint.ts';
 import { createCheckpoint, type SignBytes } from '../trust/checkpoint.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import { decodeReceiptHeader } from '../trust/receipt.ts';
 import { buildReceiptSpec } from '../trust/receipt-spec.ts';
 import { verifyReceipt } from '../trust/receipt-verify.ts';
-import { errorReply, type HttpReply, type Route } from './server.ts';
+import type { Route } from './route.ts';
 import { enumParam, intParam, queryParams } from './trust-query.ts';
 
 /** `/ledger` and `/trust/log` `limit`: default 400, max 1000 (docs/contract.md#limits). */
@@ -36,7 +37,7 @@ export interface TrustRoutesConfig {
 
 const JSON_TYPE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
 const ok = (body: unknown): HttpReply => ({ status: 200, headers: JSON_TYPE, body: JSON.stringify(body) });
-const badParam = (param: string, message: string): HttpReply => errorReply(400, { error: 'invalid_parameter', param, message });
+const badParam = (param: string, message: string): HttpReply => errorReply({ error: 'invalid_parameter', param, message });
 
 function logRoute(path: string, config: TrustRoutesConfig): Route {
   return {
@@ -68,7 +69,7 @@ function proofRoute(config: TrustRoutesConfig): Route {
       if (!treeSize.ok) return treeSize.reply;
       const format = enumParam(q.params, 'format', ['spec', 'rfc6962'] as const, 'spec');
       if (!format.ok) return format.reply;
-      if (index.value >= treeSize.value) return errorReply(404, { error: 'not_found', param: 'index', message: `no entry ${index.value} in a tree of size ${treeSize.value}` });
+      if (index.value >= treeSize.value) return errorReply({ error: 'not_found', param: 'index', message: `no entry ${index.value} in a tree of size ${treeSize.value}` });
       const proof = config.ledger.proof(index.value, treeSize.value, format.value);
       // The entry travels with its proof: a client holding only a receipt recomputes the leaf
       // from it (the entry's time is not in the receipt), and /ledger serves only the newest 1000.
@@ -107,7 +108,7 @@ interface VerifyInput {
 function runVerify(config: TrustRoutesConfig, input: VerifyInput): HttpReply {
   // A `+` in an unencoded query arrives as a space; base64 has no spaces, so put it back.
   const unspace = (s: string) => s.replace(/ /g, '+');
-  if (typeof input.receipt !== 'string' || input.receipt === '') return errorReply(400, { error: 'missing_parameter', param: 'receipt', message: 'receipt (the X-Service-Receipt header value) is required' });
+  if (typeof input.receipt !== 'string' || input.receipt === '') return errorReply({ error: 'missing_parameter', param: 'receipt', message: 'receipt (the X-Service-Receipt header value) is required' });
   const decoded = decodeReceiptHeader(unspace(input.receipt));
   if (!decoded.ok) return badParam('receipt', decoded.reason);
   if (input.body !== undefined && input.bodySha256 !== undefined) return badParam('body', 'give body or bodySha256, not both');
@@ -140,9 +141,9 @@ function verifyRoutes(config: TrustRoutesConfig): Route[] {
       try {
         input = JSON.parse(req.body?.toString('utf8') ?? '');
       } catch {
-        return errorReply(400, { error: 'invalid_request', message: 'body must be JSON {"receipt": "<header value>", "body"?: "<base64>", "bodySha256"?: "<hex>"}' });
+        return errorReply({ error: 'invalid_request', message: 'body must be JSON {"receipt": "<header value>", "body"?: "<base64>", "bodySha256"?: "<hex>"}' });
       }
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorReply(400, { error: 'invalid_request', message: 'body must be a JSON object' });
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorReply({ error: 'invalid_request', message: 'body must be a JSON object' });
       return runVerify(config, input as VerifyInput);
     },
   };

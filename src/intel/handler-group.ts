@@ -3,10 +3,18 @@
  * one group from the shared dependencies; the service merges their handlers by path and starts
  * and closes them with itself. A path no group serves answers 502 with no charge.
  */
+import type { PaidPath, ResponseOf } from '../catalog/responses.ts';
 import type { RpcClient, RpcTransport } from '../chain/rpc-client.ts';
-import type { Config } from '../config.ts';
-import type { PaidHandler } from '../http/paid-routes.ts';
-import type { WorkerPool } from '../pool/worker-pool.ts';
+import type { TaskRunner } from '../pool/worker-pool.ts';
+import type { SlippagePoolTasks } from './market/slippage-map.ts';
+import type { TimingPoolTasks } from './timing/timing-source.ts';
+import type { TokenPoolTasks } from './token/token-analysis.ts';
+
+/** Computes the JSON answer of a paid endpoint from its validated query. */
+export type PaidHandler<Answer = unknown> = (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => Promise<Answer>;
+
+/** Paid handlers by endpoint path, each answering in its path's response schema. */
+export type PaidHandlers = { readonly [P in PaidPath]?: PaidHandler<ResponseOf<P>> };
 
 /** Base URLs of the market sources (configured, or the embedded localnet's stand-ins). */
 export interface MarketUrls {
@@ -16,13 +24,27 @@ export interface MarketUrls {
   readonly lending: string;
 }
 
+/** The pool tasks of every handler group. */
+export type IntelPoolTasks = TokenPoolTasks & SlippagePoolTasks & TimingPoolTasks;
+
+/** The options of the service configuration that the handler groups read. */
+export interface HandlerSettings {
+  /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
+  readonly geyserStaleMs: number;
+  /** Per-request timeout of the market sources. */
+  readonly marketTimeoutMs: number;
+  readonly jupiterApiKey: string | null;
+  readonly magicedenApiKey: string | null;
+}
+
 /** What every handler group may use. */
 export interface HandlerDeps {
-  readonly config: Config;
+  readonly settings: HandlerSettings;
   readonly rpc: RpcClient;
   /** For groups that add their own RPC methods (`src/chain/rpc-*-methods.ts`). */
   readonly rpcTransport: RpcTransport;
-  readonly pool: WorkerPool;
+  /** Runs the pool tasks the groups need (workers/pool-worker.ts serves them). */
+  readonly pool: TaskRunner<IntelPoolTasks>;
   readonly geyser: { readonly url: string; readonly token: string | null };
   readonly market: MarketUrls;
 }
@@ -38,7 +60,7 @@ export interface FeeBands {
 
 /** A domain's paid handlers and their lifecycle. */
 export interface HandlerGroup {
-  readonly handlers: Readonly<Partial<Record<string, PaidHandler>>>;
+  readonly handlers: PaidHandlers;
   /** Warms caches or opens streams before the service listens. */
   start?(): Promise<void>;
   close?(): Promise<void> | void;

@@ -1,28 +1,22 @@
 /**
- * The single Piscina pool of the service (docs/contract.md#engineering-decisions): CPU work such as
- * ed25519 signing and verification runs here, never on the event loop. Tasks are named and typed by
- * `PoolTasks`; the identity seed is handed to every worker once through workerData.
+ * The single Piscina pool of the service (docs/contract.md#engineering-decisions): CPU work such as ed25519 signing and
+ * verification runs here, never on the event loop; the identity seed is handed to every worker
+ * once through workerData.
+ *
+ * The pool knows no task: it is typed by a task table, an object type whose methods are the
+ * tasks (plain data in, plain data or a promise of it out). The composition root passes the
+ * worker entry's own table (`typeof import('workers/pool-worker.ts')`), and each module that runs
+ * tasks names the few it needs in a table of its own, so no domain's types gather here.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { Ed25519Check } from '../trust/ed25519.ts';
-import type { EvmVerifyInput } from '../x402/evm-verify.ts';
-import type { VerifyResult } from '../x402/exact-scheme.ts';
-import type { PercentilesInput, PercentilesOutput } from '../caches/percentiles.ts';
-import type { CurveInputPoint, CurveOutput } from '../intel/market/market-math.ts';
-import type { BucketHoldersInput, HolderDistribution } from '../intel/token/holder-buckets.ts';
 
-/** Input and output of every task the worker entry (workers/pool-worker.ts) exports. */
-export interface PoolTasks {
-  readonly verifyEd25519Batch: { readonly input: { readonly checks: readonly Ed25519Check[] }; readonly output: boolean[] };
-  readonly signEd25519: { readonly input: { readonly message: Uint8Array }; readonly output: Uint8Array };
-  readonly verifyEvmExact: { readonly input: EvmVerifyInput; readonly output: VerifyResult };
-  readonly timingPercentiles: { readonly input: PercentilesInput; readonly output: PercentilesOutput };
-  readonly slippageCurve: { readonly input: { readonly points: readonly CurveInputPoint[] }; readonly output: CurveOutput };
-  readonly bucketHolders: { readonly input: BucketHoldersInput; readonly output: HolderDistribution };
-}
-
-export type PoolTaskName = keyof PoolTasks;
+/** The names of the tasks of table `T`. */
+export type TaskName<T> = { [K in keyof T]: T[K] extends (input: never) => unknown ? K : never }[keyof T] & string;
+/** The input of task function `F`. */
+export type TaskInput<F> = F extends (input: infer I) => unknown ? I : never;
+/** What task function `F` resolves to. */
+export type TaskOutput<F> = F extends (input: never) => infer O ? Awaited<O> : never;
 
 export interface WorkerPoolConfig {
   /** Worker threads; default the available cores. */
@@ -31,11 +25,15 @@ export interface WorkerPoolConfig {
   readonly identitySeed?: Uint8Array;
 }
 
-export interface WorkerPool {
+/** A pool that runs the tasks of table `Tasks` by name. */
+export interface WorkerPool<Tasks> {
   readonly size: number;
-  runTask<K extends PoolTaskName>(name: K, input: PoolTasks[K]['input'], signal?: AbortSignal): Promise<PoolTasks[K]['output']>;
+  runTask<K extends TaskName<Tasks>>(name: K, input: TaskInput<Tasks[K]>, signal?: AbortSignal): Promise<TaskOutput<Tasks[K]>>;
   close(): Promise<void>;
 }
+
+/** What a module that only runs tasks of `Tasks` needs of the pool. */
+export type TaskRunner<Tasks> = Pick<WorkerPool<Tasks>, 'runTask'>;
 
 /**
  * Node 20 cannot strip types and its worker threads ignore `--import tsx` in execArgv: from
@@ -47,8 +45,8 @@ const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs'
 /** How long a worker above the first stays alive without work. */
 export const POOL_IDLE_TIMEOUT_MS = 60_000;
 
-/** Starts the pool; threads are created lazily by Piscina up to `size`. */
-export function createWorkerPool(config: WorkerPoolConfig = {}): WorkerPool {
+/** Starts the pool over the tasks of `Tasks`; threads are created lazily by Piscina up to `size`. */
+export function createWorkerPool<Tasks>(config: WorkerPoolConfig = {}): WorkerPool<Tasks> {
   const size = config.size ?? availableParallelism();
   const piscina = new Piscina({
     filename: WORKER_URL.href,

@@ -8,7 +8,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { encodeBase58 } from '../chain/base58.ts';
-import { ServiceError } from '../errors.ts';
+import { ConfigError } from '../errors.ts';
 
 /** PKCS#8 DER prefix of an ed25519 private key; the 32-byte seed follows it. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -35,15 +35,15 @@ function parseKeyFile(path: string): Uint8Array {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    throw new ServiceError('invalid_request', `keypair file ${path} is not JSON`, { path });
+    throw new ConfigError([`keypair file ${path} is not JSON`]);
   }
   if (!Array.isArray(parsed) || parsed.length !== 64 || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
-    throw new ServiceError('invalid_request', `keypair file ${path} is not a Solana CLI keypair (64 byte values)`, { path });
+    throw new ConfigError([`keypair file ${path} is not a Solana CLI keypair (64 byte values)`]);
   }
   const bytes = Uint8Array.from(parsed as number[]);
   const expected = publicFromSeed(bytes.subarray(0, 32));
   if (!Buffer.from(expected).equals(Buffer.from(bytes.subarray(32)))) {
-    throw new ServiceError('invalid_request', `keypair file ${path}: public half does not match the secret half`, { path });
+    throw new ConfigError([`keypair file ${path}: public half does not match the secret half`]);
   }
   return bytes;
 }

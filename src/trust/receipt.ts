@@ -10,7 +10,7 @@
  * Signing is injected (bytes in, signature out) so the worker pool can do it off the event loop.
  */
 import { encodeBase58 } from '../chain/base58.ts';
-import { formatUsd } from '../catalog/endpoints.ts';
+import { formatUsd } from '../catalog/format-usd.ts';
 import { sha256, sha256Hex, toHex } from './merkle-hash.ts';
 import type { SignBytes } from './checkpoint.ts';
 

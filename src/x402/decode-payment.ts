@@ -3,18 +3,10 @@
  * clients send it) and checks that the terms it accepted are exactly one of the route's. Pure and
  * cheap: signature checks and settlement happen later, in the pool and the settler.
  */
-import type { PaymentRequirements } from './payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 /** Largest payment header accepted, characters (a signed Solana tx in base64 JSON is ~2.5 kB). */
 export const MAX_PAYMENT_HEADER_CHARS = 12_288;
-
-export interface PaymentPayload {
-  readonly x402Version: 2;
-  readonly accepted: PaymentRequirements;
-  readonly payload: Readonly<Record<string, unknown>>;
-  readonly resource?: unknown;
-  readonly extensions?: Readonly<Record<string, unknown>>;
-}
 
 export type DecodeResult =
   | { readonly ok: true; readonly payment: PaymentPayload; readonly requirements: PaymentRequirements }

@@ -7,12 +7,12 @@
 import { createEvmRelayer } from '../chain/evm-relayer.ts';
 import { createEvmTokenReader } from '../chain/evm-token-reader.ts';
 import type { EvmHexKey } from '../chain/evm-key-file.ts';
-import { BASE_MAINNET_CAIP2 } from '../config.ts';
 import { createEvmExactScheme, type EvmExactSchemeConfig } from './evm-exact.ts';
 import { createFacilitatorSettler, facilitatorSignersFor, fetchFacilitatorSupport } from './evm-facilitator-settler.ts';
 import { createRelayerSettler } from './evm-relayer-settler.ts';
 import { evmChainIdOf } from './evm-verify.ts';
 import type { ExactScheme } from './exact-scheme.ts';
+import { BASE_MAINNET_CAIP2 } from './x402-types.ts';
 
 export type EvmSettlement =
   | { readonly kind: 'relayer'; readonly rpcUrl: string; readonly relayerKey: EvmHexKey }

@@ -3,12 +3,10 @@
  * verified off chain (evm-verify.ts) and on chain (the settler), settled by the configured
  * settler. Implements the network-agnostic ExactScheme the payment processor calls.
  */
-import { BASE_MAINNET_CAIP2 } from '../config.ts';
-import type { PaymentPayload } from './decode-payment.ts';
 import type { EvmSettler } from './evm-settler.ts';
 import { parseEvmExactPayload, verifyEvmExactOffchain, type EvmVerifyInput } from './evm-verify.ts';
 import type { BeforeBroadcast, ExactScheme, VerifyResult } from './exact-scheme.ts';
-import type { PaymentRequirements } from './payment-terms.ts';
+import { BASE_MAINNET_CAIP2, type PaymentPayload, type PaymentRequirements } from './x402-types.ts';
 
 export interface EvmExactSchemeConfig {
   readonly settler: EvmSettler;

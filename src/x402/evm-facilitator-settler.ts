@@ -4,11 +4,10 @@
  * paymentRequirements}`, `GET /supported` once at start. Transport failures and malformed
  * answers are data (`unexpected_*` reasons), never exceptions.
  */
-import type { PaymentPayload } from './decode-payment.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
 import type { SettleResult, VerifyResult } from './exact-scheme.ts';
-import type { PaymentRequirements } from './payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 /** Time-out of a /verify or /supported call, ms. */
 export const FACILITATOR_VERIFY_TIMEOUT_MS = 10_000;

@@ -3,10 +3,9 @@
  * relayer (key + RPC, see evm-relayer-settler.ts) or a remote x402 facilitator
  * (evm-facilitator-settler.ts). Both check chain state at verify time and settle for real.
  */
-import type { PaymentPayload } from './decode-payment.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
 import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
-import type { PaymentRequirements } from './payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 /** Default wait for a settlement receipt, ms (Base makes a block every 2 s). */
 export const EVM_SETTLE_TIMEOUT_MS = 30_000;

@@ -4,8 +4,7 @@
  * (`isValid`, `invalidReason`, `payer`) and `SettleResponse` (`success`, `errorReason`,
  * `transaction`, `network`, `payer`). Expected failures are data, never thrown.
  */
-import type { PaymentPayload } from './decode-payment.ts';
-import type { PaymentRequirements } from './payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 export interface VerifyResult {
   readonly isValid: boolean;

@@ -4,7 +4,7 @@
  * so after a restart the same id and payload get the same answer again without a new charge, and
  * the same id with another payload still gets 409. Bounded by count and age like the memory cache.
  */
-import type { HttpReply } from '../http/server.ts';
+import type { HttpReply } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { IDEMPOTENCY_MAX_ENTRIES, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { replyOf, storableAnswer, type StoredAnswer } from './pending-settlements.ts';

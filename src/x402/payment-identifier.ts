@@ -4,7 +4,7 @@
  * Same id and same payload: the cached answer again; same id, other payload: 409.
  */
 import { createHash } from 'node:crypto';
-import type { PaymentPayload } from './decode-payment.ts';
+import type { PaymentPayload } from './x402-types.ts';
 
 export const PAYMENT_IDENTIFIER = 'payment-identifier';
 const PAYMENT_ID_RE = /^[A-Za-z0-9_-]{16,128}$/;

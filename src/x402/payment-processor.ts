@@ -11,12 +11,10 @@
  * retry of the same payment then gets the stored 200 once it landed, exactly once.
  */
 import { createHash } from 'node:crypto';
-import { ServiceError, toErrorResponse } from '../errors.ts';
+import type { EndpointEntry } from '../catalog/endpoints.ts';
+import { errorReply, replyForError, ServiceError, type HttpReply } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
-import type { SupportedKind } from '../http/free-routes.ts';
-import type { PaidCall, PaymentProcessor } from '../http/paid-routes.ts';
-import { errorReply, type HttpReply } from '../http/server.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { createPaidAnswerStore, type PaidAnswerStore } from './paid-answer-store.ts';
@@ -24,6 +22,34 @@ import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
 import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
+import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedKind, SupportedKinds } from './x402-types.ts';
+
+/** What of the request the processor reads: where it went, and whether its caller is still there. */
+export interface PaidRequest {
+  readonly path: string;
+  /** Raw query string without `?`. */
+  readonly query: string;
+  /** Fires when the caller disconnects: nothing is settled for an answer nobody receives. */
+  readonly signal: AbortSignal;
+}
+
+/** One paid request with a decoded payment whose terms are the route's. */
+export interface PaidCall {
+  readonly entry: EndpointEntry;
+  readonly payment: PaymentPayload;
+  readonly requirements: PaymentRequirements;
+  readonly resourceUrl: string;
+  readonly request: PaidRequest;
+  /** Produces the answer; the processor settles only when it is a 200. */
+  readonly answer: () => Promise<HttpReply>;
+}
+
+/** Verifies and settles payments, and answers a paid call with its reply. */
+export interface PaymentProcessor {
+  process(call: PaidCall): Promise<HttpReply>;
+  /** The x402 kinds this processor can settle now, and their signers (/facilitator/supported). */
+  supported(): SupportedKinds;
+}
 
 export interface PaymentProcessorConfig {
   readonly schemes: readonly ExactScheme[];
@@ -43,7 +69,7 @@ export interface PaymentProcessorConfig {
 
 /** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header. */
 export function paymentResponseHeader(settled: SettleResult): string {
-  const body = { success: settled.success, transaction: settled.transaction, network: settled.network, payer: settled.payer ?? '' };
+  const body: SettleResponse = { success: settled.success, transaction: settled.transaction, network: settled.network, payer: settled.payer ?? '' };
   return Buffer.from(JSON.stringify(body)).toString('base64');
 }
 
@@ -71,17 +97,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const fault = config.onFault ?? reportFault;
 
   function refuse(call: PaidCall, reason: string, message?: string): HttpReply {
-    const c = config.challengeFor(call.entry.path).build(call.resourceUrl, message ? `${reason}: ${message}` : reason);
-    return { status: 402, headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': c.header }, body: c.body };
-  }
-
-  async function answerSafely(call: PaidCall): Promise<HttpReply> {
-    try {
-      return await call.answer();
-    } catch (err) {
-      const { status, body } = toErrorResponse(err);
-      return errorReply(status, body);
-    }
+    return config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   }
 
   /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
@@ -106,7 +122,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     try {
       const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
       if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
-      const answer = await answerSafely(call);
+      const answer = await call.answer().catch(replyForError);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
       const record = (network: string, payer: string, transaction: string) => {
@@ -136,8 +152,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (recorded) await pending.resolve(key);
       return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
     } catch (err) {
-      const { status, body } = toErrorResponse(err);
-      return errorReply(status, body);
+      return replyForError(err);
     } finally {
       if (!keepClaim) config.replayGuard.release(key);
     }
@@ -168,8 +183,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
       return reply;
     } catch (err) {
-      const { status, body } = toErrorResponse(err);
-      return errorReply(status, body);
+      return replyForError(err);
     } finally {
       if (!keepClaim) config.replayGuard.release(key);
     }
@@ -191,7 +205,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   function processWithId(call: PaidCall, id: string): Promise<HttpReply> | HttpReply {
     // Path and query, not the full URL: the same request is the same resource behind any host or port.
     const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
-    const conflict = () => errorReply(409, { error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
+    const conflict = () => errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
     const cached = idempotency.lookup(id, fingerprint);
     if (cached.kind === 'conflict') return conflict();
     if (cached.kind === 'hit') return cached.value;

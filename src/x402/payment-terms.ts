@@ -1,11 +1,13 @@
 /**
  * Payment terms (x402 v2 `PaymentRequirements`) per paid route and the 402 challenge built from
- * them. The `accepts` JSON of every route is rendered once at start; a challenge only splices in
- * the request's own resource URL, so answering 402 costs one small string build and one base64.
+ * them, the one builder of every 402 the service answers. The `accepts` JSON of every route is
+ * rendered once at start; a challenge only splices in the request's own resource URL, so
+ * answering 402 costs one small string build and one base64.
  */
-import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../config.ts';
 import type { EndpointEntry } from '../catalog/endpoints.ts';
+import { ERROR_STATUS, type HttpReply } from '../errors.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
+import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } from './x402-types.ts';
 
 /** Every challenge gives the payer 60 s (docs/contract.md#payment-terms). */
 export const MAX_TIMEOUT_SECONDS = 60;
@@ -13,17 +15,6 @@ export const MAX_TIMEOUT_SECONDS = 60;
 export interface PaymentTermsConfig {
   readonly svm: { readonly payTo: string; readonly asset: string; readonly feePayer: string };
   readonly evm: { readonly payTo: string; readonly asset: string; readonly name: string; readonly version: string };
-}
-
-/** One x402 v2 PaymentRequirements object. */
-export interface PaymentRequirements {
-  readonly scheme: 'exact';
-  readonly network: string;
-  readonly amount: string;
-  readonly asset: string;
-  readonly payTo: string;
-  readonly maxTimeoutSeconds: number;
-  readonly extra: Readonly<Record<string, string>>;
 }
 
 /** The two accepted options of a route: Solana mainnet first, then Base. */
@@ -51,16 +42,13 @@ export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTerms
   ];
 }
 
-export interface Challenge {
-  /** Value of the `PAYMENT-REQUIRED` header: base64 of `body`. */
-  readonly header: string;
-  /** The x402 v2 PaymentRequired JSON. */
-  readonly body: string;
-}
-
 export interface ChallengeBuilder {
   readonly accepts: readonly PaymentRequirements[];
-  build(resourceUrl: string, error?: string): Challenge;
+  /**
+   * The 402 reply: the x402 v2 PaymentRequired JSON as body and, base64, as the
+   * `PAYMENT-REQUIRED` header. `error` says why (default `Payment required`).
+   */
+  reply(resourceUrl: string, error?: string): HttpReply;
 }
 
 /** Per-challenge values that change over time (kept out of `accepts`, which payments must match). */
@@ -104,9 +92,9 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
   const resourceTail = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"}`;
   return {
     accepts,
-    build(resourceUrl, error = 'Payment required') {
+    reply(resourceUrl, error = 'Payment required') {
       const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson()},"extensions":${EXTENSIONS_JSON}}`;
-      return { body, header: Buffer.from(body).toString('base64') };
+      return { status: ERROR_STATUS.payment_required, headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') }, body };
     },
   };
 }

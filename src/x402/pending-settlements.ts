@@ -5,7 +5,7 @@
  * computed answer and what its receipt needs. A retry of the same payment checks the chain and gets
  * the stored 200 once it landed, or the x402 error once it can no longer land.
  */
-import type { HttpReply } from '../http/server.ts';
+import type { HttpReply } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
 

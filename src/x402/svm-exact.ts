@@ -9,10 +9,10 @@ import { associatedTokenAddress } from '../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../chain/rpc-client.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
-import type { WorkerPool } from '../pool/worker-pool.ts';
-import type { PaymentPayload } from './decode-payment.ts';
+import type { TaskRunner } from '../pool/worker-pool.ts';
+import type { Ed25519Check } from '../trust/ed25519.ts';
 import type { BeforeBroadcast, ExactScheme, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
-import type { PaymentRequirements } from './payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature } from './svm-confirm.ts';
@@ -20,12 +20,18 @@ import { confirmSignature } from './svm-confirm.ts';
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
 
+/** The pool tasks the Solana scheme runs: the payer's signature check and the fee payer's co-signature. */
+export interface SvmPoolTasks {
+  verifyEd25519Batch(input: { readonly checks: readonly Ed25519Check[] }): boolean[];
+  signEd25519(input: { readonly message: Uint8Array }): Uint8Array;
+}
+
 export interface SvmExactConfig {
   readonly network: string;
   /** The service identity (base58): fee payer and co-signer. */
   readonly feePayer: string;
   readonly rpc: RpcClient;
-  readonly pool: Pick<WorkerPool, 'runTask'>;
+  readonly pool: TaskRunner<SvmPoolTasks>;
   readonly commitment?: RpcCommitment;
   readonly confirmTimeoutMs?: number;
 }

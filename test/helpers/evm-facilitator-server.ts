@@ -5,9 +5,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentRequirements } from '../../src/x402/payment-terms.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
 
 export interface TestFacilitator {
   readonly url: string;

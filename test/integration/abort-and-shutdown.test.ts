@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { PaidCall, PaymentProcessor } from '../../src/http/paid-routes.ts';
+import type { PaidCall, PaymentProcessor } from '../../src/x402/payment-processor.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, startTestService } from '../helpers/test-service.ts';
 

@@ -11,18 +11,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import { ServiceError } from '../../src/errors.ts';
-import type { PaidHandler } from '../../src/http/paid-routes.ts';
-import type { FeeBands, HandlerDeps } from '../../src/intel/handler-group.ts';
+import type { FeeBands, HandlerDeps, PaidHandler } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
 import { createTokenGroup } from '../../src/intel/token/token-group.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { buildSignedWire, type Localnet, type ProducedTransaction, signerFromSeed, transferSolIx } from '@solana-x402-intel/localnet';
 import { rpcCall } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 let localnet: Localnet;
 let handlers: Record<string, PaidHandler>;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 /** Every answer the tests saw, checked at the end for verdict words. */
 const answers: unknown[] = [];
 const VERDICT_WORDS = /\b(safe|safer|unsafe|scam|rug|rugpull|honeypot|buy|sell|avoid|recommend(ed)?|trustworthy|legit)\b/i;

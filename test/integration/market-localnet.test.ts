@@ -10,12 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaidPath } from '../../src/catalog/responses.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
 import type { HandlerDeps, HandlerGroup } from '../../src/intel/handler-group.ts';
 import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { impactBand } from '../../src/intel/market/market-math.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
@@ -29,12 +31,12 @@ const fixture = loadMarketFixture();
 
 let localnet: Localnet;
 let marketUrl: string;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let group: HandlerGroup;
 let deadGroup: HandlerGroup;
 let dataDir: string;
 
-const call = (g: HandlerGroup, path: string, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
+const call = (g: HandlerGroup, path: PaidPath, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
 
 async function direct(path: string): Promise<any> {
   const res = await fetch(`${marketUrl}${path}`);
@@ -56,7 +58,7 @@ beforeAll(async () => {
   pool = createWorkerPool({ size: 2 });
   const config = loadConfig({}, ['--data-dir', dataDir, '--market-timeout-ms', '2000']);
   const rpcTransport = createRpcTransport({ url: net.upstreams.rpcUrl });
-  const base: Omit<HandlerDeps, 'market'> = { config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: net.upstreams.geyserUrl, token: null } };
+  const base: Omit<HandlerDeps, 'market'> = { settings: config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: net.upstreams.geyserUrl, token: null } };
   group = createMarketGroup({ ...base, market: net.upstreams.market });
   const dead = 'http://127.0.0.1:1';
   deadGroup = createMarketGroup({ ...base, market: { jupiter: dead, geckoterminal: dead, magiceden: dead, lending: dead } });
@@ -181,7 +183,7 @@ describe('lending/markets on the localnet', () => {
 
 describe('market sources down', () => {
   it('every market endpoint answers 502 (upstream_unavailable), nothing guessed', async () => {
-    const cases: [string, Record<string, unknown>][] = [
+    const cases: [PaidPath, Record<string, unknown>][] = [
       ['/v1/dex-quote', { inputMint: WSOL, outputMint: USDC, amount: '1000' }],
       ['/v1/slippage-map', { inputMint: WSOL, outputMint: USDC, amount: '1000' }],
       ['/v1/trending-tokens', {}],

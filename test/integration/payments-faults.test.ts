@@ -14,18 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { createRpcClient } from '../../src/chain/rpc-client.ts';
-import type { PaidCall } from '../../src/http/paid-routes.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
-import type { PaymentPayload } from '../../src/x402/decode-payment.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import { createPaymentProcessor } from '../../src/x402/payment-processor.ts';
+import { createPaymentProcessor, type PaidCall } from '../../src/x402/payment-processor.ts';
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../../src/x402/payment-terms.ts';
 import { createReplayGuard } from '../../src/x402/replay-guard.ts';
 import { createSvmExactScheme } from '../../src/x402/svm-exact.ts';
+import type { PaymentPayload } from '../../src/x402/x402-types.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
@@ -33,7 +33,7 @@ const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const entry = CATALOG.find((e) => e.path === '/v1/epoch')!;
 const BODY = '{"answer":"computed before settlement"}';
 let localnet: Localnet;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let scheme: ExactScheme;
 let payer: TestPayer;
 let feePayer: string;
@@ -67,7 +67,7 @@ async function paidCall(onAnswer?: () => void, signal = new AbortController().si
   const payment: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction } };
   return {
     entry, payment, requirements, resourceUrl: 'http://127.0.0.1/v1/epoch',
-    request: { method: 'GET', path: '/v1/epoch', query: '', headers: {}, remoteIp: '127.0.0.1', body: null, signal },
+    request: { path: '/v1/epoch', query: '', signal },
     answer: async () => {
       onAnswer?.();
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: BODY };

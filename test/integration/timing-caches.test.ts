@@ -13,6 +13,7 @@ import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/t
 import { type GeyserServer, type Localnet, type ProducedTransaction, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { responseErrors } from '../helpers/check-response.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const STALE_MS = 1_500;
@@ -51,7 +52,7 @@ let localnet: Localnet;
 let geyser: GeyserServer;
 let port: number;
 let relay: Relay;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let rt: TimingRuntime;
 const signal = new AbortController().signal;
 

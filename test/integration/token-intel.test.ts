@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
+import type { PaidPath } from '../../src/catalog/responses.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { parseTokenAccount } from '../../src/chain/token-extensions.ts';
@@ -20,10 +21,11 @@ import { CONTRACT_PENALTIES as P, TOKEN_METHODOLOGY_VERSION } from '../../src/in
 import { type Localnet, type RpcServer, startRpcServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { responseErrors } from '../helpers/check-response.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 let net: Localnet;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 let group: TokenGroup;
 const signal = new AbortController().signal;
 /** Every answer produced here, for the principles test. */
@@ -32,12 +34,12 @@ const answers: { path: string; body: Record<string, unknown> }[] = [];
 function depsFor(rpcUrl: string): HandlerDeps {
   const rpcTransport = createRpcTransport({ url: rpcUrl, timeoutMs: 5_000 });
   return {
-    config: loadConfig({}, []), rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: '', token: null },
+    settings: loadConfig({}, []), rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: '', token: null },
     market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
   };
 }
 
-async function call(path: string, query: Record<string, unknown>, g: TokenGroup = group): Promise<Record<string, unknown>> {
+async function call(path: PaidPath, query: Record<string, unknown>, g: TokenGroup = group): Promise<Record<string, unknown>> {
   const body = (await g.handlers[path]!(query, signal)) as Record<string, unknown>;
   answers.push({ path, body: JSON.parse(JSON.stringify(body)) });
   return body;

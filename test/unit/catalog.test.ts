@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOG, formatUsd } from '../../src/catalog/endpoints.ts';
+import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { formatUsd } from '../../src/catalog/format-usd.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, OPTIONS, SOLANA_USDC_MINT } from '../../src/config.ts';
+import { helpText, loadConfig, OPTIONS, SOLANA_USDC_MINT } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors.ts';
 
 const PAY_TO = 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe';
 const EVM = '0x1111111111111111111111111111111111111111';

@@ -185,7 +185,7 @@ describe('simulate input', () => {
     );
     const compressed = compressTransactionMessageUsingAddressLookupTables(message, { [table]: [address(PEER)] });
     const input = decodeSimulationInput(getBase64EncodedWireTransaction(compileTransaction(compressed)));
-    expect(input.tx.version).toBe(0);
+    expect(input.version).toBe(0);
     expect(input.lookupAccounts).toBe(1);
     const out = simulationAnswer(input, { ok: true, err: null, logs: [], unitsConsumed: null, innerProgramIds: [] });
     expect(out).toMatchObject({ accountsTouched: 3, accounts: { static: 2, fromLookupTables: 1 }, signaturesPresent: 0, unitsConsumed: 'unknown' });

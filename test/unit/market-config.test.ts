@@ -32,7 +32,7 @@ describe('market configuration', () => {
     up.route('/v2/collections/mad_lads/stats', { body: marketFixture('magiceden-stats.json') });
     up.route('/v2/collections/mad_lads/activities', { body: [] });
     const market = { jupiter: up.url, geckoterminal: up.url, magiceden: up.url, lending: up.url };
-    const group = createMarketGroup({ config, market } as unknown as HandlerDeps);
+    const group = createMarketGroup({ settings: config, market } as unknown as HandlerDeps);
     const signal = new AbortController().signal;
     await group.handlers['/v1/dex-quote']!({ inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', amount: '1' }, signal);
     await group.handlers['/v1/nft-collection']!({ symbol: 'mad_lads' }, signal);

@@ -17,6 +17,7 @@ import { createPoolListHandlers } from '../../src/intel/market/pool-lists.ts';
 import { createNftCollectionHandler } from '../../src/intel/market/nft-collection.ts';
 import { createLendingMarketsHandler } from '../../src/intel/market/lending-markets.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
 import { responseErrors } from '../helpers/check-response.ts';
@@ -30,7 +31,7 @@ const signal = new AbortController().signal;
 const NOW = new Date('2026-11-22T03:31:55Z');
 const NOW_S = NOW.getTime() / 1000;
 let up: FixtureUpstream;
-let pool: WorkerPool;
+let pool: WorkerPool<PoolTasks>;
 
 beforeAll(async () => {
   vi.useFakeTimers({ toFake: ['Date'] });

@@ -19,7 +19,7 @@ function tx(instructions: WireInstruction[], over: Partial<WireTransaction> = {}
   return {
     version: 0, signatures: [new Uint8Array(64), new Uint8Array(64)], firstSignatureOffset: 1, messageBytes: new Uint8Array(0),
     numRequiredSignatures: 2, numReadonlySigned: 0, numReadonlyUnsigned: 5, staticAccounts: ACCOUNTS, recentBlockhash: ACCOUNTS[3]!,
-    instructions, addressTableLookups: 0, ...over,
+    instructions, addressTableLookups: 0, lookupAccounts: 0, ...over,
   };
 }
 const reasonOf = (t: WireTransaction) => { const r = checkSvmPaymentRules(t, TERMS); return r.ok ? 'ok' : r.reason; };

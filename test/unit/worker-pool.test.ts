@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 const keys = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(7));
-const pool = createWorkerPool({ size: 2, identitySeed: keys.secretKey.subarray(0, 32) });
+const pool = createWorkerPool<PoolTasks>({ size: 2, identitySeed: keys.secretKey.subarray(0, 32) });
 afterAll(() => pool.close());
 
 describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
@@ -31,5 +33,15 @@ describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(pool.runTask('signEd25519', { message: new Uint8Array(1) }, controller.signal)).rejects.toThrow();
+  });
+});
+
+describe('worker entry', () => {
+  it('the TypeScript-sources entry re-exports every task of workers/pool-worker.ts (its exports are the task table)', async () => {
+    const tasks = Object.keys(await import('../../workers/pool-worker.ts')).sort();
+    const wrapper = readFileSync(new URL('../../workers/pool-worker-tsx.mjs', import.meta.url), 'utf8');
+    const reexported = [...wrapper.matchAll(/^export const (\w+) = tasks\.(\w+);$/gm)].map((m) => (m[1] === m[2] ? m[1]! : `${m[1]} != ${m[2]}`)).sort();
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(reexported).toEqual(tasks);
   });
 });

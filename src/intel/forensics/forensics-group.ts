@@ -14,12 +14,11 @@ import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, typ
 import { parseTokenAccount } from '../../chain/token-extensions.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
-import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
+import type { FeeBands, HandlerDeps, HandlerGroup, PaidHandler } from '../handler-group.ts';
 import { pretrade, type LargestHolder, type PretradeSources } from './pretrade.ts';
 import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from './simulate-tx.ts';
 import { txInspectAnswer } from './tx-summary.ts';
-import { WALLET_SCAN_SIGNATURE_LIMIT, walletProfile } from './wallet-profile.ts';
+import { WALLET_SCAN_SIGNATURE_LIMIT, walletProfile, type WalletProfile } from './wallet-profile.ts';
 
 /** How long a wallet profile is served from cache. */
 export const WALLET_CACHE_TTL_MS = 10_000;
@@ -36,11 +35,11 @@ export interface ForensicsPeers {
 
 /** The forensics group plus the wallet profile other code may reuse. */
 export interface ForensicsGroup extends HandlerGroup {
-  walletProfile(address: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  walletProfile(address: string, signal: AbortSignal): Promise<WalletProfile>;
 }
 
 /** Reads one wallet from the chain (four reads in parallel) and profiles it. */
-async function scanWallet(rpc: ForensicsRpcMethods, address: string): Promise<Record<string, unknown>> {
+async function scanWallet(rpc: ForensicsRpcMethods, address: string): Promise<WalletProfile> {
   const [meta, signatures, spl, t22] = await Promise.all([
     rpc.getAccountMeta(address),
     rpc.getSignaturesForAddress(address, WALLET_SCAN_SIGNATURE_LIMIT),
@@ -64,8 +63,8 @@ async function largestHolder(rpc: ForensicsRpcMethods, client: RpcClient, mint: 
 }
 
 /** `/v1/tx-inspect`: a confirmed transaction is immutable, so its answer is cached by signature. */
-function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler {
-  const txs = createSingleFlightCache<Record<string, unknown>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
+function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<typeof txInspectAnswer>> {
+  const txs = createSingleFlightCache<ReturnType<typeof txInspectAnswer>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
   return async (query, signal) => {
     const sig = String(query['sig']);
     const cached = await txs.get(sig, async () => {
@@ -78,21 +77,21 @@ function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler {
 }
 
 /** `/v1/simulate`: decoded here first (400 before any RPC call), never cached. */
-function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler {
+function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<typeof simulationAnswer>> {
   return async (query, signal) => {
-    const input = decodeSimulationInput(String(query['tx']));
+    const tx = decodeSimulationInput(String(query['tx']));
     const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
     if (!outcome.ok) throw simulationFailure(outcome);
     const malformed = refusedAsMalformed(outcome);
     if (malformed) throw malformed;
-    return simulationAnswer(input, outcome);
+    return simulationAnswer(tx, outcome);
   };
 }
 
 /** Builds the forensics group. */
 export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): ForensicsGroup {
   const rpc = createForensicsRpcMethods(deps.rpcTransport);
-  const wallets = createSingleFlightCache<Record<string, unknown>>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
+  const wallets = createSingleFlightCache<WalletProfile>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
   const profileOf = async (address: string, signal: AbortSignal) => (await wallets.get(address, () => scanWallet(rpc, address), signal)).value;
   const sources: PretradeSources = {
     mintAccount: (mint, signal) => deps.rpc.getAccountInfo(mint, signal),

@@ -11,7 +11,7 @@
 import type { AccountInfo } from '../../chain/rpc-client.ts';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/rpc-forensics-methods.ts';
 import { parseMintAccount } from '../../chain/token-extensions.ts';
-import { ServiceError } from '../../errors.ts';
+import { ServiceError, type ErrorBody } from '../../errors.ts';
 import type { FeeBands } from '../handler-group.ts';
 import { PRETRADE_TOP10_MAX_PCT, pretradeChecklist } from './pretrade-checklist.ts';
 
@@ -33,7 +33,10 @@ export interface PretradeSources {
   readonly walletProfile: (address: string, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
 
-type Part<T> = { ok: true; value: T } | { ok: false; error: Record<string, unknown> };
+type Part<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
+
+/** token-intel's digest: the answer's `digest` field (it names the risk band). */
+type Digest = Readonly<Record<string, unknown>> & { readonly riskBand: string };
 
 /** Runs one part; its fault becomes an explicit error field (a 404 of the mint is re-thrown). */
 async function part<T>(run: () => Promise<T>): Promise<Part<T>> {
@@ -41,7 +44,7 @@ async function part<T>(run: () => Promise<T>): Promise<Part<T>> {
     return { ok: true, value: await run() };
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') throw err;
-    if (err instanceof ServiceError) return { ok: false, error: { ...err.details, error: err.code, message: err.message } };
+    if (err instanceof ServiceError) return { ok: false, error: err.body };
     return { ok: false, error: { error: 'internal_error', message: 'this part failed unexpectedly' } };
   }
 }
@@ -71,7 +74,7 @@ function holderFromIntel(intel: Part<Record<string, unknown>>): (LargestHolder &
   return null;
 }
 
-async function holderProfile(sources: PretradeSources, intel: Part<Record<string, unknown>>, mint: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function holderProfile(sources: PretradeSources, intel: Part<Record<string, unknown>>, mint: string, signal: AbortSignal) {
   const fromIntel = holderFromIntel(intel);
   const holder = fromIntel ?? await sources.largestHolder(mint, signal);
   if (holder === null) throw new ServiceError('upstream_unavailable', 'the mint has no token accounts to profile');
@@ -86,14 +89,14 @@ async function holderProfile(sources: PretradeSources, intel: Part<Record<string
   };
 }
 
-function digestOf(intel: Record<string, unknown>): Record<string, unknown> {
+function digestOf(intel: Record<string, unknown>): Digest | ErrorBody {
   const digest = intel['digest'];
-  if (typeof digest === 'object' && digest !== null && typeof (digest as { riskBand?: unknown }).riskBand === 'string') return digest as Record<string, unknown>;
+  if (typeof digest === 'object' && digest !== null && typeof (digest as { riskBand?: unknown }).riskBand === 'string') return digest as Digest;
   return { error: 'upstream_unavailable', message: 'token-intel answered without a digest' };
 }
 
 /** The pretrade answer. */
-export async function pretrade(sources: PretradeSources, mint: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function pretrade(sources: PretradeSources, mint: string, signal: AbortSignal) {
   const base = await readMint(sources, mint, signal);
   const feesPending = part(() => sources.feeBands(signal));
   feesPending.catch(() => undefined); // awaited below; never left unhandled if token-intel answers 404 first

@@ -4,7 +4,6 @@
  * blockhash replaced, so an unsigned or stale transaction can still be judged. Nothing is ever
  * signed or sent.
  */
-import { getCompiledTransactionMessageDecoder } from '@solana/kit';
 import type { RpcFailure } from '../../chain/rpc-client.ts';
 import type { SimulationOutcome } from '../../chain/rpc-forensics-methods.ts';
 import { decodeWireTransaction, isEmptySignature, type WireTransaction } from '../../chain/svm-wire.ts';
@@ -17,36 +16,18 @@ const TRANSACTION_REFUSAL_CODES: ReadonlySet<number> = new Set([-32602, -32003])
 export const SIMULATE_NOTE =
   'Dry run against current chain state (confirmed commitment) with sigVerify=false and replaceRecentBlockhash=true: signatures are not checked and the blockhash is replaced, so an unsigned transaction can be judged. Never signed or sent; not a guarantee of the on-chain outcome, which depends on state when it lands.';
 
-/** A decoded caller transaction and the counts the answer reports. */
-export interface DecodedSimulation {
-  readonly tx: WireTransaction;
-  /** Accounts named by address-table lookups (resolved by the node only). */
-  readonly lookupAccounts: number;
-}
-
 function decodeBase64(text: string): Uint8Array | null {
   if (text.length === 0 || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
-function lookupAccountCount(tx: WireTransaction): number {
-  if (tx.version !== 0) return 0;
-  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-  if (message.version !== 0) return 0;
-  return (message.addressTableLookups ?? []).reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
-}
-
-/** Decodes the caller's transaction or throws 400 `invalid_transaction`. */
-export function decodeSimulationInput(base64: string): DecodedSimulation {
+/** Decodes the caller's transaction (once: the answer's counts come from this decoding) or throws 400 `invalid_transaction`. */
+export function decodeSimulationInput(base64: string): WireTransaction {
   const bytes = decodeBase64(base64);
   if (bytes === null) throw new ServiceError('invalid_transaction', 'tx is not valid base64', { param: 'tx' });
   const decoded = decodeWireTransaction(bytes);
   if (!decoded.ok) throw new ServiceError('invalid_transaction', `tx is not a decodable transaction: ${decoded.message}`, { param: 'tx' });
-  try {
-    return { tx: decoded.tx, lookupAccounts: lookupAccountCount(decoded.tx) };
-  } catch {
-    throw new ServiceError('invalid_transaction', 'tx has malformed address-table lookups', { param: 'tx' });
-  }
+  return decoded.tx;
 }
 
 /** The node's refusal of the transaction is a 400; any other JSON-RPC error is the upstream's fault. */
@@ -68,19 +49,18 @@ export function refusedAsMalformed(outcome: SimulationOutcome): ServiceError | n
 }
 
 /** The simulate answer. */
-export function simulationAnswer(input: DecodedSimulation, outcome: SimulationOutcome): Record<string, unknown> {
-  const { tx } = input;
+export function simulationAnswer(tx: WireTransaction, outcome: SimulationOutcome) {
   const outerPrograms = tx.instructions.map((ix) => tx.staticAccounts[ix.programIndex] ?? 'unknown');
   const writableSigned = tx.numRequiredSignatures - tx.numReadonlySigned;
   const writableUnsigned = tx.staticAccounts.length - tx.numRequiredSignatures - tx.numReadonlyUnsigned;
   return {
     willSucceed: outcome.err === null,
-    unitsConsumed: outcome.unitsConsumed ?? 'unknown',
+    unitsConsumed: outcome.unitsConsumed ?? ('unknown' as const),
     err: outcome.err,
-    accountsTouched: tx.staticAccounts.length + input.lookupAccounts,
+    accountsTouched: tx.staticAccounts.length + tx.lookupAccounts,
     accounts: {
       static: tx.staticAccounts.length,
-      fromLookupTables: input.lookupAccounts,
+      fromLookupTables: tx.lookupAccounts,
       writableStatic: writableSigned + writableUnsigned,
       signers: tx.numRequiredSignatures,
       feePayer: tx.staticAccounts[0] ?? 'unknown',

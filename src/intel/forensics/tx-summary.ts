@@ -91,7 +91,7 @@ export function programsInvoked(tx: LandedTransaction): { name: string; programI
 }
 
 /** The whole tx-inspect answer. */
-export function txInspectAnswer(tx: LandedTransaction): Record<string, unknown> {
+export function txInspectAnswer(tx: LandedTransaction) {
   const sol = solBalanceChanges(tx);
   const tips = sol.filter((c) => c.jitoTipAccount && BigInt(c.changeLamports) > 0n);
   const tipLamports = tips.reduce((sum, c) => sum + BigInt(c.changeLamports), 0n);
@@ -100,14 +100,14 @@ export function txInspectAnswer(tx: LandedTransaction): Record<string, unknown> 
     success: tx.err === null,
     err: tx.err,
     slot: tx.slot,
-    blockTime: tx.blockTime ?? 'unknown',
+    blockTime: tx.blockTime ?? ('unknown' as const),
     blockTimeIso: tx.blockTime === null ? 'unknown' : new Date(tx.blockTime * 1000).toISOString(),
     version: tx.version,
     feePayer: tx.accountKeys[0] ?? 'unknown',
     signers: tx.accountKeys.slice(0, tx.signerCount),
     feeLamports: tx.feeLamports.toString(),
     feeSol: lamportsToSol(tx.feeLamports),
-    computeUnitsConsumed: tx.computeUnitsConsumed ?? 'unknown',
+    computeUnitsConsumed: tx.computeUnitsConsumed ?? ('unknown' as const),
     programsInvoked: programsInvoked(tx),
     solBalanceChanges: sol,
     tokenBalanceChanges: tokenBalanceChanges(tx.accountKeys, tx.preTokenBalances, tx.postTokenBalances),

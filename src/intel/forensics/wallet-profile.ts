@@ -92,7 +92,7 @@ function ageText(age: WalletAge): string {
 }
 
 /** The `/v1/wallet-scan` answer from one observation. */
-export function walletProfile(o: WalletObservation): Record<string, unknown> {
+export function walletProfile(o: WalletObservation) {
   const count = o.signatures.length;
   const band = walletBand(o.lamports, o.tokenAccounts.length, count);
   const age = walletAge(o.signatures, o.windowLimit, o.nowUnix);
@@ -131,3 +131,6 @@ export function walletProfile(o: WalletObservation): Record<string, unknown> {
     disclaimer: WALLET_DISCLAIMER,
   };
 }
+
+/** A wallet's profile, as `/v1/wallet-scan` answers it. */
+export type WalletProfile = ReturnType<typeof walletProfile>;

@@ -50,7 +50,7 @@ async function load(client: LendingClient): Promise<MarketRow[]> {
 /** The `/v1/lending/markets` handler. */
 export function createLendingMarketsHandler(client: LendingClient, ttlMs: number = LENDING_CACHE_TTL_MS) {
   const cache = createSingleFlightCache<MarketRow[]>({ max: 1, ttlMs });
-  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_LENDING_LIMIT;
     const hit = await cache.get('markets', () => load(client), signal);
     const markets = hit.value.slice(0, limit);

@@ -18,10 +18,10 @@ import { createSlippageMapHandler } from './slippage-map.ts';
 
 /** Builds the market group over the configured market sources. */
 export function createMarketGroup(deps: HandlerDeps): HandlerGroup {
-  const timeoutMs = deps.config.marketTimeoutMs;
-  const quotes = createQuoteSource(createJupiterClient({ baseUrl: deps.market.jupiter, apiKey: deps.config.jupiterApiKey, timeoutMs }));
+  const timeoutMs = deps.settings.marketTimeoutMs;
+  const quotes = createQuoteSource(createJupiterClient({ baseUrl: deps.market.jupiter, apiKey: deps.settings.jupiterApiKey, timeoutMs }));
   const lists = createPoolListHandlers(createGeckoTerminalClient({ baseUrl: deps.market.geckoterminal, timeoutMs }));
-  const nft = createNftCollectionHandler(createMagicEdenClient({ baseUrl: deps.market.magiceden, apiKey: deps.config.magicedenApiKey, timeoutMs }));
+  const nft = createNftCollectionHandler(createMagicEdenClient({ baseUrl: deps.market.magiceden, apiKey: deps.settings.magicedenApiKey, timeoutMs }));
   const lending = createLendingMarketsHandler(createLendingClient({ baseUrl: deps.market.lending, timeoutMs }));
   return {
     handlers: {

@@ -8,6 +8,7 @@
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { LAMPORTS_PER_SOL, type CollectionStats, type MagicEdenClient, type SalesSum } from '../../chain/magiceden-client.ts';
 import { ServiceError } from '../../errors.ts';
+import { orUnknown, UNKNOWN } from '../unknown.ts';
 
 /** Floors move with each listing; 30 s keeps bursts to one upstream call. */
 export const NFT_CACHE_TTL_MS = 30_000;
@@ -18,18 +19,18 @@ type Snapshot = { readonly found: false } | { readonly found: true; readonly sta
 const sol = (lamports: number) => lamports / LAMPORTS_PER_SOL;
 
 /** The answer for a found collection (pure). */
-export function nftAnswer(s: Extract<Snapshot, { found: true }>, fetchedAtMs: number): Record<string, unknown> {
+export function nftAnswer(s: Extract<Snapshot, { found: true }>, fetchedAtMs: number) {
   const { stats, sales } = s;
   // Nothing listed: no ask, so no floor (null). Listed but no floor figure: unknown, not guessed.
   const floor: number | null | 'unknown' = stats.listedCount === 0 ? null : stats.floorPriceLamports ?? 'unknown';
-  const volume = 'error' in sales ? { volume7dSol: 'unknown', error: sales.error }
+  const volume = 'error' in sales ? { volume7dSol: UNKNOWN, error: sales.error }
     : sales.complete ? { volume7dSol: sol(sales.lamports), sales7d: sales.count }
-    : { volume7dSol: 'unknown', error: 'more sales in 7 days than the activity pages read; the sum is not reported' };
+    : { volume7dSol: UNKNOWN, error: 'more sales in 7 days than the activity pages read; the sum is not reported' };
   return {
     symbol: stats.symbol,
     floorPriceSol: typeof floor === 'number' ? sol(floor) : floor,
     floorPriceLamports: typeof floor === 'number' ? Math.round(floor) : floor,
-    listedCount: stats.listedCount ?? 'unknown',
+    listedCount: orUnknown(stats.listedCount),
     avgPrice24hrSol: stats.avgPrice24hrLamports === null ? null : sol(stats.avgPrice24hrLamports),
     ...volume,
     volumeWindow: { from: new Date(s.sinceUnixSec * 1000).toISOString(), seconds: VOLUME_WINDOW_SECONDS },
@@ -52,7 +53,7 @@ async function load(me: MagicEdenClient, symbol: string): Promise<Snapshot> {
 /** The `/v1/nft-collection` handler. */
 export function createNftCollectionHandler(me: MagicEdenClient, ttlMs: number = NFT_CACHE_TTL_MS) {
   const cache = createSingleFlightCache<Snapshot>({ max: 1_000, ttlMs });
-  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const symbol = String(query.symbol);
     const hit = await cache.get(symbol, () => load(me, symbol), signal);
     if (!hit.value.found) throw new ServiceError('not_found', `Magic Eden has no collection with symbol ${symbol}`, { param: 'symbol' });

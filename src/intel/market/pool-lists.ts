@@ -6,24 +6,22 @@
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import type { GeckoList, GeckoPool, GeckoTerminalClient, GeckoWindow, TxCounts } from '../../chain/geckoterminal-client.ts';
+import { orUnknown, type Unknown } from '../unknown.ts';
 
 /** GeckoTerminal refreshes pool stats about once a minute and allows ~30 calls/min: 30 s. */
 export const POOLS_CACHE_TTL_MS = 30_000;
 export const DEFAULT_POOL_LIMIT = 15;
-
-type Unknown = 'unknown';
-const orUnknown = <T>(v: T | null): T | Unknown => v ?? 'unknown';
 
 function ageMinutes(createdAt: string | null, nowMs: number): number | Unknown {
   if (createdAt === null) return 'unknown';
   return Math.max(0, Math.floor((nowMs - Date.parse(createdAt)) / 60_000));
 }
 
-function windows<T>(rec: Readonly<Record<GeckoWindow, T | null>>, keys: readonly GeckoWindow[]): Record<string, T | Unknown> {
-  return Object.fromEntries(keys.map((k) => [k, orUnknown(rec[k])]));
+function windows<T, K extends GeckoWindow>(rec: Readonly<Record<GeckoWindow, T | null>>, keys: readonly K[]): Record<K, T | Unknown> {
+  return Object.fromEntries(keys.map((k) => [k, orUnknown(rec[k])])) as Record<K, T | Unknown>;
 }
 
-function common(p: GeckoPool): Record<string, unknown> {
+function common(p: GeckoPool) {
   return {
     name: p.name,
     poolAddress: p.address,
@@ -43,7 +41,7 @@ function txTotal(t: TxCounts | null): number | Unknown {
 }
 
 /** A trending pool row (pure). */
-export function trendingRow(p: GeckoPool, nowMs: number): Record<string, unknown> {
+export function trendingRow(p: GeckoPool, nowMs: number) {
   return {
     ...common(p),
     fdvUsd: orUnknown(p.fdvUsd),
@@ -57,7 +55,7 @@ export function trendingRow(p: GeckoPool, nowMs: number): Record<string, unknown
 }
 
 /** A new-pool row (pure). */
-export function newPoolRow(p: GeckoPool, nowMs: number): Record<string, unknown> {
+export function newPoolRow(p: GeckoPool, nowMs: number) {
   return {
     ...common(p),
     ageMinutes: ageMinutes(p.createdAt, nowMs),
@@ -70,8 +68,8 @@ export function newPoolRow(p: GeckoPool, nowMs: number): Record<string, unknown>
 /** Handlers for both lists over one client and one cache. */
 export function createPoolListHandlers(gecko: GeckoTerminalClient, ttlMs: number = POOLS_CACHE_TTL_MS) {
   const cache = createSingleFlightCache<readonly GeckoPool[]>({ max: 4, ttlMs });
-  const handler = (list: GeckoList, row: (p: GeckoPool, nowMs: number) => Record<string, unknown>, note: string) =>
-    async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+  const handler = <Row>(list: GeckoList, row: (p: GeckoPool, nowMs: number) => Row, note: string) =>
+    async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
       const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_POOL_LIMIT;
       const hit = await cache.get(list, () => gecko.pools(list), signal);
       const nowMs = Date.now();

@@ -6,9 +6,9 @@
  * values; if no size could be quoted because the source is down, the call fails with 502.
  */
 import { ServiceError } from '../../errors.ts';
-import type { WorkerPool } from '../../pool/worker-pool.ts';
+import type { TaskRunner } from '../../pool/worker-pool.ts';
 import { mapBounded } from './map-bounded.ts';
-import { DEPTH_THRESHOLDS_PCT, IMPACT_BAND_THRESHOLDS_PCT, sizeForMult, U64_MAX, type CurveInputPoint } from './market-math.ts';
+import { DEPTH_THRESHOLDS_PCT, IMPACT_BAND_THRESHOLDS_PCT, sizeForMult, U64_MAX, type CurveInputPoint, type CurveOutput } from './market-math.ts';
 import { checkQuoteParams, quoteRefusal, type QuoteSource, type SourcedQuote } from './quote-source.ts';
 import { DEFAULT_SLIPPAGE_BPS, USD_VALUE_SOURCE } from './dex-quote.ts';
 
@@ -63,9 +63,14 @@ function collect(settled: readonly PromiseSettledResult<SourcedQuote>[], mults: 
   return { points, noQuote: quoted > 0 ? null : fault ?? refusal ?? new ServiceError('upstream_unavailable', 'no size could be quoted', { source: 'jupiter' }) };
 }
 
+/** The pool task the slippage map runs: the curve over the quoted sizes. */
+export interface SlippagePoolTasks {
+  slippageCurve(input: { readonly points: readonly CurveInputPoint[] }): CurveOutput;
+}
+
 /** The `/v1/slippage-map` handler. */
-export function createSlippageMapHandler(quotes: QuoteSource, pool: WorkerPool) {
-  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> => {
+export function createSlippageMapHandler(quotes: QuoteSource, pool: TaskRunner<SlippagePoolTasks>) {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const inputMint = String(query.inputMint);
     const outputMint = String(query.outputMint);
     const amount = BigInt(String(query.amount));

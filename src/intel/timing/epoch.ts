@@ -10,7 +10,6 @@ import type { EpochInfo } from '../../chain/rpc-client.ts';
 import type { EpochPosition } from '../../caches/epoch-schedule.ts';
 import { SHORT_RATE_WINDOW_MS, type MeasuredRate } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureSlotRate, MIN_RATE_SPAN_MS, PRIMARY_WINDOW_MS, type SlotRate } from './slot-rate.ts';
 import type { TimingSource } from './timing-source.ts';
@@ -29,7 +28,7 @@ export function streamRates(source: TimingSource): { primary: MeasuredRate | nul
   };
 }
 
-function render(which: Which, position: EpochPosition, rates: { primary: Rate | null; alt: Rate | null }, extra: Record<string, unknown>): Record<string, unknown> {
+function render(which: Which, position: EpochPosition, rates: { primary: Rate | null; alt: Rate | null }, extra: Record<string, unknown>) {
   const driving = which === 'alt' ? rates.alt : rates.primary;
   if (!driving) throw new ServiceError('upstream_unavailable', 'the slot rate is not measured yet (needs slots observed at least a second apart); retry shortly');
   const slotRates: Record<string, unknown> = {};
@@ -86,8 +85,8 @@ async function streamRateReady(source: TimingSource, which: Which, signal: Abort
 }
 
 /** Builds the handler over the timing source. */
-export function createEpochHandler(source: TimingSource): PaidHandler {
-  return async (query, signal) => {
+export function createEpochHandler(source: TimingSource) {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const which = (query.rate as Which | undefined) ?? 'both';
     source.settle();
     const position = source.caches.clock.position();

@@ -6,12 +6,12 @@
  * RPC's getRecentPrioritizationFees (per-slot minimum prices) answers, labelled `rpc-fallback`.
  * Observed history, not a prediction.
  */
+import type { ResponseOf } from '../../catalog/responses.ts';
 import { decodeBase58 } from '../../chain/base58.ts';
 import { keyId } from '../../chain/geyser-tx-parse.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
-import type { FeeBands } from '../handler-group.ts';
+import type { FeeBands, PaidHandler } from '../handler-group.ts';
 import type { Freshness, TimingSource } from './timing-source.ts';
 
 export const FEE_PERCENTILES = [50, 75, 90, 99] as const;
@@ -49,7 +49,7 @@ interface FeeAnswer {
 const bandsOf = (p: FeeFigures) => ({ economy: p.p50, normal: p.p75, fast: p.p90, aggressive: p.p99 });
 
 export interface PriorityFeeService {
-  readonly handler: PaidHandler;
+  readonly handler: PaidHandler<ResponseOf<'/v1/priority-fee'>>;
   close(): void;
   feeBands(signal: AbortSignal): Promise<FeeBands>;
 }
@@ -157,7 +157,7 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
     return (await answers.get(key, load, signal)).value;
   }
 
-  const render = (a: FeeAnswer): Record<string, unknown> => {
+  const render = (a: FeeAnswer) => {
     const freshness: Freshness = source.freshness(a.slot, a.dataAtMs);
     return { unit: a.unit, percentiles: a.percentiles, suggestedBands: a.suggestedBands, bandMapping: BAND_MAPPING, ...a.body, source: a.source, freshness, note: NOTE };
   };

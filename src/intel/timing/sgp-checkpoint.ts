@@ -8,14 +8,13 @@
 import type { EpochPosition } from '../../caches/epoch-schedule.ts';
 import { roundTo } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
 import { rpcEpoch, streamRates } from './epoch.ts';
 import type { TimingSource } from './timing-source.ts';
 
 
 /** Builds the handler over the timing source. */
-export function createSgpCheckpointHandler(source: TimingSource, config: { readonly checkpointEverySlots: number }): PaidHandler {
-  return async (query, signal) => {
+export function createSgpCheckpointHandler(source: TimingSource, config: { readonly checkpointEverySlots: number }) {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     const n = (query.n as number | undefined) ?? 20;
     source.settle();
     const clock = source.caches.clock;

@@ -4,7 +4,6 @@
  * lends pretrade the suggested priority-fee bands.
  */
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 
@@ -15,8 +14,6 @@ export interface TimingGroup extends HandlerGroup {
   status(): Record<string, unknown>;
 }
 
-const PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
-
 /** Builds the timing group; the stream opens in `start()`. */
 export function createTimingGroup(deps: HandlerDeps): TimingGroup {
   let runtime: TimingRuntime | null = null;
@@ -24,14 +21,18 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
     if (runtime === null) throw new ServiceError('upstream_unavailable', 'the timing caches are not running yet');
     return runtime;
   };
-  const handlers: Record<string, PaidHandler> = {};
-  for (const path of PATHS) handlers[path] = (query, signal) => running().handlers[path](query, signal);
   return {
-    handlers,
+    // The runtime starts with the service: until then (and after close) each path answers 502.
+    handlers: {
+      '/v1/tipfloor': (query, signal) => running().handlers['/v1/tipfloor'](query, signal),
+      '/v1/priority-fee': (query, signal) => running().handlers['/v1/priority-fee'](query, signal),
+      '/v1/epoch': (query, signal) => running().handlers['/v1/epoch'](query, signal),
+      '/v1/sgp-checkpoint': (query, signal) => running().handlers['/v1/sgp-checkpoint'](query, signal),
+    },
     async start() {
       runtime = await startTimingRuntime({
         rpc: deps.rpc, rpcTransport: deps.rpcTransport, pool: deps.pool, geyser: deps.geyser,
-        staleMs: deps.config.geyserStaleMs,
+        staleMs: deps.settings.geyserStaleMs,
       });
     },
     async close() {

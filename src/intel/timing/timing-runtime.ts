@@ -3,6 +3,7 @@
  * the caches, and builds the four handlers over them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
+import type { ResponseOf } from '../../catalog/responses.ts';
 import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
 import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
 import { createTimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
@@ -10,13 +11,12 @@ import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
 import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
 import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
 import { createTimingCaches, type TimingCaches } from '../../caches/timing-caches.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
-import type { WorkerPool } from '../../pool/worker-pool.ts';
-import type { FeeBands } from '../handler-group.ts';
+import type { TaskRunner } from '../../pool/worker-pool.ts';
+import type { FeeBands, PaidHandler } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';
 import { createPriorityFee } from './priority-fee.ts';
 import { createSgpCheckpointHandler } from './sgp-checkpoint.ts';
-import { createTimingSource, type TimingSource } from './timing-source.ts';
+import { createTimingSource, type TimingPoolTasks, type TimingSource } from './timing-source.ts';
 import { createTipFloorHandler } from './tipfloor.ts';
 
 /** How long start waits for the first streamed slot before serving (from the RPC meanwhile). */
@@ -28,7 +28,7 @@ const SCHEDULE_RETRY_MS = 500;
 export interface TimingRuntimeOptions {
   readonly rpc: RpcClient;
   readonly rpcTransport: RpcTransport;
-  readonly pool: WorkerPool;
+  readonly pool: TaskRunner<TimingPoolTasks>;
   readonly geyser: { readonly url: string; readonly token: string | null };
   readonly staleMs?: number;
   readonly feeWindowSlots?: number;
@@ -40,8 +40,14 @@ export interface TimingRuntimeOptions {
   readonly backoffMaxMs?: number;
 }
 
+/** The paths the timing caches answer. */
+export type TimingPath = '/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint';
+
+/** One handler per timing path, each answering in its path's response schema. */
+export type TimingHandlers = { readonly [P in TimingPath]: PaidHandler<ResponseOf<P>> };
+
 export interface TimingRuntime {
-  readonly handlers: Readonly<Record<'/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint', PaidHandler>>;
+  readonly handlers: TimingHandlers;
   readonly source: TimingSource;
   readonly caches: TimingCaches;
   readonly stream: GeyserStream;

@@ -6,9 +6,9 @@
 import type { GeyserStream, GeyserState } from '../../chain/geyser-client.ts';
 import type { RpcClient } from '../../chain/rpc-client.ts';
 import type { TimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
-import { computePercentiles } from '../../caches/percentiles.ts';
+import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../../caches/percentiles.ts';
 import type { TimingCaches } from '../../caches/timing-caches.ts';
-import type { WorkerPool } from '../../pool/worker-pool.ts';
+import type { TaskRunner } from '../../pool/worker-pool.ts';
 import { createSlotSampler, type SlotSampler } from './slot-rate.ts';
 
 /** Samples at least this large are sorted in the pool, not on the event loop. */
@@ -42,12 +42,17 @@ export interface TimingSource {
   close(): void;
 }
 
+/** The pool task the timing answers run: percentiles of a large fee or tip sample. */
+export interface TimingPoolTasks {
+  timingPercentiles(input: PercentilesInput): PercentilesOutput;
+}
+
 export interface TimingSourceConfig {
   readonly caches: TimingCaches;
   readonly stream: GeyserStream;
   readonly rpc: RpcClient;
   readonly timingRpc: TimingRpcMethods;
-  readonly pool: WorkerPool;
+  readonly pool: TaskRunner<TimingPoolTasks>;
   readonly poolMinValues?: number;
 }
 

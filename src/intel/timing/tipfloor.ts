@@ -6,10 +6,10 @@
  * There is no RPC equivalent: while the stream is not live the last observed window is served and
  * the answer says the stream is stale.
  */
+import type { ResponseOf } from '../../catalog/responses.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { JITO_TIP_ACCOUNTS } from '../../chain/geyser-tx-parse.ts';
 import { ServiceError } from '../../errors.ts';
-import type { PaidHandler } from '../../http/paid-routes.ts';
 import type { TimingSource } from './timing-source.ts';
 
 /** Cache age about 60 s unless fresh=true (docs/contract.md#limits). */
@@ -19,14 +19,15 @@ export const TIPFLOOR_HISTORY_RETURNED = 30;
 const LOAD_TIMEOUT_MS = 10_000;
 
 interface TipSnapshot {
-  readonly body: Readonly<Record<string, unknown>>;
+  /** The answer's figures: its schema's fields, and how they were measured. */
+  readonly body: ResponseOf<'/v1/tipfloor'> & Readonly<Record<string, unknown>>;
   readonly slot: number | null;
   readonly dataAtMs: number | null;
   readonly computedAtMs: number;
 }
 
 /** Builds the handler over the timing source. */
-export function createTipFloorHandler(source: TimingSource, config: { readonly emaSlots: number; readonly windowSlots: number; readonly historyEverySlots: number }): PaidHandler {
+export function createTipFloorHandler(source: TimingSource, config: { readonly emaSlots: number; readonly windowSlots: number; readonly historyEverySlots: number }) {
   const cache = createSingleFlightCache<TipSnapshot>({ max: 1, ttlMs: TIPFLOOR_CACHE_MS });
 
   async function compute(): Promise<TipSnapshot> {
@@ -54,7 +55,7 @@ export function createTipFloorHandler(source: TimingSource, config: { readonly e
     };
   }
 
-  return async (query, signal) => {
+  return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
     if (query.fresh === true) cache.delete('tipfloor');
     const { value, loadedAtMs, shared } = await cache.get('tipfloor', compute, signal);
     const live = source.live();

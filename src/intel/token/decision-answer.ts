@@ -37,7 +37,7 @@ export function policyFactsOf(a: TokenAnalysis): PolicyFacts {
 }
 
 /** The whole answer. */
-export function decisionAnswer(a: TokenAnalysis, q: DecisionQuery): Record<string, unknown> {
+export function decisionAnswer(a: TokenAnalysis, q: DecisionQuery) {
   const { decision, reason } = decisionOf(a.index.smri, a.index.confidence);
   const warnings = a.flags.filter((f) => f.severity === 'high' || f.severity === 'medium').map((f) => f.note);
   if (!a.holders.ok) warnings.push(`holder concentration unavailable: ${a.holders.message}`);

@@ -3,9 +3,9 @@
  * the worker pool), index, bands. Every answer of the token group is a view of this object.
  */
 import { ServiceError } from '../../errors.ts';
-import type { WorkerPool } from '../../pool/worker-pool.ts';
+import type { TaskRunner } from '../../pool/worker-pool.ts';
 import { contractScore, mintFlags, type RiskFlag } from './extension-flags.ts';
-import type { HolderDistribution } from './holder-buckets.ts';
+import type { BucketHoldersInput, HolderDistribution } from './holder-buckets.ts';
 import { mintAgeOf, type MintAge } from './mint-age.ts';
 import type { ParsedMint, HookProgramStatus } from './mint-analysis.ts';
 import { TOKEN_METHODOLOGY_VERSION } from './token-methodology.ts';
@@ -41,7 +41,12 @@ export function requireMint(s: TokenSnapshot): Extract<TokenSnapshot, { kind: 'm
   return s;
 }
 
-async function holdersOf(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: WorkerPool, signal?: AbortSignal): Promise<HoldersResult> {
+/** The pool task the token analysis runs: shares and buckets of the largest accounts. */
+export interface TokenPoolTasks {
+  bucketHolders(input: BucketHoldersInput): HolderDistribution;
+}
+
+async function holdersOf(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: TaskRunner<TokenPoolTasks>, signal?: AbortSignal): Promise<HoldersResult> {
   if (!s.holders.ok) {
     const message = s.holders.error === 'snapshot_unavailable'
       ? `the RPC excludes this mint from its secondary indexes (JSON-RPC ${s.holders.rpcCode}): too many token accounts to snapshot`
@@ -66,7 +71,7 @@ function concentrationNote(h: HoldersResult): string {
 }
 
 /** Analyses a snapshot of an existing mint. */
-export async function analyseToken(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: WorkerPool, signal?: AbortSignal): Promise<TokenAnalysis> {
+export async function analyseToken(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: TaskRunner<TokenPoolTasks>, signal?: AbortSignal): Promise<TokenAnalysis> {
   const flags = mintFlags(s.parsed, { epoch: s.epoch, hook: s.hook });
   const score = contractScore(flags);
   const holders = await holdersOf(s, pool, signal);

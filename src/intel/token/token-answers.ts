@@ -36,7 +36,7 @@ function summary(a: TokenAnalysis): string {
 }
 
 /** `/v1/token-risk` (also each batch element's `risk`). */
-export function tokenRiskAnswer(a: TokenAnalysis): Record<string, unknown> {
+export function tokenRiskAnswer(a: TokenAnalysis) {
   const p = a.parsed;
   return {
     mint: a.mint,
@@ -60,15 +60,15 @@ export function tokenRiskAnswer(a: TokenAnalysis): Record<string, unknown> {
 }
 
 /** `/v1/smri`. */
-export function smriAnswer(a: TokenAnalysis): Record<string, unknown> {
+export function smriAnswer(a: TokenAnalysis) {
   return {
     mint: a.mint, ...a.index, riskBand: a.riskBand, slot: a.slot, methodologyVersion: a.methodologyVersion, disclaimer: TOKEN_DISCLAIMER,
   };
 }
 
 /** `/v1/token-intel`: token-risk plus digest and holder classification. */
-export function tokenIntelAnswer(a: TokenAnalysis): Record<string, unknown> {
-  const top10 = a.holders.ok ? a.holders.distribution.top10Pct : 'unknown';
+export function tokenIntelAnswer(a: TokenAnalysis) {
+  const top10 = a.holders.ok ? a.holders.distribution.top10Pct : 'unknown' as const;
   const holders = a.holders.ok
     ? {
       classification: a.holders.distribution.accounts.map((x) => ({ rank: x.rank, address: x.address, owner: x.owner, sharePct: x.sharePct, label: x.label, labelNote: x.labelNote })),
@@ -92,7 +92,7 @@ export function tokenIntelAnswer(a: TokenAnalysis): Record<string, unknown> {
 }
 
 /** `/v1/token-holders` (the holder part must have succeeded). */
-export function tokenHoldersAnswer(a: TokenAnalysis & { holders: { ok: true } }): Record<string, unknown> {
+export function tokenHoldersAnswer(a: TokenAnalysis & { holders: { ok: true } }) {
   const d = a.holders.distribution;
   return {
     mint: a.mint,

@@ -16,7 +16,7 @@ import { createTokenSnapshots, type TokenSnapshot, type TokenSnapshots } from '.
 
 /** The token handlers plus the token-intel analysis pretrade bundles. */
 export interface TokenGroup extends HandlerGroup {
-  tokenIntel(mint: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  tokenIntel(mint: string, signal: AbortSignal): Promise<ReturnType<typeof tokenIntelAnswer>>;
 }
 
 /** Mints per batch call (docs/contract.md#limits). */
@@ -27,7 +27,7 @@ function mintOf(query: Readonly<Record<string, unknown>>): string {
 }
 
 /** One batch element: the risk, or the explicit error of that mint. */
-function batchElement(mint: string, s: TokenSnapshot | null, a: TokenAnalysis | null): Record<string, unknown> {
+function batchElement(mint: string, s: TokenSnapshot | null, a: TokenAnalysis | null) {
   if (s === null) return { mint, error: 'invalid_mint', message: 'not a base58 address of 32 bytes' };
   if (s.kind === 'not_found') return { mint, error: 'not_found', message: `no account exists at this address (slot ${s.slot})` };
   if (s.kind === 'not_a_mint') return { mint, error: 'not_a_mint', message: s.detail };
@@ -42,11 +42,11 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
     return analyseToken(requireMint(s!), deps.pool, signal);
   }
 
-  async function batch(query: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> {
+  async function batch(query: Readonly<Record<string, unknown>>, signal: AbortSignal) {
     const requested = (query['mints'] as readonly string[]).slice(0, BATCH_MAX_MINTS);
     const valid = requested.filter((m) => isBase58OfLength(m, 32));
     const snaps = new Map((await snapshots.getMany(valid, signal)).map((s) => [s.mint, s]));
-    const results: Record<string, unknown>[] = [];
+    const results: ReturnType<typeof batchElement>[] = [];
     // Sequential: each pool task is sub-millisecond, and one abort listener at a time stays bounded.
     for (const mint of requested) {
       const s = snaps.get(mint) ?? null;

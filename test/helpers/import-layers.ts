@@ -1,0 +1,136 @@
+/**
+ * The import graph of the service's own sources and the rules it must keep: no file imports a
+ * file of a higher layer, no files import each other in a loop, and each outside library is
+ * imported only from the place that owns it. Every kind of import counts (`import type`,
+ * re-exports, dynamic `import()` and `typeof import()`), as TypeScript's pre-processor lists them.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative } from 'node:path';
+import ts from 'typescript';
+
+/** One layer: the files it holds, as repository paths (`dir/` holds a folder, else one file). */
+export interface Layer {
+  readonly name: string;
+  readonly paths: readonly string[];
+}
+
+export interface ImportRules {
+  /** Top layer first; a file may import its own layer and the layers below it. */
+  readonly layers: readonly Layer[];
+  /** Parts outside the layering (a folder, or the package it becomes), and the only files that may import them. */
+  readonly apart: readonly { readonly place: string; readonly packageName: RegExp; readonly importers: readonly string[] }[];
+  /** Outside library -> the place (file or `dir/`) that alone may import it; an unlisted library is a problem. */
+  readonly libraries: Readonly<Record<string, string>>;
+}
+
+/** One import of one file: what it names, and the repository path it resolves to (null: an outside library). */
+interface Edge {
+  readonly specifier: string;
+  readonly target: string | null;
+}
+
+const within = (file: string, place: string): boolean => (place.endsWith('/') ? file.startsWith(place) : file === place);
+
+/** `@scope/name/sub` and `name/sub` -> the package name. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** Resolves a relative specifier against the known files; a target outside them (e.g. package.json) is kept as is. */
+function resolveRelative(file: string, specifier: string, known: ReadonlySet<string>): string {
+  const base = posix.normalize(posix.join(posix.dirname(file), specifier));
+  const candidates = [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}/index.ts`];
+  return candidates.find((c) => known.has(c)) ?? base;
+}
+
+function edgesOf(file: string, source: string, known: ReadonlySet<string>): Edge[] {
+  return ts.preProcessFile(source, true, true).importedFiles
+    .map((f) => f.fileName)
+    .filter((s) => !s.startsWith('node:'))
+    .map((s) => ({ specifier: s, target: s.startsWith('.') ? resolveRelative(file, s, known) : null }));
+}
+
+/** Strongly connected components of more than one file (Tarjan). */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** Every breach of `rules` in `files` (repository path -> source), one sentence each; empty when the graph is clean. */
+export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRules): string[] {
+  const problems: string[] = [];
+  const known = new Set(files.keys());
+  const isApart = (f: string) => rules.apart.some((a) => within(f, a.place));
+  const layerOf = (f: string) => rules.layers.findIndex((l) => l.paths.some((p) => within(f, p)));
+  const graph = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    if (isApart(file)) continue;
+    const from = layerOf(file);
+    if (from < 0) problems.push(`${file} is in no layer: place it in the layer map`);
+    const targets: string[] = [];
+    for (const { specifier, target } of edgesOf(file, source, known)) {
+      const apart = rules.apart.find((a) => (target === null ? a.packageName.test(packageOf(specifier)) : within(target, a.place)));
+      if (apart) {
+        if (!apart.importers.includes(file)) problems.push(`${file} imports '${specifier}': only ${apart.importers.join(', ')} may import ${apart.place}`);
+        continue;
+      }
+      if (target === null) {
+        const owner = rules.libraries[packageOf(specifier)];
+        if (owner === undefined) problems.push(`${file} imports '${specifier}': the library has no owner in the library map`);
+        else if (!within(file, owner)) problems.push(`${file} imports '${specifier}': only ${owner} may import ${packageOf(specifier)}`);
+        continue;
+      }
+      if (!known.has(target)) continue;
+      if (target !== file) targets.push(target);
+      const to = layerOf(target);
+      if (from >= 0 && to >= 0 && to < from) problems.push(`${file} imports '${specifier}': ${rules.layers[from]!.name} may not import ${rules.layers[to]!.name} (a higher layer)`);
+    }
+    graph.set(file, targets);
+  }
+  for (const c of circles(graph)) problems.push(`import circle: ${c.join(' -> ')}`);
+  return problems;
+}
+
+/** Every `.ts` file under `dirs` of the repository at `root`, as repository path -> source. */
+export function readSources(root: string, dirs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.name.endsWith('.ts')) out.set(relative(root, path).split('\\').join('/'), readFileSync(path, 'utf8'));
+    }
+  };
+  for (const d of dirs) if (existsSync(join(root, d))) walk(join(root, d));
+  return out;
+}
+
+/** The repository root, from a test file's URL. */
+export const repositoryRoot = (testUrl: string): string => join(dirname(new URL(testUrl).pathname), '..', '..');

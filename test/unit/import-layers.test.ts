@@ -1,0 +1,78 @@
+/**
+ * The layers of the service, kept true: every file of src/ and workers/ imports only its own
+ * layer and the layers below, no files import each other in a loop, and each outside library is
+ * imported only by its owner. A failure names the file and the import that breaks the rule.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkImports, readSources, repositoryRoot, type ImportRules } from '../helpers/import-layers.ts';
+
+/**
+ * Top layer first. Why each sits where it does:
+ * - main.ts starts everything (and alone starts the embedded localnet);
+ * - service.ts composes the HTTP service from a Config;
+ * - config.ts and workers/ are the composition's own leaves: the options only the composition
+ *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
+ *   thread's entry, whose exports are the pool's task table;
+ * - http turns requests into calls and replies into bytes; x402 takes and settles payments;
+ *   intel computes the paid answers; caches hold the live chain figures intel reads;
+ * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
+ *   neither; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
+ *   the market sources; errors.ts is the fault taxonomy and the one path from a fault to a reply.
+ */
+const RULES: ImportRules = {
+  layers: [
+    { name: 'main', paths: ['src/main.ts'] },
+    { name: 'service', paths: ['src/service.ts'] },
+    { name: 'config/workers', paths: ['src/config.ts', 'workers/'] },
+    { name: 'http', paths: ['src/http/'] },
+    { name: 'x402', paths: ['src/x402/'] },
+    { name: 'intel', paths: ['src/intel/'] },
+    { name: 'caches', paths: ['src/caches/'] },
+    { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
+    { name: 'catalog', paths: ['src/catalog/'] },
+    { name: 'chain', paths: ['src/chain/'] },
+    { name: 'errors', paths: ['src/errors.ts'] },
+  ],
+  // The embedded localnet is its own workspace package beside the product: only main.ts starts it.
+  apart: [{ place: 'src/localnet/', packageName: /^@solana-x402-intel\/localnet$/, importers: ['src/main.ts'] }],
+  libraries: {
+    'uWebSockets.js': 'src/http/',
+    piscina: 'src/pool/worker-pool.ts',
+    'lru-cache': 'src/caches/single-flight-cache.ts',
+    typebox: 'src/catalog/',
+    '@solana/kit': 'src/chain/',
+    '@solana-program/token': 'src/chain/',
+    '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
+    viem: 'src/chain/',
+  },
+};
+
+describe('import layers', () => {
+  it('src/ and workers/ keep the layer map: no upward import, no circle, libraries only at their owners', () => {
+    const files = readSources(repositoryRoot(import.meta.url), ['src', 'workers']);
+    expect(files.size).toBeGreaterThan(100);
+    expect(checkImports(files, RULES)).toEqual([]);
+  });
+
+  it('the check finds what it forbids (a synthetic tree)', () => {
+    const files = new Map([
+      ['src/chain/low.ts', "import type { Up } from '../x402/up.ts';\nexport const v = () => import('../http/route.ts');"],
+      ['src/x402/up.ts', "export { a } from './a.ts';\nimport uWS from 'uWebSockets.js';"],
+      ['src/x402/a.ts', "import type { Up } from './up.ts';\ntype W = typeof import('./a.ts');"],
+      ['src/http/route.ts', "import { leftPad } from 'left-pad';"],
+      ['src/intel/x.ts', "import { startLocalnet } from '../localnet/start.ts';"],
+      ['src/main.ts', "import { startLocalnet } from './localnet/start.ts';"],
+      ['src/localnet/start.ts', "import { anything } from '../service.ts';"],
+      ['src/stray.ts', ''],
+    ]);
+    expect(checkImports(files, RULES).sort()).toEqual([
+      "import circle: src/x402/a.ts -> src/x402/up.ts",
+      "src/chain/low.ts imports '../http/route.ts': chain may not import http (a higher layer)",
+      "src/chain/low.ts imports '../x402/up.ts': chain may not import x402 (a higher layer)",
+      "src/http/route.ts imports 'left-pad': the library has no owner in the library map",
+      "src/intel/x.ts imports '../localnet/start.ts': only src/main.ts may import src/localnet/",
+      'src/stray.ts is in no layer: place it in the layer map',
+      "src/x402/up.ts imports 'uWebSockets.js': only src/http/ may import uWebSockets.js",
+    ]);
+  });
+});
