@@ -57,9 +57,15 @@ export function createPriorityFeeCache(config: { readonly windowSlots?: number }
     if (!window.add(slot, sample)) return;
     for (const key of sample.writable) {
       let bySlot = index.get(key);
-      if (bySlot === undefined) index.set(key, (bySlot = new Map()));
+      if (bySlot === undefined) {
+        bySlot = new Map();
+        index.set(key, bySlot);
+      }
       let list = bySlot.get(slot);
-      if (list === undefined) bySlot.set(slot, (list = []));
+      if (list === undefined) {
+        list = [];
+        bySlot.set(slot, list);
+      }
       // A transaction listing an account twice is one transaction.
       if (list[list.length - 1] !== sample) list.push(sample);
     }

@@ -20,6 +20,7 @@ export const MAX_QUERY_BYTES = 8192;
 
 const INTEGER_RE = /^-?[0-9]+$/;
 const DECIMAL_RE = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point of this pattern
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 const invalid = (param: string, message: string): QueryResult => ({ ok: false, error: { error: 'invalid_parameter', param, message } });
@@ -128,7 +129,7 @@ function compileQuery(query: TSchema): CompiledQuery {
   const validators = new Map(Object.entries(props).map(([name, schema]) => [name, Compile(schema)]));
   const result: CompiledQuery = {
     properties: Object.entries(props).map(([name, schema]) => [name, schema, required.has(name)] as const),
-    check(name, schema, value) {
+    check(name, _schema, value) {
       const v = validators.get(name)!;
       if (v.Check(value)) return null;
       const first = [...v.Errors(value)][0];

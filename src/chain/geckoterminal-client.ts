@@ -66,7 +66,7 @@ function readTx(v: unknown): TxCounts | null {
 export function addressOfId(id: unknown): string | null {
   const s = readString(id);
   const prefix = `${GECKOTERMINAL_NETWORK}_`;
-  return s !== null && s.startsWith(prefix) && s.length > prefix.length ? s.slice(prefix.length) : null;
+  return s?.startsWith(prefix) && s.length > prefix.length ? s.slice(prefix.length) : null;
 }
 
 function relationId(rel: unknown, name: string): unknown {

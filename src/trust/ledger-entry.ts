@@ -23,6 +23,7 @@ const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** Longest operator reason an audit entry carries, characters (UTF-16 code units). */
 export const MAX_AUDIT_REASON_CHARS = 256;
 // Control characters would make the public log ambiguous to read; JSON would escape them anyway.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a reason must not contain control characters
 const REASON_RE = /^[^\u0000-\u001f\u007f]+$/;
 
 /** A settled paid call. */

@@ -62,7 +62,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const commitment = config.commitment ?? 'confirmed';
   const confirmTimeoutMs = config.confirmTimeoutMs ?? SETTLE_CONFIRM_TIMEOUT_MS;
   const feePayerBytes = decodeBase58(config.feePayer);
-  if (!feePayerBytes || feePayerBytes.length !== 32) throw new Error('fee payer must be a base58 32-byte key');
+  if (feePayerBytes?.length !== 32) throw new Error('fee payer must be a base58 32-byte key');
   const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
 
   function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
@@ -116,7 +116,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     return { isValid: true, payer: rules.payer };
   }
 
-  async function settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult> {
+  async function settle(payment: PaymentPayload, _requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult> {
     const network = config.network;
     const decoded = decodePayload(payment);
     if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network, payer: '' };

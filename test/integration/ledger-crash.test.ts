@@ -94,7 +94,10 @@ async function payUntilKilled(svc: ServiceProcess, payFetch: typeof fetch): Prom
         if (killed) continue; // the kill raced the body; the 200 counts only once fully received
         acks.push(ack);
         // A signed tree head taken under load, before the crash: the recovered tree must extend it.
-        if (acks.length === ACKS_BEFORE_KILL / 2) checkpoint = readJson(fetch(`${svc.url}/trust/checkpoint`)).then((c) => ((checkpointTaken = true), c));
+        if (acks.length === ACKS_BEFORE_KILL / 2) checkpoint = readJson(fetch(`${svc.url}/trust/checkpoint`)).then((c) => {
+          checkpointTaken = true;
+          return c;
+        });
         if (acks.length >= ACKS_BEFORE_KILL && checkpointTaken) {
           killed = true;
           inFlightAtKill = inFlight - 1;

@@ -5,7 +5,7 @@
  * x402 reason, a failed answer charges nothing, and payment-identifier retries are idempotent.
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { wrapFetchWithPayment, type x402Client } from '@x402/fetch';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { address } from '@solana/kit';
 import { mkdtempSync, rmSync } from 'node:fs';

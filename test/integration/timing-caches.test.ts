@@ -139,7 +139,7 @@ describe('figures match the block producer', () => {
     expect(body.percentiles.p50).toBe(nearestRank(prices, 50));
     expect(body.percentiles.p99).toBe(nearestRank(prices, 99));
 
-    const untouched = await call('/v1/priority-fee', { accounts: ['Sysvar1111111111111111111111111111111111111'.slice(0, 43) + '1'] });
+    const untouched = await call('/v1/priority-fee', { accounts: [`${'Sysvar1111111111111111111111111111111111111'.slice(0, 43)}1`] });
     expect(untouched.observed.narrowed).toBe(false);
     expect(untouched.observed.narrowingNote).toMatch(/no transaction/);
   });

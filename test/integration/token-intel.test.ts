@@ -297,7 +297,7 @@ describe('principles over every answer', () => {
       const text = JSON.stringify(body).replaceAll('"anti-rug"', '""');
       expect(text, path).not.toMatch(VERDICT);
       expect(responseErrors(path, body), `${path} schema`).toEqual([]);
-      const items = path === '/v1/batch/token-risk' ? (body['results'] as Any[]).filter((r) => r.risk).map((r) => r.risk) : [body];
+      const items = path === '/v1/batch/token-risk' ? (body.results as Any[]).filter((r) => r.risk).map((r) => r.risk) : [body];
       for (const item of items) {
         expect(typeof item.disclaimer, path).toBe('string');
         expect(item.methodologyVersion, path).toBe(TOKEN_METHODOLOGY_VERSION);

@@ -173,7 +173,7 @@ describe('simulate input', () => {
     const input = decodeSimulationInput(b64);
     const out = simulationAnswer(input, { ok: true, err: null, logs: ['l'], unitsConsumed: 450, innerProgramIds: [] });
     expect(out).toMatchObject({ willSucceed: true, unitsConsumed: 450, accountsTouched: 4, signaturesPresent: 1, accounts: { static: 4, signers: 1, writableStatic: 2, feePayer: PAYER.address } });
-    expect((out['programsInvoked'] as { name: string }[]).map((p) => p.name)).toEqual(['Compute Budget', 'System Program']);
+    expect((out.programsInvoked as { name: string }[]).map((p) => p.name)).toEqual(['Compute Budget', 'System Program']);
   });
   it('counts accounts named by address-table lookups in a v0 transaction', () => {
     const table = address(signerFromSeed(new Uint8Array(32).fill(11)).address);

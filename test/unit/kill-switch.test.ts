@@ -20,7 +20,10 @@ describe('kill switch', () => {
     expect(ks.isActive()).toBe(false);
     const seen: boolean[] = [];
     // The switch must still read inactive while its audit entry is being made durable.
-    const spy = createKillSwitch({ dataDir: fresh(), ledger: { append: (d) => (seen.push(spy.isActive()), ledger.append(d)) } });
+    const spy = createKillSwitch({ dataDir: fresh(), ledger: { append: (d) => {
+      seen.push(spy.isActive());
+      return ledger.append(d);
+    } } });
     await spy.activate();
     expect([seen, spy.isActive()]).toEqual([[false], true]);
 

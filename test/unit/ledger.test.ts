@@ -93,7 +93,10 @@ describe('ledger append and replay', () => {
     const ledger = await createLedger({ dir: freshDir(), nodeStore: 'memory' });
     await ledger.append(audit);
     const seen: unknown[] = [];
-    await ledger.append({ ...payment(0), receiptSha256: (slot) => (seen.push(slot), sha256Hex(JSON.stringify(slot))) } as LedgerDraft);
+    await ledger.append({ ...payment(0), receiptSha256: (slot) => {
+      seen.push(slot);
+      return sha256Hex(JSON.stringify(slot));
+    } } as LedgerDraft);
     expect(seen).toEqual([{ index: 1, prevHash: ledger.entry(0)!.entrySha256 }]);
     await expect(ledger.append({ ...payment(1), endpoint: '/v1/smri?mint=abc' } as LedgerDraft)).rejects.toThrow(/bare path/);
     // A refused draft does not consume a slot.
@@ -151,7 +154,10 @@ function countingIo(failSyncAfter = Infinity): WalIo & { syncs: number; writes: 
   const io = {
     syncs: 0,
     writes: 0,
-    write: (fd: number, buf: Buffer, pos: number) => ((io.writes += 1), NODE_WAL_IO.write(fd, buf, pos)),
+    write: (fd: number, buf: Buffer, pos: number) => {
+      io.writes += 1;
+      return NODE_WAL_IO.write(fd, buf, pos);
+    },
     sync: (fd: number) => (++io.syncs > failSyncAfter ? Promise.reject(new Error('EIO')) : NODE_WAL_IO.sync(fd)),
   };
   return io;

@@ -37,7 +37,10 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
 
   function reindex(address: string): void {
     const account = getAccount(address);
-    if (!account || classifyTokenData(account.owner, account.data) !== 'account') return indexes.setTokenAccount(address, null);
+    if (!account || classifyTokenData(account.owner, account.data) !== 'account') {
+      indexes.setTokenAccount(address, null);
+      return;
+    }
     const base = parseTokenAccountBase(account.data);
     indexes.setTokenAccount(address, { mint: base.mint, owner: base.owner, programId: account.owner });
   }

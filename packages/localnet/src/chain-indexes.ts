@@ -63,7 +63,10 @@ export function createChainIndexes(config: ChainIndexesConfig) {
 
   function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
     let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      map.set(key, set);
+    }
     set.add(value);
   }
   function removeFrom(map: Map<string, Set<string>>, key: string, value: string): void {
@@ -184,7 +187,10 @@ export function createChainIndexes(config: ChainIndexesConfig) {
 
   function recordFee(slot: bigint, price: bigint, writableKeys: readonly string[]): void {
     let f = fees.get(slot);
-    if (!f) fees.set(slot, (f = { minFee: null, byAccount: new Map() }));
+    if (!f) {
+      f = { minFee: null, byAccount: new Map() };
+      fees.set(slot, f);
+    }
     if (f.minFee === null || price < f.minFee) f.minFee = price;
     for (const key of writableKeys) {
       const prev = f.byAccount.get(key);

@@ -186,7 +186,10 @@ function dispatchEvent(event: ChainEvent, targets: readonly Subscription[]): voi
 
 function memo<T>(build: () => T): () => T {
   let value: { v: T } | undefined;
-  return () => (value ??= { v: build() }).v;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
 }
 
 function bind(server: Server, host: string, port: number): Promise<number> {

@@ -86,7 +86,7 @@ export function encodeTransactionError(err: unknown): Uint8Array {
     pushU8(out, payload[0], err);
     pushInstructionError(out, payload[1]);
   } else if (U8_PAYLOAD_VARIANTS.has(name)) {
-    const value = isRecord(payload) ? payload['account_index'] : payload;
+    const value = isRecord(payload) ? payload.account_index : payload;
     pushU8(out, value, err);
   } else {
     throw unsupported(err);

@@ -108,9 +108,9 @@ export function parseMarketFixture(json: unknown): MarketFixture {
   const f = json as MarketFixture;
   check(typeof json === 'object' && json !== null, '$', 'must be an object');
   check(Array.isArray(f.tokens) && Array.isArray(f.nftCollections) && Array.isArray(f.lendingMarkets), '$', 'needs tokens, nftCollections and lendingMarkets arrays');
-  f.tokens.forEach((t, i) => check(BASE58.test(t.mint) && Number.isInteger(t.decimals), `tokens[${i}]`, 'needs a base58 mint and integer decimals'));
-  f.nftCollections.forEach((c, i) => checkCollection(c, `nftCollections[${i}]`));
-  f.lendingMarkets.forEach((m, i) => checkMarket(m, `lendingMarkets[${i}]`));
+  for (const [i, t] of f.tokens.entries()) check(BASE58.test(t.mint) && Number.isInteger(t.decimals), `tokens[${i}]`, 'needs a base58 mint and integer decimals');
+  for (const [i, c] of f.nftCollections.entries()) checkCollection(c, `nftCollections[${i}]`);
+  for (const [i, m] of f.lendingMarkets.entries()) checkMarket(m, `lendingMarkets[${i}]`);
   const symbols = new Set(f.nftCollections.map((c) => c.symbol));
   check(symbols.size === f.nftCollections.length, 'nftCollections', 'has duplicate symbols');
   return f;

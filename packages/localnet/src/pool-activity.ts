@@ -155,8 +155,8 @@ function windowStats(history: PoolHistory, since: number, now: PricePoint | null
     sells += b.sells;
     volumeUsd += b.volumeUsd;
     unpriced += b.unpriced;
-    b.buyers.forEach((t) => buyers.add(t));
-    b.sellers.forEach((t) => sellers.add(t));
+    for (const t of b.buyers) buyers.add(t);
+    for (const t of b.sellers) sellers.add(t);
   }
   const ref = referencePrice(history, older, inWindow);
   const priceChangePct = ref !== null && now !== null ? changePct(ref, now) : 0;

@@ -27,7 +27,7 @@ export interface DataSlice {
 
 /** Reads a `dataSlice` config value. */
 export function dataSliceOf(config: Record<string, unknown>): DataSlice | null {
-  const v = config['dataSlice'];
+  const v = config.dataSlice;
   if (v === undefined || v === null) return null;
   const s = v as { offset?: unknown; length?: unknown };
   if (typeof s !== 'object' || !Number.isInteger(s.offset) || !Number.isInteger(s.length) || (s.offset as number) < 0 || (s.length as number) < 0) {
@@ -74,7 +74,7 @@ export function parseTokenProgramAccount(account: AccountData, decimalsOf: MintD
     const info: Record<string, unknown> = {
       mintAuthority: m.mintAuthority, supply: m.supply.toString(), decimals: m.decimals, isInitialized: m.isInitialized, freezeAuthority: m.freezeAuthority,
     };
-    if (mint.extensions.length > 0) info['extensions'] = mint.extensions.map(toUiExtension);
+    if (mint.extensions.length > 0) info.extensions = mint.extensions.map(toUiExtension);
     return { program, parsed: { type: 'mint', info }, space: account.data.length };
   }
   const parsed = parseTokenAccount(account.data);
@@ -90,12 +90,12 @@ export function parseTokenProgramAccount(account: AccountData, decimalsOf: MintD
     tokenAmount: uiTokenAmount(a.amount, decimals),
   };
   if (a.delegate !== null) {
-    info['delegate'] = a.delegate;
-    info['delegatedAmount'] = uiTokenAmount(a.delegatedAmount, decimals);
+    info.delegate = a.delegate;
+    info.delegatedAmount = uiTokenAmount(a.delegatedAmount, decimals);
   }
-  if (a.isNative !== null) info['rentExemptReserve'] = uiTokenAmount(a.isNative, 9);
-  if (a.closeAuthority !== null) info['closeAuthority'] = a.closeAuthority;
-  if (parsed.extensions.length > 0) info['extensions'] = parsed.extensions.map(toUiExtension);
+  if (a.isNative !== null) info.rentExemptReserve = uiTokenAmount(a.isNative, 9);
+  if (a.closeAuthority !== null) info.closeAuthority = a.closeAuthority;
+  if (parsed.extensions.length > 0) info.extensions = parsed.extensions.map(toUiExtension);
   return { program, parsed: { type: 'account', info }, space: account.data.length };
 }
 

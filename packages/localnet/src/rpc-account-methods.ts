@@ -70,12 +70,12 @@ function parseFilter(f: unknown): Filter {
   const obj = f as Record<string, unknown>;
   if (typeof obj !== 'object' || obj === null) throw invalidParams('Invalid param: filter must be an object');
   if ('dataSize' in obj) {
-    const size = obj['dataSize'];
+    const size = obj.dataSize;
     if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalidParams('Invalid param: dataSize must be a non-negative integer');
     return (a) => a.data.length === size;
   }
   if ('memcmp' in obj) {
-    const m = obj['memcmp'] as { offset?: unknown; bytes?: unknown; encoding?: unknown };
+    const m = obj.memcmp as { offset?: unknown; bytes?: unknown; encoding?: unknown };
     if (typeof m !== 'object' || m === null || !Number.isInteger(m.offset) || (m.offset as number) < 0 || typeof m.bytes !== 'string') {
       throw invalidParams('Invalid param: memcmp must be { offset, bytes, encoding? }');
     }
@@ -92,7 +92,7 @@ function parseFilter(f: unknown): Filter {
 const getProgramAccounts: RpcMethod = (params, ctx) => {
   const program = addressParam(params, 0, 'program id');
   const config = configParam(params, 1);
-  const filtersRaw = config['filters'] ?? [];
+  const filtersRaw = config.filters ?? [];
   if (!Array.isArray(filtersRaw)) throw invalidParams('Invalid param: filters must be an array');
   if (filtersRaw.length > MAX_PROGRAM_ACCOUNT_FILTERS) throw invalidParams(`Too many filters provided; max ${MAX_PROGRAM_ACCOUNT_FILTERS}`);
   const filters = filtersRaw.map(parseFilter);

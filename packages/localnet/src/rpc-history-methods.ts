@@ -20,7 +20,7 @@ const getTransaction: RpcMethod = (params, ctx) => {
   const config = typeof params[1] === 'string' ? { encoding: params[1] } : configParam(params, 1);
   const encoding = enumOption<TransactionEncoding>(config, 'encoding', ['json', 'jsonParsed', 'base64', 'base58'], 'json');
   const commitment = atLeastConfirmed(commitmentOf(config));
-  const maxVersion = config['maxSupportedTransactionVersion'];
+  const maxVersion = config.maxSupportedTransactionVersion;
   if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0');
   const tx = ctx.chain.transaction(signature, commitment);
   if (tx === null) return null;
@@ -40,8 +40,8 @@ const getSignaturesForAddress: RpcMethod = (params, ctx) => {
   const commitment = atLeastConfirmed(commitmentOf(config));
   checkMinContextSlot(config, ctx.chain.slot(commitment));
   const limit = intOption(config, 'limit', 1, MAX_SIGNATURES_FOR_ADDRESS, MAX_SIGNATURES_FOR_ADDRESS);
-  const before = config['before'] === undefined || config['before'] === null ? undefined : signatureParam(config['before']);
-  const until = config['until'] === undefined || config['until'] === null ? undefined : signatureParam(config['until']);
+  const before = config.before === undefined || config.before === null ? undefined : signatureParam(config.before);
+  const until = config.until === undefined || config.until === null ? undefined : signatureParam(config.until);
   return ctx.chain.signaturesForAddress(address, { limit, before, until, commitment }).map((e) => ({
     blockTime: e.blockTime,
     confirmationStatus: ctx.chain.commitmentOfSlot(e.slot),

@@ -61,7 +61,7 @@ function parseToken(a: readonly string[], d: Uint8Array): unknown {
 function parseInitializeMint2(a: readonly string[], d: Uint8Array): unknown {
   if (d.length < 35) return null;
   const info: Record<string, unknown> = { mint: a[0], decimals: d[1], mintAuthority: encodeBase58(d.subarray(2, 34)) };
-  if (d[34] === 1 && d.length >= 67) info['freezeAuthority'] = encodeBase58(d.subarray(35, 67));
+  if (d[34] === 1 && d.length >= 67) info.freezeAuthority = encodeBase58(d.subarray(35, 67));
   return { type: 'initializeMint2', info };
 }
 

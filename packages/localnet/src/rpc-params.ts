@@ -80,7 +80,7 @@ export function atLeastConfirmed(commitment: Commitment): Commitment {
 
 /** Enforces `minContextSlot` against the slot the answer is for. */
 export function checkMinContextSlot(config: Record<string, unknown>, contextSlot: bigint): void {
-  const min = config['minContextSlot'];
+  const min = config.minContextSlot;
   if (min === undefined || min === null) return;
   if (typeof min !== 'number' || !Number.isInteger(min) || min < 0) throw invalidParams('Invalid params: minContextSlot must be a non-negative integer');
   if (BigInt(min) > contextSlot) {

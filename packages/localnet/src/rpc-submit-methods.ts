@@ -45,7 +45,7 @@ function simulationValue(ctx: RpcContext, sim: Extract<SimulateResult, { ok: tru
 }
 
 function simulatedAccounts(ctx: RpcContext, sim: Extract<SimulateResult, { ok: true }>, config: Record<string, unknown>): unknown {
-  const accountsConfig = config['accounts'];
+  const accountsConfig = config.accounts;
   if (accountsConfig === undefined || accountsConfig === null) return null;
   const ac = accountsConfig as { addresses?: unknown; encoding?: unknown };
   if (typeof ac !== 'object' || !Array.isArray(ac.addresses)) throw invalidParams('Invalid params: accounts must be { addresses: string[], encoding? }');

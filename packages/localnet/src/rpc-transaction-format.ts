@@ -84,7 +84,7 @@ function renderMessage(tx: ExecutedTransaction, parsed: boolean): Record<string,
     instructions: tx.instructions.map((ix) => (parsed ? parsedJson(tx.accountKeys, ix, false) : compiledJson(ix, false))),
     recentBlockhash: tx.recentBlockhash,
   };
-  if (tx.version === 0) message['addressTableLookups'] = lookupsOf(tx);
+  if (tx.version === 0) message.addressTableLookups = lookupsOf(tx);
   return message;
 }
 
@@ -106,6 +106,6 @@ export function renderTransaction(tx: ExecutedTransaction, encoding: Transaction
       ? [encodeBase58(tx.wire), 'base58']
       : { message: renderMessage(tx, parsed), signatures: [...tx.signatures] };
   const out: Record<string, unknown> = { blockTime: tx.blockTime, meta: renderMeta(tx, parsed), slot: tx.slot, transaction };
-  if (withVersion) out['version'] = tx.version ?? 'legacy';
+  if (withVersion) out.version = tx.version ?? 'legacy';
   return out;
 }

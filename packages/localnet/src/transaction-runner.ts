@@ -26,17 +26,20 @@ export function snapshotBalances(svm: LiteSVM, keys: readonly string[]): Balance
   const decimalsByMint = new Map<string, number | null>();
   const balances: bigint[] = [];
   const tokenBalances: TokenBalanceData[] = [];
-  keys.forEach((key, accountIndex) => {
+  for (const [accountIndex, key] of keys.entries()) {
     const account = svm.getAccount(toAddress(key));
-    if (!account.exists) return void balances.push(0n);
+    if (!account.exists) {
+      balances.push(0n);
+      continue;
+    }
     balances.push(BigInt(account.lamports));
     const programId = String(account.programAddress);
-    if (classifyTokenData(programId, account.data) !== 'account') return;
+    if (classifyTokenData(programId, account.data) !== 'account') continue;
     const base = parseTokenAccountBase(account.data);
     const decimals = mintDecimals(svm, base.mint, decimalsByMint);
-    if (decimals === null) return;
+    if (decimals === null) continue;
     tokenBalances.push({ accountIndex, mint: base.mint, owner: base.owner, programId, amount: base.amount.toString(), decimals });
-  });
+  }
   return { balances, tokenBalances };
 }
 

@@ -111,7 +111,7 @@ export interface LocalChainEvents {
   on(event: 'transaction', listener: (tx: ExecutedTransaction) => void): unknown;
   on(event: 'blockMeta', listener: (b: BlockMetaEvent) => void): unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- must accept EventEmitter's own signature
-  off(event: 'slot' | 'transaction' | 'blockMeta', listener: (...args: any[]) => void): unknown;
+  off(event: 'slot' | 'transaction' | 'blockMeta', listener: (...args: never[]) => void): unknown;
 }
 
 /** The read side of the chain that the Geyser unary methods need. */

@@ -67,7 +67,10 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
   const rentCache = new Map<number, bigint>();
   const rent = (len: number): bigint => {
     let r = rentCache.get(len);
-    if (r === undefined) rentCache.set(len, (r = chain.minimumBalanceForRentExemption(len)));
+    if (r === undefined) {
+      r = chain.minimumBalanceForRentExemption(len);
+      rentCache.set(len, r);
+    }
     return r;
   };
   const mark = (address: string): void => { written.push(address); };

@@ -66,7 +66,7 @@ async function largestHolder(rpc: ForensicsRpcMethods, client: RpcClient, mint: 
 function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<typeof txInspectAnswer>> {
   const txs = createSingleFlightCache<ReturnType<typeof txInspectAnswer>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
   return async (query, signal) => {
-    const sig = String(query['sig']);
+    const sig = String(query.sig);
     const cached = await txs.get(sig, async () => {
       const tx = await rpc.getTransaction(sig);
       if (tx === null) throw new ServiceError('not_found', 'no confirmed transaction with this signature', { param: 'sig' });
@@ -79,8 +79,8 @@ function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<type
 /** `/v1/simulate`: decoded here first (400 before any RPC call), never cached. */
 function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<typeof simulationAnswer>> {
   return async (query, signal) => {
-    const tx = decodeSimulationInput(String(query['tx']));
-    const outcome = await rpc.simulateTransaction(String(query['tx']), signal);
+    const tx = decodeSimulationInput(String(query.tx));
+    const outcome = await rpc.simulateTransaction(String(query.tx), signal);
     if (!outcome.ok) throw simulationFailure(outcome);
     const malformed = refusedAsMalformed(outcome);
     if (malformed) throw malformed;
@@ -102,10 +102,10 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
   };
   return {
     handlers: {
-      '/v1/wallet-scan': async (query, signal) => profileOf(String(query['address']), signal),
+      '/v1/wallet-scan': async (query, signal) => profileOf(String(query.address), signal),
       '/v1/tx-inspect': txInspectHandler(rpc),
       '/v1/simulate': simulateHandler(rpc),
-      '/v1/pretrade': async (query, signal) => pretrade(sources, String(query['mint']), signal),
+      '/v1/pretrade': async (query, signal) => pretrade(sources, String(query.mint), signal),
     },
     walletProfile: profileOf,
   };

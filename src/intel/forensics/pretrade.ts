@@ -64,11 +64,11 @@ async function readMint(sources: PretradeSources, mint: string, signal: AbortSig
  */
 function holderFromIntel(intel: Part<Record<string, unknown>>): (LargestHolder & { label: string; rank: number }) | null {
   if (!intel.ok) return null;
-  const list = (intel.value['holders'] as { classification?: unknown } | undefined)?.classification;
+  const list = (intel.value.holders as { classification?: unknown } | undefined)?.classification;
   if (!Array.isArray(list)) return null;
   for (const row of list as Record<string, unknown>[]) {
-    if (typeof row['owner'] === 'string' && typeof row['address'] === 'string' && row['label'] === 'unresolved') {
-      return { account: row['address'], owner: row['owner'], amount: 'unknown', label: 'unresolved', rank: Number(row['rank'] ?? 0) };
+    if (typeof row.owner === 'string' && typeof row.address === 'string' && row.label === 'unresolved') {
+      return { account: row.address, owner: row.owner, amount: 'unknown', label: 'unresolved', rank: Number(row.rank ?? 0) };
     }
   }
   return null;
@@ -79,7 +79,7 @@ async function holderProfile(sources: PretradeSources, intel: Part<Record<string
   const holder = fromIntel ?? await sources.largestHolder(mint, signal);
   if (holder === null) throw new ServiceError('upstream_unavailable', 'the mint has no token accounts to profile');
   const profile = await sources.walletProfile(holder.owner, signal);
-  const band = (profile['profile'] as { band: string }).band;
+  const band = (profile.profile as { band: string }).band;
   const { disclaimer: _d, ...rest } = profile;
   return {
     account: holder.account, owner: holder.owner, band,
@@ -90,7 +90,7 @@ async function holderProfile(sources: PretradeSources, intel: Part<Record<string
 }
 
 function digestOf(intel: Record<string, unknown>): Digest | ErrorBody {
-  const digest = intel['digest'];
+  const digest = intel.digest;
   if (typeof digest === 'object' && digest !== null && typeof (digest as { riskBand?: unknown }).riskBand === 'string') return digest as Digest;
   return { error: 'upstream_unavailable', message: 'token-intel answered without a digest' };
 }
@@ -108,10 +108,10 @@ export async function pretrade(sources: PretradeSources, mint: string, signal: A
     });
   }
   const digest = intel.ok ? digestOf(intel.value) : intel.error;
-  const top10 = typeof digest['top10ConcentrationPct'] === 'number' ? digest['top10ConcentrationPct'] : null;
+  const top10 = typeof digest.top10ConcentrationPct === 'number' ? digest.top10ConcentrationPct : null;
   const largestHolder = holder.ok ? holder.value : holder.error;
   const checklist = pretradeChecklist({
-    mint: base.state, extensions: base.extensions, top10Pct: top10, largestHolderBand: holder.ok ? String(holder.value['band']) : null,
+    mint: base.state, extensions: base.extensions, top10Pct: top10, largestHolderBand: holder.ok ? String(holder.value.band) : null,
   });
   return {
     mint,

@@ -21,7 +21,7 @@ export function decisionQueryOf(q: Readonly<Record<string, unknown>>): DecisionQ
   for (const k of ['action', 'amountUsd', 'minSmri', 'maxConcentrationPct', 'minConfidence', 'denyMintAuthority', 'denyFreezeAuthority', 'denyHighRiskBand'] as const) {
     if (q[k] !== undefined) out[k] = q[k];
   }
-  if (typeof q['policy'] === 'string' && Object.hasOwn(POLICY_PRESETS, q['policy'])) out['policy'] = q['policy'];
+  if (typeof q.policy === 'string' && Object.hasOwn(POLICY_PRESETS, q.policy)) out.policy = q.policy;
   return out as DecisionQuery;
 }
 

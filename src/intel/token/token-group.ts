@@ -23,7 +23,7 @@ export interface TokenGroup extends HandlerGroup {
 export const BATCH_MAX_MINTS = 10;
 
 function mintOf(query: Readonly<Record<string, unknown>>): string {
-  return String(query['mint']);
+  return String(query.mint);
 }
 
 /** One batch element: the risk, or the explicit error of that mint. */
@@ -43,7 +43,7 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
   }
 
   async function batch(query: Readonly<Record<string, unknown>>, signal: AbortSignal) {
-    const requested = (query['mints'] as readonly string[]).slice(0, BATCH_MAX_MINTS);
+    const requested = (query.mints as readonly string[]).slice(0, BATCH_MAX_MINTS);
     const valid = requested.filter((m) => isBase58OfLength(m, 32));
     const snaps = new Map((await snapshots.getMany(valid, signal)).map((s) => [s.mint, s]));
     const results: ReturnType<typeof batchElement>[] = [];

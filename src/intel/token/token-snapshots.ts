@@ -51,7 +51,7 @@ function holderInputs(rows: readonly { address: string; amount: bigint }[], acco
 export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string[], signal?: AbortSignal): Promise<TokenSnapshot[]> {
   const round1 = await rpc.readMints(mints, signal);
   const epoch = round1.epoch.ok ? round1.epoch.value : null;
-  const parsed = mints.map((mint, i) => {
+  const parsed = mints.map((_mint, i) => {
     const acct = round1.mints[i] ?? null;
     return acct === null ? null : parseMint(acct.owner, acct.data);
   });
@@ -103,8 +103,12 @@ function createTickBatcher(read: (mints: readonly string[]) => Promise<TokenSnap
   const flush = (batch: NonNullable<typeof pending>) => {
     const mints = [...batch.keys()];
     read(mints).then(
-      (snaps) => snaps.forEach((s, i) => batch.get(mints[i]!)!.forEach((w) => w.resolve(s))),
-      (err: unknown) => batch.forEach((ws) => ws.forEach((w) => w.reject(err))),
+      (snaps) => {
+        for (const [i, s] of snaps.entries()) for (const w of batch.get(mints[i]!)!) w.resolve(s);
+      },
+      (err: unknown) => {
+        for (const ws of batch.values()) for (const w of ws) w.reject(err);
+      },
     );
   };
   return (mint) => new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@
  * errors and never takes the server down.
  */
 import { readRequestBody } from '../read-request-body.ts';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EdrChain, RpcAnswer } from './edr-chain.ts';
 

@@ -318,6 +318,6 @@ describe('localnet RPC: stablecoin faucet', () => {
     const status = await h.rpc.getSignatureStatuses([sig]).send();
     expect(status.value[0]?.err).toBeNull();
     const balances = await h.rpc.getTokenAccountsByOwner(payTo.address, { mint: stable }, { encoding: 'jsonParsed', commitment: 'confirmed' }).send();
-    expect((balances.value[0]?.account.data as unknown as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount).toBe('10000');
+    expect((balances.value[0]!.account.data as unknown as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount).toBe('10000');
   });
 });

@@ -45,12 +45,12 @@ describe('localnet world', () => {
   it('writes real mints at their real addresses and authorities', () => {
     const usdc = chain.getAccount('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
     const parsed = usdc && parseMintAccount(usdc.data);
-    expect(parsed && parsed.ok && parsed.state).toMatchObject({
+    expect(parsed?.ok && parsed.state).toMatchObject({
       decimals: 6, mintAuthority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG', freezeAuthority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar',
     });
     const bonk = chain.getAccount('DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263');
     const bonkMint = bonk && parseMintAccount(bonk.data);
-    expect(bonkMint && bonkMint.ok && bonkMint.state).toMatchObject({ decimals: 5, mintAuthority: null, freezeAuthority: null });
+    expect(bonkMint?.ok && bonkMint.state).toMatchObject({ decimals: 5, mintAuthority: null, freezeAuthority: null });
   });
 
   it('each Token-2022 risk mint parses with its intended extensions', () => {

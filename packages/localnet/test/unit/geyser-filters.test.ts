@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { getBase58Decoder } from '@solana/kit';
 import {
-  compileFilters, GeyserFilterError, matchSlotFilters, matchTransactionFilters, type SubscribeRequestData,
+  compileFilters, type GeyserFilterError, matchSlotFilters, matchTransactionFilters, type SubscribeRequestData,
   type TransactionFilterRequest,
 } from '../../src/geyser-filters.ts';
 import { encodeTransactionError } from '../../src/geyser-tx-error.ts';
