@@ -42,15 +42,27 @@ export async function benchForensics(): Promise<Record<string, unknown>> {
     const fail = () => Promise.reject(new Error('not used'));
     const newGroup = () => createForensicsGroup(deps, { feeBands: fail, tokenIntel: fail }).handlers;
     const signal = new AbortController().signal;
-    const wallets = Object.values(net.world.wallets).flat().map((w) => w.address);
+    const wallets = Object.values(net.world.wallets)
+      .flat()
+      .map((w) => w.address);
     const traders = net.world.traders.map((t) => t.signer.address);
     const addresses = [...wallets, ...traders];
-    const sigs = net.producer.history().flatMap((s) => s.transactions).filter((t) => t.landed && t.signature).map((t) => t.signature!).slice(0, 200);
+    const sigs = net.producer
+      .history()
+      .flatMap((s) => s.transactions)
+      .filter((t) => t.landed && t.signature)
+      .map((t) => t.signature!)
+      .slice(0, 200);
 
     const cold = newGroup();
     await timeEach(addresses.slice(0, 3), (a) => cold['/v1/wallet-scan']!({ address: a }, signal)); // warm-up: JIT, keep-alive
     const walletCold = stats(await timeEach(addresses, (a) => newGroup()['/v1/wallet-scan']!({ address: a }, signal)));
-    const walletCached = stats(await timeEach(Array.from({ length: 200 }, () => addresses[0]!), (a) => cold['/v1/wallet-scan']!({ address: a }, signal)));
+    const walletCached = stats(
+      await timeEach(
+        Array.from({ length: 200 }, () => addresses[0]!),
+        (a) => cold['/v1/wallet-scan']!({ address: a }, signal),
+      ),
+    );
     const txCold = stats(await timeEach(sigs, (s) => cold['/v1/tx-inspect']!({ sig: s }, signal)));
     const txCached = stats(await timeEach(sigs, (s) => cold['/v1/tx-inspect']!({ sig: s }, signal)));
 

@@ -41,14 +41,17 @@ const COMPUTE_BUDGET = decodeBase58('ComputeBudget111111111111111111111111111111
 
 const price = (i: number): number => Math.round(1_000 * Math.exp(((i * 7919) % 1000) / 150));
 const parsedTx = (i: number): ParsedTransaction => ({
-  cuPrice: i % 5 === 0 ? 0 : price(i), tipLamports: i % 10 === 0 ? 1_000 + (i % 997) * 100 : 0, failed: false,
+  cuPrice: i % 5 === 0 ? 0 : price(i),
+  tipLamports: i % 10 === 0 ? 1_000 + (i % 997) * 100 : 0,
+  failed: false,
   writable: [keyIds[i % ACCOUNTS]!, keyIds[(i * 31) % ACCOUNTS]!, keyIds[(i * 97) % ACCOUNTS]!],
 });
 
 function u64(kind: number, value: number, width: 1 | 4): Uint8Array {
   const out = new Uint8Array(width + 8);
   const view = new DataView(out.buffer);
-  if (width === 1) out[0] = kind; else view.setUint32(0, kind, true);
+  if (width === 1) out[0] = kind;
+  else view.setUint32(0, kind, true);
   view.setBigUint64(width, BigInt(value), true);
   return out;
 }
@@ -58,11 +61,17 @@ function txInfo(i: number): TxInfoLike {
   const accountKeys = [keys[i % ACCOUNTS]!, keys[(i * 31) % ACCOUNTS]!, tipKeys[i % 8]!, SYSTEM, COMPUTE_BUDGET];
   return {
     isVote: false,
-    transaction: { message: { header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 }, accountKeys, instructions: [
-      { programIdIndex: 4, accounts: new Uint8Array(0), data: u64(3, price(i), 1) },
-      { programIdIndex: 3, accounts: Uint8Array.of(0, 1), data: u64(2, 5_000, 4) },
-      { programIdIndex: 3, accounts: Uint8Array.of(0, 2), data: u64(2, 1_000 + (i % 997) * 100, 4) },
-    ] } },
+    transaction: {
+      message: {
+        header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
+        accountKeys,
+        instructions: [
+          { programIdIndex: 4, accounts: new Uint8Array(0), data: u64(3, price(i), 1) },
+          { programIdIndex: 3, accounts: Uint8Array.of(0, 1), data: u64(2, 5_000, 4) },
+          { programIdIndex: 3, accounts: Uint8Array.of(0, 2), data: u64(2, 1_000 + (i % 997) * 100, 4) },
+        ],
+      },
+    },
     meta: { innerInstructions: [], loadedWritableAddresses: [], loadedReadonlyAddresses: [] },
   };
 }
@@ -89,7 +98,12 @@ function absorbRate(withParsing: boolean): Record<string, number> {
   const started = performance.now();
   while (performance.now() - started < 2_000) slot = feed(caches, slot, 10, TXS_PER_SLOT, make);
   const seconds = (performance.now() - started) / 1000;
-  return { updatesPerSecond: Math.round((caches.absorbed - before) / seconds), windowSlots: WINDOW_SLOTS, txsPerSlot: TXS_PER_SLOT, indexedAccounts: caches.fees.indexedAccounts };
+  return {
+    updatesPerSecond: Math.round((caches.absorbed - before) / seconds),
+    windowSlots: WINDOW_SLOTS,
+    txsPerSlot: TXS_PER_SLOT,
+    indexedAccounts: caches.fees.indexedAccounts,
+  };
 }
 
 /** A chain event source of synthetic executed transactions for the localnet Geyser server. */
@@ -103,19 +117,40 @@ function syntheticChain(): { events: LocalChainEvents & EventEmitter; head: Chai
   const tx = (s: bigint, index: number): ExecutedTransaction => {
     n++;
     return {
-      signature: encodeBase58(randomBytes(64)), signatures: [], slot: s, index, isVote: false, err: null, fee: 5_000n, computeUnitsConsumed: 450n, logs: [],
+      signature: encodeBase58(randomBytes(64)),
+      signatures: [],
+      slot: s,
+      index,
+      isVote: false,
+      err: null,
+      fee: 5_000n,
+      computeUnitsConsumed: 450n,
+      logs: [],
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
-      accountKeys: [keyText[n % 64]!, tipText[n % 8]!, '11111111111111111111111111111111', 'ComputeBudget111111111111111111111111111111'], recentBlockhash: blockhash,
-      instructions: [{ programIdIndex: 3, accounts: [], data: u64(3, price(n), 1) }, { programIdIndex: 2, accounts: [0, 1], data: u64(2, 10_000 + n, 4) }],
-      innerInstructions: [], preBalances: [1n, 1n, 1n, 1n], postBalances: [1n, 1n, 1n, 1n], preTokenBalances: [], postTokenBalances: [], wire: new Uint8Array(0), blockTime: 1_750_000_000,
+      accountKeys: [keyText[n % 64]!, tipText[n % 8]!, '11111111111111111111111111111111', 'ComputeBudget111111111111111111111111111111'],
+      recentBlockhash: blockhash,
+      instructions: [
+        { programIdIndex: 3, accounts: [], data: u64(3, price(n), 1) },
+        { programIdIndex: 2, accounts: [0, 1], data: u64(2, 10_000 + n, 4) },
+      ],
+      innerInstructions: [],
+      preBalances: [1n, 1n, 1n, 1n],
+      postBalances: [1n, 1n, 1n, 1n],
+      preTokenBalances: [],
+      postTokenBalances: [],
+      wire: new Uint8Array(0),
+      blockTime: 1_750_000_000,
     };
   };
   const status = (s: bigint, st: 'processed' | 'confirmed') => events.emit('slot', { slot: s, parent: s - 1n, status: st });
   return {
     events,
     head: {
-      slot: () => slot, blockHeight: () => slot, latestBlockhash: () => ({ slot, blockhash, lastValidBlockHeight: slot + 150n }),
-      isBlockhashValid: () => ({ slot, valid: true }), version: () => ({ 'solana-core': '2.2.0', 'feature-set': 0 }),
+      slot: () => slot,
+      blockHeight: () => slot,
+      latestBlockhash: () => ({ slot, blockhash, lastValidBlockHeight: slot + 150n }),
+      isBlockhashValid: () => ({ slot, valid: true }),
+      version: () => ({ 'solana-core': '2.2.0', 'feature-set': 0 }),
     },
     slot(txs) {
       slot += 1n;
@@ -131,10 +166,19 @@ async function endToEnd(): Promise<Record<string, number>> {
   const server = await startGeyserServer({ events: chain.events, head: chain.head, host: '127.0.0.1', port: 0 });
   const caches = createTimingCaches({ schedule: SCHEDULE });
   let txs = 0;
-  const handlers = { ...caches.handlers, onTransaction: (slot: number, tx: ParsedTransaction) => { txs++; caches.handlers.onTransaction(slot, tx); } };
+  const handlers = {
+    ...caches.handlers,
+    onTransaction: (slot: number, tx: ParsedTransaction) => {
+      txs++;
+      caches.handlers.onTransaction(slot, tx);
+    },
+  };
   const stream = createGeyserStream({ url: server.url, token: null, staleMs: 30_000, handlers });
   stream.start();
-  while (!stream.isLive()) { chain.slot(0); await new Promise((r) => setTimeout(r, 50)); }
+  while (!stream.isLive()) {
+    chain.slot(0);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const slots = 100;
   const perSlot = 500;
   const started = performance.now();
@@ -189,7 +233,10 @@ async function answerLatency(): Promise<Record<string, unknown>> {
   for (let k = 0; k < WINDOW_SLOTS; k++) slot = feed(caches, slot, 1, TXS_PER_SLOT, parsedTx, t0 + k * 400);
   let lastAt = Date.now();
   const stream: GeyserStream = {
-    start() {}, whenLive: async () => true, isLive: () => true, close: async () => undefined,
+    start() {},
+    whenLive: async () => true,
+    isLive: () => true,
+    close: async () => undefined,
     status: () => ({ state: 'live', lastSlot: slot, lastSlotAtMs: lastAt, subscriptions: 1, updates: caches.absorbed, lastError: null }),
   };
   const source = createTimingSource({ caches, stream, rpc: {} as RpcClient, timingRpc: {} as TimingRpcMethods, pool });
@@ -211,7 +258,8 @@ async function answerLatency(): Promise<Record<string, unknown>> {
     let done = 0;
     const chunk = (): void => {
       for (let i = 0; i < 50 && done < TXS_PER_SLOT; i++, done++) caches.handlers.onTransaction(s0 + 1, parsedTx(s0 * TXS_PER_SLOT + done));
-      if (done < TXS_PER_SLOT) setImmediate(chunk); else caches.handlers.onSlot(s0, 'confirmed', Date.now(), false);
+      if (done < TXS_PER_SLOT) setImmediate(chunk);
+      else caches.handlers.onSlot(s0, 'confirmed', Date.now(), false);
     };
     slot = s0 + 1;
     chunk();

@@ -50,7 +50,11 @@ export async function drive(url: string, seconds: number, connections: number): 
     const { stdout: out } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
     return { tool: 'wrk', rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1])), p50Ms: wrkMs(out, '50%'), p99Ms: wrkMs(out, '99%') };
   }
-  const { stdout: out } = await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-generator.ts'), url, String(connections), String(seconds)], { encoding: 'utf8' });
+  const { stdout: out } = await run(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'load-generator.ts'), url, String(connections), String(seconds)],
+    { encoding: 'utf8' },
+  );
   const r = JSON.parse(out.trim().split('\n').pop()!) as { rps: number; latencyMs: { p50: number; p99: number } };
   return { tool: 'node', rps: r.rps, p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99 };
 }

@@ -28,7 +28,13 @@ const WAL_WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
 const MIB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
-const draft = (i: number): LedgerDraft => ({ kind: 'payment', endpoint: '/v1/token-risk', priceUsdcUnits: 28000, network: 'eip155:8453', receiptSha256: sha256Hex(`receipt-${i}`) });
+const draft = (i: number): LedgerDraft => ({
+  kind: 'payment',
+  endpoint: '/v1/token-risk',
+  priceUsdcUnits: 28000,
+  network: 'eip155:8453',
+  receiptSha256: sha256Hex(`receipt-${i}`),
+});
 
 async function appendRate(dir: string, groupCommit: boolean, seconds: number, concurrency: number): Promise<Record<string, number>> {
   const ledger = await createLedger({ dir, groupCommit });
@@ -45,7 +51,14 @@ async function appendRate(dir: string, groupCommit: boolean, seconds: number, co
   const elapsed = (performance.now() - started) / 1000;
   const stats = ledger.stats();
   await ledger.close();
-  return { concurrency, appends: done, appendsPerSecond: round(done / elapsed, 0), fsyncs: stats.commits, meanBatch: round(done / stats.commits, 1), maxBatch: stats.maxBatch };
+  return {
+    concurrency,
+    appends: done,
+    appendsPerSecond: round(done / elapsed, 0),
+    fsyncs: stats.commits,
+    meanBatch: round(done / stats.commits, 1),
+    maxBatch: stats.maxBatch,
+  };
 }
 
 function timeOps(samples: number, op: (i: number) => void): { meanUs: number; p50Us: number; p99Us: number } {
@@ -75,7 +88,7 @@ function proofBench(dir: string, leaves: number, samples: number): Record<string
   rfc.flush();
   const buildSeconds = (performance.now() - started) / 1000;
   // Deterministic spread of indices and sizes over the whole tree (no Math.random: repeatable).
-  const pick = (i: number, n: number): number => Math.floor(((i * 2654435761) % 4294967296) / 4294967296 * n);
+  const pick = (i: number, n: number): number => Math.floor((((i * 2654435761) % 4294967296) / 4294967296) * n);
   const sizeAt = (i: number): number => 1 + pick(i + 7, leaves);
   const result = {
     leaves,
@@ -154,7 +167,11 @@ async function recoveryBench(dir: string, entries: number): Promise<Record<strin
     entriesPerSecond: round(entries / seconds, 0),
     tornTail: report.tornTail,
     proofAfterOpenOk: p.ok,
-    memoryGrowthMiB: { rss: round((after.rss - before.rss) / MIB), heapUsed: round((after.heapUsed - before.heapUsed) / MIB), arrayBuffers: round((after.arrayBuffers - before.arrayBuffers) / MIB) },
+    memoryGrowthMiB: {
+      rss: round((after.rss - before.rss) / MIB),
+      heapUsed: round((after.heapUsed - before.heapUsed) / MIB),
+      arrayBuffers: round((after.arrayBuffers - before.arrayBuffers) / MIB),
+    },
   };
 }
 

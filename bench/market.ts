@@ -51,7 +51,14 @@ export async function benchMarket(options: MarketBenchOptions = {}): Promise<Rec
     const up = localnetUpstreams(net);
     const config = loadConfig({}, ['--data-dir', dataDir]);
     const rpcTransport = createRpcTransport({ url: up.rpcUrl });
-    const group = createMarketGroup({ settings: config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: up.geyserUrl, token: null }, market: up.market });
+    const group = createMarketGroup({
+      settings: config,
+      rpc: createRpcClient(rpcTransport),
+      rpcTransport,
+      pool,
+      geyser: { url: up.geyserUrl, token: null },
+      market: up.market,
+    });
     const signal = new AbortController().signal;
     const quote = group.handlers['/v1/dex-quote']!;
     const map = group.handlers['/v1/slippage-map']!;
@@ -76,8 +83,11 @@ export async function benchMarket(options: MarketBenchOptions = {}): Promise<Rec
       const m = stats(mapMs);
       const seq = stats(seqMs);
       return {
-        dexQuote: q, slippageMap: m, eightSequentialQuotes: seq,
-        ratioMeanMapOverQuote: round(m.meanMs / q.meanMs), ratioP50MapOverQuote: round(m.p50Ms / q.p50Ms),
+        dexQuote: q,
+        slippageMap: m,
+        eightSequentialQuotes: seq,
+        ratioMeanMapOverQuote: round(m.meanMs / q.meanMs),
+        ratioP50MapOverQuote: round(m.p50Ms / q.p50Ms),
         ratioP50MapOverEightSequential: round(m.p50Ms / seq.p50Ms),
       };
     };

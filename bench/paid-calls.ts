@@ -50,18 +50,26 @@ async function drive(url: string, perClient: readonly (readonly (Record<string, 
   const latencies: number[] = [];
   let ok = 0;
   const started = performance.now();
-  await Promise.all(perClient.map(async (requests) => {
-    for (const headers of requests) {
-      const t0 = performance.now();
-      const res = await fetch(url, headers ? { headers } : {});
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      if (res.status === expected) ok += 1;
-    }
-  }));
+  await Promise.all(
+    perClient.map(async (requests) => {
+      for (const headers of requests) {
+        const t0 = performance.now();
+        const res = await fetch(url, headers ? { headers } : {});
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (res.status === expected) ok += 1;
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, ok, perSecond: round(latencies.length / seconds), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
+  return {
+    requests: latencies.length,
+    ok,
+    perSecond: round(latencies.length / seconds),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+  };
 }
 
 interface Required {
@@ -95,8 +103,12 @@ async function paymentHeaders(service: RunningService, localnet: Localnet, payer
   const headers: Record<string, string>[] = [];
   for (let i = 0; i < count; i++) {
     const transaction = await buildPaymentTx({
-      payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint, payTo: accepted.payTo,
-      amount: BigInt(accepted.amount), blockhash: accepted.extra.recentBlockhash!,
+      payer,
+      feePayer: service.identity.publicKey,
+      mint: localnet.stablecoinMint,
+      payTo: accepted.payTo,
+      amount: BigInt(accepted.amount),
+      blockhash: accepted.extra.recentBlockhash!,
     });
     const payload = { x402Version: 2, accepted, resource: required.resource, payload: { transaction } };
     headers.push({ 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') });
@@ -119,7 +131,11 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
       const clients = payers.slice(0, level.concurrency);
       const headers = await Promise.all(clients.map((p) => paymentHeaders(service, localnet, p, level.callsPerClient)));
       const paid = await drive(url, headers, 200);
-      const challenge402 = await drive(url, clients.map(() => Array.from({ length: CHALLENGES_PER_CLIENT }, () => null)), 402);
+      const challenge402 = await drive(
+        url,
+        clients.map(() => Array.from({ length: CHALLENGES_PER_CLIENT }, () => null)),
+        402,
+      );
       levels.push({
         concurrency: level.concurrency,
         paid: { ...paid, failures: paid.requests - paid.ok },
@@ -136,7 +152,9 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
       baseLevels.push({ concurrency: level.concurrency, paid: { ...paid, failures: paid.requests - paid.ok } });
     }
     return {
-      name: 'paid-calls', endpoint: PATH, poolSize: service.pool.size,
+      name: 'paid-calls',
+      endpoint: PATH,
+      poolSize: service.pool.size,
       solana: { network: 'localnet (LiteSVM)', commitment: config.svmCommitment, slotMs: 400, levels },
       base: { network: 'local EVM (EDR, automine: a receipt in one round trip)', settlement: 'own relayer', levels: baseLevels },
     };

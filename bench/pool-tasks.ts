@@ -38,14 +38,25 @@ async function evmInput(): Promise<EvmVerifyInput> {
   const payTo = evmAddressOfKey(generateEvmKey());
   const asset = evmAddressOfKey(generateEvmKey());
   const now = Math.floor(Date.now() / 1000);
-  const authorization = { from: account.address, to: payTo as `0x${string}`, value: 10_000n, validAfter: 0n, validBefore: BigInt(now + 3600), nonce: `0x${randomBytes(32).toString('hex')}` as `0x${string}` };
+  const authorization = {
+    from: account.address,
+    to: payTo as `0x${string}`,
+    value: 10_000n,
+    validAfter: 0n,
+    validBefore: BigInt(now + 3600),
+    nonce: `0x${randomBytes(32).toString('hex')}` as `0x${string}`,
+  };
   const signature = await account.signTypedData({
     domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: asset as `0x${string}` },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: authorization,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message: authorization,
   });
   return {
     payload: { signature, authorization: { ...authorization, value: '10000', validAfter: '0', validBefore: String(now + 3600) } },
-    acceptedScheme: 'exact', acceptedNetwork: 'eip155:8453', nowSeconds: now,
+    acceptedScheme: 'exact',
+    acceptedNetwork: 'eip155:8453',
+    nowSeconds: now,
     requirements: { scheme: 'exact', network: 'eip155:8453', amount: '10000', asset, payTo, extra: { name: 'USD Coin', version: '2' } },
   };
 }
@@ -60,17 +71,30 @@ interface TaskCase<K extends TaskName<PoolTasks>> {
 function stats(bench: Bench, name: string): { p50Us: number; p99Us: number; opsPerSecond: number; samples: number } {
   const r = bench.getTask(name)?.result;
   if (!r || !('latency' in r)) throw new Error(`bench task ${name} has no result`);
-  return { p50Us: round(r.latency.p50 * 1000, 1), p99Us: round(r.latency.p99 * 1000, 1), opsPerSecond: Math.round(1000 / r.latency.p50), samples: r.latency.samplesCount };
+  return {
+    p50Us: round(r.latency.p50 * 1000, 1),
+    p99Us: round(r.latency.p99 * 1000, 1),
+    opsPerSecond: Math.round(1000 / r.latency.p50),
+    samples: r.latency.samplesCount,
+  };
 }
 
 async function benchTask<K extends TaskName<PoolTasks>>(pool: WorkerPool<PoolTasks>, c: TaskCase<K>, timeMs: number): Promise<Record<string, unknown>> {
   const bench = new Bench({ time: timeMs, warmupTime: 200 });
   const burst = Array.from({ length: BURST }, () => c.input);
   bench
-    .add('direct', async () => { await c.direct(c.input); })
-    .add('pool', async () => { await pool.runTask(c.name, c.input); })
-    .add('direct-burst', async () => { for (const i of burst) await c.direct(i); })
-    .add('pool-burst', async () => { await Promise.all(burst.map((i) => pool.runTask(c.name, i))); });
+    .add('direct', async () => {
+      await c.direct(c.input);
+    })
+    .add('pool', async () => {
+      await pool.runTask(c.name, c.input);
+    })
+    .add('direct-burst', async () => {
+      for (const i of burst) await c.direct(i);
+    })
+    .add('pool-burst', async () => {
+      await Promise.all(burst.map((i) => pool.runTask(c.name, i)));
+    });
   await bench.run();
   const direct = stats(bench, 'direct');
   const viaPool = stats(bench, 'pool');
@@ -101,7 +125,11 @@ export async function benchPoolTasks(timeMs = 1500): Promise<Record<string, unkn
     // Warm every worker's module graph before timing.
     await Promise.all(Array.from({ length: pool.size * 2 }, () => pool.runTask('verifyEvmExact', evm)));
     const tasks: Record<string, unknown> = {};
-    tasks.verifyEd25519Batch = await benchTask(pool, { name: 'verifyEd25519Batch', input: { checks: [check] }, direct: (i) => verifyEd25519Batch(i.checks) }, timeMs);
+    tasks.verifyEd25519Batch = await benchTask(
+      pool,
+      { name: 'verifyEd25519Batch', input: { checks: [check] }, direct: (i) => verifyEd25519Batch(i.checks) },
+      timeMs,
+    );
     tasks.signEd25519 = await benchTask(pool, { name: 'signEd25519', input: { message }, direct: (i) => sign(i.message) }, timeMs);
     tasks.verifyEvmExact = await benchTask(pool, { name: 'verifyEvmExact', input: evm, direct: (i) => verifyEvmExactOffchain(i) }, timeMs);
     return { name: 'pool-tasks', poolSize: pool.size, tasks };

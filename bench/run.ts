@@ -15,7 +15,10 @@ import { benchMarket } from './market.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
+});
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 

@@ -38,13 +38,25 @@ async function startDelayProxy(target: string, delayMs: number): Promise<{ url: 
     req.on('end', () => {
       setTimeout(() => {
         fetch(target, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.concat(chunks) })
-          .then(async (r) => { res.writeHead(r.status, { 'content-type': 'application/json' }); res.end(Buffer.from(await r.arrayBuffer())); })
-          .catch(() => { res.writeHead(502); res.end(); });
+          .then(async (r) => {
+            res.writeHead(r.status, { 'content-type': 'application/json' });
+            res.end(Buffer.from(await r.arrayBuffer()));
+          })
+          .catch(() => {
+            res.writeHead(502);
+            res.end();
+          });
       }, delayMs);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /** Counts POSTs to `url` made through global fetch while `run` executes. */
@@ -64,13 +76,26 @@ async function countRoundTrips(url: string, run: () => Promise<unknown>): Promis
 }
 
 export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
-  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'bench-token', produce: false });
+  const net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 64,
+    seed: 'bench-token',
+    produce: false,
+  });
   const pool = createWorkerPool<PoolTasks>({ size: 1 });
   try {
     const depsAt = (url: string): HandlerDeps => {
       const transport = createRpcTransport({ url });
       return {
-        settings: loadConfig({}, []), rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: '', token: null },
+        settings: loadConfig({}, []),
+        rpc: createRpcClient(transport),
+        rpcTransport: transport,
+        pool,
+        geyser: { url: '', token: null },
         market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
       };
     };
@@ -101,7 +126,13 @@ export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
     const input: BucketHoldersInput = { supply: flat.supply, decimals: flat.decimals, accounts: holders, mint: flat.address };
     await pool.runTask('bucketHolders', input);
     const bucketBench = new Bench({ time: 2000, warmupTime: 300 });
-    bucketBench.add('bucket-direct', () => { bucketHolders(input); }).add('bucket-pool', async () => { await pool.runTask('bucketHolders', input); });
+    bucketBench
+      .add('bucket-direct', () => {
+        bucketHolders(input);
+      })
+      .add('bucket-pool', async () => {
+        await pool.runTask('bucketHolders', input);
+      });
     await bucketBench.run();
     const direct = summary(bucketBench, 'bucket-direct');
     const pooled = summary(bucketBench, 'bucket-pool');

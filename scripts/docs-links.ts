@@ -16,8 +16,16 @@ const SCHEME_RE = /^[a-z][a-z0-9+.-]*:/i;
 
 /** Markdown files whose links are checked, relative to `root`. */
 export function docFiles(root: string): string[] {
-  const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`) : [];
-  const packages = existsSync(join(root, 'packages')) ? readdirSync(join(root, 'packages')).map((p) => `packages/${p}/README.md`).filter((f) => existsSync(join(root, f))) : [];
+  const docs = existsSync(join(root, 'docs'))
+    ? readdirSync(join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`)
+    : [];
+  const packages = existsSync(join(root, 'packages'))
+    ? readdirSync(join(root, 'packages'))
+        .map((p) => `packages/${p}/README.md`)
+        .filter((f) => existsSync(join(root, f)))
+    : [];
   return ['README.md', ...docs.sort(), ...packages.sort()];
 }
 
@@ -29,7 +37,11 @@ function prose(text: string): string {
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading: string): string {
   const plain = heading.replace(/`/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-  return plain.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return plain
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every anchor a Markdown document offers: heading slugs (repeats numbered) and `<a id>`s. */

@@ -39,7 +39,9 @@ function price(units: number): string {
 function parameters(entry: EndpointEntry): string {
   const schema = entry.query as { properties?: Record<string, unknown>; required?: readonly string[] };
   const required = new Set(schema.required ?? []);
-  return Object.keys(schema.properties ?? {}).map((name) => `${code(name)}${required.has(name) ? '' : '?'}`).join(', ');
+  return Object.keys(schema.properties ?? {})
+    .map((name) => `${code(name)}${required.has(name) ? '' : '?'}`)
+    .join(', ');
 }
 
 function catalogTable(): string {
@@ -86,7 +88,9 @@ export function regenerate(text: string): string {
 
 /** Names of the regions of `text` whose content is not what the code renders now. */
 export function driftedRegions(text: string): string[] {
-  return regionsOf(text).filter((r) => r.content !== `${GENERATORS[r.name]!()}\n`).map((r) => r.name);
+  return regionsOf(text)
+    .filter((r) => r.content !== `${GENERATORS[r.name]!()}\n`)
+    .map((r) => r.name);
 }
 
 /** Problems of the docs under `root`: drifted or missing regions, broken links and citations. */

@@ -94,18 +94,31 @@ function checkReceipt(receipt, publicKey, bodyFile) {
 }
 
 function checkCheckpoint(cp, publicKey) {
-  const canonical = JSON.stringify({ schema: cp.schema, treeSize: cp.treeSize, rootHash: { rfc6962: cp.rootHash?.rfc6962, spec: cp.rootHash?.spec }, chainHead: cp.chainHead, timestamp: cp.timestamp });
-  const ok = cp.signature?.scheme === CHECKPOINT_SCHEME && cp.signature?.signedBy === publicKey && verifySignature(utf8(canonical), cp.signature?.signatureBase58, publicKey);
+  const canonical = JSON.stringify({
+    schema: cp.schema,
+    treeSize: cp.treeSize,
+    rootHash: { rfc6962: cp.rootHash?.rfc6962, spec: cp.rootHash?.spec },
+    chainHead: cp.chainHead,
+    timestamp: cp.timestamp,
+  });
+  const ok =
+    cp.signature?.scheme === CHECKPOINT_SCHEME &&
+    cp.signature?.signedBy === publicKey &&
+    verifySignature(utf8(canonical), cp.signature?.signatureBase58, publicKey);
   return check('checkpoint signed by the published key', ok, `treeSize ${cp.treeSize}, root ${cp.rootHash?.spec}`);
 }
 
 function checkProof(proof, receipt, receiptHash, checkpoint) {
   const entry = proof.entry ?? {};
   const { entrySha256, ...unsealed } = entry;
-  check('ledger entry is the receipt\'s', entry.index === receipt.ledgerIndex && entry.kind === 'payment', `index ${entry.index}, kind ${entry.kind}`);
+  check("ledger entry is the receipt's", entry.index === receipt.ledgerIndex && entry.kind === 'payment', `index ${entry.index}, kind ${entry.kind}`);
   check('entry.receiptSha256 equals sha256(canonicalReceipt)', entry.receiptSha256 === receiptHash, receiptHash);
   check('entry.prevHash equals ledgerChainHead', entry.prevHash === receipt.ledgerChainHead);
-  check('sha256(entry canonical JSON) equals entrySha256 and the proof leaf', sha256(utf8(JSON.stringify(unsealed))).toString('hex') === entrySha256 && entrySha256 === proof.leaf, proof.leaf);
+  check(
+    'sha256(entry canonical JSON) equals entrySha256 and the proof leaf',
+    sha256(utf8(JSON.stringify(unsealed))).toString('hex') === entrySha256 && entrySha256 === proof.leaf,
+    proof.leaf,
+  );
   const root = specRoot(proof.leaf, Array.isArray(proof.proof) ? proof.proof : []);
   check('"spec" rule leads from the leaf to merkleRootSha256', root === proof.merkleRootSha256, `${proof.proof?.length} steps`);
   check('merkleRootSha256 is the signed checkpoint root', proof.treeSize === checkpoint.treeSize && proof.merkleRootSha256 === checkpoint.rootHash?.spec);

@@ -18,6 +18,7 @@ interface OptionSpec {
 }
 
 /** Every option the service reads, in the order `--help` and docs/configuration.md#options list them. */
+// biome-ignore format: a table, one option per line
 export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'host', env: 'HOST', kind: 'string', default: '127.0.0.1', help: 'Interface the public HTTP listener binds.' },
   { flag: 'port', env: 'PORT', kind: 'port', default: '8402', help: 'Public HTTP port; 0 picks a free one (the bound port is printed).' },
@@ -179,7 +180,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     if (!get('svm-pay-to')) problems.push('--svm-pay-to is required in mainnet mode');
     if (!get('evm-pay-to')) problems.push('--evm-pay-to is required in mainnet mode');
     const relayer = Boolean(get('evm-rpc-url')) && Boolean(get('evm-relayer-key'));
-    if (relayer === Boolean(get('facilitator-url'))) problems.push('mainnet mode settles Base payments through either --facilitator-url or --evm-rpc-url with --evm-relayer-key (exactly one)');
+    if (relayer === Boolean(get('facilitator-url')))
+      problems.push('mainnet mode settles Base payments through either --facilitator-url or --evm-rpc-url with --evm-relayer-key (exactly one)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 

@@ -110,7 +110,12 @@ function evmSettlement(config: Config, upstreams: Upstreams): EvmSettlement | nu
 
 /** The options the handler groups read, and no others. */
 function handlerSettings(config: Config): HandlerSettings {
-  return { geyserStaleMs: config.geyserStaleMs, marketTimeoutMs: config.marketTimeoutMs, jupiterApiKey: config.jupiterApiKey, magicedenApiKey: config.magicedenApiKey };
+  return {
+    geyserStaleMs: config.geyserStaleMs,
+    marketTimeoutMs: config.marketTimeoutMs,
+    jupiterApiKey: config.jupiterApiKey,
+    magicedenApiKey: config.magicedenApiKey,
+  };
 }
 
 function renderDocuments(ctx: DiscoveryContext): Documents {
@@ -150,33 +155,63 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
   const killSwitch = createKillSwitch({ dataDir: config.dataDir, ledger });
   const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
-  const receipts = createReceiptIssuer({ ledger, service: config.serviceName, serviceVersion: SERVICE_VERSION, baseUrl: () => baseUrl, publicKey: identity.publicKey, sign });
+  const receipts = createReceiptIssuer({
+    ledger,
+    service: config.serviceName,
+    serviceVersion: SERVICE_VERSION,
+    baseUrl: () => baseUrl,
+    publicKey: identity.publicKey,
+    sign,
+  });
   const trustStatus = createTrustStatus({ ledger, killSwitch });
   const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl });
   const rpc = createRpcClient(rpcTransport);
   await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
   const { groups, timing } = createHandlerGroups({
-    settings: handlerSettings(config), rpc, rpcTransport, pool,
+    settings: handlerSettings(config),
+    rpc,
+    rpcTransport,
+    pool,
     geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
     market: options.upstreams.market,
   });
   await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
-  const live = { svmExtra: () => { const b = blockhashes.current(); return b ? { recentBlockhash: b.blockhash } : null; } };
+  const live = {
+    svmExtra: () => {
+      const b = blockhashes.current();
+      return b ? { recentBlockhash: b.blockhash } : null;
+    },
+  };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
   const metrics = createRequestMetrics();
   const replayGuard = createReplayGuard({ dir: resolve(config.dataDir, 'replay') });
-  const svm = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer: identity.publicKey, rpc, pool, commitment: config.svmCommitment, confirmTimeoutMs: config.settleTimeoutMs });
+  const svm = createSvmExactScheme({
+    network: SOLANA_MAINNET_CAIP2,
+    feePayer: identity.publicKey,
+    rpc,
+    pool,
+    commitment: config.svmCommitment,
+    confirmTimeoutMs: config.settleTimeoutMs,
+  });
   const settlement = evmSettlement(config, options.upstreams);
   const evm = settlement
-    ? [await startEvmExactScheme({
-        asset: terms.evm.asset, name: terms.evm.name, version: terms.evm.version, settlement, settleTimeoutMs: config.settleTimeoutMs,
-        // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
-        verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
-      })]
+    ? [
+        await startEvmExactScheme({
+          asset: terms.evm.asset,
+          name: terms.evm.name,
+          version: terms.evm.version,
+          settlement,
+          settleTimeoutMs: config.settleTimeoutMs,
+          // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
+          verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
+        }),
+      ]
     : [];
-  const processor = options.processor !== undefined ? options.processor
-    : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });
+  const processor =
+    options.processor !== undefined
+      ? options.processor
+      : createPaymentProcessor({ schemes: [svm, ...evm, ...(options.schemes ?? [])], replayGuard, receipts, challengeFor: (path) => challenges.get(path)! });
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let baseUrl = '';
   let documents: Documents | null = null;
@@ -189,9 +224,22 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       metrics: () => metrics.snapshot(),
       documents: () => documents!,
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
-      statusExtras: () => ({ mode: config.mode, timing: timing.status(), ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}), ...trustStatus() }),
+      statusExtras: () => ({
+        mode: config.mode,
+        timing: timing.status(),
+        ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
+        ...trustStatus(),
+      }),
     }),
-    ...createTrustRoutes({ ledger, identity, baseUrl: () => baseUrl, serviceName: config.serviceName, serviceVersion: SERVICE_VERSION, sign, methodology: METHODOLOGY }),
+    ...createTrustRoutes({
+      ledger,
+      identity,
+      baseUrl: () => baseUrl,
+      serviceName: config.serviceName,
+      serviceVersion: SERVICE_VERSION,
+      sign,
+      methodology: METHODOLOGY,
+    }),
     ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),
   ];
   const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });

@@ -79,7 +79,13 @@ export function createPriorityFeeCache(config: { readonly windowSlots?: number }
       total += b.items.length;
       for (const s of b.items) if (s.price === 0) unpriced++;
     }
-    const range = { fromSlot: buckets[0]?.slot ?? null, toSlot: buckets[buckets.length - 1]?.slot ?? null, slotsCovered: buckets.length, windowTransactions: total, unpricedTransactions: unpriced };
+    const range = {
+      fromSlot: buckets[0]?.slot ?? null,
+      toSlot: buckets[buckets.length - 1]?.slot ?? null,
+      slotsCovered: buckets.length,
+      windowTransactions: total,
+      unpricedTransactions: unpriced,
+    };
     if (accounts === undefined || accounts.length === 0) {
       const prices = new Float64Array(total);
       let i = 0;

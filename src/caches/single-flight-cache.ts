@@ -38,8 +38,14 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
     );
   });
 }
@@ -54,11 +60,13 @@ export function createSingleFlightCache<V extends object | string | number | boo
       if (hit) return { ...hit, shared: true };
       const running = inFlight.get(key);
       if (running) return { ...(await raceAbort(running, signal)), shared: true };
-      const started = load().then((value) => {
-        const entry = { value, loadedAtMs: Date.now() };
-        entries.set(key, entry);
-        return entry;
-      }).finally(() => inFlight.delete(key));
+      const started = load()
+        .then((value) => {
+          const entry = { value, loadedAtMs: Date.now() };
+          entries.set(key, entry);
+          return entry;
+        })
+        .finally(() => inFlight.delete(key));
       inFlight.set(key, started);
       // Nobody may be left waiting when the first caller aborts: keep the rejection handled.
       started.catch(() => undefined);

@@ -21,7 +21,10 @@ export const CHECKPOINT_MAX_POINTS = 1_000;
 /** Epoch transitions kept. */
 export const MAX_TRANSITIONS = 16;
 
-export interface SlotSample { readonly atMs: number; readonly slot: number }
+export interface SlotSample {
+  readonly atMs: number;
+  readonly slot: number;
+}
 
 /** A slot rate measured between two samples, labelled with how it was measured. */
 export interface SlotRateFigures {
@@ -52,8 +55,16 @@ export function rateBetween(oldest: SlotSample, newest: SlotSample, label: strin
   return { label, slotMs: roundTo(slotMs, 1), slotsPerSecond: roundTo(1000 / slotMs, 3), spanSeconds: roundTo(spanMs / 1000, 1), slots };
 }
 
-export interface CheckpointPoint extends EpochPosition { readonly atMs: number; readonly time: string }
-export interface EpochTransition { readonly fromEpoch: number; readonly toEpoch: number; readonly slot: number; readonly time: string }
+export interface CheckpointPoint extends EpochPosition {
+  readonly atMs: number;
+  readonly time: string;
+}
+export interface EpochTransition {
+  readonly fromEpoch: number;
+  readonly toEpoch: number;
+  readonly slot: number;
+  readonly time: string;
+}
 
 export interface SlotClockCache {
   /** Records the arrival of a (processed) slot. */
@@ -67,9 +78,13 @@ export interface SlotClockCache {
   readonly sampleCount: number;
 }
 
-
 /** Creates the cache over a known epoch schedule. */
-export function createSlotClockCache(config: { readonly schedule: EpochSchedule; readonly capacity?: number; readonly checkpointEverySlots?: number; readonly spacingMs?: number }): SlotClockCache {
+export function createSlotClockCache(config: {
+  readonly schedule: EpochSchedule;
+  readonly capacity?: number;
+  readonly checkpointEverySlots?: number;
+  readonly spacingMs?: number;
+}): SlotClockCache {
   const capacity = config.capacity ?? SLOT_SAMPLE_CAPACITY;
   const every = config.checkpointEverySlots ?? CHECKPOINT_EVERY_SLOTS;
   const spacing = config.spacingMs ?? SLOT_SAMPLE_SPACING_MS;
@@ -84,7 +99,10 @@ export function createSlotClockCache(config: { readonly schedule: EpochSchedule;
 
   const push = (sample: SlotSample): void => {
     if (count < capacity) ring[(start + count++) % capacity] = sample;
-    else { ring[start] = sample; start = (start + 1) % capacity; }
+    else {
+      ring[start] = sample;
+      start = (start + 1) % capacity;
+    }
   };
 
   const checkpoint = (position: EpochPosition, atMs: number): void => {
@@ -116,7 +134,8 @@ export function createSlotClockCache(config: { readonly schedule: EpochSchedule;
     let hi = count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (at(mid).atMs < t) lo = mid + 1; else hi = mid;
+      if (at(mid).atMs < t) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }

@@ -33,7 +33,10 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
     ...(config.tipWindowSlots ? { windowSlots: config.tipWindowSlots } : {}),
     ...(config.tipHistoryEverySlots ? { historyEverySlots: config.tipHistoryEverySlots } : {}),
   });
-  const clock = createSlotClockCache({ schedule: config.schedule, ...(config.checkpointEverySlots ? { checkpointEverySlots: config.checkpointEverySlots } : {}) });
+  const clock = createSlotClockCache({
+    schedule: config.schedule,
+    ...(config.checkpointEverySlots ? { checkpointEverySlots: config.checkpointEverySlots } : {}),
+  });
   let absorbed = 0;
   const handlers: GeyserHandlers = {
     onSubscribed(resumeFrom) {
@@ -60,7 +63,10 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
     },
   };
   return {
-    fees, tips, clock, handlers,
+    fees,
+    tips,
+    clock,
+    handlers,
     get absorbed() {
       return absorbed;
     },

@@ -69,7 +69,16 @@ export function createTipFloorCache(config: TipFloorConfig = {}): TipFloorCache 
     if (interval === null) return;
     // An interval holds at most `every` slots of tips: small enough to sort on the stream's turn.
     const [p50, p95, p99] = computePercentiles({ values: Float64Array.from(interval.tips), percentiles: [50, 95, 99] });
-    points.push({ fromSlot: interval.fromSlot, toSlot, endedAt: new Date(now()).toISOString(), tips: interval.tips.length, p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null, ema: ema === null ? null : Math.round(ema) });
+    points.push({
+      fromSlot: interval.fromSlot,
+      toSlot,
+      endedAt: new Date(now()).toISOString(),
+      tips: interval.tips.length,
+      p50: p50 ?? null,
+      p95: p95 ?? null,
+      p99: p99 ?? null,
+      ema: ema === null ? null : Math.round(ema),
+    });
     if (points.length > maxPoints) points.splice(0, points.length - maxPoints);
     interval = null;
   };

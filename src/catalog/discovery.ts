@@ -97,7 +97,9 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
     '',
   ];
   for (const e of CATALOG) {
-    const inputs = describeInputs(e).map((i) => `${i.name}${i.required ? '' : '?'}: ${i.type}`).join(', ');
+    const inputs = describeInputs(e)
+      .map((i) => `${i.name}${i.required ? '' : '?'}: ${i.type}`)
+      .join(', ');
     const example = new URLSearchParams(e.example as Record<string, string>).toString();
     lines.push(`- [${e.path}](${ctx.baseUrl}${e.path}?${example}) ${formatUsd(e.priceUnits)} (${e.category}) (${inputs}): ${e.description}`);
   }
@@ -122,7 +124,9 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 /** `/pricing`: the catalog and prices as a page a person reads. */
 export function buildPricingHtml(ctx: DiscoveryContext): string {
   const rows = CATALOG.map((e) => {
-    const inputs = describeInputs(e).map((i) => `<code>${escapeHtml(i.name)}</code>${i.required ? '' : ' (optional)'}`).join(', ');
+    const inputs = describeInputs(e)
+      .map((i) => `<code>${escapeHtml(i.name)}</code>${i.required ? '' : ' (optional)'}`)
+      .join(', ');
     return `<tr><td><code>${escapeHtml(e.path)}</code></td><td>${formatUsd(e.priceUnits)}</td><td>${escapeHtml(e.category)}</td><td>${inputs}</td><td>${escapeHtml(e.summary)}</td></tr>`;
   }).join('\n');
   return `<!doctype html>

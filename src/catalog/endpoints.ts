@@ -39,6 +39,7 @@ const poolLimit = p.integer({ description: 'Pools returned (1-20).', minimum: 1,
 const pct = (description: string) => p.decimalNumber({ description, minimum: 0, maximum: 100 });
 const flag = (description: string) => p.boolean({ description });
 
+// biome-ignore format: a table, one compact block per endpoint
 const entries: readonly Omit<EndpointEntry, 'response'>[] = [
   {
     path: '/v1/smri', priceUnits: 10_000, category: 'intelligence', tags: ['risk', 'token', 'index'],

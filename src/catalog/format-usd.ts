@@ -9,6 +9,9 @@ const UNITS_PER_USD = 1_000_000;
 /** `$0.01` from 10000 atomic units: the shortest exact rendering with at least two decimals. */
 export function formatUsd(units: number): string {
   const whole = Math.floor(units / UNITS_PER_USD);
-  const frac = String(units % UNITS_PER_USD).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
+  const frac = String(units % UNITS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
   return `$${whole}.${frac}`;
 }

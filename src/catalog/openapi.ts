@@ -104,14 +104,22 @@ export function buildOpenApi(ctx: DiscoveryContext): object {
   const paths: Record<string, object> = {};
   for (const e of CATALOG) paths[e.path] = { get: paidOperation(e, ctx) };
   for (const [path, f] of Object.entries(FREE_PATHS)) {
-    paths[path] = { get: { operationId: `free${path.replace(/[^A-Za-z0-9]+(\w?)/g, (_, c: string) => c.toUpperCase())}`, summary: f.summary, tags: ['free'], responses: { '200': { description: 'OK', content: { [f.type]: { schema: f.type === 'application/json' ? { type: 'object' } : { type: 'string' } } } } } } };
+    paths[path] = {
+      get: {
+        operationId: `free${path.replace(/[^A-Za-z0-9]+(\w?)/g, (_, c: string) => c.toUpperCase())}`,
+        summary: f.summary,
+        tags: ['free'],
+        responses: { '200': { description: 'OK', content: { [f.type]: { schema: f.type === 'application/json' ? { type: 'object' } : { type: 'string' } } } } },
+      },
+    };
   }
   return {
     openapi: '3.1.0',
     info: {
       title: ctx.serviceName,
       version: ctx.version,
-      description: 'Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact, USDC on Solana mainnet or Base). Answers are factual and threshold-stated; not financial advice.',
+      description:
+        'Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact, USDC on Solana mainnet or Base). Answers are factual and threshold-stated; not financial advice.',
       ...(ctx.methodology ? { 'x-methodology': ctx.methodology } : {}),
     },
     servers: [{ url: ctx.baseUrl }],

@@ -59,7 +59,13 @@ export function atomicAmount(o: Common) {
 
 /** A base64 serialized transaction. */
 export function base64Transaction(o: Common) {
-  return Type.String({ ...o, minLength: 4, maxLength: Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4, pattern: '^[A-Za-z0-9+/]+={0,2}$', 'x-check': 'base64-transaction' satisfies ParamCheck });
+  return Type.String({
+    ...o,
+    minLength: 4,
+    maxLength: Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4,
+    pattern: '^[A-Za-z0-9+/]+={0,2}$',
+    'x-check': 'base64-transaction' satisfies ParamCheck,
+  });
 }
 
 /** A free-text string with a length range that must not be blank. */
@@ -85,7 +91,10 @@ export function boolean(o: Common & { readonly default?: boolean }) {
 }
 
 export function oneOf<const T extends readonly string[]>(values: T, o: Common & { readonly default?: T[number] }) {
-  return Type.Union(values.map((v) => Type.Literal(v)), o);
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    o,
+  );
 }
 
 /** The enum values of a `oneOf` schema, or null for other schemas. */

@@ -39,7 +39,10 @@ const Pool = Type.Object({
   liquidityUsd: NumOrUnknown,
 });
 const TxCounts = Type.Union([Type.Object({ buys: int(), sells: int() }), Unknown]);
-const DepthLevel = Type.Object({ maxUsd: Type.Union([num(), Type.Null(), Unknown], { description: 'null: no tested size under the threshold' }), sizeBaseUnits: Type.Union([str(), Type.Null()]) });
+const DepthLevel = Type.Object({
+  maxUsd: Type.Union([num(), Type.Null(), Unknown], { description: 'null: no tested size under the threshold' }),
+  sizeBaseUnits: Type.Union([str(), Type.Null()]),
+});
 
 /** A failed sub-analysis: an explicit error field (e.g. `upstream_unavailable`) instead of its data. */
 const PartError = Type.Object({ error: str(), message: str() });
@@ -77,14 +80,17 @@ const SCHEMAS = {
   '/v1/slippage-map': Type.Object({
     pair: Type.Object({ inputMint: str(), outputMint: str() }),
     baseAmount: str(),
-    points: Type.Array(Type.Object({
-      mult: num(),
-      sizeBaseUnits: str(),
-      swapUsdValue: NumOrUnknown,
-      priceImpactPct: NumOrUnknown,
-      band: Type.Union([ImpactBand, Unknown]),
-      error: Type.Optional(str('why this size has no quote')),
-    }), { maxItems: 8 }),
+    points: Type.Array(
+      Type.Object({
+        mult: num(),
+        sizeBaseUnits: str(),
+        swapUsdValue: NumOrUnknown,
+        priceImpactPct: NumOrUnknown,
+        band: Type.Union([ImpactBand, Unknown]),
+        error: Type.Optional(str('why this size has no quote')),
+      }),
+      { maxItems: 8 },
+    ),
     depth: Type.Object({ under1pct: DepthLevel, under5pct: DepthLevel }),
   }),
   '/v1/tipfloor': Type.Object({ unit: Type.Literal('lamports'), p50: int(), p95: int(), p99: int(), ema: int(), history: Type.Array(Type.Object({})) }),
@@ -107,10 +113,19 @@ const SCHEMAS = {
     solBalance: num(),
     activity: Type.Object({ recentSignatures: int(), window: int(), windowFull: Type.Boolean() }),
     tokens: Type.Object({ splTokenAccounts: int(), token2022Accounts: int() }),
-    age: Type.Union([
-      Type.Object({ firstSeenUnix: int(), firstSeenIso: str(), seconds: int(), days: num(), basis: Type.Union([Type.Literal('exact'), Type.Literal('lower-bound')]) }),
-      Unknown,
-    ], { description: 'from the oldest signature in the scan window; lower-bound when older history may exist' }),
+    age: Type.Union(
+      [
+        Type.Object({
+          firstSeenUnix: int(),
+          firstSeenIso: str(),
+          seconds: int(),
+          days: num(),
+          basis: Type.Union([Type.Literal('exact'), Type.Literal('lower-bound')]),
+        }),
+        Unknown,
+      ],
+      { description: 'from the oldest signature in the scan window; lower-bound when older history may exist' },
+    ),
     disclaimer: Disclaimer,
   }),
   '/v1/token-intel': Type.Intersect([
@@ -143,13 +158,19 @@ const SCHEMAS = {
   }),
   '/v1/trending-tokens': Type.Object({
     count: int(),
-    pools: Type.Array(Type.Intersect([Pool, Type.Object({
-      fdvUsd: NumOrUnknown,
-      marketCapUsd: NumOrUnknown,
-      transactions: Type.Object({ h1: TxCounts, h6: TxCounts, h24: TxCounts }),
-      poolCreatedAt: str(),
-      poolAgeMinutes: Type.Union([int(), Unknown]),
-    })]), { maxItems: 20 }),
+    pools: Type.Array(
+      Type.Intersect([
+        Pool,
+        Type.Object({
+          fdvUsd: NumOrUnknown,
+          marketCapUsd: NumOrUnknown,
+          transactions: Type.Object({ h1: TxCounts, h6: TxCounts, h24: TxCounts }),
+          poolCreatedAt: str(),
+          poolAgeMinutes: Type.Union([int(), Unknown]),
+        }),
+      ]),
+      { maxItems: 20 },
+    ),
   }),
   '/v1/new-pairs': Type.Object({
     count: int(),

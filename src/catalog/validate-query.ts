@@ -53,7 +53,11 @@ function checkList(name: string, raw: string, schema: TSchema, check: ParamCheck
   if (check === 'positive-number-list') {
     const nums = items.map((s) => (DECIMAL_RE.test(s) ? Number(s) : NaN));
     const badIndex = nums.findIndex((n) => !(n > 0 && n <= MAX_MULT));
-    if (badIndex >= 0) return { ok: false, result: invalid(name, `${name} element "${items[badIndex]!.slice(0, 32)}" must be a decimal greater than 0 and at most ${MAX_MULT}`) };
+    if (badIndex >= 0)
+      return {
+        ok: false,
+        result: invalid(name, `${name} element "${items[badIndex]!.slice(0, 32)}" must be a decimal greater than 0 and at most ${MAX_MULT}`),
+      };
     return { ok: true, value: nums };
   }
   return { ok: true, value: items };
@@ -151,7 +155,8 @@ function rawValue(raw: string | undefined, schema: TSchema): string | undefined 
 
 /** Validates and converts the query of a paid request. Unknown parameters are ignored. */
 export function validateQuery(entry: EndpointEntry, rawQuery: string): QueryResult {
-  if (rawQuery.length > MAX_QUERY_BYTES) return { ok: false, error: { error: 'invalid_parameter', param: '*', message: `query string exceeds ${MAX_QUERY_BYTES} bytes` } };
+  if (rawQuery.length > MAX_QUERY_BYTES)
+    return { ok: false, error: { error: 'invalid_parameter', param: '*', message: `query string exceeds ${MAX_QUERY_BYTES} bytes` } };
   const parsed = parseQueryString(rawQuery);
   if (!parsed.ok) return parsed;
   const q = compileQuery(entry.query);

@@ -67,8 +67,12 @@ export function createByteReader(data: Uint8Array): ByteReader {
     return at;
   };
   const reader: ByteReader = {
-    get offset() { return pos; },
-    get remaining() { return data.length - pos; },
+    get offset() {
+      return pos;
+    },
+    get remaining() {
+      return data.length - pos;
+    },
     u8: () => view.getUint8(take(1)),
     u16: () => view.getUint16(take(2), true),
     i16: () => view.getInt16(take(2), true),
@@ -77,7 +81,10 @@ export function createByteReader(data: Uint8Array): ByteReader {
     i64: () => view.getBigInt64(take(8), true),
     f64: () => view.getFloat64(take(8), true),
     bool: () => view.getUint8(take(1)) !== 0,
-    bytes: (n) => { const at = take(n); return data.slice(at, at + n); },
+    bytes: (n) => {
+      const at = take(n);
+      return data.slice(at, at + n);
+    },
     pubkey: () => bytesToAddress(reader.bytes(PUBKEY_BYTES)),
     optionalPubkey: () => {
       const raw = reader.bytes(PUBKEY_BYTES);

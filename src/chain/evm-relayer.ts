@@ -22,9 +22,7 @@ export type SubmitResult =
   /** `refused`: the token reverted in gas estimation (message carries its reason); `rpc`: not sent. */
   | { readonly ok: false; readonly kind: 'refused' | 'rpc'; readonly message: string };
 
-export type ReceiptResult =
-  | { readonly status: 'success' }
-  | { readonly status: 'reverted' | 'transfer_mismatch' | 'timeout'; readonly message: string };
+export type ReceiptResult = { readonly status: 'success' } | { readonly status: 'reverted' | 'transfer_mismatch' | 'timeout'; readonly message: string };
 
 export interface EvmRelayer {
   readonly address: string;
@@ -49,7 +47,17 @@ function errorMessage(err: unknown): string {
 function transferArgs(call: TransferAuthorizationCall) {
   const sig = parseSignature(call.signature as `0x${string}`);
   const v = sig.v !== undefined ? Number(sig.v) : 27 + sig.yParity;
-  return [call.from as `0x${string}`, call.to as `0x${string}`, call.value, call.validAfter, call.validBefore, call.nonce as `0x${string}`, v, sig.r, sig.s] as const;
+  return [
+    call.from as `0x${string}`,
+    call.to as `0x${string}`,
+    call.value,
+    call.validAfter,
+    call.validBefore,
+    call.nonce as `0x${string}`,
+    v,
+    sig.r,
+    sig.s,
+  ] as const;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -59,9 +67,18 @@ function sleep(ms: number): Promise<void> {
 /** Creates the relayer for one token on one chain. */
 export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
   const account: PrivateKeyAccount = privateKeyToAccount(config.key);
-  const chain: Chain = defineChain({ id: config.chainId, name: `eip155:${config.chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [config.rpcUrl] } } });
+  const chain: Chain = defineChain({
+    id: config.chainId,
+    name: `eip155:${config.chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
   const publicClient: PublicClient = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
-  const wallet: WalletClient = createWalletClient({ account, chain, transport: http(config.rpcUrl, { timeout: config.timeoutMs ?? EVM_RPC_TIMEOUT_MS, retryCount: 1 }) });
+  const wallet: WalletClient = createWalletClient({
+    account,
+    chain,
+    transport: http(config.rpcUrl, { timeout: config.timeoutMs ?? EVM_RPC_TIMEOUT_MS, retryCount: 1 }),
+  });
   const asset = config.asset as `0x${string}`;
   let nextNonce: number | null = null;
   let tail: Promise<unknown> = Promise.resolve();
@@ -69,7 +86,15 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
   async function send(call: TransferAuthorizationCall): Promise<SubmitResult> {
     try {
       nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
-      const hash = await wallet.writeContract({ account, chain, address: asset, abi: EIP3009_TOKEN_ABI, functionName: 'transferWithAuthorization', args: transferArgs(call), nonce: nextNonce });
+      const hash = await wallet.writeContract({
+        account,
+        chain,
+        address: asset,
+        abi: EIP3009_TOKEN_ABI,
+        functionName: 'transferWithAuthorization',
+        args: transferArgs(call),
+        nonce: nextNonce,
+      });
       nextNonce++;
       return { ok: true, hash };
     } catch (err) {
@@ -93,8 +118,14 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
         const receipt = await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => null);
         if (receipt) {
           if (receipt.status !== 'success') return { status: 'reverted', message: `transaction ${hash} reverted` };
-          const transfers = parseEventLogs({ abi: EIP3009_TOKEN_ABI, eventName: 'Transfer', logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()) });
-          const matched = transfers.some((t) => t.args.from.toLowerCase() === call.from.toLowerCase() && t.args.to.toLowerCase() === call.to.toLowerCase() && t.args.value === call.value);
+          const transfers = parseEventLogs({
+            abi: EIP3009_TOKEN_ABI,
+            eventName: 'Transfer',
+            logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()),
+          });
+          const matched = transfers.some(
+            (t) => t.args.from.toLowerCase() === call.from.toLowerCase() && t.args.to.toLowerCase() === call.to.toLowerCase() && t.args.value === call.value,
+          );
           return matched ? { status: 'success' } : { status: 'transfer_mismatch', message: `transaction ${hash} has no matching Transfer log` };
         }
         if (Date.now() >= deadline) return { status: 'timeout', message: `no receipt for ${hash} within ${timeoutMs} ms` };

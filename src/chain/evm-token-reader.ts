@@ -70,7 +70,8 @@ export function createEvmTokenReader(config: EvmTokenReaderConfig): EvmTokenRead
         const message = used.reason instanceof Error ? used.reason.message : String(used.reason);
         return { ok: false, kind: isContractRefusal(used.reason) ? 'not_eip3009' : 'rpc', message };
       }
-      if (balance.status === 'rejected') return { ok: false, kind: 'rpc', message: balance.reason instanceof Error ? balance.reason.message : String(balance.reason) };
+      if (balance.status === 'rejected')
+        return { ok: false, kind: 'rpc', message: balance.reason instanceof Error ? balance.reason.message : String(balance.reason) };
       return { ok: true, nonceUsed: used.value, balance: balance.value };
     },
   };

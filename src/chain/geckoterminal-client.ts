@@ -98,7 +98,7 @@ export function parsePool(resource: unknown, tokenSymbols: ReadonlyMap<string, s
     name: readString(a.name) ?? address,
     baseMint: addressOfId(baseId),
     quoteMint: addressOfId(relationId(r.relationships, 'quote_token')),
-    baseSymbol: typeof baseId === 'string' ? tokenSymbols.get(baseId) ?? null : null,
+    baseSymbol: typeof baseId === 'string' ? (tokenSymbols.get(baseId) ?? null) : null,
     dex: readString(relationId(r.relationships, 'dex')),
     baseTokenPriceUsd: readNumber(a.base_token_price_usd),
     priceChangePct: perWindow(a.price_change_percentage, readNumber),
@@ -122,13 +122,15 @@ export function parsePoolList(body: unknown): GeckoPool[] | null {
 
 /** Creates the client; `http` may be injected (tests). */
 export function createGeckoTerminalClient(config: GeckoTerminalClientConfig, http?: MarketHttp): GeckoTerminalClient {
-  const h = http ?? createMarketHttp({
-    source: GECKOTERMINAL_SOURCE,
-    baseUrl: config.baseUrl,
-    headers: { accept: GECKOTERMINAL_ACCEPT },
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
-  });
+  const h =
+    http ??
+    createMarketHttp({
+      source: GECKOTERMINAL_SOURCE,
+      baseUrl: config.baseUrl,
+      headers: { accept: GECKOTERMINAL_ACCEPT },
+      ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+      ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+    });
   return {
     async pools(list, signal) {
       const res = await h.getJson(`/api/v2/networks/${GECKOTERMINAL_NETWORK}/${list}`, { page: '1', include: 'base_token' }, signal);

@@ -158,7 +158,12 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   /** One subscription: resolves when the stream ends, rejects on its error. */
   async function session(): Promise<void> {
     if (client === null) {
-      const fresh = new Client(config.url, config.token ?? undefined, { grpcConnectTimeout: CONNECT_TIMEOUT_MS, grpcKeepAliveWhileIdle: true, grpcHttp2KeepAliveInterval: 15_000, grpcKeepAliveTimeout: 10_000 });
+      const fresh = new Client(config.url, config.token ?? undefined, {
+        grpcConnectTimeout: CONNECT_TIMEOUT_MS,
+        grpcKeepAliveWhileIdle: true,
+        grpcHttp2KeepAliveInterval: 15_000,
+        grpcKeepAliveTimeout: 10_000,
+      });
       await within(fresh.connect(), 'connect');
       client = fresh;
     }
@@ -172,7 +177,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       const finish = (error?: Error): void => {
         for (const t of timers) clearInterval(t);
         stop.signal.removeEventListener('abort', onStop);
-        if (error) reject(error); else resolve();
+        if (error) reject(error);
+        else resolve();
       };
       const onStop = (): void => void stream.destroy();
       // The error listener goes on before the first write (an early failure must not go unhandled).
@@ -185,14 +191,24 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
         subscriptions++;
         config.handlers.onSubscribed(resumeFrom);
       });
-      timers.push(setInterval(() => stream.write(SubscribeRequest.fromPartial({ ping: { id: ++pingId } }), () => undefined), config.pingIntervalMs ?? GEYSER_PING_INTERVAL_MS));
-      timers.push(setInterval(() => {
-        const since = Math.max(lastSlotAtMs ?? 0, openedAt);
-        if (Date.now() - since > staleMs) {
-          setState('stale');
-          stream.destroy(new Error(`no slot update for ${staleMs} ms: stream treated as stale`));
-        }
-      }, Math.max(50, Math.min(1_000, staleMs / 4))));
+      timers.push(
+        setInterval(
+          () => stream.write(SubscribeRequest.fromPartial({ ping: { id: ++pingId } }), () => undefined),
+          config.pingIntervalMs ?? GEYSER_PING_INTERVAL_MS,
+        ),
+      );
+      timers.push(
+        setInterval(
+          () => {
+            const since = Math.max(lastSlotAtMs ?? 0, openedAt);
+            if (Date.now() - since > staleMs) {
+              setState('stale');
+              stream.destroy(new Error(`no slot update for ${staleMs} ms: stream treated as stale`));
+            }
+          },
+          Math.max(50, Math.min(1_000, staleMs / 4)),
+        ),
+      );
       for (const t of timers) t.unref();
     });
   }
@@ -215,7 +231,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       // (A connection that never opened says nothing about from_slot: keep asking for it.)
       resume = !resumed || subscriptions === before || slotUpdates > slotsBefore;
       if (state !== 'stale') setState('down');
-      if (lastSlotAtMs !== null && lastSlotAtMs > Date.now() - 2 * staleMs && subscriptions > before) backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
+      if (lastSlotAtMs !== null && lastSlotAtMs > Date.now() - 2 * staleMs && subscriptions > before)
+        backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
       const wait = backoff * (0.5 + Math.random() / 2);
       backoff = Math.min(config.backoffMaxMs ?? GEYSER_BACKOFF_MAX_MS, backoff * 2);
       await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);

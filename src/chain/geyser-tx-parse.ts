@@ -8,10 +8,14 @@
 
 /** The eight Jito tip accounts on mainnet (jito-labs docs; the localnet world uses the same). */
 export const JITO_TIP_ACCOUNTS: readonly string[] = [
-  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY', 'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
-  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh', 'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
-  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL', '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
+  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
+  'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
+  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY',
+  'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
+  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh',
+  'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
+  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL',
+  '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
 ];
 
 /** ComputeBudget111111111111111111111111111111 as bytes, base64. */
@@ -89,14 +93,21 @@ export function parseTransaction(info: TxInfoLike, tipIds: ReadonlySet<string>):
   if (info.isVote || message === undefined || message.header === undefined) return null;
   const meta = info.meta;
   // Instruction indexes address static keys, then loaded writable, then loaded readonly.
-  const keys = meta && (meta.loadedWritableAddresses.length > 0 || meta.loadedReadonlyAddresses.length > 0)
-    ? [...message.accountKeys, ...meta.loadedWritableAddresses, ...meta.loadedReadonlyAddresses]
-    : message.accountKeys;
+  const keys =
+    meta && (meta.loadedWritableAddresses.length > 0 || meta.loadedReadonlyAddresses.length > 0)
+      ? [...message.accountKeys, ...meta.loadedWritableAddresses, ...meta.loadedReadonlyAddresses]
+      : message.accountKeys;
   let cuPrice = 0;
   let tipLamports = 0;
   for (const ix of message.instructions) {
     const program = keys[ix.programIdIndex];
-    if (ix.data[0] === SET_COMPUTE_UNIT_PRICE && ix.data.length >= 9 && program !== undefined && program[0] === 3 && keyId(program) === COMPUTE_BUDGET_KEY_B64) {
+    if (
+      ix.data[0] === SET_COMPUTE_UNIT_PRICE &&
+      ix.data.length >= 9 &&
+      program !== undefined &&
+      program[0] === 3 &&
+      keyId(program) === COMPUTE_BUDGET_KEY_B64
+    ) {
       cuPrice = u64le(ix.data, 1);
     } else {
       tipLamports += tipOf(ix, keys, tipIds);

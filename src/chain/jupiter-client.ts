@@ -51,9 +51,7 @@ export interface JupiterQuote {
 }
 
 /** A quote, or Jupiter's documented reason for having none. */
-export type QuoteResult =
-  | { readonly ok: true; readonly quote: JupiterQuote }
-  | { readonly ok: false; readonly errorCode: string; readonly message: string };
+export type QuoteResult = { readonly ok: true; readonly quote: JupiterQuote } | { readonly ok: false; readonly errorCode: string; readonly message: string };
 
 export interface JupiterClient {
   quote(req: QuoteRequest, signal?: AbortSignal): Promise<QuoteResult>;
@@ -99,16 +97,24 @@ export function parseQuote(body: unknown): JupiterQuote | null {
 
 /** Creates the client; `http` may be injected (tests), otherwise built from the config. */
 export function createJupiterClient(config: JupiterClientConfig, http?: MarketHttp): JupiterClient {
-  const h = http ?? createMarketHttp({
-    source: JUPITER_SOURCE,
-    baseUrl: config.baseUrl,
-    headers: config.apiKey ? { 'x-api-key': config.apiKey } : {},
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
-  });
+  const h =
+    http ??
+    createMarketHttp({
+      source: JUPITER_SOURCE,
+      baseUrl: config.baseUrl,
+      headers: config.apiKey ? { 'x-api-key': config.apiKey } : {},
+      ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+      ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+    });
   return {
     async quote(req, signal) {
-      const query = { inputMint: req.inputMint, outputMint: req.outputMint, amount: req.amount.toString(), slippageBps: String(req.slippageBps), swapMode: 'ExactIn' };
+      const query = {
+        inputMint: req.inputMint,
+        outputMint: req.outputMint,
+        amount: req.amount.toString(),
+        slippageBps: String(req.slippageBps),
+        swapMode: 'ExactIn',
+      };
       const res = await h.getJson('/swap/v1/quote', query, signal);
       if (res.status === 200) {
         const quote = parseQuote(res.body);

@@ -77,12 +77,14 @@ export function marketTvlUsd(reserves: readonly ReserveMetrics[]): number {
 
 /** Creates the client; `http` may be injected (tests). */
 export function createLendingClient(config: LendingClientConfig, http?: MarketHttp): LendingClient {
-  const h = http ?? createMarketHttp({
-    source: LENDING_SOURCE,
-    baseUrl: config.baseUrl,
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
-  });
+  const h =
+    http ??
+    createMarketHttp({
+      source: LENDING_SOURCE,
+      baseUrl: config.baseUrl,
+      ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+      ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+    });
   return {
     async markets(signal) {
       const res = await h.getJson('/v2/kamino-market', {}, signal);

@@ -80,7 +80,11 @@ export function parseActivities(body: unknown): Activity[] | null {
 }
 
 /** Folds one page into a running sum; `reachedCutoff` once an activity older than the cutoff is seen. */
-export function foldSales(acc: { count: number; lamports: number }, page: readonly Activity[], sinceUnixSec: number): { count: number; lamports: number; reachedCutoff: boolean } {
+export function foldSales(
+  acc: { count: number; lamports: number },
+  page: readonly Activity[],
+  sinceUnixSec: number,
+): { count: number; lamports: number; reachedCutoff: boolean } {
   let { count, lamports } = acc;
   let reachedCutoff = false;
   for (const a of page) {
@@ -98,13 +102,15 @@ export function foldSales(acc: { count: number; lamports: number }, page: readon
 
 /** Creates the client; `http` may be injected (tests). */
 export function createMagicEdenClient(config: MagicEdenClientConfig, http?: MarketHttp): MagicEdenClient {
-  const h = http ?? createMarketHttp({
-    source: MAGICEDEN_SOURCE,
-    baseUrl: config.baseUrl,
-    headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
-  });
+  const h =
+    http ??
+    createMarketHttp({
+      source: MAGICEDEN_SOURCE,
+      baseUrl: config.baseUrl,
+      headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
+      ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+      ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+    });
   const path = (symbol: string, view: string) => `/v2/collections/${encodeURIComponent(symbol)}/${view}`;
   return {
     async stats(symbol, signal) {

@@ -52,8 +52,14 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -80,10 +86,22 @@ async function attempt(cfg: Required<Omit<MarketHttpConfig, 'headers'>> & Market
     const body = parseBody(await res.text());
     if (res.status === 429) {
       const waitMs = parseRetryAfter(res.headers.get('retry-after'));
-      return { kind: 'retry', waitMs, fault: new ServiceError('upstream_unavailable', `${cfg.source} is rate limiting this service`, { ...detail, upstreamStatus: 429, ...(waitMs === null ? {} : { retryAfterSeconds: Math.ceil(waitMs / 1000) }) }) };
+      return {
+        kind: 'retry',
+        waitMs,
+        fault: new ServiceError('upstream_unavailable', `${cfg.source} is rate limiting this service`, {
+          ...detail,
+          upstreamStatus: 429,
+          ...(waitMs === null ? {} : { retryAfterSeconds: Math.ceil(waitMs / 1000) }),
+        }),
+      };
     }
     if (res.status >= 500) {
-      return { kind: 'retry', waitMs: null, fault: new ServiceError('upstream_unavailable', `${cfg.source} answered HTTP ${res.status}`, { ...detail, upstreamStatus: res.status }) };
+      return {
+        kind: 'retry',
+        waitMs: null,
+        fault: new ServiceError('upstream_unavailable', `${cfg.source} answered HTTP ${res.status}`, { ...detail, upstreamStatus: res.status }),
+      };
     }
     return { kind: 'done', response: { status: res.status, body } };
   } catch (err) {

@@ -4,7 +4,16 @@
  * ServiceError `upstream_unavailable` / `upstream_timeout`; JSON-RPC errors of the write paths
  * (simulate, send) are returned as data because they judge the transaction, not the upstream.
  */
-import { createSolanaRpc, isSolanaError, type Rpc, type SolanaRpcApi, type Address, type Base64EncodedWireTransaction, type Commitment, type Signature } from '@solana/kit';
+import {
+  createSolanaRpc,
+  isSolanaError,
+  type Rpc,
+  type SolanaRpcApi,
+  type Address,
+  type Base64EncodedWireTransaction,
+  type Commitment,
+  type Signature,
+} from '@solana/kit';
 import { ServiceError } from '../errors.ts';
 
 /** Default per-call time limit. */
@@ -134,27 +143,48 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
     },
     async simulateTransaction(wireBase64, signal) {
       const out = await judged('simulateTransaction', signal, (s) =>
-        rpc.simulateTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc
+          .simulateTransaction(wireBase64 as Base64EncodedWireTransaction, {
+            encoding: 'base64',
+            sigVerify: false,
+            replaceRecentBlockhash: false,
+            commitment: 'confirmed',
+          })
+          .send({ abortSignal: s }),
+      );
       if ('ok' in out) return out;
       return { ok: true, err: out.value.err === null ? null : jsonSafe(out.value.err), logs: out.value.logs ?? [] };
     },
     async sendTransaction(wireBase64, signal) {
       const out = await judged('sendTransaction', signal, (s) =>
-        rpc.sendTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc.sendTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       return typeof out === 'string' ? { ok: true, signature: out } : out;
     },
     async getSignatureStatus(signature, signal) {
       const { value } = await call('getSignatureStatuses', signal, (s) => rpc.getSignatureStatuses([signature as Signature]).send({ abortSignal: s }));
       const status = value[0];
       if (!status) return null;
-      return { confirmationStatus: (status.confirmationStatus as Commitment | null) ?? null, err: status.err === null ? null : jsonSafe(status.err), slot: Number(status.slot) };
+      return {
+        confirmationStatus: (status.confirmationStatus as Commitment | null) ?? null,
+        err: status.err === null ? null : jsonSafe(status.err),
+        slot: Number(status.slot),
+      };
     },
     async getEpochInfo(signal) {
       const e = await call('getEpochInfo', signal, (s) => rpc.getEpochInfo({ commitment: 'confirmed' }).send({ abortSignal: s }));
-      return { epoch: Number(e.epoch), slotIndex: Number(e.slotIndex), slotsInEpoch: Number(e.slotsInEpoch), absoluteSlot: Number(e.absoluteSlot), blockHeight: Number(e.blockHeight) };
+      return {
+        epoch: Number(e.epoch),
+        slotIndex: Number(e.slotIndex),
+        slotsInEpoch: Number(e.slotsInEpoch),
+        absoluteSlot: Number(e.absoluteSlot),
+        blockHeight: Number(e.blockHeight),
+      };
     },
     async getAccountInfo(address, signal) {
-      const { value } = await call('getAccountInfo', signal, (s) => rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: s }));
+      const { value } = await call('getAccountInfo', signal, (s) =>
+        rpc.getAccountInfo(address as Address, { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       if (!value) return null;
       return { owner: value.owner, lamports: BigInt(value.lamports), data: new Uint8Array(Buffer.from(value.data[0], 'base64')) };
     },

@@ -104,15 +104,29 @@ const num = (v: bigint | number): number => Number(v);
 const numOrNull = (v: bigint | number | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
 interface RawTokenBalance {
-  accountIndex: number; mint: string; owner?: string; programId?: string; uiTokenAmount: { amount: string; decimals: number };
+  accountIndex: number;
+  mint: string;
+  owner?: string;
+  programId?: string;
+  uiTokenAmount: { amount: string; decimals: number };
 }
-interface RawCompiled { programIdIndex: number }
+interface RawCompiled {
+  programIdIndex: number;
+}
 interface RawTx {
-  slot: bigint; blockTime: bigint | null; version?: 'legacy' | 0;
+  slot: bigint;
+  blockTime: bigint | null;
+  version?: 'legacy' | 0;
   transaction: { signatures: string[]; message: { accountKeys: string[]; header: { numRequiredSignatures: number }; instructions: RawCompiled[] } };
   meta: {
-    err: unknown; fee: bigint; computeUnitsConsumed?: bigint; preBalances: bigint[]; postBalances: bigint[];
-    preTokenBalances?: RawTokenBalance[]; postTokenBalances?: RawTokenBalance[]; logMessages?: string[] | null;
+    err: unknown;
+    fee: bigint;
+    computeUnitsConsumed?: bigint;
+    preBalances: bigint[];
+    postBalances: bigint[];
+    preTokenBalances?: RawTokenBalance[];
+    postTokenBalances?: RawTokenBalance[];
+    logMessages?: string[] | null;
     innerInstructions?: { index: number; instructions: RawCompiled[] }[] | null;
     loadedAddresses?: { writable: string[]; readonly: string[] };
   } | null;
@@ -120,8 +134,12 @@ interface RawTx {
 
 function tokenRows(rows: readonly RawTokenBalance[] | undefined): TxTokenBalance[] {
   return (rows ?? []).map((r) => ({
-    accountIndex: r.accountIndex, mint: r.mint, owner: r.owner ?? null, programId: r.programId ?? null,
-    amount: r.uiTokenAmount.amount, decimals: r.uiTokenAmount.decimals,
+    accountIndex: r.accountIndex,
+    mint: r.mint,
+    owner: r.owner ?? null,
+    programId: r.programId ?? null,
+    amount: r.uiTokenAmount.amount,
+    decimals: r.uiTokenAmount.decimals,
   }));
 }
 
@@ -131,7 +149,9 @@ export function landedTransactionOf(signature: string, raw: RawTx): LandedTransa
   const message = raw.transaction.message;
   const loaded = meta?.loadedAddresses ?? { writable: [], readonly: [] };
   const outer: TxInstruction[] = message.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, outerIndex: null }));
-  const inner: TxInstruction[] = (meta?.innerInstructions ?? []).flatMap((g) => g.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, outerIndex: g.index })));
+  const inner: TxInstruction[] = (meta?.innerInstructions ?? []).flatMap((g) =>
+    g.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, outerIndex: g.index })),
+  );
   return {
     signature,
     slot: num(raw.slot),
@@ -159,8 +179,11 @@ interface ParsedTokenAccount {
 function ownedAccountOf(programId: string, row: ParsedTokenAccount): OwnedTokenAccount {
   const info = (row.account.data as { parsed?: { info?: { mint?: string; tokenAmount?: { amount?: string; decimals?: number } } } }).parsed?.info;
   return {
-    address: row.pubkey, programId, mint: info?.mint ?? 'unknown',
-    amount: info?.tokenAmount?.amount ?? 'unknown', decimals: info?.tokenAmount?.decimals ?? 0,
+    address: row.pubkey,
+    programId,
+    mint: info?.mint ?? 'unknown',
+    amount: info?.tokenAmount?.amount ?? 'unknown',
+    decimals: info?.tokenAmount?.decimals ?? 0,
   };
 }
 
@@ -170,40 +193,67 @@ export function createForensicsRpcMethods(transport: RpcTransport): ForensicsRpc
   return {
     async getAccountMeta(address, signal) {
       const { value } = await call('getAccountInfo', signal, (s) =>
-        rpc.getAccountInfo(address as Address, { encoding: 'base64', dataSlice: { offset: 0, length: 0 }, commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc.getAccountInfo(address as Address, { encoding: 'base64', dataSlice: { offset: 0, length: 0 }, commitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       if (value === null) return { exists: false, lamports: 0n, owner: null, executable: false };
       return { exists: true, lamports: BigInt(value.lamports), owner: value.owner, executable: value.executable };
     },
     async getSignaturesForAddress(address, limit, signal) {
       const rows = await call('getSignaturesForAddress', signal, (s) =>
-        rpc.getSignaturesForAddress(address as Address, { limit, commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc.getSignaturesForAddress(address as Address, { limit, commitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       return rows.map((r) => ({ signature: r.signature, slot: num(r.slot), blockTime: numOrNull(r.blockTime), failed: r.err !== null }));
     },
     async getTokenAccountsByOwner(owner, programId, signal) {
       const { value } = await call('getTokenAccountsByOwner', signal, (s) =>
-        rpc.getTokenAccountsByOwner(owner as Address, { programId: programId as Address }, { encoding: 'jsonParsed', commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc
+          .getTokenAccountsByOwner(owner as Address, { programId: programId as Address }, { encoding: 'jsonParsed', commitment: 'confirmed' })
+          .send({ abortSignal: s }),
+      );
       return (value as unknown as ParsedTokenAccount[]).map((row) => ownedAccountOf(programId, row));
     },
     async getLargestTokenAccount(mint, signal) {
       const { value } = await call('getTokenLargestAccounts', signal, (s) =>
-        rpc.getTokenLargestAccounts(mint as Address, { commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc.getTokenLargestAccounts(mint as Address, { commitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       const top = value[0];
       return top === undefined ? null : { address: top.address, amount: top.amount };
     },
     async getTransaction(signature, signal) {
       const raw = await call('getTransaction', signal, (s) =>
-        rpc.getTransaction(signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: s }));
+        rpc.getTransaction(signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: s }),
+      );
       return raw === null ? null : landedTransactionOf(signature, raw as unknown as RawTx);
     },
     async simulateTransaction(wireBase64, signal) {
       const out = await judged('simulateTransaction', signal, (s) =>
-        rpc.simulateTransaction(wireBase64 as Base64EncodedWireTransaction, {
-          encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, innerInstructions: true, commitment: 'confirmed',
-        }).send({ abortSignal: s }));
+        rpc
+          .simulateTransaction(wireBase64 as Base64EncodedWireTransaction, {
+            encoding: 'base64',
+            sigVerify: false,
+            replaceRecentBlockhash: true,
+            innerInstructions: true,
+            commitment: 'confirmed',
+          })
+          .send({ abortSignal: s }),
+      );
       if ('ok' in out) return out;
-      const v = out.value as unknown as { err: unknown; logs: string[] | null; unitsConsumed?: bigint; innerInstructions?: { instructions: { programId?: string }[] }[] | null };
-      const innerProgramIds = (v.innerInstructions ?? []).flatMap((g) => g.instructions.map((ix) => ix.programId).filter((p): p is string => typeof p === 'string'));
-      return { ok: true, err: v.err === null || v.err === undefined ? null : jsonSafe(v.err), logs: v.logs ?? [], unitsConsumed: numOrNull(v.unitsConsumed), innerProgramIds };
+      const v = out.value as unknown as {
+        err: unknown;
+        logs: string[] | null;
+        unitsConsumed?: bigint;
+        innerInstructions?: { instructions: { programId?: string }[] }[] | null;
+      };
+      const innerProgramIds = (v.innerInstructions ?? []).flatMap((g) =>
+        g.instructions.map((ix) => ix.programId).filter((p): p is string => typeof p === 'string'),
+      );
+      return {
+        ok: true,
+        err: v.err === null || v.err === undefined ? null : jsonSafe(v.err),
+        logs: v.logs ?? [],
+        unitsConsumed: numOrNull(v.unitsConsumed),
+        innerProgramIds,
+      };
     },
   };
 }

@@ -28,11 +28,17 @@ export function createTimingRpcMethods(transport: RpcTransport): TimingRpcMethod
   return {
     async getEpochSchedule(signal) {
       const s = await transport.call('getEpochSchedule', signal, (abortSignal) => transport.rpc.getEpochSchedule().send({ abortSignal }));
-      return { slotsPerEpoch: Number(s.slotsPerEpoch), warmup: s.warmup, firstNormalEpoch: Number(s.firstNormalEpoch), firstNormalSlot: Number(s.firstNormalSlot) };
+      return {
+        slotsPerEpoch: Number(s.slotsPerEpoch),
+        warmup: s.warmup,
+        firstNormalEpoch: Number(s.firstNormalEpoch),
+        firstNormalSlot: Number(s.firstNormalSlot),
+      };
     },
     async getRecentPrioritizationFees(accounts, signal) {
       const fees = await transport.call('getRecentPrioritizationFees', signal, (abortSignal) =>
-        transport.rpc.getRecentPrioritizationFees(accounts as Address[]).send({ abortSignal }));
+        transport.rpc.getRecentPrioritizationFees(accounts as Address[]).send({ abortSignal }),
+      );
       return fees.map((f) => ({ slot: Number(f.slot), prioritizationFee: Number(f.prioritizationFee) }));
     },
   };

@@ -61,14 +61,32 @@ export interface TokenRpcMethods {
    * Any number of accounts (chunks of 100) and, in the same round trip, one page of signatures of
    * each of `historyOf`; slot of the first chunk.
    */
-  readAccounts(addresses: readonly string[], signal?: AbortSignal, historyOf?: readonly string[]): Promise<{
-    readonly slot: number; readonly accounts: readonly (RawAccount | null)[]; readonly history: readonly RpcElement<MintHistory>[];
+  readAccounts(
+    addresses: readonly string[],
+    signal?: AbortSignal,
+    historyOf?: readonly string[],
+  ): Promise<{
+    readonly slot: number;
+    readonly accounts: readonly (RawAccount | null)[];
+    readonly history: readonly RpcElement<MintHistory>[];
   }>;
 }
 
-interface JsonRpcReply { readonly id?: unknown; readonly result?: unknown; readonly error?: { readonly code?: number; readonly message?: string } }
-interface UiAccount { readonly owner: string; readonly lamports: number; readonly executable: boolean; readonly data: readonly [string, string] }
-interface Contextual<T> { readonly context?: { readonly slot?: number }; readonly value: T }
+interface JsonRpcReply {
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { readonly code?: number; readonly message?: string };
+}
+interface UiAccount {
+  readonly owner: string;
+  readonly lamports: number;
+  readonly executable: boolean;
+  readonly data: readonly [string, string];
+}
+interface Contextual<T> {
+  readonly context?: { readonly slot?: number };
+  readonly value: T;
+}
 
 const COMMITMENT = 'confirmed';
 
@@ -93,7 +111,12 @@ function orThrow<T>(e: RpcElement<T>, what: string): T & object {
 /** Creates the token methods over the shared transport (its time limit and fault mapping). */
 export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods {
   /** One POST of `requests`; `read` turns the replies (by request index) into the result inside the same time limit. */
-  async function batch<T>(what: string, requests: readonly { method: string; params: unknown[] }[], signal: AbortSignal | undefined, read: (replies: JsonRpcReply[]) => T): Promise<T> {
+  async function batch<T>(
+    what: string,
+    requests: readonly { method: string; params: unknown[] }[],
+    signal: AbortSignal | undefined,
+    read: (replies: JsonRpcReply[]) => T,
+  ): Promise<T> {
     return transport.call(what, signal, async (abortSignal) => {
       const body = JSON.stringify(requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params })));
       const res = await fetch(transport.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: abortSignal });
@@ -106,7 +129,10 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
     });
   }
 
-  const accountsRequest = (addresses: readonly string[]) => ({ method: 'getMultipleAccounts', params: [addresses, { encoding: 'base64', commitment: COMMITMENT }] });
+  const accountsRequest = (addresses: readonly string[]) => ({
+    method: 'getMultipleAccounts',
+    params: [addresses, { encoding: 'base64', commitment: COMMITMENT }],
+  });
   const mapAccounts = (addresses: readonly string[]) => (r: unknown) =>
     (r as Contextual<(UiAccount | null)[]>).value.map((ui, i) => toRawAccount(addresses[i]!, ui));
 
@@ -119,11 +145,17 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
       ];
       return batch('getMultipleAccounts+getTokenLargestAccounts', requests, signal, (replies) => {
         const accounts = element(replies[0], mapAccounts(mints));
-        const slot = accounts.ok ? accounts.slot ?? 0 : 0;
+        const slot = accounts.ok ? (accounts.slot ?? 0) : 0;
         const epoch = element(replies[1], (r) => Number((r as { epoch: number }).epoch));
-        const largest = mints.map((_, i) => element(replies[i + 2], (r) =>
-          (r as Contextual<{ address: string; amount: string; decimals: number }[]>).value
-            .map((row) => ({ address: row.address, amount: BigInt(row.amount), decimals: row.decimals }))));
+        const largest = mints.map((_, i) =>
+          element(replies[i + 2], (r) =>
+            (r as Contextual<{ address: string; amount: string; decimals: number }[]>).value.map((row) => ({
+              address: row.address,
+              amount: BigInt(row.amount),
+              decimals: row.decimals,
+            })),
+          ),
+        );
         return { slot, mints: orThrow(accounts, 'getMultipleAccounts'), epoch, largest };
       });
     },
@@ -135,11 +167,18 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
       return batch('getMultipleAccounts+getSignaturesForAddress', [...chunks.map(accountsRequest), ...historyRequests], signal, (replies) => {
         const parts = chunks.map((c, i) => element(replies[i], mapAccounts(c)));
         const first = parts[0];
-        const history = historyOf.map((_, i) => element(replies[chunks.length + i], (r) => {
-          const rows = r as { blockTime: number | null }[];
-          return { count: rows.length, limit: MINT_HISTORY_LIMIT, newestBlockTime: rows[0]?.blockTime ?? null, oldestBlockTime: rows.at(-1)?.blockTime ?? null };
-        }));
-        return { slot: first?.ok ? first.slot ?? 0 : 0, accounts: parts.flatMap((p) => orThrow(p, 'getMultipleAccounts')), history };
+        const history = historyOf.map((_, i) =>
+          element(replies[chunks.length + i], (r) => {
+            const rows = r as { blockTime: number | null }[];
+            return {
+              count: rows.length,
+              limit: MINT_HISTORY_LIMIT,
+              newestBlockTime: rows[0]?.blockTime ?? null,
+              oldestBlockTime: rows.at(-1)?.blockTime ?? null,
+            };
+          }),
+        );
+        return { slot: first?.ok ? (first.slot ?? 0) : 0, accounts: parts.flatMap((p) => orThrow(p, 'getMultipleAccounts')), history };
       });
     },
   };

@@ -97,12 +97,22 @@ function decodeOrThrow(wire: Uint8Array): WireTransaction {
   if (r.remaining !== 0) throw new RangeError(`${r.remaining} bytes trail the message`);
   if (signatureCount !== numRequiredSignatures) throw new RangeError(`${signatureCount} signatures for ${numRequiredSignatures} required signers`);
   if (numRequiredSignatures === 0 || numRequiredSignatures > staticAccounts.length) throw new RangeError('signer count out of range');
-  if (numReadonlySigned >= numRequiredSignatures || numReadonlyUnsigned > staticAccounts.length - numRequiredSignatures) throw new RangeError('read-only counts out of range');
+  if (numReadonlySigned >= numRequiredSignatures || numReadonlyUnsigned > staticAccounts.length - numRequiredSignatures)
+    throw new RangeError('read-only counts out of range');
   if (new Set(staticAccounts).size !== staticAccounts.length) throw new RangeError('duplicate static account');
   return {
-    version, signatures, firstSignatureOffset, messageBytes: wire.subarray(messageStart),
-    numRequiredSignatures, numReadonlySigned, numReadonlyUnsigned, staticAccounts, recentBlockhash, instructions,
-    addressTableLookups: lookups.tables, lookupAccounts: lookups.accounts,
+    version,
+    signatures,
+    firstSignatureOffset,
+    messageBytes: wire.subarray(messageStart),
+    numRequiredSignatures,
+    numReadonlySigned,
+    numReadonlyUnsigned,
+    staticAccounts,
+    recentBlockhash,
+    instructions,
+    addressTableLookups: lookups.tables,
+    lookupAccounts: lookups.accounts,
   };
 }
 

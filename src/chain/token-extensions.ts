@@ -11,9 +11,17 @@ import { createByteReader } from './byte-cursor.ts';
 import { EXTENSION_CODECS, EXTENSION_CODECS_BY_TYPE_ID, type ExtensionCodec } from './token-extension-codecs.ts';
 import type { ExtensionName, ExtensionStates, KnownExtension, Token2022Extension } from './token-extension-states.ts';
 import {
-  ACCOUNT_TYPE, ACCOUNT_TYPE_OFFSET_BYTES, MINT_SIZE_BYTES, MULTISIG_SIZE_BYTES, TLV_START_OFFSET_BYTES,
-  TOKEN_ACCOUNT_SIZE_BYTES, readMint, readTokenAccount,
-  type AccountTypeName, type MintState, type TokenAccountState,
+  ACCOUNT_TYPE,
+  ACCOUNT_TYPE_OFFSET_BYTES,
+  MINT_SIZE_BYTES,
+  MULTISIG_SIZE_BYTES,
+  TLV_START_OFFSET_BYTES,
+  TOKEN_ACCOUNT_SIZE_BYTES,
+  readMint,
+  readTokenAccount,
+  type AccountTypeName,
+  type MintState,
+  type TokenAccountState,
 } from './token-layouts.ts';
 
 export * from './token-extension-states.ts';
@@ -119,10 +127,10 @@ export function parseTokenAccount(data: Uint8Array): AccountParseResult<TokenAcc
 
 /** The first extension named `name`, typed; undefined when absent. */
 export function findExtension<K extends ExtensionName>(
-  extensions: readonly Token2022Extension[], name: K,
+  extensions: readonly Token2022Extension[],
+  name: K,
 ): { readonly typeId: number; readonly extension: K; readonly state: ExtensionStates[K] } | undefined {
-  return extensions.find((e) => e.extension === name) as
-    | { readonly typeId: number; readonly extension: K; readonly state: ExtensionStates[K] } | undefined;
+  return extensions.find((e) => e.extension === name) as { readonly typeId: number; readonly extension: K; readonly state: ExtensionStates[K] } | undefined;
 }
 
 /** JSON value as Agave prints it. */

@@ -70,7 +70,10 @@ function transitionRoute(path: string, run: (reason: string | undefined) => Prom
 }
 
 function guarded(route: Route, authorized: (header: string | undefined) => boolean): Route {
-  const unauthorized = errorReply({ error: 'unauthorized', message: 'a valid Authorization: Bearer <admin token> header is required' }, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+  const unauthorized = errorReply(
+    { error: 'unauthorized', message: 'a valid Authorization: Bearer <admin token> header is required' },
+    { 'WWW-Authenticate': 'Bearer realm="admin"' },
+  );
   return { ...route, handler: (req: HttpRequestData) => (authorized(req.headers.authorization) ? route.handler(req) : unauthorized) };
 }
 

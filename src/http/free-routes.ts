@@ -44,7 +44,14 @@ export function createFreeRoutes(config: FreeRoutesConfig): Route[] {
       handler: () => ({
         status: 200,
         headers: JSON_TYPE,
-        body: JSON.stringify({ status: 'ok', service: config.serviceName, version: config.version, uptimeSeconds: uptimeSeconds(), requests: config.metrics(), ...extras() }),
+        body: JSON.stringify({
+          status: 'ok',
+          service: config.serviceName,
+          version: config.version,
+          uptimeSeconds: uptimeSeconds(),
+          requests: config.metrics(),
+          ...extras(),
+        }),
       }),
     },
     {

@@ -45,9 +45,21 @@ export interface HttpServer {
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  200: 'OK',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
@@ -108,7 +120,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
 
   const lookup = (method: string, path: string): HttpHandler | HttpReply => {
-    const byMethod = exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler>());
+    const byMethod =
+      exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler>());
     if (byMethod.size === 0) return errorReply({ error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
     const handler = byMethod.get(method);
     if (handler) return handler;
@@ -130,8 +143,10 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     const { headers, bytes } = copyHeaders(req);
     const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
 
-    if (path.length + query.length > MAX_URL_BYTES) return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
-    if (bytes > MAX_HEADER_BYTES) return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
+    if (path.length + query.length > MAX_URL_BYTES)
+      return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
+    if (bytes > MAX_HEADER_BYTES)
+      return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
     if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
 

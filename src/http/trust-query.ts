@@ -37,7 +37,12 @@ export function intParam(params: ReadonlyMap<string, string>, name: string, rang
 }
 
 /** The value of an enumerated parameter, `fallback` when absent, or the 400 reply. */
-export function enumParam<T extends string>(params: ReadonlyMap<string, string>, name: string, values: readonly T[], fallback: T): { ok: true; value: T } | { ok: false; reply: HttpReply } {
+export function enumParam<T extends string>(
+  params: ReadonlyMap<string, string>,
+  name: string,
+  values: readonly T[],
+  fallback: T,
+): { ok: true; value: T } | { ok: false; reply: HttpReply } {
   const raw = params.get(name);
   if (raw === undefined) return { ok: true, value: fallback };
   if ((values as readonly string[]).includes(raw)) return { ok: true, value: raw as T };

@@ -69,7 +69,8 @@ function proofRoute(config: TrustRoutesConfig): Route {
       if (!treeSize.ok) return treeSize.reply;
       const format = enumParam(q.params, 'format', ['spec', 'rfc6962'] as const, 'spec');
       if (!format.ok) return format.reply;
-      if (index.value >= treeSize.value) return errorReply({ error: 'not_found', param: 'index', message: `no entry ${index.value} in a tree of size ${treeSize.value}` });
+      if (index.value >= treeSize.value)
+        return errorReply({ error: 'not_found', param: 'index', message: `no entry ${index.value} in a tree of size ${treeSize.value}` });
       const proof = config.ledger.proof(index.value, treeSize.value, format.value);
       // The entry travels with its proof: a client holding only a receipt recomputes the leaf
       // from it (the entry's time is not in the receipt), and /ledger serves only the newest 1000.
@@ -108,7 +109,8 @@ interface VerifyInput {
 function runVerify(config: TrustRoutesConfig, input: VerifyInput): HttpReply {
   // A `+` in an unencoded query arrives as a space; base64 has no spaces, so put it back.
   const unspace = (s: string) => s.replace(/ /g, '+');
-  if (typeof input.receipt !== 'string' || input.receipt === '') return errorReply({ error: 'missing_parameter', param: 'receipt', message: 'receipt (the X-Service-Receipt header value) is required' });
+  if (typeof input.receipt !== 'string' || input.receipt === '')
+    return errorReply({ error: 'missing_parameter', param: 'receipt', message: 'receipt (the X-Service-Receipt header value) is required' });
   const decoded = decodeReceiptHeader(unspace(input.receipt));
   if (!decoded.ok) return badParam('receipt', decoded.reason);
   if (input.body !== undefined && input.bodySha256 !== undefined) return badParam('body', 'give body or bodySha256, not both');
@@ -117,9 +119,15 @@ function runVerify(config: TrustRoutesConfig, input: VerifyInput): HttpReply {
     if (typeof input.body !== 'string' || !BASE64_RE.test(unspace(input.body))) return badParam('body', 'body must be base64 of the saved response body');
     body = Buffer.from(unspace(input.body).replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   }
-  if (input.bodySha256 !== undefined && (typeof input.bodySha256 !== 'string' || !HEX_DIGEST_RE.test(input.bodySha256))) return badParam('bodySha256', 'bodySha256 must be 64 hex characters');
+  if (input.bodySha256 !== undefined && (typeof input.bodySha256 !== 'string' || !HEX_DIGEST_RE.test(input.bodySha256)))
+    return badParam('bodySha256', 'bodySha256 must be 64 hex characters');
   const bodySha256 = input.bodySha256 as string | undefined;
-  const result = verifyReceipt(decoded.receipt, { publicKey: config.identity.publicKey, ledger: config.ledger, ...(body ? { body } : {}), ...(bodySha256 ? { bodySha256 } : {}) });
+  const result = verifyReceipt(decoded.receipt, {
+    publicKey: config.identity.publicKey,
+    ledger: config.ledger,
+    ...(body ? { body } : {}),
+    ...(bodySha256 ? { bodySha256 } : {}),
+  });
   return ok({ ...result, publicKey: config.identity.publicKey });
 }
 
@@ -141,9 +149,13 @@ function verifyRoutes(config: TrustRoutesConfig): Route[] {
       try {
         input = JSON.parse(req.body?.toString('utf8') ?? '');
       } catch {
-        return errorReply({ error: 'invalid_request', message: 'body must be JSON {"receipt": "<header value>", "body"?: "<base64>", "bodySha256"?: "<hex>"}' });
+        return errorReply({
+          error: 'invalid_request',
+          message: 'body must be JSON {"receipt": "<header value>", "body"?: "<base64>", "bodySha256"?: "<hex>"}',
+        });
       }
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorReply({ error: 'invalid_request', message: 'body must be a JSON object' });
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        return errorReply({ error: 'invalid_request', message: 'body must be a JSON object' });
       return runVerify(config, input as VerifyInput);
     },
   };
@@ -159,7 +171,11 @@ function checkpointRoute(config: TrustRoutesConfig): Route {
       const head = config.ledger.head();
       const nowMs = Date.now();
       if (cached?.checkpoint.treeSize !== head.treeSize || nowMs - cached.at > CHECKPOINT_CACHE_MS) {
-        const checkpoint = await createCheckpoint({ service: config.serviceName, publicKey: config.identity.publicKey, sign: config.sign }, head, config.now?.() ?? new Date(nowMs));
+        const checkpoint = await createCheckpoint(
+          { service: config.serviceName, publicKey: config.identity.publicKey, sign: config.sign },
+          head,
+          config.now?.() ?? new Date(nowMs),
+        );
         cached = { at: nowMs, checkpoint };
       }
       return ok(cached.checkpoint);
@@ -173,12 +189,23 @@ export function createTrustRoutes(config: Readonly<TrustRoutesConfig>): Route[] 
   const sirBody = () => {
     const baseUrl = config.baseUrl();
     if (sir?.baseUrl !== baseUrl) {
-      const doc = buildReceiptSpec({ service: config.serviceName, serviceVersion: config.serviceVersion, baseUrl, publicKey: config.identity.publicKey, methodology: config.methodology });
+      const doc = buildReceiptSpec({
+        service: config.serviceName,
+        serviceVersion: config.serviceVersion,
+        baseUrl,
+        publicKey: config.identity.publicKey,
+        methodology: config.methodology,
+      });
       sir = { baseUrl, body: JSON.stringify(doc) };
     }
     return sir.body;
   };
-  const pubkey = JSON.stringify({ publicKey: config.identity.publicKey, algorithm: 'ed25519', encoding: 'base58', usage: ['receipt signatures (signature.signedBy)', 'checkpoint signatures', 'Solana fee payer of settled payments'] });
+  const pubkey = JSON.stringify({
+    publicKey: config.identity.publicKey,
+    algorithm: 'ed25519',
+    encoding: 'base58',
+    usage: ['receipt signatures (signature.signedBy)', 'checkpoint signatures', 'Solana fee payer of settled payments'],
+  });
   return [
     logRoute('/ledger', config),
     logRoute('/trust/log', config),
@@ -186,7 +213,15 @@ export function createTrustRoutes(config: Readonly<TrustRoutesConfig>): Route[] 
     consistencyRoute(config),
     checkpointRoute(config),
     ...verifyRoutes(config),
-    { method: 'GET', path: '/trust/pubkey', handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: pubkey }) },
-    { method: 'GET', path: '/trust/sir', handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: sirBody() }) },
+    {
+      method: 'GET',
+      path: '/trust/pubkey',
+      handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: pubkey }),
+    },
+    {
+      method: 'GET',
+      path: '/trust/sir',
+      handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: sirBody() }),
+    },
   ];
 }

@@ -48,7 +48,13 @@ export type SignBytes = (message: Uint8Array) => Uint8Array | Promise<Uint8Array
 
 /** The canonical JSON of the unsigned part (fixed key order, whatever order `c` has). */
 export function canonicalCheckpoint(c: UnsignedCheckpoint): string {
-  return JSON.stringify({ schema: c.schema, treeSize: c.treeSize, rootHash: { rfc6962: c.rootHash.rfc6962, spec: c.rootHash.spec }, chainHead: c.chainHead, timestamp: c.timestamp });
+  return JSON.stringify({
+    schema: c.schema,
+    treeSize: c.treeSize,
+    rootHash: { rfc6962: c.rootHash.rfc6962, spec: c.rootHash.spec },
+    chainHead: c.chainHead,
+    timestamp: c.timestamp,
+  });
 }
 
 const signers = new WeakMap<Uint8Array, (message: Uint8Array) => Uint8Array>();
@@ -96,8 +102,10 @@ export async function createCheckpoint(config: Readonly<CheckpointConfig>, head:
 
 /** Verifies a checkpoint's fields and signature, and optionally that it was signed by `expectedSigner`. */
 export function verifyCheckpoint(c: SignedCheckpoint, expectedSigner?: string): VerifyResult {
-  if (!c || typeof c.schema !== 'string' || !Number.isSafeInteger(c.treeSize) || c.treeSize < 0) return { ok: false, reason: 'schema and treeSize are required' };
-  if (!isHexDigest(c.rootHash?.rfc6962) || !isHexDigest(c.rootHash?.spec) || !isHexDigest(c.chainHead)) return { ok: false, reason: 'roots and chainHead must be hex digests' };
+  if (!c || typeof c.schema !== 'string' || !Number.isSafeInteger(c.treeSize) || c.treeSize < 0)
+    return { ok: false, reason: 'schema and treeSize are required' };
+  if (!isHexDigest(c.rootHash?.rfc6962) || !isHexDigest(c.rootHash?.spec) || !isHexDigest(c.chainHead))
+    return { ok: false, reason: 'roots and chainHead must be hex digests' };
   if (c.signature?.scheme !== CHECKPOINT_SIGNATURE_SCHEME) return { ok: false, reason: 'unknown signature scheme' };
   if (expectedSigner !== undefined && c.signature.signedBy !== expectedSigner) return { ok: false, reason: 'signedBy is not the published key' };
   const publicKey = decodeBase58(String(c.signature.signedBy));

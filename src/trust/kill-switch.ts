@@ -53,9 +53,14 @@ const INACTIVE: KillSwitchState = Object.freeze({ active: false, since: null, re
 
 function isState(v: unknown): v is KillSwitchState {
   const s = v as KillSwitchState;
-  return typeof v === 'object' && v !== null && typeof s.active === 'boolean'
-    && (s.since === null || typeof s.since === 'string') && (s.reason === null || typeof s.reason === 'string')
-    && (s.ledgerIndex === null || (Number.isSafeInteger(s.ledgerIndex) && s.ledgerIndex >= 0));
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof s.active === 'boolean' &&
+    (s.since === null || typeof s.since === 'string') &&
+    (s.reason === null || typeof s.reason === 'string') &&
+    (s.ledgerIndex === null || (Number.isSafeInteger(s.ledgerIndex) && s.ledgerIndex >= 0))
+  );
 }
 
 function readState(path: string): KillSwitchState {

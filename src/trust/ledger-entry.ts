@@ -94,7 +94,8 @@ export function auditReasonProblem(reason: unknown): string | null {
 function problem(e: Record<string, unknown>): string | null {
   if (e.kind === 'payment') {
     if (typeof e.endpoint !== 'string' || !ENDPOINT_RE.test(e.endpoint)) return 'endpoint must be a bare path (no query)';
-    if (typeof e.priceUsdcUnits !== 'number' || !Number.isSafeInteger(e.priceUsdcUnits) || e.priceUsdcUnits < 0) return 'priceUsdcUnits must be a non-negative integer';
+    if (typeof e.priceUsdcUnits !== 'number' || !Number.isSafeInteger(e.priceUsdcUnits) || e.priceUsdcUnits < 0)
+      return 'priceUsdcUnits must be a non-negative integer';
     if (typeof e.network !== 'string' || !NETWORK_RE.test(e.network)) return 'network must be a network label';
     if (!isHexDigest(e.receiptSha256)) return 'receiptSha256 must be a lowercase hex SHA-256';
     return null;
@@ -110,7 +111,15 @@ function problem(e: Record<string, unknown>): string | null {
 function canonicalUnsealed(e: Record<string, unknown>): Unsealed {
   const head = { index: e.index as number, time: e.time as string };
   if (e.kind === 'payment') {
-    return { ...head, kind: 'payment', endpoint: e.endpoint as string, priceUsdcUnits: e.priceUsdcUnits as number, network: e.network as string, receiptSha256: e.receiptSha256 as string, prevHash: e.prevHash as string };
+    return {
+      ...head,
+      kind: 'payment',
+      endpoint: e.endpoint as string,
+      priceUsdcUnits: e.priceUsdcUnits as number,
+      network: e.network as string,
+      receiptSha256: e.receiptSha256 as string,
+      prevHash: e.prevHash as string,
+    };
   }
   const reason = e.reason === undefined ? {} : { reason: e.reason as string };
   return { ...head, kind: 'audit', event: e.event as string, ...reason, prevHash: e.prevHash as string };

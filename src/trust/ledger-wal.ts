@@ -78,7 +78,8 @@ export function replayWal(fd: number, fileSize: number, check: (line: WalLine) =
     carry = Buffer.from(buf.subarray(start));
     pos += n;
   }
-  if (!firstBad && carry.length > 0) firstBad = { line: lineIndex + 1, offset: fileSize - carry.length, reason: 'last line has no newline (interrupted write)' };
+  if (!firstBad && carry.length > 0)
+    firstBad = { line: lineIndex + 1, offset: fileSize - carry.length, reason: 'last line has no newline (interrupted write)' };
   const torn = firstBad ? { offset: good, bytes: fileSize - good, line: firstBad.line, reason: firstBad.reason } : null;
   return { end: good, torn };
 }
@@ -103,7 +104,9 @@ export const NODE_WAL_IO: WalIo = {
   async write(fd, buf, position) {
     let done = 0;
     while (done < buf.length) {
-      done += await new Promise<number>((resolve, reject) => write(fd, buf, done, buf.length - done, position + done, (err, n) => (err ? reject(err) : resolve(n))));
+      done += await new Promise<number>((resolve, reject) =>
+        write(fd, buf, done, buf.length - done, position + done, (err, n) => (err ? reject(err) : resolve(n))),
+      );
     }
   },
   sync: (fd) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve()))),

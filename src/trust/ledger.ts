@@ -20,7 +20,14 @@ import { GENESIS_PREV_HASH, parseEntryLine, sealEntry, type LedgerDraft, type Le
 import { createGroupCommitter, NODE_WAL_IO, replayWal, type CommitStats, type TornTail, type WalIo } from './ledger-wal.ts';
 import { RFC6962_HASHER, SPEC_HASHER, toHex, type HashRule } from './merkle-hash.ts';
 import { createFileNodeStore, createMemoryNodeStore } from './merkle-node-store.ts';
-import { buildConsistencyProof, buildRfc6962InclusionProof, buildSpecInclusionProof, type ConsistencyProof, type Rfc6962InclusionProof, type SpecInclusionProof } from './merkle-proof.ts';
+import {
+  buildConsistencyProof,
+  buildRfc6962InclusionProof,
+  buildSpecInclusionProof,
+  type ConsistencyProof,
+  type Rfc6962InclusionProof,
+  type SpecInclusionProof,
+} from './merkle-proof.ts';
 import { createMerkleTree, type MerkleTree } from './merkle-tree.ts';
 
 /** File name of the WAL inside the ledger directory. */
@@ -148,7 +155,8 @@ interface DurableState {
 }
 
 function createDurableState(config: Readonly<LedgerConfig>): DurableState {
-  const storeFor = (rule: HashRule) => (config.nodeStore === 'memory' ? createMemoryNodeStore() : createFileNodeStore({ dir: join(config.dir, `nodes-${rule}`) }));
+  const storeFor = (rule: HashRule) =>
+    config.nodeStore === 'memory' ? createMemoryNodeStore() : createFileNodeStore({ dir: join(config.dir, `nodes-${rule}`) });
   return {
     specTree: createMerkleTree({ hasher: SPEC_HASHER, store: storeFor('spec') }),
     rfcTree: createMerkleTree({ hasher: RFC6962_HASHER, store: storeFor('rfc6962') }),
@@ -236,7 +244,10 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       const n = Math.min(Math.max(0, Math.floor(limit)), state.size);
       if (n === 0) return [];
       const text = readText(fd, state.offsets.get(state.size - n), state.endOffset);
-      return text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as LedgerEntry);
+      return text
+        .slice(0, -1)
+        .split('\n')
+        .map((l) => JSON.parse(l) as LedgerEntry);
     },
     entry(index) {
       if (!isCount(index) || index >= state.size) return null;

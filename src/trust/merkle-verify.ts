@@ -58,7 +58,8 @@ export function verifyInclusionSpec(answer: SpecInclusionProof): VerifyResult {
   if (answer.treeSize !== undefined) {
     if (!isSize(answer.index) || !isSize(answer.treeSize) || answer.index >= answer.treeSize) return fail('index must be below treeSize');
     const sides = inclusionSides(answer.index, answer.treeSize);
-    if (sides.length !== answer.proof.length) return fail(`a proof of index ${answer.index} at size ${answer.treeSize} has ${sides.length} steps, not ${answer.proof.length}`);
+    if (sides.length !== answer.proof.length)
+      return fail(`a proof of index ${answer.index} at size ${answer.treeSize} has ${sides.length} steps, not ${answer.proof.length}`);
     const wrong = sides.findIndex((side, i) => answer.proof[i]?.side !== side);
     if (wrong >= 0) return fail(`step ${wrong} side does not match index ${answer.index} at size ${answer.treeSize}`);
   }

@@ -64,7 +64,14 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
         network: answer.network,
         // Runs synchronously inside append() when the slot is assigned.
         receiptSha256: (slot) => {
-          built.unsigned = buildUnsignedReceipt({ ...answer, service: config.service, serviceVersion: config.serviceVersion, ledgerChainHead: slot.prevHash, ledgerIndex: slot.index, generatedAt });
+          built.unsigned = buildUnsignedReceipt({
+            ...answer,
+            service: config.service,
+            serviceVersion: config.serviceVersion,
+            ledgerChainHead: slot.prevHash,
+            ledgerIndex: slot.index,
+            generatedAt,
+          });
           return receiptSha256(built.unsigned);
         },
       });

@@ -30,24 +30,43 @@ const FIELD_RULES: Readonly<Record<(typeof RECEIPT_FIELD_ORDER)[number], readonl
   requestSha256: ['string', 'lowercase hex SHA-256 of utf8("GET " + resource)'],
   responseSha256: ['string', 'lowercase hex SHA-256 of the exact response body bytes'],
   responseBytes: ['integer', 'body length in bytes'],
-  ledgerChainHead: ['string', 'hash-chain head when issued: the prevHash of this receipt\'s ledger entry'],
+  ledgerChainHead: ['string', "hash-chain head when issued: the prevHash of this receipt's ledger entry"],
   generatedAtUtc: ['string', 'ISO 8601 UTC with milliseconds'],
-  ledgerIndex: ['integer', 'extension (after the contract receipt fields): index of the ledger entry whose receiptSha256 is SHA-256(utf8(canonicalReceipt)); part of the signed canonical form'],
+  ledgerIndex: [
+    'integer',
+    'extension (after the contract receipt fields): index of the ledger entry whose receiptSha256 is SHA-256(utf8(canonicalReceipt)); part of the signed canonical form',
+  ],
 };
 
 function receiptPart(c: ReceiptSpecConfig) {
   return {
-    transport: { header: RECEIPT_HEADER, alternativeHeader: RECEIPT_HEADER_ALT, value: 'base64(utf8(JSON of the receipt))', body: 'the response body is unchanged by the receipt' },
+    transport: {
+      header: RECEIPT_HEADER,
+      alternativeHeader: RECEIPT_HEADER_ALT,
+      value: 'base64(utf8(JSON of the receipt))',
+      body: 'the response body is unchanged by the receipt',
+    },
     fields: [
       ...RECEIPT_FIELD_ORDER.map((name) => ({ name, type: FIELD_RULES[name][0], rule: FIELD_RULES[name][1] })),
-      { name: 'signature', type: 'object', rule: `{scheme: "${RECEIPT_SIGNATURE_SCHEME}", signatureBase58, signedBy (base58 ed25519 public key, the payment-settling identity), verify: "${c.baseUrl}/trust/verify"}` },
+      {
+        name: 'signature',
+        type: 'object',
+        rule: `{scheme: "${RECEIPT_SIGNATURE_SCHEME}", signatureBase58, signedBy (base58 ed25519 public key, the payment-settling identity), verify: "${c.baseUrl}/trust/verify"}`,
+      },
     ],
     canonicalization: {
       rule: 'canonicalReceipt = JSON serialization (no whitespace, ECMAScript JSON.stringify) of the receipt object without "signature", keys in insertion order',
       keyOrder: RECEIPT_FIELD_ORDER,
       note: 'ledgerIndex is included in canonicalReceipt; only "signature" is removed. Take the keys in the order they arrive: JSON.parse then delete signature then JSON.stringify reproduces it.',
     },
-    signing: { algorithm: 'ed25519 (RFC 8032), detached', scheme: RECEIPT_SIGNATURE_SCHEME, message: 'the UTF-8 bytes of canonicalReceipt', signatureEncoding: 'base58 (Bitcoin alphabet), 64 bytes', signedBy: c.publicKey, publicKeyUrl: `${c.baseUrl}/trust/pubkey` },
+    signing: {
+      algorithm: 'ed25519 (RFC 8032), detached',
+      scheme: RECEIPT_SIGNATURE_SCHEME,
+      message: 'the UTF-8 bytes of canonicalReceipt',
+      signatureEncoding: 'base58 (Bitcoin alphabet), 64 bytes',
+      signedBy: c.publicKey,
+      publicKeyUrl: `${c.baseUrl}/trust/pubkey`,
+    },
     verification: [
       'base64-decode the header value and parse the JSON',
       'canonicalReceipt = JSON.stringify(receipt without signature); message = utf8(canonicalReceipt)',
@@ -56,7 +75,12 @@ function receiptPart(c: ReceiptSpecConfig) {
       'optionally check lowercase hex SHA-256 of the saved body bytes equals responseSha256 and its length equals responseBytes',
       `optionally fetch ${c.baseUrl}/trust/proof?index=<ledgerIndex>: its entry must have index ledgerIndex, receiptSha256 = SHA-256(utf8(canonicalReceipt)) and prevHash = ledgerChainHead; the SHA-256 of the entry's canonical JSON must equal entry.entrySha256 and the proof's leaf; then apply the "spec" proof rule (with &treeSize=<checkpoint treeSize> the root must equal the signed checkpoint's rootHash.spec)`,
     ],
-    verifyEndpoint: { url: `${c.baseUrl}/trust/verify`, get: 'receipt=<header value>, optional body=<base64 of the saved body> or bodySha256=<hex>', post: 'JSON {receipt, body?, bodySha256?} for bodies too large for a URL', answer: '{valid, receiptSha256, checks: {fields, signature, signedBy, responseSha256, ledgerInclusion}}, each {status: pass|fail|skipped, detail}' },
+    verifyEndpoint: {
+      url: `${c.baseUrl}/trust/verify`,
+      get: 'receipt=<header value>, optional body=<base64 of the saved body> or bodySha256=<hex>',
+      post: 'JSON {receipt, body?, bodySha256?} for bodies too large for a URL',
+      answer: '{valid, receiptSha256, checks: {fields, signature, signedBy, responseSha256, ledgerInclusion}}, each {status: pass|fail|skipped, detail}',
+    },
   };
 }
 
@@ -85,7 +109,8 @@ function merklePart(c: ReceiptSpecConfig) {
     leaf: 'entrySha256 of each ledger entry',
     specProof: {
       endpoint: `${c.baseUrl}/trust/proof?index=<N>[&treeSize=<M>]`,
-      answer: '{index, leaf, proof: [{hash, side}], merkleRootSha256, treeSize, algorithm, entry} (entry: the ledger entry at index, whose entrySha256 is the leaf)',
+      answer:
+        '{index, leaf, proof: [{hash, side}], merkleRootSha256, treeSize, algorithm, entry} (entry: the ledger entry at index, whose entrySha256 is the leaf)',
       rule: 'cur = leaf; for each step: side "left" gives cur = sha256(step.hash + cur), otherwise cur = sha256(cur + step.hash); cur must equal merkleRootSha256',
       byteLevel: SPEC_HASHER.algorithm,
       emptyRoot: sha256Hex(''),

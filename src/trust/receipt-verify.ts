@@ -70,7 +70,9 @@ function checkSignature(r: Receipt, canonical: string): ReceiptCheck {
   if (key?.length !== 32) return fail('signature.signedBy must be a base58 32-byte ed25519 public key');
   if (bytes?.length !== 64) return fail('signature.signatureBase58 must be a base58 64-byte signature');
   const ok = verifyEd25519(key, Buffer.from(canonical, 'utf8'), bytes);
-  return ok ? pass('ed25519 signature over utf8(canonicalReceipt) verifies with signedBy') : fail('ed25519 signature does not verify over utf8(canonicalReceipt)');
+  return ok
+    ? pass('ed25519 signature over utf8(canonicalReceipt) verifies with signedBy')
+    : fail('ed25519 signature does not verify over utf8(canonicalReceipt)');
 }
 
 function checkBody(r: Receipt, options: VerifyReceiptOptions): ReceiptCheck {
@@ -99,7 +101,11 @@ function checkLedger(r: Receipt, digest: string, ledger: VerifyReceiptOptions['l
   const verdict = verifyInclusionSpec(proof.value);
   if (!verdict.ok) return fail(verdict.reason);
   const { merkleRootSha256, treeSize } = proof.value;
-  return pass(`entry ${r.ledgerIndex} carries sha256(canonicalReceipt) and is included in the Merkle root`, { entrySha256: entry.entrySha256, merkleRootSha256, treeSize });
+  return pass(`entry ${r.ledgerIndex} carries sha256(canonicalReceipt) and is included in the Merkle root`, {
+    entrySha256: entry.entrySha256,
+    merkleRootSha256,
+    treeSize,
+  });
 }
 
 /** Runs every check of docs/contract.md#receipts and the ledger link on `receipt`. */

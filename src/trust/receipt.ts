@@ -22,8 +22,20 @@ export const RECEIPT_HEADER = 'X-Service-Receipt';
 export const RECEIPT_HEADER_ALT = 'X-Intelligence-Receipt';
 /** The receipt fields in signed (canonical) order: the contract's order, then `ledgerIndex`. */
 export const RECEIPT_FIELD_ORDER = [
-  'schema', 'service', 'resource', 'endpoint', 'priceUsd', 'priceUsdcUnits', 'network', 'serviceVersion',
-  'requestSha256', 'responseSha256', 'responseBytes', 'ledgerChainHead', 'generatedAtUtc', 'ledgerIndex',
+  'schema',
+  'service',
+  'resource',
+  'endpoint',
+  'priceUsd',
+  'priceUsdcUnits',
+  'network',
+  'serviceVersion',
+  'requestSha256',
+  'responseSha256',
+  'responseBytes',
+  'ledgerChainHead',
+  'generatedAtUtc',
+  'ledgerIndex',
 ] as const;
 
 /** Everything a receipt says except its signature, in canonical key order. */
@@ -152,7 +164,8 @@ const BASE64_RE = /^[A-Za-z0-9+/_-]+={0,2}$/;
 /** Decodes a receipt header value (base64 or base64url of a JSON object); malformed input is data. */
 export function decodeReceiptHeader(value: string): { ok: true; receipt: Receipt } | { ok: false; reason: string } {
   const text = value.trim();
-  if (text.length === 0 || text.length > MAX_RECEIPT_HEADER_CHARS || !BASE64_RE.test(text)) return { ok: false, reason: 'receipt must be base64 of the receipt JSON' };
+  if (text.length === 0 || text.length > MAX_RECEIPT_HEADER_CHARS || !BASE64_RE.test(text))
+    return { ok: false, reason: 'receipt must be base64 of the receipt JSON' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));

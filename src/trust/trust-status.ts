@@ -36,7 +36,14 @@ export function createTrustStatus(config: Readonly<TrustStatusConfig>): () => Tr
     const ks = config.killSwitch.state();
     const age = head.lastAppendAt === null ? null : Math.max(0, Math.round((now() - Date.parse(head.lastAppendAt)) / 1000));
     return {
-      ledger: { chainHeadSha256: head.chainHead, merkleRootSha256: head.merkleRoot, entries: head.treeSize, lastEntryAt: head.lastAppendAt, lastEntryAgeSeconds: age, writable: config.ledger.failure() === null },
+      ledger: {
+        chainHeadSha256: head.chainHead,
+        merkleRootSha256: head.merkleRoot,
+        entries: head.treeSize,
+        lastEntryAt: head.lastAppendAt,
+        lastEntryAgeSeconds: age,
+        writable: config.ledger.failure() === null,
+      },
       killSwitch: { active: ks.active, since: ks.since },
     };
   };

@@ -45,7 +45,7 @@ export function decodePayment(header: string, accepts: readonly PaymentRequireme
     const scheme = accepts.some((a) => a.scheme === accepted.scheme);
     const network = accepts.some((a) => a.network === accepted.network);
     const reason = !scheme ? 'unsupported_scheme' : !network ? 'invalid_network' : 'invalid_payment_requirements';
-    return { ok: false, reason, message: 'the accepted terms are not this route\'s terms' };
+    return { ok: false, reason, message: "the accepted terms are not this route's terms" };
   }
   return { ok: true, payment: p as unknown as PaymentPayload, requirements };
 }

@@ -41,7 +41,11 @@ export async function startEvmExactScheme(setup: EvmExactSetup): Promise<ExactSc
     const support = await fetchFacilitatorSupport(setup.settlement.url);
     const served = support.kinds.some((k) => k.x402Version === 2 && k.scheme === 'exact' && (k.network === network || k.network === 'eip155:*'));
     if (!served) throw new Error(`facilitator ${setup.settlement.url} does not list x402 v2 exact on ${network}`);
-    const settler = createFacilitatorSettler({ url: setup.settlement.url, signers: facilitatorSignersFor(support, network), ...(setup.settleTimeoutMs ? { settleTimeoutMs: setup.settleTimeoutMs } : {}) });
+    const settler = createFacilitatorSettler({
+      url: setup.settlement.url,
+      signers: facilitatorSignersFor(support, network),
+      ...(setup.settleTimeoutMs ? { settleTimeoutMs: setup.settleTimeoutMs } : {}),
+    });
     return createEvmExactScheme({ network, settler, ...extra });
   }
   const { rpcUrl, relayerKey } = setup.settlement;

@@ -47,7 +47,14 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
         payload: payment.payload,
         acceptedScheme: payment.accepted.scheme,
         acceptedNetwork: payment.accepted.network,
-        requirements: { scheme: requirements.scheme, network: requirements.network, amount: requirements.amount, asset: requirements.asset, payTo: requirements.payTo, extra: { ...requirements.extra } },
+        requirements: {
+          scheme: requirements.scheme,
+          network: requirements.network,
+          amount: requirements.amount,
+          asset: requirements.asset,
+          payTo: requirements.payTo,
+          extra: { ...requirements.extra },
+        },
         nowSeconds: now(),
       };
       const offchain = await verifyOffchain(input, signal);

@@ -33,7 +33,12 @@ const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 async function postJson(url: string, body: unknown, timeoutMs: number, signal: AbortSignal | null): Promise<Posted> {
   const signals = signal ? [signal, AbortSignal.timeout(timeoutMs)] : [AbortSignal.timeout(timeoutMs)];
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.any(signals) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any(signals),
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -46,7 +51,11 @@ async function postJson(url: string, body: unknown, timeoutMs: number, signal: A
     return { ok: true, body: parsed as Record<string, unknown> };
   } catch (err) {
     const code = (err as { cause?: { code?: unknown } })?.cause?.code;
-    return { ok: false, message: `${url}: ${err instanceof Error ? err.message : String(err)}`, reached: !(typeof code === 'string' && NEVER_ARRIVED.has(code)) };
+    return {
+      ok: false,
+      message: `${url}: ${err instanceof Error ? err.message : String(err)}`,
+      reached: !(typeof code === 'string' && NEVER_ARRIVED.has(code)),
+    };
   }
 }
 
@@ -80,7 +89,8 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       const posted = await postJson(`${base}/verify`, requestBody(payment, requirements), FACILITATOR_VERIFY_TIMEOUT_MS, signal);
       if (!posted.ok) return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: posted.message, payer };
       const b = posted.body;
-      if (typeof b.isValid !== 'boolean') return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: 'facilitator /verify answer has no isValid', payer };
+      if (typeof b.isValid !== 'boolean')
+        return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: 'facilitator /verify answer has no isValid', payer };
       if (b.isValid) return { isValid: true, payer };
       const invalidReason = typeof b.invalidReason === 'string' ? b.invalidReason : EVM_REASONS.unexpectedVerifyError;
       return { isValid: false, invalidReason, invalidMessage: typeof b.invalidMessage === 'string' ? b.invalidMessage : 'refused by the facilitator', payer };
@@ -94,7 +104,8 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       const again = await this.settle(parsed, payment, requirements, signal);
       if (again.success) return { status: 'landed' };
       const reason = again.errorReason ?? EVM_REASONS.unexpectedSettleError;
-      if (reason === EVM_REASONS.transactionFailed || reason === EVM_REASONS.transferEventMismatch) return { status: 'failed', reason, message: again.errorMessage ?? 'failed on chain' };
+      if (reason === EVM_REASONS.transactionFailed || reason === EVM_REASONS.transferEventMismatch)
+        return { status: 'failed', reason, message: again.errorMessage ?? 'failed on chain' };
       return { status: 'pending', message: `facilitator: ${reason}` };
     },
     async settle(parsed, payment, requirements, _signal, beforeBroadcast): Promise<SettleResult> {
@@ -104,13 +115,36 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       // No caller abort once asked: the facilitator may broadcast regardless, so we wait for its word.
       const posted = await postJson(`${base}/settle`, requestBody(payment, requirements), settleTimeoutMs, null);
       // A settle that may have arrived (time-out, broken answer) may be broadcast: pending, not failed.
-      if (!posted.ok) return { success: false, errorReason: posted.reached ? EVM_REASONS.settlementPending : EVM_REASONS.unexpectedSettleError, errorMessage: posted.message, transaction: '', network, payer };
+      if (!posted.ok)
+        return {
+          success: false,
+          errorReason: posted.reached ? EVM_REASONS.settlementPending : EVM_REASONS.unexpectedSettleError,
+          errorMessage: posted.message,
+          transaction: '',
+          network,
+          payer,
+        };
       const b = posted.body;
-      if (typeof b.success !== 'boolean') return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'facilitator /settle answer has no success', transaction: '', network, payer };
+      if (typeof b.success !== 'boolean')
+        return {
+          success: false,
+          errorReason: EVM_REASONS.unexpectedSettleError,
+          errorMessage: 'facilitator /settle answer has no success',
+          transaction: '',
+          network,
+          payer,
+        };
       const transaction = typeof b.transaction === 'string' ? b.transaction : '';
       if (b.success && transaction !== '') return { success: true, transaction, network, payer };
       const errorReason = typeof b.errorReason === 'string' ? b.errorReason : EVM_REASONS.unexpectedSettleError;
-      return { success: false, errorReason, errorMessage: typeof b.errorMessage === 'string' ? b.errorMessage : 'refused by the facilitator', transaction, network, payer };
+      return {
+        success: false,
+        errorReason,
+        errorMessage: typeof b.errorMessage === 'string' ? b.errorMessage : 'refused by the facilitator',
+        transaction,
+        network,
+        payer,
+      };
     },
   };
 }

@@ -20,7 +20,15 @@ export interface RelayerSettlerConfig {
 
 function toCall(p: EvmExactPayload): TransferAuthorizationCall {
   const a = p.authorization;
-  return { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce, signature: p.signature };
+  return {
+    from: a.from,
+    to: a.to,
+    value: BigInt(a.value),
+    validAfter: BigInt(a.validAfter),
+    validBefore: BigInt(a.validBefore),
+    nonce: a.nonce,
+    signature: p.signature,
+  };
 }
 
 /** Creates the relayer settler. */
@@ -37,9 +45,15 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
         const reason = state.kind === 'not_eip3009' ? EVM_REASONS.eip3009NotSupported : EVM_REASONS.unexpectedVerifyError;
         return { isValid: false, invalidReason: reason, invalidMessage: state.message, payer };
       }
-      if (state.nonceUsed) return { isValid: false, invalidReason: EVM_REASONS.nonceAlreadyUsed, invalidMessage: 'this authorization nonce is already used on chain', payer };
+      if (state.nonceUsed)
+        return { isValid: false, invalidReason: EVM_REASONS.nonceAlreadyUsed, invalidMessage: 'this authorization nonce is already used on chain', payer };
       if (state.balance < BigInt(requirements.amount)) {
-        return { isValid: false, invalidReason: EVM_REASONS.insufficientBalance, invalidMessage: `balance ${state.balance} is below ${requirements.amount}`, payer };
+        return {
+          isValid: false,
+          invalidReason: EVM_REASONS.insufficientBalance,
+          invalidMessage: `balance ${state.balance} is below ${requirements.amount}`,
+          payer,
+        };
       }
       return { isValid: true, payer };
     },
@@ -47,19 +61,33 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       const network = payment.accepted.network;
       const payer = parsed.authorization.from;
       // Abort is honoured only before broadcast: once sent, the transfer happens whether we wait or not.
-      if (signal.aborted) return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
+      if (signal.aborted)
+        return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
       const call = toCall(parsed);
       // The hash comes back from the broadcast; the nonce identifies the payment until then.
       await beforeBroadcast?.('');
       const sent = await config.relayer.submit(call);
-      if (!sent.ok && sent.kind === 'refused') return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: '', network, payer };
+      if (!sent.ok && sent.kind === 'refused')
+        return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: '', network, payer };
       // An RPC fault may come after the node took the transaction (a lost answer): it may land,
       // so it is pending and resolved by the authorization nonce, never "failed".
-      if (!sent.ok) return { success: false, errorReason: EVM_REASONS.settlementPending, errorMessage: `broadcast outcome unknown: ${sent.message}`, transaction: '', network, payer };
+      if (!sent.ok)
+        return {
+          success: false,
+          errorReason: EVM_REASONS.settlementPending,
+          errorMessage: `broadcast outcome unknown: ${sent.message}`,
+          transaction: '',
+          network,
+          payer,
+        };
       const receipt = await config.relayer.waitForTransfer(sent.hash, call, receiptTimeoutMs);
       if (receipt.status === 'success') return { success: true, transaction: sent.hash, network, payer };
-      const errorReason = receipt.status === 'timeout' ? EVM_REASONS.settlementPending
-        : receipt.status === 'transfer_mismatch' ? EVM_REASONS.transferEventMismatch : EVM_REASONS.transactionFailed;
+      const errorReason =
+        receipt.status === 'timeout'
+          ? EVM_REASONS.settlementPending
+          : receipt.status === 'transfer_mismatch'
+            ? EVM_REASONS.transferEventMismatch
+            : EVM_REASONS.transactionFailed;
       return { success: false, errorReason, errorMessage: receipt.message, transaction: sent.hash, network, payer };
     },
     /**

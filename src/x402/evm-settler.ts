@@ -20,7 +20,13 @@ export interface EvmSettler {
    */
   verifyOnChain(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
   /** Moves the money; resolves once the transfer is mined (or definitively failed). */
-  settle(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult>;
+  settle(
+    parsed: EvmExactPayload,
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    signal: AbortSignal,
+    beforeBroadcast?: BeforeBroadcast,
+  ): Promise<SettleResult>;
   /** Where a settlement reported `settlement_pending` stands now. */
   settlementStatus(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettlementStatus>;
 }

@@ -52,7 +52,9 @@ export interface EvmVerifyInput {
   readonly nowSeconds: number;
 }
 
-export type ParsedEvmPayload = { readonly ok: true; readonly payload: EvmExactPayload } | { readonly ok: false; readonly reason: string; readonly message: string };
+export type ParsedEvmPayload =
+  | { readonly ok: true; readonly payload: EvmExactPayload }
+  | { readonly ok: false; readonly reason: string; readonly message: string };
 
 function isUint256(value: unknown): value is string {
   return typeof value === 'string' && UINT256_DECIMAL_RE.test(value) && BigInt(value) <= MAX_UINT256;
@@ -70,7 +72,8 @@ export function parseEvmExactPayload(payload: unknown): ParsedEvmPayload {
   if (typeof a.from !== 'string' || !isEvmAddress(a.from)) return bad(EVM_REASONS.invalidPayload, 'authorization.from is not an address');
   if (typeof a.to !== 'string' || !isEvmAddress(a.to)) return bad(EVM_REASONS.invalidPayload, 'authorization.to is not an address');
   if (!isUint256(a.value)) return bad(EVM_REASONS.invalidAuthorizationValue, 'authorization.value is not a uint256 decimal string');
-  if (!isUint256(a.validAfter) || !isUint256(a.validBefore)) return bad(EVM_REASONS.invalidPayload, 'authorization.validAfter/validBefore are not uint256 decimal strings');
+  if (!isUint256(a.validAfter) || !isUint256(a.validBefore))
+    return bad(EVM_REASONS.invalidPayload, 'authorization.validAfter/validBefore are not uint256 decimal strings');
   if (typeof a.nonce !== 'string' || !NONCE_RE.test(a.nonce)) return bad(EVM_REASONS.invalidPayload, 'authorization.nonce is not 32 bytes of hex');
   if (typeof p.signature !== 'string' || !HEX_RE.test(p.signature)) return bad(EVM_REASONS.failedToParseSignature, 'payload.signature is not hex');
   const authorization = { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce };
@@ -99,7 +102,8 @@ export async function verifyEvmExactOffchain(input: EvmVerifyInput): Promise<Ver
   const version = req.extra.version;
   if (!name || !version) return invalid(EVM_REASONS.missingEip712Domain, 'the terms carry no EIP-712 name/version');
   const chainId = evmChainIdOf(req.network);
-  if (input.acceptedNetwork !== req.network || chainId === null) return invalid(EVM_REASONS.networkMismatch, `payment is for ${input.acceptedNetwork}, terms are for ${req.network}`);
+  if (input.acceptedNetwork !== req.network || chainId === null)
+    return invalid(EVM_REASONS.networkMismatch, `payment is for ${input.acceptedNetwork}, terms are for ${req.network}`);
   if (!isCanonicalEcdsaSignature(signature)) return invalid(EVM_REASONS.invalidSignature, 'signature is not a 65-byte low-s ECDSA signature');
   const signer = await recoverTransferAuthorizer({
     domain: { name, version, chainId, verifyingContract: req.asset },
@@ -109,11 +113,14 @@ export async function verifyEvmExactOffchain(input: EvmVerifyInput): Promise<Ver
     validBefore: BigInt(auth.validBefore),
     signature,
   });
-  if (signer === null || !sameEvmAddress(signer, auth.from)) return invalid(EVM_REASONS.invalidSignature, 'the signature does not recover authorization.from over this domain');
+  if (signer === null || !sameEvmAddress(signer, auth.from))
+    return invalid(EVM_REASONS.invalidSignature, 'the signature does not recover authorization.from over this domain');
   if (!sameEvmAddress(auth.to, req.payTo)) return invalid(EVM_REASONS.recipientMismatch, 'authorization.to is not the payTo address');
   const now = BigInt(Math.floor(input.nowSeconds));
-  if (BigInt(auth.validBefore) < now + BigInt(EVM_SETTLE_MARGIN_SECONDS)) return invalid(EVM_REASONS.validBeforeExpired, `authorization expires within ${EVM_SETTLE_MARGIN_SECONDS} s`);
+  if (BigInt(auth.validBefore) < now + BigInt(EVM_SETTLE_MARGIN_SECONDS))
+    return invalid(EVM_REASONS.validBeforeExpired, `authorization expires within ${EVM_SETTLE_MARGIN_SECONDS} s`);
   if (BigInt(auth.validAfter) > now) return invalid(EVM_REASONS.validAfterInFuture, 'authorization is not valid yet');
-  if (BigInt(auth.value) !== BigInt(req.amount)) return invalid(EVM_REASONS.authorizationValueMismatch, `authorization.value ${auth.value} is not the price ${req.amount}`);
+  if (BigInt(auth.value) !== BigInt(req.amount))
+    return invalid(EVM_REASONS.authorizationValueMismatch, `authorization.value ${auth.value} is not the price ${req.amount}`);
   return { isValid: true, payer: auth.from };
 }

@@ -9,10 +9,7 @@ export const IDEMPOTENCY_TTL_MS = 10 * 60_000;
 /** Most ids remembered at once; the oldest go first. */
 export const IDEMPOTENCY_MAX_ENTRIES = 10_000;
 
-export type IdempotencyLookup<T> =
-  | { readonly kind: 'miss' }
-  | { readonly kind: 'hit'; readonly value: Promise<T> }
-  | { readonly kind: 'conflict' };
+export type IdempotencyLookup<T> = { readonly kind: 'miss' } | { readonly kind: 'hit'; readonly value: Promise<T> } | { readonly kind: 'conflict' };
 
 export interface IdempotencyCache<T> {
   lookup(id: string, fingerprint: string): IdempotencyLookup<T>;
@@ -52,8 +49,12 @@ export function createIdempotencyCache<T>(config: { readonly ttlMs: number; read
       entries.set(id, entry);
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
       value.then(
-        (result) => { if (!keep(result) && entries.get(id) === entry) entries.delete(id); },
-        () => { if (entries.get(id) === entry) entries.delete(id); },
+        (result) => {
+          if (!keep(result) && entries.get(id) === entry) entries.delete(id);
+        },
+        () => {
+          if (entries.get(id) === entry) entries.delete(id);
+        },
       );
     },
   };

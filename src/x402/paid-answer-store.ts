@@ -25,7 +25,12 @@ export interface PaidAnswerStore {
 }
 
 /** Opens the store under `dir` (the replay record's directory). */
-export function createPaidAnswerStore(config: { readonly dir: string; readonly ttlMs?: number; readonly maxEntries?: number; readonly now?: () => number }): PaidAnswerStore {
+export function createPaidAnswerStore(config: {
+  readonly dir: string;
+  readonly ttlMs?: number;
+  readonly maxEntries?: number;
+  readonly now?: () => number;
+}): PaidAnswerStore {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? IDEMPOTENCY_TTL_MS;
   const log = createDurableRecordLog<StoredPaidAnswer>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES, now });

@@ -28,7 +28,8 @@ export function extractPaymentId(payment: PaymentPayload): PaymentIdResult {
   if (ext === undefined || ext === null) return { ok: true, id: null };
   const id = (ext as { info?: { id?: unknown } }).info?.id;
   if (id === undefined) return { ok: true, id: null };
-  if (typeof id !== 'string' || !PAYMENT_ID_RE.test(id)) return { ok: false, message: 'payment-identifier id must be 16-128 characters of A-Z, a-z, 0-9, _ and -' };
+  if (typeof id !== 'string' || !PAYMENT_ID_RE.test(id))
+    return { ok: false, message: 'payment-identifier id must be 16-128 characters of A-Z, a-z, 0-9, _ and -' };
   return { ok: true, id };
 }
 
@@ -37,5 +38,7 @@ export function extractPaymentId(payment: PaymentPayload): PaymentIdResult {
  * the resource asked for. Extensions are left out: they carry the id itself.
  */
 export function paymentFingerprint(payment: PaymentPayload, resourceUrl: string): string {
-  return createHash('sha256').update(JSON.stringify([payment.accepted, payment.payload, resourceUrl])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([payment.accepted, payment.payload, resourceUrl]))
+    .digest('hex');
 }

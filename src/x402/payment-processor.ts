@@ -76,7 +76,11 @@ export function paymentResponseHeader(settled: SettleResult): string {
 const SETTLEMENT_PENDING = 'settlement_pending';
 
 function paidOf(call: PaidCall): PendingSettlement['paid'] {
-  return { originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`, endpoint: call.entry.path, priceUsdcUnits: call.entry.priceUnits };
+  return {
+    originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
+    endpoint: call.entry.path,
+    priceUsdcUnits: call.entry.priceUnits,
+  };
 }
 
 function payloadSha256(call: PaidCall): string {
@@ -102,7 +106,9 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
 
   /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
   async function deliver(key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid']): Promise<HttpReply> {
-    await config.replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    await config.replayGuard
+      .markSettled(key)
+      .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
     let receiptHeader: Record<string, string> = {};
     if (config.receipts) {
       try {
@@ -127,7 +133,15 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (answer.status !== 200) return answer;
       const record = (network: string, payer: string, transaction: string) => {
         recorded = true;
-        return pending.record(key, { network, transaction, payer, payloadSha256: payloadSha256(call), answer: storableAnswer(answer), paid: paidOf(call), recordedAt: Date.now() });
+        return pending.record(key, {
+          network,
+          transaction,
+          payer,
+          payloadSha256: payloadSha256(call),
+          answer: storableAnswer(answer),
+          paid: paidOf(call),
+          recordedAt: Date.now(),
+        });
       };
       const beforeBroadcast = async (transaction: string): Promise<void> => {
         // Nobody would receive the answer: settling now would charge without answering.
@@ -140,13 +154,18 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (settled.success) {
         keepClaim = true;
         const reply = await deliver(key, settled, answer, paidOf(call));
-        if (recorded) await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+        if (recorded)
+          await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
         return reply;
       }
       if (settled.errorReason === SETTLEMENT_PENDING && recorded) {
         // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
         await record(settled.network, settled.payer || verified.payer || '', settled.transaction);
-        return refuse(call, SETTLEMENT_PENDING, `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`);
+        return refuse(
+          call,
+          SETTLEMENT_PENDING,
+          `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`,
+        );
       }
       // Definitely not charged (refused, failed on chain): nothing left to resolve.
       if (recorded) await pending.resolve(key);
@@ -197,7 +216,12 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     const record = pending.get(key);
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record);
     const claim = config.replayGuard.acquire(key);
-    if (claim !== 'acquired') return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
+    if (claim !== 'acquired')
+      return refuse(
+        call,
+        'duplicate_settlement',
+        claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request',
+      );
     return settleClaimed(call, scheme, key);
   }
 
@@ -205,7 +229,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   function processWithId(call: PaidCall, id: string): Promise<HttpReply> | HttpReply {
     // Path and query, not the full URL: the same request is the same resource behind any host or port.
     const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
-    const conflict = () => errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
+    const conflict = () =>
+      errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
     const cached = idempotency.lookup(id, fingerprint);
     if (cached.kind === 'conflict') return conflict();
     if (cached.kind === 'hit') return cached.value;

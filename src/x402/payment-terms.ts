@@ -76,7 +76,9 @@ function createAcceptsRenderer(accepts: readonly PaymentRequirements[], live?: L
   return () => {
     const extra = live.svmExtra();
     if (!extra) return staticJson;
-    const fields = Object.entries(extra).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('');
+    const fields = Object.entries(extra)
+      .map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`)
+      .join('');
     if (fields !== lastKey) {
       lastKey = fields;
       lastJson = `[${svmHead}${fields}}}${restJson}]`;
@@ -94,7 +96,11 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
     accepts,
     reply(resourceUrl, error = 'Payment required') {
       const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson()},"extensions":${EXTENSIONS_JSON}}`;
-      return { status: ERROR_STATUS.payment_required, headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') }, body };
+      return {
+        status: ERROR_STATUS.payment_required,
+        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') },
+        body,
+      };
     },
   };
 }

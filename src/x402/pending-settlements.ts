@@ -56,7 +56,12 @@ export function storableAnswer(reply: HttpReply): StoredAnswer {
 }
 
 /** Opens the store under `dir` (the replay record's directory). */
-export function createPendingSettlements(config: { readonly dir: string; readonly ttlMs?: number; readonly maxEntries?: number; readonly now?: () => number }): PendingSettlements {
+export function createPendingSettlements(config: {
+  readonly dir: string;
+  readonly ttlMs?: number;
+  readonly maxEntries?: number;
+  readonly now?: () => number;
+}): PendingSettlements {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
   const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });

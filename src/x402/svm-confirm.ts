@@ -16,7 +16,12 @@ export type ConfirmOutcome =
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `commitment` is reached, the transaction fails, or `timeoutMs` passes. */
-export async function confirmSignature(rpc: Pick<RpcClient, 'getSignatureStatus'>, signature: string, commitment: RpcCommitment, timeoutMs: number): Promise<ConfirmOutcome> {
+export async function confirmSignature(
+  rpc: Pick<RpcClient, 'getSignatureStatus'>,
+  signature: string,
+  commitment: RpcCommitment,
+  timeoutMs: number,
+): Promise<ConfirmOutcome> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem = 'not seen yet';
   while (Date.now() < deadline) {

@@ -69,8 +69,10 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const key = `${payTo}:${asset}`;
     let found = destinations.get(key);
     if (!found) {
-      found = Promise.all([associatedTokenAddress(payTo, asset, TOKEN_PROGRAM), associatedTokenAddress(payTo, asset, TOKEN_2022_PROGRAM)])
-        .then(([t, t22]) => ({ [TOKEN_PROGRAM]: t, [TOKEN_2022_PROGRAM]: t22 }));
+      found = Promise.all([associatedTokenAddress(payTo, asset, TOKEN_PROGRAM), associatedTokenAddress(payTo, asset, TOKEN_2022_PROGRAM)]).then(([t, t22]) => ({
+        [TOKEN_PROGRAM]: t,
+        [TOKEN_2022_PROGRAM]: t22,
+      }));
       destinations.set(key, found);
     }
     return found;
@@ -105,7 +107,9 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
     const { tx, wire } = decoded;
     const rules = checkSvmPaymentRules(tx, {
-      asset: requirements.asset, amount: BigInt(requirements.amount), feePayer: config.feePayer,
+      asset: requirements.asset,
+      amount: BigInt(requirements.amount),
+      feePayer: config.feePayer,
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
@@ -116,7 +120,12 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     return { isValid: true, payer: rules.payer };
   }
 
-  async function settle(payment: PaymentPayload, _requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult> {
+  async function settle(
+    payment: PaymentPayload,
+    _requirements: PaymentRequirements,
+    signal: AbortSignal,
+    beforeBroadcast?: BeforeBroadcast,
+  ): Promise<SettleResult> {
     const network = config.network;
     const decoded = decodePayload(payment);
     if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network, payer: '' };
@@ -131,15 +140,24 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     // A fault (time-out, connection lost) says nothing about whether the node took the transaction:
     // it may still land, so it is pending under the signature we already know, never "failed".
     if (!isSendOutcome(sent)) {
-      return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: `send: ${sent instanceof Error ? sent.message : String(sent)}`, transaction, network, payer };
+      return {
+        success: false,
+        errorReason: SVM_REASON.settlementPending,
+        errorMessage: `send: ${sent instanceof Error ? sent.message : String(sent)}`,
+        transaction,
+        network,
+        payer,
+      };
     }
     if (!sent.ok) {
       const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
       return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
     }
     const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs);
-    if (outcome.status === 'failed') return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
-    if (outcome.status === 'pending') return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
+    if (outcome.status === 'failed')
+      return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
+    if (outcome.status === 'pending')
+      return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
     return { success: true, transaction, network, payer };
   }
 
@@ -147,7 +165,12 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
    * Blockhash first, then status: once the blockhash is no longer valid the transaction can never
    * land, so a status read after that is final (read the other way round, it could land between).
    */
-  async function settlementStatus(payment: PaymentPayload, _requirements: PaymentRequirements, transaction: string, signal: AbortSignal): Promise<SettlementStatus> {
+  async function settlementStatus(
+    payment: PaymentPayload,
+    _requirements: PaymentRequirements,
+    transaction: string,
+    signal: AbortSignal,
+  ): Promise<SettlementStatus> {
     const wire = payloadWire(payment);
     if (!wire) return { status: 'failed', reason: SVM_REASON.couldNotBeDecoded, message: 'the payment transaction cannot be decoded' };
     const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
@@ -155,7 +178,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const status = await config.rpc.getSignatureStatus(transaction, signal);
     if (status?.err) return { status: 'failed', reason: SVM_REASON.transactionFailed, message: `failed on chain: ${JSON.stringify(status.err)}` };
     if (status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment]) return { status: 'landed' };
-    if (status === null && expired) return { status: 'failed', reason: SVM_REASON.blockhashExpired, message: 'the transaction never landed and its blockhash has expired' };
+    if (status === null && expired)
+      return { status: 'failed', reason: SVM_REASON.blockhashExpired, message: 'the transaction never landed and its blockhash has expired' };
     return { status: 'pending', message: status ? `at ${status.confirmationStatus ?? 'unknown'}, waiting for ${commitment}` : 'not seen yet' };
   }
 

@@ -56,8 +56,10 @@ function tokenPayer(tx: WireTransaction): string {
 
 function checkComputeBudget(tx: WireTransaction): SvmReason | null {
   const [limit, price] = tx.instructions;
-  if (!limit || programOf(tx, limit) !== COMPUTE_BUDGET_PROGRAM || limit.data[0] !== SET_COMPUTE_UNIT_LIMIT || limit.data.length !== COMPUTE_LIMIT_DATA_BYTES) return SVM_REASON.computeLimit;
-  if (!price || programOf(tx, price) !== COMPUTE_BUDGET_PROGRAM || price.data[0] !== SET_COMPUTE_UNIT_PRICE || price.data.length !== COMPUTE_PRICE_DATA_BYTES) return SVM_REASON.computePrice;
+  if (!limit || programOf(tx, limit) !== COMPUTE_BUDGET_PROGRAM || limit.data[0] !== SET_COMPUTE_UNIT_LIMIT || limit.data.length !== COMPUTE_LIMIT_DATA_BYTES)
+    return SVM_REASON.computeLimit;
+  if (!price || programOf(tx, price) !== COMPUTE_BUDGET_PROGRAM || price.data[0] !== SET_COMPUTE_UNIT_PRICE || price.data.length !== COMPUTE_PRICE_DATA_BYTES)
+    return SVM_REASON.computePrice;
   if (u64At(price.data, 1) > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return SVM_REASON.computePriceTooHigh;
   return null;
 }
@@ -76,7 +78,8 @@ export function checkSvmPaymentRules(tx: WireTransaction, terms: SvmRuleTerms): 
   if (tx.staticAccounts[0] !== terms.feePayer) return fail(SVM_REASON.feePayerMismatch);
   if (tx.addressTableLookups > 0) return fail(SVM_REASON.altUnavailable);
   const accountCount = tx.staticAccounts.length;
-  if (tx.instructions.some((ix) => ix.programIndex >= accountCount || ix.accountIndices.some((a) => a >= accountCount))) return fail(SVM_REASON.couldNotBeDecoded);
+  if (tx.instructions.some((ix) => ix.programIndex >= accountCount || ix.accountIndices.some((a) => a >= accountCount)))
+    return fail(SVM_REASON.couldNotBeDecoded);
   if (tx.instructions.length < MIN_INSTRUCTIONS || tx.instructions.length > MAX_INSTRUCTIONS) return fail(SVM_REASON.instructionsLength);
   const budget = checkComputeBudget(tx);
   if (budget) return fail(budget);
@@ -84,7 +87,8 @@ export function checkSvmPaymentRules(tx: WireTransaction, terms: SvmRuleTerms): 
   const transfer = tx.instructions[2]!;
   const program = programOf(tx, transfer);
   if (program !== TOKEN_PROGRAM && program !== TOKEN_2022_PROGRAM) return fail(SVM_REASON.noTransfer, payer);
-  if (transfer.data[0] !== TRANSFER_CHECKED || transfer.data.length !== TRANSFER_CHECKED_DATA_BYTES || transfer.accountIndices.length < 4) return fail(SVM_REASON.noTransfer, payer);
+  if (transfer.data[0] !== TRANSFER_CHECKED || transfer.data.length !== TRANSFER_CHECKED_DATA_BYTES || transfer.accountIndices.length < 4)
+    return fail(SVM_REASON.noTransfer, payer);
   const [source, mint, destination, authority] = transfer.accountIndices.slice(0, 4).map((i) => tx.staticAccounts[i]!) as [string, string, string, string];
   // Index 0 is the fee payer: it may sign for the fee and nothing else.
   if (authority === terms.feePayer || tx.instructions.some((ix) => ix.accountIndices.includes(0))) return fail(SVM_REASON.feePayerTransferringFunds, payer);

@@ -38,10 +38,14 @@ export async function startTestFacilitator(scheme: ExactScheme): Promise<TestFac
         return reply(400, { error: 'invalid_json' });
       }
       const signal = new AbortController().signal;
-      const work = req.url === '/verify'
-        ? scheme.verify(body.paymentPayload, body.paymentRequirements, signal)
-        : scheme.settle(body.paymentPayload, body.paymentRequirements, signal);
-      work.then((r) => reply(200, r), (err: unknown) => reply(500, { error: String(err) }));
+      const work =
+        req.url === '/verify'
+          ? scheme.verify(body.paymentPayload, body.paymentRequirements, signal)
+          : scheme.settle(body.paymentPayload, body.paymentRequirements, signal);
+      work.then(
+        (r) => reply(200, r),
+        (err: unknown) => reply(500, { error: String(err) }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -49,9 +53,10 @@ export async function startTestFacilitator(scheme: ExactScheme): Promise<TestFac
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

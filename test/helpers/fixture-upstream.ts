@@ -70,9 +70,10 @@ export async function startFixtureUpstream(): Promise<FixtureUpstream> {
       routes.clear();
       requests.length = 0;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -45,8 +45,9 @@ function resolveRelative(file: string, specifier: string, known: ReadonlySet<str
 }
 
 function edgesOf(file: string, source: string, known: ReadonlySet<string>): Edge[] {
-  return ts.preProcessFile(source, true, true).importedFiles
-    .map((f) => f.fileName)
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((f) => f.fileName)
     .filter((s) => !s.startsWith('node:'))
     .map((s) => ({ specifier: s, target: s.startsWith('.') ? resolveRelative(file, s, known) : null }));
 }
@@ -110,7 +111,8 @@ export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRu
       if (!known.has(target)) continue;
       if (target !== file) targets.push(target);
       const to = layerOf(target);
-      if (from >= 0 && to >= 0 && to < from) problems.push(`${file} imports '${specifier}': ${rules.layers[from]!.name} may not import ${rules.layers[to]!.name} (a higher layer)`);
+      if (from >= 0 && to >= 0 && to < from)
+        problems.push(`${file} imports '${specifier}': ${rules.layers[from]!.name} may not import ${rules.layers[to]!.name} (a higher layer)`);
     }
     graph.set(file, targets);
   }

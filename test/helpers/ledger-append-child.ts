@@ -13,7 +13,13 @@ process.stdout.write(`open ${ledger.openReport.entries}\n`);
 
 async function worker(w: number): Promise<never> {
   for (let i = 0; ; i++) {
-    const r = await ledger.append({ kind: 'payment', endpoint: '/v1/smri', priceUsdcUnits: 10000, network: 'eip155:8453', receiptSha256: sha256Hex(`w${w}-${i}`) });
+    const r = await ledger.append({
+      kind: 'payment',
+      endpoint: '/v1/smri',
+      priceUsdcUnits: 10000,
+      network: 'eip155:8453',
+      receiptSha256: sha256Hex(`w${w}-${i}`),
+    });
     process.stdout.write(`${r.index}\n`);
   }
 }

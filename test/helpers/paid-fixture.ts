@@ -64,11 +64,21 @@ export function usePaidService(options: PaidServiceOptions = {}): PaidService {
   const localnet = (): TestLocalnet => get().t.localnet!;
   const balanceOf = (owner: string) => tokenBalance(localnet().urls.rpc, owner, localnet().stablecoinMint);
   return {
-    get url() { return get().t.url; },
-    get service() { return get().t.service; },
-    get localnet() { return localnet(); },
-    get payer() { return get().payer; },
-    get payFetch() { return get().payFetch; },
+    get url() {
+      return get().t.url;
+    },
+    get service() {
+      return get().t.service;
+    },
+    get localnet() {
+      return localnet();
+    },
+    get payer() {
+      return get().payer;
+    },
+    get payFetch() {
+      return get().payFetch;
+    },
     pay: (pathAndQuery) => get().payFetch(`${get().t.url}${pathAndQuery}`),
     payerBalance: () => balanceOf(get().payer.signer.address),
     payToBalance: () => balanceOf(get().t.service.terms.svm.payTo),

@@ -16,8 +16,16 @@ const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 function gatedProcessor() {
   let entered!: (signal: AbortSignal) => void;
   let open!: () => void;
-  const gate = new Promise<void>((resolve) => { open = resolve; });
-  const seen = { aborted: false, finished: 0, entered: new Promise<AbortSignal>((resolve) => { entered = resolve; }) };
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const seen = {
+    aborted: false,
+    finished: 0,
+    entered: new Promise<AbortSignal>((resolve) => {
+      entered = resolve;
+    }),
+  };
   const processor: PaymentProcessor = {
     supported: () => ({ kinds: [], signers: {} }),
     async process(call: PaidCall) {
@@ -31,10 +39,11 @@ function gatedProcessor() {
   return { processor, seen, open };
 }
 
-const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal.aborted) resolve();
-  else signal.addEventListener('abort', () => resolve(), { once: true });
-});
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 
 async function paymentFor(url: string): Promise<string> {
   const challenge = JSON.parse(Buffer.from((await fetch(url)).headers.get('payment-required')!, 'base64').toString());
@@ -78,7 +87,10 @@ describe('abort handling', () => {
     expect(res.status).toBe(200);
     expect(await readJson(res)).toEqual({ late: true });
     // A new connection is refused; a kept-alive one gets 503 shutting_down and is closed.
-    const after = await fetch(`${t.url}/health`).then((r) => r.status, () => 'refused');
+    const after = await fetch(`${t.url}/health`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(after);
   });
 });
@@ -89,10 +101,37 @@ describe('process lifecycle', () => {
     const { localnet } = await startTestLocalnet('lifecycle-1');
     const relayerKey = join(dataDir, 'relayer.key');
     writeFileSync(relayerKey, `${localnet.evm.relayerKey}\n`, { mode: 0o600 });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir,
-      '--rpc-url', localnet.urls.rpc, '--geyser-url', localnet.urls.geyser, '--evm-rpc-url', localnet.urls.evm, '--evm-relayer-key', relayerKey,
-      '--evm-asset', localnet.evm.usdcAddress, '--svm-asset', localnet.stablecoinMint,
-      '--svm-pay-to', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe', '--evm-pay-to', '0x1111111111111111111111111111111111111111'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/main.ts',
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--rpc-url',
+        localnet.urls.rpc,
+        '--geyser-url',
+        localnet.urls.geyser,
+        '--evm-rpc-url',
+        localnet.urls.evm,
+        '--evm-relayer-key',
+        relayerKey,
+        '--evm-asset',
+        localnet.evm.usdcAddress,
+        '--svm-asset',
+        localnet.stablecoinMint,
+        '--svm-pay-to',
+        'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
+        '--evm-pay-to',
+        '0x1111111111111111111111111111111111111111',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -126,7 +165,9 @@ describe('process lifecycle', () => {
   }, 60_000);
 
   it('refuses a bad configuration listing every problem, exit code 2', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -140,7 +181,9 @@ describe('process lifecycle', () => {
 describe('embedded default', () => {
   it('npm start with no upstream flags runs the localnet, reports it in /health, and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'x402-embedded-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--slot-ms', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--slot-ms', '200'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -161,7 +204,11 @@ describe('embedded default', () => {
       const health = await readJson(fetch(`${url}/health`));
       expect(health.mode).toBe('embedded');
       expect(health.localnet.rpcUrl).toBe(rpcUrl);
-      const slot = await fetch(rpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) });
+      const slot = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }),
+      });
       expect((await readJson(slot)).result).toBeGreaterThan(0);
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', resolve);

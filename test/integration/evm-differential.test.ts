@@ -65,10 +65,28 @@ async function signedByHand(o: AuthorizationOverrides = {}): Promise<Record<stri
     validBefore: o.validBefore ?? now + 60n,
     nonce: o.nonce ?? (`0x${randomBytes(32).toString('hex')}` as `0x${string}`),
   };
-  const domain = { name: evm.name, version: evm.version, chainId: 8453, verifyingContract: evm.usdcAddress as `0x${string}`, ...o.domain } as { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
-  const signature = await account.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: authorization });
+  const domain = { name: evm.name, version: evm.version, chainId: 8453, verifyingContract: evm.usdcAddress as `0x${string}`, ...o.domain } as {
+    name: string;
+    version: string;
+    chainId: number;
+    verifyingContract: `0x${string}`;
+  };
+  const signature = await account.signTypedData({
+    domain,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message: authorization,
+  });
   const text = (n: bigint) => n.toString();
-  return { signature, authorization: { ...authorization, value: text(authorization.value), validAfter: text(authorization.validAfter), validBefore: text(authorization.validBefore) } };
+  return {
+    signature,
+    authorization: {
+      ...authorization,
+      value: text(authorization.value),
+      validAfter: text(authorization.validAfter),
+      validBefore: text(authorization.validBefore),
+    },
+  };
 }
 
 /** A payload made by the official client for `signed` terms (defaults: the route's). */
@@ -88,12 +106,28 @@ function flipSignatureByte(payload: Record<string, unknown>, hexOffset: number):
   return { ...payload, signature: `${sig.slice(0, i)}${flipped}${sig.slice(i + 1)}` };
 }
 
-const withAuth = (payload: Record<string, unknown>, patch: Record<string, string>) => ({ ...payload, authorization: { ...(payload.authorization as object), ...patch } });
+const withAuth = (payload: Record<string, unknown>, patch: Record<string, string>) => ({
+  ...payload,
+  authorization: { ...(payload.authorization as object), ...patch },
+});
 
 beforeAll(async () => {
   evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed: 'evm-differential' });
-  terms = { scheme: 'exact', network: BASE, amount: String(PRICE), asset: evm.usdcAddress, payTo, maxTimeoutSeconds: 60, extra: { name: evm.name, version: evm.version } };
-  ours = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as EvmHexKey } });
+  terms = {
+    scheme: 'exact',
+    network: BASE,
+    amount: String(PRICE),
+    asset: evm.usdcAddress,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: evm.name, version: evm.version },
+  };
+  ours = await startEvmExactScheme({
+    asset: evm.usdcAddress,
+    name: evm.name,
+    version: evm.version,
+    settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as EvmHexKey },
+  });
   reference = new ReferenceFacilitator(referenceEvmSigner(evm.url, evm.relayerKey as EvmHexKey));
   await evm.fundUsdc(payer.address, 1_000_000n);
   await evm.fundUsdc(evmAddressOfKey(poorKey), PRICE - 1n);
@@ -116,36 +150,106 @@ const CASES: readonly Case[] = [
   { name: 'valid: signed by hand, validAfter 0', payload: async () => wrap(await signedByHand({ validAfter: 0n })), reason: null },
   { name: 'valid: authorization.to in lower case', payload: async () => wrap(await signedByHand({ to: payTo.toLowerCase() })), reason: null },
   { name: 'valid: validBefore a day ahead', payload: async () => wrap(await signedByHand({ validBefore: later() + 86_400n })), reason: null },
-  { name: 'amount one unit short', payload: async () => wrap(await official({ amount: String(PRICE - 1n) })), reason: 'invalid_exact_evm_payload_authorization_value_mismatch' },
-  { name: 'amount one unit over', payload: async () => wrap(await official({ amount: String(PRICE + 1n) })), reason: 'invalid_exact_evm_payload_authorization_value_mismatch' },
+  {
+    name: 'amount one unit short',
+    payload: async () => wrap(await official({ amount: String(PRICE - 1n) })),
+    reason: 'invalid_exact_evm_payload_authorization_value_mismatch',
+  },
+  {
+    name: 'amount one unit over',
+    payload: async () => wrap(await official({ amount: String(PRICE + 1n) })),
+    reason: 'invalid_exact_evm_payload_authorization_value_mismatch',
+  },
   { name: 'amount zero', payload: async () => wrap(await signedByHand({ value: 0n })), reason: 'invalid_exact_evm_payload_authorization_value_mismatch' },
-  { name: 'payTo of another address', payload: async () => wrap(await official({ payTo: evmAddressOfKey(generateEvmKey()) })), reason: 'invalid_exact_evm_recipient_mismatch' },
-  { name: 'another asset (verifyingContract)', payload: async () => wrap(await official({ asset: evmAddressOfKey(generateEvmKey()) })), reason: 'invalid_exact_evm_signature' },
-  { name: 'accepted on another network', payload: async () => wrap(await official({ network: 'eip155:84532' }), { ...terms, network: 'eip155:84532' }), reason: 'invalid_exact_evm_network_mismatch' },
+  {
+    name: 'payTo of another address',
+    payload: async () => wrap(await official({ payTo: evmAddressOfKey(generateEvmKey()) })),
+    reason: 'invalid_exact_evm_recipient_mismatch',
+  },
+  {
+    name: 'another asset (verifyingContract)',
+    payload: async () => wrap(await official({ asset: evmAddressOfKey(generateEvmKey()) })),
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'accepted on another network',
+    payload: async () => wrap(await official({ network: 'eip155:84532' }), { ...terms, network: 'eip155:84532' }),
+    reason: 'invalid_exact_evm_network_mismatch',
+  },
   { name: 'signed for another chain id', payload: async () => wrap(await signedByHand({ domain: { chainId: 84532 } })), reason: 'invalid_exact_evm_signature' },
   { name: 'wrong EIP-712 name', payload: async () => wrap(await official({ extra: { name: 'USDC', version: '2' } })), reason: 'invalid_exact_evm_signature' },
-  { name: 'wrong EIP-712 version', payload: async () => wrap(await official({ extra: { name: evm.name, version: '1' } })), reason: 'invalid_exact_evm_signature' },
-  { name: 'validBefore already past', payload: async () => wrap(await signedByHand({ validBefore: later() - 10n })), reason: 'invalid_exact_evm_payload_authorization_valid_before' },
-  { name: 'validBefore inside the 6 s settlement margin', payload: async () => wrap(await signedByHand({ validBefore: later() + 3n })), reason: 'invalid_exact_evm_payload_authorization_valid_before' },
-  { name: 'validAfter an hour ahead', payload: async () => wrap(await signedByHand({ validAfter: later() + 3600n })), reason: 'invalid_exact_evm_payload_authorization_valid_after' },
+  {
+    name: 'wrong EIP-712 version',
+    payload: async () => wrap(await official({ extra: { name: evm.name, version: '1' } })),
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'validBefore already past',
+    payload: async () => wrap(await signedByHand({ validBefore: later() - 10n })),
+    reason: 'invalid_exact_evm_payload_authorization_valid_before',
+  },
+  {
+    name: 'validBefore inside the 6 s settlement margin',
+    payload: async () => wrap(await signedByHand({ validBefore: later() + 3n })),
+    reason: 'invalid_exact_evm_payload_authorization_valid_before',
+  },
+  {
+    name: 'validAfter an hour ahead',
+    payload: async () => wrap(await signedByHand({ validAfter: later() + 3600n })),
+    reason: 'invalid_exact_evm_payload_authorization_valid_after',
+  },
   { name: 'one flipped byte of r', payload: async () => wrap(flipSignatureByte(await official(), 10)), reason: 'invalid_exact_evm_signature' },
-  { name: 'a 64-byte compact (EIP-2098) signature', payload: async () => {
-    const p = await official();
-    return wrap({ ...p, signature: String(p.signature).slice(0, 130) });
-  }, reason: 'invalid_exact_evm_signature' },
-  { name: 'v changed from 27/28 to the other', payload: async () => {
-    const p = await official();
-    const sig = String(p.signature);
-    const v = sig.slice(130) === '1b' ? '1c' : '1b';
-    return wrap({ ...p, signature: `${sig.slice(0, 130)}${v}` });
-  }, reason: 'invalid_exact_evm_signature' },
-  { name: 'signed by another key for this from', payload: async () => wrap(await signedByHand({ key: generateEvmKey(), from: payer.address })), reason: 'invalid_exact_evm_signature' },
-  { name: 'value raised after signing', payload: async () => wrap(withAuth(await official(), { value: String(PRICE * 10n) })), requirements: () => ({ ...terms, amount: String(PRICE * 10n) }), reason: 'invalid_exact_evm_signature' },
-  { name: 'nonce changed after signing', payload: async () => wrap(withAuth(await official(), { nonce: `0x${randomBytes(32).toString('hex')}` })), reason: 'invalid_exact_evm_signature' },
+  {
+    name: 'a 64-byte compact (EIP-2098) signature',
+    payload: async () => {
+      const p = await official();
+      return wrap({ ...p, signature: String(p.signature).slice(0, 130) });
+    },
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'v changed from 27/28 to the other',
+    payload: async () => {
+      const p = await official();
+      const sig = String(p.signature);
+      const v = sig.slice(130) === '1b' ? '1c' : '1b';
+      return wrap({ ...p, signature: `${sig.slice(0, 130)}${v}` });
+    },
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'signed by another key for this from',
+    payload: async () => wrap(await signedByHand({ key: generateEvmKey(), from: payer.address })),
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'value raised after signing',
+    payload: async () => wrap(withAuth(await official(), { value: String(PRICE * 10n) })),
+    requirements: () => ({ ...terms, amount: String(PRICE * 10n) }),
+    reason: 'invalid_exact_evm_signature',
+  },
+  {
+    name: 'nonce changed after signing',
+    payload: async () => wrap(withAuth(await official(), { nonce: `0x${randomBytes(32).toString('hex')}` })),
+    reason: 'invalid_exact_evm_signature',
+  },
   { name: 'payer without the funds', payload: async () => wrap(await official({}, poorKey)), reason: 'invalid_exact_evm_insufficient_balance' },
-  { name: 'payer with no token account at all', payload: async () => wrap(await official({}, generateEvmKey())), reason: 'invalid_exact_evm_insufficient_balance' },
-  { name: 'scheme other than exact', payload: async () => wrap(await official(), { ...terms, scheme: 'upto' } as unknown as PaymentRequirements), reason: 'invalid_exact_evm_scheme' },
-  { name: 'terms without the EIP-712 domain', payload: async () => wrap(await official()), requirements: () => ({ ...terms, extra: {} }), reason: 'invalid_exact_evm_missing_eip712_domain' },
+  {
+    name: 'payer with no token account at all',
+    payload: async () => wrap(await official({}, generateEvmKey())),
+    reason: 'invalid_exact_evm_insufficient_balance',
+  },
+  {
+    name: 'scheme other than exact',
+    payload: async () => wrap(await official(), { ...terms, scheme: 'upto' } as unknown as PaymentRequirements),
+    reason: 'invalid_exact_evm_scheme',
+  },
+  {
+    name: 'terms without the EIP-712 domain',
+    payload: async () => wrap(await official()),
+    requirements: () => ({ ...terms, extra: {} }),
+    reason: 'invalid_exact_evm_missing_eip712_domain',
+  },
 ];
 
 describe('our Base verifier and the @x402/evm reference facilitator agree', () => {

@@ -39,7 +39,12 @@ function groupWith(peers: Partial<ForensicsPeers>, url = localnet.urls.rpc): Rec
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
-  try { await p; return 'ok'; } catch (e) { return e instanceof ServiceError ? `${e.code}:${e.status}` : `other:${String(e)}`; }
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    return e instanceof ServiceError ? `${e.code}:${e.status}` : `other:${String(e)}`;
+  }
 }
 
 function checkSchema(path: string, body: unknown): void {
@@ -61,7 +66,7 @@ describe('wallet-scan', () => {
   it('gives every world wallet its band, counts, balance and exact age from the chain', async () => {
     for (const band of ['fresh', 'active', 'heavy', 'empty'] as const) {
       for (const w of localnet.world.wallets[band]) {
-        const body = await handlers['/v1/wallet-scan']!({ address: w.address }, signal) as Record<string, any>;
+        const body = (await handlers['/v1/wallet-scan']!({ address: w.address }, signal)) as Record<string, any>;
         checkSchema('/v1/wallet-scan', body);
         expect(body.profile.band, w.label).toBe(band);
         expect(body.activity.recentSignatures, w.label).toBe(w.signatures.length);
@@ -72,7 +77,10 @@ describe('wallet-scan', () => {
         if (w.signatures.length === 0) {
           expect(body.age).toBe('unknown');
         } else {
-          const first = await rpcCall<{ blockTime: number }>(localnet.urls.rpc, 'getTransaction', [w.signatures[0], { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+          const first = await rpcCall<{ blockTime: number }>(localnet.urls.rpc, 'getTransaction', [
+            w.signatures[0],
+            { encoding: 'json', maxSupportedTransactionVersion: 0 },
+          ]);
           expect(body.age).toMatchObject({ firstSeenUnix: first.blockTime, basis: 'exact' });
         }
       }
@@ -82,7 +90,7 @@ describe('wallet-scan', () => {
   it('counts Token-2022 accounts apart from SPL Token accounts', async () => {
     const mint = localnet.world.mints.get('cleanToken2022')!;
     const owner = mint.holders[0]!.owner;
-    const body = await handlers['/v1/wallet-scan']!({ address: owner }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/wallet-scan']!({ address: owner }, signal)) as Record<string, any>;
     checkSchema('/v1/wallet-scan', body);
     expect(body.tokens.token2022Accounts).toBeGreaterThanOrEqual(1);
     expect(body.tokens.listed).toEqual(expect.arrayContaining([expect.objectContaining({ mint: mint.address, programId: mint.programId })]));
@@ -91,7 +99,13 @@ describe('wallet-scan', () => {
   it('concurrent identical scans share one upstream read', async () => {
     const counts = new Map<string, number>();
     const base = createRpcTransport({ url: localnet.urls.rpc });
-    const counting: RpcTransport = { ...base, call: (what, sig, send) => { counts.set(what, (counts.get(what) ?? 0) + 1); return base.call(what, sig, send); } };
+    const counting: RpcTransport = {
+      ...base,
+      call: (what, sig, send) => {
+        counts.set(what, (counts.get(what) ?? 0) + 1);
+        return base.call(what, sig, send);
+      },
+    };
     const h = createForensicsGroup(depsFor(localnet.urls.rpc, counting), { feeBands: unavailable, tokenIntel: unavailable }).handlers;
     const address = localnet.world.wallets.active[0]!.address;
     const bodies = await Promise.all(Array.from({ length: 8 }, () => h['/v1/wallet-scan']!({ address }, new AbortController().signal)));
@@ -101,7 +115,7 @@ describe('wallet-scan', () => {
   });
 
   it('an address with no account is empty with unknown age', async () => {
-    const body = await handlers['/v1/wallet-scan']!({ address: signerFromSeed(new Uint8Array(32).fill(3)).address }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/wallet-scan']!({ address: signerFromSeed(new Uint8Array(32).fill(3)).address }, signal)) as Record<string, any>;
     checkSchema('/v1/wallet-scan', body);
     expect(body).toMatchObject({ profile: { band: 'empty' }, solBalance: 0, age: 'unknown', account: { exists: false, owner: 'unknown' } });
   });
@@ -111,7 +125,11 @@ describe('wallet-scan', () => {
 async function confirmedProduced(min: number): Promise<ProducedTransaction[]> {
   for (let i = 0; i < 100; i += 1) {
     const confirmed = localnet.chain.slot('confirmed');
-    const done = localnet.producer.history().filter((s) => s.slot <= confirmed).flatMap((s) => s.transactions).filter((t) => t.landed && t.signature !== null);
+    const done = localnet.producer
+      .history()
+      .filter((s) => s.slot <= confirmed)
+      .flatMap((s) => s.transactions)
+      .filter((t) => t.landed && t.signature !== null);
     if (done.length >= min && done.some((t) => t.tipLamports > 0n) && done.some((t) => t.kind === 'swap')) return done;
     await new Promise((r) => setTimeout(r, 400));
   }
@@ -125,7 +143,7 @@ describe('tx-inspect', () => {
     for (const t of produced) {
       seen.set(t.kind, (seen.get(t.kind) ?? 0) + 1);
       if (t.tipLamports > 0n) seen.set('tipped', (seen.get('tipped') ?? 0) + 1);
-      const body = await handlers['/v1/tx-inspect']!({ sig: t.signature }, signal) as Record<string, any>;
+      const body = (await handlers['/v1/tx-inspect']!({ sig: t.signature }, signal)) as Record<string, any>;
       checkSchema('/v1/tx-inspect', body);
       expect(body.success, t.kind).toBe(!t.failed);
       expect(body.feeSol).toBeGreaterThan(0);
@@ -149,7 +167,7 @@ describe('tx-inspect', () => {
 
   it('a wallet SOL transfer shows the peer credited with what the sender lost minus the fee', async () => {
     const w = localnet.world.wallets.fresh[0]!;
-    const body = await handlers['/v1/tx-inspect']!({ sig: w.signatures[1] }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/tx-inspect']!({ sig: w.signatures[1] }, signal)) as Record<string, any>;
     const [sender, receiver] = body.solBalanceChanges;
     expect(sender.account).toBe(w.address);
     expect(BigInt(sender.changeLamports) + BigInt(receiver.changeLamports)).toBe(-BigInt(body.feeLamports));
@@ -165,12 +183,13 @@ describe('tx-inspect', () => {
 describe('simulate', () => {
   const sender = () => localnet.world.wallets.heavy[0]!.signer;
   const dest = signerFromSeed(new Uint8Array(32).fill(5)).address;
-  const wireOf = (lamports: bigint) => buildSignedWire(sender(), [transferSolIx(sender().address, dest, lamports)], localnet.chain.latestBlockhash('processed').blockhash);
+  const wireOf = (lamports: bigint) =>
+    buildSignedWire(sender(), [transferSolIx(sender().address, dest, lamports)], localnet.chain.latestBlockhash('processed').blockhash);
 
   it('dry-runs a transfer and never lands it', async () => {
     const before = localnet.chain.getAccount(sender().address)?.lamports;
     const signed = wireOf(1_000_000n);
-    const body = await handlers['/v1/simulate']!({ tx: Buffer.from(signed.wire).toString('base64') }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/simulate']!({ tx: Buffer.from(signed.wire).toString('base64') }, signal)) as Record<string, any>;
     checkSchema('/v1/simulate', body);
     expect(body).toMatchObject({ willSucceed: true, err: null, accountsTouched: 3 });
     expect(body.unitsConsumed).toBeGreaterThan(0);
@@ -188,7 +207,7 @@ describe('simulate', () => {
     const signed = wireOf(10n ** 15n);
     const unsigned = Uint8Array.from(signed.wire);
     unsigned.fill(0, 1, 65);
-    const body = await handlers['/v1/simulate']!({ tx: Buffer.from(unsigned).toString('base64') }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/simulate']!({ tx: Buffer.from(unsigned).toString('base64') }, signal)) as Record<string, any>;
     checkSchema('/v1/simulate', body);
     expect(body.willSucceed).toBe(false);
     expect(body.err).not.toBeNull();
@@ -198,7 +217,9 @@ describe('simulate', () => {
   it('undecodable transactions are 400 invalid_transaction, also when only the node refuses them', async () => {
     const wire = wireOf(1n).wire;
     expect(await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(wire.subarray(0, 40)).toString('base64') }, signal))).toBe('invalid_transaction:400');
-    expect(await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(new Uint8Array(300).fill(0x41)).toString('base64') }, signal))).toBe('invalid_transaction:400');
+    expect(await codeOf(handlers['/v1/simulate']!({ tx: Buffer.from(new Uint8Array(300).fill(0x41)).toString('base64') }, signal))).toBe(
+      'invalid_transaction:400',
+    );
     // Our decoder accepts it; the program index points past the account list, so only the node refuses it.
     const badIndex = Uint8Array.from(wire);
     badIndex[badIndex.length - 1 - 12 - 1 - 2 - 1] = 200;
@@ -212,7 +233,7 @@ describe('pretrade', () => {
 
   it('failed peers are explicit error fields; the checklist follows the mint', async () => {
     const mint = risk('mintable');
-    const body = await handlers['/v1/pretrade']!({ mint: mint.address }, signal) as Record<string, any>;
+    const body = (await handlers['/v1/pretrade']!({ mint: mint.address }, signal)) as Record<string, any>;
     checkSchema('/v1/pretrade', body);
     expect(body.digest).toMatchObject({ error: 'upstream_unavailable' });
     expect(body.tokenIntel).toMatchObject({ error: 'upstream_unavailable', message: 'peer not running' });
@@ -229,7 +250,7 @@ describe('pretrade', () => {
 
   it('peers that answer are bundled; risky extensions show in the checklist', async () => {
     const h = groupWith({ feeBands: async () => FEE_BANDS, tokenIntel: async () => ({ digest: { riskBand: 'high', top10ConcentrationPct: 100 } }) });
-    const body = await h['/v1/pretrade']!({ mint: risk('multiRisk').address }, signal) as Record<string, any>;
+    const body = (await h['/v1/pretrade']!({ mint: risk('multiRisk').address }, signal)) as Record<string, any>;
     checkSchema('/v1/pretrade', body);
     expect(body.priorityFee.suggestedBands.normal).toBe(2);
     expect(body.digest.riskBand).toBe('high');
@@ -237,7 +258,7 @@ describe('pretrade', () => {
     expect(ext.observed).toBe(false);
     expect(ext.value).toEqual(expect.arrayContaining(['permanentDelegate', 'mintCloseAuthority', 'transferFeeConfig']));
     expect(body.checklist.find((c: { check: string }) => c.check.startsWith('top-10')).observed).toBe(false);
-    const clean = await h['/v1/pretrade']!({ mint: usdc().address }, signal) as Record<string, any>;
+    const clean = (await h['/v1/pretrade']!({ mint: usdc().address }, signal)) as Record<string, any>;
     expect(clean.checklist.find((c: { check: string }) => c.check.startsWith('no risky Token-2022')).observed).toBe(true);
   });
 
@@ -254,7 +275,7 @@ describe('pretrade', () => {
     const h = groupWith({ tokenIntel: (m, s) => token.tokenIntel(m, s), feeBands: async () => FEE_BANDS });
     for (const key of ['concentrated', 'flat', 'multiRisk', 'mintable']) {
       const mint = risk(key);
-      const body = await h['/v1/pretrade']!({ mint: mint.address }, signal) as Record<string, any>;
+      const body = (await h['/v1/pretrade']!({ mint: mint.address }, signal)) as Record<string, any>;
       checkSchema('/v1/pretrade', body);
       expect(body.digest.riskBand, key).toBeTypeOf('string');
       expect(body.digest.canStillMint).toBe(mint.mintAuthority !== null);
@@ -288,7 +309,10 @@ function rpcProxy(target: string) {
     url: () => `http://127.0.0.1:${port}`,
     async start() {
       server = createServer((req, res) => {
-        const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode ?? 502, r.headers); r.pipe(res); });
+        const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        });
         up.on('error', () => res.destroy());
         req.pipe(up);
       });
@@ -309,13 +333,13 @@ describe('upstream down', () => {
     try {
       const h = groupWith({}, proxy.url());
       const [a, b] = [localnet.world.wallets.active[0]!, localnet.world.wallets.fresh[1]!];
-      expect((await h['/v1/wallet-scan']!({ address: a.address }, signal) as Record<string, any>).profile.band).toBe('active');
+      expect(((await h['/v1/wallet-scan']!({ address: a.address }, signal)) as Record<string, any>).profile.band).toBe('active');
       await proxy.stop();
       expect(await codeOf(h['/v1/wallet-scan']!({ address: b.address }, signal))).toMatch(/^upstream_(unavailable|timeout):502$/);
       expect(await codeOf(h['/v1/tx-inspect']!({ sig: b.signatures[0] }, signal))).toMatch(/:502$/);
       await proxy.start();
-      expect((await h['/v1/wallet-scan']!({ address: b.address }, signal) as Record<string, any>).profile.band).toBe('fresh');
-      expect((await h['/v1/tx-inspect']!({ sig: b.signatures[0] }, signal) as Record<string, any>).success).toBe(true);
+      expect(((await h['/v1/wallet-scan']!({ address: b.address }, signal)) as Record<string, any>).profile.band).toBe('fresh');
+      expect(((await h['/v1/tx-inspect']!({ sig: b.signatures[0] }, signal)) as Record<string, any>).success).toBe(true);
     } finally {
       await proxy.stop();
     }

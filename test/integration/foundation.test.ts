@@ -55,7 +55,7 @@ describe('402 challenge', () => {
     expect((await readJson(res)).error).toMatch(/^invalid_payload/);
   });
 
-  it('refuses a payment whose accepted terms are not the route\'s', async () => {
+  it("refuses a payment whose accepted terms are not the route's", async () => {
     const e = CATALOG[0]!;
     const terms = decodePaymentRequiredHeader((await fetch(exampleUrl(e.path, e.example))).headers.get('payment-required')!).accepts[0]!;
     const payload = { x402Version: 2, accepted: { ...terms, amount: '1' }, payload: { transaction: 'AA==' } };
@@ -137,7 +137,12 @@ describe('discovery documents', () => {
 
   it('/health and /uptime report status and request metrics', async () => {
     const health = await readJson(fetch(`${t.url}/health`));
-    expect(health).toMatchObject({ status: 'ok', version: '0.1.9', mode: 'embedded', localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market, evmRpcUrl: t.localnet!.urls.evm } });
+    expect(health).toMatchObject({
+      status: 'ok',
+      version: '0.1.9',
+      mode: 'embedded',
+      localnet: { rpcUrl: t.localnet!.urls.rpc, geyserUrl: t.localnet!.urls.geyser, marketUrl: t.localnet!.urls.market, evmRpcUrl: t.localnet!.urls.evm },
+    });
     expect(health.requests.total).toBeGreaterThan(0);
     expect(health.timing.geyser).toMatchObject({ state: expect.any(String) });
     expect(JSON.stringify(health.timing)).not.toContain(t.localnet!.urls.geyser);
@@ -159,7 +164,10 @@ describe('front end', () => {
   });
 
   it('answers CORS preflight', async () => {
-    const res = await fetch(`${t.url}/v1/smri`, { method: 'OPTIONS', headers: { Origin: 'https://agent.example', 'Access-Control-Request-Headers': 'payment-signature' } });
+    const res = await fetch(`${t.url}/v1/smri`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://agent.example', 'Access-Control-Request-Headers': 'payment-signature' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-headers')).toContain('PAYMENT-SIGNATURE');

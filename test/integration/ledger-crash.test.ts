@@ -68,7 +68,10 @@ async function readAck(res: Response): Promise<Ack> {
 }
 
 /** Pays in WORKERS loops; SIGKILLs the service as the ACKS_BEFORE_KILL-th 200 arrives (once a checkpoint was taken). */
-async function payUntilKilled(svc: ServiceProcess, payFetch: typeof fetch): Promise<{ acks: Ack[]; inFlightAtKill: number; refused: number; checkpoint: Promise<any> }> {
+async function payUntilKilled(
+  svc: ServiceProcess,
+  payFetch: typeof fetch,
+): Promise<{ acks: Ack[]; inFlightAtKill: number; refused: number; checkpoint: Promise<any> }> {
   const acks: Ack[] = [];
   let checkpoint: Promise<unknown> = Promise.resolve(null);
   let checkpointTaken = false;
@@ -94,10 +97,11 @@ async function payUntilKilled(svc: ServiceProcess, payFetch: typeof fetch): Prom
         if (killed) continue; // the kill raced the body; the 200 counts only once fully received
         acks.push(ack);
         // A signed tree head taken under load, before the crash: the recovered tree must extend it.
-        if (acks.length === ACKS_BEFORE_KILL / 2) checkpoint = readJson(fetch(`${svc.url}/trust/checkpoint`)).then((c) => {
-          checkpointTaken = true;
-          return c;
-        });
+        if (acks.length === ACKS_BEFORE_KILL / 2)
+          checkpoint = readJson(fetch(`${svc.url}/trust/checkpoint`)).then((c) => {
+            checkpointTaken = true;
+            return c;
+          });
         if (acks.length >= ACKS_BEFORE_KILL && checkpointTaken) {
           killed = true;
           inFlightAtKill = inFlight - 1;
@@ -157,29 +161,49 @@ describe('kill -9 of the real server under paid load', () => {
     for (const secret of [...payers, 'rate=', '127.0.0.1']) expect(JSON.stringify(entries)).not.toContain(secret);
     // The checkpoint signed before the crash is a prefix of the recovered tree (no rewrite, no fork).
     const { signature: cpSig, ...cpUnsigned } = before;
-    expect(nacl.sign.detached.verify(Buffer.from(JSON.stringify(cpUnsigned), 'utf8'), bs58.decode(cpSig.signatureBase58), bs58.decode(cpSig.signedBy))).toBe(true);
+    expect(nacl.sign.detached.verify(Buffer.from(JSON.stringify(cpUnsigned), 'utf8'), bs58.decode(cpSig.signatureBase58), bs58.decode(cpSig.signedBy))).toBe(
+      true,
+    );
     expect(before.rootHash.spec).toBe(specMerkleRoot(entries.slice(0, before.treeSize).map((e) => e.entrySha256)));
     expect(before.chainHead).toBe(entries[before.treeSize - 1]!.entrySha256);
     const consistency = await readJson(fetch(`${second.url}/trust/consistency?from=${before.treeSize}&to=${entries.length}`));
     expect(consistency.fromRoot).toBe(before.rootHash.rfc6962);
     expect(verifyConsistency(consistency)).toEqual({ ok: true });
     const health = await readJson(fetch(`${second.url}/health`));
-    expect(health.ledger).toMatchObject({ entries: entries.length, chainHeadSha256: ledger.chainHeadSha256, merkleRootSha256: log.merkleRootSha256, writable: true });
+    expect(health.ledger).toMatchObject({
+      entries: entries.length,
+      chainHeadSha256: ledger.chainHeadSha256,
+      merkleRootSha256: log.merkleRootSha256,
+      writable: true,
+    });
 
     const { publicKey } = await readJson(fetch(`${second.url}/trust/pubkey`));
     for (const ack of acks) {
       const r = ack.receipt;
       const entry = entries[r.ledgerIndex]!;
-      expect(entry).toMatchObject({ index: r.ledgerIndex, kind: 'payment', endpoint: '/v1/epoch', receiptSha256: ack.receiptSha256, prevHash: r.ledgerChainHead });
+      expect(entry).toMatchObject({
+        index: r.ledgerIndex,
+        kind: 'payment',
+        endpoint: '/v1/epoch',
+        receiptSha256: ack.receiptSha256,
+        prevHash: r.ledgerChainHead,
+      });
       const { signature: _s, ...unsigned } = JSON.parse(Buffer.from(ack.header, 'base64').toString('utf8'));
-      expect(nacl.sign.detached.verify(Buffer.from(JSON.stringify(unsigned), 'utf8'), bs58.decode(r.signature.signatureBase58), bs58.decode(r.signature.signedBy))).toBe(true);
+      expect(
+        nacl.sign.detached.verify(Buffer.from(JSON.stringify(unsigned), 'utf8'), bs58.decode(r.signature.signatureBase58), bs58.decode(r.signature.signedBy)),
+      ).toBe(true);
       expect(r.signature.signedBy).toBe(publicKey);
       expect(sha256Hex(ack.body)).toBe(r.responseSha256);
       const proof = await readJson(fetch(`${second.url}/trust/proof?index=${r.ledgerIndex}`));
       expect(proof).toMatchObject({ index: r.ledgerIndex, leaf: entry.entrySha256, treeSize: entries.length, merkleRootSha256: log.merkleRootSha256 });
       expect(specProofRoot(proof.leaf, proof.proof)).toBe(log.merkleRootSha256);
     }
-    const verdict = await readJson(fetch(`${second.url}/trust/verify`, { method: 'POST', body: JSON.stringify({ receipt: acks[0]!.header, body: Buffer.from(acks[0]!.body).toString('base64') }) }));
+    const verdict = await readJson(
+      fetch(`${second.url}/trust/verify`, {
+        method: 'POST',
+        body: JSON.stringify({ receipt: acks[0]!.header, body: Buffer.from(acks[0]!.body).toString('base64') }),
+      }),
+    );
     expect(verdict).toMatchObject({ valid: true, checks: { ledgerInclusion: { status: 'pass' }, responseSha256: { status: 'pass' } } });
 
     // The recovered ledger keeps growing on the old chain (the restarted localnet is a fresh chain).
@@ -195,7 +219,11 @@ describe('kill -9 of the real server under paid load', () => {
   it('keeps the kill switch on across a SIGKILL, with its transitions as audited entries', async () => {
     const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     const admin = (svc: ServiceProcess, action: string, body?: string) =>
-      fetch(`${svc.adminUrl}/kill-switch/${action}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body ? { body } : {}) });
+      fetch(`${svc.adminUrl}/kill-switch/${action}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        ...(body ? { body } : {}),
+      });
     expect((await admin(second, 'activate', '{"reason":"crash test"}')).status).toBe(200);
     expect((await fetch(`${second.url}/v1/epoch`)).status).toBe(503);
     second.child.kill('SIGKILL');

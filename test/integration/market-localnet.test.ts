@@ -44,7 +44,10 @@ async function direct(path: string): Promise<any> {
 }
 
 async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ServiceError);
   return err as ServiceError;
 }
@@ -58,7 +61,13 @@ beforeAll(async () => {
   pool = createWorkerPool({ size: 2 });
   const config = loadConfig({}, ['--data-dir', dataDir, '--market-timeout-ms', '2000']);
   const rpcTransport = createRpcTransport({ url: net.upstreams.rpcUrl });
-  const base: Omit<HandlerDeps, 'market'> = { settings: config, rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: net.upstreams.geyserUrl, token: null } };
+  const base: Omit<HandlerDeps, 'market'> = {
+    settings: config,
+    rpc: createRpcClient(rpcTransport),
+    rpcTransport,
+    pool,
+    geyser: { url: net.upstreams.geyserUrl, token: null },
+  };
   group = createMarketGroup({ ...base, market: net.upstreams.market });
   const dead = 'http://127.0.0.1:1';
   deadGroup = createMarketGroup({ ...base, market: { jupiter: dead, geckoterminal: dead, magiceden: dead, lending: dead } });
@@ -127,7 +136,11 @@ describe('trending-tokens and new-pairs on the localnet', () => {
     expect(body.count).toBe(5);
     expect(body.pools.map((p: any) => p.poolAddress)).toEqual(doc.data.slice(0, 5).map((d: any) => d.attributes.address));
     const first = doc.data[0];
-    expect(body.pools[0]).toMatchObject({ name: first.attributes.name, baseMint: first.relationships.base_token.data.id.replace('solana_', ''), marketCapUsd: 'unknown' });
+    expect(body.pools[0]).toMatchObject({
+      name: first.attributes.name,
+      baseMint: first.relationships.base_token.data.id.replace('solana_', ''),
+      marketCapUsd: 'unknown',
+    });
     expect(body.pools[0].liquidityUsd).toBeCloseTo(Number(first.attributes.reserve_in_usd), 4);
   });
 

@@ -38,8 +38,31 @@ describe('receipts of real paid calls', () => {
     const body = new Uint8Array(await res.arrayBuffer());
     const receipt = JSON.parse(Buffer.from(res.headers.get('x-service-receipt')!, 'base64').toString());
     const { signature, ...unsigned } = receipt;
-    expect(Object.keys(unsigned)).toEqual(['schema', 'service', 'resource', 'endpoint', 'priceUsd', 'priceUsdcUnits', 'network', 'serviceVersion', 'requestSha256', 'responseSha256', 'responseBytes', 'ledgerChainHead', 'generatedAtUtc', 'ledgerIndex']);
-    expect(unsigned).toMatchObject({ endpoint: '/v1/epoch', resource: '/v1/epoch?rate=both', priceUsd: '$0.001', priceUsdcUnits: 1000, network: SOLANA, serviceVersion: '0.1.9', responseBytes: body.length });
+    expect(Object.keys(unsigned)).toEqual([
+      'schema',
+      'service',
+      'resource',
+      'endpoint',
+      'priceUsd',
+      'priceUsdcUnits',
+      'network',
+      'serviceVersion',
+      'requestSha256',
+      'responseSha256',
+      'responseBytes',
+      'ledgerChainHead',
+      'generatedAtUtc',
+      'ledgerIndex',
+    ]);
+    expect(unsigned).toMatchObject({
+      endpoint: '/v1/epoch',
+      resource: '/v1/epoch?rate=both',
+      priceUsd: '$0.001',
+      priceUsdcUnits: 1000,
+      network: SOLANA,
+      serviceVersion: '0.1.9',
+      responseBytes: body.length,
+    });
     expect(unsigned.responseSha256).toBe(sha256(body).toString('hex'));
     expect(unsigned.requestSha256).toBe(sha256('GET /v1/epoch?rate=both').toString('hex'));
     const canonical = new TextEncoder().encode(JSON.stringify(unsigned));
@@ -65,7 +88,9 @@ describe('receipts of real paid calls', () => {
     }
     expect(cur.toString('hex')).toBe(proof.merkleRootSha256);
 
-    const verdict = await readJson(fetch(`${paid.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`));
+    const verdict = await readJson(
+      fetch(`${paid.url}/trust/verify?receipt=${encodeURIComponent(res.headers.get('x-service-receipt')!)}&bodySha256=${unsigned.responseSha256}`),
+    );
     expect(verdict.valid).toBe(true);
   });
 

@@ -40,24 +40,42 @@ async function pay(signed: Partial<PaymentRequirements> = {}, key = payerKey, ac
 }
 
 async function balances(addresses: readonly string[]): Promise<bigint[]> {
-  return Promise.all(addresses.map(async (a) => {
-    const s = await reader.payerState(a, `0x${'00'.repeat(32)}`);
-    if (!s.ok) throw new Error(s.message);
-    return s.balance;
-  }));
+  return Promise.all(
+    addresses.map(async (a) => {
+      const s = await reader.payerState(a, `0x${'00'.repeat(32)}`);
+      if (!s.ok) throw new Error(s.message);
+      return s.balance;
+    }),
+  );
 }
 
 /** One JSON-RPC call to the local EVM (including its evm_* / hardhat_* test methods). */
 async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result?: unknown; error?: { message: string } };
+  const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as {
+    result?: unknown;
+    error?: { message: string };
+  };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
 
 beforeAll(async () => {
   evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed: 'payments-evm' });
-  terms = { scheme: 'exact', network: 'eip155:8453', amount: String(PRICE_UNITS), asset: evm.usdcAddress, payTo, maxTimeoutSeconds: 60, extra: { name: evm.name, version: evm.version } };
-  scheme = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` } });
+  terms = {
+    scheme: 'exact',
+    network: 'eip155:8453',
+    amount: String(PRICE_UNITS),
+    asset: evm.usdcAddress,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: evm.name, version: evm.version },
+  };
+  scheme = await startEvmExactScheme({
+    asset: evm.usdcAddress,
+    name: evm.name,
+    version: evm.version,
+    settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` },
+  });
   reader = createEvmTokenReader({ rpcUrl: evm.url, asset: evm.usdcAddress });
   await evm.fundUsdc(payer.address, PAYER_FUNDS);
 });
@@ -75,7 +93,11 @@ describe('local EVM', () => {
 
   it('funds over JSON-RPC with localnet_fundStablecoin and refuses bad params', async () => {
     const target = evmAddressOfKey(generateEvmKey());
-    const rpc = async (params: unknown[]) => (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_fundStablecoin', params }) })).json() as Promise<{ result?: string; error?: { code: number } }>;
+    const rpc = async (params: unknown[]) =>
+      (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_fundStablecoin', params }) })).json() as Promise<{
+        result?: string;
+        error?: { code: number };
+      }>;
     expect((await rpc([target, '2500'])).result).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balances([target])).toEqual([2500n]);
     expect((await rpc(['0x1234', '1'])).error?.code).toBe(-32602);
@@ -183,7 +205,12 @@ describe('settle through a remote x402 facilitator', () => {
 
   beforeAll(async () => {
     facilitator = await startTestFacilitator(scheme);
-    remote = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'facilitator', url: facilitator.url } });
+    remote = await startEvmExactScheme({
+      asset: evm.usdcAddress,
+      name: evm.name,
+      version: evm.version,
+      settlement: { kind: 'facilitator', url: facilitator.url },
+    });
   });
   afterAll(async () => facilitator?.close());
 
@@ -207,13 +234,20 @@ describe('settle through a remote x402 facilitator', () => {
 
   it('refuses off-chain problems before asking the facilitator', async () => {
     const before = facilitator.calls.length;
-    expect((await remote.verify(await pay({ amount: '1' }, payerKey, terms), terms, signal)).invalidReason).toBe('invalid_exact_evm_payload_authorization_value_mismatch');
+    expect((await remote.verify(await pay({ amount: '1' }, payerKey, terms), terms, signal)).invalidReason).toBe(
+      'invalid_exact_evm_payload_authorization_value_mismatch',
+    );
     expect(facilitator.calls.length).toBe(before);
   });
 
   it('answers an unreachable facilitator with an unexpected_* reason, not an exception', async () => {
     const dead = await startTestFacilitator(scheme);
-    const viaDead = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'facilitator', url: dead.url } });
+    const viaDead = await startEvmExactScheme({
+      asset: evm.usdcAddress,
+      name: evm.name,
+      version: evm.version,
+      settlement: { kind: 'facilitator', url: dead.url },
+    });
     await dead.close();
     const p = await pay();
     expect((await viaDead.verify(p, terms, signal)).invalidReason).toBe('unexpected_verify_error');
@@ -223,13 +257,26 @@ describe('settle through a remote x402 facilitator', () => {
 
 describe('start-up checks', () => {
   it('refuses terms whose EIP-712 domain differs from the token', async () => {
-    await expect(startEvmExactScheme({ asset: evm.usdcAddress, name: 'USDC', version: '2', settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` } }))
-      .rejects.toThrow(/EIP-712 domain "USD Coin" v"2"/);
+    await expect(
+      startEvmExactScheme({
+        asset: evm.usdcAddress,
+        name: 'USDC',
+        version: '2',
+        settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` },
+      }),
+    ).rejects.toThrow(/EIP-712 domain "USD Coin" v"2"/);
   });
 
   it('refuses an RPC of another chain', async () => {
-    await expect(startEvmExactScheme({ network: 'eip155:1', asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` } }))
-      .rejects.toThrow(/chain id 8453/);
+    await expect(
+      startEvmExactScheme({
+        network: 'eip155:1',
+        asset: evm.usdcAddress,
+        name: evm.name,
+        version: evm.version,
+        settlement: { kind: 'relayer', rpcUrl: evm.url, relayerKey: evm.relayerKey as `0x${string}` },
+      }),
+    ).rejects.toThrow(/chain id 8453/);
   });
 });
 
@@ -239,7 +286,7 @@ describe('a settlement not mined within the receipt wait', () => {
 
   beforeAll(() => {
     const relayer = createEvmRelayer({ rpcUrl: evm.url, asset: evm.usdcAddress, key: evm.relayerKey as `0x${string}`, chainId: 8453 });
-    const nowSeconds = () => (clock || Date.now() / 1000);
+    const nowSeconds = () => clock || Date.now() / 1000;
     slow = createEvmExactScheme({ settler: createRelayerSettler({ reader, relayer, receiptTimeoutMs: 300, nowSeconds }), nowSeconds });
   });
   afterAll(async () => {
@@ -271,7 +318,10 @@ describe('a settlement not mined within the receipt wait', () => {
     expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({ status: 'pending' });
     const validBefore = Number((p.payload as { authorization: { validBefore: string } }).authorization.validBefore);
     clock = validBefore + 61;
-    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({ status: 'failed', reason: 'invalid_exact_evm_payload_authorization_valid_before' });
+    expect(await slow.settlementStatus!(p, terms, settled.transaction, signal)).toMatchObject({
+      status: 'failed',
+      reason: 'invalid_exact_evm_payload_authorization_valid_before',
+    });
     clock = 0;
     await rpc('evm_setAutomine', [true]);
     await rpc('evm_mine');
@@ -290,7 +340,11 @@ describe('a broadcast whose answer is lost', () => {
         const upstream = await (await fetch(evm.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
         const parsed = JSON.parse(body) as { id?: unknown; method?: string };
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(parsed.method === 'eth_sendRawTransaction' ? JSON.stringify({ jsonrpc: '2.0', id: parsed.id, error: { code: -32000, message: 'upstream connection reset' } }) : upstream);
+        res.end(
+          parsed.method === 'eth_sendRawTransaction'
+            ? JSON.stringify({ jsonrpc: '2.0', id: parsed.id, error: { code: -32000, message: 'upstream connection reset' } })
+            : upstream,
+        );
       });
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
@@ -315,7 +369,9 @@ describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', 
   let reference: TestFacilitator;
   let viaReference: ExactScheme;
   const rpc = async (method: string, params: unknown[] = []) => {
-    const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { error?: { message: string } };
+    const body = (await (await fetch(evm.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as {
+      error?: { message: string };
+    };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
   };
 
@@ -325,12 +381,20 @@ describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', 
     await evm.fundEth(evmAddressOfKey(key), 10n ** 18n);
     const facilitator = new ReferenceEvmFacilitator(referenceEvmSigner(evm.url, key, 1_000));
     const asScheme: ExactScheme = {
-      network: 'eip155:8453', supportedExtra: {}, signers: facilitator.getSigners('eip155:8453'), replayKey: () => null,
+      network: 'eip155:8453',
+      supportedExtra: {},
+      signers: facilitator.getSigners('eip155:8453'),
+      replayKey: () => null,
       verify: (p, r) => facilitator.verify(p as never, r as never),
       settle: (p, r) => facilitator.settle(p as never, r as never) as ReturnType<ExactScheme['settle']>,
     };
     reference = await startTestFacilitator(asScheme);
-    viaReference = await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: { kind: 'facilitator', url: reference.url } });
+    viaReference = await startEvmExactScheme({
+      asset: evm.usdcAddress,
+      name: evm.name,
+      version: evm.version,
+      settlement: { kind: 'facilitator', url: reference.url },
+    });
   });
   afterAll(async () => {
     await rpc('evm_setAutomine', [true]);

@@ -39,7 +39,11 @@ let payer: TestPayer;
 let feePayer: string;
 let builder: ChallengeBuilder;
 const dirs: string[] = [];
-const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'x402-faults-')); dirs.push(d); return d; };
+const freshDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'x402-faults-'));
+  dirs.push(d);
+  return d;
+};
 
 beforeAll(async () => {
   ({ localnet } = await startTestLocalnet('payments-faults'));
@@ -50,7 +54,10 @@ beforeAll(async () => {
   await rpcCall(localnet.urls.rpc, 'localnet_fundStablecoin', [payTo, 0]);
   pool = createWorkerPool({ size: 1, identitySeed: seed });
   scheme = createSvmExactScheme({ network: SOLANA, feePayer, rpc: createRpcClient({ url: localnet.urls.rpc }), pool });
-  const terms: PaymentTermsConfig = { svm: { payTo, asset: localnet.stablecoinMint, feePayer }, evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' } };
+  const terms: PaymentTermsConfig = {
+    svm: { payTo, asset: localnet.stablecoinMint, feePayer },
+    evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
+  };
   builder = createChallengeBuilder(entry, terms);
   payer = await fundedPayer(localnet.urls.rpc, 1_000_000);
 });
@@ -63,10 +70,20 @@ afterAll(async () => {
 async function paidCall(onAnswer?: () => void, signal = new AbortController().signal): Promise<PaidCall> {
   const requirements = builder.accepts.find((a) => a.network === SOLANA)!;
   const { value } = await rpcCall<{ value: { blockhash: string } }>(localnet.urls.rpc, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
-  const transaction = await buildPaymentTx({ payer, feePayer, mint: requirements.asset, payTo: requirements.payTo, amount: BigInt(requirements.amount), blockhash: value.blockhash });
+  const transaction = await buildPaymentTx({
+    payer,
+    feePayer,
+    mint: requirements.asset,
+    payTo: requirements.payTo,
+    amount: BigInt(requirements.amount),
+    blockhash: value.blockhash,
+  });
   const payment: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction } };
   return {
-    entry, payment, requirements, resourceUrl: 'http://127.0.0.1/v1/epoch',
+    entry,
+    payment,
+    requirements,
+    resourceUrl: 'http://127.0.0.1/v1/epoch',
     request: { path: '/v1/epoch', query: '', signal },
     answer: async () => {
       onAnswer?.();
@@ -81,7 +98,14 @@ describe('faults after settlement never withhold the answer', () => {
   it('the ledger refuses the entry: 200 with PAYMENT-RESPONSE, no receipt, fault reported, charged once', async () => {
     const dir = freshDir();
     const ledger = await createLedger({ dir: join(dir, 'ledger') });
-    const receipts = createReceiptIssuer({ ledger, service: 'faults', serviceVersion: '0', baseUrl: () => 'http://127.0.0.1', publicKey: feePayer, sign: (message) => pool.runTask('signEd25519', { message }) });
+    const receipts = createReceiptIssuer({
+      ledger,
+      service: 'faults',
+      serviceVersion: '0',
+      baseUrl: () => 'http://127.0.0.1',
+      publicKey: feePayer,
+      sign: (message) => pool.runTask('signEd25519', { message }),
+    });
     await ledger.close();
     const replayGuard = createReplayGuard({ dir: join(dir, 'replay') });
     const faults: string[] = [];
@@ -131,7 +155,11 @@ describe('faults after settlement never withhold the answer', () => {
     expect(reply.status).not.toBe(200);
     expect(await payToBalance()).toBe(before);
     // Released, not recorded: the same payment can still buy its answer from a caller who stays.
-    const stays = await processor.process({ ...call, request: { ...call.request, signal: new AbortController().signal }, answer: async () => ({ status: 200, headers: {}, body: BODY }) });
+    const stays = await processor.process({
+      ...call,
+      request: { ...call.request, signal: new AbortController().signal },
+      answer: async () => ({ status: 200, headers: {}, body: BODY }),
+    });
     expect(stays.status).toBe(200);
     expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
     await replayGuard.close();

@@ -74,7 +74,11 @@ async function officialPaymentHeader(url: string, paymentId?: string): Promise<s
   const res = await fetch(url);
   expect(res.status).toBe(402);
   const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  if (paymentId) required.extensions = { ...required.extensions, 'payment-identifier': { ...(required.extensions?.['payment-identifier'] as object), info: { required: false, id: paymentId } } };
+  if (paymentId)
+    required.extensions = {
+      ...required.extensions,
+      'payment-identifier': { ...(required.extensions?.['payment-identifier'] as object), info: { required: false, id: paymentId } },
+    };
   const client = officialSvmClient(payer, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
   return Buffer.from(JSON.stringify(await client.createPaymentPayload(required))).toString('base64');
 }
@@ -147,7 +151,8 @@ describe('a settlement not confirmed within the settle time-out', () => {
     const url = `${service.url}/v1/epoch?rate=alt`;
     const header = await officialPaymentHeader(url);
     const seen: { signature: string; onDisk: boolean }[] = [];
-    proxy.onSend = (signature) => seen.push({ signature, onDisk: readFileSync(join(dataDir, 'replay', 'pending-settlements.log'), 'utf8').includes(signature) });
+    proxy.onSend = (signature) =>
+      seen.push({ signature, onDisk: readFileSync(join(dataDir, 'replay', 'pending-settlements.log'), 'utf8').includes(signature) });
     try {
       expect((await readJson(await paid(url, header))).error).toMatch(/^settlement_pending/);
     } finally {
@@ -240,7 +245,9 @@ describe('payment-identifier answers survive a restart', () => {
     const before = await balanceOf(service.terms.svm.payTo);
     const abort = new AbortController();
     // The client leaves the moment the settlement transaction is on its way to the node.
-    const sent = new Promise<void>((resolve) => { proxy.onSend = () => resolve(); });
+    const sent = new Promise<void>((resolve) => {
+      proxy.onSend = () => resolve();
+    });
     const gone = paid(url, header, abort.signal).catch((err: unknown) => err);
     await sent;
     proxy.onSend = null;

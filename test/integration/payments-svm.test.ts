@@ -52,7 +52,11 @@ async function challenge(url: string) {
 /** A payment header made by the official client for `url`, not yet sent. */
 async function officialPaymentHeader(url: string, p = payer, paymentId?: string): Promise<string> {
   const required = await challenge(url);
-  if (paymentId) required.extensions = { ...required.extensions, 'payment-identifier': { ...(required.extensions?.['payment-identifier'] as object), info: { required: false, id: paymentId } } };
+  if (paymentId)
+    required.extensions = {
+      ...required.extensions,
+      'payment-identifier': { ...(required.extensions?.['payment-identifier'] as object), info: { required: false, id: paymentId } },
+    };
   const payload = await officialClient(p).createPaymentPayload(required);
   return Buffer.from(JSON.stringify(payload)).toString('base64');
 }
@@ -140,11 +144,38 @@ describe('tampered payments are refused with the x402 reason', () => {
     ['amount one unit short', 'invalid_exact_svm_payload_amount_mismatch', (o) => ({ ...o, amount: o.amount - 1n })],
     ['amount one unit over', 'invalid_exact_svm_payload_amount_mismatch', (o) => ({ ...o, amount: o.amount + 1n })],
     ['destination of another owner', 'invalid_exact_svm_payload_recipient_mismatch', (o) => ({ ...o, payTo: payer.signer.address })],
-    ['an extra System transfer after the memo', 'invalid_exact_svm_payload_unknown_fifth_instruction', (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(localnet.stablecoinMint), amount: 1n })] })],
-    ['the fee payer named in an extra instruction', 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds', (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(service.identity.publicKey), amount: 1n })] })],
-    ['the fee payer as transfer authority', 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds', (o) => ({ ...o, authority: service.identity.publicKey })],
-    ['compute-unit price over the cap', 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high', (o) => ({ ...o, cuPrice: 5_000_001n })],
-    ['no compute-budget instructions', 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction', (o) => ({ ...o, noComputeBudget: true, extra: [{ programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([49]) }, { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([50]) }] })],
+    [
+      'an extra System transfer after the memo',
+      'invalid_exact_svm_payload_unknown_fifth_instruction',
+      (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(localnet.stablecoinMint), amount: 1n })] }),
+    ],
+    [
+      'the fee payer named in an extra instruction',
+      'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
+      (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(service.identity.publicKey), amount: 1n })] }),
+    ],
+    [
+      'the fee payer as transfer authority',
+      'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
+      (o) => ({ ...o, authority: service.identity.publicKey }),
+    ],
+    [
+      'compute-unit price over the cap',
+      'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+      (o) => ({ ...o, cuPrice: 5_000_001n }),
+    ],
+    [
+      'no compute-budget instructions',
+      'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',
+      (o) => ({
+        ...o,
+        noComputeBudget: true,
+        extra: [
+          { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([49]) },
+          { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new Uint8Array([50]) },
+        ],
+      }),
+    ],
     ['a fee payer other than ours', 'invalid_exact_svm_fee_payer_mismatch', (o) => ({ ...o, feePayer: payer.signer.address })],
   ];
 
@@ -152,7 +183,14 @@ describe('tampered payments are refused with the x402 reason', () => {
     const url = `${service.url}/v1/epoch`;
     const required = await challenge(url);
     const accepted = required.accepts[0]!;
-    const base = { payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint, payTo: accepted.payTo, amount: BigInt(accepted.amount), blockhash: String(accepted.extra!.recentBlockhash) };
+    const base = {
+      payer,
+      feePayer: service.identity.publicKey,
+      mint: localnet.stablecoinMint,
+      payTo: accepted.payTo,
+      amount: BigInt(accepted.amount),
+      blockhash: String(accepted.extra!.recentBlockhash),
+    };
     const transaction = await buildPaymentTx(mutate(base));
     const header = Buffer.from(JSON.stringify({ x402Version: 2, accepted, resource: required.resource, payload: { transaction } })).toString('base64');
     const before = await payToBalance();

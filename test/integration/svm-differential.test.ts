@@ -92,8 +92,16 @@ const CASES: readonly Case[] = [
   { name: 'fee payer as transfer authority', tx: (o) => ({ ...o, authority: feePayer }), expectValid: false },
   { name: 'one flipped signature byte', payload: flipSignatureByte, expectValid: false },
   { name: 'payer signature missing', payload: zeroPayerSignature, expectValid: false },
-  { name: 'an extra System transfer (fifth instruction)', tx: (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(USDC), amount: 1n })] }), expectValid: false },
-  { name: 'extra System transfer as sixth instruction', tx: (o) => ({ ...o, extra: [memo('x'), getTransferSolInstruction({ source: payer.signer, destination: address(USDC), amount: 1n })] }), expectValid: false },
+  {
+    name: 'an extra System transfer (fifth instruction)',
+    tx: (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(USDC), amount: 1n })] }),
+    expectValid: false,
+  },
+  {
+    name: 'extra System transfer as sixth instruction',
+    tx: (o) => ({ ...o, extra: [memo('x'), getTransferSolInstruction({ source: payer.signer, destination: address(USDC), amount: 1n })] }),
+    expectValid: false,
+  },
   { name: 'compute-unit price over the cap', tx: (o) => ({ ...o, cuPrice: 5_000_001n }), expectValid: false },
   { name: 'compute budget instructions swapped', tx: (o) => ({ ...o, arrange: (p) => [p.price, p.limit, p.transfer, p.memo] }), expectValid: false },
   { name: 'no compute-unit limit', tx: (o) => ({ ...o, arrange: (p) => [p.price, p.transfer, p.memo] }), expectValid: false },
@@ -102,15 +110,30 @@ const CASES: readonly Case[] = [
   { name: 'eight instructions', tx: (o) => ({ ...o, extra: [memo('a'), memo('b'), memo('c'), memo('d')] }), expectValid: false },
   { name: 'wrong decimals (fails in simulation)', tx: (o) => ({ ...o, decimals: 5 }), expectValid: false },
   { name: 'payer without the funds (fails in simulation)', tx: (o) => ({ ...o, payer: broke }), expectValid: false },
-  { name: 'Lighthouse instruction to a program absent here (fails in simulation)', tx: (o) => ({ ...o, extra: [{ programAddress: address(LIGHTHOUSE), data: new Uint8Array([0]) }] }), expectValid: false },
+  {
+    name: 'Lighthouse instruction to a program absent here (fails in simulation)',
+    tx: (o) => ({ ...o, extra: [{ programAddress: address(LIGHTHOUSE), data: new Uint8Array([0]) }] }),
+    expectValid: false,
+  },
   { name: 'accepted on another network', payload: (p) => ({ ...p, accepted: { ...p.accepted, network: SOLANA_DEVNET } }), expectValid: false },
   { name: 'fee payer not managed by the facilitator', requirements: (r) => ({ ...r, extra: { feePayer: payer.signer.address } }), expectValid: false },
-  { name: 'undecodable transaction bytes', payload: (p) => ({ ...p, payload: { transaction: Buffer.from('not a transaction at all').toString('base64') } }), expectValid: false },
+  {
+    name: 'undecodable transaction bytes',
+    payload: (p) => ({ ...p, payload: { transaction: Buffer.from('not a transaction at all').toString('base64') } }),
+    expectValid: false,
+  },
 ];
 
 async function payloadFor(c: Case): Promise<PaymentPayload> {
   const { value } = await rpcCall<{ value: { blockhash: string } }>(localnet.urls.rpc, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
-  const base: PaymentTxOptions = { payer, feePayer, mint: requirements.asset, payTo: requirements.payTo, amount: BigInt(requirements.amount), blockhash: value.blockhash };
+  const base: PaymentTxOptions = {
+    payer,
+    feePayer,
+    mint: requirements.asset,
+    payTo: requirements.payTo,
+    amount: BigInt(requirements.amount),
+    blockhash: value.blockhash,
+  };
   const transaction = await buildPaymentTx(c.tx ? c.tx(base) : base);
   const payload: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction } };
   return c.payload ? c.payload(payload) : payload;
@@ -120,16 +143,17 @@ describe('our verifier and the @x402/svm reference facilitator agree', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const payload = await payloadFor(c);
     const reqs = c.requirements ? c.requirements(requirements) : requirements;
-    const [mine, theirs] = await Promise.all([
-      ours.verify(payload, reqs, new AbortController().signal),
-      reference.verify(payload as never, reqs as never),
-    ]);
+    const [mine, theirs] = await Promise.all([ours.verify(payload, reqs, new AbortController().signal), reference.verify(payload as never, reqs as never)]);
     expect({ valid: mine.isValid, reason: mine.invalidReason ?? null }).toEqual({ valid: theirs.isValid, reason: theirs.invalidReason ?? null });
     expect(mine.isValid).toBe(c.expectValid);
   });
 
   it('diverges only where we are stricter: fee payer named in a non-transfer instruction', async () => {
-    const payload = await payloadFor({ name: 'isolation', expectValid: false, tx: (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(feePayer), amount: 1n })] }) });
+    const payload = await payloadFor({
+      name: 'isolation',
+      expectValid: false,
+      tx: (o) => ({ ...o, extra: [getTransferSolInstruction({ source: payer.signer, destination: address(feePayer), amount: 1n })] }),
+    });
     const mine = await ours.verify(payload, requirements, new AbortController().signal);
     const theirs = await reference.verify(payload as never, requirements as never);
     expect(mine).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds' });

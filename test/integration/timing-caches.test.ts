@@ -19,7 +19,12 @@ import { startTestLocalnet } from '../helpers/test-service.ts';
 const STALE_MS = 1_500;
 
 /** A TCP relay in front of the Geyser server: cutting it is a network drop the server survives. */
-interface Relay { readonly port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }
+interface Relay {
+  readonly port: number;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
 async function startRelay(target: () => number): Promise<Relay> {
   const sockets = new Set<Socket>();
   let server: Server | null = null;
@@ -46,7 +51,14 @@ async function startRelay(target: () => number): Promise<Relay> {
     server = null;
   };
   await listen();
-  return { get port() { return port; }, cut, restore: listen, close: cut };
+  return {
+    get port() {
+      return port;
+    },
+    cut,
+    restore: listen,
+    close: cut,
+  };
 }
 let localnet: Localnet;
 let geyser: GeyserServer;
@@ -79,7 +91,10 @@ const nearestRank = (values: readonly number[], p: number): number => {
 
 /** Landed producer transactions of the given slots. */
 const producedIn = (slots: ReadonlySet<number>): ProducedTransaction[] =>
-  localnet.producer.history().filter((s) => slots.has(Number(s.slot))).flatMap((s) => s.transactions.filter((t) => t.landed));
+  localnet.producer
+    .history()
+    .filter((s) => slots.has(Number(s.slot)))
+    .flatMap((s) => s.transactions.filter((t) => t.landed));
 
 const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(rt.caches[which].window.completeBuckets().map((b) => b.slot));
 
@@ -91,8 +106,14 @@ beforeAll(async () => {
   const transport = createRpcTransport({ url: localnet.urls.rpc });
   pool = createWorkerPool({ size: 1 });
   rt = await startTimingRuntime({
-    rpc: createRpcClient(transport), rpcTransport: transport, pool, geyser: { url: `http://127.0.0.1:${relay.port}`, token: null },
-    staleMs: STALE_MS, tipHistoryEverySlots: 5, checkpointEverySlots: 5, backoffMaxMs: 500,
+    rpc: createRpcClient(transport),
+    rpcTransport: transport,
+    pool,
+    geyser: { url: `http://127.0.0.1:${relay.port}`, token: null },
+    staleMs: STALE_MS,
+    tipHistoryEverySlots: 5,
+    checkpointEverySlots: 5,
+    backoffMaxMs: 500,
     // Small enough that the pool task computes the percentiles here (the path large windows take).
     poolMinValues: 40,
   });
@@ -117,8 +138,18 @@ describe('figures match the block producer', () => {
     const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
     expect(body.observed.transactions).toBe(prices.length);
     expect(body.observed.unpricedTransactionsInWindow).toBe(prices.filter((p) => p === 0).length);
-    expect(body.percentiles).toEqual({ p50: nearestRank(prices, 50), p75: nearestRank(prices, 75), p90: nearestRank(prices, 90), p99: nearestRank(prices, 99) });
-    expect(body.suggestedBands).toEqual({ economy: body.percentiles.p50, normal: body.percentiles.p75, fast: body.percentiles.p90, aggressive: body.percentiles.p99 });
+    expect(body.percentiles).toEqual({
+      p50: nearestRank(prices, 50),
+      p75: nearestRank(prices, 75),
+      p90: nearestRank(prices, 90),
+      p99: nearestRank(prices, 99),
+    });
+    expect(body.suggestedBands).toEqual({
+      economy: body.percentiles.p50,
+      normal: body.percentiles.p75,
+      fast: body.percentiles.p90,
+      aggressive: body.percentiles.p99,
+    });
     expect(body.freshness.slot).toBe(body.window.toSlot);
     expect(body.freshness.ageMs).toBeGreaterThanOrEqual(0);
     expect(body.note).toMatch(/not a prediction/);
@@ -134,7 +165,9 @@ describe('figures match the block producer', () => {
     const body = await call('/v1/priority-fee', { accounts: [pool0.vaultA, pool1.vaultB] });
     const slots = new Set<number>();
     for (let s = body.window.fromSlot; s <= body.window.toSlot; s++) if (coveredSlots('fees').has(s)) slots.add(s);
-    const prices = producedIn(slots).filter((t) => t.kind === 'swap' && (t.pool === pool0.label || t.pool === pool1.label)).map((t) => Number(t.computeUnitPrice ?? 0n));
+    const prices = producedIn(slots)
+      .filter((t) => t.kind === 'swap' && (t.pool === pool0.label || t.pool === pool1.label))
+      .map((t) => Number(t.computeUnitPrice ?? 0n));
     expect(body.observed).toMatchObject({ narrowed: true, transactions: prices.length, accountsRequested: 2 });
     expect(body.percentiles.p50).toBe(nearestRank(prices, 50));
     expect(body.percentiles.p99).toBe(nearestRank(prices, 99));
@@ -149,7 +182,10 @@ describe('figures match the block producer', () => {
     expect(body.source).toBe('geyser');
     const covered = coveredSlots('tips');
     const slots = new Set([...covered].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
-    const tipsOf = (set: ReadonlySet<number>) => producedIn(set).filter((t) => !t.failed && t.tipLamports > 0n).map((t) => Number(t.tipLamports));
+    const tipsOf = (set: ReadonlySet<number>) =>
+      producedIn(set)
+        .filter((t) => !t.failed && t.tipLamports > 0n)
+        .map((t) => Number(t.tipLamports));
     const tips = tipsOf(slots);
     expect(body.tips).toBe(tips.length);
     expect([body.p50, body.p95, body.p99]).toEqual([nearestRank(tips, 50), nearestRank(tips, 95), nearestRank(tips, 99)]);
@@ -276,7 +312,12 @@ describe('stream outages', () => {
     await until('slots made during the drop', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeCut + 4), 20_000);
     await relay.restore();
     await until('live again', () => rt.stream.isLive() && rt.stream.status().subscriptions > subscriptionsBefore, 30_000);
-    await until('slots after the drop', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= Number(localnet.chain.slot('confirmed')) - 1 && (rt.caches.fees.window.lastConfirmed ?? 0) > confirmedBeforeCut + 6);
+    await until(
+      'slots after the drop',
+      () =>
+        (rt.caches.fees.window.lastConfirmed ?? 0) >= Number(localnet.chain.slot('confirmed')) - 1 &&
+        (rt.caches.fees.window.lastConfirmed ?? 0) > confirmedBeforeCut + 6,
+    );
     const covered = coveredSlots('fees');
     const missing: number[] = [];
     for (let s = confirmedBeforeCut; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) missing.push(s);
@@ -285,7 +326,9 @@ describe('stream outages', () => {
     const slots = new Set([...coveredSlots('fees')].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
     const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
     const bySlot = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.length]));
-    const diffs = [...slots].filter((sl) => bySlot.get(sl) !== producedIn(new Set([sl])).length).map((sl) => [sl, bySlot.get(sl), producedIn(new Set([sl])).length]);
+    const diffs = [...slots]
+      .filter((sl) => bySlot.get(sl) !== producedIn(new Set([sl])).length)
+      .map((sl) => [sl, bySlot.get(sl), producedIn(new Set([sl])).length]);
     expect({ confirmedBeforeCut, diffs }).toEqual({ confirmedBeforeCut, diffs: [] });
     expect(body.observed.transactions).toBe(prices.length);
     expect(body.percentiles.p75).toBe(nearestRank(prices, 75));
@@ -320,7 +363,11 @@ describe('stream outages', () => {
     expect(after.length).toBeGreaterThanOrEqual(3);
     const cached = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.map((i) => i.price).sort((a, b) => a - b)]));
     for (const slot of after) {
-      expect(cached.get(slot)).toEqual(producedIn(new Set([slot])).map((t) => Number(t.computeUnitPrice ?? 0n)).sort((a, b) => a - b));
+      expect(cached.get(slot)).toEqual(
+        producedIn(new Set([slot]))
+          .map((t) => Number(t.computeUnitPrice ?? 0n))
+          .sort((a, b) => a - b),
+      );
     }
     expect((await call('/v1/epoch')).source).toBe('geyser');
   }, 120_000);

@@ -16,10 +16,13 @@ const answer = async (pathAndQuery: string) => expectSettledAnswer(await paid.pa
 describe('paid timing endpoints', () => {
   it('/v1/priority-fee and /v1/tipfloor answer from the stream with freshness', async () => {
     // The windows fill from slots confirmed after the service subscribed; /health shows them.
-    await vi.waitUntil(async () => {
-      const { timing } = await readJson(fetch(`${paid.url}/health`));
-      return timing.geyser.live && timing.caches.feeSlots >= WARM_SLOTS && timing.caches.tipSlots >= WARM_SLOTS;
-    }, { timeout: 30_000, interval: 100 });
+    await vi.waitUntil(
+      async () => {
+        const { timing } = await readJson(fetch(`${paid.url}/health`));
+        return timing.geyser.live && timing.caches.feeSlots >= WARM_SLOTS && timing.caches.tipSlots >= WARM_SLOTS;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     const fee = await answer(`/v1/priority-fee?accounts=${paid.localnet.world.pools[0]!.vaultA}`);
     expect(fee.source).toBe('geyser');
     expect(fee.freshness.stream).toBe('live');

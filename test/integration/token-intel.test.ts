@@ -34,7 +34,11 @@ const answers: { path: string; body: Record<string, unknown> }[] = [];
 function depsFor(rpcUrl: string): HandlerDeps {
   const rpcTransport = createRpcTransport({ url: rpcUrl, timeoutMs: 5_000 });
   return {
-    settings: loadConfig({}, []), rpc: createRpcClient(rpcTransport), rpcTransport, pool, geyser: { url: '', token: null },
+    settings: loadConfig({}, []),
+    rpc: createRpcClient(rpcTransport),
+    rpcTransport,
+    pool,
+    geyser: { url: '', token: null },
     market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
   };
 }
@@ -50,10 +54,13 @@ type Any = any;
 
 /** Oracle independent of getTokenLargestAccounts: every token account of the mint, read from chain state. */
 function chainTop10Pct(mint: string): number {
-  const amounts = net.chain.tokenAccountsByMint(mint).map((a) => {
-    const parsed = parseTokenAccount(net.chain.getAccount(a)!.data);
-    return parsed.ok ? parsed.state.amount : 0n;
-  }).sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
+  const amounts = net.chain
+    .tokenAccountsByMint(mint)
+    .map((a) => {
+      const parsed = parseTokenAccount(net.chain.getAccount(a)!.data);
+      return parsed.ok ? parsed.state.amount : 0n;
+    })
+    .sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
   const supply = amounts.reduce((s, x) => s + x, 0n);
   const top10 = amounts.slice(0, 10).reduce((s, x) => s + x, 0n);
   return Math.round(Number((top10 * 100_000_000n) / supply) / 100) / 10_000;
@@ -76,7 +83,10 @@ const RISK: Record<string, { flags: string[]; contract: number }> = {
   transferHookUpgradeable: { flags: ['mint_authority', 'transfer_hook'], contract: 100 - P.mintAuthority - P.transferHookUpgradeableOrUnknown },
   transferHookImmutable: { flags: ['mint_authority', 'transfer_hook'], contract: 100 - P.mintAuthority - P.transferHookImmutable },
   transferFeeHigh: { flags: ['mint_authority', 'transfer_fee'], contract: 100 - P.mintAuthority - P.transferFeeAtLeast10pct },
-  defaultFrozen: { flags: ['mint_authority', 'freeze_authority', 'default_account_state_frozen'], contract: 100 - P.mintAuthority - P.freezeAuthority - P.defaultAccountStateFrozen },
+  defaultFrozen: {
+    flags: ['mint_authority', 'freeze_authority', 'default_account_state_frozen'],
+    contract: 100 - P.mintAuthority - P.freezeAuthority - P.defaultAccountStateFrozen,
+  },
   nonTransferable: { flags: ['mint_authority', 'non_transferable'], contract: 100 - P.mintAuthority - P.nonTransferable },
   mintCloseAuthority: { flags: ['mint_authority', 'mint_close_authority'], contract: 100 - P.mintAuthority - P.mintCloseAuthority },
   pausable: { flags: ['mint_authority', 'pausable'], contract: 100 - P.mintAuthority - P.pausablePaused },
@@ -113,17 +123,27 @@ describe('risk-profile mints', () => {
 
   it('reads the hook programs upgradeability from ProgramData', async () => {
     const up: Any = await call('/v1/token-risk', { mint: addr('transferHookUpgradeable') });
-    expect(up.transferHookProgram).toMatchObject({ programId: net.world.hookPrograms.upgradeable.programId, upgradeable: true, upgradeAuthority: net.world.hookPrograms.upgradeable.upgradeAuthority });
+    expect(up.transferHookProgram).toMatchObject({
+      programId: net.world.hookPrograms.upgradeable.programId,
+      upgradeable: true,
+      upgradeAuthority: net.world.hookPrograms.upgradeable.upgradeAuthority,
+    });
     const fixed: Any = await call('/v1/token-risk', { mint: addr('transferHookImmutable') });
     expect(fixed.transferHookProgram).toMatchObject({ programId: net.world.hookPrograms.immutable.programId, upgradeable: false, upgradeAuthority: null });
   });
 
   it('MULTI: the close authority counts worse beside the permanent delegate; PAUS is paused', async () => {
     const multi: Any = await call('/v1/token-risk', { mint: addr('multiRisk') });
-    expect(multi.flags.find((f: Any) => f.code === 'mint_close_authority')).toMatchObject({ severity: 'high', penalty: P.mintCloseAuthorityWithPermanentDelegate });
+    expect(multi.flags.find((f: Any) => f.code === 'mint_close_authority')).toMatchObject({
+      severity: 'high',
+      penalty: P.mintCloseAuthorityWithPermanentDelegate,
+    });
     expect(multi.flags.find((f: Any) => f.code === 'pausable')).toMatchObject({ severity: 'medium', facts: { paused: false } });
     const paused: Any = await call('/v1/token-risk', { mint: addr('pausable') });
-    expect(paused.flags.find((f: Any) => f.code === 'pausable')).toMatchObject({ severity: 'high', facts: { paused: true, authority: net.world.riskAuthority.address } });
+    expect(paused.flags.find((f: Any) => f.code === 'pausable')).toMatchObject({
+      severity: 'high',
+      facts: { paused: true, authority: net.world.riskAuthority.address },
+    });
   });
 });
 
@@ -132,10 +152,12 @@ describe('golden answers', () => {
     const usdc = net.world.mints.get('USDC')!;
     const risk: Any = await call('/v1/token-risk', { mint: usdc.address });
     expect(risk).toMatchObject({
-      program: 'spl-token', methodologyVersion: TOKEN_METHODOLOGY_VERSION,
+      program: 'spl-token',
+      methodologyVersion: TOKEN_METHODOLOGY_VERSION,
       mintAuthority: { present: true, address: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG' },
       freezeAuthority: { present: true, address: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar' },
-      supply: { decimals: 6, amount: usdc.supply.toString() }, extensions: [],
+      supply: { decimals: 6, amount: usdc.supply.toString() },
+      extensions: [],
     });
     expect(risk.flags.map((f: Any) => f.code)).toEqual(['mint_authority', 'freeze_authority']);
     const top10 = chainTop10Pct(usdc.address);
@@ -156,7 +178,13 @@ describe('golden answers', () => {
   it('BONK: no authorities, no flags, contract 100', async () => {
     const bonk = net.world.mints.get('BONK')!;
     const risk: Any = await call('/v1/token-risk', { mint: bonk.address });
-    expect(risk).toMatchObject({ program: 'spl-token', mintAuthority: { present: false, address: null }, freezeAuthority: { present: false, address: null }, flags: [], supply: { decimals: 5 } });
+    expect(risk).toMatchObject({
+      program: 'spl-token',
+      mintAuthority: { present: false, address: null },
+      freezeAuthority: { present: false, address: null },
+      flags: [],
+      supply: { decimals: 5 },
+    });
     const top10 = chainTop10Pct(bonk.address);
     const smri: Any = await call('/v1/smri', { mint: bonk.address });
     expect(smri).toMatchObject({ confidence: 1, components: { contract: { score: 100 }, concentration: { score: Math.round(100 - top10) } } });
@@ -167,16 +195,30 @@ describe('golden answers', () => {
     const tfee = net.world.mints.get('transferFeeHigh')!;
     const intel: Any = await call('/v1/token-intel', { mint: tfee.address });
     expect(intel.flags.find((f: Any) => f.code === 'transfer_fee')).toMatchObject({
-      severity: 'high', penalty: 30,
+      severity: 'high',
+      penalty: 30,
       facts: { currentFeeBps: 1000, scheduledFeeBps: 5000, scheduledFromEpoch: 1_000_000, feeAuthority: net.world.riskAuthority.address },
     });
-    expect(intel.digest).toMatchObject({ riskBand: 'high', canStillMint: true, canFreezeAccounts: false, top10ConcentrationPct: 100, isToken2022: true, smri: 24, smriBand: 'high-risk' });
+    expect(intel.digest).toMatchObject({
+      riskBand: 'high',
+      canStillMint: true,
+      canFreezeAccounts: false,
+      top10ConcentrationPct: 100,
+      isToken2022: true,
+      smri: 24,
+      smriBand: 'high-risk',
+    });
     expect(intel.supply).toMatchObject({ decimals: 6, uiAmount: 100_000_000 });
     expect(intel.holders.classification).toHaveLength(8);
     expect(intel.holders.classification[0]).toMatchObject({ rank: 1, sharePct: 60, label: 'unresolved' });
     expect(intel.context).toMatchObject({ holderAccounts: 8 });
     const decision: Any = await call('/v1/decision', { mint: tfee.address, policy: 'degen' });
-    expect(decision).toMatchObject({ decision: 'REJECT', smri: 24, policyTemplate: 'degen', policy: { verdict: 'DENY', decidedBy: { rule: 'maxConcentrationPct', threshold: 90, observed: 100 } } });
+    expect(decision).toMatchObject({
+      decision: 'REJECT',
+      smri: 24,
+      policyTemplate: 'degen',
+      policy: { verdict: 'DENY', decidedBy: { rule: 'maxConcentrationPct', threshold: 90, observed: 100 } },
+    });
   });
 });
 
@@ -197,7 +239,7 @@ describe('holder mints', () => {
     expect(burn.largestAccounts.accounts[0]).toMatchObject({ owner: net.world.burnAddress, label: 'burn', sharePct: 40 });
     expect(burn.largestAccounts.accounts.slice(1).every((a: Any) => a.label === 'unresolved')).toBe(true);
     const holders = [...net.world.mints.get('burnHolder')!.holders].sort((a, b) => (b.amount > a.amount ? 1 : -1)).slice(1, 11);
-    const circ = Number(holders.reduce((s, h) => s + h.amount, 0n) * 1_000_000n / (net.world.mints.get('burnHolder')!.supply * 6n / 10n)) / 10_000;
+    const circ = Number((holders.reduce((s, h) => s + h.amount, 0n) * 1_000_000n) / ((net.world.mints.get('burnHolder')!.supply * 6n) / 10n)) / 10_000;
     expect(burn.concentration.top10CirculatingPct).toBeCloseTo(circ, 2);
   });
 
@@ -227,8 +269,14 @@ describe('holder mints', () => {
   });
 
   it('a missing account and a non-mint account answer 404 not_found with the reason', async () => {
-    await expect(group.handlers['/v1/token-risk']!({ mint: '11111111111111111111111111111112' }, signal)).rejects.toMatchObject({ code: 'not_found', details: { reason: 'account_not_found' } });
-    await expect(group.handlers['/v1/smri']!({ mint: net.world.hookPrograms.upgradeable.programId }, signal)).rejects.toMatchObject({ code: 'not_found', details: { reason: 'not_a_mint' } });
+    await expect(group.handlers['/v1/token-risk']!({ mint: '11111111111111111111111111111112' }, signal)).rejects.toMatchObject({
+      code: 'not_found',
+      details: { reason: 'account_not_found' },
+    });
+    await expect(group.handlers['/v1/smri']!({ mint: net.world.hookPrograms.upgradeable.programId }, signal)).rejects.toMatchObject({
+      code: 'not_found',
+      details: { reason: 'not_a_mint' },
+    });
   });
 
   it('tokenIntel (for pretrade) returns the token-intel answer', async () => {
@@ -241,7 +289,16 @@ describe('holder mints', () => {
 describe('batch', () => {
   it('removes duplicates, gives per-element errors, and costs a fixed number of round trips', async () => {
     const entry = CATALOG.find((e) => e.path === '/v1/batch/token-risk')!;
-    const mints = [addr('BONK'), addr('USDC'), addr('BONK'), 'not-a-mint', '11111111111111111111111111111112', net.world.hookPrograms.immutable.programId, addr('flat'), addr('pausable')];
+    const mints = [
+      addr('BONK'),
+      addr('USDC'),
+      addr('BONK'),
+      'not-a-mint',
+      '11111111111111111111111111111112',
+      net.world.hookPrograms.immutable.programId,
+      addr('flat'),
+      addr('pausable'),
+    ];
     const q = validateQuery(entry, `mints=${mints.join(',')}`);
     expect(q.ok).toBe(true);
     const fresh = createTokenGroup(depsFor(net.urls.rpc));

@@ -51,8 +51,12 @@ async function start(): Promise<Running> {
   const metrics = createRequestMetrics();
   const routes = [
     ...createFreeRoutes({
-      serviceName: 'solana-x402-intel', version: '0.1.9', startedAt: new Date(), metrics: () => metrics.snapshot(),
-      documents: () => ({ wellKnown: '{}', openApi: '{}', llmsTxt: '', pricingHtml: '' }), supported: () => ({ kinds: [], signers: {} }),
+      serviceName: 'solana-x402-intel',
+      version: '0.1.9',
+      startedAt: new Date(),
+      metrics: () => metrics.snapshot(),
+      documents: () => ({ wellKnown: '{}', openApi: '{}', llmsTxt: '', pricingHtml: '' }),
+      supported: () => ({ kinds: [], signers: {} }),
       statusExtras: createTrustStatus({ ledger, killSwitch }),
     }),
     ...createTrustRoutes({ ledger, identity, baseUrl: () => url, serviceName: 'solana-x402-intel', serviceVersion: '0.1.9', sign, methodology: METHODOLOGY }),
@@ -70,14 +74,27 @@ async function stop(r: Running): Promise<void> {
 }
 
 async function issue(i: number): Promise<void> {
-  const issuer = createReceiptIssuer({ ledger: run.ledger, service: 'solana-x402-intel', serviceVersion: '0.1.9', baseUrl: () => run.url, publicKey: identity.publicKey, sign: (m) => signEd25519(identity.secretKey, m) });
+  const issuer = createReceiptIssuer({
+    ledger: run.ledger,
+    service: 'solana-x402-intel',
+    serviceVersion: '0.1.9',
+    baseUrl: () => run.url,
+    publicKey: identity.publicKey,
+    sign: (m) => signEd25519(identity.secretKey, m),
+  });
   const body = JSON.stringify({ mint: `Mint${i}`, smri: i % 101, note: 'ünïcode ✓' });
-  issued.push({ issued: await issuer.issue({ originalUrl: `/v1/smri?mint=Mint${i}`, endpoint: '/v1/smri', priceUsdcUnits: 10000, network: 'eip155:8453', body }), body });
+  issued.push({
+    issued: await issuer.issue({ originalUrl: `/v1/smri?mint=Mint${i}`, endpoint: '/v1/smri', priceUsdcUnits: 10000, network: 'eip155:8453', body }),
+    body,
+  });
 }
 
 const get = (path: string, init?: RequestInit) => fetch(`${run.url}${path}`, init);
 const admin = (path: string, token: string | null, init: RequestInit = {}) =>
-  fetch(`${run.adminUrl}${path}`, { ...init, headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string> | undefined) } });
+  fetch(`${run.adminUrl}${path}`, {
+    ...init,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string> | undefined) },
+  });
 const adminToken = () => readFileSync(run.admin.tokenPath!, 'utf8').trim();
 
 /** What a client does with `/ledger`: recompute every hash and follow every link. */
@@ -96,7 +113,9 @@ function specRootOf(leaf: string, proof: ReadonlyArray<{ hash: string; side: str
   let cur = Buffer.from(leaf, 'hex');
   for (const s of proof) {
     const h = Buffer.from(s.hash, 'hex');
-    cur = createHash('sha256').update(s.side === 'left' ? Buffer.concat([h, cur]) : Buffer.concat([cur, h])).digest();
+    cur = createHash('sha256')
+      .update(s.side === 'left' ? Buffer.concat([h, cur]) : Buffer.concat([cur, h]))
+      .digest();
   }
   return cur.toString('hex');
 }
@@ -178,7 +197,16 @@ describe('ledger and proofs over HTTP', () => {
       const old = await readJson(get(`/trust/proof?index=${i}&treeSize=${i + 1}`));
       expect(specRootOf(old.leaf, old.proof)).toBe(old.merkleRootSha256);
     }
-    for (const [q, status] of [['index=10', 404], ['index=3&treeSize=3', 404], ['index=-1', 400], ['index=x', 400], ['', 400], ['index=1.5', 400], ['index=0&treeSize=11', 400], ['index=0&format=md5', 400]] as const) {
+    for (const [q, status] of [
+      ['index=10', 404],
+      ['index=3&treeSize=3', 404],
+      ['index=-1', 400],
+      ['index=x', 400],
+      ['', 400],
+      ['index=1.5', 400],
+      ['index=0&treeSize=11', 400],
+      ['index=0&format=md5', 400],
+    ] as const) {
       expect([q, (await get(`/trust/proof?${q}`)).status]).toEqual([q, status]);
     }
   });
@@ -187,7 +215,9 @@ describe('ledger and proofs over HTTP', () => {
     const cp = await readJson(get('/trust/checkpoint'));
     expect(verifyCheckpoint(cp, identity.publicKey)).toEqual({ ok: true });
     const { signature, ...unsigned } = cp;
-    expect(nacl.sign.detached.verify(new TextEncoder().encode(JSON.stringify(unsigned)), bs58.decode(signature.signatureBase58), bs58.decode(identity.publicKey))).toBe(true);
+    expect(
+      nacl.sign.detached.verify(new TextEncoder().encode(JSON.stringify(unsigned)), bs58.decode(signature.signatureBase58), bs58.decode(identity.publicKey)),
+    ).toBe(true);
     const c = await readJson(get('/trust/consistency?from=3&to=10'));
     expect(verifyConsistency(c)).toEqual({ ok: true });
     expect(c.toRoot).toBe(cp.rootHash.rfc6962);
@@ -208,7 +238,10 @@ describe('receipts over HTTP', () => {
   });
 
   it('verifies a real receipt (GET and POST) and reports each failed check of tampered ones', async () => {
-    const { issued: { headerValue, receipt }, body } = issued[2]!;
+    const {
+      issued: { headerValue, receipt },
+      body,
+    } = issued[2]!;
     const q = (p: Record<string, string>) => `/trust/verify?${new URLSearchParams(p)}`;
     const ok = await readJson(get(q({ receipt: headerValue, body: Buffer.from(body).toString('base64') })));
     expect(ok.valid).toBe(true);

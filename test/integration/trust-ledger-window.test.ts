@@ -29,8 +29,20 @@ beforeAll(async () => {
   const identity = loadOrCreateIdentity(join(dataDir, 'identity.json'));
   ledger = await createLedger({ dir: join(dataDir, 'ledger') });
   // Concurrent appends share group commits, so 1234 durable entries take a moment only.
-  await Promise.all(Array.from({ length: ENTRIES }, (_, i) => ledger.append({ kind: 'payment', endpoint: '/v1/smri', priceUsdcUnits: 10_000, network: 'eip155:8453', receiptSha256: sha(`receipt-${i}`) })));
-  const routes = createTrustRoutes({ ledger, identity, baseUrl: () => url, serviceName: 'solana-x402-intel', serviceVersion: '0.1.9', sign: (m) => signEd25519(identity.secretKey, m), methodology: {} });
+  await Promise.all(
+    Array.from({ length: ENTRIES }, (_, i) =>
+      ledger.append({ kind: 'payment', endpoint: '/v1/smri', priceUsdcUnits: 10_000, network: 'eip155:8453', receiptSha256: sha(`receipt-${i}`) }),
+    ),
+  );
+  const routes = createTrustRoutes({
+    ledger,
+    identity,
+    baseUrl: () => url,
+    serviceName: 'solana-x402-intel',
+    serviceVersion: '0.1.9',
+    sign: (m) => signEd25519(identity.secretKey, m),
+    methodology: {},
+  });
   server = createHttpServer({ routes });
   url = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
 }, 60_000);

@@ -4,7 +4,6 @@ import { formatUsd } from '../../src/catalog/format-usd.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 
-
 const CATEGORIES = new Set(['intelligence', 'execution', 'timing', 'defi', 'market', 'forensics']);
 
 describe('catalog', () => {

@@ -37,12 +37,38 @@ describe('loadConfig', () => {
     expect(p).toContain('--svm-pay-to is required in mainnet mode');
     expect(p).toContain('--evm-pay-to is required in mainnet mode');
     expect(p).toContain('mainnet mode settles Base payments through either --facilitator-url or --evm-rpc-url with --evm-relayer-key (exactly one)');
-    const c = loadConfig({ GEYSER_TOKEN: 'secret' }, ['--rpc-url', 'http://rpc.example', '--geyser-url', 'https://g.example', '--svm-pay-to', PAY_TO, '--evm-pay-to', EVM, '--facilitator-url', 'https://f.example']);
+    const c = loadConfig({ GEYSER_TOKEN: 'secret' }, [
+      '--rpc-url',
+      'http://rpc.example',
+      '--geyser-url',
+      'https://g.example',
+      '--svm-pay-to',
+      PAY_TO,
+      '--evm-pay-to',
+      EVM,
+      '--facilitator-url',
+      'https://f.example',
+    ]);
     expect(c.mode).toBe('mainnet');
     expect(c.svmAsset).toBe(SOLANA_USDC_MINT);
     expect(c.evmAsset).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
     expect(c.facilitatorUrl).toBe('https://f.example');
-    const both = problems({}, ['--rpc-url', 'http://r', '--geyser-url', 'http://g', '--svm-pay-to', PAY_TO, '--evm-pay-to', EVM, '--facilitator-url', 'https://f', '--evm-rpc-url', 'http://e', '--evm-relayer-key', 'k']);
+    const both = problems({}, [
+      '--rpc-url',
+      'http://r',
+      '--geyser-url',
+      'http://g',
+      '--svm-pay-to',
+      PAY_TO,
+      '--evm-pay-to',
+      EVM,
+      '--facilitator-url',
+      'https://f',
+      '--evm-rpc-url',
+      'http://e',
+      '--evm-relayer-key',
+      'k',
+    ]);
     expect(both).toHaveLength(1);
     expect(c.geyserToken).toBe('secret');
   });

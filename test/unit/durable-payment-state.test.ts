@@ -11,8 +11,14 @@ const NOW_MS = 1_700_000_000_000;
 const fixedNow = () => NOW_MS;
 const IN_A_MINUTE = NOW_MS + 60_000;
 const dirs: string[] = [];
-const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'paystate-')); dirs.push(d); return d; };
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+const freshDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'paystate-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('durable record log', () => {
   it('reads back what was put and not what was removed, after reopening', async () => {
@@ -67,9 +73,13 @@ describe('durable record log', () => {
 
 describe('pending settlements and paid answers', () => {
   const record: PendingSettlement = {
-    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', transaction: 'sig', payer: 'payer', payloadSha256: 'ab'.repeat(32),
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    transaction: 'sig',
+    payer: 'payer',
+    payloadSha256: 'ab'.repeat(32),
     answer: storableAnswer({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"a":"ü"}' }),
-    paid: { originalUrl: '/v1/epoch?rate=both', endpoint: '/v1/epoch', priceUsdcUnits: 1000 }, recordedAt: 1,
+    paid: { originalUrl: '/v1/epoch?rate=both', endpoint: '/v1/epoch', priceUsdcUnits: 1000 },
+    recordedAt: 1,
   };
 
   it('keeps a pending settlement with its answer byte for byte across a reopen, until resolved', async () => {
@@ -90,7 +100,8 @@ describe('pending settlements and paid answers', () => {
     const again = createPaidAnswerStore({ dir });
     const hit = again.lookup('id-0123456789abcdef', 'fp1');
     expect(hit.kind).toBe('hit');
-    if (hit.kind === 'hit') expect([hit.reply.status, hit.reply.headers, Buffer.from(hit.reply.body).toString()]).toEqual([200, { 'PAYMENT-RESPONSE': 'x' }, 'body']);
+    if (hit.kind === 'hit')
+      expect([hit.reply.status, hit.reply.headers, Buffer.from(hit.reply.body).toString()]).toEqual([200, { 'PAYMENT-RESPONSE': 'x' }, 'body']);
     expect(again.lookup('id-0123456789abcdef', 'fp2').kind).toBe('conflict');
     expect(again.lookup('another-id-0123456789', 'fp1').kind).toBe('miss');
   });

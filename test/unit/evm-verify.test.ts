@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { isCanonicalEcdsaSignature, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
 import { evmReplayKey } from '../../src/x402/evm-exact.ts';
-import { EVM_SETTLE_MARGIN_SECONDS, evmChainIdOf, parseEvmExactPayload, verifyEvmExactOffchain, type EvmAuthorization, type EvmVerifyInput } from '../../src/x402/evm-verify.ts';
+import {
+  EVM_SETTLE_MARGIN_SECONDS,
+  evmChainIdOf,
+  parseEvmExactPayload,
+  verifyEvmExactOffchain,
+  type EvmAuthorization,
+  type EvmVerifyInput,
+} from '../../src/x402/evm-verify.ts';
 
 const NOW = 1_750_000_000;
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -18,13 +25,27 @@ const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
 
 async function signed(overrides: Partial<EvmAuthorization> = {}, chainId = 8453): Promise<{ signature: string; authorization: EvmAuthorization }> {
   const authorization: EvmAuthorization = {
-    from: account.address, to: payTo, value: '10000', validAfter: '0', validBefore: String(NOW + 60), nonce: `0x${'ab'.repeat(32)}`, ...overrides,
+    from: account.address,
+    to: payTo,
+    value: '10000',
+    validAfter: '0',
+    validBefore: String(NOW + 60),
+    nonce: `0x${'ab'.repeat(32)}`,
+    ...overrides,
   };
   const signature = await account.signTypedData({
     domain: { name: 'USD Coin', version: '2', chainId, verifyingContract: ASSET },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
-    message: { ...authorization, from: authorization.from as `0x${string}`, to: authorization.to as `0x${string}`, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), nonce: authorization.nonce as `0x${string}` },
+    message: {
+      ...authorization,
+      from: authorization.from as `0x${string}`,
+      to: authorization.to as `0x${string}`,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce as `0x${string}`,
+    },
   });
   return { signature, authorization };
 }
@@ -58,7 +79,9 @@ describe('verifyEvmExactOffchain', () => {
   it('checks terms in the reference order: scheme, domain, network, signature, recipient, time, value', async () => {
     const p = await signed();
     expect((await verifyEvmExactOffchain(input(p, { acceptedScheme: 'upto' }))).invalidReason).toBe('invalid_exact_evm_scheme');
-    expect((await verifyEvmExactOffchain(input(p, { requirements: { ...requirements, extra: { name: 'USD Coin' } } }))).invalidReason).toBe('invalid_exact_evm_missing_eip712_domain');
+    expect((await verifyEvmExactOffchain(input(p, { requirements: { ...requirements, extra: { name: 'USD Coin' } } }))).invalidReason).toBe(
+      'invalid_exact_evm_missing_eip712_domain',
+    );
     expect((await verifyEvmExactOffchain(input(p, { acceptedNetwork: 'eip155:1' }))).invalidReason).toBe('invalid_exact_evm_network_mismatch');
     expect((await verifyEvmExactOffchain(input(await signed({}, 1)))).invalidReason).toBe('invalid_exact_evm_signature');
     const wrongTo = await signed({ to: evmAddressOfKey(generateEvmKey()) });

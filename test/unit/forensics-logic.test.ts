@@ -3,8 +3,16 @@
  * naming, the caller-transaction decoder of /v1/simulate and the pretrade checklist.
  */
 import {
-  address, appendTransactionMessageInstructions, compileTransaction, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
-  getBase64EncodedWireTransaction, pipe, setTransactionMessageFeePayer, setTransactionMessageLifetimeUsingBlockhash, type Blockhash,
+  address,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  compressTransactionMessageUsingAddressLookupTables,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Blockhash,
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { landedTransactionOf, type LandedTransaction, type SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
@@ -68,8 +76,14 @@ describe('wallet age', () => {
   });
   it('the profile states its rule and says "at least" for a full window', () => {
     const body = walletProfile({
-      address: PEER, lamports: 1_500_000_000n, accountOwner: A, executable: false, signatures: [sig(0, 10), sig(1, 5)],
-      tokenAccounts: [{ address: PEER, programId: TOKEN, mint: PEER, amount: '5', decimals: 0 }], windowLimit: 2, nowUnix: 100,
+      address: PEER,
+      lamports: 1_500_000_000n,
+      accountOwner: A,
+      executable: false,
+      signatures: [sig(0, 10), sig(1, 5)],
+      tokenAccounts: [{ address: PEER, programId: TOKEN, mint: PEER, amount: '5', decimals: 0 }],
+      windowLimit: 2,
+      nowUnix: 100,
     }) as { profile: { band: string; summary: string }; solBalance: number; tokens: { splTokenAccounts: number; token2022Accounts: number } };
     expect(body.profile.band).toBe('fresh');
     expect(body.solBalance).toBe(1.5);
@@ -82,15 +96,28 @@ describe('wallet age', () => {
 
 function landed(overrides: Partial<LandedTransaction> = {}): LandedTransaction {
   return {
-    signature: 'x', slot: 5, blockTime: 1_700_000_000, version: 'legacy', accountKeys: [PAYER.address, PEER, TIP, 'acctA', 'acctB', A, TOKEN, CB],
-    signerCount: 1, err: null, feeLamports: 5000n, computeUnitsConsumed: 450,
-    preBalances: [10_000_000n, 0n, 100n, 2n, 2n, 1n, 1n, 1n], postBalances: [8_994_000n, 1_000_000n, 1100n, 2n, 2n, 1n, 1n, 1n],
+    signature: 'x',
+    slot: 5,
+    blockTime: 1_700_000_000,
+    version: 'legacy',
+    accountKeys: [PAYER.address, PEER, TIP, 'acctA', 'acctB', A, TOKEN, CB],
+    signerCount: 1,
+    err: null,
+    feeLamports: 5000n,
+    computeUnitsConsumed: 450,
+    preBalances: [10_000_000n, 0n, 100n, 2n, 2n, 1n, 1n, 1n],
+    postBalances: [8_994_000n, 1_000_000n, 1100n, 2n, 2n, 1n, 1n, 1n],
     preTokenBalances: [{ accountIndex: 3, mint: 'M', owner: PAYER.address, programId: TOKEN, amount: '500', decimals: 2 }],
     postTokenBalances: [
       { accountIndex: 3, mint: 'M', owner: PAYER.address, programId: TOKEN, amount: '200', decimals: 2 },
       { accountIndex: 4, mint: 'M', owner: PEER, programId: TOKEN, amount: '300', decimals: 2 },
     ],
-    instructions: [{ programIdIndex: 7, outerIndex: null }, { programIdIndex: 5, outerIndex: null }, { programIdIndex: 6, outerIndex: null }, { programIdIndex: 5, outerIndex: 2 }],
+    instructions: [
+      { programIdIndex: 7, outerIndex: null },
+      { programIdIndex: 5, outerIndex: null },
+      { programIdIndex: 6, outerIndex: null },
+      { programIdIndex: 5, outerIndex: 2 },
+    ],
     logs: [],
     ...overrides,
   };
@@ -99,10 +126,19 @@ function landed(overrides: Partial<LandedTransaction> = {}): LandedTransaction {
 describe('transaction summary', () => {
   it('derives SOL changes of moved accounts only, with fee payer and tip flags', () => {
     const changes = solBalanceChanges(landed());
-    expect(changes.map((c) => [c.account, c.changeLamports])).toEqual([[PAYER.address, '-1006000'], [PEER, '1000000'], [TIP, '1000']]);
+    expect(changes.map((c) => [c.account, c.changeLamports])).toEqual([
+      [PAYER.address, '-1006000'],
+      [PEER, '1000000'],
+      [TIP, '1000'],
+    ]);
     expect(changes[0]).toMatchObject({ feePayer: true, signer: true, changeSol: -0.001006 });
     expect(changes[2]).toMatchObject({ jitoTipAccount: true, feePayer: false });
-    expect(txInspectAnswer(landed())).toMatchObject({ success: true, feeSol: 0.000005, computeUnitsConsumed: 450, jitoTip: { lamports: '1000', accounts: [TIP] } });
+    expect(txInspectAnswer(landed())).toMatchObject({
+      success: true,
+      feeSol: 0.000005,
+      computeUnitsConsumed: 450,
+      jitoTip: { lamports: '1000', accounts: [TIP] },
+    });
   });
   it('derives token changes by account index, a missing side counting as zero', () => {
     const keys = landed().accountKeys;
@@ -131,12 +167,24 @@ describe('transaction summary', () => {
 describe('getTransaction decoding', () => {
   it('orders account keys static, loaded writable, loaded readonly and keeps inner instructions with their outer index', () => {
     const raw = {
-      slot: 9n, blockTime: 1_700_000_000n, version: 0 as const,
-      transaction: { signatures: ['x'], message: { accountKeys: [PAYER.address, A], header: { numRequiredSignatures: 1 }, instructions: [{ programIdIndex: 1 }] } },
+      slot: 9n,
+      blockTime: 1_700_000_000n,
+      version: 0 as const,
+      transaction: {
+        signatures: ['x'],
+        message: { accountKeys: [PAYER.address, A], header: { numRequiredSignatures: 1 }, instructions: [{ programIdIndex: 1 }] },
+      },
       meta: {
-        err: { InstructionError: [0, { Custom: 6001n }] }, fee: 5000n, computeUnitsConsumed: 1200n, preBalances: [10n, 1n, 5n, 7n], postBalances: [5n, 1n, 10n, 7n],
-        preTokenBalances: [], postTokenBalances: [{ accountIndex: 2, mint: 'M', uiTokenAmount: { amount: '4', decimals: 0 } }], logMessages: null,
-        innerInstructions: [{ index: 0, instructions: [{ programIdIndex: 3 }] }], loadedAddresses: { writable: ['W'], readonly: [TOKEN] },
+        err: { InstructionError: [0, { Custom: 6001n }] },
+        fee: 5000n,
+        computeUnitsConsumed: 1200n,
+        preBalances: [10n, 1n, 5n, 7n],
+        postBalances: [5n, 1n, 10n, 7n],
+        preTokenBalances: [],
+        postTokenBalances: [{ accountIndex: 2, mint: 'M', uiTokenAmount: { amount: '4', decimals: 0 } }],
+        logMessages: null,
+        innerInstructions: [{ index: 0, instructions: [{ programIdIndex: 3 }] }],
+        loadedAddresses: { writable: ['W'], readonly: [TOKEN] },
       },
     };
     const tx = landedTransactionOf('x', raw as never);
@@ -144,9 +192,16 @@ describe('getTransaction decoding', () => {
     expect(tx).toMatchObject({ slot: 9, blockTime: 1_700_000_000, version: 0, feeLamports: 5000n, computeUnitsConsumed: 1200, logs: null });
     expect(tx.err).toEqual({ InstructionError: [0, { Custom: 6001 }] });
     expect(tx.postTokenBalances[0]).toMatchObject({ owner: null, programId: null, amount: '4' });
-    expect(programsInvoked(tx).map((p) => [p.name, p.outerInstructions, p.innerInstructions])).toEqual([['System Program', 1, 0], ['SPL Token', 0, 1]]);
+    expect(programsInvoked(tx).map((p) => [p.name, p.outerInstructions, p.innerInstructions])).toEqual([
+      ['System Program', 1, 0],
+      ['SPL Token', 0, 1],
+    ]);
     expect(solBalanceChanges(tx).map((c) => c.account)).toEqual([PAYER.address, 'W']);
-    expect(txInspectAnswer(tx)).toMatchObject({ success: false, logMessageCount: 'unknown', tokenBalanceChanges: [expect.objectContaining({ account: 'W', change: '4', owner: 'unknown' })] });
+    expect(txInspectAnswer(tx)).toMatchObject({
+      success: false,
+      logMessageCount: 'unknown',
+      tokenBalanceChanges: [expect.objectContaining({ account: 'W', change: '4', owner: 'unknown' })],
+    });
   });
 });
 
@@ -167,12 +222,25 @@ describe('program naming', () => {
 describe('simulate input', () => {
   const wire = buildSignedWire(PAYER, [...computeBudgetIxs(1000, 5n), transferSolIx(PAYER.address, PEER, 1000n)], BLOCKHASH).wire;
   const b64 = Buffer.from(wire).toString('base64');
-  const code = (f: () => unknown) => { try { f(); return 'ok'; } catch (e) { return e instanceof ServiceError ? `${e.code}:${e.status}` : 'other'; } };
+  const code = (f: () => unknown) => {
+    try {
+      f();
+      return 'ok';
+    } catch (e) {
+      return e instanceof ServiceError ? `${e.code}:${e.status}` : 'other';
+    }
+  };
 
   it('decodes a valid transaction and counts its accounts', () => {
     const input = decodeSimulationInput(b64);
     const out = simulationAnswer(input, { ok: true, err: null, logs: ['l'], unitsConsumed: 450, innerProgramIds: [] });
-    expect(out).toMatchObject({ willSucceed: true, unitsConsumed: 450, accountsTouched: 4, signaturesPresent: 1, accounts: { static: 4, signers: 1, writableStatic: 2, feePayer: PAYER.address } });
+    expect(out).toMatchObject({
+      willSucceed: true,
+      unitsConsumed: 450,
+      accountsTouched: 4,
+      signaturesPresent: 1,
+      accounts: { static: 4, signers: 1, writableStatic: 2, feePayer: PAYER.address },
+    });
     expect((out.programsInvoked as { name: string }[]).map((p) => p.name)).toEqual(['Compute Budget', 'System Program']);
   });
   it('counts accounts named by address-table lookups in a v0 transaction', () => {
@@ -220,11 +288,13 @@ describe('pretrade checklist', () => {
     expect(known.map((r) => r.observed)).toEqual([true, false, true, true, false]);
   });
   it('counts risky Token-2022 extensions only when their condition holds', () => {
-    expect(riskyExtensions([
-      { typeId: 12, extension: 'permanentDelegate', state: { delegate: null } },
-      { typeId: 6, extension: 'defaultAccountState', state: { accountState: 'initialized' } },
-      { typeId: 14, extension: 'transferHook', state: { authority: null, programId: PEER } },
-      { typeId: 9, extension: 'nonTransferable', state: {} },
-    ] as never)).toEqual(['transferHook', 'nonTransferable']);
+    expect(
+      riskyExtensions([
+        { typeId: 12, extension: 'permanentDelegate', state: { delegate: null } },
+        { typeId: 6, extension: 'defaultAccountState', state: { accountState: 'initialized' } },
+        { typeId: 14, extension: 'transferHook', state: { authority: null, programId: PEER } },
+        { typeId: 9, extension: 'nonTransferable', state: {} },
+      ] as never),
+    ).toEqual(['transferHook', 'nonTransferable']);
   });
 });

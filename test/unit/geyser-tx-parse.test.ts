@@ -45,11 +45,15 @@ function tx(overrides: Partial<TxInfoLike> = {}, err?: unknown): TxInfoLike {
     },
     meta: {
       err,
-      innerInstructions: [{ instructions: [
-        ix(4, [0, 2], data(2, 1_000n)), // inner tip
-        ix(4, [0, 1, 2], data(11, 250n)), // TransferWithSeed to a tip account
-        ix(7, [0, 6], data(2, 42n)), // system program and tip account both from the lookup tables
-      ] }],
+      innerInstructions: [
+        {
+          instructions: [
+            ix(4, [0, 2], data(2, 1_000n)), // inner tip
+            ix(4, [0, 1, 2], data(11, 250n)), // TransferWithSeed to a tip account
+            ix(7, [0, 6], data(2, 42n)), // system program and tip account both from the lookup tables
+          ],
+        },
+      ],
       loadedWritableAddresses: [tip2],
       loadedReadonlyAddresses: [SYSTEM],
     },
@@ -76,7 +80,11 @@ describe('parseTransaction', () => {
   it('ignores a "price" instruction of another program and transfers to other accounts', () => {
     const t = tx();
     const message = t.transaction!.message!;
-    const fake = { ...t, meta: { ...t.meta!, innerInstructions: [] }, transaction: { message: { ...message, instructions: [ix(3, [], data(3, 9n, 'u8')), ix(4, [0, 3], data(2, 5n))] } } };
+    const fake = {
+      ...t,
+      meta: { ...t.meta!, innerInstructions: [] },
+      transaction: { message: { ...message, instructions: [ix(3, [], data(3, 9n, 'u8')), ix(4, [0, 3], data(2, 5n))] } },
+    };
     expect(parseTransaction(fake, tipIds)).toMatchObject({ cuPrice: 0, tipLamports: 0 });
   });
 });

@@ -66,7 +66,7 @@ describe('import layers', () => {
       ['src/stray.ts', ''],
     ]);
     expect(checkImports(files, RULES).sort()).toEqual([
-      "import circle: src/x402/a.ts -> src/x402/up.ts",
+      'import circle: src/x402/a.ts -> src/x402/up.ts',
       "src/chain/low.ts imports '../http/route.ts': chain may not import http (a higher layer)",
       "src/chain/low.ts imports '../x402/up.ts': chain may not import x402 (a higher layer)",
       "src/http/route.ts imports 'left-pad': the library has no owner in the library map",

@@ -20,10 +20,15 @@ describe('kill switch', () => {
     expect(ks.isActive()).toBe(false);
     const seen: boolean[] = [];
     // The switch must still read inactive while its audit entry is being made durable.
-    const spy = createKillSwitch({ dataDir: fresh(), ledger: { append: (d) => {
-      seen.push(spy.isActive());
-      return ledger.append(d);
-    } } });
+    const spy = createKillSwitch({
+      dataDir: fresh(),
+      ledger: {
+        append: (d) => {
+          seen.push(spy.isActive());
+          return ledger.append(d);
+        },
+      },
+    });
     await spy.activate();
     expect([seen, spy.isActive()]).toEqual([[false], true]);
 
@@ -73,7 +78,15 @@ describe('admin token and body', () => {
     const check = createBearerCheck('s3cret-token-0123456789');
     expect(check('Bearer s3cret-token-0123456789')).toBe(true);
     expect(check('bearer s3cret-token-0123456789')).toBe(true);
-    for (const bad of [undefined, '', 'Bearer', 'Bearer s3cret-token-012345678', 'Bearer s3cret-token-01234567890', 'Basic s3cret-token-0123456789', 's3cret-token-0123456789']) {
+    for (const bad of [
+      undefined,
+      '',
+      'Bearer',
+      'Bearer s3cret-token-012345678',
+      'Bearer s3cret-token-01234567890',
+      'Basic s3cret-token-0123456789',
+      's3cret-token-0123456789',
+    ]) {
       expect(check(bad)).toBe(false);
     }
   });
@@ -81,7 +94,16 @@ describe('admin token and body', () => {
   it('accepts an empty body or {reason} only', () => {
     expect(parseReasonBody(null)).toEqual({ ok: true, reason: undefined });
     expect(parseReasonBody(Buffer.from(' {"reason":"upstream outage"} '))).toEqual({ ok: true, reason: 'upstream outage' });
-    for (const bad of ['{', '[]', '"x"', '{"reason":1}', '{"reason":""}', `{"reason":"${'r'.repeat(257)}"}`, '{"reason":"a\\nb"}', '{"reason":"x","who":"me"}']) {
+    for (const bad of [
+      '{',
+      '[]',
+      '"x"',
+      '{"reason":1}',
+      '{"reason":""}',
+      `{"reason":"${'r'.repeat(257)}"}`,
+      '{"reason":"a\\nb"}',
+      '{"reason":"x","who":"me"}',
+    ]) {
       const r = parseReasonBody(Buffer.from(bad));
       expect(r.ok, bad).toBe(false);
       if (!r.ok) expect(r.reply.status).toBe(400);

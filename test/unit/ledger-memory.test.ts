@@ -32,7 +32,11 @@ function writeWal(dir: string, n: number): void {
   let chunk: string[] = [];
   const time = new Date('2026-01-01T00:00:00.000Z');
   for (let i = 0; i < n; i++) {
-    const { entry, line } = sealEntry({ kind: 'payment', endpoint: '/v1/smri', priceUsdcUnits: 10_000, network: 'eip155:8453', receiptSha256: sha256Hex(`r${i}`) }, { index: i, prevHash }, time);
+    const { entry, line } = sealEntry(
+      { kind: 'payment', endpoint: '/v1/smri', priceUsdcUnits: 10_000, network: 'eip155:8453', receiptSha256: sha256Hex(`r${i}`) },
+      { index: i, prevHash },
+      time,
+    );
     prevHash = entry.entrySha256;
     chunk.push(line, '\n');
     if (chunk.length >= 20_000 || i === n - 1) {

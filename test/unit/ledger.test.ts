@@ -16,7 +16,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirCount = 0;
 const freshDir = (): string => join(root, `l${dirCount++}`);
 
-const payment = (i: number): LedgerDraft => ({ kind: 'payment', endpoint: '/v1/token-risk', priceUsdcUnits: 28000, network: 'eip155:8453', receiptSha256: sha256Hex(`receipt-${i}`) });
+const payment = (i: number): LedgerDraft => ({
+  kind: 'payment',
+  endpoint: '/v1/token-risk',
+  priceUsdcUnits: 28000,
+  network: 'eip155:8453',
+  receiptSha256: sha256Hex(`receipt-${i}`),
+});
 const audit: LedgerDraft = { kind: 'audit', event: 'kill-switch.activated' };
 
 async function filled(n: number, config: Partial<LedgerConfig> = {}): Promise<{ ledger: Ledger; dir: string }> {
@@ -56,12 +62,26 @@ describe('ledger append and replay', () => {
     verifyChain(all);
     expect(Object.keys(all[0]!)).toEqual(['index', 'time', 'kind', 'endpoint', 'priceUsdcUnits', 'network', 'receiptSha256', 'prevHash', 'entrySha256']);
     expect(Object.keys(all[9]!)).toEqual(['index', 'time', 'kind', 'event', 'prevHash', 'entrySha256']);
-    const before = { head: ledger.head(), recent: ledger.recent(20), e: ledger.entry(31), p: ledger.proof(31), r: ledger.proof(12, 40, 'rfc6962'), c: ledger.consistency(17, 57) };
+    const before = {
+      head: ledger.head(),
+      recent: ledger.recent(20),
+      e: ledger.entry(31),
+      p: ledger.proof(31),
+      r: ledger.proof(12, 40, 'rfc6962'),
+      c: ledger.consistency(17, 57),
+    };
     expect(before.head).toMatchObject({ treeSize: 57, chainHead: all[56]!.entrySha256, lastAppendAt: all[56]!.time });
     await ledger.close();
     const again = await createLedger({ dir });
     expect(again.openReport).toMatchObject({ entries: 57, tornTail: null, bytes: statSync(walPath(dir)).size });
-    expect({ head: again.head(), recent: again.recent(20), e: again.entry(31), p: again.proof(31), r: again.proof(12, 40, 'rfc6962'), c: again.consistency(17, 57) }).toEqual(before);
+    expect({
+      head: again.head(),
+      recent: again.recent(20),
+      e: again.entry(31),
+      p: again.proof(31),
+      r: again.proof(12, 40, 'rfc6962'),
+      c: again.consistency(17, 57),
+    }).toEqual(before);
     const next = await again.append(payment(57));
     expect(next).toEqual({ index: 57, entrySha256: again.entry(57)!.entrySha256, chainHead: again.head().chainHead, treeSize: 58 });
     expect(again.entry(57)!.prevHash).toBe(all[56]!.entrySha256);
@@ -93,10 +113,13 @@ describe('ledger append and replay', () => {
     const ledger = await createLedger({ dir: freshDir(), nodeStore: 'memory' });
     await ledger.append(audit);
     const seen: unknown[] = [];
-    await ledger.append({ ...payment(0), receiptSha256: (slot) => {
-      seen.push(slot);
-      return sha256Hex(JSON.stringify(slot));
-    } } as LedgerDraft);
+    await ledger.append({
+      ...payment(0),
+      receiptSha256: (slot) => {
+        seen.push(slot);
+        return sha256Hex(JSON.stringify(slot));
+      },
+    } as LedgerDraft);
     expect(seen).toEqual([{ index: 1, prevHash: ledger.entry(0)!.entrySha256 }]);
     await expect(ledger.append({ ...payment(1), endpoint: '/v1/smri?mint=abc' } as LedgerDraft)).rejects.toThrow(/bare path/);
     // A refused draft does not consume a slot.
@@ -189,7 +212,9 @@ describe('group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     await expect(ledger.append(audit)).rejects.toThrow(/stopped until restart/);
     expect(ledger.failure()).toMatch(/ledger write failed .* stopped until restart/);
-    expect(createTrustStatus({ ledger, killSwitch: { state: () => ({ active: false, since: null, reason: null, ledgerIndex: null }) } })().ledger).toMatchObject({ entries: 5, writable: false });
+    expect(
+      createTrustStatus({ ledger, killSwitch: { state: () => ({ active: false, since: null, reason: null, ledgerIndex: null }) } })().ledger,
+    ).toMatchObject({ entries: 5, writable: false });
     expect(ledger.head().treeSize).toBe(5);
     await ledger.close();
     const reopened = await createLedger({ dir });
@@ -203,7 +228,10 @@ describe('group commit', () => {
 describe('crash', () => {
   it('keeps every acknowledged append after SIGKILL of an appending process', async () => {
     const dir = freshDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/ledger-append-child.ts'), dir, '16'], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/ledger-append-child.ts'), dir, '16'], {
+      cwd: join(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const acked: number[] = [];
     let buffered = '';
     const target = 400 + Math.floor(Math.random() * 400);

@@ -24,9 +24,11 @@ function importsOf(file: string): string[] {
 
 describe('localnet package boundary', () => {
   it('the package imports nothing outside itself by path', () => {
-    const escaping = tsFiles(PACKAGE).flatMap((file) => importsOf(file)
-      .filter((spec) => spec.startsWith('.') && relative(PACKAGE, resolve(dirname(file), spec)).startsWith('..'))
-      .map((spec) => `${relative(ROOT, file)}: ${spec}`));
+    const escaping = tsFiles(PACKAGE).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('.') && relative(PACKAGE, resolve(dirname(file), spec)).startsWith('..'))
+        .map((spec) => `${relative(ROOT, file)}: ${spec}`),
+    );
     expect(escaping).toEqual([]);
   });
 

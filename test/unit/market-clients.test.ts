@@ -18,8 +18,12 @@ const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
 const QUOTE = '/swap/v1/quote';
 let up: FixtureUpstream;
 
-beforeAll(async () => { up = await startFixtureUpstream(); });
-afterAll(async () => { await up.close(); });
+beforeAll(async () => {
+  up = await startFixtureUpstream();
+});
+afterAll(async () => {
+  await up.close();
+});
 beforeEach(() => up.reset());
 
 const jupiter = (apiKey: string | null = null) => createJupiterClient({ baseUrl: up.url, apiKey, timeoutMs: 1000 });
@@ -31,7 +35,14 @@ const req = { inputMint: WSOL, outputMint: JUP, amount: 1_000_000_000n, slippage
  */
 async function settleOnFakeClock<T>(p: Promise<T>): Promise<T> {
   let settled = false;
-  p.then(() => { settled = true; }, () => { settled = true; });
+  p.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
   for (let step = 0; step < 10_000 && !settled; step++) {
     await new Promise((r) => setImmediate(r));
     await vi.advanceTimersByTimeAsync(10);
@@ -40,7 +51,10 @@ async function settleOnFakeClock<T>(p: Promise<T>): Promise<T> {
 }
 
 async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ServiceError);
   return err as ServiceError;
 }
@@ -51,7 +65,13 @@ describe('Jupiter quote client', () => {
     const r = await jupiter('k-123').quote(req);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.quote).toMatchObject({ inAmount: 1_000_000_000n, outAmount: 287_139_474n, otherAmountThreshold: 285_703_777n, contextSlot: 352_749_113, swapUsdValue: 142.3806543219571 });
+    expect(r.quote).toMatchObject({
+      inAmount: 1_000_000_000n,
+      outAmount: 287_139_474n,
+      otherAmountThreshold: 285_703_777n,
+      contextSlot: 352_749_113,
+      swapUsdValue: 142.3806543219571,
+    });
     expect(r.quote.priceImpactFraction).toBeCloseTo(0.0000849133406104, 16);
     expect(r.quote.routePlan.map((l) => l.amm)).toEqual(['Orca', 'Meteora DLMM']);
     const seen = up.requests[0]!;
@@ -140,7 +160,15 @@ describe('GeckoTerminal pools client', () => {
     expect(up.requests[0]!.headers.accept).toBe(GECKOTERMINAL_ACCEPT);
     expect(up.requests[0]!.query.get('include')).toBe('base_token');
     expect(pools).toHaveLength(2);
-    expect(pools[0]).toMatchObject({ name: 'SOL / USDC 0.04%', baseMint: WSOL, baseSymbol: 'SOL', dex: 'orca', marketCapUsd: 77045130285.3413, reserveUsd: 32107445.9823, createdAt: '2024-03-14T16:09:34Z' });
+    expect(pools[0]).toMatchObject({
+      name: 'SOL / USDC 0.04%',
+      baseMint: WSOL,
+      baseSymbol: 'SOL',
+      dex: 'orca',
+      marketCapUsd: 77045130285.3413,
+      reserveUsd: 32107445.9823,
+      createdAt: '2024-03-14T16:09:34Z',
+    });
     expect(pools[0]!.transactions.h24).toEqual({ buys: 118233, sells: 116972 });
     expect(pools[1]).toMatchObject({ baseSymbol: 'NEWCAT', marketCapUsd: null, fdvUsd: 1843300.12 });
     expect(pools[1]!.priceChangePct).toEqual({ m5: -3.41, h1: -12.7, h6: 188.05, h24: null });
@@ -149,7 +177,13 @@ describe('GeckoTerminal pools client', () => {
   it('parses new pools with null prices and no included tokens', async () => {
     up.route('/api/v2/networks/solana/new_pools', { body: marketFixture('geckoterminal-new.json') });
     const [p] = await createGeckoTerminalClient({ baseUrl: up.url }).pools('new_pools');
-    expect(p).toMatchObject({ baseTokenPriceUsd: null, fdvUsd: null, baseSymbol: null, baseMint: 'BNq4yZ4oU5h9TYeZWCmqPnBtMLRRbJ2QrGxRmR6CkS1k', volumeUsd: { h24: 0 } });
+    expect(p).toMatchObject({
+      baseTokenPriceUsd: null,
+      fdvUsd: null,
+      baseSymbol: null,
+      baseMint: 'BNq4yZ4oU5h9TYeZWCmqPnBtMLRRbJ2QrGxRmR6CkS1k',
+      volumeUsd: { h24: 0 },
+    });
   });
 
   it('refuses a body that is not a JSON:API list', async () => {
@@ -163,7 +197,13 @@ describe('Magic Eden client', () => {
 
   it('parses stats in lamports and sends the bearer key', async () => {
     up.route('/v2/collections/mad_lads/stats', { body: marketFixture('magiceden-stats.json') });
-    expect(await me('me-key').stats('mad_lads')).toEqual({ symbol: 'mad_lads', floorPriceLamports: 41_500_000_000, listedCount: 387, avgPrice24hrLamports: 42193333333.333336, volumeAllLamports: 1187954830091472 });
+    expect(await me('me-key').stats('mad_lads')).toEqual({
+      symbol: 'mad_lads',
+      floorPriceLamports: 41_500_000_000,
+      listedCount: 387,
+      avgPrice24hrLamports: 42193333333.333336,
+      volumeAllLamports: 1187954830091472,
+    });
     expect(up.requests[0]!.headers.authorization).toBe('Bearer me-key');
   });
 
@@ -185,8 +225,21 @@ describe('Magic Eden client', () => {
 
   it('pages until it passes the cutoff', async () => {
     const full = Array.from({ length: ACTIVITIES_PAGE_LIMIT }, (_, i) => ({ type: 'buyNow', blockTime: 2_000_000 - i, price: 1 }));
-    up.route('/v2/collections/busy/activities', { body: full }, { body: [{ type: 'buyNow', blockTime: 1_500_000, price: 2 }, { type: 'buyNow', blockTime: 10, price: 100 }] });
-    expect(await me().salesSince('busy', 1_000_000)).toEqual({ complete: true, count: ACTIVITIES_PAGE_LIMIT + 1, lamports: (ACTIVITIES_PAGE_LIMIT + 2) * 1_000_000_000 });
+    up.route(
+      '/v2/collections/busy/activities',
+      { body: full },
+      {
+        body: [
+          { type: 'buyNow', blockTime: 1_500_000, price: 2 },
+          { type: 'buyNow', blockTime: 10, price: 100 },
+        ],
+      },
+    );
+    expect(await me().salesSince('busy', 1_000_000)).toEqual({
+      complete: true,
+      count: ACTIVITIES_PAGE_LIMIT + 1,
+      lamports: (ACTIVITIES_PAGE_LIMIT + 2) * 1_000_000_000,
+    });
     expect(up.requests.map((r) => r.query.get('offset'))).toEqual(['0', String(ACTIVITIES_PAGE_LIMIT)]);
   });
 });
@@ -202,7 +255,10 @@ describe('Kamino lending client', () => {
       { address: 'DxXdAyU3kCjnyggvHmY5nAwg5cRbbmdyX3npfDMjjMek', name: 'JLP Market', isPrimary: false },
     ]);
     const reserves = await client.reserves(markets[0]!.address);
-    expect(reserves.map((r) => [r.symbol, r.totalSupplyUsd, r.totalBorrowUsd])).toEqual([['USDC', 301202834.81, 245066459.39], ['SOL', 377311491.9, 299156598.1]]);
+    expect(reserves.map((r) => [r.symbol, r.totalSupplyUsd, r.totalBorrowUsd])).toEqual([
+      ['USDC', 301202834.81, 245066459.39],
+      ['SOL', 377311491.9, 299156598.1],
+    ]);
     expect(up.requests[1]!.query.get('env')).toBe('mainnet-beta');
   });
 

@@ -10,13 +10,22 @@ import type { HandlerDeps } from '../../src/intel/handler-group.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
 
 let up: FixtureUpstream;
-beforeAll(async () => { up = await startFixtureUpstream(); });
-afterAll(async () => { await up.close(); });
+beforeAll(async () => {
+  up = await startFixtureUpstream();
+});
+afterAll(async () => {
+  await up.close();
+});
 
 describe('market configuration', () => {
   it('defaults point at the public services', () => {
     const c = loadConfig({}, []);
-    expect([c.jupiterUrl, c.geckoterminalUrl, c.magicedenUrl, c.lendingUrl]).toEqual(['https://api.jup.ag', 'https://api.geckoterminal.com', 'https://api-mainnet.magiceden.dev', 'https://api.kamino.finance']);
+    expect([c.jupiterUrl, c.geckoterminalUrl, c.magicedenUrl, c.lendingUrl]).toEqual([
+      'https://api.jup.ag',
+      'https://api.geckoterminal.com',
+      'https://api-mainnet.magiceden.dev',
+      'https://api.kamino.finance',
+    ]);
     expect([c.jupiterApiKey, c.magicedenApiKey, c.marketTimeoutMs]).toEqual([null, null, 5000]);
   });
 
@@ -34,7 +43,10 @@ describe('market configuration', () => {
     const market = { jupiter: up.url, geckoterminal: up.url, magiceden: up.url, lending: up.url };
     const group = createMarketGroup({ settings: config, market } as unknown as HandlerDeps);
     const signal = new AbortController().signal;
-    await group.handlers['/v1/dex-quote']!({ inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', amount: '1' }, signal);
+    await group.handlers['/v1/dex-quote']!(
+      { inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', amount: '1' },
+      signal,
+    );
     await group.handlers['/v1/nft-collection']!({ symbol: 'mad_lads' }, signal);
     const byPath = new Map(up.requests.map((r) => [r.path, r.headers]));
     expect(byPath.get('/swap/v1/quote')!['x-api-key']).toBe('jk');

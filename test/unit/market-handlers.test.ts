@@ -47,7 +47,10 @@ afterAll(async () => {
 beforeEach(() => up.reset());
 
 async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ServiceError);
   return err as ServiceError;
 }
@@ -57,7 +60,7 @@ const quotes = (base = up.url) => createQuoteSource(createJupiterClient({ baseUr
 describe('/v1/dex-quote', () => {
   it('answers contract fields from a real-shaped quote: minReceived from slippageBps, band, route, slot', async () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote.json') });
-    const body = await createDexQuoteHandler(quotes())({ inputMint: WSOL, outputMint: JUP, amount: '1000000000', slippageBps: 100 }, signal) as any;
+    const body = (await createDexQuoteHandler(quotes())({ inputMint: WSOL, outputMint: JUP, amount: '1000000000', slippageBps: 100 }, signal)) as any;
     expect(responseErrors('/v1/dex-quote', body)).toEqual([]);
     expect(body.output).toMatchObject({ amount: '287139474', minReceived: String((287_139_474n * 9_900n) / 10_000n), swapUsdValue: 142.3806543219571 });
     expect(body.priceImpact.band).toBe('minimal');
@@ -69,7 +72,7 @@ describe('/v1/dex-quote', () => {
 
   it('reports a missing USD value as unknown and a high-impact split route', async () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote-no-usd.json') });
-    const body = await createDexQuoteHandler(quotes())({ inputMint: WSOL, outputMint: JUP, amount: '5' }, signal) as any;
+    const body = (await createDexQuoteHandler(quotes())({ inputMint: WSOL, outputMint: JUP, amount: '5' }, signal)) as any;
     expect(responseErrors('/v1/dex-quote', body)).toEqual([]);
     expect(body.output.swapUsdValue).toBe('unknown');
     expect(body.priceImpact).toMatchObject({ band: 'high' });
@@ -90,7 +93,9 @@ describe('/v1/dex-quote', () => {
   it('single-flight: 20 concurrent identical quotes make one upstream call', async () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote.json'), delayMs: 200 });
     const h = createDexQuoteHandler(quotes());
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h({ inputMint: WSOL, outputMint: JUP, amount: '1000000000' }, new AbortController().signal)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h({ inputMint: WSOL, outputMint: JUP, amount: '1000000000' }, new AbortController().signal)),
+    );
     expect(up.requests.length).toBe(1);
     expect(new Set(answers.map((a: any) => a.output.amount))).toEqual(new Set(['287139474']));
   });
@@ -100,7 +105,7 @@ describe('/v1/slippage-map', () => {
   it('sweeps every size with its own quote, runs the curve in the pool, and keeps a failed size explicit', async () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote.json') });
     const h = createSlippageMapHandler(quotes(), pool);
-    const body = await h({ inputMint: WSOL, outputMint: JUP, amount: '1000000000', mults: [0.1, 1, 10] }, signal) as any;
+    const body = (await h({ inputMint: WSOL, outputMint: JUP, amount: '1000000000', mults: [0.1, 1, 10] }, signal)) as any;
     expect(responseErrors('/v1/slippage-map', body)).toEqual([]);
     expect(body.points.map((p: any) => p.sizeBaseUnits)).toEqual(['100000000', '1000000000', '10000000000']);
     expect(up.requests.map((r) => r.query.get('amount')).sort()).toEqual(['100000000', '1000000000', '10000000000']);
@@ -109,7 +114,7 @@ describe('/v1/slippage-map', () => {
 
     up.reset();
     up.route(QUOTE, { status: 400, body: marketFixture('jupiter-no-route.json') }, { body: marketFixture('jupiter-quote.json') });
-    const partial = await h({ inputMint: WSOL, outputMint: JUP, amount: '7', mults: [1, 2, 3] }, signal) as any;
+    const partial = (await h({ inputMint: WSOL, outputMint: JUP, amount: '7', mults: [1, 2, 3] }, signal)) as any;
     expect(responseErrors('/v1/slippage-map', partial)).toEqual([]);
     const failed = partial.points.filter((p: any) => p.error !== undefined);
     expect(failed).toHaveLength(1);
@@ -121,7 +126,9 @@ describe('/v1/slippage-map', () => {
     up.route(QUOTE, { body: marketFixture('jupiter-quote.json') });
     const gone = new AbortController();
     gone.abort(new Error('client went away'));
-    await expect(createSlippageMapHandler(quotes(), pool)({ inputMint: WSOL, outputMint: JUP, amount: '1000' }, gone.signal)).rejects.toThrow('client went away');
+    await expect(createSlippageMapHandler(quotes(), pool)({ inputMint: WSOL, outputMint: JUP, amount: '1000' }, gone.signal)).rejects.toThrow(
+      'client went away',
+    );
     expect(up.requests.length).toBe(0);
   });
 
@@ -137,14 +144,20 @@ describe('/v1/trending-tokens and /v1/new-pairs', () => {
     up.route('/api/v2/networks/solana/trending_pools', { body: marketFixture('geckoterminal-trending.json') });
     up.route('/api/v2/networks/solana/new_pools', { body: marketFixture('geckoterminal-new.json') });
     const lists = createPoolListHandlers(createGeckoTerminalClient({ baseUrl: up.url }));
-    const trending = await lists.trending({ limit: 2 }, signal) as any;
+    const trending = (await lists.trending({ limit: 2 }, signal)) as any;
     expect(responseErrors('/v1/trending-tokens', trending)).toEqual([]);
     expect(trending.count).toBe(2);
-    expect(trending.pools[1]).toMatchObject({ baseMint: '9nEqaUcb16sQ3Tn1psbkWqyhPdLmfHWjKGymREjsAgTE', marketCapUsd: 'unknown', fdvUsd: 1843300.12, priceChangePct: { h1: -12.7, h6: 188.05, h24: 'unknown' }, txCount24h: 7571 });
+    expect(trending.pools[1]).toMatchObject({
+      baseMint: '9nEqaUcb16sQ3Tn1psbkWqyhPdLmfHWjKGymREjsAgTE',
+      marketCapUsd: 'unknown',
+      fdvUsd: 1843300.12,
+      priceChangePct: { h1: -12.7, h6: 188.05, h24: 'unknown' },
+      txCount24h: 7571,
+    });
     expect(trending.pools.map((p: { poolAgeMinutes: number }) => p.poolAgeMinutes)).toEqual([1_414_762, 290]);
     expect(trending.fetchedAt).toBe(NOW.toISOString());
-    expect((await lists.trending({ limit: 1 }, signal) as any).count).toBe(1);
-    const fresh = await lists.newPairs({}, signal) as any;
+    expect(((await lists.trending({ limit: 1 }, signal)) as any).count).toBe(1);
+    const fresh = (await lists.newPairs({}, signal)) as any;
     expect(responseErrors('/v1/new-pairs', fresh)).toEqual([]);
     expect(fresh.pools[0]).toMatchObject({ createdAt: '2026-11-22T02:31:55Z', priceUsd: 'unknown', fdvUsd: 'unknown' });
     expect(fresh.pools[0].ageMinutes).toBe(60);
@@ -164,15 +177,24 @@ describe('/v1/trending-tokens and /v1/new-pairs', () => {
 describe('/v1/nft-collection', () => {
   it('answers floor in SOL and lamports, 24 h average and 7-day volume from activities', async () => {
     up.route('/v2/collections/mad_lads/stats', { body: marketFixture('magiceden-stats.json') });
-    up.route('/v2/collections/mad_lads/activities', { body: [
-      { type: 'buyNow', blockTime: NOW_S - 60, price: 41.5 },
-      { type: 'list', blockTime: NOW_S - 120, price: 44 },
-      { type: 'buyNow', blockTime: NOW_S - 6 * 86_400, price: 40 },
-      { type: 'buyNow', blockTime: NOW_S - 8 * 86_400, price: 39 },
-    ] });
-    const body = await createNftCollectionHandler(createMagicEdenClient({ baseUrl: up.url }))({ symbol: 'mad_lads' }, signal) as any;
+    up.route('/v2/collections/mad_lads/activities', {
+      body: [
+        { type: 'buyNow', blockTime: NOW_S - 60, price: 41.5 },
+        { type: 'list', blockTime: NOW_S - 120, price: 44 },
+        { type: 'buyNow', blockTime: NOW_S - 6 * 86_400, price: 40 },
+        { type: 'buyNow', blockTime: NOW_S - 8 * 86_400, price: 39 },
+      ],
+    });
+    const body = (await createNftCollectionHandler(createMagicEdenClient({ baseUrl: up.url }))({ symbol: 'mad_lads' }, signal)) as any;
     expect(responseErrors('/v1/nft-collection', body)).toEqual([]);
-    expect(body).toMatchObject({ symbol: 'mad_lads', floorPriceSol: 41.5, floorPriceLamports: 41_500_000_000, listedCount: 387, volume7dSol: 81.5, sales7d: 2 });
+    expect(body).toMatchObject({
+      symbol: 'mad_lads',
+      floorPriceSol: 41.5,
+      floorPriceLamports: 41_500_000_000,
+      listedCount: 387,
+      volume7dSol: 81.5,
+      sales7d: 2,
+    });
     expect(body.avgPrice24hrSol).toBeCloseTo(42.193333333, 8);
     expect(body.volumeWindow).toEqual({ from: '2026-11-15T03:31:55.000Z', seconds: 7 * 86_400 });
   });
@@ -183,13 +205,13 @@ describe('/v1/nft-collection', () => {
     expect((await fault(h({ symbol: 'nope' }, signal))).code).toBe('not_found');
     up.route('/v2/collections/quiet_club/stats', { body: marketFixture('magiceden-stats-unlisted.json') });
     up.route('/v2/collections/quiet_club/activities', { status: 500, text: 'boom' });
-    const body = await h({ symbol: 'quiet_club' }, signal) as any;
+    const body = (await h({ symbol: 'quiet_club' }, signal)) as any;
     expect(responseErrors('/v1/nft-collection', body)).toEqual([]);
     expect(body).toMatchObject({ floorPriceSol: null, floorPriceLamports: null, listedCount: 0, avgPrice24hrSol: null, volume7dSol: 'unknown' });
     expect(body.error).toMatch(/upstream_unavailable/);
     up.route('/v2/collections/odd/stats', { body: { symbol: 'odd', listedCount: 3 } });
     up.route('/v2/collections/odd/activities', { body: [] });
-    const odd = await h({ symbol: 'odd' }, signal) as any;
+    const odd = (await h({ symbol: 'odd' }, signal)) as any;
     expect(responseErrors('/v1/nft-collection', odd)).toEqual([]);
     expect(odd).toMatchObject({ floorPriceSol: 'unknown', floorPriceLamports: 'unknown', listedCount: 3, volume7dSol: 0 });
   });
@@ -214,13 +236,13 @@ describe('/v1/lending/markets', () => {
     up.route(`/kamino-market/${MAIN}/reserves/metrics`, { body: marketFixture('kamino-reserves.json') });
     up.route(`/kamino-market/${JLP}/reserves/metrics`, { status: 503, text: 'down' });
     const h = createLendingMarketsHandler(createLendingClient({ baseUrl: up.url, maxRetries: 0 }));
-    const body = await h({}, signal) as any;
+    const body = (await h({}, signal)) as any;
     expect(responseErrors('/v1/lending/markets', body)).toEqual([]);
     expect(body.markets[0]).toMatchObject({ name: 'Main Market', address: MAIN, reserves: 2 });
-    expect(body.markets[0].tvlUsd).toBeCloseTo((301202834.81 - 245066459.39) + (377311491.9 - 299156598.1), 4);
+    expect(body.markets[0].tvlUsd).toBeCloseTo(301202834.81 - 245066459.39 + (377311491.9 - 299156598.1), 4);
     expect(body.markets[1]).toMatchObject({ name: 'JLP Market', tvlUsd: 'unknown' });
     expect(body.markets[1].error).toMatch(/upstream_unavailable/);
-    expect((await h({ limit: 1 }, signal) as any).markets).toHaveLength(1);
+    expect(((await h({ limit: 1 }, signal)) as any).markets).toHaveLength(1);
   });
 
   it('single-flight over the whole listing; a down source is 502', async () => {

@@ -48,17 +48,26 @@ describe('sizeForMult', () => {
 });
 
 const point = (mult: number, size: number, out: number | null, impact: number | null, usd: number | null, error: string | null = null): CurveInputPoint => ({
-  mult, sizeBaseUnits: String(size), outAmount: out === null ? null : String(out), priceImpactFraction: impact, swapUsdValue: usd, contextSlot: out === null ? null : 7, hops: out === null ? null : 1, error,
+  mult,
+  sizeBaseUnits: String(size),
+  outAmount: out === null ? null : String(out),
+  priceImpactFraction: impact,
+  swapUsdValue: usd,
+  contextSlot: out === null ? null : 7,
+  hops: out === null ? null : 1,
+  error,
 });
 
 describe('slippageCurve', () => {
   it('bands each point, measures rate drop and finds depth under 1 % and 5 %', () => {
-    const out = slippageCurve({ points: [
-      point(0.1, 100, 15_000, 0.0001, 15),
-      point(1, 1000, 149_000, 0.002, 150),
-      point(10, 10_000, 1_450_000, 0.03, 1500),
-      point(100, 100_000, 12_000_000, 0.2, 15_000),
-    ] });
+    const out = slippageCurve({
+      points: [
+        point(0.1, 100, 15_000, 0.0001, 15),
+        point(1, 1000, 149_000, 0.002, 150),
+        point(10, 10_000, 1_450_000, 0.03, 1500),
+        point(100, 100_000, 12_000_000, 0.2, 15_000),
+      ],
+    });
     expect(out.points.map((p) => p.band)).toEqual(['minimal', 'low', 'moderate', 'high']);
     expect(out.points.map((p) => p.priceImpactPct)).toEqual([0.01, 0.2, 3, 20]);
     expect(out.points[0]!.rateDropVsSmallestPct).toBe(0);
@@ -69,7 +78,13 @@ describe('slippageCurve', () => {
 
   it('keeps failed sizes as unknown with their error and leaves them out of depth', () => {
     const out = slippageCurve({ points: [point(1, 1000, 149_000, 0.002, null), point(1000, 1_000_000, null, null, null, 'not_found: no route')] });
-    expect(out.points[1]).toMatchObject({ outAmount: 'unknown', priceImpactPct: 'unknown', band: 'unknown', swapUsdValue: 'unknown', error: 'not_found: no route' });
+    expect(out.points[1]).toMatchObject({
+      outAmount: 'unknown',
+      priceImpactPct: 'unknown',
+      band: 'unknown',
+      swapUsdValue: 'unknown',
+      error: 'not_found: no route',
+    });
     expect(out.depth.under1pct).toEqual({ maxUsd: 'unknown', sizeBaseUnits: '1000', mult: 1 });
   });
 
@@ -88,10 +103,12 @@ describe('source arithmetic', () => {
     expect(parseRetryAfter('soon')).toBeNull();
   });
   it('lending TVL is supply minus borrows per reserve, never negative', () => {
-    expect(marketTvlUsd([
-      { reserve: 'a', symbol: 'USDC', totalSupplyUsd: 100, totalBorrowUsd: 60 },
-      { reserve: 'b', symbol: 'SOL', totalSupplyUsd: 50, totalBorrowUsd: 70 },
-    ])).toBe(40);
+    expect(
+      marketTvlUsd([
+        { reserve: 'a', symbol: 'USDC', totalSupplyUsd: 100, totalBorrowUsd: 60 },
+        { reserve: 'b', symbol: 'SOL', totalSupplyUsd: 50, totalBorrowUsd: 70 },
+      ]),
+    ).toBe(40);
   });
   it('sums buyNow sales at or after the cutoff only', () => {
     const page = [

@@ -25,15 +25,55 @@ const CT_ROOTS = [
 ];
 const CT_INCLUSION: Array<[number, number, string[]]> = [
   [0, 1, []],
-  [0, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-  [5, 8, ['bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+  [
+    0,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    5,
+    8,
+    [
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
   [2, 3, ['fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125']],
-  [1, 5, ['6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
+  [
+    1,
+    5,
+    [
+      '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
 ];
 const CT_CONSISTENCY: Array<[number, number, string[]]> = [
   [1, 1, []],
-  [1, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-  [6, 8, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+  [
+    1,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
   [2, 5, ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
 ];
 
@@ -116,7 +156,14 @@ describe('simple proof rule (docs/contract.md#merkle-proofs)', () => {
   });
   it('proves at an earlier tree size against that size root', () => {
     const p = buildSpecInclusionProof(tree, 3, 11);
-    expect(p.merkleRootSha256).toBe(toHex(refMth(SPEC_HASHER, Array.from({ length: 11 }, (_, i) => entryHash(i)))));
+    expect(p.merkleRootSha256).toBe(
+      toHex(
+        refMth(
+          SPEC_HASHER,
+          Array.from({ length: 11 }, (_, i) => entryHash(i)),
+        ),
+      ),
+    );
     expect(verifyInclusionSpec(p).ok).toBe(true);
   });
 });
@@ -159,9 +206,21 @@ describe('mutated proofs fail', () => {
   const spec = treeOf(SPEC_HASHER, 80);
   const rfc = treeOf(RFC6962_HASHER, 80);
   it('simple-rule proofs: flipped bit, wrong index, truncated, extra step, swapped side, other tree size', () => {
-    for (const [m, n] of [[0, 1], [0, 2], [5, 8], [12, 13], [37, 70], [64, 65], [69, 70]] as const) {
+    for (const [m, n] of [
+      [0, 1],
+      [0, 2],
+      [5, 8],
+      [12, 13],
+      [37, 70],
+      [64, 65],
+      [69, 70],
+    ] as const) {
       const p = buildSpecInclusionProof(spec, m, n);
-      const bad: SpecInclusionProof[] = [{ ...p, leaf: flipHex(p.leaf, 77) }, { ...p, merkleRootSha256: flipHex(p.merkleRootSha256) }, { ...p, proof: [...p.proof, { hash: p.leaf, side: 'left' }] }];
+      const bad: SpecInclusionProof[] = [
+        { ...p, leaf: flipHex(p.leaf, 77) },
+        { ...p, merkleRootSha256: flipHex(p.merkleRootSha256) },
+        { ...p, proof: [...p.proof, { hash: p.leaf, side: 'left' }] },
+      ];
       if (n < 70) bad.push({ ...p, treeSize: n + 1, merkleRootSha256: toHex(spec.root(n + 1)) });
       if (n > 1) bad.push({ ...p, index: (m + 1) % n }, { ...p, proof: p.proof.slice(0, -1) });
       for (let i = 0; i < p.proof.length; i++) {
@@ -175,7 +234,13 @@ describe('mutated proofs fail', () => {
     }
   });
   it('RFC 6962 proofs: the same mutations, and a leaf hash that is not of entrySha256', () => {
-    for (const [m, n] of [[0, 2], [5, 8], [12, 13], [37, 70], [64, 65]] as const) {
+    for (const [m, n] of [
+      [0, 2],
+      [5, 8],
+      [12, 13],
+      [37, 70],
+      [64, 65],
+    ] as const) {
       const p = buildRfc6962InclusionProof(rfc, m, n, toHex(entryHash(m)));
       const bad = [
         { ...p, entrySha256: toHex(entryHash(m + 1)) },
@@ -191,7 +256,14 @@ describe('mutated proofs fail', () => {
     }
   });
   it('consistency proofs: flipped bit, truncated, extra step, wrong sizes, wrong roots', () => {
-    for (const [m, n] of [[1, 8], [6, 8], [2, 5], [7, 40], [32, 70], [33, 64]] as const) {
+    for (const [m, n] of [
+      [1, 8],
+      [6, 8],
+      [2, 5],
+      [7, 40],
+      [32, 70],
+      [33, 64],
+    ] as const) {
       for (const t of [rfc, spec]) {
         const c = buildConsistencyProof(t, m, n);
         const bad = [
@@ -234,7 +306,8 @@ describe('file node store', () => {
       fileTree.append(entryHash(n));
       memTree.append(entryHash(n));
       if (n % 37 === 0 || n === 300) {
-        for (const m of [0, n >> 1, n - 1]) expect(hexes(fileTree.inclusionPath(m).map((s) => s.hash))).toEqual(hexes(memTree.inclusionPath(m).map((s) => s.hash)));
+        for (const m of [0, n >> 1, n - 1])
+          expect(hexes(fileTree.inclusionPath(m).map((s) => s.hash))).toEqual(hexes(memTree.inclusionPath(m).map((s) => s.hash)));
         expect(hexes(fileTree.consistencyProof(n >> 2))).toEqual(hexes(memTree.consistencyProof(n >> 2)));
         expect(toHex(fileTree.root(n - 3 > 0 ? n - 3 : n))).toBe(toHex(memTree.root(n - 3 > 0 ? n - 3 : n)));
       }

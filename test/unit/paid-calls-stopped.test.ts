@@ -17,12 +17,23 @@ describe('paid calls stop before payment', () => {
   });
 
   it('answers 503 service_stopped with the reason, after validation and before any challenge', async () => {
-    const terms = { svm: { payTo: '11111111111111111111111111111111', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', feePayer: '11111111111111111111111111111111' }, evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' } };
+    const terms = {
+      svm: { payTo: '11111111111111111111111111111111', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', feePayer: '11111111111111111111111111111111' },
+      evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
+    };
     const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms)]));
     let reason: string | null = 'the ledger cannot record entries';
     const routes = createPaidRoutes({ baseUrl: () => 'http://x', challenges, handlers: {}, processor: null, stopped: () => reason });
     const route = routes.find((r) => r.path === '/v1/epoch')!;
-    const request = (query: string) => ({ method: 'GET', path: '/v1/epoch', query, headers: {}, remoteIp: '127.0.0.1', body: null, signal: new AbortController().signal });
+    const request = (query: string) => ({
+      method: 'GET',
+      path: '/v1/epoch',
+      query,
+      headers: {},
+      remoteIp: '127.0.0.1',
+      body: null,
+      signal: new AbortController().signal,
+    });
     const stopped = await route.handler(request('rate=both'));
     expect(stopped.status).toBe(503);
     expect(JSON.parse(String(stopped.body))).toEqual({ error: 'service_stopped', message: reason });

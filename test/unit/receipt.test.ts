@@ -7,7 +7,16 @@ import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signEd25519 } from '../../src/trust/checkpoint.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
-import { buildReceipt, canonicalReceipt, decodeReceiptHeader, RECEIPT_FIELD_ORDER, receiptHeaderValue, receiptSha256, type Receipt, type ReceiptFields } from '../../src/trust/receipt.ts';
+import {
+  buildReceipt,
+  canonicalReceipt,
+  decodeReceiptHeader,
+  RECEIPT_FIELD_ORDER,
+  receiptHeaderValue,
+  receiptSha256,
+  type Receipt,
+  type ReceiptFields,
+} from '../../src/trust/receipt.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
 import { verifyReceipt } from '../../src/trust/receipt-verify.ts';
 
@@ -137,7 +146,13 @@ describe('receipt verification', () => {
     const r = await buildReceipt(fields, signer);
     const good = verifyReceipt(r, { publicKey, body: BODY });
     expect(good.valid).toBe(true);
-    expect(Object.fromEntries(Object.entries(good.checks).map(([k, c]) => [k, c.status]))).toEqual({ fields: 'pass', signature: 'pass', signedBy: 'pass', responseSha256: 'pass', ledgerInclusion: 'skipped' });
+    expect(Object.fromEntries(Object.entries(good.checks).map(([k, c]) => [k, c.status]))).toEqual({
+      fields: 'pass',
+      signature: 'pass',
+      signedBy: 'pass',
+      responseSha256: 'pass',
+      ledgerInclusion: 'skipped',
+    });
     expect(verifyReceipt(r, { publicKey, bodySha256: sha(BODY).toUpperCase() }).checks.responseSha256.status).toBe('pass');
     expect(verifyReceipt(r, { publicKey }).checks.responseSha256.status).toBe('skipped');
 
@@ -157,8 +172,21 @@ describe('receipt verification', () => {
   it('issues receipts bound to their ledger slot, and checks inclusion against the ledger', async () => {
     const ledger = await createLedger({ dir: join(root, 'ledger'), nodeStore: 'memory' });
     await ledger.append({ kind: 'audit', event: 'kill-switch.activated', reason: 'test' });
-    const issuer = createReceiptIssuer({ ledger, service: 'solana-x402-intel', serviceVersion: '0.1.9', baseUrl: () => 'http://h', publicKey, sign: signer.sign });
-    const answers = Array.from({ length: 5 }, (_, i) => ({ originalUrl: `/v1/epoch?rate=both&i=${i}`, endpoint: '/v1/epoch', priceUsdcUnits: 1000, network: 'eip155:8453', body: `{"i":${i}}` }));
+    const issuer = createReceiptIssuer({
+      ledger,
+      service: 'solana-x402-intel',
+      serviceVersion: '0.1.9',
+      baseUrl: () => 'http://h',
+      publicKey,
+      sign: signer.sign,
+    });
+    const answers = Array.from({ length: 5 }, (_, i) => ({
+      originalUrl: `/v1/epoch?rate=both&i=${i}`,
+      endpoint: '/v1/epoch',
+      priceUsdcUnits: 1000,
+      network: 'eip155:8453',
+      body: `{"i":${i}}`,
+    }));
     const issued = await Promise.all(answers.map((a) => issuer.issue(a)));
     for (const [i, { receipt, headerValue, ledger: at }] of issued.entries()) {
       const entry = ledger.entry(at.index)!;

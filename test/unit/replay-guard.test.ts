@@ -5,8 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createReplayGuard } from '../../src/x402/replay-guard.ts';
 
 const dirs: string[] = [];
-const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'replay-')); dirs.push(d); return d; };
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+const freshDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'replay-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('replay guard', () => {
   it('lets one of many concurrent claims through and gives a released claim back', async () => {

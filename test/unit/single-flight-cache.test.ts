@@ -5,7 +5,11 @@ describe('single-flight cache', () => {
   it('makes one load for concurrent identical keys and serves the cached value after', async () => {
     const cache = createSingleFlightCache<{ n: number }>({ max: 10, ttlMs: 60_000 });
     let loads = 0;
-    const load = async () => { loads++; await new Promise((r) => setTimeout(r, 20)); return { n: loads }; };
+    const load = async () => {
+      loads++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { n: loads };
+    };
     const results = await Promise.all(Array.from({ length: 20 }, () => cache.get('k', load)));
     expect(loads).toBe(1);
     expect(results.filter((r) => !r.shared)).toHaveLength(1);
@@ -16,7 +20,11 @@ describe('single-flight cache', () => {
 
   it('does not cache a failed load, and loads again after the TTL', async () => {
     const cache = createSingleFlightCache<{ n: number }>({ max: 10, ttlMs: 30 });
-    await expect(cache.get('k', async () => { throw new Error('down'); })).rejects.toThrow('down');
+    await expect(
+      cache.get('k', async () => {
+        throw new Error('down');
+      }),
+    ).rejects.toThrow('down');
     expect((await cache.get('k', async () => ({ n: 1 }))).value.n).toBe(1);
     await new Promise((r) => setTimeout(r, 50));
     expect((await cache.get('k', async () => ({ n: 2 }))).value.n).toBe(2);

@@ -1,28 +1,72 @@
 import { describe, expect, it } from 'vitest';
 import type { WireInstruction, WireTransaction } from '../../src/chain/svm-wire.ts';
-import { checkSvmPaymentRules, COMPUTE_BUDGET_PROGRAM, LIGHTHOUSE_PROGRAM, MEMO_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from '../../src/x402/svm-rules.ts';
+import {
+  checkSvmPaymentRules,
+  COMPUTE_BUDGET_PROGRAM,
+  LIGHTHOUSE_PROGRAM,
+  MEMO_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type SvmRuleTerms,
+} from '../../src/x402/svm-rules.ts';
 import { SVM_REASON } from '../../src/x402/svm-reasons.ts';
 
 // Static accounts: 0 fee payer, 1 payer (authority), 2 source, 3 mint, 4 destination, 5..9 programs, 10 other mint.
-const ACCOUNTS = ['FeePayer1111111111111111111111111111111111', 'Payer11111111111111111111111111111111111111', 'Source1111111111111111111111111111111111111', 'Mint111111111111111111111111111111111111111', 'Dest1111111111111111111111111111111111111111', COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, MEMO_PROGRAM, LIGHTHOUSE_PROGRAM, TOKEN_2022_PROGRAM, 'OtherMint111111111111111111111111111111111'];
-const TERMS: SvmRuleTerms = { asset: ACCOUNTS[3]!, amount: 1000n, feePayer: ACCOUNTS[0]!, destinations: { [TOKEN_PROGRAM]: ACCOUNTS[4]!, [TOKEN_2022_PROGRAM]: 'Dest2022111111111111111111111111111111111' } };
+const ACCOUNTS = [
+  'FeePayer1111111111111111111111111111111111',
+  'Payer11111111111111111111111111111111111111',
+  'Source1111111111111111111111111111111111111',
+  'Mint111111111111111111111111111111111111111',
+  'Dest1111111111111111111111111111111111111111',
+  COMPUTE_BUDGET_PROGRAM,
+  TOKEN_PROGRAM,
+  MEMO_PROGRAM,
+  LIGHTHOUSE_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  'OtherMint111111111111111111111111111111111',
+];
+const TERMS: SvmRuleTerms = {
+  asset: ACCOUNTS[3]!,
+  amount: 1000n,
+  feePayer: ACCOUNTS[0]!,
+  destinations: { [TOKEN_PROGRAM]: ACCOUNTS[4]!, [TOKEN_2022_PROGRAM]: 'Dest2022111111111111111111111111111111111' },
+};
 
-const u64 = (v: bigint) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(v); return [...b]; };
+const u64 = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(v);
+  return [...b];
+};
 const limit = (units = 20_000): WireInstruction => ({ programIndex: 5, accountIndices: [], data: Uint8Array.from([2, units & 255, (units >> 8) & 255, 0, 0]) });
 const price = (micro = 1n): WireInstruction => ({ programIndex: 5, accountIndices: [], data: Uint8Array.from([3, ...u64(micro)]) });
 const transfer = (o: { amount?: bigint; accounts?: number[]; program?: number; data?: number[] } = {}): WireInstruction => ({
-  programIndex: o.program ?? 6, accountIndices: o.accounts ?? [2, 3, 4, 1], data: Uint8Array.from(o.data ?? [12, ...u64(o.amount ?? 1000n), 6]),
+  programIndex: o.program ?? 6,
+  accountIndices: o.accounts ?? [2, 3, 4, 1],
+  data: Uint8Array.from(o.data ?? [12, ...u64(o.amount ?? 1000n), 6]),
 });
 const memo: WireInstruction = { programIndex: 7, accountIndices: [], data: Uint8Array.from([49]) };
 
 function tx(instructions: WireInstruction[], over: Partial<WireTransaction> = {}): WireTransaction {
   return {
-    version: 0, signatures: [new Uint8Array(64), new Uint8Array(64)], firstSignatureOffset: 1, messageBytes: new Uint8Array(0),
-    numRequiredSignatures: 2, numReadonlySigned: 0, numReadonlyUnsigned: 5, staticAccounts: ACCOUNTS, recentBlockhash: ACCOUNTS[3]!,
-    instructions, addressTableLookups: 0, lookupAccounts: 0, ...over,
+    version: 0,
+    signatures: [new Uint8Array(64), new Uint8Array(64)],
+    firstSignatureOffset: 1,
+    messageBytes: new Uint8Array(0),
+    numRequiredSignatures: 2,
+    numReadonlySigned: 0,
+    numReadonlyUnsigned: 5,
+    staticAccounts: ACCOUNTS,
+    recentBlockhash: ACCOUNTS[3]!,
+    instructions,
+    addressTableLookups: 0,
+    lookupAccounts: 0,
+    ...over,
   };
 }
-const reasonOf = (t: WireTransaction) => { const r = checkSvmPaymentRules(t, TERMS); return r.ok ? 'ok' : r.reason; };
+const reasonOf = (t: WireTransaction) => {
+  const r = checkSvmPaymentRules(t, TERMS);
+  return r.ok ? 'ok' : r.reason;
+};
 
 describe('checkSvmPaymentRules', () => {
   it('accepts the official client layout and reports the authority as payer', () => {
@@ -33,7 +77,11 @@ describe('checkSvmPaymentRules', () => {
     expect(reasonOf(tx([limit(), price(), transfer(), memo, { ...memo, programIndex: 8 }, memo, memo]))).toBe('ok');
   });
   it.each([
-    ['fee payer is not account 0', tx([limit(), price(), transfer(), memo], { staticAccounts: [ACCOUNTS[1]!, ACCOUNTS[0]!, ...ACCOUNTS.slice(2)] }), SVM_REASON.feePayerMismatch],
+    [
+      'fee payer is not account 0',
+      tx([limit(), price(), transfer(), memo], { staticAccounts: [ACCOUNTS[1]!, ACCOUNTS[0]!, ...ACCOUNTS.slice(2)] }),
+      SVM_REASON.feePayerMismatch,
+    ],
     ['address table lookups', tx([limit(), price(), transfer(), memo], { addressTableLookups: 1 }), SVM_REASON.altUnavailable],
     ['account index out of range', tx([limit(), price(), transfer({ accounts: [2, 3, 4, 99] }), memo]), SVM_REASON.couldNotBeDecoded],
     ['two instructions', tx([transfer(), memo]), SVM_REASON.instructionsLength],
@@ -49,7 +97,7 @@ describe('checkSvmPaymentRules', () => {
     ['fee payer as source', tx([limit(), price(), transfer({ accounts: [0, 3, 4, 1] }), memo]), SVM_REASON.feePayerTransferringFunds],
     ['fee payer in a memo', tx([limit(), price(), transfer(), { ...memo, accountIndices: [0] }]), SVM_REASON.feePayerTransferringFunds],
     ['another mint', tx([limit(), price(), transfer({ accounts: [2, 10, 4, 1] }), memo]), SVM_REASON.mintMismatch],
-    ['destination not payTo\'s account', tx([limit(), price(), transfer({ accounts: [2, 3, 2, 1] }), memo]), SVM_REASON.recipientMismatch],
+    ["destination not payTo's account", tx([limit(), price(), transfer({ accounts: [2, 3, 2, 1] }), memo]), SVM_REASON.recipientMismatch],
     ['Token-2022 transfer to the classic account', tx([limit(), price(), transfer({ program: 9 }), memo]), SVM_REASON.recipientMismatch],
     ['amount short', tx([limit(), price(), transfer({ amount: 999n }), memo]), SVM_REASON.amountMismatch],
     ['amount over', tx([limit(), price(), transfer({ amount: 1001n }), memo]), SVM_REASON.amountMismatch],

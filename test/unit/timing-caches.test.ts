@@ -52,7 +52,11 @@ describe('slot window', () => {
     w.add(13, 'c');
     w.confirmed(13); // confirms 12 (empty) and 13
     expect(completed).toEqual([11, 12, 13]);
-    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([[11, ['a']], [12, []], [13, ['c']]]);
+    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([
+      [11, ['a']],
+      [12, []],
+      [13, ['c']],
+    ]);
     w.confirmed(15);
     expect(w.completeBuckets().map((b) => b.slot)).toEqual([13, 14, 15]);
     expect(removed).toEqual([11, 12]);
@@ -69,7 +73,10 @@ describe('slot window', () => {
     w.processed(6);
     w.add(7, 9);
     w.confirmed(7);
-    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([[2, [1]], [7, [9]]]);
+    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([
+      [2, [1]],
+      [7, [9]],
+    ]);
   });
   it('caps the items of one slot', () => {
     const w = createSlotWindow<number>({ windowSlots: 5, maxItemsPerSlot: 2 });
@@ -86,7 +93,11 @@ describe('slot window', () => {
     w.add(3, 7);
     w.add(4, 8);
     w.confirmed(4);
-    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([[2, [1]], [3, [7]], [4, [8]]]);
+    expect(w.completeBuckets().map((b) => [b.slot, b.items])).toEqual([
+      [2, [1]],
+      [3, [7]],
+      [4, [8]],
+    ]);
     w.reset(5); // the server ignores from_slot and streams from slot 20
     w.add(5, 1);
     w.processed(20);
@@ -141,7 +152,9 @@ describe('tip-floor cache', () => {
   it('EMA over per-slot medians, tip-less slots leave it unchanged; history per interval', () => {
     const t = createTipFloorCache({ windowSlots: 10, emaSlots: 3, historyEverySlots: 2, now: () => 0 });
     t.window.processed(0);
-    t.add(1, 10); t.add(1, 30); t.add(1, 20); // median 20
+    t.add(1, 10);
+    t.add(1, 30);
+    t.add(1, 20); // median 20
     t.add(1, 0); // no tip: ignored
     t.window.confirmed(2); // slot 2 has no tips
     t.add(3, 40);
@@ -192,7 +205,10 @@ describe('slot clock', () => {
   it('records checkpoints every N slots and at each epoch start, and the transitions', () => {
     const clock = createSlotClockCache({ schedule, checkpointEverySlots: 25 });
     for (let s = 50; s <= 140; s += 3) clock.observe(s, s * 400);
-    expect(clock.transitions().map((x) => [x.fromEpoch, x.toEpoch, x.slot])).toEqual([[0, 1, 65], [1, 2, 128]]);
+    expect(clock.transitions().map((x) => [x.fromEpoch, x.toEpoch, x.slot])).toEqual([
+      [0, 1, 65],
+      [1, 2, 128],
+    ]);
     const points = clock.points().map((p) => p.absoluteSlot);
     expect(points).toContain(65);
     expect(points).toContain(128);

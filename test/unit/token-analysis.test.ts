@@ -11,7 +11,15 @@ import type { MintState } from '../../src/chain/token-extensions.ts';
 import { evaluatePolicy, effectivePolicy, hasPolicyInput, type PolicyFacts } from '../../src/intel/token/decision-policy.ts';
 import { contractScore, mintFlags } from '../../src/intel/token/extension-flags.ts';
 import { bucketHolders, holderBand, labelOwner, percentOf } from '../../src/intel/token/holder-buckets.ts';
-import { hookProgramStatus, parseMint, programDataAddressOf, SPL_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, UPGRADEABLE_LOADER_ID, type ParsedMint } from '../../src/intel/token/mint-analysis.ts';
+import {
+  hookProgramStatus,
+  parseMint,
+  programDataAddressOf,
+  SPL_TOKEN_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  UPGRADEABLE_LOADER_ID,
+  type ParsedMint,
+} from '../../src/intel/token/mint-analysis.ts';
 import { mintAgeOf } from '../../src/intel/token/mint-age.ts';
 import { CONTRACT_PENALTIES, POLICY_PRESETS, TOKEN_METHODOLOGY } from '../../src/intel/token/token-methodology.ts';
 import { computeIndex, concentrationScore, decisionOf, riskBandOf, smriBandOf } from '../../src/intel/token/token-scoring.ts';
@@ -29,25 +37,49 @@ function mint22(extensions: ExtensionInput[], base: Partial<MintState> = {}): Pa
   return r.mint;
 }
 
-const fee = (olderBps: number, newerBps: number, newerEpoch: bigint): ExtensionInput => ({ extension: 'transferFeeConfig', state: {
-  transferFeeConfigAuthority: AUTH, withdrawWithheldAuthority: AUTH, withheldAmount: 0n,
-  olderTransferFee: { epoch: 0n, maximumFee: U64_MAX, transferFeeBasisPoints: olderBps },
-  newerTransferFee: { epoch: newerEpoch, maximumFee: U64_MAX, transferFeeBasisPoints: newerBps },
-} });
+const fee = (olderBps: number, newerBps: number, newerEpoch: bigint): ExtensionInput => ({
+  extension: 'transferFeeConfig',
+  state: {
+    transferFeeConfigAuthority: AUTH,
+    withdrawWithheldAuthority: AUTH,
+    withheldAmount: 0n,
+    olderTransferFee: { epoch: 0n, maximumFee: U64_MAX, transferFeeBasisPoints: olderBps },
+    newerTransferFee: { epoch: newerEpoch, maximumFee: U64_MAX, transferFeeBasisPoints: newerBps },
+  },
+});
 
 const codes = (m: ParsedMint, epoch: number | null = 5) => mintFlags(m, { epoch, hook: null }).map((f) => `${f.code}:${f.severity}:${f.penalty}`);
 
 describe('parseMint', () => {
   it('reads SPL Token and Token-2022 mints and refuses everything else as not_a_mint', () => {
     const spl = parseMint(SPL_TOKEN_PROGRAM_ID, encodeMintAccount({ ...BASE, mintAuthority: AUTH }));
-    expect(spl).toMatchObject({ ok: true, mint: { program: 'spl-token', decimals: 6, supply: 1_000_000n, mintAuthority: AUTH, freezeAuthority: null, extensions: [] } });
+    expect(spl).toMatchObject({
+      ok: true,
+      mint: { program: 'spl-token', decimals: 6, supply: 1_000_000n, mintAuthority: AUTH, freezeAuthority: null, extensions: [] },
+    });
     const t22 = mint22([{ extension: 'permanentDelegate', state: { delegate: OTHER } }]);
     expect(t22.program).toBe('token-2022');
     expect(t22.extensions).toEqual([{ extension: 'permanentDelegate', typeId: 12, state: { delegate: OTHER } }]);
-    const account = encodeTokenAccount({ mint: AUTH, owner: OTHER, amount: 1n, delegate: null, state: 'initialized', isNative: null, delegatedAmount: 0n, closeAuthority: null });
+    const account = encodeTokenAccount({
+      mint: AUTH,
+      owner: OTHER,
+      amount: 1n,
+      delegate: null,
+      state: 'initialized',
+      isNative: null,
+      delegatedAmount: 0n,
+      closeAuthority: null,
+    });
     expect(parseMint(SPL_TOKEN_PROGRAM_ID, account)).toMatchObject({ ok: false, reason: 'not_a_mint' });
-    expect(parseMint('11111111111111111111111111111111', encodeMintAccount(BASE))).toMatchObject({ ok: false, reason: 'not_a_mint', owner: '11111111111111111111111111111111' });
-    expect(parseMint(SPL_TOKEN_PROGRAM_ID, encodeMintAccount({ ...BASE, isInitialized: false }))).toMatchObject({ ok: false, detail: 'the mint is not initialized' });
+    expect(parseMint('11111111111111111111111111111111', encodeMintAccount(BASE))).toMatchObject({
+      ok: false,
+      reason: 'not_a_mint',
+      owner: '11111111111111111111111111111111',
+    });
+    expect(parseMint(SPL_TOKEN_PROGRAM_ID, encodeMintAccount({ ...BASE, isInitialized: false }))).toMatchObject({
+      ok: false,
+      detail: 'the mint is not initialized',
+    });
   });
 });
 
@@ -62,29 +94,56 @@ describe('mint flags', () => {
 
   it('flags each risky extension with its severity and penalty', () => {
     expect(codes(mint22([{ extension: 'permanentDelegate', state: { delegate: OTHER } }]))).toEqual(['permanent_delegate:high:40']);
-    expect(codes(mint22([{ extension: 'defaultAccountState', state: { accountState: 'frozen' } }], { freezeAuthority: AUTH })))
-      .toEqual(['freeze_authority:medium:20', 'default_account_state_frozen:high:30']);
+    expect(codes(mint22([{ extension: 'defaultAccountState', state: { accountState: 'frozen' } }], { freezeAuthority: AUTH }))).toEqual([
+      'freeze_authority:medium:20',
+      'default_account_state_frozen:high:30',
+    ]);
     expect(codes(mint22([{ extension: 'defaultAccountState', state: { accountState: 'initialized' } }]))).toEqual([]);
     expect(codes(mint22([{ extension: 'nonTransferable', state: {} }]))).toEqual(['non_transferable:high:40']);
     expect(codes(mint22([{ extension: 'mintCloseAuthority', state: { closeAuthority: AUTH } }]))).toEqual(['mint_close_authority:medium:10']);
-    expect(codes(mint22([{ extension: 'permanentDelegate', state: { delegate: OTHER } }, { extension: 'mintCloseAuthority', state: { closeAuthority: AUTH } }])))
-      .toEqual(['permanent_delegate:high:40', 'mint_close_authority:high:25']);
+    expect(
+      codes(
+        mint22([
+          { extension: 'permanentDelegate', state: { delegate: OTHER } },
+          { extension: 'mintCloseAuthority', state: { closeAuthority: AUTH } },
+        ]),
+      ),
+    ).toEqual(['permanent_delegate:high:40', 'mint_close_authority:high:25']);
     expect(codes(mint22([{ extension: 'pausableConfig', state: { authority: AUTH, paused: true } }]))).toEqual(['pausable:high:35']);
     expect(codes(mint22([{ extension: 'pausableConfig', state: { authority: AUTH, paused: false } }]))).toEqual(['pausable:medium:15']);
-    expect(codes(mint22([{ extension: 'confidentialTransferMint', state: { authority: AUTH, autoApproveNewAccounts: true, auditorElgamalPubkey: null } }]))).toEqual(['confidential_transfer:medium:10']);
-    expect(codes(mint22([{ extension: 'interestBearingConfig', state: { rateAuthority: AUTH, initializationTimestamp: 1n, preUpdateAverageRate: 3000, lastUpdateTimestamp: 1n, currentRate: 3000 } }])))
-      .toEqual(['interest_bearing:low:5']);
-    expect(codes(mint22([{ extension: 'scaledUiAmountConfig', state: { authority: AUTH, multiplier: 1, newMultiplierEffectiveTimestamp: 99n, newMultiplier: 0.01 } }])))
-      .toEqual(['scaled_ui_amount:medium:15']);
-    expect(codes(mint22([{ extension: 'scaledUiAmountConfig', state: { authority: AUTH, multiplier: 2, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 2 } }])))
-      .toEqual(['scaled_ui_amount:low:10']);
+    expect(
+      codes(mint22([{ extension: 'confidentialTransferMint', state: { authority: AUTH, autoApproveNewAccounts: true, auditorElgamalPubkey: null } }])),
+    ).toEqual(['confidential_transfer:medium:10']);
+    expect(
+      codes(
+        mint22([
+          {
+            extension: 'interestBearingConfig',
+            state: { rateAuthority: AUTH, initializationTimestamp: 1n, preUpdateAverageRate: 3000, lastUpdateTimestamp: 1n, currentRate: 3000 },
+          },
+        ]),
+      ),
+    ).toEqual(['interest_bearing:low:5']);
+    expect(
+      codes(
+        mint22([{ extension: 'scaledUiAmountConfig', state: { authority: AUTH, multiplier: 1, newMultiplierEffectiveTimestamp: 99n, newMultiplier: 0.01 } }]),
+      ),
+    ).toEqual(['scaled_ui_amount:medium:15']);
+    expect(
+      codes(mint22([{ extension: 'scaledUiAmountConfig', state: { authority: AUTH, multiplier: 2, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 2 } }])),
+    ).toEqual(['scaled_ui_amount:low:10']);
     expect(codes(mint22([{ typeId: 999, raw: new Uint8Array([1, 2]) }]))).toEqual(['unparseable_extension:medium:10']);
   });
 
   it('reads the transfer fee in force by epoch and states the scheduled one', () => {
     const m = mint22([fee(1000, 5000, 1_000_000n)]);
     const [now] = mintFlags(m, { epoch: 5, hook: null });
-    expect(now).toMatchObject({ code: 'transfer_fee', severity: 'high', penalty: 30, facts: { currentFeeBps: 1000, scheduledFeeBps: 5000, scheduledFromEpoch: 1_000_000 } });
+    expect(now).toMatchObject({
+      code: 'transfer_fee',
+      severity: 'high',
+      penalty: 30,
+      facts: { currentFeeBps: 1000, scheduledFeeBps: 5000, scheduledFromEpoch: 1_000_000 },
+    });
     expect(now!.note).toContain('10% (1000 bps)');
     expect(now!.note).toContain('50% (5000 bps) from epoch 1000000');
     const [later] = mintFlags(m, { epoch: 1_000_000, hook: null });
@@ -98,7 +157,13 @@ describe('mint flags', () => {
 
   it('weighs a transfer hook by whether its program is upgradeable', () => {
     const m = mint22([{ extension: 'transferHook', state: { authority: AUTH, programId: HOOK } }]);
-    const status = (up: boolean | 'unknown') => ({ programId: HOOK, upgradeable: up, upgradeAuthority: up === true ? AUTH : up === false ? null : 'unknown' as const, programData: null, detail: 'd' });
+    const status = (up: boolean | 'unknown') => ({
+      programId: HOOK,
+      upgradeable: up,
+      upgradeAuthority: up === true ? AUTH : up === false ? null : ('unknown' as const),
+      programData: null,
+      detail: 'd',
+    });
     expect(mintFlags(m, { epoch: 1, hook: status(true) })[0]).toMatchObject({ severity: 'medium', penalty: 25 });
     expect(mintFlags(m, { epoch: 1, hook: status(false) })[0]).toMatchObject({ severity: 'low', penalty: 15 });
     expect(mintFlags(m, { epoch: 1, hook: status('unknown') })[0]).toMatchObject({ severity: 'medium', penalty: 25 });
@@ -106,8 +171,14 @@ describe('mint flags', () => {
   });
 
   it('floors the contract score at 0', () => {
-    const m = mint22([{ extension: 'permanentDelegate', state: { delegate: OTHER } }, { extension: 'nonTransferable', state: {} },
-      { extension: 'pausableConfig', state: { authority: AUTH, paused: true } }], { mintAuthority: AUTH });
+    const m = mint22(
+      [
+        { extension: 'permanentDelegate', state: { delegate: OTHER } },
+        { extension: 'nonTransferable', state: {} },
+        { extension: 'pausableConfig', state: { authority: AUTH, paused: true } },
+      ],
+      { mintAuthority: AUTH },
+    );
     expect(contractScore(mintFlags(m, { epoch: 1, hook: null }))).toBe(0);
   });
 });
@@ -123,37 +194,66 @@ describe('hook program upgradeability', () => {
   const pdAccount = (authority: string | null) => {
     const d = new Uint8Array(45);
     new DataView(d.buffer).setUint32(0, 3, true);
-    if (authority) { d[12] = 1; d.set(addressToBytes(authority), 13); }
+    if (authority) {
+      d[12] = 1;
+      d.set(addressToBytes(authority), 13);
+    }
     return d;
   };
   it('follows Program -> ProgramData and reads the upgrade authority', () => {
     expect(programDataAddressOf(UPGRADEABLE_LOADER_ID, programAccount())).toBe(programData);
     expect(programDataAddressOf('11111111111111111111111111111111', programAccount())).toBeNull();
     const prog = { owner: UPGRADEABLE_LOADER_ID, data: programAccount() };
-    expect(hookProgramStatus(HOOK, prog, { address: programData, account: { owner: UPGRADEABLE_LOADER_ID, data: pdAccount(AUTH) } }))
-      .toMatchObject({ upgradeable: true, upgradeAuthority: AUTH });
-    expect(hookProgramStatus(HOOK, prog, { address: programData, account: { owner: UPGRADEABLE_LOADER_ID, data: pdAccount(null) } }))
-      .toMatchObject({ upgradeable: false, upgradeAuthority: null });
+    expect(hookProgramStatus(HOOK, prog, { address: programData, account: { owner: UPGRADEABLE_LOADER_ID, data: pdAccount(AUTH) } })).toMatchObject({
+      upgradeable: true,
+      upgradeAuthority: AUTH,
+    });
+    expect(hookProgramStatus(HOOK, prog, { address: programData, account: { owner: UPGRADEABLE_LOADER_ID, data: pdAccount(null) } })).toMatchObject({
+      upgradeable: false,
+      upgradeAuthority: null,
+    });
     expect(hookProgramStatus(HOOK, prog, { address: programData, account: null })).toMatchObject({ upgradeable: 'unknown' });
     expect(hookProgramStatus(HOOK, null, null)).toMatchObject({ upgradeable: 'unknown', detail: 'the hook program account does not exist' });
-    expect(hookProgramStatus(HOOK, { owner: 'BPFLoader2111111111111111111111111111111111', data: new Uint8Array(10) }, null)).toMatchObject({ upgradeable: false });
+    expect(hookProgramStatus(HOOK, { owner: 'BPFLoader2111111111111111111111111111111111', data: new Uint8Array(10) }, null)).toMatchObject({
+      upgradeable: false,
+    });
   });
 });
 
 describe('holder bucketing', () => {
-  const acct = (i: number, amount: bigint, owner: string | null = `owner${i}`) => ({ address: `acct${String(i).padStart(2, '0')}`, amount, owner, state: 'initialized' });
+  const acct = (i: number, amount: bigint, owner: string | null = `owner${i}`) => ({
+    address: `acct${String(i).padStart(2, '0')}`,
+    amount,
+    owner,
+    state: 'initialized',
+  });
   it('computes shares, top-N, buckets at the exact thresholds and the band', () => {
     // supply 10000: shares 40%, 5% (bucket 1-5), 1% (bucket 1-5), 0.99% (lt1), rest unlisted
     const d = bucketHolders({ supply: 10_000n, decimals: 0, mint: 'M', accounts: [acct(3, 99n), acct(1, 4000n), acct(2, 500n), acct(4, 100n)] });
-    expect(d.accounts.map((a) => [a.rank, a.address, a.sharePct])).toEqual([[1, 'acct01', 40], [2, 'acct02', 5], [3, 'acct04', 1], [4, 'acct03', 0.99]]);
+    expect(d.accounts.map((a) => [a.rank, a.address, a.sharePct])).toEqual([
+      [1, 'acct01', 40],
+      [2, 'acct02', 5],
+      [3, 'acct04', 1],
+      [4, 'acct03', 0.99],
+    ]);
     expect(d.buckets).toEqual({ gt5pct: 1, from1to5pct: 2, lt1pct: 1, unknown: 0 });
     expect([d.top1Pct, d.top5Pct, d.top10Pct, d.top20Pct]).toEqual([40, 46.99, 46.99, 46.99]);
     expect(d.band).toBe('moderate');
     expect(d.top10CirculatingPct).toBe(46.99);
   });
   it('labels burn and system owners, keeps others unresolved, and removes labelled balances from circulating supply', () => {
-    const d = bucketHolders({ supply: 1000n, decimals: 0, mint: 'M', accounts: [acct(1, 400n, BURN), acct(2, 100n, '11111111111111111111111111111111'), acct(3, 250n), acct(4, 250n, null)] });
-    expect(d.accounts.map((a) => [a.owner, a.label])).toEqual([[BURN, 'burn'], ['owner3', 'unresolved'], ['unknown', 'unknown'], ['11111111111111111111111111111111', 'system']]);
+    const d = bucketHolders({
+      supply: 1000n,
+      decimals: 0,
+      mint: 'M',
+      accounts: [acct(1, 400n, BURN), acct(2, 100n, '11111111111111111111111111111111'), acct(3, 250n), acct(4, 250n, null)],
+    });
+    expect(d.accounts.map((a) => [a.owner, a.label])).toEqual([
+      [BURN, 'burn'],
+      ['owner3', 'unresolved'],
+      ['unknown', 'unknown'],
+      ['11111111111111111111111111111111', 'system'],
+    ]);
     expect(d.labelledAmount).toBe('500');
     expect(d.top10Pct).toBe(100);
     expect(d.top10CirculatingPct).toBe(100); // 500 of the 500 circulating
@@ -167,7 +267,13 @@ describe('holder bucketing', () => {
     expect(percentOf(1n, 3n)).toBe(33.333333);
   });
   it('bands by top-10 share', () => {
-    expect([holderBand(80), holderBand(79.99), holderBand(50), holderBand(20), holderBand(19.9)]).toEqual(['highly-concentrated', 'concentrated', 'concentrated', 'moderate', 'dispersed']);
+    expect([holderBand(80), holderBand(79.99), holderBand(50), holderBand(20), holderBand(19.9)]).toEqual([
+      'highly-concentrated',
+      'concentrated',
+      'concentrated',
+      'moderate',
+      'dispersed',
+    ]);
   });
 });
 
@@ -176,10 +282,21 @@ describe('index, bands and decision', () => {
     const both = computeIndex({ score: 40, note: '' }, { score: 0, note: '' });
     expect(both).toMatchObject({ smri: 24, smriBand: 'high-risk', confidence: 1 });
     const contractOnly = computeIndex({ score: 50, note: '' }, { score: 'unknown', note: '' });
-    expect(contractOnly).toMatchObject({ smri: 50, smriBand: 'medium-risk', confidence: 0.5, components: { concentration: { score: 'unknown', weight: 0.4 } } });
+    expect(contractOnly).toMatchObject({
+      smri: 50,
+      smriBand: 'medium-risk',
+      confidence: 0.5,
+      components: { concentration: { score: 'unknown', weight: 0.4 } },
+    });
     expect(concentrationScore(72.42)).toBe(28);
     expect(concentrationScore(null)).toBe('unknown');
-    expect([smriBandOf(70), smriBandOf(69), smriBandOf(40), smriBandOf(39), smriBandOf(null)]).toEqual(['low-risk', 'medium-risk', 'medium-risk', 'high-risk', 'unknown']);
+    expect([smriBandOf(70), smriBandOf(69), smriBandOf(40), smriBandOf(39), smriBandOf(null)]).toEqual([
+      'low-risk',
+      'medium-risk',
+      'medium-risk',
+      'high-risk',
+      'unknown',
+    ]);
   });
   it('maps the index to EXECUTE / REVIEW / REJECT at the contract edges', () => {
     expect(decisionOf(39, 1).decision).toBe('REJECT');
@@ -230,10 +347,19 @@ describe('firewall policy', () => {
 });
 
 describe('mint age (best-effort)', () => {
-  const page = (count: number, oldest: number | null) => ({ ok: true as const, slot: 1, value: { count, limit: 1000, newestBlockTime: oldest, oldestBlockTime: oldest } });
+  const page = (count: number, oldest: number | null) => ({
+    ok: true as const,
+    slot: 1,
+    value: { count, limit: 1000, newestBlockTime: oldest, oldestBlockTime: oldest },
+  });
   it('is exact below a full page, a lower bound on a full page, unknown when empty or failed', () => {
     const now = 1_000_000_000;
-    expect(mintAgeOf(page(10, now - 2 * 86_400), now)).toMatchObject({ ageDays: 2, atLeastDays: null, firstActivityUnix: now - 2 * 86_400, signaturesRead: 10 });
+    expect(mintAgeOf(page(10, now - 2 * 86_400), now)).toMatchObject({
+      ageDays: 2,
+      atLeastDays: null,
+      firstActivityUnix: now - 2 * 86_400,
+      signaturesRead: 10,
+    });
     expect(mintAgeOf(page(1000, now - 86_400 / 2), now)).toMatchObject({ ageDays: 'unknown', atLeastDays: 0.5 });
     expect(mintAgeOf(page(0, null), now)).toMatchObject({ ageDays: 'unknown', signaturesRead: 0 });
     expect(mintAgeOf({ ok: false, code: -32603, message: 'boom' }, now)).toMatchObject({ ageDays: 'unknown', error: 'history_unavailable' });

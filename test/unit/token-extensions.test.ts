@@ -7,8 +7,15 @@ import { encodeMintAccount, encodeTlvEntries, encodeTokenAccount, type KnownExte
 import { describe, expect, it } from 'vitest';
 import { addressToBytes, bytesToAddress } from '../../src/chain/byte-cursor.ts';
 import {
-  EXTENSION_CODECS, findExtension, parseMintAccount, parseTlvEntries, parseToken2022Extensions, parseTokenAccount, toUiExtension,
-  type MintState, type TokenAccountState,
+  EXTENSION_CODECS,
+  findExtension,
+  parseMintAccount,
+  parseTlvEntries,
+  parseToken2022Extensions,
+  parseTokenAccount,
+  toUiExtension,
+  type MintState,
+  type TokenAccountState,
 } from '../../src/chain/token-extensions.ts';
 
 const A = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -18,49 +25,105 @@ const b64 = (n: number, fill: number): string => Buffer.from(new Uint8Array(n).f
 
 const MINT: MintState = { mintAuthority: A, supply: 123_456_789_000n, decimals: 6, isInitialized: true, freezeAuthority: null };
 const ACCOUNT: TokenAccountState = {
-  mint: A, owner: B, amount: 2n ** 63n + 5n, delegate: C, state: 'frozen', isNative: 2_039_280n,
-  delegatedAmount: 7n, closeAuthority: null,
+  mint: A,
+  owner: B,
+  amount: 2n ** 63n + 5n,
+  delegate: C,
+  state: 'frozen',
+  isNative: 2_039_280n,
+  delegatedAmount: 7n,
+  closeAuthority: null,
 };
 
 /** One sample state per extension this codec knows. */
 const SAMPLES: readonly KnownExtensionInput[] = [
-  { extension: 'transferFeeConfig', state: {
-    transferFeeConfigAuthority: A, withdrawWithheldAuthority: null, withheldAmount: 99n,
-    olderTransferFee: { epoch: 1n, maximumFee: 10n, transferFeeBasisPoints: 50 },
-    newerTransferFee: { epoch: 2n, maximumFee: 2n ** 64n - 1n, transferFeeBasisPoints: 5000 } } },
+  {
+    extension: 'transferFeeConfig',
+    state: {
+      transferFeeConfigAuthority: A,
+      withdrawWithheldAuthority: null,
+      withheldAmount: 99n,
+      olderTransferFee: { epoch: 1n, maximumFee: 10n, transferFeeBasisPoints: 50 },
+      newerTransferFee: { epoch: 2n, maximumFee: 2n ** 64n - 1n, transferFeeBasisPoints: 5000 },
+    },
+  },
   { extension: 'transferFeeAmount', state: { withheldAmount: 42n } },
   { extension: 'mintCloseAuthority', state: { closeAuthority: B } },
   { extension: 'confidentialTransferMint', state: { authority: A, autoApproveNewAccounts: true, auditorElgamalPubkey: b64(32, 7) } },
-  { extension: 'confidentialTransferAccount', state: {
-    approved: true, elgamalPubkey: b64(32, 1), pendingBalanceLo: b64(64, 2), pendingBalanceHi: b64(64, 3),
-    availableBalance: b64(64, 4), decryptableAvailableBalance: b64(36, 5), allowConfidentialCredits: true,
-    allowNonConfidentialCredits: false, pendingBalanceCreditCounter: 1n, maximumPendingBalanceCreditCounter: 65536n,
-    expectedPendingBalanceCreditCounter: 3n, actualPendingBalanceCreditCounter: 4n } },
+  {
+    extension: 'confidentialTransferAccount',
+    state: {
+      approved: true,
+      elgamalPubkey: b64(32, 1),
+      pendingBalanceLo: b64(64, 2),
+      pendingBalanceHi: b64(64, 3),
+      availableBalance: b64(64, 4),
+      decryptableAvailableBalance: b64(36, 5),
+      allowConfidentialCredits: true,
+      allowNonConfidentialCredits: false,
+      pendingBalanceCreditCounter: 1n,
+      maximumPendingBalanceCreditCounter: 65536n,
+      expectedPendingBalanceCreditCounter: 3n,
+      actualPendingBalanceCreditCounter: 4n,
+    },
+  },
   { extension: 'defaultAccountState', state: { accountState: 'frozen' } },
   { extension: 'immutableOwner', state: {} },
   { extension: 'memoTransfer', state: { requireIncomingTransferMemos: true } },
   { extension: 'nonTransferable', state: {} },
-  { extension: 'interestBearingConfig', state: {
-    rateAuthority: A, initializationTimestamp: 1_700_000_000n, preUpdateAverageRate: -250,
-    lastUpdateTimestamp: 1_700_000_500n, currentRate: 32767 } },
+  {
+    extension: 'interestBearingConfig',
+    state: {
+      rateAuthority: A,
+      initializationTimestamp: 1_700_000_000n,
+      preUpdateAverageRate: -250,
+      lastUpdateTimestamp: 1_700_000_500n,
+      currentRate: 32767,
+    },
+  },
   { extension: 'cpiGuard', state: { lockCpi: true } },
   { extension: 'permanentDelegate', state: { delegate: C } },
   { extension: 'nonTransferableAccount', state: {} },
   { extension: 'transferHook', state: { authority: null, programId: B } },
   { extension: 'transferHookAccount', state: { transferring: false } },
-  { extension: 'confidentialTransferFeeConfig', state: {
-    authority: A, withdrawWithheldAuthorityElgamalPubkey: null, harvestToMintEnabled: true, withheldAmount: b64(64, 9) } },
+  {
+    extension: 'confidentialTransferFeeConfig',
+    state: {
+      authority: A,
+      withdrawWithheldAuthorityElgamalPubkey: null,
+      harvestToMintEnabled: true,
+      withheldAmount: b64(64, 9),
+    },
+  },
   { extension: 'confidentialTransferFeeAmount', state: { withheldAmount: b64(64, 8) } },
   { extension: 'metadataPointer', state: { authority: A, metadataAddress: B } },
-  { extension: 'tokenMetadata', state: {
-    updateAuthority: A, mint: B, name: 'Risky ☢ Token', symbol: 'RSK', uri: 'https://example.invalid/r.json',
-    additionalMetadata: [['k1', 'v1'], ['ключ', 'значение']] } },
+  {
+    extension: 'tokenMetadata',
+    state: {
+      updateAuthority: A,
+      mint: B,
+      name: 'Risky ☢ Token',
+      symbol: 'RSK',
+      uri: 'https://example.invalid/r.json',
+      additionalMetadata: [
+        ['k1', 'v1'],
+        ['ключ', 'значение'],
+      ],
+    },
+  },
   { extension: 'groupPointer', state: { authority: null, groupAddress: A } },
   { extension: 'tokenGroup', state: { updateAuthority: A, mint: B, size: 3n, maxSize: 10n } },
   { extension: 'groupMemberPointer', state: { authority: A, memberAddress: null } },
   { extension: 'tokenGroupMember', state: { mint: A, group: B, memberNumber: 2n } },
-  { extension: 'confidentialMintBurn', state: {
-    confidentialSupply: b64(64, 1), decryptableSupply: b64(36, 2), supplyElgamalPubkey: b64(32, 3), pendingBurn: b64(64, 4) } },
+  {
+    extension: 'confidentialMintBurn',
+    state: {
+      confidentialSupply: b64(64, 1),
+      decryptableSupply: b64(36, 2),
+      supplyElgamalPubkey: b64(32, 3),
+      pendingBurn: b64(64, 4),
+    },
+  },
   { extension: 'scaledUiAmountConfig', state: { authority: A, multiplier: 1.5, newMultiplierEffectiveTimestamp: 1_800_000_000n, newMultiplier: 2 } },
   { extension: 'pausableConfig', state: { authority: B, paused: true } },
   { extension: 'pausableAccount', state: {} },
@@ -115,7 +178,9 @@ describe('base layouts', () => {
 
 describe('extensions', () => {
   it('knows 27 extension types with unique ids 1..27', () => {
-    const ids = Object.values(EXTENSION_CODECS).map((c) => c.typeId).sort((x, y) => x - y);
+    const ids = Object.values(EXTENSION_CODECS)
+      .map((c) => c.typeId)
+      .sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
   });
 
@@ -152,15 +217,27 @@ describe('extensions', () => {
     const tlv = new Uint8Array([1, 0, 108, 0, ...value]);
     const { extensions, error } = parseTlvEntries(tlv);
     expect(error).toBeNull();
-    expect(extensions.map(toUiExtension)).toEqual([{ extension: 'transferFeeConfig', state: {
-      transferFeeConfigAuthority: A, withdrawWithheldAuthority: null, withheldAmount: 5,
-      olderTransferFee: { epoch: 10, maximumFee: 1000, transferFeeBasisPoints: 100 },
-      newerTransferFee: { epoch: 11, maximumFee: 2000, transferFeeBasisPoints: 9000 } } }]);
+    expect(extensions.map(toUiExtension)).toEqual([
+      {
+        extension: 'transferFeeConfig',
+        state: {
+          transferFeeConfigAuthority: A,
+          withdrawWithheldAuthority: null,
+          withheldAmount: 5,
+          olderTransferFee: { epoch: 10, maximumFee: 1000, transferFeeBasisPoints: 100 },
+          newerTransferFee: { epoch: 11, maximumFee: 2000, transferFeeBasisPoints: 9000 },
+        },
+      },
+    ]);
   });
 
   it('pads to 357 bytes where the account would be multisig-sized (355)', () => {
-    const exts: KnownExtensionInput[] = [SAMPLES[0]!, { extension: 'pausableConfig', state: { authority: A, paused: false } },
-      { extension: 'permanentDelegate', state: { delegate: A } }, { extension: 'nonTransferable', state: {} }];
+    const exts: KnownExtensionInput[] = [
+      SAMPLES[0]!,
+      { extension: 'pausableConfig', state: { authority: A, paused: false } },
+      { extension: 'permanentDelegate', state: { delegate: A } },
+      { extension: 'nonTransferable', state: {} },
+    ];
     expect(166 + encodeTlvEntries(exts).length).toBe(355);
     const data = encodeMintAccount(MINT, exts);
     expect(data.length).toBe(357);
@@ -190,7 +267,15 @@ describe('jsonParsed shape (Agave UiExtension)', () => {
 
   it('prints token metadata pairs as arrays', () => {
     const ext = parseTlvEntries(encodeTlvEntries([SAMPLES[18]!])).extensions[0]!;
-    expect(toUiExtension(ext)).toMatchObject({ extension: 'tokenMetadata', state: { additionalMetadata: [['k1', 'v1'], ['ключ', 'значение']] } });
+    expect(toUiExtension(ext)).toMatchObject({
+      extension: 'tokenMetadata',
+      state: {
+        additionalMetadata: [
+          ['k1', 'v1'],
+          ['ключ', 'значение'],
+        ],
+      },
+    });
   });
 });
 

@@ -15,7 +15,10 @@ const HUGE = MINTS[2]!;
 function fakeRpc(): TokenRpcMethods & { reads: string[][]; fail: boolean } {
   const state = { reads: [] as string[][], fail: false };
   const mintAccount = (address: string): RawAccount => ({
-    address, owner: SPL_TOKEN_PROGRAM_ID, lamports: 1n, executable: false,
+    address,
+    owner: SPL_TOKEN_PROGRAM_ID,
+    lamports: 1n,
+    executable: false,
     data: encodeMintAccount({ mintAuthority: null, supply: 100n, decimals: 0, isInitialized: true, freezeAuthority: null }),
   });
   return Object.assign(state, {
@@ -26,13 +29,17 @@ function fakeRpc(): TokenRpcMethods & { reads: string[][]; fail: boolean } {
         slot: 42,
         mints: mints.map((m) => (m.startsWith('1') ? null : mintAccount(m))),
         epoch: { ok: true, slot: 42, value: 7 },
-        largest: mints.map((m) => (m === HUGE
-          ? { ok: false as const, code: -32010, message: 'excluded from account secondary indexes' }
-          : { ok: true as const, slot: 42, value: [] })),
+        largest: mints.map((m) =>
+          m === HUGE ? { ok: false as const, code: -32010, message: 'excluded from account secondary indexes' } : { ok: true as const, slot: 42, value: [] },
+        ),
       };
     },
     async readAccounts(_addresses: readonly string[], _signal?: AbortSignal, historyOf: readonly string[] = []) {
-      return { slot: 42, accounts: [], history: historyOf.map(() => ({ ok: true as const, slot: null, value: { count: 0, limit: 1000, newestBlockTime: null, oldestBlockTime: null } })) };
+      return {
+        slot: 42,
+        accounts: [],
+        history: historyOf.map(() => ({ ok: true as const, slot: null, value: { count: 0, limit: 1000, newestBlockTime: null, oldestBlockTime: null } })),
+      };
     },
   });
 }

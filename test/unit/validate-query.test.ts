@@ -22,7 +22,10 @@ describe('validateQuery rules', () => {
 describe('validateQuery conversions', () => {
   it('applies defaults and converts types', () => {
     const r = validateQuery(entry('/v1/slippage-map'), `inputMint=${BONK}&outputMint=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000`);
-    expect(r).toEqual({ ok: true, value: { inputMint: BONK, outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '1000', slippageBps: 50, mults: [0.1, 1, 10, 100] } });
+    expect(r).toEqual({
+      ok: true,
+      value: { inputMint: BONK, outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '1000', slippageBps: 50, mults: [0.1, 1, 10, 100] },
+    });
     expect(validateQuery(entry('/v1/sgp-checkpoint'), '')).toEqual({ ok: true, value: { n: 20 } });
     expect(validateQuery(entry('/v1/tipfloor'), 'fresh=true')).toEqual({ ok: true, value: { fresh: true } });
   });

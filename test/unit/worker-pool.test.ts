@@ -20,12 +20,14 @@ describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
     const signature = nacl.sign.detached(message, keys.secretKey);
     const flipped = Uint8Array.from(signature);
     flipped[0]! ^= 1;
-    const results = await pool.runTask('verifyEd25519Batch', { checks: [
-      { publicKey: keys.publicKey, message, signature },
-      { publicKey: keys.publicKey, message: new Uint8Array([1, 2, 4]), signature },
-      { publicKey: keys.publicKey, message, signature: flipped },
-      { publicKey: new Uint8Array(31), message, signature },
-    ] });
+    const results = await pool.runTask('verifyEd25519Batch', {
+      checks: [
+        { publicKey: keys.publicKey, message, signature },
+        { publicKey: keys.publicKey, message: new Uint8Array([1, 2, 4]), signature },
+        { publicKey: keys.publicKey, message, signature: flipped },
+        { publicKey: new Uint8Array(31), message, signature },
+      ],
+    });
     expect(results).toEqual([true, false, false, false]);
   });
 

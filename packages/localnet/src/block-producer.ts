@@ -110,7 +110,9 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
       timer = null;
     },
     step,
-    get running() { return timer !== null; },
+    get running() {
+      return timer !== null;
+    },
     history: () => produced,
     slot: (s) => bySlot.get(s),
   };

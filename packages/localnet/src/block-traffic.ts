@@ -107,8 +107,24 @@ function swapDraft(ctx: TrafficContext, trader: WorldTrader): Draft | null {
   const tip = ctx.prng.next() < 0.3 ? { account: ctx.prng.pick(ctx.tipAccounts), lamports: drawTip(ctx.prng) } : null;
   const ixs: Instruction[] = [
     ...computeBudgetIxs(cu.limit, cu.price),
-    transferCheckedIx({ source: userIn, mint: mintIn, destination: vaultIn, authority: trader.signer.address, amount: amountIn, decimals: decIn, programId: progIn }),
-    transferCheckedIx({ source: vaultOut, mint: mintOut, destination: userOut, authority: pool.authority.address, amount: amountOut, decimals: decOut, programId: progOut }),
+    transferCheckedIx({
+      source: userIn,
+      mint: mintIn,
+      destination: vaultIn,
+      authority: trader.signer.address,
+      amount: amountIn,
+      decimals: decIn,
+      programId: progIn,
+    }),
+    transferCheckedIx({
+      source: vaultOut,
+      mint: mintOut,
+      destination: userOut,
+      authority: pool.authority.address,
+      amount: amountOut,
+      decimals: decOut,
+      programId: progOut,
+    }),
     ...(tip ? [transferSolIx(trader.signer.address, tip.account, tip.lamports)] : []),
   ];
   return { kind: 'swap', payer: trader.signer, signers: [pool.authority], ixs, cu, tip, pool: pool.label };
@@ -134,7 +150,15 @@ function transferDraft(ctx: TrafficContext, trader: WorldTrader, failing: boolea
     const balance = tokenBalance(ctx, from);
     // A failing transfer asks for more than the balance: the token program answers InsufficientFunds.
     const amount = failing ? balance + 1n : BigInt(ctx.prng.int(1, 1_000)) * 10n ** BigInt(pool.decimalsB);
-    const ix = transferCheckedIx({ source: from, mint: tokenMint, destination: to, authority: trader.signer.address, amount, decimals: pool.decimalsB, programId: pool.programIdB });
+    const ix = transferCheckedIx({
+      source: from,
+      mint: tokenMint,
+      destination: to,
+      authority: trader.signer.address,
+      amount,
+      decimals: pool.decimalsB,
+      programId: pool.programIdB,
+    });
     return { kind: failing ? 'failing' : 'transfer', payer: trader.signer, signers: [], ixs: [...budget, ix], cu, tip: null, pool: null };
   }
   const ix = transferSolIx(trader.signer.address, peer.signer.address, BigInt(ctx.prng.int(1_000_000, 100_000_000)));
@@ -145,14 +169,25 @@ function transferDraft(ctx: TrafficContext, trader: WorldTrader, failing: boolea
 export function produceTransaction(ctx: TrafficContext, failing: boolean): ProducedTransaction | null {
   const trader = ctx.prng.pick(ctx.traders);
   const roll = ctx.prng.next();
-  const draft = failing ? transferDraft(ctx, trader, true)
-    : roll < 0.6 ? swapDraft(ctx, trader) : roll < 0.8 ? tipDraft(ctx, trader) : transferDraft(ctx, trader, false);
+  const draft = failing
+    ? transferDraft(ctx, trader, true)
+    : roll < 0.6
+      ? swapDraft(ctx, trader)
+      : roll < 0.8
+        ? tipDraft(ctx, trader)
+        : transferDraft(ctx, trader, false);
   if (draft === null) return null;
   const signed = buildSignedWire(draft.payer, draft.ixs, ctx.chain.latestBlockhash('processed').blockhash, draft.signers);
   const result = ctx.chain.sendTransaction(signed.wire);
   return {
-    kind: draft.kind, signature: result.signature, landed: result.ok, failed: result.ok && result.tx.err !== null,
-    computeUnitPrice: draft.cu?.price ?? null, computeUnitLimit: draft.cu?.limit ?? null,
-    tipLamports: draft.tip?.lamports ?? 0n, tipAccount: draft.tip?.account ?? null, pool: draft.pool,
+    kind: draft.kind,
+    signature: result.signature,
+    landed: result.ok,
+    failed: result.ok && result.tx.err !== null,
+    computeUnitPrice: draft.cu?.price ?? null,
+    computeUnitLimit: draft.cu?.limit ?? null,
+    tipLamports: draft.tip?.lamports ?? 0n,
+    tipAccount: draft.tip?.account ?? null,
+    pool: draft.pool,
   };
 }

@@ -52,8 +52,12 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     /** Creates or overwrites an account, bypassing the runtime (world building). */
     setAccount(address: string, account: AccountInput): void {
       svm.setAccount({
-        address: toAddress(address), lamports: toLamports(account.lamports), data: account.data,
-        programAddress: toAddress(account.owner), executable: account.executable ?? false, space: BigInt(account.data.length),
+        address: toAddress(address),
+        lamports: toLamports(account.lamports),
+        data: account.data,
+        programAddress: toAddress(account.owner),
+        executable: account.executable ?? false,
+        space: BigInt(account.data.length),
       });
       reindex(address);
     },

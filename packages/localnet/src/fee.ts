@@ -53,10 +53,7 @@ export interface ComputeBudgetRequest {
 }
 
 /** Reads SetComputeUnitLimit / SetComputeUnitPrice from top-level instructions. */
-export function readComputeBudget(
-  instructions: readonly CompiledInstructionData[],
-  accountKeys: readonly string[],
-): ComputeBudgetRequest {
+export function readComputeBudget(instructions: readonly CompiledInstructionData[], accountKeys: readonly string[]): ComputeBudgetRequest {
   let unitLimit: number | null = null;
   let unitPriceMicroLamports = 0n;
   for (const ix of instructions) {
@@ -70,11 +67,7 @@ export function readComputeBudget(
 }
 
 /** The compute unit limit Agave applies: requested, else the per-instruction default, capped. */
-export function effectiveComputeUnitLimit(
-  instructions: readonly CompiledInstructionData[],
-  accountKeys: readonly string[],
-  requested: number | null,
-): number {
+export function effectiveComputeUnitLimit(instructions: readonly CompiledInstructionData[], accountKeys: readonly string[], requested: number | null): number {
   if (requested !== null) return Math.min(requested, MAX_COMPUTE_UNIT_LIMIT);
   let total = 0;
   for (const ix of instructions) {
@@ -85,11 +78,7 @@ export function effectiveComputeUnitLimit(
 }
 
 /** Total fee in lamports Agave charges the fee payer for this message. */
-export function computeTransactionFee(
-  numSignatures: number,
-  instructions: readonly CompiledInstructionData[],
-  accountKeys: readonly string[],
-): bigint {
+export function computeTransactionFee(numSignatures: number, instructions: readonly CompiledInstructionData[], accountKeys: readonly string[]): bigint {
   let signatures = BigInt(numSignatures);
   for (const ix of instructions) {
     if (PRECOMPILE_IDS.has(accountKeys[ix.programIdIndex] ?? '')) signatures += BigInt(ix.data[0] ?? 0);

@@ -53,7 +53,10 @@ export interface SubscriptionFilters {
 /** Why a request was refused; the server maps `kind` to a gRPC status. */
 export class GeyserFilterError extends Error {
   override readonly name = 'GeyserFilterError';
-  constructor(readonly kind: 'invalid_argument' | 'unimplemented', message: string) {
+  constructor(
+    readonly kind: 'invalid_argument' | 'unimplemented',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,11 @@ export function commitmentFromEnum(value: number | null): Commitment {
 
 /** The empty filter set a stream has before its first request: nothing is delivered. */
 export const EMPTY_FILTERS: SubscriptionFilters = {
-  commitment: 'processed', slots: [], transactions: [], transactionsStatus: [], blocksMeta: [],
+  commitment: 'processed',
+  slots: [],
+  transactions: [],
+  transactionsStatus: [],
+  blocksMeta: [],
 };
 
 /** Validates and compiles a request; throws `GeyserFilterError` as Yellowstone would refuse it. */
@@ -95,9 +102,7 @@ export function compileFilters(request: SubscribeRequestData): SubscriptionFilte
   };
 }
 
-function compileTransactionFilters(
-  filters: Readonly<Record<string, TransactionFilterRequest>>,
-): CompiledTransactionFilter[] {
+function compileTransactionFilters(filters: Readonly<Record<string, TransactionFilterRequest>>): CompiledTransactionFilter[] {
   return Object.entries(filters).map(([name, filter]) => {
     if (filter.signature !== null && !isSignature(filter.signature)) {
       throw new GeyserFilterError('invalid_argument', `filter ${name}: invalid signature ${filter.signature}`);

@@ -6,9 +6,7 @@
 import type { geyser, solana } from 'laserstream-core-proto-js';
 import { base58Bytes } from './base58.ts';
 import { encodeTransactionError } from './geyser-tx-error.ts';
-import type {
-  BlockMetaEvent, CompiledInstructionData, ExecutedTransaction, SlotEvent, SlotStatus, TokenBalanceData,
-} from './types.ts';
+import type { BlockMetaEvent, CompiledInstructionData, ExecutedTransaction, SlotEvent, SlotStatus, TokenBalanceData } from './types.ts';
 
 /** The writer-side type protobufjs accepts for a uint64/int64 field. */
 type Int64 = NonNullable<geyser.ISubscribeUpdateSlot['slot']>;

@@ -34,9 +34,7 @@ const EMPTY = new Uint8Array(0);
 /** Decodes a `SubscribeRequest`, tolerating value-less map entries (see the module comment). */
 export function decodeSubscribeRequest(bytes: Uint8Array): SubscribeRequestData {
   const message = geyser.SubscribeRequest.decode(bytes);
-  const unsupported = (['accounts', 'blocks', 'entry'] as const).filter(
-    (key) => Object.keys(message[key] ?? {}).length > 0,
-  );
+  const unsupported = (['accounts', 'blocks', 'entry'] as const).filter((key) => Object.keys(message[key] ?? {}).length > 0);
   return {
     slots: mapValues(message.slots, (slot) => ({ filterByCommitment: slot?.filterByCommitment ?? null })),
     transactions: mapValues(message.transactions, toTransactionFilter),
@@ -60,10 +58,7 @@ function toTransactionFilter(filter: proto.geyser.ISubscribeRequestFilterTransac
   };
 }
 
-function mapValues<T, R>(
-  record: { readonly [name: string]: T } | null | undefined,
-  convert: (value: T | null | undefined) => R,
-): Record<string, R> {
+function mapValues<T, R>(record: { readonly [name: string]: T } | null | undefined, convert: (value: T | null | undefined) => R): Record<string, R> {
   const out: Record<string, R> = {};
   for (const [name, value] of Object.entries(record ?? {})) out[name] = convert(value);
   return out;
@@ -88,24 +83,18 @@ export function decodePingRequest(bytes: Uint8Array): number {
 /** Encoders of update payloads and unary responses, each the generated protobufjs encoder. */
 export const encode = {
   slot: (value: proto.geyser.ISubscribeUpdateSlot) => geyser.SubscribeUpdateSlot.encode(value).finish(),
-  transaction: (value: proto.geyser.ISubscribeUpdateTransaction) =>
-    geyser.SubscribeUpdateTransaction.encode(value).finish(),
-  transactionStatus: (value: proto.geyser.ISubscribeUpdateTransactionStatus) =>
-    geyser.SubscribeUpdateTransactionStatus.encode(value).finish(),
+  transaction: (value: proto.geyser.ISubscribeUpdateTransaction) => geyser.SubscribeUpdateTransaction.encode(value).finish(),
+  transactionStatus: (value: proto.geyser.ISubscribeUpdateTransactionStatus) => geyser.SubscribeUpdateTransactionStatus.encode(value).finish(),
   blockMeta: (value: proto.geyser.ISubscribeUpdateBlockMeta) => geyser.SubscribeUpdateBlockMeta.encode(value).finish(),
   pong: (id: number) => geyser.SubscribeUpdatePong.encode({ id }).finish(),
   ping: () => EMPTY,
   pongResponse: (count: number) => toBuffer(geyser.PongResponse.encode({ count }).finish()),
   getSlot: (value: proto.geyser.IGetSlotResponse) => toBuffer(geyser.GetSlotResponse.encode(value).finish()),
-  getBlockHeight: (value: proto.geyser.IGetBlockHeightResponse) =>
-    toBuffer(geyser.GetBlockHeightResponse.encode(value).finish()),
-  getLatestBlockhash: (value: proto.geyser.IGetLatestBlockhashResponse) =>
-    toBuffer(geyser.GetLatestBlockhashResponse.encode(value).finish()),
-  isBlockhashValid: (value: proto.geyser.IIsBlockhashValidResponse) =>
-    toBuffer(geyser.IsBlockhashValidResponse.encode(value).finish()),
+  getBlockHeight: (value: proto.geyser.IGetBlockHeightResponse) => toBuffer(geyser.GetBlockHeightResponse.encode(value).finish()),
+  getLatestBlockhash: (value: proto.geyser.IGetLatestBlockhashResponse) => toBuffer(geyser.GetLatestBlockhashResponse.encode(value).finish()),
+  isBlockhashValid: (value: proto.geyser.IIsBlockhashValidResponse) => toBuffer(geyser.IsBlockhashValidResponse.encode(value).finish()),
   getVersion: (version: string) => toBuffer(geyser.GetVersionResponse.encode({ version }).finish()),
-  replayInfo: (value: proto.geyser.ISubscribeReplayInfoResponse) =>
-    toBuffer(geyser.SubscribeReplayInfoResponse.encode(value).finish()),
+  replayInfo: (value: proto.geyser.ISubscribeReplayInfoResponse) => toBuffer(geyser.SubscribeReplayInfoResponse.encode(value).finish()),
 } as const;
 
 /**

@@ -5,10 +5,7 @@
  * replay) and the unary Ping, GetSlot, GetBlockHeight, GetLatestBlockhash, IsBlockhashValid,
  * GetVersion, SubscribeReplayInfo.
  */
-import {
-  Metadata, Server, ServerCredentials, status as GrpcStatus,
-  type ServerDuplexStream,
-} from '@grpc/grpc-js';
+import { Metadata, Server, ServerCredentials, status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
 import { compileFilters, GeyserFilterError, wantsTransactions } from './geyser-filters.ts';
 import { buildBlockMetaUpdate, buildTransactionStatusUpdate, buildTransactionUpdate } from './geyser-messages.ts';
 import { encode } from './geyser-proto.ts';
@@ -66,7 +63,10 @@ export async function startGeyserServer(config: GeyserServerConfig): Promise<Gey
 
   const dispatch = (event: ChainEvent, targets: Iterable<Subscription>): void => {
     try {
-      dispatchEvent(event, [...targets].filter((sub) => !sub.closed));
+      dispatchEvent(
+        event,
+        [...targets].filter((sub) => !sub.closed),
+      );
     } catch (error) {
       // A malformed chain event must not take the chain's emitter down; it is a chain bug to fix.
       console.error(`localnet geyser: cannot stream ${event.kind} of slot ${event.value.slot}:`, error);
@@ -82,8 +82,7 @@ export async function startGeyserServer(config: GeyserServerConfig): Promise<Gey
     slot: (value: SlotEvent) => onEvent({ kind: 'slot', value }),
   };
 
-  const authorized = (metadata: Metadata): boolean =>
-    config.xToken === undefined || metadata.get('x-token')[0]?.toString() === config.xToken;
+  const authorized = (metadata: Metadata): boolean => config.xToken === undefined || metadata.get('x-token')[0]?.toString() === config.xToken;
 
   const subscribe = (call: ServerDuplexStream<DecodedSubscribeRequest, Buffer>): void => {
     if (!authorized(call.metadata)) {
@@ -195,7 +194,8 @@ function memo<T>(build: () => T): () => T {
 function bind(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound));
+      error ? reject(error) : resolve(bound),
+    );
   });
 }
 

@@ -21,11 +21,7 @@ function serverOnly(): Buffer {
   throw new Error('the localnet geyser service definition is server-side only');
 }
 
-function method<Request>(
-  name: string,
-  streaming: boolean,
-  deserialize: (bytes: Buffer) => Request,
-): MethodDefinition<Request, Buffer> {
+function method<Request>(name: string, streaming: boolean, deserialize: (bytes: Buffer) => Request): MethodDefinition<Request, Buffer> {
   return {
     path: `${SERVICE_PATH}/${name}`,
     originalName: name,
@@ -38,9 +34,7 @@ function method<Request>(
   };
 }
 
-const UNARY_METHODS = [
-  'Ping', 'GetLatestBlockhash', 'GetBlockHeight', 'GetSlot', 'IsBlockhashValid', 'GetVersion', 'SubscribeReplayInfo',
-] as const;
+const UNARY_METHODS = ['Ping', 'GetLatestBlockhash', 'GetBlockHeight', 'GetSlot', 'IsBlockhashValid', 'GetVersion', 'SubscribeReplayInfo'] as const;
 
 /** Subscribe plus the unary methods; SubscribePreprocessed is not served (UNIMPLEMENTED). */
 export const GEYSER_SERVICE: ServiceDefinition = {

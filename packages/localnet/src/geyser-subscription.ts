@@ -4,7 +4,11 @@
  * the peer has not yet taken off the wire. Transport-agnostic: the server hands it a sink.
  */
 import {
-  EMPTY_FILTERS, matchBlockMetaFilters, matchSlotFilters, matchTransactionFilters, matchTransactionStatusFilters,
+  EMPTY_FILTERS,
+  matchBlockMetaFilters,
+  matchSlotFilters,
+  matchTransactionFilters,
+  matchTransactionStatusFilters,
   type SubscriptionFilters,
 } from './geyser-filters.ts';
 import { UPDATE_FIELD, encode, frameUpdate, type UpdateField } from './geyser-proto.ts';

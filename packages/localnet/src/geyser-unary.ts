@@ -16,26 +16,29 @@ type UnaryHandler = (call: ServerUnaryCall<Uint8Array, Buffer>, callback: sendUn
 
 /** The unary methods, each behind the x-token check. */
 export function unaryHandlers(head: ChainHeadReader, authorized: Authorize, replay: ReplayLog): UntypedServiceImplementation {
-  const guarded = (answer: (request: Uint8Array) => Buffer): UnaryHandler => (call, callback) => {
-    if (!authorized(call.metadata)) {
-      callback({ code: GrpcStatus.UNAUTHENTICATED, details: 'invalid or missing x-token' });
-      return;
-    }
-    try {
-      callback(null, answer(call.request));
-    } catch (error) {
-      callback(toStatus(error));
-    }
-  };
+  const guarded =
+    (answer: (request: Uint8Array) => Buffer): UnaryHandler =>
+    (call, callback) => {
+      if (!authorized(call.metadata)) {
+        callback({ code: GrpcStatus.UNAUTHENTICATED, details: 'invalid or missing x-token' });
+        return;
+      }
+      try {
+        callback(null, answer(call.request));
+      } catch (error) {
+        callback(toStatus(error));
+      }
+    };
   return {
     Ping: guarded((request) => encode.pongResponse(decodePing(request))),
     GetSlot: guarded((request) => encode.getSlot({ slot: toInt64(head.slot(commitmentOf(request))) })),
-    GetBlockHeight: guarded((request) =>
-      encode.getBlockHeight({ blockHeight: toInt64(head.blockHeight(commitmentOf(request))) })),
+    GetBlockHeight: guarded((request) => encode.getBlockHeight({ blockHeight: toInt64(head.blockHeight(commitmentOf(request))) })),
     GetLatestBlockhash: guarded((request) => {
       const latest = head.latestBlockhash(commitmentOf(request));
       return encode.getLatestBlockhash({
-        slot: toInt64(latest.slot), blockhash: latest.blockhash, lastValidBlockHeight: toInt64(latest.lastValidBlockHeight),
+        slot: toInt64(latest.slot),
+        blockhash: latest.blockhash,
+        lastValidBlockHeight: toInt64(latest.lastValidBlockHeight),
       });
     }),
     IsBlockhashValid: guarded((request) => {

@@ -59,10 +59,18 @@ export function createLocalChain(config: LocalChainConfig) {
   const cfg = Object.freeze({ ...config });
   const svm = new LiteSVM().withTransactionHistory(0n).withBlockhashCheck(false);
   const clock = createSlotClock({
-    slotMs: cfg.slotMs ?? 400, slotsPerEpoch: cfg.slotsPerEpoch, startUnixSeconds: cfg.startUnixSeconds,
-    startSlot: cfg.startSlot ?? 0n, confirmationDepth: cfg.confirmationDepth ?? 1, finalizationDepth: cfg.finalizationDepth ?? 2,
+    slotMs: cfg.slotMs ?? 400,
+    slotsPerEpoch: cfg.slotsPerEpoch,
+    startUnixSeconds: cfg.startUnixSeconds,
+    startSlot: cfg.startSlot ?? 0n,
+    confirmationDepth: cfg.confirmationDepth ?? 1,
+    finalizationDepth: cfg.finalizationDepth ?? 2,
   });
-  const indexes = createChainIndexes({ maxTransactions: cfg.maxTransactions ?? 20_000, maxSignaturesPerAddress: cfg.maxSignaturesPerAddress ?? 1000, maxTrackedAddresses: cfg.maxTrackedAddresses });
+  const indexes = createChainIndexes({
+    maxTransactions: cfg.maxTransactions ?? 20_000,
+    maxSignaturesPerAddress: cfg.maxSignaturesPerAddress ?? 1000,
+    maxTrackedAddresses: cfg.maxTrackedAddresses,
+  });
   const accounts = createChainAccounts(svm, indexes);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
@@ -76,7 +84,14 @@ export function createLocalChain(config: LocalChainConfig) {
   clock.genesis(genesisHash, 0n);
   syncSvmClock();
   indexes.openSlot(clock.openSlot());
-  svm.setAccount({ address: toAddress(faucet.address), lamports: toLamports(FAUCET_LAMPORTS), data: new Uint8Array(), programAddress: toAddress('11111111111111111111111111111111'), executable: false, space: 0n });
+  svm.setAccount({
+    address: toAddress(faucet.address),
+    lamports: toLamports(FAUCET_LAMPORTS),
+    data: new Uint8Array(),
+    programAddress: toAddress('11111111111111111111111111111111'),
+    executable: false,
+    space: 0n,
+  });
 
   function syncSvmClock(): void {
     const slot = clock.openSlot();
@@ -111,11 +126,21 @@ export function createLocalChain(config: LocalChainConfig) {
     const decoded = decode(wire);
     if ('error' in decoded) return reject(null, 'decode', null, decoded.error);
     const signature = decoded.signatures[0] ?? null;
-    if (signature !== null && recentSignatures.has(signature)) return reject(signature, 'rejected', 'AlreadyProcessed', 'This transaction has already been processed');
+    if (signature !== null && recentSignatures.has(signature))
+      return reject(signature, 'rejected', 'AlreadyProcessed', 'This transaction has already been processed');
     if (!clock.isBlockhashValid(decoded.recentBlockhash)) return reject(signature, 'rejected', 'BlockhashNotFound', 'Blockhash not found');
     const slot = clock.openSlot();
     const outcome = runTransaction(svm, decoded, { slot, index: openSlotTxCount, blockTime: clock.blockTimeOf(slot), wire: Uint8Array.from(wire) });
-    if (!outcome.landed) return { ok: false, signature, reason: 'rejected', err: outcome.err, message: String(outcome.err), logs: outcome.logs, unitsConsumed: outcome.unitsConsumed };
+    if (!outcome.landed)
+      return {
+        ok: false,
+        signature,
+        reason: 'rejected',
+        err: outcome.err,
+        message: String(outcome.err),
+        logs: outcome.logs,
+        unitsConsumed: outcome.unitsConsumed,
+      };
     const tx = outcome.tx;
     openSlotTxCount++;
     totalTransactions++;
@@ -136,8 +161,13 @@ export function createLocalChain(config: LocalChainConfig) {
     indexes.openSlot(clock.openSlot());
     pruneRecentSignatures();
     const meta: BlockMetaEvent = {
-      slot, parentSlot: block.parentSlot, blockhash: block.blockhash, parentBlockhash: block.parentBlockhash,
-      blockTime: block.blockTime, blockHeight: block.blockHeight, executedTransactionCount: Number(block.transactionCount),
+      slot,
+      parentSlot: block.parentSlot,
+      blockhash: block.blockhash,
+      parentBlockhash: block.parentBlockhash,
+      blockTime: block.blockTime,
+      blockHeight: block.blockHeight,
+      executedTransactionCount: Number(block.transactionCount),
     };
     emit('blockMeta', meta);
     emit('slot', { slot, parent: block.parentSlot, status: 'processed' } satisfies SlotEvent);
@@ -197,7 +227,17 @@ export function createLocalChain(config: LocalChainConfig) {
       const latest = head.latestBlockhash('processed');
       const replacement = opts.replaceRecentBlockhash ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : null;
       if (!opts.replaceRecentBlockhash && !clock.isBlockhashValid(decoded.recentBlockhash)) {
-        return { ok: true, decoded, replacementBlockhash: null, err: 'BlockhashNotFound', logs: [], unitsConsumed: 0n, innerInstructions: [], postAccounts: new Map(), returnData: null };
+        return {
+          ok: true,
+          decoded,
+          replacementBlockhash: null,
+          err: 'BlockhashNotFound',
+          logs: [],
+          unitsConsumed: 0n,
+          innerInstructions: [],
+          postAccounts: new Map(),
+          returnData: null,
+        };
       }
       return { ok: true, decoded, replacementBlockhash: replacement, ...simulateDecoded(svm, decoded, opts.sigVerify) };
     },
@@ -235,11 +275,21 @@ export function createLocalChain(config: LocalChainConfig) {
       const slot = clock.slotFor(commitment);
       const block = clock.block(slot);
       return {
-        epoch: clock.epochOf(slot), slotIndex: slot % cfg.slotsPerEpoch, slotsInEpoch: cfg.slotsPerEpoch, absoluteSlot: slot,
-        blockHeight: block?.blockHeight ?? 0n, transactionCount: block?.cumulativeTransactionCount ?? totalTransactions,
+        epoch: clock.epochOf(slot),
+        slotIndex: slot % cfg.slotsPerEpoch,
+        slotsInEpoch: cfg.slotsPerEpoch,
+        absoluteSlot: slot,
+        blockHeight: block?.blockHeight ?? 0n,
+        transactionCount: block?.cumulativeTransactionCount ?? totalTransactions,
       };
     },
-    epochSchedule: () => ({ slotsPerEpoch: cfg.slotsPerEpoch, leaderScheduleSlotOffset: cfg.slotsPerEpoch, warmup: false, firstNormalEpoch: 0n, firstNormalSlot: 0n }),
+    epochSchedule: () => ({
+      slotsPerEpoch: cfg.slotsPerEpoch,
+      leaderScheduleSlotOffset: cfg.slotsPerEpoch,
+      warmup: false,
+      firstNormalEpoch: 0n,
+      firstNormalSlot: 0n,
+    }),
     /** Commitment reached by a slot (a transaction's status from its slot). */
     commitmentOfSlot: (slot: bigint): Commitment => clock.statusOf(slot),
     /** The open slot transactions currently land in. */

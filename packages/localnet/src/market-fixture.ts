@@ -107,8 +107,13 @@ function checkMarket(m: FixtureLendingMarket, path: string): void {
 export function parseMarketFixture(json: unknown): MarketFixture {
   const f = json as MarketFixture;
   check(typeof json === 'object' && json !== null, '$', 'must be an object');
-  check(Array.isArray(f.tokens) && Array.isArray(f.nftCollections) && Array.isArray(f.lendingMarkets), '$', 'needs tokens, nftCollections and lendingMarkets arrays');
-  for (const [i, t] of f.tokens.entries()) check(BASE58.test(t.mint) && Number.isInteger(t.decimals), `tokens[${i}]`, 'needs a base58 mint and integer decimals');
+  check(
+    Array.isArray(f.tokens) && Array.isArray(f.nftCollections) && Array.isArray(f.lendingMarkets),
+    '$',
+    'needs tokens, nftCollections and lendingMarkets arrays',
+  );
+  for (const [i, t] of f.tokens.entries())
+    check(BASE58.test(t.mint) && Number.isInteger(t.decimals), `tokens[${i}]`, 'needs a base58 mint and integer decimals');
   for (const [i, c] of f.nftCollections.entries()) checkCollection(c, `nftCollections[${i}]`);
   for (const [i, m] of f.lendingMarkets.entries()) checkMarket(m, `lendingMarkets[${i}]`);
   const symbols = new Set(f.nftCollections.map((c) => c.symbol));

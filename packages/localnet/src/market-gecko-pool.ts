@@ -43,7 +43,12 @@ export function tokenId(mint: string): string {
 
 /** GeckoTerminal-style dex id from a pool label ("Raydium CPMM" -> "raydium-cpmm"). */
 export function dexId(label: string): string {
-  return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unknown';
+  return (
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'unknown'
+  );
 }
 
 function isoSeconds(unixSeconds: number): string {

@@ -43,7 +43,12 @@ function parsePage(query: URLSearchParams): number | JsonReply {
 function parseIncludes(query: URLSearchParams): ReadonlySet<string> {
   const raw = query.get('include') ?? '';
   const allowed = new Set(['base_token', 'quote_token', 'dex']);
-  return new Set(raw.split(',').map((s) => s.trim()).filter((s) => allowed.has(s)));
+  return new Set(
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => allowed.has(s)),
+  );
 }
 
 interface Ranked {
@@ -65,7 +70,10 @@ function byNewest(a: Ranked, b: Ranked): number {
 function includedResources(pools: readonly PoolState[], includes: ReadonlySet<string>, ctx: PoolContext): unknown[] {
   const out = new Map<string, unknown>();
   for (const pool of pools) {
-    for (const [kind, mint] of [['base_token', baseMintOf(pool)], ['quote_token', quoteMintOf(pool)]] as const) {
+    for (const [kind, mint] of [
+      ['base_token', baseMintOf(pool)],
+      ['quote_token', quoteMintOf(pool)],
+    ] as const) {
       if (!includes.has(kind)) continue;
       const decimals = mint === pool.mintA ? pool.decimalsA : pool.decimalsB;
       out.set(`token:${mint}`, tokenResource(mint, decimals, ctx));
@@ -109,6 +117,11 @@ export function handleGeckoPools(deps: GeckoDeps, network: string, list: GeckoLi
   const pageItems = ranked.slice((page - 1) * GECKO_PAGE_SIZE, page * GECKO_PAGE_SIZE);
   const includes = parseIncludes(req.query);
   const body: Record<string, unknown> = { data: pageItems.map((r) => r.resource) };
-  if (includes.size > 0) body.included = includedResources(pageItems.map((r) => r.pool), includes, ctx);
+  if (includes.size > 0)
+    body.included = includedResources(
+      pageItems.map((r) => r.pool),
+      includes,
+      ctx,
+    );
   return reply(200, body);
 }

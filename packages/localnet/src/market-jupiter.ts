@@ -87,7 +87,8 @@ function parseQuoteParams(query: URLSearchParams): QuoteParams | JsonReply {
   if (isReply(slippageBps)) return slippageBps;
   const swapMode = query.get('swapMode') ?? 'ExactIn';
   if (swapMode === 'ExactOut') return jupiterError('ExactOut is not supported by the localnet pools', 'NOT_SUPPORTED');
-  if (swapMode !== 'ExactIn') return invalid(`Query parameter swapMode cannot be parsed: unknown variant \`${swapMode}\`, expected \`ExactIn\` or \`ExactOut\``);
+  if (swapMode !== 'ExactIn')
+    return invalid(`Query parameter swapMode cannot be parsed: unknown variant \`${swapMode}\`, expected \`ExactIn\` or \`ExactOut\``);
   const onlyDirectRoutes = parseBool(query, 'onlyDirectRoutes');
   if (isReply(onlyDirectRoutes)) return onlyDirectRoutes;
   return { inputMint, outputMint, amount, slippageBps, onlyDirectRoutes };

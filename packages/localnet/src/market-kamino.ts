@@ -28,14 +28,17 @@ function kaminoError(statusCode: number, error: string, message: string): JsonRe
 
 /** Answers `GET /v2/kamino-market`. */
 export function handleKaminoMarkets(fixture: MarketFixture): JsonReply {
-  return reply(200, fixture.lendingMarkets.map((m) => ({
-    lendingMarket: m.lendingMarket,
-    isPrimary: m.isPrimary,
-    isCurated: m.isCurated,
-    name: m.name,
-    description: m.description,
-    lookupTable: m.lookupTable,
-  })));
+  return reply(
+    200,
+    fixture.lendingMarkets.map((m) => ({
+      lendingMarket: m.lendingMarket,
+      isPrimary: m.isPrimary,
+      isCurated: m.isCurated,
+      name: m.name,
+      description: m.description,
+      lookupTable: m.lookupTable,
+    })),
+  );
 }
 
 function reserveMetrics(r: FixtureLendingReserve, book: PriceBook): Record<string, string> | null {

@@ -80,15 +80,18 @@ function listings(c: FixtureNftCollection, query: URLSearchParams): JsonReply {
     const d = BigInt(a.priceLamports) - BigInt(b.priceLamports);
     return d < 0n ? -1 : d > 0n ? 1 : a.tokenMint.localeCompare(b.tokenMint);
   });
-  return reply(200, sorted.slice(paging.offset, paging.offset + paging.limit).map((l) => ({
-    pdaAddress: l.pdaAddress,
-    auctionHouse: '',
-    tokenAddress: l.tokenAddress,
-    tokenMint: l.tokenMint,
-    seller: l.seller,
-    tokenSize: 1,
-    price: toSol(l.priceLamports),
-  })));
+  return reply(
+    200,
+    sorted.slice(paging.offset, paging.offset + paging.limit).map((l) => ({
+      pdaAddress: l.pdaAddress,
+      auctionHouse: '',
+      tokenAddress: l.tokenAddress,
+      tokenMint: l.tokenMint,
+      seller: l.seller,
+      tokenSize: 1,
+      price: toSol(l.priceLamports),
+    })),
+  );
 }
 
 function activities(c: FixtureNftCollection, deps: MagicEdenDeps, query: URLSearchParams): JsonReply {
@@ -97,20 +100,23 @@ function activities(c: FixtureNftCollection, deps: MagicEdenDeps, query: URLSear
   const type = query.get('type');
   // Only sales are in the fixture's history; other activity types have no events to list.
   const sales = type === null || type === 'buyNow' ? [...c.sales].sort((a, b) => a.secondsAgo - b.secondsAgo) : [];
-  return reply(200, sales.slice(paging.offset, paging.offset + paging.limit).map((s) => ({
-    signature: s.signature,
-    type: 'buyNow',
-    source: 'magiceden_v2',
-    tokenMint: s.tokenMint,
-    collection: c.symbol,
-    collectionSymbol: c.symbol,
-    blockTime: saleTime(s, deps),
-    buyer: s.buyer,
-    buyerReferral: '',
-    seller: s.seller,
-    sellerReferral: '',
-    price: toSol(s.priceLamports),
-  })));
+  return reply(
+    200,
+    sales.slice(paging.offset, paging.offset + paging.limit).map((s) => ({
+      signature: s.signature,
+      type: 'buyNow',
+      source: 'magiceden_v2',
+      tokenMint: s.tokenMint,
+      collection: c.symbol,
+      collectionSymbol: c.symbol,
+      blockTime: saleTime(s, deps),
+      buyer: s.buyer,
+      buyerReferral: '',
+      seller: s.seller,
+      sellerReferral: '',
+      price: toSol(s.priceLamports),
+    })),
+  );
 }
 
 /** Answers `/v2/collections/{symbol}/{stats|listings|activities}`. */

@@ -44,7 +44,10 @@ function priceOneStep(pools: readonly PoolState[], priced: Map<string, number>):
   const best = new Map<string, { price: number; depthUsd: number }>();
   for (const pool of pools) {
     const [a, b] = sides(pool);
-    for (const [known, unknown] of [[a, b], [b, a]] as const) {
+    for (const [known, unknown] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const knownUsd = priced.get(known.mint);
       if (knownUsd === undefined || priced.has(unknown.mint) || unknown.ui <= 0 || known.ui <= 0) continue;
       const depthUsd = known.ui * knownUsd;
@@ -81,11 +84,7 @@ export function baseMintOf(pool: PoolState): string {
 }
 
 /** Price of one whole base token in quote tokens from raw reserves, null when a side is empty. */
-export function basePriceInQuote(
-  pool: PoolState,
-  reserveA: bigint = pool.reserveA,
-  reserveB: bigint = pool.reserveB,
-): number | null {
+export function basePriceInQuote(pool: PoolState, reserveA: bigint = pool.reserveA, reserveB: bigint = pool.reserveB): number | null {
   const uiA = toUiAmount(reserveA, pool.decimalsA);
   const uiB = toUiAmount(reserveB, pool.decimalsB);
   if (uiA <= 0 || uiB <= 0) return null;

@@ -74,9 +74,7 @@ function pathKey(route: Route): string {
 }
 
 function directRoutes(pools: readonly PoolState[], inputMint: string, outputMint: string, amount: bigint): Route[] {
-  return pools
-    .filter((p) => otherMint(p, inputMint) === outputMint)
-    .map((p) => routeOf([swapHop(p, inputMint, amount)]));
+  return pools.filter((p) => otherMint(p, inputMint) === outputMint).map((p) => routeOf([swapHop(p, inputMint, amount)]));
 }
 
 function twoHopRoutes(pools: readonly PoolState[], inputMint: string, outputMint: string, amount: bigint): Route[] {

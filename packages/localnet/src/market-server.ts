@@ -56,7 +56,10 @@ interface Deps {
 
 function decodeSegments(pathname: string): string[] | null {
   try {
-    return pathname.split('/').filter((s) => s.length > 0).map((s) => decodeURIComponent(s));
+    return pathname
+      .split('/')
+      .filter((s) => s.length > 0)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return null;
   }

@@ -149,7 +149,10 @@ function windowStats(history: PoolHistory, since: number, now: PricePoint | null
   const older = history.buckets.filter((b) => b.start + BUCKET_SECONDS <= since);
   const buyers = new Set<string>();
   const sellers = new Set<string>();
-  let buys = 0, sells = 0, volumeUsd = 0, unpriced = 0;
+  let buys = 0,
+    sells = 0,
+    volumeUsd = 0,
+    unpriced = 0;
   for (const b of inWindow) {
     buys += b.buys;
     sells += b.sells;
@@ -176,11 +179,18 @@ export function createPoolActivity(): PoolActivity {
     const dBase = baseIsA ? move.postA - move.preA : move.postB - move.preB;
     const dQuote = baseIsA ? move.postB - move.preB : move.postA - move.preA;
     const trader = tx.accountKeys[0] ?? '';
-    if (dBase > 0n) { bucket.sells++; addTrader(bucket.sellers, trader); } else { bucket.buys++; addTrader(bucket.buyers, trader); }
+    if (dBase > 0n) {
+      bucket.sells++;
+      addTrader(bucket.sellers, trader);
+    } else {
+      bucket.buys++;
+      addTrader(bucket.buyers, trader);
+    }
     const absQuote = toUiAmount(dQuote < 0n ? -dQuote : dQuote, baseIsA ? pool.decimalsB : pool.decimalsA);
     const absBase = toUiAmount(dBase < 0n ? -dBase : dBase, baseIsA ? pool.decimalsA : pool.decimalsB);
     const usd = quoteUsd !== null ? absQuote * quoteUsd : baseUsd !== null ? absBase * baseUsd : null;
-    if (usd === null) bucket.unpriced++; else bucket.volumeUsd += usd;
+    if (usd === null) bucket.unpriced++;
+    else bucket.volumeUsd += usd;
     const pre = basePriceInQuote(pool, move.preA, move.preB);
     const post = basePriceInQuote(pool, move.postA, move.postB);
     if (bucket.open === null && pre !== null) bucket.open = { inQuote: pre, quoteUsd };

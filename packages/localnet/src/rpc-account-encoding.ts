@@ -45,8 +45,19 @@ export function checkEncoding(encoding: AccountEncoding): void {
 export type MintDecimalsReader = (mint: string) => number | null;
 
 /** An account as Agave's UiAccount. */
-export function encodeAccount(account: AccountData, encoding: AccountEncoding, slice: DataSlice | null, decimalsOf: MintDecimalsReader): Record<string, unknown> {
-  const common = { executable: account.executable, lamports: account.lamports, owner: account.owner, rentEpoch: RENT_EXEMPT_RENT_EPOCH, space: account.data.length };
+export function encodeAccount(
+  account: AccountData,
+  encoding: AccountEncoding,
+  slice: DataSlice | null,
+  decimalsOf: MintDecimalsReader,
+): Record<string, unknown> {
+  const common = {
+    executable: account.executable,
+    lamports: account.lamports,
+    owner: account.owner,
+    rentEpoch: RENT_EXEMPT_RENT_EPOCH,
+    space: account.data.length,
+  };
   if (encoding === 'jsonParsed') {
     const parsed = parseTokenProgramAccount(account, decimalsOf);
     if (parsed !== null) return { data: parsed, ...common };
@@ -72,7 +83,11 @@ export function parseTokenProgramAccount(account: AccountData, decimalsOf: MintD
     if (!mint.ok || !mint.state.isInitialized) return null;
     const m = mint.state;
     const info: Record<string, unknown> = {
-      mintAuthority: m.mintAuthority, supply: m.supply.toString(), decimals: m.decimals, isInitialized: m.isInitialized, freezeAuthority: m.freezeAuthority,
+      mintAuthority: m.mintAuthority,
+      supply: m.supply.toString(),
+      decimals: m.decimals,
+      isInitialized: m.isInitialized,
+      freezeAuthority: m.freezeAuthority,
     };
     if (mint.extensions.length > 0) info.extensions = mint.extensions.map(toUiExtension);
     return { program, parsed: { type: 'mint', info }, space: account.data.length };
@@ -114,7 +129,10 @@ export function toUiExtension(ext: Token2022Extension): { readonly extension: st
   if (Object.keys(state).length === 0) return { extension: ext.extension };
   // Agave prints the two f64 multipliers as strings.
   if (ext.extension === 'scaledUiAmountConfig') {
-    return { extension: ext.extension, state: { ...(jsonNumbers(state) as object), multiplier: String(ext.state.multiplier), newMultiplier: String(ext.state.newMultiplier) } };
+    return {
+      extension: ext.extension,
+      state: { ...(jsonNumbers(state) as object), multiplier: String(ext.state.multiplier), newMultiplier: String(ext.state.newMultiplier) },
+    };
   }
   return { extension: ext.extension, state: jsonNumbers(state) };
 }

@@ -6,9 +6,7 @@
 import { decodeBase58 } from './base58.ts';
 import { ACCOUNT_ENCODINGS, checkEncoding, dataSliceOf, encodeAccount, type AccountEncoding } from './rpc-account-encoding.ts';
 import { decimalsReader, rpcResponse, type RpcContext, type RpcMethod } from './rpc-context.ts';
-import {
-  addressParam, boolOption, checkMinContextSlot, commitmentOf, configParam, enumOption, invalidParams, RpcError, RPC_CODES,
-} from './rpc-params.ts';
+import { addressParam, boolOption, checkMinContextSlot, commitmentOf, configParam, enumOption, invalidParams, RpcError, RPC_CODES } from './rpc-params.ts';
 import type { AccountData } from './chain-accounts.ts';
 import { classifyTokenData, isTokenProgram, parseMintBase, parseTokenAccountBase, uiTokenAmount } from './token-layout.ts';
 
@@ -49,7 +47,10 @@ const getMultipleAccounts: RpcMethod = (params, ctx) => {
   const config = configParam(params, 1);
   const slot = contextSlot(ctx, config);
   const render = renderer(ctx, config, 'base64');
-  return rpcResponse(slot, addresses.map((a) => render(ctx.chain.getAccount(a))));
+  return rpcResponse(
+    slot,
+    addresses.map((a) => render(ctx.chain.getAccount(a))),
+  );
 };
 
 const getBalance: RpcMethod = (params, ctx) => {
@@ -60,7 +61,8 @@ const getBalance: RpcMethod = (params, ctx) => {
 
 const getMinimumBalanceForRentExemption: RpcMethod = (params, ctx) => {
   const len = params[0];
-  if (typeof len !== 'number' || !Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024) throw invalidParams('Invalid param: data length must be an integer in [0, 10485760]');
+  if (typeof len !== 'number' || !Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024)
+    throw invalidParams('Invalid param: data length must be an integer in [0, 10485760]');
   return ctx.chain.minimumBalanceForRentExemption(len);
 };
 
@@ -83,7 +85,8 @@ function parseFilter(f: unknown): Filter {
     const bytes = enc === 'base58' ? decodeBase58(m.bytes) : enc === 'base64' ? Buffer.from(m.bytes, 'base64') : null;
     if (bytes === null || bytes.length > 128) throw invalidParams('Invalid param: memcmp bytes must be base58 or base64, at most 128 bytes');
     const offset = m.offset as number;
-    return (a) => offset + bytes.length <= a.data.length && Buffer.compare(Buffer.from(a.data.subarray(offset, offset + bytes.length)), Buffer.from(bytes)) === 0;
+    return (a) =>
+      offset + bytes.length <= a.data.length && Buffer.compare(Buffer.from(a.data.subarray(offset, offset + bytes.length)), Buffer.from(bytes)) === 0;
   }
   if ('tokenAccountState' in obj) return (a) => classifyTokenData(a.owner, a.data) === 'account';
   throw invalidParams('Invalid param: filter must be dataSize, memcmp or tokenAccountState');
@@ -98,7 +101,8 @@ const getProgramAccounts: RpcMethod = (params, ctx) => {
   const filters = filtersRaw.map(parseFilter);
   const slot = contextSlot(ctx, config);
   const render = renderer(ctx, config);
-  const value = ctx.chain.getProgramAccounts(program)
+  const value = ctx.chain
+    .getProgramAccounts(program)
     .filter(({ account }) => filters.every((f) => f(account)))
     .map(({ address, account }) => ({ pubkey: address, account: render(account) }));
   return boolOption(config, 'withContext', false) ? rpcResponse(slot, value) : value;
@@ -127,11 +131,17 @@ const getTokenAccountsByOwner: RpcMethod = (params, ctx) => {
     const mint = addressParam([filter.mint], 0, 'mint');
     const mintAccount = ctx.chain.getAccount(mint);
     if (!mintAccount || classifyTokenData(mintAccount.owner, mintAccount.data) !== 'mint') throw invalidParams('Invalid param: could not find mint');
-    return rpcResponse(slot, tokenAccountsOf(ctx, addresses, config, (a) => a.owner === mintAccount.owner && parseTokenAccountBase(a.data).mint === mint));
+    return rpcResponse(
+      slot,
+      tokenAccountsOf(ctx, addresses, config, (a) => a.owner === mintAccount.owner && parseTokenAccountBase(a.data).mint === mint),
+    );
   }
   const programId = addressParam([filter.programId], 0, 'programId');
   if (!isTokenProgram(programId)) throw invalidParams('Invalid param: unrecognized Token program id');
-  return rpcResponse(slot, tokenAccountsOf(ctx, addresses, config, (a) => a.owner === programId));
+  return rpcResponse(
+    slot,
+    tokenAccountsOf(ctx, addresses, config, (a) => a.owner === programId),
+  );
 };
 
 function mintOrThrow(ctx: RpcContext, mint: string): { decimals: number; supply: bigint } {
@@ -168,11 +178,21 @@ const getTokenLargestAccounts: RpcMethod = (params, ctx) => {
     return account ? [{ address, amount: parseTokenAccountBase(account.data).amount }] : [];
   });
   rows.sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : a.address < b.address ? -1 : 1));
-  return rpcResponse(slot, rows.slice(0, LARGEST_ACCOUNTS_RETURNED).map((r) => ({ address: r.address, ...uiTokenAmount(r.amount, decimals) })));
+  return rpcResponse(
+    slot,
+    rows.slice(0, LARGEST_ACCOUNTS_RETURNED).map((r) => ({ address: r.address, ...uiTokenAmount(r.amount, decimals) })),
+  );
 };
 
 /** The account methods by name. */
 export const ACCOUNT_METHODS: Readonly<Record<string, RpcMethod>> = {
-  getAccountInfo, getMultipleAccounts, getBalance, getMinimumBalanceForRentExemption, getProgramAccounts,
-  getTokenAccountsByOwner, getTokenAccountBalance, getTokenSupply, getTokenLargestAccounts,
+  getAccountInfo,
+  getMultipleAccounts,
+  getBalance,
+  getMinimumBalanceForRentExemption,
+  getProgramAccounts,
+  getTokenAccountsByOwner,
+  getTokenAccountBalance,
+  getTokenSupply,
+  getTokenLargestAccounts,
 };

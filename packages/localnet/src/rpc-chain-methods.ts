@@ -19,7 +19,14 @@ const getBlockHeight: RpcMethod = (params, ctx) => ctx.chain.blockHeight(atCommi
 
 const getEpochInfo: RpcMethod = (params, ctx) => {
   const e = ctx.chain.epochInfo(atCommitment(params, 0, ctx));
-  return { absoluteSlot: e.absoluteSlot, blockHeight: e.blockHeight, epoch: e.epoch, slotIndex: e.slotIndex, slotsInEpoch: e.slotsInEpoch, transactionCount: e.transactionCount };
+  return {
+    absoluteSlot: e.absoluteSlot,
+    blockHeight: e.blockHeight,
+    epoch: e.epoch,
+    slotIndex: e.slotIndex,
+    slotsInEpoch: e.slotsInEpoch,
+    transactionCount: e.transactionCount,
+  };
 };
 
 const getEpochSchedule: RpcMethod = (_params, ctx) => ctx.chain.epochSchedule();
@@ -62,7 +69,13 @@ const localnetFundStablecoin: RpcMethod = async (params, ctx) => {
 
 /** The cluster-state methods by name. */
 export const CHAIN_METHODS: Readonly<Record<string, RpcMethod>> = {
-  getSlot, getBlockHeight, getEpochInfo, getEpochSchedule, getLatestBlockhash, isBlockhashValid, getBlockTime,
+  getSlot,
+  getBlockHeight,
+  getEpochInfo,
+  getEpochSchedule,
+  getLatestBlockhash,
+  isBlockhashValid,
+  getBlockTime,
   getHealth: () => 'ok',
   getVersion: (_p, ctx) => ctx.chain.version(),
   getGenesisHash: (_p, ctx) => ctx.chain.genesisHash(),

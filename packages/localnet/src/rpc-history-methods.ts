@@ -4,8 +4,18 @@
  */
 import { rpcResponse, type RpcMethod } from './rpc-context.ts';
 import {
-  addressParam, atLeastConfirmed, boolOption, checkMinContextSlot, commitmentOf, configParam, enumOption, intOption,
-  invalidParams, RpcError, RPC_CODES, signatureParam,
+  addressParam,
+  atLeastConfirmed,
+  boolOption,
+  checkMinContextSlot,
+  commitmentOf,
+  configParam,
+  enumOption,
+  intOption,
+  invalidParams,
+  RpcError,
+  RPC_CODES,
+  signatureParam,
 } from './rpc-params.ts';
 import { renderTransaction, type TransactionEncoding } from './rpc-transaction-format.ts';
 
@@ -83,5 +93,8 @@ const getRecentPrioritizationFees: RpcMethod = (params, ctx) => {
 
 /** The history methods by name. */
 export const HISTORY_METHODS: Readonly<Record<string, RpcMethod>> = {
-  getTransaction, getSignaturesForAddress, getSignatureStatuses, getRecentPrioritizationFees,
+  getTransaction,
+  getSignaturesForAddress,
+  getSignatureStatuses,
+  getRecentPrioritizationFees,
 };

@@ -24,7 +24,16 @@ function parseSystem(a: readonly string[], d: Uint8Array): unknown {
   const tag = dv(d).getUint32(0, true);
   if (tag === 2 && d.length >= 12) return { type: 'transfer', info: { source: a[0], destination: a[1], lamports: dv(d).getBigUint64(4, true) } };
   if (tag === 0 && d.length >= 52) {
-    return { type: 'createAccount', info: { source: a[0], newAccount: a[1], lamports: dv(d).getBigUint64(4, true), space: dv(d).getBigUint64(12, true), owner: encodeBase58(d.subarray(20, 52)) } };
+    return {
+      type: 'createAccount',
+      info: {
+        source: a[0],
+        newAccount: a[1],
+        lamports: dv(d).getBigUint64(4, true),
+        space: dv(d).getBigUint64(12, true),
+        owner: encodeBase58(d.subarray(20, 52)),
+      },
+    };
   }
   if (tag === 1 && d.length >= 36) return { type: 'assign', info: { account: a[0], owner: encodeBase58(d.subarray(4, 36)) } };
   return null;
@@ -36,25 +45,38 @@ function parseToken(a: readonly string[], d: Uint8Array): unknown {
   const amount = u64(1);
   const decimals = d[9];
   switch (tag) {
-    case 3: return amount === null ? null : { type: 'transfer', info: { source: a[0], destination: a[1], authority: a[2], amount: amount.toString() } };
-    case 4: return amount === null ? null : { type: 'approve', info: { source: a[0], delegate: a[1], owner: a[2], amount: amount.toString() } };
-    case 7: return amount === null ? null : { type: 'mintTo', info: { mint: a[0], account: a[1], mintAuthority: a[2], amount: amount.toString() } };
-    case 8: return amount === null ? null : { type: 'burn', info: { account: a[0], mint: a[1], authority: a[2], amount: amount.toString() } };
-    case 9: return { type: 'closeAccount', info: { account: a[0], destination: a[1], owner: a[2] } };
+    case 3:
+      return amount === null ? null : { type: 'transfer', info: { source: a[0], destination: a[1], authority: a[2], amount: amount.toString() } };
+    case 4:
+      return amount === null ? null : { type: 'approve', info: { source: a[0], delegate: a[1], owner: a[2], amount: amount.toString() } };
+    case 7:
+      return amount === null ? null : { type: 'mintTo', info: { mint: a[0], account: a[1], mintAuthority: a[2], amount: amount.toString() } };
+    case 8:
+      return amount === null ? null : { type: 'burn', info: { account: a[0], mint: a[1], authority: a[2], amount: amount.toString() } };
+    case 9:
+      return { type: 'closeAccount', info: { account: a[0], destination: a[1], owner: a[2] } };
     case 12:
-      return amount === null || decimals === undefined ? null
+      return amount === null || decimals === undefined
+        ? null
         : { type: 'transferChecked', info: { source: a[0], mint: a[1], destination: a[2], authority: a[3], tokenAmount: uiTokenAmount(amount, decimals) } };
     case 14:
-      return amount === null || decimals === undefined ? null
+      return amount === null || decimals === undefined
+        ? null
         : { type: 'mintToChecked', info: { mint: a[0], account: a[1], mintAuthority: a[2], tokenAmount: uiTokenAmount(amount, decimals) } };
     case 15:
-      return amount === null || decimals === undefined ? null
+      return amount === null || decimals === undefined
+        ? null
         : { type: 'burnChecked', info: { account: a[0], mint: a[1], authority: a[2], tokenAmount: uiTokenAmount(amount, decimals) } };
-    case 17: return { type: 'syncNative', info: { account: a[0] } };
-    case 18: return d.length >= 33 ? { type: 'initializeAccount3', info: { account: a[0], mint: a[1], owner: encodeBase58(d.subarray(1, 33)) } } : null;
-    case 20: return parseInitializeMint2(a, d);
-    case 22: return { type: 'initializeImmutableOwner', info: { account: a[0] } };
-    default: return null;
+    case 17:
+      return { type: 'syncNative', info: { account: a[0] } };
+    case 18:
+      return d.length >= 33 ? { type: 'initializeAccount3', info: { account: a[0], mint: a[1], owner: encodeBase58(d.subarray(1, 33)) } } : null;
+    case 20:
+      return parseInitializeMint2(a, d);
+    case 22:
+      return { type: 'initializeImmutableOwner', info: { account: a[0] } };
+    default:
+      return null;
   }
 }
 

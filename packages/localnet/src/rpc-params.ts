@@ -21,7 +21,11 @@ export const RPC_CODES = {
 
 /** A JSON-RPC error answer. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
   }
 }
@@ -41,7 +45,8 @@ export function paramList(params: unknown): unknown[] {
 /** A required base58 address (32 bytes). */
 export function addressParam(params: unknown[], i: number, name = 'pubkey'): string {
   const v = params[i];
-  if (typeof v !== 'string') throw invalidParams(v === undefined ? `missing required parameter ${name} at position ${i}` : `Invalid param: ${name} must be a base58 string`);
+  if (typeof v !== 'string')
+    throw invalidParams(v === undefined ? `missing required parameter ${name} at position ${i}` : `Invalid param: ${name} must be a base58 string`);
   if (decodeBase58(v)?.length !== 32) throw invalidParams(`Invalid param: Invalid ${name}: ${v.slice(0, 64)}`);
   return v;
 }
@@ -65,10 +70,19 @@ export function commitmentOf(config: Record<string, unknown>, key = 'commitment'
   const v = config[key];
   if (v === undefined || v === null) return 'finalized';
   switch (v) {
-    case 'processed': case 'recent': case 'single': return 'processed';
-    case 'confirmed': case 'singleGossip': return 'confirmed';
-    case 'finalized': case 'max': case 'root': return 'finalized';
-    default: throw invalidParams(`Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``);
+    case 'processed':
+    case 'recent':
+    case 'single':
+      return 'processed';
+    case 'confirmed':
+    case 'singleGossip':
+      return 'confirmed';
+    case 'finalized':
+    case 'max':
+    case 'root':
+      return 'finalized';
+    default:
+      throw invalidParams(`Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``);
   }
 }
 

@@ -84,7 +84,8 @@ export async function handleRpcBody(body: string, ctx: RpcContext): Promise<stri
     return reply === null ? null : stringifyRpcJson(reply);
   }
   if (parsed.length === 0) return stringifyRpcJson(errorReply(null, RPC_CODES.invalidRequest, 'Invalid request'));
-  if (parsed.length > MAX_BATCH_REQUESTS) return stringifyRpcJson(errorReply(null, RPC_CODES.invalidRequest, `Invalid request: batch larger than ${MAX_BATCH_REQUESTS}`));
+  if (parsed.length > MAX_BATCH_REQUESTS)
+    return stringifyRpcJson(errorReply(null, RPC_CODES.invalidRequest, `Invalid request: batch larger than ${MAX_BATCH_REQUESTS}`));
   const replies: JsonRpcReply[] = [];
   for (const request of parsed) {
     const reply = await handleRpcRequest(request, ctx);
@@ -130,10 +131,11 @@ export function startRpcServer(config: RpcServerConfig): Promise<RpcServer> {
       resolve({
         url: `http://${host}:${port}`,
         port,
-        close: () => new Promise<void>((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

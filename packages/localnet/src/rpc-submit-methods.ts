@@ -20,7 +20,10 @@ function wireParam(params: unknown[], config: Record<string, unknown>): Uint8Arr
   const encoding = enumOption(config, 'encoding', ['base58', 'base64'], 'base58');
   const bytes = encoding === 'base64' ? decodeBase64Strict(text) : decodeBase58(text);
   if (bytes === null || bytes.length === 0) throw invalidParams(`invalid transaction: failed to decode ${encoding} string`);
-  if (bytes.length > MAX_WIRE_BYTES) throw invalidParams(`${encoding} encoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_WIRE_BYTES} bytes)`);
+  if (bytes.length > MAX_WIRE_BYTES)
+    throw invalidParams(
+      `${encoding} encoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_WIRE_BYTES} bytes)`,
+    );
   return bytes;
 }
 
@@ -37,9 +40,13 @@ function simulationValue(ctx: RpcContext, sim: Extract<SimulateResult, { ok: tru
     loadedAccountsDataSize: 0,
     logs: [...sim.logs],
     replacementBlockhash: sim.replacementBlockhash,
-    returnData: sim.returnData === null ? null : {
-      programId: encodeBase58(sim.returnData.programId), data: [Buffer.from(sim.returnData.data).toString('base64'), 'base64'],
-    },
+    returnData:
+      sim.returnData === null
+        ? null
+        : {
+            programId: encodeBase58(sim.returnData.programId),
+            data: [Buffer.from(sim.returnData.data).toString('base64'), 'base64'],
+          },
     unitsConsumed: sim.unitsConsumed,
   };
 }
@@ -105,7 +112,14 @@ function preflight(ctx: RpcContext, wire: Uint8Array, config: Record<string, unk
 
 function preflightFailure(err: unknown, logs: readonly string[], unitsConsumed: bigint): RpcError {
   return new RpcError(RPC_CODES.sendTransactionPreflightFailure, `Transaction simulation failed: ${describeTransactionError(err)}`, {
-    accounts: null, err, innerInstructions: null, loadedAccountsDataSize: 0, logs: [...logs], replacementBlockhash: null, returnData: null, unitsConsumed,
+    accounts: null,
+    err,
+    innerInstructions: null,
+    loadedAccountsDataSize: 0,
+    logs: [...logs],
+    replacementBlockhash: null,
+    returnData: null,
+    unitsConsumed,
   });
 }
 

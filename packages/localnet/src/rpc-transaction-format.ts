@@ -27,19 +27,22 @@ function staticKeys(tx: ExecutedTransaction): readonly string[] {
 
 function tokenBalances(rows: readonly TokenBalanceData[]): unknown[] {
   return rows.map((r) => ({
-    accountIndex: r.accountIndex, mint: r.mint, owner: r.owner, programId: r.programId,
+    accountIndex: r.accountIndex,
+    mint: r.mint,
+    owner: r.owner,
+    programId: r.programId,
     uiTokenAmount: uiTokenAmount(BigInt(r.amount), r.decimals),
   }));
 }
 
 function compiledJson(ix: CompiledInstructionData, inner: boolean): Record<string, unknown> {
-  return { programIdIndex: ix.programIdIndex, accounts: [...ix.accounts], data: encodeBase58(ix.data), stackHeight: inner ? ix.stackHeight ?? null : null };
+  return { programIdIndex: ix.programIdIndex, accounts: [...ix.accounts], data: encodeBase58(ix.data), stackHeight: inner ? (ix.stackHeight ?? null) : null };
 }
 
 function parsedJson(keys: readonly string[], ix: CompiledInstructionData, inner: boolean): Record<string, unknown> {
   const programId = keys[ix.programIdIndex] ?? '';
   const accounts = ix.accounts.map((i) => keys[i] ?? '');
-  const stackHeight = inner ? ix.stackHeight ?? null : null;
+  const stackHeight = inner ? (ix.stackHeight ?? null) : null;
   const parsed = parseKnownInstruction(programId, accounts, ix.data);
   if (parsed) return { program: parsed.program, programId, parsed: parsed.parsed, stackHeight };
   return { accounts, data: encodeBase58(ix.data), programId, stackHeight };
@@ -75,7 +78,10 @@ function renderMessage(tx: ExecutedTransaction, parsed: boolean): Record<string,
   const keys = staticKeys(tx);
   const accountKeys = parsed
     ? tx.accountKeys.map((pubkey, i) => ({
-        pubkey, writable: isWritable(tx, i), signer: i < tx.header.numRequiredSignatures, source: i < keys.length ? 'transaction' : 'lookupTable',
+        pubkey,
+        writable: isWritable(tx, i),
+        signer: i < tx.header.numRequiredSignatures,
+        source: i < keys.length ? 'transaction' : 'lookupTable',
       }))
     : [...keys];
   const message: Record<string, unknown> = {
@@ -93,18 +99,21 @@ function lookupsOf(tx: ExecutedTransaction): unknown[] {
   const message = getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(tx.wire).messageBytes);
   if (message.version !== 0) return [];
   return (message.addressTableLookups ?? []).map((l) => ({
-    accountKey: String(l.lookupTableAddress), writableIndexes: [...l.writableIndexes], readonlyIndexes: [...l.readonlyIndexes],
+    accountKey: String(l.lookupTableAddress),
+    writableIndexes: [...l.writableIndexes],
+    readonlyIndexes: [...l.readonlyIndexes],
   }));
 }
 
 /** The whole getTransaction answer. `version` is present only when the client declared support. */
 export function renderTransaction(tx: ExecutedTransaction, encoding: TransactionEncoding, withVersion: boolean): Record<string, unknown> {
   const parsed = encoding === 'jsonParsed';
-  const transaction = encoding === 'base64'
-    ? [Buffer.from(tx.wire).toString('base64'), 'base64']
-    : encoding === 'base58'
-      ? [encodeBase58(tx.wire), 'base58']
-      : { message: renderMessage(tx, parsed), signatures: [...tx.signatures] };
+  const transaction =
+    encoding === 'base64'
+      ? [Buffer.from(tx.wire).toString('base64'), 'base64']
+      : encoding === 'base58'
+        ? [encodeBase58(tx.wire), 'base58']
+        : { message: renderMessage(tx, parsed), signatures: [...tx.signatures] };
   const out: Record<string, unknown> = { blockTime: tx.blockTime, meta: renderMeta(tx, parsed), slot: tx.slot, transaction };
   if (withVersion) out.version = tx.version ?? 'legacy';
   return out;

@@ -10,17 +10,24 @@ import type { SimulationOutcome } from './transaction-runner.ts';
 export type SendResult =
   | { readonly ok: true; readonly signature: string; readonly tx: ExecutedTransaction }
   | {
-      readonly ok: false; readonly signature: string | null;
+      readonly ok: false;
+      readonly signature: string | null;
       /** 'decode': malformed wire; 'rejected': a TransactionError before landing. */
       readonly reason: 'decode' | 'rejected';
-      readonly err: unknown; readonly message: string;
-      readonly logs: readonly string[]; readonly unitsConsumed: bigint;
+      readonly err: unknown;
+      readonly message: string;
+      readonly logs: readonly string[];
+      readonly unitsConsumed: bigint;
     };
 
 /** Result of `simulate`. */
 export type SimulateResult =
   | { readonly ok: false; readonly reason: 'decode'; readonly message: string }
-  | (SimulationOutcome & { readonly ok: true; readonly decoded: DecodedTransaction; readonly replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null });
+  | (SimulationOutcome & {
+      readonly ok: true;
+      readonly decoded: DecodedTransaction;
+      readonly replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null;
+    });
 
 /** Status of a signature as getSignatureStatuses reports it. */
 export interface SignatureStatusData {

@@ -68,8 +68,14 @@ export function createSlotClock(config: SlotClockConfig) {
     /** Records the start slot as an already closed genesis block. */
     genesis(blockhash: string, blockHeight: bigint): void {
       add({
-        slot: config.startSlot, parentSlot: config.startSlot, blockhash, parentBlockhash: blockhash, blockHeight,
-        blockTime: blockTimeOf(config.startSlot), transactionCount: 0n, cumulativeTransactionCount: 0n,
+        slot: config.startSlot,
+        parentSlot: config.startSlot,
+        blockhash,
+        parentBlockhash: blockhash,
+        blockHeight,
+        blockTime: blockTimeOf(config.startSlot),
+        transactionCount: 0n,
+        cumulativeTransactionCount: 0n,
       });
       for (const c of ['processed', 'confirmed', 'finalized'] as const) emitted.set(c, config.startSlot);
     },
@@ -80,8 +86,14 @@ export function createSlotClock(config: SlotClockConfig) {
       if (!parent) throw new Error('slot clock used before genesis');
       const slot = lastClosed + 1n;
       const block: BlockRecord = {
-        slot, parentSlot: parent.slot, blockhash, parentBlockhash: parent.blockhash, blockHeight: parent.blockHeight + 1n,
-        blockTime: blockTimeOf(slot), transactionCount, cumulativeTransactionCount,
+        slot,
+        parentSlot: parent.slot,
+        blockhash,
+        parentBlockhash: parent.blockhash,
+        blockHeight: parent.blockHeight + 1n,
+        blockTime: blockTimeOf(slot),
+        transactionCount,
+        cumulativeTransactionCount,
       };
       add(block);
       lastClosed = slot;

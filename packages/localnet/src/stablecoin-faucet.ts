@@ -4,8 +4,15 @@
  * up in history and balances exactly like any transfer.
  */
 import {
-  address as toAddress, appendTransactionMessageInstructions, createTransactionMessage, getTransactionEncoder, pipe,
-  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, type Blockhash,
+  address as toAddress,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Blockhash,
 } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import type { LocalChain } from './local-chain.ts';
@@ -33,14 +40,25 @@ export async function fundStablecoin(chain: LocalChain, faucet: StablecoinFaucet
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(authority, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: chain.latestBlockhash('processed').blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
-    (m) => appendTransactionMessageInstructions([
-      getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata, owner: toAddress(owner), mint: toAddress(faucet.mint), tokenProgram }),
-      getMintToCheckedInstruction({ mint: toAddress(faucet.mint), token: ata, mintAuthority: authority, amount, decimals }, { programAddress: tokenProgram }),
-    ], m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata, owner: toAddress(owner), mint: toAddress(faucet.mint), tokenProgram }),
+          getMintToCheckedInstruction(
+            { mint: toAddress(faucet.mint), token: ata, mintAuthority: authority, amount, decimals },
+            { programAddress: tokenProgram },
+          ),
+        ],
+        m,
+      ),
   );
   const wire = Uint8Array.from(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
   const result = chain.sendTransaction(wire);
   if (!result.ok) throw new RpcError(RPC_CODES.internalError, `stablecoin funding rejected: ${describeTransactionError(result.err)}`);
-  if (result.tx.err !== null) throw new RpcError(RPC_CODES.internalError, `stablecoin funding failed: ${describeTransactionError(result.tx.err)}`, { signature: result.signature, logs: result.tx.logs });
+  if (result.tx.err !== null)
+    throw new RpcError(RPC_CODES.internalError, `stablecoin funding failed: ${describeTransactionError(result.tx.err)}`, {
+      signature: result.signature,
+      logs: result.tx.logs,
+    });
   return result.signature;
 }

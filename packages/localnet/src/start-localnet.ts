@@ -80,8 +80,20 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     // Mainnet RPC operators exclude the largest mints from secondary indexes; so does the localnet.
     excludedFromSecondaryIndexes: [world.largeHolderMint.mint],
   });
-  const geyser = await startGeyserServer({ events: chain, head: chain, host: options.host, port: options.geyserPort, ...(options.geyserToken ? { xToken: options.geyserToken } : {}) });
-  const market = await startMarketServer({ pools: marketPoolReader(chain, world), events: chain, fixture: loadMarketFixture(), host: options.host, port: options.marketPort });
+  const geyser = await startGeyserServer({
+    events: chain,
+    head: chain,
+    host: options.host,
+    port: options.geyserPort,
+    ...(options.geyserToken ? { xToken: options.geyserToken } : {}),
+  });
+  const market = await startMarketServer({
+    pools: marketPoolReader(chain, world),
+    events: chain,
+    fixture: loadMarketFixture(),
+    host: options.host,
+    port: options.marketPort,
+  });
   const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed });
   if (options.produce !== false) producer.start();
   return {

@@ -6,11 +6,15 @@
  */
 import { address, isFixedSize } from '@solana/kit';
 import { AccountState, getMintEncoder, getTokenEncoder } from '@solana-program/token';
+import { EXTENSION_CODECS, EXTENSION_NAME_BY_TYPE_ID, type ExtensionName, type ExtensionState, type ExtensionStateInput } from './token-extension-codecs.ts';
 import {
-  EXTENSION_CODECS, EXTENSION_NAME_BY_TYPE_ID, type ExtensionName, type ExtensionState, type ExtensionStateInput,
-} from './token-extension-codecs.ts';
-import {
-  MINT_SIZE_BYTES, parseMintBase, parseTokenAccountBase, TOKEN_ACCOUNT_SIZE_BYTES, TOKEN_ACCOUNT_STATES, type MintBase, type TokenAccountBase,
+  MINT_SIZE_BYTES,
+  parseMintBase,
+  parseTokenAccountBase,
+  TOKEN_ACCOUNT_SIZE_BYTES,
+  TOKEN_ACCOUNT_STATES,
+  type MintBase,
+  type TokenAccountBase,
 } from './token-layout.ts';
 
 /** A multisig's length; Token-2022 pads an extended account that would have it. */
@@ -63,7 +67,7 @@ function decodeEntry(typeId: number, value: Uint8Array): Token2022Extension {
 export function parseTlvEntries(tlv: Uint8Array): { readonly extensions: Token2022Extension[]; readonly error: string | null } {
   const extensions: Token2022Extension[] = [];
   const view = new DataView(tlv.buffer, tlv.byteOffset, tlv.byteLength);
-  for (let at = 0; at + TLV_TYPE_BYTES <= tlv.length;) {
+  for (let at = 0; at + TLV_TYPE_BYTES <= tlv.length; ) {
     const typeId = view.getUint16(at, true);
     if (typeId === 0) break;
     if (at + TLV_HEADER_BYTES > tlv.length) return { extensions, error: `truncated TLV header at ${at}` };
@@ -106,22 +110,30 @@ function withExtensions(base: Uint8Array, type: keyof typeof ACCOUNT_TYPE_BYTE, 
 export function encodeMintAccount(mint: MintBase, extensions: readonly ExtensionInput[] = []): Uint8Array {
   const base = getMintEncoder().encode({
     mintAuthority: mint.mintAuthority === null ? null : address(mint.mintAuthority),
-    supply: mint.supply, decimals: mint.decimals, isInitialized: mint.isInitialized,
+    supply: mint.supply,
+    decimals: mint.decimals,
+    isInitialized: mint.isInitialized,
     freezeAuthority: mint.freezeAuthority === null ? null : address(mint.freezeAuthority),
   });
   return withExtensions(Uint8Array.from(base), 'mint', extensions);
 }
 
 const ACCOUNT_STATE_OF: Readonly<Record<TokenAccountBase['state'], AccountState>> = {
-  uninitialized: AccountState.Uninitialized, initialized: AccountState.Initialized, frozen: AccountState.Frozen,
+  uninitialized: AccountState.Uninitialized,
+  initialized: AccountState.Initialized,
+  frozen: AccountState.Frozen,
 };
 
 /** Bytes of a token account: 165 without extensions, else base + account type + TLV. */
 export function encodeTokenAccount(account: TokenAccountBase, extensions: readonly ExtensionInput[] = []): Uint8Array {
   const base = getTokenEncoder().encode({
-    mint: address(account.mint), owner: address(account.owner), amount: account.amount,
+    mint: address(account.mint),
+    owner: address(account.owner),
+    amount: account.amount,
     delegate: account.delegate === null ? null : address(account.delegate),
-    state: ACCOUNT_STATE_OF[account.state], isNative: account.isNative, delegatedAmount: account.delegatedAmount,
+    state: ACCOUNT_STATE_OF[account.state],
+    isNative: account.isNative,
+    delegatedAmount: account.delegatedAmount,
     closeAuthority: account.closeAuthority === null ? null : address(account.closeAuthority),
   });
   return withExtensions(Uint8Array.from(base), 'account', extensions);
@@ -178,6 +190,9 @@ export function parseTokenAccount(data: Uint8Array): AccountParseResult<TokenAcc
 }
 
 /** The first extension named `name`, typed; undefined when absent. */
-export function findExtension<K extends ExtensionName>(extensions: readonly Token2022Extension[], name: K): Extract<KnownExtension, { extension: K }> | undefined {
+export function findExtension<K extends ExtensionName>(
+  extensions: readonly Token2022Extension[],
+  name: K,
+): Extract<KnownExtension, { extension: K }> | undefined {
   return extensions.find((e) => e.extension === name) as Extract<KnownExtension, { extension: K }> | undefined;
 }

@@ -111,8 +111,14 @@ export function formatUiAmountString(amount: bigint, decimals: number): string {
 }
 
 /** Agave's `uiTokenAmount` object for an amount (uiAmount is a lossy float, as in Agave). */
-export function uiTokenAmount(amount: bigint, decimals: number): {
-  amount: string; decimals: number; uiAmount: number; uiAmountString: string;
+export function uiTokenAmount(
+  amount: bigint,
+  decimals: number,
+): {
+  amount: string;
+  decimals: number;
+  uiAmount: number;
+  uiAmountString: string;
 } {
   const uiAmountString = formatUiAmountString(amount, decimals);
   return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };

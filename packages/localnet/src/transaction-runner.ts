@@ -47,9 +47,7 @@ function mintDecimals(svm: LiteSVM, mint: string, cache: Map<string, number | nu
   const cached = cache.get(mint);
   if (cached !== undefined) return cached;
   const account = svm.getAccount(toAddress(mint));
-  const decimals = account.exists && classifyTokenData(String(account.programAddress), account.data) === 'mint'
-    ? parseMintBase(account.data).decimals
-    : null;
+  const decimals = account.exists && classifyTokenData(String(account.programAddress), account.data) === 'mint' ? parseMintBase(account.data).decimals : null;
   cache.set(mint, decimals);
   return decimals;
 }
@@ -146,15 +144,21 @@ export function simulateDecoded(svm: LiteSVM, decoded: DecodedTransaction, sigVe
     if (result instanceof FailedTransactionMetadata) {
       const meta = result.meta();
       return {
-        err: toAgaveTransactionError(result.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(),
-        innerInstructions: readInnerInstructions(meta), postAccounts: new Map(), returnData: null,
+        err: toAgaveTransactionError(result.err()),
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+        innerInstructions: readInnerInstructions(meta),
+        postAccounts: new Map(),
+        returnData: null,
       };
     }
     const meta = result.meta();
     const ret = meta.returnData();
     const retData = ret.data();
     return {
-      err: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(),
+      err: null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
       innerInstructions: readInnerInstructions(meta),
       postAccounts: new Map(result.postAccounts().map((a) => [String(a.address), a])),
       returnData: retData.length > 0 ? { programId: ret.programId(), data: retData } : null,

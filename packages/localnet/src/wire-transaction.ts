@@ -3,11 +3,7 @@
  * records: signatures, header, account keys (static, then loaded writable, then loaded readonly
  * as Agave orders them), compiled instructions and writability per account.
  */
-import {
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Transaction,
-} from '@solana/kit';
+import { getCompiledTransactionMessageDecoder, getTransactionDecoder, type Transaction } from '@solana/kit';
 import type { CompiledInstructionData, MessageHeaderData } from './types.ts';
 import { encodeBase58 } from './base58.ts';
 
@@ -67,8 +63,16 @@ export function decodeWireTransaction(wire: Uint8Array, readLookupTable: LookupT
     data: Uint8Array.from(ix.data ?? []),
   }));
   return {
-    transaction, version: message.version, signatures, header, staticAccountKeys, loadedAddresses,
-    accountKeys, writable, recentBlockhash: String(message.lifetimeToken), instructions,
+    transaction,
+    version: message.version,
+    signatures,
+    header,
+    staticAccountKeys,
+    loadedAddresses,
+    accountKeys,
+    writable,
+    recentBlockhash: String(message.lifetimeToken),
+    instructions,
   };
 }
 
@@ -86,7 +90,7 @@ function loadLookups(
   const readonly: string[] = [];
   for (const lookup of lookups) {
     const data = read(String(lookup.lookupTableAddress));
-    if (data === null) throw new WireDecodeError('Transaction loads an address table account that doesn\'t exist');
+    if (data === null) throw new WireDecodeError("Transaction loads an address table account that doesn't exist");
     const entry = (index: number): string => {
       const start = LOOKUP_TABLE_META_SIZE + index * 32;
       if (start + 32 > data.length) throw new WireDecodeError('Transaction address table lookup uses an invalid index');

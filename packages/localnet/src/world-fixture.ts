@@ -22,7 +22,12 @@ export interface FixtureRealMint {
   readonly source: string;
 }
 
-export interface FixtureRiskMint { readonly key: string; readonly symbol: string; readonly decimals: number; readonly risk: string }
+export interface FixtureRiskMint {
+  readonly key: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly risk: string;
+}
 
 /** Holder shapes: equal shares; one holder with 60%; one holder only; the burn address with 40%. */
 export type HolderShape = 'flat' | 'top1-60pct' | 'single' | 'burn-40pct';
@@ -76,7 +81,10 @@ export function validateWorldFixture(f: WorldFixture): WorldFixture {
   check(BASE58.test(f.burnAddress), 'burnAddress is base58');
   for (const m of f.realMints) {
     check(BASE58.test(m.mint), `${m.symbol} mint is base58`);
-    check([m.mintAuthority, m.freezeAuthority].every((a) => a === null || BASE58.test(a)), `${m.symbol} authorities`);
+    check(
+      [m.mintAuthority, m.freezeAuthority].every((a) => a === null || BASE58.test(a)),
+      `${m.symbol} authorities`,
+    );
     check(Number.isInteger(m.decimals) && m.decimals >= 0 && m.decimals <= 18, `${m.symbol} decimals`);
   }
   const symbols = new Set([...f.realMints.map((m) => m.symbol), f.stablecoin.symbol, ...f.holderMints.map((h) => h.symbol)]);

@@ -63,7 +63,10 @@ export async function writeManyHolders(args: {
   for (let i = 0; i < args.count; i += 1) {
     const whole = BigInt(Math.floor(args.prng.logUniform(1, 1_000_000)));
     await args.ledger.addTokenAccount({
-      mint: args.mint, owner: args.keys.address(`large/${i}/owner`), address: args.keys.address(`large/${i}/account`), amount: whole * unit,
+      mint: args.mint,
+      owner: args.keys.address(`large/${i}/owner`),
+      address: args.keys.address(`large/${i}/account`),
+      amount: whole * unit,
     });
   }
   return args.count;

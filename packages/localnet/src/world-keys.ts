@@ -44,8 +44,7 @@ export interface WorldKeys {
 export function createWorldKeys(seed: string | number): WorldKeys {
   const root = String(seed);
   const cache = new Map<string, WorldSigner>();
-  const bytes = (label: string): Uint8Array =>
-    new Uint8Array(createHash('sha256').update(`solana-x402-intel/localnet/${root}/${label}`).digest());
+  const bytes = (label: string): Uint8Array => new Uint8Array(createHash('sha256').update(`solana-x402-intel/localnet/${root}/${label}`).digest());
   return {
     seed: root,
     bytes,

@@ -73,7 +73,9 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
     }
     return r;
   };
-  const mark = (address: string): void => { written.push(address); };
+  const mark = (address: string): void => {
+    written.push(address);
+  };
 
   async function ata(owner: string, mint: string): Promise<string> {
     const plan = mints.get(mint);
@@ -83,17 +85,30 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
   }
 
   return {
-    planMint: (plan) => { mints.set(plan.address, plan); byMint.set(plan.address, byMint.get(plan.address) ?? []); },
+    planMint: (plan) => {
+      mints.set(plan.address, plan);
+      byMint.set(plan.address, byMint.get(plan.address) ?? []);
+    },
     ata,
     async addTokenAccount({ mint, owner, amount, address, state = 'initialized' }) {
       const plan = mints.get(mint);
       if (plan === undefined) throw new Error(`mint ${mint} not planned`);
-      const at = address ?? await ata(owner, mint);
+      const at = address ?? (await ata(owner, mint));
       const isNative = mint === NATIVE_MINT;
       const reserve = isNative ? rent(165) : null;
-      const data = encodeTokenAccount({
-        mint, owner, amount, delegate: null, state, isNative: reserve, delegatedAmount: 0n, closeAuthority: null,
-      }, plan.accountExtensions ?? []);
+      const data = encodeTokenAccount(
+        {
+          mint,
+          owner,
+          amount,
+          delegate: null,
+          state,
+          isNative: reserve,
+          delegatedAmount: 0n,
+          closeAuthority: null,
+        },
+        plan.accountExtensions ?? [],
+      );
       // A wrapped-SOL account holds its token amount as lamports on top of the rent reserve.
       const lamports = rent(data.length) + (isNative ? amount : 0n);
       chain.setAccount(at, { lamports, data, owner: plan.programId });
@@ -110,10 +125,13 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
       const supplies = new Map<string, bigint>();
       for (const plan of mints.values()) {
         // The native mint's own supply field stays 0 on mainnet: wrapped SOL is not minted.
-        const supply = plan.address === NATIVE_MINT ? 0n
-          : (byMint.get(plan.address) ?? []).reduce((sum, h) => sum + h.amount, 0n);
+        const supply = plan.address === NATIVE_MINT ? 0n : (byMint.get(plan.address) ?? []).reduce((sum, h) => sum + h.amount, 0n);
         const mint: MintBase = {
-          mintAuthority: plan.mintAuthority, supply, decimals: plan.decimals, isInitialized: true, freezeAuthority: plan.freezeAuthority,
+          mintAuthority: plan.mintAuthority,
+          supply,
+          decimals: plan.decimals,
+          isInitialized: true,
+          freezeAuthority: plan.freezeAuthority,
         };
         const data = encodeMintAccount(mint, plan.extensions ?? []);
         chain.setAccount(plan.address, { lamports: rent(data.length), data, owner: plan.programId });

@@ -56,10 +56,21 @@ export async function planPools(args: {
     const vaultB = await args.ledger.addTokenAccount({ mint: b.address, owner: authority.address, amount: reserveB });
     args.ledger.fundSystemAccount(authority.address, 1_000_000_000n);
     pools.push({
-      address: args.keys.address(`pool/${p.label}`), label: p.label, mintA: a.address, mintB: b.address,
-      vaultA: vaultA.address, vaultB: vaultB.address, decimalsA: a.decimals, decimalsB: b.decimals,
-      programIdA: a.programId, programIdB: b.programId, feeBps: p.feeBps,
-      createdAt: args.nowUnix - Math.round(p.ageHours * 3600), authority, initialReserveA: reserveA, initialReserveB: reserveB,
+      address: args.keys.address(`pool/${p.label}`),
+      label: p.label,
+      mintA: a.address,
+      mintB: b.address,
+      vaultA: vaultA.address,
+      vaultB: vaultB.address,
+      decimalsA: a.decimals,
+      decimalsB: b.decimals,
+      programIdA: a.programId,
+      programIdB: b.programId,
+      feeBps: p.feeBps,
+      createdAt: args.nowUnix - Math.round(p.ageHours * 3600),
+      authority,
+      initialReserveA: reserveA,
+      initialReserveB: reserveB,
     });
   }
   return pools;
@@ -76,12 +87,21 @@ export function vaultBalance(chain: Pick<LocalChain, 'getAccount'>, vault: strin
 /** A `PoolReader` over live chain state. */
 export function createWorldPoolReader(chain: Pick<LocalChain, 'getAccount' | 'slot'>, pools: readonly WorldPool[]): PoolReader {
   return {
-    pools: (): readonly PoolState[] => pools.map((p) => ({
-      address: p.address, label: p.label, mintA: p.mintA, mintB: p.mintB, vaultA: p.vaultA, vaultB: p.vaultB,
-      decimalsA: p.decimalsA, decimalsB: p.decimalsB, reserveA: vaultBalance(chain, p.vaultA), reserveB: vaultBalance(chain, p.vaultB),
-      feeBps: p.feeBps, createdAt: p.createdAt,
-    })),
+    pools: (): readonly PoolState[] =>
+      pools.map((p) => ({
+        address: p.address,
+        label: p.label,
+        mintA: p.mintA,
+        mintB: p.mintB,
+        vaultA: p.vaultA,
+        vaultB: p.vaultB,
+        decimalsA: p.decimalsA,
+        decimalsB: p.decimalsB,
+        reserveA: vaultBalance(chain, p.vaultA),
+        reserveB: vaultBalance(chain, p.vaultB),
+        feeBps: p.feeBps,
+        createdAt: p.createdAt,
+      })),
     slot: () => chain.slot('processed'),
   };
 }
-

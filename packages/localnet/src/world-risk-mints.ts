@@ -50,64 +50,118 @@ const U64_MAX = 2n ** 64n - 1n;
 const IMMUTABLE_OWNER: ExtensionInput = { extension: 'immutableOwner', state: {} };
 
 function transferFee(authority: string): ExtensionInput {
-  return { extension: 'transferFeeConfig', state: {
-    transferFeeConfigAuthority: authority, withdrawWithheldAuthority: authority, withheldAmount: 0n,
-    olderTransferFee: { epoch: 0n, maximumFee: U64_MAX, transferFeeBasisPoints: CURRENT_FEE_BPS },
-    newerTransferFee: { epoch: SCHEDULED_FEE_EPOCH, maximumFee: U64_MAX, transferFeeBasisPoints: SCHEDULED_FEE_BPS },
-  } };
+  return {
+    extension: 'transferFeeConfig',
+    state: {
+      transferFeeConfigAuthority: authority,
+      withdrawWithheldAuthority: authority,
+      withheldAmount: 0n,
+      olderTransferFee: { epoch: 0n, maximumFee: U64_MAX, transferFeeBasisPoints: CURRENT_FEE_BPS },
+      newerTransferFee: { epoch: SCHEDULED_FEE_EPOCH, maximumFee: U64_MAX, transferFeeBasisPoints: SCHEDULED_FEE_BPS },
+    },
+  };
 }
 
 function metadata(ctx: RiskContext, name: string, symbol: string): ExtensionInput[] {
   return [
     { extension: 'metadataPointer', state: { authority: ctx.authority, metadataAddress: ctx.mint } },
-    { extension: 'tokenMetadata', state: {
-      updateAuthority: ctx.authority, mint: ctx.mint, name, symbol, uri: `https://localnet.invalid/${symbol}.json`, additionalMetadata: [],
-    } },
+    {
+      extension: 'tokenMetadata',
+      state: {
+        updateAuthority: ctx.authority,
+        mint: ctx.mint,
+        name,
+        symbol,
+        uri: `https://localnet.invalid/${symbol}.json`,
+        additionalMetadata: [],
+      },
+    },
   ];
 }
 
 /** Mint and account extensions of risk profile `key`; throws on an unknown key (a fixture bug). */
 export function riskProfile(key: string, symbol: string, ctx: RiskContext): RiskProfile {
-  const plain = (exts: ExtensionInput[], account: ExtensionInput[] = []): RiskProfile =>
-    ({ extensions: exts, accountExtensions: [IMMUTABLE_OWNER, ...account], freezeAuthority: false, accountState: 'initialized' });
+  const plain = (exts: ExtensionInput[], account: ExtensionInput[] = []): RiskProfile => ({
+    extensions: exts,
+    accountExtensions: [IMMUTABLE_OWNER, ...account],
+    freezeAuthority: false,
+    accountState: 'initialized',
+  });
   const meta = metadata(ctx, `${symbol} local risk token`, symbol);
   switch (key) {
-    case 'permanentDelegate': return plain([{ extension: 'permanentDelegate', state: { delegate: ctx.delegate } }, ...meta]);
+    case 'permanentDelegate':
+      return plain([{ extension: 'permanentDelegate', state: { delegate: ctx.delegate } }, ...meta]);
     case 'transferHookUpgradeable':
     case 'transferHookImmutable': {
       const programId = key === 'transferHookUpgradeable' ? ctx.upgradeableHookProgram : ctx.immutableHookProgram;
-      return plain([{ extension: 'transferHook', state: { authority: ctx.authority, programId } }, ...meta],
-        [{ extension: 'transferHookAccount', state: { transferring: false } }]);
+      return plain(
+        [{ extension: 'transferHook', state: { authority: ctx.authority, programId } }, ...meta],
+        [{ extension: 'transferHookAccount', state: { transferring: false } }],
+      );
     }
-    case 'transferFeeHigh': return plain([transferFee(ctx.authority), ...meta], [{ extension: 'transferFeeAmount', state: { withheldAmount: 0n } }]);
+    case 'transferFeeHigh':
+      return plain([transferFee(ctx.authority), ...meta], [{ extension: 'transferFeeAmount', state: { withheldAmount: 0n } }]);
     case 'defaultFrozen':
       return { ...plain([{ extension: 'defaultAccountState', state: { accountState: 'frozen' } }, ...meta]), freezeAuthority: true, accountState: 'frozen' };
     case 'nonTransferable':
       return plain([{ extension: 'nonTransferable', state: {} }, ...meta], [{ extension: 'nonTransferableAccount', state: {} }]);
-    case 'mintCloseAuthority': return plain([{ extension: 'mintCloseAuthority', state: { closeAuthority: ctx.authority } }, ...meta]);
+    case 'mintCloseAuthority':
+      return plain([{ extension: 'mintCloseAuthority', state: { closeAuthority: ctx.authority } }, ...meta]);
     case 'pausable':
-      return plain([{ extension: 'pausableConfig', state: { authority: ctx.authority, paused: true } }, ...meta], [{ extension: 'pausableAccount', state: {} }]);
+      return plain(
+        [{ extension: 'pausableConfig', state: { authority: ctx.authority, paused: true } }, ...meta],
+        [{ extension: 'pausableAccount', state: {} }],
+      );
     case 'confidentialTransfer':
-      return plain([{ extension: 'confidentialTransferMint', state: { authority: ctx.authority, autoApproveNewAccounts: true, auditorElgamalPubkey: null } }, ...meta]);
-    case 'interestBearing':
-      return plain([{ extension: 'interestBearingConfig', state: {
-        rateAuthority: ctx.authority, initializationTimestamp: ctx.nowUnix, preUpdateAverageRate: INTEREST_RATE_BPS,
-        lastUpdateTimestamp: ctx.nowUnix, currentRate: INTEREST_RATE_BPS,
-      } }, ...meta]);
-    case 'scaledUiAmount':
-      return plain([{ extension: 'scaledUiAmountConfig', state: {
-        authority: ctx.authority, multiplier: 1, newMultiplierEffectiveTimestamp: ctx.nowUnix + 30n * 86_400n, newMultiplier: 0.01,
-      } }, ...meta]);
-    case 'multiRisk':
       return plain([
-        { extension: 'permanentDelegate', state: { delegate: ctx.delegate } },
-        { extension: 'mintCloseAuthority', state: { closeAuthority: ctx.authority } },
-        transferFee(ctx.authority),
-        { extension: 'pausableConfig', state: { authority: ctx.authority, paused: false } },
+        { extension: 'confidentialTransferMint', state: { authority: ctx.authority, autoApproveNewAccounts: true, auditorElgamalPubkey: null } },
         ...meta,
-      ], [{ extension: 'transferFeeAmount', state: { withheldAmount: 0n } }, { extension: 'pausableAccount', state: {} }]);
-    case 'cleanToken2022': return plain(meta);
-    default: throw new Error(`world fixture: unknown risk profile ${key}`);
+      ]);
+    case 'interestBearing':
+      return plain([
+        {
+          extension: 'interestBearingConfig',
+          state: {
+            rateAuthority: ctx.authority,
+            initializationTimestamp: ctx.nowUnix,
+            preUpdateAverageRate: INTEREST_RATE_BPS,
+            lastUpdateTimestamp: ctx.nowUnix,
+            currentRate: INTEREST_RATE_BPS,
+          },
+        },
+        ...meta,
+      ]);
+    case 'scaledUiAmount':
+      return plain([
+        {
+          extension: 'scaledUiAmountConfig',
+          state: {
+            authority: ctx.authority,
+            multiplier: 1,
+            newMultiplierEffectiveTimestamp: ctx.nowUnix + 30n * 86_400n,
+            newMultiplier: 0.01,
+          },
+        },
+        ...meta,
+      ]);
+    case 'multiRisk':
+      return plain(
+        [
+          { extension: 'permanentDelegate', state: { delegate: ctx.delegate } },
+          { extension: 'mintCloseAuthority', state: { closeAuthority: ctx.authority } },
+          transferFee(ctx.authority),
+          { extension: 'pausableConfig', state: { authority: ctx.authority, paused: false } },
+          ...meta,
+        ],
+        [
+          { extension: 'transferFeeAmount', state: { withheldAmount: 0n } },
+          { extension: 'pausableAccount', state: {} },
+        ],
+      );
+    case 'cleanToken2022':
+      return plain(meta);
+    default:
+      throw new Error(`world fixture: unknown risk profile ${key}`);
   }
 }
 

@@ -19,7 +19,10 @@ export interface WorldTrader {
 
 /** Writes the traders' SOL and token accounts. */
 export async function fundTraders(args: {
-  readonly keys: WorldKeys; readonly ledger: WorldLedger; readonly pools: readonly WorldPool[]; readonly mints: ReadonlyMap<string, PoolMintInfo>;
+  readonly keys: WorldKeys;
+  readonly ledger: WorldLedger;
+  readonly pools: readonly WorldPool[];
+  readonly mints: ReadonlyMap<string, PoolMintInfo>;
 }): Promise<WorldTrader[]> {
   const pooled = new Set(args.pools.flatMap((p) => [p.mintA, p.mintB]));
   const infos = [...args.mints.values()].filter((m) => pooled.has(m.address));

@@ -35,7 +35,10 @@ export interface SignedWire {
 
 /** Signs a legacy message of `instructions` paid by `feePayer`; `signers` must cover every signer role. */
 export function buildSignedWire(
-  feePayer: WorldSigner, instructions: readonly Instruction[], blockhash: string, signers: readonly WorldSigner[] = [],
+  feePayer: WorldSigner,
+  instructions: readonly Instruction[],
+  blockhash: string,
+  signers: readonly WorldSigner[] = [],
 ): SignedWire {
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
@@ -72,13 +75,22 @@ export function transferSolIx(from: string, to: string, lamports: bigint): Instr
 
 /** TransferChecked for SPL Token or Token-2022 (`programId`). */
 export function transferCheckedIx(args: {
-  readonly source: string; readonly mint: string; readonly destination: string; readonly authority: string;
-  readonly amount: bigint; readonly decimals: number; readonly programId: string;
+  readonly source: string;
+  readonly mint: string;
+  readonly destination: string;
+  readonly authority: string;
+  readonly amount: bigint;
+  readonly decimals: number;
+  readonly programId: string;
 }): Instruction {
   return getTransferCheckedInstruction(
     {
-      source: toAddress(args.source), mint: toAddress(args.mint), destination: toAddress(args.destination),
-      authority: signerRole(args.authority), amount: args.amount, decimals: args.decimals,
+      source: toAddress(args.source),
+      mint: toAddress(args.mint),
+      destination: toAddress(args.destination),
+      authority: signerRole(args.authority),
+      amount: args.amount,
+      decimals: args.decimals,
     },
     { programAddress: toAddress(args.programId) },
   );
@@ -86,8 +98,5 @@ export function transferCheckedIx(args: {
 
 /** Compute-budget instructions: a unit limit and a price in micro-lamports per unit. */
 export function computeBudgetIxs(unitLimit: number, microLamportsPerUnit: bigint): Instruction[] {
-  return [
-    getSetComputeUnitLimitInstruction({ units: unitLimit }),
-    getSetComputeUnitPriceInstruction({ microLamports: microLamportsPerUnit }),
-  ];
+  return [getSetComputeUnitLimitInstruction({ units: unitLimit }), getSetComputeUnitPriceInstruction({ microLamports: microLamportsPerUnit })];
 }

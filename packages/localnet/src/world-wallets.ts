@@ -32,11 +32,18 @@ export interface WorldWallet {
 }
 
 /** The USDC-like mint wallets move. */
-export interface WalletToken { readonly mint: string; readonly decimals: number; readonly programId: string }
+export interface WalletToken {
+  readonly mint: string;
+  readonly decimals: number;
+  readonly programId: string;
+}
 
 /** Creates the wallets and writes their token accounts (before mints are committed). */
 export async function planWallets(args: {
-  readonly keys: WorldKeys; readonly ledger: WorldLedger; readonly counts: Readonly<Record<WalletBand, number>>; readonly token: WalletToken;
+  readonly keys: WorldKeys;
+  readonly ledger: WorldLedger;
+  readonly counts: Readonly<Record<WalletBand, number>>;
+  readonly token: WalletToken;
 }): Promise<WorldWallet[]> {
   const wallets: WorldWallet[] = [];
   for (const band of ['heavy', 'active', 'fresh', 'empty'] as const) {
@@ -56,8 +63,11 @@ export async function planWallets(args: {
 
 /** Executes every wallet's history through the chain; returns how many transactions landed. */
 export function runWalletHistory(args: {
-  readonly chain: LocalChain; readonly wallets: readonly WorldWallet[]; readonly token: WalletToken;
-  readonly tipAccounts: readonly string[]; readonly prng: Prng;
+  readonly chain: LocalChain;
+  readonly wallets: readonly WorldWallet[];
+  readonly token: WalletToken;
+  readonly tipAccounts: readonly string[];
+  readonly prng: Prng;
 }): number {
   const { chain, wallets, prng } = args;
   let inSlot = 0;
@@ -65,7 +75,11 @@ export function runWalletHistory(args: {
   // Signatures landed in the open slot: all of them share its blockhash.
   const slotSignatures = new Set<string>();
   const byAddress = new Map(wallets.map((w) => [w.address, w]));
-  const closeSlot = (): void => { chain.advanceSlot(); inSlot = 0; slotSignatures.clear(); };
+  const closeSlot = (): void => {
+    chain.advanceSlot();
+    inSlot = 0;
+    slotSignatures.clear();
+  };
   const record = (signature: string, involved: readonly string[]): void => {
     for (const a of new Set(involved)) byAddress.get(a)?.signatures.push(signature);
     landed += 1;
@@ -97,10 +111,21 @@ export function runWalletHistory(args: {
       const peer = prng.pick(peers.filter((p) => p !== w)) ?? w;
       const kind = w.tokenAccounts.length > 0 && peer.tokenAccounts.length > 0 ? prng.int(0, 2) : 0;
       if (kind === 1) {
-        send(w.signer, [transferCheckedIx({
-          source: w.tokenAccounts[0] ?? '', mint: args.token.mint, destination: peer.tokenAccounts[0] ?? '', authority: w.address,
-          amount: BigInt(prng.int(1, 500)) * 10n ** BigInt(args.token.decimals), decimals: args.token.decimals, programId: args.token.programId,
-        })], [w.address]); // The peer's wallet key is not in a token transfer, only its token account.
+        send(
+          w.signer,
+          [
+            transferCheckedIx({
+              source: w.tokenAccounts[0] ?? '',
+              mint: args.token.mint,
+              destination: peer.tokenAccounts[0] ?? '',
+              authority: w.address,
+              amount: BigInt(prng.int(1, 500)) * 10n ** BigInt(args.token.decimals),
+              decimals: args.token.decimals,
+              programId: args.token.programId,
+            }),
+          ],
+          [w.address],
+        ); // The peer's wallet key is not in a token transfer, only its token account.
       } else if (kind === 2) {
         const tip = transferSolIx(w.address, prng.pick(args.tipAccounts), BigInt(prng.int(1_000, 100_000)));
         send(w.signer, [...computeBudgetIxs(2_000, BigInt(prng.int(1_000, 200_000))), tip], [w.address]);
@@ -110,7 +135,11 @@ export function runWalletHistory(args: {
       }
     }
   }
-  drainOneEmptyWallet(chain, wallets.filter((w) => w.band === 'empty'), record);
+  drainOneEmptyWallet(
+    chain,
+    wallets.filter((w) => w.band === 'empty'),
+    record,
+  );
   // Close slots until the whole history is finalized, so every commitment level sees it.
   const lastSlot = chain.openSlot();
   while (chain.slot('finalized') < lastSlot) chain.advanceSlot();
@@ -125,7 +154,11 @@ function drainOneEmptyWallet(chain: LocalChain, empties: readonly WorldWallet[],
   const drop = chain.airdrop(w.address, amount);
   if (!drop.ok) throw new Error(`world airdrop failed: ${drop.message}`);
   record(drop.signature, [w.address]);
-  const back = buildSignedWire(w.signer, [transferSolIx(w.address, chain.faucetAddress, amount - BASE_FEE_LAMPORTS)], chain.latestBlockhash('processed').blockhash);
+  const back = buildSignedWire(
+    w.signer,
+    [transferSolIx(w.address, chain.faucetAddress, amount - BASE_FEE_LAMPORTS)],
+    chain.latestBlockhash('processed').blockhash,
+  );
   const result = chain.sendTransaction(back.wire);
   if (!result.ok || result.tx.err !== null) throw new Error('world: draining the empty wallet failed');
   record(result.signature, [w.address]);

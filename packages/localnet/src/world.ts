@@ -46,7 +46,11 @@ export interface WorldMint {
 }
 
 /** A transfer-hook program account and whether its upgrade authority is set. */
-export interface HookProgram { readonly programId: string; readonly programData: string; readonly upgradeAuthority: string | null }
+export interface HookProgram {
+  readonly programId: string;
+  readonly programData: string;
+  readonly upgradeAuthority: string | null;
+}
 
 /** Everything the world contains. */
 export interface World {
@@ -108,14 +112,25 @@ export async function buildWorld(chain: LocalChain, options: BuildWorldOptions):
   };
 
   for (const m of fixture.realMints) {
-    plan(m.symbol, 'real', m.symbol, { address: m.mint, programId: TOKEN_PROGRAM_ID, decimals: m.decimals, mintAuthority: m.mintAuthority, freezeAuthority: m.freezeAuthority },
-      m.verified ? 'mainnet mint, real authorities' : 'mainnet mint, authorities unverified', m.priceUsd);
+    plan(
+      m.symbol,
+      'real',
+      m.symbol,
+      { address: m.mint, programId: TOKEN_PROGRAM_ID, decimals: m.decimals, mintAuthority: m.mintAuthority, freezeAuthority: m.freezeAuthority },
+      m.verified ? 'mainnet mint, real authorities' : 'mainnet mint, authorities unverified',
+      m.priceUsd,
+    );
   }
   const stableAuthority = keys.signer(`${STABLECOIN_LABEL}/mint-authority`);
   const stableMint = keys.signer(`${STABLECOIN_LABEL}/mint`).address;
-  plan(fixture.stablecoin.symbol, 'stablecoin', fixture.stablecoin.symbol,
+  plan(
+    fixture.stablecoin.symbol,
+    'stablecoin',
+    fixture.stablecoin.symbol,
     { address: stableMint, programId: TOKEN_PROGRAM_ID, decimals: fixture.stablecoin.decimals, mintAuthority: stableAuthority.address, freezeAuthority: null },
-    'local x402 payment stablecoin', fixture.stablecoin.priceUsd);
+    'local x402 payment stablecoin',
+    fixture.stablecoin.priceUsd,
+  );
 
   const riskAuthority = keys.signer('risk/authority');
   const permanentDelegate = keys.signer('risk/permanent-delegate');
@@ -127,19 +142,47 @@ export async function buildWorld(chain: LocalChain, options: BuildWorldOptions):
   for (const r of fixture.riskMints) {
     const address = keys.signer(`risk/${r.key}/mint`).address;
     const profile = riskProfile(r.key, r.symbol, {
-      authority: riskAuthority.address, delegate: permanentDelegate.address, mint: address,
-      upgradeableHookProgram: hookPrograms.upgradeable.programId, immutableHookProgram: hookPrograms.immutable.programId, nowUnix: BigInt(nowUnix),
+      authority: riskAuthority.address,
+      delegate: permanentDelegate.address,
+      mint: address,
+      upgradeableHookProgram: hookPrograms.upgradeable.programId,
+      immutableHookProgram: hookPrograms.immutable.programId,
+      nowUnix: BigInt(nowUnix),
     });
     riskStates.set(r.key, profile);
-    plan(r.key, 'risk', r.symbol, {
-      address, programId: TOKEN_2022_PROGRAM_ID, decimals: r.decimals, mintAuthority: riskAuthority.address,
-      freezeAuthority: profile.freezeAuthority ? riskAuthority.address : null, extensions: profile.extensions, accountExtensions: profile.accountExtensions,
-    }, r.risk, null);
+    plan(
+      r.key,
+      'risk',
+      r.symbol,
+      {
+        address,
+        programId: TOKEN_2022_PROGRAM_ID,
+        decimals: r.decimals,
+        mintAuthority: riskAuthority.address,
+        freezeAuthority: profile.freezeAuthority ? riskAuthority.address : null,
+        extensions: profile.extensions,
+        accountExtensions: profile.accountExtensions,
+      },
+      r.risk,
+      null,
+    );
   }
   for (const h of fixture.holderMints) {
     const authority = h.authorities === true ? keys.signer(`holders/${h.key}/authority`).address : null;
-    plan(h.key, 'holders', h.symbol, { address: keys.signer(`holders/${h.key}/mint`).address, programId: TOKEN_PROGRAM_ID, decimals: h.decimals, mintAuthority: authority, freezeAuthority: authority },
-      `${h.shape} over ${h.holders} holders`, null);
+    plan(
+      h.key,
+      'holders',
+      h.symbol,
+      {
+        address: keys.signer(`holders/${h.key}/mint`).address,
+        programId: TOKEN_PROGRAM_ID,
+        decimals: h.decimals,
+        mintAuthority: authority,
+        freezeAuthority: authority,
+      },
+      `${h.shape} over ${h.holders} holders`,
+      null,
+    );
   }
 
   const bySymbol = new Map(planned.map((p) => [p.symbol, p]));
@@ -153,15 +196,32 @@ export async function buildWorld(chain: LocalChain, options: BuildWorldOptions):
   for (const h of fixture.holderMints) {
     const p = bySymbol.get(h.symbol);
     if (p === undefined) continue;
-    await distributeHolders({ ledger, keys, mint: p.plan.address, label: h.key, shape: h.shape, holders: h.holders,
-      total: HOLDER_MINT_SUPPLY_WHOLE * 10n ** BigInt(h.decimals), burnAddress: fixture.burnAddress });
+    await distributeHolders({
+      ledger,
+      keys,
+      mint: p.plan.address,
+      label: h.key,
+      shape: h.shape,
+      holders: h.holders,
+      total: HOLDER_MINT_SUPPLY_WHOLE * 10n ** BigInt(h.decimals),
+      burnAddress: fixture.burnAddress,
+    });
   }
   for (const r of fixture.riskMints) {
     const p = bySymbol.get(r.symbol);
     const state = riskStates.get(r.key);
     if (p === undefined || state === undefined) continue;
-    await distributeHolders({ ledger, keys, mint: p.plan.address, label: r.key, shape: 'top1-60pct', holders: RISK_MINT_HOLDERS,
-      total: RISK_MINT_SUPPLY_WHOLE * 10n ** BigInt(r.decimals), burnAddress: fixture.burnAddress, state: state.accountState });
+    await distributeHolders({
+      ledger,
+      keys,
+      mint: p.plan.address,
+      label: r.key,
+      shape: 'top1-60pct',
+      holders: RISK_MINT_HOLDERS,
+      total: RISK_MINT_SUPPLY_WHOLE * 10n ** BigInt(r.decimals),
+      burnAddress: fixture.burnAddress,
+      state: state.accountState,
+    });
   }
   const large = bySymbol.get(fixture.largeHolderMint.symbol);
   if (large === undefined) throw new Error('world: large holder mint missing');
@@ -180,22 +240,48 @@ export async function buildWorld(chain: LocalChain, options: BuildWorldOptions):
   const mints = new Map<string, WorldMint>();
   for (const p of planned) {
     mints.set(p.key, {
-      key: p.key, kind: p.kind, symbol: p.symbol, address: p.plan.address, decimals: p.plan.decimals, programId: p.plan.programId,
-      mintAuthority: p.plan.mintAuthority, freezeAuthority: p.plan.freezeAuthority,
+      key: p.key,
+      kind: p.kind,
+      symbol: p.symbol,
+      address: p.plan.address,
+      decimals: p.plan.decimals,
+      programId: p.plan.programId,
+      mintAuthority: p.plan.mintAuthority,
+      freezeAuthority: p.plan.freezeAuthority,
       extensions: (p.plan.extensions ?? []).map((e) => ('extension' in e ? e.extension : 'unknown') as ExtensionName),
-      profile: p.profile, priceUsd: p.priceUsd, supply: supplies.get(p.plan.address) ?? 0n, holders: ledger.holdings(p.plan.address),
+      profile: p.profile,
+      priceUsd: p.priceUsd,
+      supply: supplies.get(p.plan.address) ?? 0n,
+      holders: ledger.holdings(p.plan.address),
     });
   }
   const byBand = (band: WalletBand): WorldWallet[] => wallets.filter((w) => w.band === band);
-  const addresses = [...new Set([...ledger.written, hookPrograms.upgradeable.programId, hookPrograms.upgradeable.programData,
-    hookPrograms.immutable.programId, hookPrograms.immutable.programData, ...wallets.map((w) => w.address)])];
+  const addresses = [
+    ...new Set([
+      ...ledger.written,
+      hookPrograms.upgradeable.programId,
+      hookPrograms.upgradeable.programData,
+      hookPrograms.immutable.programId,
+      hookPrograms.immutable.programData,
+      ...wallets.map((w) => w.address),
+    ]),
+  ];
   return {
-    seed: keys.seed, mints, mintsByAddress: new Map([...mints.values()].map((m) => [m.address, m])),
+    seed: keys.seed,
+    mints,
+    mintsByAddress: new Map([...mints.values()].map((m) => [m.address, m])),
     stablecoin: { mint: stableMint, symbol: fixture.stablecoin.symbol, decimals: fixture.stablecoin.decimals, mintAuthority: stableAuthority },
     largeHolderMint: { mint: large.plan.address, accountCount: ledger.holdings(large.plan.address).length },
-    hookPrograms, riskAuthority, permanentDelegate,
+    hookPrograms,
+    riskAuthority,
+    permanentDelegate,
     wallets: { fresh: byBand('fresh'), active: byBand('active'), heavy: byBand('heavy'), empty: byBand('empty') },
-    traders, pools, tipAccounts: fixture.jitoTipAccounts, burnAddress: fixture.burnAddress, addresses, historyTransactions,
+    traders,
+    pools,
+    tipAccounts: fixture.jitoTipAccounts,
+    burnAddress: fixture.burnAddress,
+    addresses,
+    historyTransactions,
   };
 }
 

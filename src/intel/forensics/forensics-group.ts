@@ -47,8 +47,14 @@ async function scanWallet(rpc: ForensicsRpcMethods, address: string): Promise<Wa
     rpc.getTokenAccountsByOwner(address, TOKEN_2022_PROGRAM_ID),
   ]);
   return walletProfile({
-    address, lamports: meta.lamports, accountOwner: meta.owner, executable: meta.executable, signatures,
-    tokenAccounts: [...spl, ...t22], windowLimit: WALLET_SCAN_SIGNATURE_LIMIT, nowUnix: Math.floor(Date.now() / 1000),
+    address,
+    lamports: meta.lamports,
+    accountOwner: meta.owner,
+    executable: meta.executable,
+    signatures,
+    tokenAccounts: [...spl, ...t22],
+    windowLimit: WALLET_SCAN_SIGNATURE_LIMIT,
+    nowUnix: Math.floor(Date.now() / 1000),
   });
 }
 
@@ -67,11 +73,15 @@ function txInspectHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<type
   const txs = createSingleFlightCache<ReturnType<typeof txInspectAnswer>>({ max: TX_CACHE_MAX, ttlMs: TX_CACHE_TTL_MS });
   return async (query, signal) => {
     const sig = String(query.sig);
-    const cached = await txs.get(sig, async () => {
-      const tx = await rpc.getTransaction(sig);
-      if (tx === null) throw new ServiceError('not_found', 'no confirmed transaction with this signature', { param: 'sig' });
-      return txInspectAnswer(tx);
-    }, signal);
+    const cached = await txs.get(
+      sig,
+      async () => {
+        const tx = await rpc.getTransaction(sig);
+        if (tx === null) throw new ServiceError('not_found', 'no confirmed transaction with this signature', { param: 'sig' });
+        return txInspectAnswer(tx);
+      },
+      signal,
+    );
     return cached.value;
   };
 }

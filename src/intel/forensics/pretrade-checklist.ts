@@ -20,12 +20,24 @@ export function riskyExtensions(extensions: readonly Token2022Extension[]): stri
   const out: string[] = [];
   for (const e of extensions) {
     switch (e.extension) {
-      case 'permanentDelegate': if (e.state.delegate !== null) out.push('permanentDelegate'); break;
-      case 'transferHook': if (e.state.programId !== null) out.push('transferHook'); break;
-      case 'transferFeeConfig': out.push('transferFeeConfig'); break;
-      case 'defaultAccountState': if (e.state.accountState === 'frozen') out.push('defaultAccountState:frozen'); break;
-      case 'mintCloseAuthority': if (e.state.closeAuthority !== null) out.push('mintCloseAuthority'); break;
-      case 'pausableConfig': out.push(e.state.paused ? 'pausableConfig:paused' : 'pausableConfig'); break;
+      case 'permanentDelegate':
+        if (e.state.delegate !== null) out.push('permanentDelegate');
+        break;
+      case 'transferHook':
+        if (e.state.programId !== null) out.push('transferHook');
+        break;
+      case 'transferFeeConfig':
+        out.push('transferFeeConfig');
+        break;
+      case 'defaultAccountState':
+        if (e.state.accountState === 'frozen') out.push('defaultAccountState:frozen');
+        break;
+      case 'mintCloseAuthority':
+        if (e.state.closeAuthority !== null) out.push('mintCloseAuthority');
+        break;
+      case 'pausableConfig':
+        out.push(e.state.paused ? 'pausableConfig:paused' : 'pausableConfig');
+        break;
       case 'nonTransferable':
       case 'confidentialTransferMint':
       case 'interestBearingConfig':
@@ -59,7 +71,12 @@ export function pretradeChecklist(i: ChecklistInputs): ChecklistItem[] {
       observed: i.top10Pct === null ? 'unknown' : i.top10Pct < PRETRADE_TOP10_MAX_PCT,
       value: i.top10Pct ?? 'unknown',
     },
-    { check: 'no risky Token-2022 extension (permanent delegate, transfer hook, transfer fee, default frozen, close authority, pausable, non-transferable, confidential, interest-bearing, scaled UI amount, unparseable)', observed: risky.length === 0, value: risky },
+    {
+      check:
+        'no risky Token-2022 extension (permanent delegate, transfer hook, transfer fee, default frozen, close authority, pausable, non-transferable, confidential, interest-bearing, scaled UI amount, unparseable)',
+      observed: risky.length === 0,
+      value: risky,
+    },
     {
       check: 'largest holder wallet is not in the fresh band',
       observed: i.largestHolderBand === null ? 'unknown' : i.largestHolderBand !== 'fresh',

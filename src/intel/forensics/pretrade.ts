@@ -15,8 +15,7 @@ import { ServiceError, type ErrorBody } from '../../errors.ts';
 import type { FeeBands } from '../handler-group.ts';
 import { PRETRADE_TOP10_MAX_PCT, pretradeChecklist } from './pretrade-checklist.ts';
 
-export const PRETRADE_DISCLAIMER =
-  'Factual pre-trade checks with stated thresholds; not financial advice and not a prediction of price or outcome.';
+export const PRETRADE_DISCLAIMER = 'Factual pre-trade checks with stated thresholds; not financial advice and not a prediction of price or outcome.';
 
 /** The largest token account of a mint and its owner. */
 export interface LargestHolder {
@@ -52,7 +51,8 @@ async function part<T>(run: () => Promise<T>): Promise<Part<T>> {
 async function readMint(sources: PretradeSources, mint: string, signal: AbortSignal) {
   const account = await sources.mintAccount(mint, signal);
   if (account === null) throw new ServiceError('not_found', 'no account at this mint address', { param: 'mint' });
-  if (account.owner !== TOKEN_PROGRAM_ID && account.owner !== TOKEN_2022_PROGRAM_ID) throw new ServiceError('not_found', 'the account at this address is not a token mint', { param: 'mint' });
+  if (account.owner !== TOKEN_PROGRAM_ID && account.owner !== TOKEN_2022_PROGRAM_ID)
+    throw new ServiceError('not_found', 'the account at this address is not a token mint', { param: 'mint' });
   const parsed = parseMintAccount(account.data);
   if (!parsed.ok) throw new ServiceError('not_found', 'the account at this address is not a token mint', { param: 'mint' });
   return { programId: account.owner, state: parsed.state, extensions: parsed.extensions };
@@ -76,14 +76,18 @@ function holderFromIntel(intel: Part<Record<string, unknown>>): (LargestHolder &
 
 async function holderProfile(sources: PretradeSources, intel: Part<Record<string, unknown>>, mint: string, signal: AbortSignal) {
   const fromIntel = holderFromIntel(intel);
-  const holder = fromIntel ?? await sources.largestHolder(mint, signal);
+  const holder = fromIntel ?? (await sources.largestHolder(mint, signal));
   if (holder === null) throw new ServiceError('upstream_unavailable', 'the mint has no token accounts to profile');
   const profile = await sources.walletProfile(holder.owner, signal);
   const band = (profile.profile as { band: string }).band;
   const { disclaimer: _d, ...rest } = profile;
   return {
-    account: holder.account, owner: holder.owner, band,
-    source: fromIntel ? `token-intel holder classification (rank ${fromIntel.rank}, largest not labelled burn/system)` : 'largest token account (getTokenLargestAccounts)',
+    account: holder.account,
+    owner: holder.owner,
+    band,
+    source: fromIntel
+      ? `token-intel holder classification (rank ${fromIntel.rank}, largest not labelled burn/system)`
+      : 'largest token account (getTokenLargestAccounts)',
     ...(fromIntel ? {} : { amount: holder.amount }),
     profile: rest,
   };
@@ -111,7 +115,10 @@ export async function pretrade(sources: PretradeSources, mint: string, signal: A
   const top10 = typeof digest.top10ConcentrationPct === 'number' ? digest.top10ConcentrationPct : null;
   const largestHolder = holder.ok ? holder.value : holder.error;
   const checklist = pretradeChecklist({
-    mint: base.state, extensions: base.extensions, top10Pct: top10, largestHolderBand: holder.ok ? String(holder.value.band) : null,
+    mint: base.state,
+    extensions: base.extensions,
+    top10Pct: top10,
+    largestHolderBand: holder.ok ? String(holder.value.band) : null,
   });
   return {
     mint,

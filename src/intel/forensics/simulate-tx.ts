@@ -45,7 +45,11 @@ export function simulationFailure(failure: RpcFailure): ServiceError {
  */
 export function refusedAsMalformed(outcome: SimulationOutcome): ServiceError | null {
   if (outcome.err !== 'SanitizeFailure') return null;
-  return new ServiceError('invalid_transaction', 'the node could not sanitize this transaction (an account or program index is out of range, or the message is inconsistent)', { param: 'tx' });
+  return new ServiceError(
+    'invalid_transaction',
+    'the node could not sanitize this transaction (an account or program index is out of range, or the message is inconsistent)',
+    { param: 'tx' },
+  );
 }
 
 /** The simulate answer. */

@@ -43,8 +43,14 @@ export function solBalanceChanges(tx: LandedTransaction): SolBalanceChange[] {
     const post = tx.postBalances[i];
     if (pre === undefined || post === undefined || pre === post) return;
     out.push({
-      account, preLamports: pre.toString(), postLamports: post.toString(), changeLamports: (post - pre).toString(), changeSol: lamportsToSol(post - pre),
-      signer: i < tx.signerCount, feePayer: i === 0, jitoTipAccount: JITO_TIP_ACCOUNTS.has(account),
+      account,
+      preLamports: pre.toString(),
+      postLamports: post.toString(),
+      changeLamports: (post - pre).toString(),
+      changeSol: lamportsToSol(post - pre),
+      signer: i < tx.signerCount,
+      feePayer: i === 0,
+      jitoTipAccount: JITO_TIP_ACCOUNTS.has(account),
     });
   });
   return out;
@@ -69,8 +75,14 @@ export function tokenBalanceChanges(accountKeys: readonly string[], pre: readonl
     const after = BigInt(b?.amount ?? '0');
     if (before === after) continue;
     out.push({
-      account: accountKeys[index] ?? 'unknown', mint: ref.mint, owner: ref.owner ?? 'unknown', programId: ref.programId ?? 'unknown',
-      decimals: ref.decimals, preAmount: before.toString(), postAmount: after.toString(), change: (after - before).toString(),
+      account: accountKeys[index] ?? 'unknown',
+      mint: ref.mint,
+      owner: ref.owner ?? 'unknown',
+      programId: ref.programId ?? 'unknown',
+      decimals: ref.decimals,
+      preAmount: before.toString(),
+      postAmount: after.toString(),
+      change: (after - before).toString(),
       uiChange: uiAmount(after - before, ref.decimals),
     });
   }
@@ -78,7 +90,9 @@ export function tokenBalanceChanges(accountKeys: readonly string[], pre: readonl
 }
 
 /** Programs in first-invocation order with their outer and inner instruction counts. */
-export function programsInvoked(tx: LandedTransaction): { name: string; programId: string; known: boolean; outerInstructions: number; innerInstructions: number }[] {
+export function programsInvoked(
+  tx: LandedTransaction,
+): { name: string; programId: string; known: boolean; outerInstructions: number; innerInstructions: number }[] {
   const rows = new Map<string, { outer: number; inner: number }>();
   for (const ix of tx.instructions) {
     const id = tx.accountKeys[ix.programIdIndex] ?? 'unknown';

@@ -14,8 +14,7 @@ export const WALLET_BANDS = { activeMinSignatures: 10, heavyMinSignatures: 50 } 
 export const LISTED_TOKEN_ACCOUNTS = 20;
 export const LAMPORTS_PER_SOL = 1_000_000_000;
 
-export const WALLET_DISCLAIMER =
-  'Factual on-chain activity profile with stated thresholds; not financial advice and not an identity or intent attribution.';
+export const WALLET_DISCLAIMER = 'Factual on-chain activity profile with stated thresholds; not financial advice and not an identity or intent attribution.';
 
 export const WALLET_BAND_RULE =
   `empty: 0 lamports and no token accounts; otherwise by signatures in the latest ${WALLET_SCAN_SIGNATURE_LIMIT}: ` +
@@ -52,7 +51,10 @@ export function walletAge(signatures: readonly SignatureEntry[], windowLimit: nu
   let oldestDated: SignatureEntry | undefined;
   for (let i = signatures.length - 1; i >= 0; i -= 1) {
     const s = signatures[i];
-    if (s !== undefined && s.blockTime !== null) { oldestDated = s; break; }
+    if (s !== undefined && s.blockTime !== null) {
+      oldestDated = s;
+      break;
+    }
   }
   if (oldestDated === undefined || oldestDated.blockTime === null) return 'unknown';
   const complete = signatures.length < windowLimit && signatures[signatures.length - 1] === oldestDated;
@@ -88,7 +90,9 @@ export function formatSol(lamports: bigint): string {
 
 function ageText(age: WalletAge): string {
   if (age === 'unknown') return 'age unknown (no dated signature)';
-  return age.basis === 'exact' ? `first seen ${age.firstSeenIso}` : `first seen no later than ${age.firstSeenIso} (lower bound: older history exists beyond the window)`;
+  return age.basis === 'exact'
+    ? `first seen ${age.firstSeenIso}`
+    : `first seen no later than ${age.firstSeenIso} (lower bound: older history exists beyond the window)`;
 }
 
 /** The `/v1/wallet-scan` answer from one observation. */
@@ -126,7 +130,9 @@ export function walletProfile(o: WalletObservation) {
       splTokenAccounts: spl.length,
       token2022Accounts: t22,
       withBalance: nonZero.length,
-      listed: o.tokenAccounts.slice(0, LISTED_TOKEN_ACCOUNTS).map((t) => ({ account: t.address, mint: t.mint, programId: t.programId, amount: t.amount, decimals: t.decimals })),
+      listed: o.tokenAccounts
+        .slice(0, LISTED_TOKEN_ACCOUNTS)
+        .map((t) => ({ account: t.address, mint: t.mint, programId: t.programId, amount: t.amount, decimals: t.decimals })),
     },
     disclaimer: WALLET_DISCLAIMER,
   };

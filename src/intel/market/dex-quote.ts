@@ -33,7 +33,13 @@ export function dexQuoteAnswer(q: JupiterQuote, slippageBps: number, fetchedAtMs
     },
     route: {
       hops: q.routePlan.length,
-      path: q.routePlan.map((l) => ({ amm: l.amm, ammKey: l.ammKey ?? 'unknown', inputMint: l.inputMint ?? 'unknown', outputMint: l.outputMint ?? 'unknown', percent: l.percent ?? 'unknown' })),
+      path: q.routePlan.map((l) => ({
+        amm: l.amm,
+        ammKey: l.ammKey ?? 'unknown',
+        inputMint: l.inputMint ?? 'unknown',
+        outputMint: l.outputMint ?? 'unknown',
+        percent: l.percent ?? 'unknown',
+      })),
     },
     contextSlot: orUnknown(q.contextSlot),
     freshness: { contextSlot: q.contextSlot ?? 'unknown', quotedAt: new Date(fetchedAtMs).toISOString(), fromCache: cached, cacheTtlMs: QUOTE_CACHE_TTL_MS },

@@ -58,7 +58,7 @@ export function createLendingMarketsHandler(client: LendingClient, ttlMs: number
       count: markets.length,
       total: hit.value.length,
       markets,
-      tvlMethod: 'tvlUsd = sum over the market\'s reserves of (totalSupplyUsd - totalBorrowUsd), Kamino\'s own USD figures',
+      tvlMethod: "tvlUsd = sum over the market's reserves of (totalSupplyUsd - totalBorrowUsd), Kamino's own USD figures",
       source: 'kamino',
       fetchedAt: new Date(hit.loadedAtMs).toISOString(),
       cacheTtlSeconds: ttlMs / 1000,

@@ -107,7 +107,7 @@ export function slippageCurve(input: { readonly points: readonly CurveInputPoint
       mult: p.mult,
       sizeBaseUnits: p.sizeBaseUnits,
       outAmount: p.outAmount ?? 'unknown',
-      swapUsdValue: p.outAmount === null ? 'unknown' : p.swapUsdValue ?? 'unknown',
+      swapUsdValue: p.outAmount === null ? 'unknown' : (p.swapUsdValue ?? 'unknown'),
       priceImpactPct: pct ?? 'unknown',
       band: pct === null ? 'unknown' : impactBand(pct),
       rateDropVsSmallestPct: r === null || baseRate === null || baseRate === 0 ? 'unknown' : Math.max(0, (1 - r / baseRate) * 100),

@@ -26,7 +26,7 @@ export const MARKET_METHODOLOGY = Object.freeze({
   dexQuote: {
     minReceived: 'floor(outAmount * (10000 - slippageBps) / 10000)',
     swapUsdValue: USD_VALUE_SOURCE,
-    priceImpactPct: "Jupiter priceImpactPct * 100",
+    priceImpactPct: 'Jupiter priceImpactPct * 100',
     bands: { minimal: `< ${b.minimal}%`, low: `${b.minimal}% - < ${b.low}%`, moderate: `${b.low}% - < ${b.moderate}%`, high: `>= ${b.moderate}%` },
     hops: 'number of AMM legs in the route plan',
     cacheTtlMs: QUOTE_CACHE_TTL_MS,
@@ -43,5 +43,9 @@ export const MARKET_METHODOLOGY = Object.freeze({
     volume7dSol: `sum of buyNow sales within ${VOLUME_WINDOW_SECONDS / 86_400} days from /activities (up to ${ACTIVITIES_MAX_PAGES} pages of ${ACTIVITIES_PAGE_LIMIT}); 'unknown' beyond that`,
     cacheTtlMs: NFT_CACHE_TTL_MS,
   },
-  lendingMarkets: { tvlUsd: 'sum over the market reserves of (totalSupplyUsd - totalBorrowUsd), Kamino USD figures', reserveConcurrency: RESERVE_CONCURRENCY, cacheTtlMs: LENDING_CACHE_TTL_MS },
+  lendingMarkets: {
+    tvlUsd: 'sum over the market reserves of (totalSupplyUsd - totalBorrowUsd), Kamino USD figures',
+    reserveConcurrency: RESERVE_CONCURRENCY,
+    cacheTtlMs: LENDING_CACHE_TTL_MS,
+  },
 });

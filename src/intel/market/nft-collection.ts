@@ -14,7 +14,9 @@ import { orUnknown, UNKNOWN } from '../unknown.ts';
 export const NFT_CACHE_TTL_MS = 30_000;
 export const VOLUME_WINDOW_SECONDS = 7 * 86_400;
 
-type Snapshot = { readonly found: false } | { readonly found: true; readonly stats: CollectionStats; readonly sales: SalesSum | { readonly error: string }; readonly sinceUnixSec: number };
+type Snapshot =
+  | { readonly found: false }
+  | { readonly found: true; readonly stats: CollectionStats; readonly sales: SalesSum | { readonly error: string }; readonly sinceUnixSec: number };
 
 const sol = (lamports: number) => lamports / LAMPORTS_PER_SOL;
 
@@ -22,10 +24,13 @@ const sol = (lamports: number) => lamports / LAMPORTS_PER_SOL;
 export function nftAnswer(s: Extract<Snapshot, { found: true }>, fetchedAtMs: number) {
   const { stats, sales } = s;
   // Nothing listed: no ask, so no floor (null). Listed but no floor figure: unknown, not guessed.
-  const floor: number | null | 'unknown' = stats.listedCount === 0 ? null : stats.floorPriceLamports ?? 'unknown';
-  const volume = 'error' in sales ? { volume7dSol: UNKNOWN, error: sales.error }
-    : sales.complete ? { volume7dSol: sol(sales.lamports), sales7d: sales.count }
-    : { volume7dSol: UNKNOWN, error: 'more sales in 7 days than the activity pages read; the sum is not reported' };
+  const floor: number | null | 'unknown' = stats.listedCount === 0 ? null : (stats.floorPriceLamports ?? 'unknown');
+  const volume =
+    'error' in sales
+      ? { volume7dSol: UNKNOWN, error: sales.error }
+      : sales.complete
+        ? { volume7dSol: sol(sales.lamports), sales7d: sales.count }
+        : { volume7dSol: UNKNOWN, error: 'more sales in 7 days than the activity pages read; the sum is not reported' };
   return {
     symbol: stats.symbol,
     floorPriceSol: typeof floor === 'number' ? sol(floor) : floor,
@@ -45,8 +50,10 @@ async function load(me: MagicEdenClient, symbol: string): Promise<Snapshot> {
   const [stats, sales] = await Promise.allSettled([me.stats(symbol), me.salesSince(symbol, sinceUnixSec)]);
   if (stats.status === 'rejected') throw stats.reason;
   if (stats.value === null) return { found: false };
-  const salesValue = sales.status === 'fulfilled' ? sales.value
-    : { error: sales.reason instanceof ServiceError ? `${sales.reason.code}: ${sales.reason.message}` : 'activities could not be read' };
+  const salesValue =
+    sales.status === 'fulfilled'
+      ? sales.value
+      : { error: sales.reason instanceof ServiceError ? `${sales.reason.code}: ${sales.reason.message}` : 'activities could not be read' };
   return { found: true, stats: stats.value, sales: salesValue, sinceUnixSec };
 }
 

@@ -68,7 +68,8 @@ export function newPoolRow(p: GeckoPool, nowMs: number) {
 /** Handlers for both lists over one client and one cache. */
 export function createPoolListHandlers(gecko: GeckoTerminalClient, ttlMs: number = POOLS_CACHE_TTL_MS) {
   const cache = createSingleFlightCache<readonly GeckoPool[]>({ max: 4, ttlMs });
-  const handler = <Row>(list: GeckoList, row: (p: GeckoPool, nowMs: number) => Row, note: string) =>
+  const handler =
+    <Row>(list: GeckoList, row: (p: GeckoPool, nowMs: number) => Row, note: string) =>
     async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
       const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_POOL_LIMIT;
       const hit = await cache.get(list, () => gecko.pools(list), signal);
@@ -85,7 +86,7 @@ export function createPoolListHandlers(gecko: GeckoTerminalClient, ttlMs: number
       };
     };
   return {
-    trending: handler('trending_pools', trendingRow, 'Ranked by the source\'s trending order; priceChangePct in percent; unknown = the source has no value.'),
-    newPairs: handler('new_pools', newPoolRow, 'Newest pools first; unvetted: listing here says nothing about a token\'s contract or holders.'),
+    trending: handler('trending_pools', trendingRow, "Ranked by the source's trending order; priceChangePct in percent; unknown = the source has no value."),
+    newPairs: handler('new_pools', newPoolRow, "Newest pools first; unvetted: listing here says nothing about a token's contract or holders."),
   };
 }

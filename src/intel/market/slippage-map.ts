@@ -15,7 +15,8 @@ import { DEFAULT_SLIPPAGE_BPS, USD_VALUE_SOURCE } from './dex-quote.ts';
 /** Quotes in flight at once per sweep: enough to overlap round trips, gentle on the source's rate limit. */
 export const SWEEP_CONCURRENCY = 4;
 export const DEFAULT_MULTS: readonly number[] = [0.1, 1, 10, 100];
-const METHOD = 'Each size is a separate Jupiter ExactIn quote; priceImpactPct is the source\'s price impact of that size (fraction x 100); band: minimal < 0.1 % <= low < 1 % <= moderate < 5 % <= high; depth = largest tested size strictly under 1 % / 5 % impact, maxUsd its swapUsdValue; rateDropVsSmallestPct = output per input unit against the smallest quoted size.';
+const METHOD =
+  "Each size is a separate Jupiter ExactIn quote; priceImpactPct is the source's price impact of that size (fraction x 100); band: minimal < 0.1 % <= low < 1 % <= moderate < 5 % <= high; depth = largest tested size strictly under 1 % / 5 % impact, maxUsd its swapUsdValue; rateDropVsSmallestPct = output per input unit against the smallest quoted size.";
 
 function sizes(amount: bigint, mults: readonly number[]): bigint[] {
   return mults.map((m) => {
@@ -58,9 +59,20 @@ function collect(settled: readonly PromiseSettledResult<SourcedQuote>[], mults: 
     }
     quoted++;
     const q = s.value.result.quote;
-    return { ...base, outAmount: q.outAmount.toString(), priceImpactFraction: q.priceImpactFraction, swapUsdValue: q.swapUsdValue, contextSlot: q.contextSlot, hops: q.routePlan.length, error: null };
+    return {
+      ...base,
+      outAmount: q.outAmount.toString(),
+      priceImpactFraction: q.priceImpactFraction,
+      swapUsdValue: q.swapUsdValue,
+      contextSlot: q.contextSlot,
+      hops: q.routePlan.length,
+      error: null,
+    };
   });
-  return { points, noQuote: quoted > 0 ? null : fault ?? refusal ?? new ServiceError('upstream_unavailable', 'no size could be quoted', { source: 'jupiter' }) };
+  return {
+    points,
+    noQuote: quoted > 0 ? null : (fault ?? refusal ?? new ServiceError('upstream_unavailable', 'no size could be quoted', { source: 'jupiter' })),
+  };
 }
 
 /** The pool task the slippage map runs: the curve over the quoted sizes. */

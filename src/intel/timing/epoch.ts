@@ -30,7 +30,8 @@ export function streamRates(source: TimingSource): { primary: MeasuredRate | nul
 
 function render(which: Which, position: EpochPosition, rates: { primary: Rate | null; alt: Rate | null }, extra: Record<string, unknown>) {
   const driving = which === 'alt' ? rates.alt : rates.primary;
-  if (!driving) throw new ServiceError('upstream_unavailable', 'the slot rate is not measured yet (needs slots observed at least a second apart); retry shortly');
+  if (!driving)
+    throw new ServiceError('upstream_unavailable', 'the slot rate is not measured yet (needs slots observed at least a second apart); retry shortly');
   const slotRates: Record<string, unknown> = {};
   if (which !== 'alt') slotRates.primary = rates.primary;
   if (which !== 'primary') slotRates.alt = rates.alt ?? 'unknown';
@@ -93,9 +94,17 @@ export function createEpochHandler(source: TimingSource) {
     if (source.live() && position !== null && (await streamRateReady(source, which, signal))) {
       const head = source.caches.clock.head()!;
       const now = source.caches.clock.position()!;
-      return render(which, now, streamRates(source), { source: 'geyser', freshness: source.freshness(head.slot, head.atMs), measuredAtUtc: new Date().toISOString() });
+      return render(which, now, streamRates(source), {
+        source: 'geyser',
+        freshness: source.freshness(head.slot, head.atMs),
+        measuredAtUtc: new Date().toISOString(),
+      });
     }
     const rpc = await rpcEpoch(source, signal);
-    return render(which, rpc.info, rpc, { source: 'rpc-fallback', freshness: source.freshness(rpc.info.absoluteSlot, rpc.atMs), measuredAtUtc: new Date(rpc.atMs).toISOString() });
+    return render(which, rpc.info, rpc, {
+      source: 'rpc-fallback',
+      freshness: source.freshness(rpc.info.absoluteSlot, rpc.atMs),
+      measuredAtUtc: new Date(rpc.atMs).toISOString(),
+    });
   };
 }

@@ -68,7 +68,12 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
     const percentiles = { p50: p50!, p75: p75!, p90: p90!, p99: p99! };
     const head = source.stream.status();
     return {
-      unit: 'microLamportsPerComputeUnit', percentiles, suggestedBands: bandsOf(percentiles), source: 'geyser', slot: selection.toSlot, dataAtMs: head.lastSlotAtMs,
+      unit: 'microLamportsPerComputeUnit',
+      percentiles,
+      suggestedBands: bandsOf(percentiles),
+      source: 'geyser',
+      slot: selection.toSlot,
+      dataAtMs: head.lastSlotAtMs,
       body: {
         observed: {
           transactions: sample.length,
@@ -76,10 +81,13 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
           unpricedTransactionsInWindow: selection.unpricedTransactions,
           accountsRequested: accounts?.length ?? 0,
           narrowed,
-          ...(ids !== undefined && !narrowed ? { narrowingNote: 'no transaction in the window write-locked the given accounts; figures cover all transactions' } : {}),
+          ...(ids !== undefined && !narrowed
+            ? { narrowingNote: 'no transaction in the window write-locked the given accounts; figures cover all transactions' }
+            : {}),
         },
         window: { fromSlot: selection.fromSlot, toSlot: selection.toSlot, slotsCovered: selection.slotsCovered, windowSlots },
-        method: 'nearest-rank percentiles of the compute-unit price (ComputeBudget SetComputeUnitPrice; 0 when unset) of each landed non-vote transaction, failed ones included, in the complete slots of the window',
+        method:
+          'nearest-rank percentiles of the compute-unit price (ComputeBudget SetComputeUnitPrice; 0 when unset) of each landed non-vote transaction, failed ones included, in the complete slots of the window',
       },
     };
   }
@@ -93,11 +101,17 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
     const slots = fees.map((f) => f.slot);
     const toSlot = Math.max(...slots);
     return {
-      unit: 'microLamportsPerComputeUnit', percentiles, suggestedBands: bandsOf(percentiles), source: 'rpc-fallback', slot: toSlot, dataAtMs: Date.now(),
+      unit: 'microLamportsPerComputeUnit',
+      percentiles,
+      suggestedBands: bandsOf(percentiles),
+      source: 'rpc-fallback',
+      slot: toSlot,
+      dataAtMs: Date.now(),
       body: {
         observed: { slots: fees.length, accountsRequested: accounts?.length ?? 0 },
         window: { fromSlot: Math.min(...slots), toSlot, slotsCovered: fees.length },
-        method: 'nearest-rank percentiles of getRecentPrioritizationFees: per slot the minimum compute-unit price landed (raised to the highest per-account minimum of the given accounts); used while the Geyser stream is not live',
+        method:
+          'nearest-rank percentiles of getRecentPrioritizationFees: per slot the minimum compute-unit price landed (raised to the highest per-account minimum of the given accounts); used while the Geyser stream is not live',
       },
     };
   }
@@ -159,7 +173,16 @@ export function createPriorityFee(source: TimingSource, windowSlots: number): Pr
 
   const render = (a: FeeAnswer) => {
     const freshness: Freshness = source.freshness(a.slot, a.dataAtMs);
-    return { unit: a.unit, percentiles: a.percentiles, suggestedBands: a.suggestedBands, bandMapping: BAND_MAPPING, ...a.body, source: a.source, freshness, note: NOTE };
+    return {
+      unit: a.unit,
+      percentiles: a.percentiles,
+      suggestedBands: a.suggestedBands,
+      bandMapping: BAND_MAPPING,
+      ...a.body,
+      source: a.source,
+      freshness,
+      note: NOTE,
+    };
   };
 
   return {

@@ -11,7 +11,6 @@ import { ServiceError } from '../../errors.ts';
 import { rpcEpoch, streamRates } from './epoch.ts';
 import type { TimingSource } from './timing-source.ts';
 
-
 /** Builds the handler over the timing source. */
 export function createSgpCheckpointHandler(source: TimingSource, config: { readonly checkpointEverySlots: number }) {
   return async (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => {
@@ -36,7 +35,13 @@ export function createSgpCheckpointHandler(source: TimingSource, config: { reado
     const transitions = clock.transitions();
     const last = transitions[transitions.length - 1];
     return {
-      latest: { epoch: position.epoch, slotIndex: position.slotIndex, slotsInEpoch: position.slotsInEpoch, progressPct: roundTo((position.slotIndex / position.slotsInEpoch) * 100, 3), absoluteSlot: position.absoluteSlot },
+      latest: {
+        epoch: position.epoch,
+        slotIndex: position.slotIndex,
+        slotsInEpoch: position.slotsInEpoch,
+        progressPct: roundTo((position.slotIndex / position.slotsInEpoch) * 100, 3),
+        absoluteSlot: position.absoluteSlot,
+      },
       measured: {
         slotMs: baseline.slotMs,
         baselineSpanHours: roundTo(baseline.spanSeconds / 3600, 4),
@@ -46,7 +51,8 @@ export function createSgpCheckpointHandler(source: TimingSource, config: { reado
       },
       series: {
         count: points.length,
-        everySlots: config.checkpointEverySlots, alsoAt: 'the first slot seen in each epoch',
+        everySlots: config.checkpointEverySlots,
+        alsoAt: 'the first slot seen in each epoch',
         recent: points.slice(-n).map((p) => ({ epoch: p.epoch, slotIndex: p.slotIndex, slot: p.absoluteSlot, time: p.time })),
         lastTransition: last ? { fromEpoch: last.fromEpoch, toEpoch: last.toEpoch, slot: last.slot, time: last.time } : null,
         transitionsSeen: transitions.length,

@@ -37,7 +37,11 @@ export interface SlotSampler {
 }
 
 /** Polls getEpochInfo every `intervalMs` (timer unref'd) and keeps a bounded, slot-ordered history. */
-export function createSlotSampler(config: { readonly rpc: Pick<RpcClient, 'getEpochInfo'>; readonly intervalMs?: number; readonly maxSamples?: number }): SlotSampler {
+export function createSlotSampler(config: {
+  readonly rpc: Pick<RpcClient, 'getEpochInfo'>;
+  readonly intervalMs?: number;
+  readonly maxSamples?: number;
+}): SlotSampler {
   const history: SlotSample[] = [];
   const maxSamples = config.maxSamples ?? MAX_SLOT_SAMPLES;
   const abort = new AbortController();

@@ -31,7 +31,10 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
     },
     async start() {
       runtime = await startTimingRuntime({
-        rpc: deps.rpc, rpcTransport: deps.rpcTransport, pool: deps.pool, geyser: deps.geyser,
+        rpc: deps.rpc,
+        rpcTransport: deps.rpcTransport,
+        pool: deps.pool,
+        geyser: deps.geyser,
         staleMs: deps.settings.geyserStaleMs,
       });
     },
@@ -45,8 +48,22 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
       const { stream, caches } = runtime;
       const s = stream.status();
       return {
-        geyser: { state: s.state, live: stream.isLive(), lastSlot: s.lastSlot, lastSlotAgeMs: s.lastSlotAtMs === null ? null : Date.now() - s.lastSlotAtMs, subscriptions: s.subscriptions, updates: s.updates, lastError: s.lastError?.message ?? null },
-        caches: { absorbed: caches.absorbed, feeSlots: caches.fees.window.size, feeIndexedAccounts: caches.fees.indexedAccounts, tipSlots: caches.tips.window.size, checkpoints: caches.clock.points().length },
+        geyser: {
+          state: s.state,
+          live: stream.isLive(),
+          lastSlot: s.lastSlot,
+          lastSlotAgeMs: s.lastSlotAtMs === null ? null : Date.now() - s.lastSlotAtMs,
+          subscriptions: s.subscriptions,
+          updates: s.updates,
+          lastError: s.lastError?.message ?? null,
+        },
+        caches: {
+          absorbed: caches.absorbed,
+          feeSlots: caches.fees.window.size,
+          feeIndexedAccounts: caches.fees.indexedAccounts,
+          tipSlots: caches.tips.window.size,
+          checkpoints: caches.clock.points().length,
+        },
       };
     },
   };

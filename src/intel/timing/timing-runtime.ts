@@ -77,11 +77,21 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
   const checkpointEverySlots = options.checkpointEverySlots ?? CHECKPOINT_EVERY_SLOTS;
   const caches = createTimingCaches({ schedule, feeWindowSlots, tipWindowSlots, tipHistoryEverySlots, checkpointEverySlots });
   const stream = createGeyserStream({
-    url: options.geyser.url, token: options.geyser.token, staleMs: options.staleMs ?? GEYSER_STALE_MS, handlers: caches.handlers,
+    url: options.geyser.url,
+    token: options.geyser.token,
+    staleMs: options.staleMs ?? GEYSER_STALE_MS,
+    handlers: caches.handlers,
     ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
     ...(options.backoffMaxMs ? { backoffMaxMs: options.backoffMaxMs } : {}),
   });
-  const source = createTimingSource({ caches, stream, rpc: options.rpc, timingRpc, pool: options.pool, ...(options.poolMinValues ? { poolMinValues: options.poolMinValues } : {}) });
+  const source = createTimingSource({
+    caches,
+    stream,
+    rpc: options.rpc,
+    timingRpc,
+    pool: options.pool,
+    ...(options.poolMinValues ? { poolMinValues: options.poolMinValues } : {}),
+  });
   stream.start();
   await stream.whenLive(STREAM_START_WAIT_MS);
   // The RPC sampler only runs while the stream is down; stop it once the stream is back.
@@ -95,7 +105,9 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
       '/v1/epoch': createEpochHandler(source),
       '/v1/sgp-checkpoint': createSgpCheckpointHandler(source, { checkpointEverySlots }),
     },
-    source, caches, stream,
+    source,
+    caches,
+    stream,
     feeBands: (signal) => fees.feeBands(signal),
     async close() {
       clearInterval(settle);

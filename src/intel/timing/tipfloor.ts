@@ -27,30 +27,54 @@ interface TipSnapshot {
 }
 
 /** Builds the handler over the timing source. */
-export function createTipFloorHandler(source: TimingSource, config: { readonly emaSlots: number; readonly windowSlots: number; readonly historyEverySlots: number }) {
+export function createTipFloorHandler(
+  source: TimingSource,
+  config: { readonly emaSlots: number; readonly windowSlots: number; readonly historyEverySlots: number },
+) {
   const cache = createSingleFlightCache<TipSnapshot>({ max: 1, ttlMs: TIPFLOOR_CACHE_MS });
 
   async function compute(): Promise<TipSnapshot> {
     const tips = source.caches.tips;
     const selection = tips.select();
     if (selection.tips.length === 0) {
-      throw new ServiceError('upstream_unavailable', 'no Jito tip has been observed in the window yet (the Geyser stream feeds this figure); retry shortly', { stream: source.stream.status().state });
+      throw new ServiceError('upstream_unavailable', 'no Jito tip has been observed in the window yet (the Geyser stream feeds this figure); retry shortly', {
+        stream: source.stream.status().state,
+      });
     }
     const [p50, p95, p99] = (await source.percentiles(selection.tips, [50, 95, 99], AbortSignal.timeout(LOAD_TIMEOUT_MS))) as number[];
     const ema = tips.ema();
     const history = tips.history().slice(-TIPFLOOR_HISTORY_RETURNED);
     const status = source.stream.status();
     return {
-      slot: selection.toSlot, dataAtMs: status.lastSlotAtMs, computedAtMs: Date.now(),
+      slot: selection.toSlot,
+      dataAtMs: status.lastSlotAtMs,
+      computedAtMs: Date.now(),
       body: {
-        unit: 'lamports', p50: p50!, p95: p95!, p99: p99!, ema: ema.value ?? p50!,
+        unit: 'lamports',
+        p50: p50!,
+        p95: p95!,
+        p99: p99!,
+        ema: ema.value ?? p50!,
         tips: selection.tips.length,
         window: { fromSlot: selection.fromSlot, toSlot: selection.toSlot, slotsCovered: selection.slotsCovered, windowSlots: config.windowSlots },
-        emaMethod: { over: 'median tip of each completed slot with tips', spanSlots: config.emaSlots, alpha: Math.round((2 / (config.emaSlots + 1)) * 1e4) / 1e4, sinceSlot: ema.sinceSlot, slots: ema.slots, seeded: ema.value !== null },
+        emaMethod: {
+          over: 'median tip of each completed slot with tips',
+          spanSlots: config.emaSlots,
+          alpha: Math.round((2 / (config.emaSlots + 1)) * 1e4) / 1e4,
+          sinceSlot: ema.sinceSlot,
+          slots: ema.slots,
+          seeded: ema.value !== null,
+        },
         history,
-        historyMethod: { everySlots: config.historyEverySlots, kept: 'up to one hour', returned: history.length, perPoint: 'nearest-rank percentiles of the tips landed in that interval and the EMA at its end' },
+        historyMethod: {
+          everySlots: config.historyEverySlots,
+          kept: 'up to one hour',
+          returned: history.length,
+          perPoint: 'nearest-rank percentiles of the tips landed in that interval and the EMA at its end',
+        },
         tipAccounts: JITO_TIP_ACCOUNTS,
-        method: 'lamports paid to the eight Jito tip accounts by each successful landed transaction (top-level and inner System Transfer / TransferWithSeed, summed per transaction), nearest-rank percentiles over the complete slots of the window',
+        method:
+          'lamports paid to the eight Jito tip accounts by each successful landed transaction (top-level and inner System Transfer / TransferWithSeed, summed per transaction), nearest-rank percentiles over the complete slots of the window',
       },
     };
   }
@@ -62,7 +86,12 @@ export function createTipFloorHandler(source: TimingSource, config: { readonly e
     return {
       ...value.body,
       source: 'geyser',
-      freshness: { ...source.freshness(value.slot, value.dataAtMs), cachedAt: new Date(loadedAtMs).toISOString(), fromCache: shared, cacheTtlSeconds: TIPFLOOR_CACHE_MS / 1000 },
+      freshness: {
+        ...source.freshness(value.slot, value.dataAtMs),
+        cachedAt: new Date(loadedAtMs).toISOString(),
+        fromCache: shared,
+        cacheTtlSeconds: TIPFLOOR_CACHE_MS / 1000,
+      },
       ...(live ? {} : { staleNote: 'the Geyser stream is not live: these are the last observed figures; no RPC method reports tips' }),
     };
   };

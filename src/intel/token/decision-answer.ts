@@ -18,7 +18,16 @@ export interface DecisionQuery extends FirewallParams {
 /** Reads the validated query into a DecisionQuery (the catalog already checked types and ranges). */
 export function decisionQueryOf(q: Readonly<Record<string, unknown>>): DecisionQuery {
   const out: Record<string, unknown> = {};
-  for (const k of ['action', 'amountUsd', 'minSmri', 'maxConcentrationPct', 'minConfidence', 'denyMintAuthority', 'denyFreezeAuthority', 'denyHighRiskBand'] as const) {
+  for (const k of [
+    'action',
+    'amountUsd',
+    'minSmri',
+    'maxConcentrationPct',
+    'minConfidence',
+    'denyMintAuthority',
+    'denyFreezeAuthority',
+    'denyHighRiskBand',
+  ] as const) {
     if (q[k] !== undefined) out[k] = q[k];
   }
   if (typeof q.policy === 'string' && Object.hasOwn(POLICY_PRESETS, q.policy)) out.policy = q.policy;
@@ -64,7 +73,7 @@ export function decisionAnswer(a: TokenAnalysis, q: DecisionQuery) {
       flags: a.flags.map((f) => ({ code: f.code, severity: f.severity, penalty: f.penalty })),
       contractScore: a.contractScore,
       top10Pct: a.holders.ok ? a.holders.distribution.top10Pct : 'unknown',
-      top10CirculatingPct: a.holders.ok ? a.holders.distribution.top10CirculatingPct ?? 'unknown' : 'unknown',
+      top10CirculatingPct: a.holders.ok ? (a.holders.distribution.top10CirculatingPct ?? 'unknown') : 'unknown',
       ...(a.holders.ok ? {} : { holdersError: a.holders.error }),
       note: 'action and amountUsd are context only; they do not change the score. Nothing is signed, sent or executed.',
     },

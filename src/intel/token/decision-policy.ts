@@ -34,7 +34,14 @@ export interface PolicyResult {
   readonly failClosed: true;
 }
 
-const RULE_ORDER: readonly (keyof FirewallParams)[] = ['minSmri', 'maxConcentrationPct', 'minConfidence', 'denyMintAuthority', 'denyFreezeAuthority', 'denyHighRiskBand'];
+const RULE_ORDER: readonly (keyof FirewallParams)[] = [
+  'minSmri',
+  'maxConcentrationPct',
+  'minConfidence',
+  'denyMintAuthority',
+  'denyFreezeAuthority',
+  'denyHighRiskBand',
+];
 
 /** The preset's values with explicit parameters on top; undefined rules are not applied. */
 export function effectivePolicy(preset: PolicyPreset | null, explicit: FirewallParams): FirewallParams {
@@ -58,9 +65,17 @@ function judge(rule: keyof FirewallParams, threshold: number | boolean, f: Polic
       return res(f.smri, f.smri >= (threshold as number), `SMRI ${f.smri} ${f.smri >= (threshold as number) ? '>=' : '<'} ${threshold}`);
     case 'maxConcentrationPct':
       if (f.top10Pct === null) return unknown('top-10 concentration');
-      return res(f.top10Pct, f.top10Pct <= (threshold as number), `top-10 concentration ${f.top10Pct}% ${f.top10Pct <= (threshold as number) ? '<=' : '>'} ${threshold}%`);
+      return res(
+        f.top10Pct,
+        f.top10Pct <= (threshold as number),
+        `top-10 concentration ${f.top10Pct}% ${f.top10Pct <= (threshold as number) ? '<=' : '>'} ${threshold}%`,
+      );
     case 'minConfidence':
-      return res(f.confidence, f.confidence >= (threshold as number), `confidence ${f.confidence} ${f.confidence >= (threshold as number) ? '>=' : '<'} ${threshold}`);
+      return res(
+        f.confidence,
+        f.confidence >= (threshold as number),
+        `confidence ${f.confidence} ${f.confidence >= (threshold as number) ? '>=' : '<'} ${threshold}`,
+      );
     case 'denyMintAuthority':
       if (!threshold) return res(f.mintAuthorityPresent ?? 'unknown', true, 'rule off');
       if (f.mintAuthorityPresent === null) return unknown('mint authority');

@@ -102,17 +102,40 @@ export function bucketHolders(input: BucketHoldersInput): HolderDistribution {
     const { label, note } = labelOwner(a.owner, input.mint);
     if (isOutOfCirculation(label)) labelled += a.amount;
     return {
-      rank: i + 1, address: a.address, owner: a.owner ?? 'unknown', amount: a.amount.toString(), uiAmount: uiAmount(a.amount, input.decimals),
-      sharePct: sharePct === null ? null : round4(sharePct), label, labelNote: note, state: a.state ?? 'unknown',
+      rank: i + 1,
+      address: a.address,
+      owner: a.owner ?? 'unknown',
+      amount: a.amount.toString(),
+      uiAmount: uiAmount(a.amount, input.decimals),
+      sharePct: sharePct === null ? null : round4(sharePct),
+      label,
+      labelNote: note,
+      state: a.state ?? 'unknown',
     };
   });
-  const topPct = (n: number) => round4(percentOf(sorted.slice(0, n).reduce((s, a) => s + a.amount, 0n), input.supply) ?? 0);
+  const topPct = (n: number) =>
+    round4(
+      percentOf(
+        sorted.slice(0, n).reduce((s, a) => s + a.amount, 0n),
+        input.supply,
+      ) ?? 0,
+    );
   const circulating = input.supply - labelled;
-  const unlabelledTop10 = sorted.filter((a) => !isOutOfCirculation(labelOwner(a.owner, input.mint).label)).slice(0, 10).reduce((s, a) => s + a.amount, 0n);
+  const unlabelledTop10 = sorted
+    .filter((a) => !isOutOfCirculation(labelOwner(a.owner, input.mint).label))
+    .slice(0, 10)
+    .reduce((s, a) => s + a.amount, 0n);
   const circ = percentOf(unlabelledTop10, circulating);
   const top10Pct = topPct(10);
   return {
-    accounts, top1Pct: topPct(1), top5Pct: topPct(5), top10Pct, top20Pct: topPct(20), buckets, band: input.supply > 0n ? holderBand(top10Pct) : 'unknown',
-    top10CirculatingPct: circ === null ? null : round4(Math.min(100, circ)), labelledAmount: labelled.toString(),
+    accounts,
+    top1Pct: topPct(1),
+    top5Pct: topPct(5),
+    top10Pct,
+    top20Pct: topPct(20),
+    buckets,
+    band: input.supply > 0n ? holderBand(top10Pct) : 'unknown',
+    top10CirculatingPct: circ === null ? null : round4(Math.min(100, circ)),
+    labelledAmount: labelled.toString(),
   };
 }

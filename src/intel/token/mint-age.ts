@@ -23,15 +23,40 @@ const days = (from: number, now: number) => Math.max(0, Math.round(((now - from)
 /** The age context of a mint at `nowUnix`. */
 export function mintAgeOf(h: RpcElement<MintHistory>, nowUnix: number): MintAge {
   if (!h.ok) {
-    return { ageDays: 'unknown', atLeastDays: null, firstActivityUnix: null, signaturesRead: 'unknown', note: `getSignaturesForAddress failed (JSON-RPC ${h.code}): ${h.message}`, error: 'history_unavailable' };
+    return {
+      ageDays: 'unknown',
+      atLeastDays: null,
+      firstActivityUnix: null,
+      signaturesRead: 'unknown',
+      note: `getSignaturesForAddress failed (JSON-RPC ${h.code}): ${h.message}`,
+      error: 'history_unavailable',
+    };
   }
   const { count, limit, oldestBlockTime } = h.value;
-  if (count === 0) return { ageDays: 'unknown', atLeastDays: null, firstActivityUnix: null, signaturesRead: 0, note: 'no transaction referencing the mint is in the RPC history' };
-  if (oldestBlockTime === null) return { ageDays: 'unknown', atLeastDays: null, firstActivityUnix: null, signaturesRead: count, note: 'the oldest signature has no block time' };
+  if (count === 0)
+    return {
+      ageDays: 'unknown',
+      atLeastDays: null,
+      firstActivityUnix: null,
+      signaturesRead: 0,
+      note: 'no transaction referencing the mint is in the RPC history',
+    };
+  if (oldestBlockTime === null)
+    return { ageDays: 'unknown', atLeastDays: null, firstActivityUnix: null, signaturesRead: count, note: 'the oldest signature has no block time' };
   if (count >= limit) {
-    return { ageDays: 'unknown', atLeastDays: days(oldestBlockTime, nowUnix), firstActivityUnix: null, signaturesRead: count,
-      note: `more than ${limit} signatures reference the mint; the ${limit}th newest bounds the age from below` };
+    return {
+      ageDays: 'unknown',
+      atLeastDays: days(oldestBlockTime, nowUnix),
+      firstActivityUnix: null,
+      signaturesRead: count,
+      note: `more than ${limit} signatures reference the mint; the ${limit}th newest bounds the age from below`,
+    };
   }
-  return { ageDays: days(oldestBlockTime, nowUnix), atLeastDays: null, firstActivityUnix: oldestBlockTime, signaturesRead: count,
-    note: `age of the oldest of ${count} signatures referencing the mint, as far back as the RPC history reaches` };
+  return {
+    ageDays: days(oldestBlockTime, nowUnix),
+    atLeastDays: null,
+    firstActivityUnix: oldestBlockTime,
+    signaturesRead: count,
+    note: `age of the oldest of ${count} signatures referencing the mint, as far back as the RPC history reaches`,
+  };
 }

@@ -58,9 +58,16 @@ export function parseMint(owner: string, data: Uint8Array): MintParseResult {
   return {
     ok: true,
     mint: {
-      program, programId: owner, decimals: s.decimals, supply: s.supply, isInitialized: s.isInitialized,
-      mintAuthority: s.mintAuthority, freezeAuthority: s.freezeAuthority,
-      typed: parsed.extensions, extensions: parsed.extensions.map(fact), extensionError: parsed.error,
+      program,
+      programId: owner,
+      decimals: s.decimals,
+      supply: s.supply,
+      isInitialized: s.isInitialized,
+      mintAuthority: s.mintAuthority,
+      freezeAuthority: s.freezeAuthority,
+      typed: parsed.extensions,
+      extensions: parsed.extensions.map(fact),
+      extensionError: parsed.error,
     },
   };
 }
@@ -94,16 +101,32 @@ export function hookProgramStatus(
   program: { owner: string; data: Uint8Array } | null,
   programData: { address: string; account: { owner: string; data: Uint8Array } | null } | null,
 ): HookProgramStatus {
-  const unknown = (detail: string, pd: string | null = null): HookProgramStatus => ({ programId, upgradeable: 'unknown', upgradeAuthority: 'unknown', programData: pd, detail });
+  const unknown = (detail: string, pd: string | null = null): HookProgramStatus => ({
+    programId,
+    upgradeable: 'unknown',
+    upgradeAuthority: 'unknown',
+    programData: pd,
+    detail,
+  });
   if (program === null) return unknown('the hook program account does not exist');
-  if (FIXED_LOADERS.has(program.owner)) return { programId, upgradeable: false, upgradeAuthority: null, programData: null, detail: `deployed with the non-upgradeable loader ${program.owner}` };
-  if (program.owner !== UPGRADEABLE_LOADER_ID || programData === null) return unknown(`the hook program is owned by ${program.owner}; upgradeability not determinable`);
+  if (FIXED_LOADERS.has(program.owner))
+    return { programId, upgradeable: false, upgradeAuthority: null, programData: null, detail: `deployed with the non-upgradeable loader ${program.owner}` };
+  if (program.owner !== UPGRADEABLE_LOADER_ID || programData === null)
+    return unknown(`the hook program is owned by ${program.owner}; upgradeability not determinable`);
   const acct = programData.account;
-  if (acct === null || acct.owner !== UPGRADEABLE_LOADER_ID || acct.data.length < 13) return unknown('the ProgramData account is missing or malformed', programData.address);
+  if (acct === null || acct.owner !== UPGRADEABLE_LOADER_ID || acct.data.length < 13)
+    return unknown('the ProgramData account is missing or malformed', programData.address);
   const view = new DataView(acct.data.buffer, acct.data.byteOffset, acct.data.byteLength);
   if (view.getUint32(0, true) !== LOADER_STATE_PROGRAM_DATA) return unknown('the ProgramData account has an unexpected state tag', programData.address);
-  if (acct.data[12] === 0) return { programId, upgradeable: false, upgradeAuthority: null, programData: programData.address, detail: 'ProgramData has no upgrade authority' };
+  if (acct.data[12] === 0)
+    return { programId, upgradeable: false, upgradeAuthority: null, programData: programData.address, detail: 'ProgramData has no upgrade authority' };
   if (acct.data.length < 45) return unknown('the ProgramData upgrade authority is truncated', programData.address);
   const authority = encodeBase58(acct.data.subarray(13, 45));
-  return { programId, upgradeable: true, upgradeAuthority: authority, programData: programData.address, detail: `ProgramData upgrade authority is ${authority}` };
+  return {
+    programId,
+    upgradeable: true,
+    upgradeAuthority: authority,
+    programData: programData.address,
+    detail: `ProgramData upgrade authority is ${authority}`,
+  };
 }

@@ -34,9 +34,15 @@ export interface TokenAnalysis {
 
 /** The snapshot of a mint that exists, or the 404 the single-mint endpoints answer. */
 export function requireMint(s: TokenSnapshot): Extract<TokenSnapshot, { kind: 'mint' }> {
-  if (s.kind === 'not_found') throw new ServiceError('not_found', `No account exists at ${s.mint}`, { param: 'mint', reason: 'account_not_found', slot: s.slot });
+  if (s.kind === 'not_found')
+    throw new ServiceError('not_found', `No account exists at ${s.mint}`, { param: 'mint', reason: 'account_not_found', slot: s.slot });
   if (s.kind === 'not_a_mint') {
-    throw new ServiceError('not_found', `No token mint exists at ${s.mint}: ${s.detail}`, { param: 'mint', reason: 'not_a_mint', owner: s.owner, slot: s.slot });
+    throw new ServiceError('not_found', `No token mint exists at ${s.mint}: ${s.detail}`, {
+      param: 'mint',
+      reason: 'not_a_mint',
+      owner: s.owner,
+      slot: s.slot,
+    });
   }
   return s;
 }
@@ -48,12 +54,17 @@ export interface TokenPoolTasks {
 
 async function holdersOf(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: TaskRunner<TokenPoolTasks>, signal?: AbortSignal): Promise<HoldersResult> {
   if (!s.holders.ok) {
-    const message = s.holders.error === 'snapshot_unavailable'
-      ? `the RPC excludes this mint from its secondary indexes (JSON-RPC ${s.holders.rpcCode}): too many token accounts to snapshot`
-      : `getTokenLargestAccounts failed (JSON-RPC ${s.holders.rpcCode}): ${s.holders.message}`;
+    const message =
+      s.holders.error === 'snapshot_unavailable'
+        ? `the RPC excludes this mint from its secondary indexes (JSON-RPC ${s.holders.rpcCode}): too many token accounts to snapshot`
+        : `getTokenLargestAccounts failed (JSON-RPC ${s.holders.rpcCode}): ${s.holders.message}`;
     return { ok: false, error: s.holders.error, message, rpcCode: s.holders.rpcCode };
   }
-  const distribution = await pool.runTask('bucketHolders', { supply: s.parsed.supply, decimals: s.parsed.decimals, accounts: s.holders.accounts, mint: s.mint }, signal);
+  const distribution = await pool.runTask(
+    'bucketHolders',
+    { supply: s.parsed.supply, decimals: s.parsed.decimals, accounts: s.holders.accounts, mint: s.mint },
+    signal,
+  );
   return { ok: true, slot: s.holders.slot, distribution, listed: s.holders.accounts.length };
 }
 
@@ -71,14 +82,28 @@ function concentrationNote(h: HoldersResult): string {
 }
 
 /** Analyses a snapshot of an existing mint. */
-export async function analyseToken(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: TaskRunner<TokenPoolTasks>, signal?: AbortSignal): Promise<TokenAnalysis> {
+export async function analyseToken(
+  s: Extract<TokenSnapshot, { kind: 'mint' }>,
+  pool: TaskRunner<TokenPoolTasks>,
+  signal?: AbortSignal,
+): Promise<TokenAnalysis> {
   const flags = mintFlags(s.parsed, { epoch: s.epoch, hook: s.hook });
   const score = contractScore(flags);
   const holders = await holdersOf(s, pool, signal);
   const circ = holders.ok ? holders.distribution.top10CirculatingPct : null;
   const index = computeIndex({ score, note: contractNote(flags, score) }, { score: concentrationScore(circ), note: concentrationNote(holders) });
   return {
-    mint: s.mint, slot: s.slot, methodologyVersion: TOKEN_METHODOLOGY_VERSION, parsed: s.parsed, epoch: s.epoch, hook: s.hook,
-    flags, contractScore: score, holders, index, riskBand: riskBandOf(flags, circ), age: mintAgeOf(s.history, Math.floor(Date.now() / 1000)),
+    mint: s.mint,
+    slot: s.slot,
+    methodologyVersion: TOKEN_METHODOLOGY_VERSION,
+    parsed: s.parsed,
+    epoch: s.epoch,
+    hook: s.hook,
+    flags,
+    contractScore: score,
+    holders,
+    index,
+    riskBand: riskBandOf(flags, circ),
+    age: mintAgeOf(s.history, Math.floor(Date.now() / 1000)),
   };
 }

@@ -23,13 +23,22 @@ function contextPart(a: TokenAnalysis): Record<string, unknown> {
   const listed = a.holders.listed;
   const nonZero = a.holders.distribution.accounts.filter((x) => x.amount !== '0').length;
   return listed < LARGEST_ACCOUNTS_LIMIT
-    ? { holderAccounts: nonZero, holderAccountsNote: `exact: the RPC listed ${listed} accounts (< ${LARGEST_ACCOUNTS_LIMIT}), so every token account is listed; an account is not necessarily a distinct wallet`, ...age }
-    : { holderAccounts: 'unknown', holderAccountsNote: `at least ${nonZero} non-empty accounts; the RPC lists only the ${LARGEST_ACCOUNTS_LIMIT} largest`, ...age };
+    ? {
+        holderAccounts: nonZero,
+        holderAccountsNote: `exact: the RPC listed ${listed} accounts (< ${LARGEST_ACCOUNTS_LIMIT}), so every token account is listed; an account is not necessarily a distinct wallet`,
+        ...age,
+      }
+    : {
+        holderAccounts: 'unknown',
+        holderAccountsNote: `at least ${nonZero} non-empty accounts; the RPC lists only the ${LARGEST_ACCOUNTS_LIMIT} largest`,
+        ...age,
+      };
 }
 
 function summary(a: TokenAnalysis): string {
   const raised = a.flags.filter((f) => f.severity === 'high' || f.severity === 'medium');
-  const flagText = raised.length === 0 ? 'no high or medium severity control observed' : `controls observed: ${raised.map((f) => `${f.code} (${f.severity})`).join(', ')}`;
+  const flagText =
+    raised.length === 0 ? 'no high or medium severity control observed' : `controls observed: ${raised.map((f) => `${f.code} (${f.severity})`).join(', ')}`;
   const c = a.holders.ok ? a.holders.distribution.top10CirculatingPct : null;
   const concText = c === null ? 'top-10 concentration unknown' : `top-10 accounts hold ${c}% of circulating supply`;
   return `Band ${a.riskBand}: ${flagText}; ${concText}. Band rule: worst flag severity; concentration above ${CONCENTRATION_SEVERITY_PCT.high}% counts high, above ${CONCENTRATION_SEVERITY_PCT.medium}% medium.`;
@@ -62,18 +71,30 @@ export function tokenRiskAnswer(a: TokenAnalysis) {
 /** `/v1/smri`. */
 export function smriAnswer(a: TokenAnalysis) {
   return {
-    mint: a.mint, ...a.index, riskBand: a.riskBand, slot: a.slot, methodologyVersion: a.methodologyVersion, disclaimer: TOKEN_DISCLAIMER,
+    mint: a.mint,
+    ...a.index,
+    riskBand: a.riskBand,
+    slot: a.slot,
+    methodologyVersion: a.methodologyVersion,
+    disclaimer: TOKEN_DISCLAIMER,
   };
 }
 
 /** `/v1/token-intel`: token-risk plus digest and holder classification. */
 export function tokenIntelAnswer(a: TokenAnalysis) {
-  const top10 = a.holders.ok ? a.holders.distribution.top10Pct : 'unknown' as const;
+  const top10 = a.holders.ok ? a.holders.distribution.top10Pct : ('unknown' as const);
   const holders = a.holders.ok
     ? {
-      classification: a.holders.distribution.accounts.map((x) => ({ rank: x.rank, address: x.address, owner: x.owner, sharePct: x.sharePct, label: x.label, labelNote: x.labelNote })),
-      note: 'owners are shown as written in the token accounts and not resolved to identities; an account is not necessarily a distinct wallet',
-    }
+        classification: a.holders.distribution.accounts.map((x) => ({
+          rank: x.rank,
+          address: x.address,
+          owner: x.owner,
+          sharePct: x.sharePct,
+          label: x.label,
+          labelNote: x.labelNote,
+        })),
+        note: 'owners are shown as written in the token accounts and not resolved to identities; an account is not necessarily a distinct wallet',
+      }
     : { classification: [], error: a.holders.error, message: a.holders.message };
   return {
     ...tokenRiskAnswer(a),
@@ -98,13 +119,22 @@ export function tokenHoldersAnswer(a: TokenAnalysis & { holders: { ok: true } })
     mint: a.mint,
     supply: { amount: a.parsed.supply.toString(), uiAmount: uiAmount(a.parsed.supply, a.parsed.decimals), decimals: a.parsed.decimals },
     concentration: {
-      top1Pct: d.top1Pct, top5Pct: d.top5Pct, top10Pct: d.top10Pct, top20Pct: d.top20Pct, band: d.band,
+      top1Pct: d.top1Pct,
+      top5Pct: d.top5Pct,
+      top10Pct: d.top10Pct,
+      top20Pct: d.top20Pct,
+      band: d.band,
       bandThresholds: Object.fromEntries(HOLDER_BANDS.map((b) => [b.band, `top10Pct >= ${b.minTop10Pct}`])),
       top10CirculatingPct: d.top10CirculatingPct ?? 'unknown',
     },
     largestAccounts: { returned: d.accounts.length, limit: LARGEST_ACCOUNTS_LIMIT, accounts: d.accounts },
     buckets: d.buckets,
-    bucketThresholds: { gt5pct: `> ${HOLDER_BUCKETS.gt5pctAbove}%`, from1to5pct: `${HOLDER_BUCKETS.from1to5pctMin}-${HOLDER_BUCKETS.gt5pctAbove}%`, lt1pct: `< ${HOLDER_BUCKETS.from1to5pctMin}%`, unknown: 'share not computable (zero supply)' },
+    bucketThresholds: {
+      gt5pct: `> ${HOLDER_BUCKETS.gt5pctAbove}%`,
+      from1to5pct: `${HOLDER_BUCKETS.from1to5pctMin}-${HOLDER_BUCKETS.gt5pctAbove}%`,
+      lt1pct: `< ${HOLDER_BUCKETS.from1to5pctMin}%`,
+      unknown: 'share not computable (zero supply)',
+    },
     note: 'Shares are of total supply; buckets count the listed accounts only. Owners are not resolved; an account is not necessarily a distinct wallet.',
     slot: a.holders.slot ?? a.slot,
     methodologyVersion: a.methodologyVersion,

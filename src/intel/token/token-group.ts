@@ -73,7 +73,11 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
         const a = await analyse(mintOf(q), signal);
         if (!a.holders.ok) {
           const code = a.holders.error === 'snapshot_unavailable' ? 'snapshot_unavailable' : 'upstream_unavailable';
-          throw new ServiceError(code, `Holder snapshot of ${a.mint} is not available: ${a.holders.message}`, { param: 'mint', rpcCode: a.holders.rpcCode, slot: a.slot });
+          throw new ServiceError(code, `Holder snapshot of ${a.mint} is not available: ${a.holders.message}`, {
+            param: 'mint',
+            rpcCode: a.holders.rpcCode,
+            slot: a.slot,
+          });
         }
         return tokenHoldersAnswer(a as TokenAnalysis & { holders: { ok: true } });
       },

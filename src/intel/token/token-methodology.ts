@@ -118,7 +118,12 @@ export const TOKEN_METHODOLOGY = {
     basis: `the ${LARGEST_ACCOUNTS_LIMIT} largest token accounts (getTokenLargestAccounts); accounts owned by burn or system addresses are excluded and their balance removed from circulating supply`,
   },
   confidence: 'components with data / components intended (2)',
-  smriBands: { 'low-risk': `>= ${SMRI_BANDS.lowRiskMin}`, 'medium-risk': `${SMRI_BANDS.mediumRiskMin}-${SMRI_BANDS.lowRiskMin - 1}`, 'high-risk': `< ${SMRI_BANDS.mediumRiskMin}`, unknown: 'smri null' },
+  smriBands: {
+    'low-risk': `>= ${SMRI_BANDS.lowRiskMin}`,
+    'medium-risk': `${SMRI_BANDS.mediumRiskMin}-${SMRI_BANDS.lowRiskMin - 1}`,
+    'high-risk': `< ${SMRI_BANDS.mediumRiskMin}`,
+    unknown: 'smri null',
+  },
   riskBand: {
     rule: 'the worst severity among flags: high -> high, medium -> medium, otherwise low; top-10 share of circulating supply above 80% counts as high, above 50% as medium',
     concentrationSeverityPct: CONCENTRATION_SEVERITY_PCT,
@@ -129,9 +134,20 @@ export const TOKEN_METHODOLOGY = {
   },
   firewall: { failClosed: 'a rule whose input is unknown gives DENY', presets: POLICY_PRESETS },
   holders: {
-    buckets: { gt5pct: `share > ${HOLDER_BUCKETS.gt5pctAbove}%`, from1to5pct: `${HOLDER_BUCKETS.from1to5pctMin}% <= share <= ${HOLDER_BUCKETS.gt5pctAbove}%`, lt1pct: `share < ${HOLDER_BUCKETS.from1to5pctMin}%`, unknown: 'share not computable (zero supply)' },
+    buckets: {
+      gt5pct: `share > ${HOLDER_BUCKETS.gt5pctAbove}%`,
+      from1to5pct: `${HOLDER_BUCKETS.from1to5pctMin}% <= share <= ${HOLDER_BUCKETS.gt5pctAbove}%`,
+      lt1pct: `share < ${HOLDER_BUCKETS.from1to5pctMin}%`,
+      unknown: 'share not computable (zero supply)',
+    },
     bands: HOLDER_BANDS,
-    labels: { burn: BURN_OWNERS, system: SYSTEM_OWNERS, systemAlso: 'the mint address itself', unresolved: 'any other owner, shown as written, not resolved to an identity', unknown: 'token account data not readable' },
+    labels: {
+      burn: BURN_OWNERS,
+      system: SYSTEM_OWNERS,
+      systemAlso: 'the mint address itself',
+      unresolved: 'any other owner, shown as written, not resolved to an identity',
+      unknown: 'token account data not readable',
+    },
   },
   context: {
     holderAccounts: `exact when getTokenLargestAccounts lists fewer than ${LARGEST_ACCOUNTS_LIMIT} accounts (then every account is listed), otherwise unknown`,
@@ -139,10 +155,12 @@ export const TOKEN_METHODOLOGY = {
   },
   errors: {
     not_found: '404: no account at the address (reason account_not_found) or the account is not an initialized SPL Token / Token-2022 mint (reason not_a_mint)',
-    snapshot_unavailable: '502 on /v1/token-holders when the RPC excludes the mint from its secondary indexes (JSON-RPC -32010; very large mints such as USDT); elsewhere the holder part carries error snapshot_unavailable and concentration is unknown',
+    snapshot_unavailable:
+      '502 on /v1/token-holders when the RPC excludes the mint from its secondary indexes (JSON-RPC -32010; very large mints such as USDT); elsewhere the holder part carries error snapshot_unavailable and concentration is unknown',
     upstream: '502 upstream_unavailable / upstream_timeout when the RPC is down; nothing is settled',
     batch: 'per element: invalid_mint, not_found, not_a_mint',
   },
-  chainReads: 'JSON-RPC batches: (1) getMultipleAccounts(mints) + getEpochInfo + getTokenLargestAccounts per mint, (2) getMultipleAccounts(largest accounts, hook programs) + getSignaturesForAddress per mint, (3) ProgramData of upgradeable hook programs only; snapshots stamped with the context slot',
+  chainReads:
+    'JSON-RPC batches: (1) getMultipleAccounts(mints) + getEpochInfo + getTokenLargestAccounts per mint, (2) getMultipleAccounts(largest accounts, hook programs) + getSignaturesForAddress per mint, (3) ProgramData of upgradeable hook programs only; snapshots stamped with the context slot',
   cacheTtlMs: TOKEN_CACHE_TTL_MS,
 } as const;

@@ -77,6 +77,7 @@ export function decisionOf(smri: number | null, confidence: number): { decision:
   if (smri >= r.executeMinSmri && confidence >= r.executeMinConfidence) {
     return { decision: 'EXECUTE', reason: `SMRI ${smri} is >= ${r.executeMinSmri} with confidence ${confidence} >= ${r.executeMinConfidence} (${rule}).` };
   }
-  if (smri >= r.executeMinSmri) return { decision: 'REVIEW', reason: `SMRI ${smri} is >= ${r.executeMinSmri} but confidence ${confidence} is below ${r.executeMinConfidence} (${rule}).` };
+  if (smri >= r.executeMinSmri)
+    return { decision: 'REVIEW', reason: `SMRI ${smri} is >= ${r.executeMinSmri} but confidence ${confidence} is below ${r.executeMinConfidence} (${rule}).` };
   return { decision: 'REVIEW', reason: `SMRI ${smri} is in the review range ${r.rejectBelowSmri}-${r.executeMinSmri - 1} (${rule}).` };
 }

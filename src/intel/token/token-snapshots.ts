@@ -6,7 +6,13 @@
  * ProgramData, only when a transfer hook is upgradeable-loader owned.
  */
 import { createSingleFlightCache, raceAbort } from '../../caches/single-flight-cache.ts';
-import { RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX, type MintHistory, type RawAccount, type RpcElement, type TokenRpcMethods } from '../../chain/rpc-token-methods.ts';
+import {
+  RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX,
+  type MintHistory,
+  type RawAccount,
+  type RpcElement,
+  type TokenRpcMethods,
+} from '../../chain/rpc-token-methods.ts';
 import { findExtension, parseTokenAccount } from '../../chain/token-extensions.ts';
 import type { HolderAccountInput } from './holder-buckets.ts';
 import { hookProgramStatus, parseMint, programDataAddressOf, type HookProgramStatus, type ParsedMint } from './mint-analysis.ts';
@@ -19,11 +25,16 @@ export type HoldersRead =
 
 export type TokenSnapshot =
   | {
-    readonly kind: 'mint'; readonly mint: string; readonly slot: number; readonly parsed: ParsedMint;
-    readonly epoch: number | null; readonly holders: HoldersRead; readonly hook: HookProgramStatus | null;
-    /** One page of the mint's signatures (age context), or the RPC error. */
-    readonly history: RpcElement<MintHistory>;
-  }
+      readonly kind: 'mint';
+      readonly mint: string;
+      readonly slot: number;
+      readonly parsed: ParsedMint;
+      readonly epoch: number | null;
+      readonly holders: HoldersRead;
+      readonly hook: HookProgramStatus | null;
+      /** One page of the mint's signatures (age context), or the RPC error. */
+      readonly history: RpcElement<MintHistory>;
+    }
   | { readonly kind: 'not_found'; readonly mint: string; readonly slot: number }
   | { readonly kind: 'not_a_mint'; readonly mint: string; readonly slot: number; readonly owner: string; readonly detail: string };
 
@@ -83,9 +94,14 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
     const largest = round1.largest[i]!;
     const holders: HoldersRead = largest.ok
       ? { ok: true, slot: largest.slot, accounts: holderInputs(largest.value, accounts) }
-      : { ok: false, error: largest.code === RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX ? 'snapshot_unavailable' : 'holders_unavailable', rpcCode: largest.code, message: largest.message };
+      : {
+          ok: false,
+          error: largest.code === RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX ? 'snapshot_unavailable' : 'holders_unavailable',
+          rpcCode: largest.code,
+          message: largest.message,
+        };
     const hookId = hookProgramId(p.mint);
-    const pdAddress = hookId ? programDatas.get(hookId) ?? null : null;
+    const pdAddress = hookId ? (programDatas.get(hookId) ?? null) : null;
     const hook = hookId
       ? hookProgramStatus(hookId, accounts.get(hookId) ?? null, pdAddress ? { address: pdAddress, account: pdAccounts.get(pdAddress) ?? null } : null)
       : null;
@@ -111,16 +127,20 @@ function createTickBatcher(read: (mints: readonly string[]) => Promise<TokenSnap
       },
     );
   };
-  return (mint) => new Promise((resolve, reject) => {
-    if (pending === null) {
-      const batch = new Map<string, { resolve: (s: TokenSnapshot) => void; reject: (e: unknown) => void }[]>();
-      pending = batch;
-      queueMicrotask(() => { pending = null; flush(batch); });
-    }
-    const waiters = pending.get(mint) ?? [];
-    waiters.push({ resolve, reject });
-    pending.set(mint, waiters);
-  });
+  return (mint) =>
+    new Promise((resolve, reject) => {
+      if (pending === null) {
+        const batch = new Map<string, { resolve: (s: TokenSnapshot) => void; reject: (e: unknown) => void }[]>();
+        pending = batch;
+        queueMicrotask(() => {
+          pending = null;
+          flush(batch);
+        });
+      }
+      const waiters = pending.get(mint) ?? [];
+      waiters.push({ resolve, reject });
+      pending.set(mint, waiters);
+    });
 }
 
 /** The cached, tick-batched snapshot source. Faults are not cached; not_found answers are (TTL). */

@@ -4,8 +4,16 @@
  * provider in ~12 ms, so every `npm start` and test can afford a fresh chain.
  */
 import {
-  ContractDecoder, EdrContext, L1_CHAIN_TYPE, MineOrdering, l1GenesisState, l1HardforkFromString, l1HardforkToString, l1ProviderFactory,
-  type Provider, type ProviderConfig,
+  ContractDecoder,
+  EdrContext,
+  L1_CHAIN_TYPE,
+  MineOrdering,
+  l1GenesisState,
+  l1HardforkFromString,
+  l1HardforkToString,
+  l1ProviderFactory,
+  type Provider,
+  type ProviderConfig,
 } from '@nomicfoundation/edr';
 
 /** Prague matches Base's current execution rules (Isthmus) closely enough for ERC-20 work. */

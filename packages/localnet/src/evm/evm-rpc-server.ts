@@ -45,7 +45,8 @@ function parseUnits(value: unknown): bigint | null {
 
 async function fundStablecoinMethod(params: readonly unknown[], config: EvmRpcServerConfig): Promise<RpcAnswer> {
   const [address, amount] = params;
-  if (typeof address !== 'string' || !ADDRESS_RE.test(address)) return { error: { code: -32602, message: 'Invalid params: address must be a 0x-prefixed 20-byte hex address' } };
+  if (typeof address !== 'string' || !ADDRESS_RE.test(address))
+    return { error: { code: -32602, message: 'Invalid params: address must be a 0x-prefixed 20-byte hex address' } };
   const units = parseUnits(amount);
   if (units === null) return { error: { code: -32602, message: `Invalid params: amountUnits must be an integer 1-${MAX_FAUCET_UNITS}` } };
   return { result: await config.fundStablecoin(address, units) };
@@ -75,7 +76,8 @@ async function handleBody(body: string, config: EvmRpcServerConfig): Promise<unk
     return errorReply(null, -32700, 'Parse error');
   }
   if (!Array.isArray(parsed)) return handleOne(parsed, config);
-  if (parsed.length === 0 || parsed.length > MAX_EVM_RPC_BATCH) return errorReply(null, -32600, `Invalid request: a batch holds 1-${MAX_EVM_RPC_BATCH} requests`);
+  if (parsed.length === 0 || parsed.length > MAX_EVM_RPC_BATCH)
+    return errorReply(null, -32600, `Invalid request: a batch holds 1-${MAX_EVM_RPC_BATCH} requests`);
   // In order, not in parallel: EDR serializes anyway, and order keeps nonces predictable.
   const replies: Reply[] = [];
   for (const r of parsed) replies.push(await handleOne(r, config));
@@ -93,7 +95,9 @@ export async function startEvmRpcServer(config: EvmRpcServerConfig): Promise<Evm
   const server = createServer((req, res) => {
     if (req.method !== 'POST') return send(res, 405, errorReply(null, -32600, 'Use POST with a JSON-RPC body'));
     readRequestBody(req, MAX_EVM_RPC_BODY_BYTES)
-      .then(async (body) => (body === null ? send(res, 413, errorReply(null, -32600, 'Request body too large')) : send(res, 200, await handleBody(body, config))))
+      .then(async (body) =>
+        body === null ? send(res, 413, errorReply(null, -32600, 'Request body too large')) : send(res, 200, await handleBody(body, config)),
+      )
       .catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
@@ -104,9 +108,10 @@ export async function startEvmRpcServer(config: EvmRpcServerConfig): Promise<Evm
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     url: `http://${host}:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

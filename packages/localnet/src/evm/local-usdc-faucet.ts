@@ -25,16 +25,18 @@ function unwrap(answer: RpcAnswer, what: string): unknown {
 /** Sends from an EDR-owned account and returns the mined receipt (automine: same call). */
 async function sendAndConfirm(chain: EdrChain, tx: Record<string, string>, what: string): Promise<{ transactionHash: string; contractAddress: string | null }> {
   const hash = unwrap(await chain.request('eth_sendTransaction', [tx]), what) as string;
-  const receipt = unwrap(await chain.request('eth_getTransactionReceipt', [hash]), what) as { status: string; transactionHash: string; contractAddress: string | null } | null;
+  const receipt = unwrap(await chain.request('eth_getTransactionReceipt', [hash]), what) as {
+    status: string;
+    transactionHash: string;
+    contractAddress: string | null;
+  } | null;
   if (!receipt) throw new Error(`${what}: transaction ${hash} was not mined`);
   if (receipt.status !== '0x1') throw new Error(`${what}: transaction ${hash} reverted`);
   return receipt;
 }
 
 /** Deploys LocalUsdc(name, version) from `deployer` and returns its faucet. */
-export async function deployLocalUsdc(
-  chain: EdrChain, artifact: LocalUsdcArtifact, deployer: string, name: string, version: string,
-): Promise<LocalUsdcFaucet> {
+export async function deployLocalUsdc(chain: EdrChain, artifact: LocalUsdcArtifact, deployer: string, name: string, version: string): Promise<LocalUsdcFaucet> {
   const deploy = await sendAndConfirm(chain, { from: deployer, data: artifact.bytecode + encodeStrings([name, version]) }, 'deploy LocalUsdc');
   const usdcAddress = deploy.contractAddress;
   if (!usdcAddress) throw new Error('deploy LocalUsdc: the receipt has no contract address');

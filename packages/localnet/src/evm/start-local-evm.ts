@@ -56,10 +56,14 @@ export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm>
   const relayerKey = seedKey(options.seed, 'relayer');
   const chain = await createEdrChain({ chainId: BigInt(LOCAL_EVM_CHAIN_ID), ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey], balances: [] });
   const accounts = await chain.request('eth_accounts', []);
-  if (!('result' in accounts) || !Array.isArray(accounts.result) || accounts.result.length !== 2) throw new Error('local EVM: eth_accounts did not list the two localnet keys');
+  if (!('result' in accounts) || !Array.isArray(accounts.result) || accounts.result.length !== 2)
+    throw new Error('local EVM: eth_accounts did not list the two localnet keys');
   const [deployer, relayerAddress] = accounts.result as [string, string];
   // Balances are set after the fact because the addresses come from EDR (no key math here).
-  for (const [address, wei] of [[deployer, DEPLOYER_GENESIS_WEI], [relayerAddress, RELAYER_GENESIS_WEI]] as const) {
+  for (const [address, wei] of [
+    [deployer, DEPLOYER_GENESIS_WEI],
+    [relayerAddress, RELAYER_GENESIS_WEI],
+  ] as const) {
     const set = await chain.request('hardhat_setBalance', [address, `0x${wei.toString(16)}`]);
     if ('error' in set) throw new Error(`local EVM: could not fund ${address}: ${set.error.message}`);
   }

@@ -17,7 +17,12 @@ let payer: KeyPairSigner;
 
 beforeAll(async () => {
   server = await startGeyserServer({
-    events: chain.events, head: chain.head, host: '127.0.0.1', port: 0, xToken: X_TOKEN, pingIntervalMs: 100,
+    events: chain.events,
+    head: chain.head,
+    host: '127.0.0.1',
+    port: 0,
+    xToken: X_TOKEN,
+    pingIntervalMs: 100,
   });
   client = await connectClient(server.url, X_TOKEN);
   payer = await generateKeyPairSigner();
@@ -47,7 +52,9 @@ describe('localnet geyser: unary methods', () => {
     expect(await client.getBlockHeight(CommitmentLevel.CONFIRMED)).toEqual({ blockHeight: String(chain.head.blockHeight('confirmed')) });
     const latest = chain.head.latestBlockhash('processed');
     expect(await client.getLatestBlockhash()).toEqual({
-      slot: String(latest.slot), blockhash: latest.blockhash, lastValidBlockHeight: String(latest.lastValidBlockHeight),
+      slot: String(latest.slot),
+      blockhash: latest.blockhash,
+      lastValidBlockHeight: String(latest.lastValidBlockHeight),
     });
     expect(await client.isBlockhashValid(latest.blockhash)).toEqual({ slot: String(chain.head.slot('processed')), valid: true });
     expect((await client.isBlockhashValid('11111111111111111111111111111111')).valid).toBe(false);

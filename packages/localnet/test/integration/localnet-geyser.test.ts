@@ -112,7 +112,11 @@ describe('localnet geyser: transaction filters', () => {
     await settle(open, 3);
     chain.produceSlot([plain, vote, failed, tipped]);
     const txs = await open.until((u) => txsOf(u).length === 4).then(() => open.updates.filter((u) => u.transaction));
-    const filtersOf = (sig: string) => txs.find((u) => b58.decode(u.transaction!.transaction!.signature) === sig)!.filters.slice().sort();
+    const filtersOf = (sig: string) =>
+      txs
+        .find((u) => b58.decode(u.transaction!.transaction!.signature) === sig)!
+        .filters.slice()
+        .sort();
     expect(filtersOf(plain.signature)).toEqual(['nonVote']);
     expect(filtersOf(vote.signature)).toEqual(['votes']);
     expect(filtersOf(failed.signature)).toEqual(['failedOnly', 'includeMarker', 'nonVote']);
@@ -156,8 +160,11 @@ describe('localnet geyser: blocks meta and commitment', () => {
     const [meta] = (await open.until((u) => u.some((x) => x.blockMeta))).filter((u) => u.blockMeta);
     expect(meta!.filters).toEqual(['meta']);
     expect(meta!.blockMeta).toMatchObject({
-      slot: String(produced), parentSlot: String(produced - 1n), executedTransactionCount: '1',
-      blockHeight: { blockHeight: String(produced - 10n) }, blockTime: { timestamp: String(1_750_000_000 + Number(produced)) },
+      slot: String(produced),
+      parentSlot: String(produced - 1n),
+      executedTransactionCount: '1',
+      blockHeight: { blockHeight: String(produced - 10n) },
+      blockTime: { timestamp: String(1_750_000_000 + Number(produced)) },
     });
     open.close();
   });
@@ -204,4 +211,3 @@ interface AgaveJsonTx {
   transaction: { message: { accountKeys: string[]; instructions: { programIdIndex: number; accounts: number[]; data: string }[] } };
   meta: { err: unknown; postTokenBalances: { mint: string }[] };
 }
-

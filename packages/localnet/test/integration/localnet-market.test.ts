@@ -17,11 +17,30 @@ const LONE_X = syntheticAddress('mint:lone-x');
 const LONE_Y = syntheticAddress('mint:lone-y');
 const T0 = 1_750_000_000;
 
-function pool(name: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, decA: number, decB: number, feeBps: number, createdAt: number): PoolState {
+function pool(
+  name: string,
+  mintA: string,
+  mintB: string,
+  reserveA: bigint,
+  reserveB: bigint,
+  decA: number,
+  decB: number,
+  feeBps: number,
+  createdAt: number,
+): PoolState {
   return {
-    address: syntheticAddress(`pool:${name}`), label: 'Raydium', mintA, mintB,
-    vaultA: syntheticAddress(`vault:${name}:a`), vaultB: syntheticAddress(`vault:${name}:b`),
-    decimalsA: decA, decimalsB: decB, reserveA, reserveB, feeBps, createdAt,
+    address: syntheticAddress(`pool:${name}`),
+    label: 'Raydium',
+    mintA,
+    mintB,
+    vaultA: syntheticAddress(`vault:${name}:a`),
+    vaultB: syntheticAddress(`vault:${name}:b`),
+    decimalsA: decA,
+    decimalsB: decB,
+    reserveA,
+    reserveB,
+    feeBps,
+    createdAt,
   };
 }
 
@@ -45,7 +64,12 @@ beforeAll(async () => {
   chain = createSyntheticPoolChain([SOL_USDC, BONK_SOL, JUP_USDC, ISLAND]);
   chain.setSupply(BONK, 8_800_000_000_000_000_000n);
   server = await startMarketServer({
-    pools: chain.reader, events: chain.events, fixture: loadMarketFixture(), host: '127.0.0.1', port: 0, now: () => clock,
+    pools: chain.reader,
+    events: chain.events,
+    fixture: loadMarketFixture(),
+    host: '127.0.0.1',
+    port: 0,
+    now: () => clock,
   });
 });
 
@@ -59,17 +83,32 @@ describe('Jupiter /swap/v1/quote', () => {
     expect(status).toBe(200);
     // afterFee = 1e9 * 9975/10000 = 997_500_000; out = floor(997_500_000 * 150e9 / (1e12 + 997_500_000))
     expect(body).toMatchObject({
-      inputMint: WSOL_MINT, inAmount: '1000000000', outputMint: USDC_MINT, outAmount: '149475897',
-      otherAmountThreshold: '148728517', swapMode: 'ExactIn', slippageBps: 50, platformFee: null,
-      priceImpactPct: '0.000996505985279683', contextSlot: 1000,
+      inputMint: WSOL_MINT,
+      inAmount: '1000000000',
+      outputMint: USDC_MINT,
+      outAmount: '149475897',
+      otherAmountThreshold: '148728517',
+      swapMode: 'ExactIn',
+      slippageBps: 50,
+      platformFee: null,
+      priceImpactPct: '0.000996505985279683',
+      contextSlot: 1000,
     });
-    expect(body.routePlan).toEqual([{
-      swapInfo: {
-        ammKey: SOL_USDC.address, label: 'Raydium', inputMint: WSOL_MINT, outputMint: USDC_MINT,
-        inAmount: '1000000000', outAmount: '149475897', feeAmount: '2500000', feeMint: WSOL_MINT,
+    expect(body.routePlan).toEqual([
+      {
+        swapInfo: {
+          ammKey: SOL_USDC.address,
+          label: 'Raydium',
+          inputMint: WSOL_MINT,
+          outputMint: USDC_MINT,
+          inAmount: '1000000000',
+          outAmount: '149475897',
+          feeAmount: '2500000',
+          feeMint: WSOL_MINT,
+        },
+        percent: 100,
       },
-      percent: 100,
-    }]);
+    ]);
     expect(typeof body.timeTaken).toBe('number');
     expect(Number(body.swapUsdValue)).toBeCloseTo(150, 9);
   });
@@ -124,7 +163,8 @@ describe('GeckoTerminal /api/v2/networks/solana/*', () => {
     expect(body.data.map((p: any) => p.attributes.address)).toEqual([JUP_USDC, BONK_SOL, ISLAND, SOL_USDC].map((p) => p.address));
     const bonk = body.data[1];
     expect(bonk).toMatchObject({
-      id: `solana_${BONK_SOL.address}`, type: 'pool',
+      id: `solana_${BONK_SOL.address}`,
+      type: 'pool',
       attributes: { name: 'Bonk / SOL', pool_created_at: new Date((T0 - 3600) * 1000).toISOString().replace('.000', ''), market_cap_usd: null },
       relationships: {
         base_token: { data: { id: `solana_${BONK}`, type: 'token' } },
@@ -141,7 +181,8 @@ describe('GeckoTerminal /api/v2/networks/solana/*', () => {
     expect(body.data[2].attributes.fdv_usd).toBeNull();
     const bonkToken = body.included.find((i: any) => i.id === `solana_${BONK}`);
     expect(bonkToken).toEqual({
-      id: `solana_${BONK}`, type: 'token',
+      id: `solana_${BONK}`,
+      type: 'token',
       attributes: { address: BONK, name: 'Bonk', symbol: 'Bonk', image_url: null, coingecko_coin_id: null, decimals: 5 },
     });
     expect(body.included.find((i: any) => i.id === `solana_${LONE_X}`).attributes.symbol).toBeNull();
@@ -172,7 +213,7 @@ describe('GeckoTerminal /api/v2/networks/solana/*', () => {
     const sol = body.data[0].attributes;
     expect(sol.transactions.m5).toEqual({ buys: 1, sells: 1, buyers: 1, sellers: 1 });
     expect(Number(sol.volume_usd.h1)).toBeCloseTo(2250, 6);
-    const expectedPct = ((150_750 / 995.1) / 150 - 1) * 100;
+    const expectedPct = (150_750 / 995.1 / 150 - 1) * 100;
     expect(sol.price_change_percentage.h24).toBe(expectedPct.toFixed(2));
     expect(Number(sol.base_token_price_usd)).toBeCloseTo(150_750 / 995.1, 9);
     const bonk = body.data[1].attributes;

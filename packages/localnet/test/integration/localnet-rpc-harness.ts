@@ -3,9 +3,20 @@
  * server on an ephemeral port, a slot ticker so commitments advance, and kit helpers.
  */
 import {
-  appendTransactionMessageInstructions, createSolanaRpc, createTransactionMessage, generateKeyPairSigner,
-  getBase64EncodedWireTransaction, pipe, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners, type Instruction, type KeyPairSigner, type Rpc, type Signature, type SolanaRpcApi,
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Instruction,
+  type KeyPairSigner,
+  type Rpc,
+  type Signature,
+  type SolanaRpcApi,
 } from '@solana/kit';
 import { getMintEncoder, getMintSize } from '@solana-program/token';
 import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
@@ -31,18 +42,31 @@ export async function startHarness(): Promise<Harness> {
   const chain = createLocalChain({ slotsPerEpoch: 32n, startUnixSeconds: 1_750_000_000, slotMs: 400 });
   const authority = await generateKeyPairSigner();
   const mint = await generateKeyPairSigner();
-  const data = Uint8Array.from(getMintEncoder().encode({
-    mintAuthority: authority.address, supply: 0n, decimals: 6, isInitialized: true, freezeAuthority: null,
-  }));
+  const data = Uint8Array.from(
+    getMintEncoder().encode({
+      mintAuthority: authority.address,
+      supply: 0n,
+      decimals: 6,
+      isInitialized: true,
+      freezeAuthority: null,
+    }),
+  );
   chain.setAccount(mint.address, { lamports: chain.minimumBalanceForRentExemption(getMintSize()), data, owner: SPL_TOKEN_PROGRAM_ID });
   const excluded = await generateKeyPairSigner();
   chain.setAccount(excluded.address, { lamports: chain.minimumBalanceForRentExemption(getMintSize()), data, owner: SPL_TOKEN_PROGRAM_ID });
   const server = await startRpcServer({
-    chain, port: 0, faucet: { mint: mint.address, mintAuthority: authority }, excludedFromSecondaryIndexes: [excluded.address],
+    chain,
+    port: 0,
+    faucet: { mint: mint.address, mintAuthority: authority },
+    excludedFromSecondaryIndexes: [excluded.address],
   });
   const ticker = setInterval(() => chain.advanceSlot(), TEST_SLOT_MS);
   return {
-    chain, server, rpc: createSolanaRpc(server.url) as Rpc<SolanaRpcApi>, stablecoinMint: mint.address, excludedMint: excluded.address,
+    chain,
+    server,
+    rpc: createSolanaRpc(server.url) as Rpc<SolanaRpcApi>,
+    stablecoinMint: mint.address,
+    excludedMint: excluded.address,
     async stop() {
       clearInterval(ticker);
       await server.close();

@@ -3,8 +3,13 @@ import { address, generateKeyPairSigner, type Address, type Base64EncodedWireTra
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
-  findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getInitializeMint2Instruction, getMintSize,
-  getMintToCheckedInstruction, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToCheckedInstruction,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { encodeMintAccount } from '../../src/token-accounts.ts';
 import { TOKEN_2022_PROGRAM_ID } from '../../src/token-layout.ts';
@@ -63,7 +68,13 @@ describe('localnet RPC: cluster state', () => {
     expect(epoch.slotsInEpoch).toBe(32n);
     expect(epoch.epoch * 32n + epoch.slotIndex).toBe(epoch.absoluteSlot);
     expect(epoch.transactionCount).toBeGreaterThan(0n);
-    expect(await h.rpc.getEpochSchedule().send()).toEqual({ slotsPerEpoch: 32n, leaderScheduleSlotOffset: 32n, warmup: false, firstNormalEpoch: 0n, firstNormalSlot: 0n });
+    expect(await h.rpc.getEpochSchedule().send()).toEqual({
+      slotsPerEpoch: 32n,
+      leaderScheduleSlotOffset: 32n,
+      warmup: false,
+      firstNormalEpoch: 0n,
+      firstNormalSlot: 0n,
+    });
     const latest = await h.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     expect(latest.context.slot).toBeGreaterThan(0n);
     expect(latest.value.lastValidBlockHeight).toBeGreaterThan(150n);
@@ -82,13 +93,24 @@ describe('localnet RPC: accounts and tokens', () => {
     expect(raw.value?.space).toBe(82n);
     const parsedMint = await h.rpc.getAccountInfo(mint.address, { encoding: 'jsonParsed' }).send();
     expect(parsedMint.value?.data).toEqual({
-      program: 'spl-token', space: 82n,
+      program: 'spl-token',
+      space: 82n,
       parsed: { type: 'mint', info: { mintAuthority: payer.address, supply: '1000000000', decimals: 6, isInitialized: true, freezeAuthority: null } },
     });
     const parsedAta = await h.rpc.getAccountInfo(aliceAta, { encoding: 'jsonParsed', commitment: 'confirmed' }).send();
     expect(parsedAta.value?.data).toMatchObject({
-      program: 'spl-token', space: 165n,
-      parsed: { type: 'account', info: { mint: mint.address, owner: alice.address, state: 'initialized', isNative: false, tokenAmount: { amount: '250000000', decimals: 6, uiAmount: 250, uiAmountString: '250' } } },
+      program: 'spl-token',
+      space: 165n,
+      parsed: {
+        type: 'account',
+        info: {
+          mint: mint.address,
+          owner: alice.address,
+          state: 'initialized',
+          isNative: false,
+          tokenAmount: { amount: '250000000', decimals: 6, uiAmount: 250, uiAmountString: '250' },
+        },
+      },
     });
     expect((await h.rpc.getAccountInfo(alice.address).send()).value).toBeNull();
     // No encoding: Agave's legacy binary (bare base58 string), refused above 128 bytes.
@@ -98,10 +120,9 @@ describe('localnet RPC: accounts and tokens', () => {
 
   it('renders Token-2022 mints with extensions', async () => {
     const t22 = await generateKeyPairSigner();
-    const data = encodeMintAccount(
-      { mintAuthority: payer.address, supply: 5n, decimals: 2, isInitialized: true, freezeAuthority: null },
-      [{ extension: 'mintCloseAuthority', state: { closeAuthority: payer.address } }],
-    );
+    const data = encodeMintAccount({ mintAuthority: payer.address, supply: 5n, decimals: 2, isInitialized: true, freezeAuthority: null }, [
+      { extension: 'mintCloseAuthority', state: { closeAuthority: payer.address } },
+    ]);
     h.chain.setAccount(t22.address, { lamports: 10_000_000n, data, owner: TOKEN_2022_PROGRAM_ID });
     const { value } = await h.rpc.getAccountInfo(t22.address, { encoding: 'jsonParsed' }).send();
     expect(value?.data).toMatchObject({
@@ -118,7 +139,10 @@ describe('localnet RPC: accounts and tokens', () => {
     const supply = await h.rpc.getTokenSupply(mint.address).send();
     expect(supply.value).toEqual({ amount: '1000000000', decimals: 6, uiAmount: 1000, uiAmountString: '1000' });
     const largest = await h.rpc.getTokenLargestAccounts(mint.address).send();
-    expect(largest.value.map((r) => [r.address, r.amount])).toEqual([[payerAta, '750000000'], [aliceAta, '250000000']]);
+    expect(largest.value.map((r) => [r.address, r.amount])).toEqual([
+      [payerAta, '750000000'],
+      [aliceAta, '250000000'],
+    ]);
     await expect(h.rpc.getTokenLargestAccounts(address(h.excludedMint)).send()).rejects.toMatchObject({ context: { __code: -32010 } });
   });
 
@@ -127,18 +151,26 @@ describe('localnet RPC: accounts and tokens', () => {
     expect(byMint.value.map((r) => r.pubkey)).toEqual([aliceAta]);
     const byProgram = await h.rpc.getTokenAccountsByOwner(payer.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64' }).send();
     expect(byProgram.value.map((r) => r.pubkey)).toEqual([payerAta]);
-    expect((await h.rpc.getTokenAccountsByOwner(alice.address, { programId: address(TOKEN_2022_PROGRAM_ID) }, { encoding: 'base64' }).send()).value).toEqual([]);
+    expect((await h.rpc.getTokenAccountsByOwner(alice.address, { programId: address(TOKEN_2022_PROGRAM_ID) }, { encoding: 'base64' }).send()).value).toEqual(
+      [],
+    );
   });
 
   it('getProgramAccounts with dataSize and memcmp filters', async () => {
-    const rows = await h.rpc.getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
-      encoding: 'base64',
-      filters: [{ dataSize: 165n }, { memcmp: { offset: 32n, bytes: alice.address as never, encoding: 'base58' } }],
-    }).send();
+    const rows = await h.rpc
+      .getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
+        encoding: 'base64',
+        filters: [{ dataSize: 165n }, { memcmp: { offset: 32n, bytes: alice.address as never, encoding: 'base58' } }],
+      })
+      .send();
     expect(rows.map((r) => r.pubkey)).toEqual([aliceAta]);
-    const withContext = await h.rpc.getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
-      encoding: 'base64', withContext: true, filters: [{ memcmp: { offset: 0n, bytes: Buffer.from(new Uint8Array(32)).toString('base64') as never, encoding: 'base64' } }],
-    }).send();
+    const withContext = await h.rpc
+      .getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
+        encoding: 'base64',
+        withContext: true,
+        filters: [{ memcmp: { offset: 0n, bytes: Buffer.from(new Uint8Array(32)).toString('base64') as never, encoding: 'base64' } }],
+      })
+      .send();
     expect(withContext.value).toEqual([]);
   });
 });
@@ -159,7 +191,12 @@ describe('localnet RPC: transactions', () => {
     const pre = tx.meta!.preTokenBalances!.find((b) => keys[b.accountIndex] === aliceAta);
     const post = tx.meta!.postTokenBalances!.find((b) => keys[b.accountIndex] === aliceAta);
     expect(pre?.uiTokenAmount.amount).toBe('0');
-    expect(post).toMatchObject({ mint: mint.address, owner: alice.address, programId: TOKEN_PROGRAM_ADDRESS, uiTokenAmount: { amount: '250000000', decimals: 6, uiAmountString: '250' } });
+    expect(post).toMatchObject({
+      mint: mint.address,
+      owner: alice.address,
+      programId: TOKEN_PROGRAM_ADDRESS,
+      uiTokenAmount: { amount: '250000000', decimals: 6, uiAmountString: '250' },
+    });
     expect(tx.blockTime).toBeGreaterThan(1_750_000_000n);
   });
 
@@ -177,7 +214,9 @@ describe('localnet RPC: transactions', () => {
 
   it('refuses v0 transactions without maxSupportedTransactionVersion and processed commitment', async () => {
     await expect(h.rpc.getTransaction(transferSig, { encoding: 'json' }).send()).rejects.toMatchObject({ context: { __code: -32015 } });
-    await expect(h.rpc.getTransaction(transferSig, { commitment: 'processed', maxSupportedTransactionVersion: 0 } as never).send()).rejects.toMatchObject({ context: { __code: -32602 } });
+    await expect(h.rpc.getTransaction(transferSig, { commitment: 'processed', maxSupportedTransactionVersion: 0 } as never).send()).rejects.toMatchObject({
+      context: { __code: -32602 },
+    });
   });
 
   it('getSignaturesForAddress with limit, before and until', async () => {
@@ -210,9 +249,13 @@ describe('localnet RPC: transactions', () => {
   it('simulateTransaction: success with post-simulation accounts, failure with logs', async () => {
     const bob = await generateKeyPairSigner();
     const ok = await signedBase64(h, payer, [getTransferSolInstruction({ source: payer, destination: bob.address, amount: 2_000_000_000n })]);
-    const sim = await h.rpc.simulateTransaction(ok as Base64EncodedWireTransaction, {
-      encoding: 'base64', sigVerify: true, accounts: { addresses: [bob.address], encoding: 'base64' },
-    }).send();
+    const sim = await h.rpc
+      .simulateTransaction(ok as Base64EncodedWireTransaction, {
+        encoding: 'base64',
+        sigVerify: true,
+        accounts: { addresses: [bob.address], encoding: 'base64' },
+      })
+      .send();
     expect(sim.value.err).toBeNull();
     expect(sim.value.unitsConsumed).toBeGreaterThan(0n);
     expect(sim.value.logs?.[0]).toContain('invoke [1]');
@@ -234,17 +277,26 @@ describe('localnet RPC: transactions', () => {
     const replaced = await h.rpc.simulateTransaction(forged, { encoding: 'base64', replaceRecentBlockhash: true }).send();
     expect(replaced.value.err).toBeNull();
     expect(replaced.value.replacementBlockhash?.blockhash).toBeTypeOf('string');
-    await expect(h.rpc.simulateTransaction(forged, { encoding: 'base64', replaceRecentBlockhash: true, sigVerify: true } as never).send()).rejects.toMatchObject({ context: { __code: -32602 } });
+    await expect(
+      h.rpc.simulateTransaction(forged, { encoding: 'base64', replaceRecentBlockhash: true, sigVerify: true } as never).send(),
+    ).rejects.toMatchObject({ context: { __code: -32602 } });
   });
 
   it('sendTransaction: preflight failure is -32002 with Agave data; skipPreflight lands the failure', async () => {
     const bob = await generateKeyPairSigner();
     const bad = await signedBase64(h, payer, [getTransferSolInstruction({ source: payer, destination: bob.address, amount: 10n ** 17n })]);
-    const err = await h.rpc.sendTransaction(bad as Base64EncodedWireTransaction, { encoding: 'base64' }).send().catch((e: unknown) => e);
+    const err = await h.rpc
+      .sendTransaction(bad as Base64EncodedWireTransaction, { encoding: 'base64' })
+      .send()
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ context: { __code: -32002 } });
     const raw = await rawPost(h, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [bad, { encoding: 'base64' }] }));
     expect(raw.json).toMatchObject({
-      error: { code: -32002, message: 'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1', data: { err: { InstructionError: [0, { Custom: 1 }] } } },
+      error: {
+        code: -32002,
+        message: 'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
+        data: { err: { InstructionError: [0, { Custom: 1 }] } },
+      },
     });
     const sig = await h.rpc.sendTransaction(bad as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true }).send();
     await waitFor(h, sig);
@@ -266,14 +318,17 @@ describe('localnet RPC: transactions', () => {
 
 describe('localnet RPC: JSON-RPC framing and errors', () => {
   it('handles batches, notifications and error codes without crashing', async () => {
-    const batch = await rawPost(h, JSON.stringify([
-      { jsonrpc: '2.0', id: 1, method: 'getSlot' },
-      { jsonrpc: '2.0', id: 2, method: 'noSuchMethod' },
-      { jsonrpc: '2.0', id: 3, method: 'getBalance', params: ['not-an-address'] },
-      { jsonrpc: '2.0', method: 'getHealth' },
-      { id: 5, method: 'getSlot' },
-      42,
-    ]));
+    const batch = await rawPost(
+      h,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+        { jsonrpc: '2.0', id: 2, method: 'noSuchMethod' },
+        { jsonrpc: '2.0', id: 3, method: 'getBalance', params: ['not-an-address'] },
+        { jsonrpc: '2.0', method: 'getHealth' },
+        { id: 5, method: 'getSlot' },
+        42,
+      ]),
+    );
     const replies = batch.json as { id: unknown; result?: unknown; error?: { code: number; message: string } }[];
     expect(replies.map((r) => r.id)).toEqual([1, 2, 3, 5, null]);
     expect(typeof replies[0]!.result).toBe('number');
@@ -318,6 +373,8 @@ describe('localnet RPC: stablecoin faucet', () => {
     const status = await h.rpc.getSignatureStatuses([sig]).send();
     expect(status.value[0]?.err).toBeNull();
     const balances = await h.rpc.getTokenAccountsByOwner(payTo.address, { mint: stable }, { encoding: 'jsonParsed', commitment: 'confirmed' }).send();
-    expect((balances.value[0]!.account.data as unknown as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount).toBe('10000');
+    expect((balances.value[0]!.account.data as unknown as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount).toBe(
+      '10000',
+    );
   });
 });

@@ -12,17 +12,21 @@ import { EXTRA_WALLET_TXS } from '../../src/world-wallets.ts';
 const SEEDS = ['svm-differential', 'test-1', 'test-seed', 'seed-a', 'seed-b', 'seed-c'];
 
 describe('world building', () => {
-  it.each(SEEDS)('builds the world of seed %s with every wallet transaction landed once', async (seed) => {
-    const chain = createLocalChain({ slotsPerEpoch: 32n, startUnixSeconds: 1_750_000_000 });
-    const world = await buildWorld(chain, { seed });
-    for (const band of ['heavy', 'active', 'fresh'] as const) {
-      for (const w of world.wallets[band]) {
-        // One airdrop plus the band's extra transactions sent by the wallet, plus transfers received.
-        expect(w.signatures.length).toBeGreaterThanOrEqual(1 + EXTRA_WALLET_TXS[band]);
-        expect(new Set(w.signatures).size).toBe(w.signatures.length);
-        const onChain = chain.signaturesForAddress(w.address, { limit: 1000, commitment: 'finalized' }).map((e) => e.signature);
-        expect(new Set(onChain)).toEqual(new Set(w.signatures));
+  it.each(SEEDS)(
+    'builds the world of seed %s with every wallet transaction landed once',
+    async (seed) => {
+      const chain = createLocalChain({ slotsPerEpoch: 32n, startUnixSeconds: 1_750_000_000 });
+      const world = await buildWorld(chain, { seed });
+      for (const band of ['heavy', 'active', 'fresh'] as const) {
+        for (const w of world.wallets[band]) {
+          // One airdrop plus the band's extra transactions sent by the wallet, plus transfers received.
+          expect(w.signatures.length).toBeGreaterThanOrEqual(1 + EXTRA_WALLET_TXS[band]);
+          expect(new Set(w.signatures).size).toBe(w.signatures.length);
+          const onChain = chain.signaturesForAddress(w.address, { limit: 1000, commitment: 'finalized' }).map((e) => e.signature);
+          expect(new Set(onChain)).toEqual(new Set(w.signatures));
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

@@ -46,7 +46,9 @@ describe('localnet world', () => {
     const usdc = chain.getAccount('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
     const parsed = usdc && parseMintAccount(usdc.data);
     expect(parsed?.ok && parsed.state).toMatchObject({
-      decimals: 6, mintAuthority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG', freezeAuthority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar',
+      decimals: 6,
+      mintAuthority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG',
+      freezeAuthority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar',
     });
     const bonk = chain.getAccount('DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263');
     const bonkMint = bonk && parseMintAccount(bonk.data);
@@ -77,8 +79,15 @@ describe('localnet world', () => {
   it('the Token-2022 program accepts the encoded mints (permanent delegate moves a fee-bearing token)', () => {
     const multi = world.mints.get('multiRisk')!;
     const [from, to] = multi.holders;
-    const ix = transferCheckedIx({ source: from!.address, mint: multi.address, destination: to!.address, authority: world.permanentDelegate.address,
-      amount: 1_000_000n, decimals: multi.decimals, programId: multi.programId });
+    const ix = transferCheckedIx({
+      source: from!.address,
+      mint: multi.address,
+      destination: to!.address,
+      authority: world.permanentDelegate.address,
+      amount: 1_000_000n,
+      decimals: multi.decimals,
+      programId: multi.programId,
+    });
     chain.airdrop(world.permanentDelegate.address, 1_000_000_000n);
     const result = chain.sendTransaction(buildSignedWire(world.permanentDelegate, [ix], chain.latestBlockhash('processed').blockhash).wire);
     expect(result.ok && result.tx.err).toBeNull();
@@ -120,8 +129,10 @@ describe('localnet world', () => {
   });
 
   it('pools read plausible prices from chain (SOL ~ $150)', () => {
-    const sol = createWorldPoolReader(chain, world.pools).pools().find((p) => p.label === 'SOL-USDC')!;
-    const price = (Number(sol.reserveB) / 1e6) / (Number(sol.reserveA) / 1e9);
+    const sol = createWorldPoolReader(chain, world.pools)
+      .pools()
+      .find((p) => p.label === 'SOL-USDC')!;
+    const price = Number(sol.reserveB) / 1e6 / (Number(sol.reserveA) / 1e9);
     expect(price).toBeGreaterThan(140);
     expect(price).toBeLessThan(160);
   });

@@ -4,10 +4,26 @@ import type { ExecutedTransaction } from '../../src/types.ts';
 
 function tx(signature: string, slot: bigint, keys: string[], index = 0): ExecutedTransaction {
   return {
-    signature, signatures: [signature], slot, index, isVote: false, err: null, fee: 5000n, computeUnitsConsumed: 1n, logs: [],
-    header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 0 }, accountKeys: keys,
-    recentBlockhash: 'x', instructions: [], innerInstructions: [], preBalances: [], postBalances: [], preTokenBalances: [],
-    postTokenBalances: [], wire: new Uint8Array(), blockTime: 0,
+    signature,
+    signatures: [signature],
+    slot,
+    index,
+    isVote: false,
+    err: null,
+    fee: 5000n,
+    computeUnitsConsumed: 1n,
+    logs: [],
+    header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 0 },
+    accountKeys: keys,
+    recentBlockhash: 'x',
+    instructions: [],
+    innerInstructions: [],
+    preBalances: [],
+    postBalances: [],
+    preTokenBalances: [],
+    postTokenBalances: [],
+    wire: new Uint8Array(),
+    blockTime: 0,
   };
 }
 
@@ -38,7 +54,10 @@ describe('chain indexes', () => {
     ix.recordTransaction(tx('a', 1n, ['P', 'X']), ['P', 'X'], 100n);
     ix.recordTransaction(tx('b', 1n, ['P', 'Y']), ['P', 'Y'], 50n);
     ix.openSlot(2n);
-    expect(ix.prioritizationFees([], 10n)).toEqual([{ slot: 1n, prioritizationFee: 50n }, { slot: 2n, prioritizationFee: 0n }]);
+    expect(ix.prioritizationFees([], 10n)).toEqual([
+      { slot: 1n, prioritizationFee: 50n },
+      { slot: 2n, prioritizationFee: 0n },
+    ]);
     expect(ix.prioritizationFees(['X'], 10n)[0]).toEqual({ slot: 1n, prioritizationFee: 100n });
     expect(ix.prioritizationFees(['Y', 'Z'], 10n)[0]).toEqual({ slot: 1n, prioritizationFee: 50n });
     expect(ix.prioritizationFees([], 1n)).toHaveLength(1);

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  combineImpacts, cpSwapExactIn, fractionToDecimalString, minOutWithSlippage,
-} from '../../src/cp-quote.ts';
+import { combineImpacts, cpSwapExactIn, fractionToDecimalString, minOutWithSlippage } from '../../src/cp-quote.ts';
 
 describe('cpSwapExactIn', () => {
   it('takes the fee from the input and floors the curve output (hand-computed)', () => {
@@ -39,7 +37,10 @@ describe('cpSwapExactIn', () => {
 describe('combineImpacts', () => {
   it('multiplies what each hop keeps', () => {
     // keep 9/10 then 4/5 -> keep 36/50 -> impact 14/50
-    const f = combineImpacts([{ num: 1n, den: 10n }, { num: 1n, den: 5n }]);
+    const f = combineImpacts([
+      { num: 1n, den: 10n },
+      { num: 1n, den: 5n },
+    ]);
     expect(f.num * 50n).toBe(14n * f.den);
   });
 

@@ -15,7 +15,14 @@ describe('evm-abi-words', () => {
     // abi.encode("USD Coin", "2"): two offsets (0x40, 0x80), then length + padded bytes each.
     const encoded = encodeStrings(['USD Coin', '2']);
     const words = encoded.match(/.{64}/g)!;
-    expect(words.map((w) => BigInt(`0x${w}`))).toEqual([0x40n, 0x80n, 8n, BigInt(`0x${Buffer.from('USD Coin').toString('hex').padEnd(64, '0')}`), 1n, BigInt(`0x${Buffer.from('2').toString('hex').padEnd(64, '0')}`)]);
+    expect(words.map((w) => BigInt(`0x${w}`))).toEqual([
+      0x40n,
+      0x80n,
+      8n,
+      BigInt(`0x${Buffer.from('USD Coin').toString('hex').padEnd(64, '0')}`),
+      1n,
+      BigInt(`0x${Buffer.from('2').toString('hex').padEnd(64, '0')}`),
+    ]);
     const returned = `0x${uintWord(32n)}${encodeStrings(['USD Coin']).slice(64)}`;
     expect(decodeString(returned)).toBe('USD Coin');
     expect(decodeString(`0x${uintWord(32n)}${uintWord(0n)}`)).toBe('');

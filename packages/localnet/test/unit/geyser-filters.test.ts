@@ -5,7 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { getBase58Decoder } from '@solana/kit';
 import {
-  compileFilters, type GeyserFilterError, matchSlotFilters, matchTransactionFilters, type SubscribeRequestData,
+  compileFilters,
+  type GeyserFilterError,
+  matchSlotFilters,
+  matchTransactionFilters,
+  type SubscribeRequestData,
   type TransactionFilterRequest,
 } from '../../src/geyser-filters.ts';
 import { encodeTransactionError } from '../../src/geyser-tx-error.ts';
@@ -20,7 +24,12 @@ const C = 'So11111111111111111111111111111111111111112';
 const SIG = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
 
 const none: TransactionFilterRequest = {
-  vote: null, failed: null, signature: null, accountInclude: [], accountExclude: [], accountRequired: [],
+  vote: null,
+  failed: null,
+  signature: null,
+  accountInclude: [],
+  accountExclude: [],
+  accountRequired: [],
 };
 
 function request(patch: Partial<SubscribeRequestData>): SubscribeRequestData {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  appendTransactionMessageInstructions, createTransactionMessage, generateKeyPairSigner, getTransactionEncoder,
-  pipe, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
-  type Blockhash, type Instruction, type KeyPairSigner,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Blockhash,
+  type Instruction,
+  type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
@@ -13,7 +21,11 @@ async function wire(chain: LocalChain, payer: KeyPairSigner, ixs: Instruction[],
   const message = pipe(
     createTransactionMessage({ version }),
     (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: (blockhash ?? chain.latestBlockhash('processed').blockhash) as Blockhash, lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: (blockhash ?? chain.latestBlockhash('processed').blockhash) as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions(ixs, m),
   );
   return Uint8Array.from(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
@@ -39,19 +51,25 @@ describe('local chain', () => {
     const dest = await generateKeyPairSigner();
     chain.airdrop(payer.address, 10_000_000_000n);
     const before = chain.getAccount(payer.address)!.lamports;
-    const ok = chain.sendTransaction(await wire(chain, payer, [
-      getSetComputeUnitPriceInstruction({ microLamports: 1_000_000n }),
-      getTransferSolInstruction({ source: payer, destination: dest.address, amount: 1_000_000_000n }),
-    ]));
+    const ok = chain.sendTransaction(
+      await wire(chain, payer, [
+        getSetComputeUnitPriceInstruction({ microLamports: 1_000_000n }),
+        getTransferSolInstruction({ source: payer, destination: dest.address, amount: 1_000_000_000n }),
+      ]),
+    );
     if (!ok.ok) throw new Error(ok.message);
     expect(ok.tx.fee).toBe(5000n + 6000n);
     expect(before - chain.getAccount(payer.address)!.lamports).toBe(1_000_000_000n + ok.tx.fee);
     expect(ok.tx.preBalances[0]! - ok.tx.postBalances[0]!).toBe(1_000_000_000n + ok.tx.fee);
 
-    const fail = chain.sendTransaction(await wire(chain, payer, [
-      getSetComputeUnitLimitInstruction({ units: 10_000 }),
-      getTransferSolInstruction({ source: payer, destination: dest.address, amount: 10n ** 18n }),
-    ], 'legacy'));
+    const fail = chain.sendTransaction(
+      await wire(
+        chain,
+        payer,
+        [getSetComputeUnitLimitInstruction({ units: 10_000 }), getTransferSolInstruction({ source: payer, destination: dest.address, amount: 10n ** 18n })],
+        'legacy',
+      ),
+    );
     if (!fail.ok) throw new Error(fail.message);
     expect(fail.tx.err).toEqual({ InstructionError: [1, { Custom: 1 }] });
     expect(fail.tx.logs.join('\n')).toContain('insufficient lamports');
@@ -89,9 +107,16 @@ describe('local chain', () => {
     chain.advanceSlot();
     chain.advanceSlot();
     expect(events).toEqual([
-      'tx:101', 'meta:101:1', 'slot:101:processed',
-      'meta:102:0', 'slot:102:processed', 'slot:101:confirmed',
-      'meta:103:0', 'slot:103:processed', 'slot:102:confirmed', 'slot:101:finalized',
+      'tx:101',
+      'meta:101:1',
+      'slot:101:processed',
+      'meta:102:0',
+      'slot:102:processed',
+      'slot:101:confirmed',
+      'meta:103:0',
+      'slot:103:processed',
+      'slot:102:confirmed',
+      'slot:101:finalized',
     ]);
     expect(chain.signatureStatus(r.signature!)).toMatchObject({ slot: 101n, confirmationStatus: 'finalized', confirmations: null });
     const h1 = chain.latestBlockhash('processed');
@@ -109,7 +134,9 @@ describe('local chain', () => {
   it('isolates a throwing listener', () => {
     const errors: unknown[] = [];
     const chain = createLocalChain({ slotsPerEpoch: 32n, startUnixSeconds: 0, onListenerError: (e) => errors.push(e) });
-    chain.on('blockMeta', () => { throw new Error('boom'); });
+    chain.on('blockMeta', () => {
+      throw new Error('boom');
+    });
     chain.advanceSlot();
     expect(errors).toHaveLength(1);
     expect(chain.slot('processed')).toBe(1n);

@@ -60,7 +60,9 @@ describe('transaction errors', () => {
     expect(toAgaveTransactionError(ixErr)).toEqual({ InstructionError: [2, { Custom: 6001 }] });
     const fieldless = { constructor: { name: 'TransactionErrorInstructionError' }, index: 0, err: () => 1 };
     expect(toAgaveTransactionError(fieldless)).toEqual({ InstructionError: [0, 'InvalidArgument'] });
-    expect(toAgaveTransactionError({ constructor: { name: 'TransactionErrorInsufficientFundsForRent' }, accountIndex: 1 })).toEqual({ InsufficientFundsForRent: { account_index: 1 } });
+    expect(toAgaveTransactionError({ constructor: { name: 'TransactionErrorInsufficientFundsForRent' }, accountIndex: 1 })).toEqual({
+      InsufficientFundsForRent: { account_index: 1 },
+    });
     expect(describeTransactionError({ InstructionError: [0, { Custom: 1 }] })).toBe('Error processing Instruction 0: custom program error: 0x1');
     expect(describeTransactionError('BlockhashNotFound')).toBe('Blockhash not found');
   });
@@ -82,7 +84,13 @@ describe('rpc helpers', () => {
 
   it('parses SPL Token transferChecked and System transfer for jsonParsed', () => {
     const tc = parseKnownInstruction(TOKEN, ['src', 'mint', 'dst', 'auth'], Uint8Array.from([12, ...u64le(1_500_000n), 6]));
-    expect(tc).toEqual({ program: 'spl-token', parsed: { type: 'transferChecked', info: { source: 'src', mint: 'mint', destination: 'dst', authority: 'auth', tokenAmount: uiTokenAmount(1_500_000n, 6) } } });
+    expect(tc).toEqual({
+      program: 'spl-token',
+      parsed: {
+        type: 'transferChecked',
+        info: { source: 'src', mint: 'mint', destination: 'dst', authority: 'auth', tokenAmount: uiTokenAmount(1_500_000n, 6) },
+      },
+    });
     const st = parseKnownInstruction('11111111111111111111111111111111', ['a', 'b'], Uint8Array.from([2, 0, 0, 0, ...u64le(9n)]));
     expect(st).toEqual({ program: 'system', parsed: { type: 'transfer', info: { source: 'a', destination: 'b', lamports: 9n } } });
     expect(parseKnownInstruction(TOKEN, [], new Uint8Array([99]))).toBeNull();

@@ -42,7 +42,12 @@ describe('market fixture', () => {
 
   it('rejects malformed fixtures naming the path', () => {
     expect(() => parseMarketFixture(null)).toThrow(/\$/);
-    expect(() => parseMarketFixture({ tokens: [], nftCollections: [{ symbol: 'a', name: 'A', listings: [{ tokenMint: 'x', seller: 'y', priceLamports: '1' }], sales: [] }], lendingMarkets: [] }))
-      .toThrow(/nftCollections\[0\]\.listings\[0\]/);
+    expect(() =>
+      parseMarketFixture({
+        tokens: [],
+        nftCollections: [{ symbol: 'a', name: 'A', listings: [{ tokenMint: 'x', seller: 'y', priceLamports: '1' }], sales: [] }],
+        lendingMarkets: [],
+      }),
+    ).toThrow(/nftCollections\[0\]\.listings\[0\]/);
   });
 });

@@ -3,7 +3,20 @@ import type { PoolState } from '../../src/types.ts';
 import { baseMintOf, createPriceBook, reserveUsd, USDC_MINT, WSOL_MINT } from '../../src/market-prices.ts';
 
 function pool(address: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, decimalsA: number, decimalsB: number): PoolState {
-  return { address, label: 'AMM', mintA, mintB, vaultA: `${address}a`, vaultB: `${address}b`, decimalsA, decimalsB, reserveA, reserveB, feeBps: 25, createdAt: 0 };
+  return {
+    address,
+    label: 'AMM',
+    mintA,
+    mintB,
+    vaultA: `${address}a`,
+    vaultB: `${address}b`,
+    decimalsA,
+    decimalsB,
+    reserveA,
+    reserveB,
+    feeBps: 25,
+    createdAt: 0,
+  };
 }
 
 const SOL_USDC = pool('p1', WSOL_MINT, USDC_MINT, 1_000_000_000_000n, 150_000_000_000n, 9, 6);

@@ -3,7 +3,20 @@ import type { PoolState } from '../../src/types.ts';
 import { findBestRoute } from '../../src/market-route.ts';
 
 function pool(address: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, feeBps = 0): PoolState {
-  return { address, label: 'Test AMM', mintA, mintB, vaultA: `${address}-a`, vaultB: `${address}-b`, decimalsA: 0, decimalsB: 0, reserveA, reserveB, feeBps, createdAt: 0 };
+  return {
+    address,
+    label: 'Test AMM',
+    mintA,
+    mintB,
+    vaultA: `${address}-a`,
+    vaultB: `${address}-b`,
+    decimalsA: 0,
+    decimalsB: 0,
+    reserveA,
+    reserveB,
+    feeBps,
+    createdAt: 0,
+  };
 }
 
 const options = { onlyDirectRoutes: false };

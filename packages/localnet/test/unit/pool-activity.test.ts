@@ -7,9 +7,18 @@ import { buildSwapTransaction, syntheticAddress } from '../fixtures/synthetic-po
 const T0 = 1_750_000_000;
 // 1000 SOL / 150000 USDC: base SOL at 150 USDC.
 const SOL_USDC: PoolState = {
-  address: syntheticAddress('pool:sol-usdc'), label: 'Raydium', mintA: WSOL_MINT, mintB: USDC_MINT,
-  vaultA: syntheticAddress('vault:sol'), vaultB: syntheticAddress('vault:usdc'), decimalsA: 9, decimalsB: 6,
-  reserveA: 1_000_000_000_000n, reserveB: 150_000_000_000n, feeBps: 25, createdAt: T0 - 3600,
+  address: syntheticAddress('pool:sol-usdc'),
+  label: 'Raydium',
+  mintA: WSOL_MINT,
+  mintB: USDC_MINT,
+  vaultA: syntheticAddress('vault:sol'),
+  vaultB: syntheticAddress('vault:usdc'),
+  decimalsA: 9,
+  decimalsB: 6,
+  reserveA: 1_000_000_000_000n,
+  reserveB: 150_000_000_000n,
+  feeBps: 25,
+  createdAt: T0 - 3600,
 };
 
 function swapTx(pool: PoolState, postA: bigint, postB: bigint, blockTime: number, trader = 'trader-1', err: unknown = null) {
@@ -30,7 +39,7 @@ describe('createPoolActivity', () => {
     const s = activity.stats(after, 1, T0 + 30);
     expect(s.m5).toMatchObject({ buys: 1, sells: 0, buyers: 1, sellers: 0 });
     expect(s.m5.volumeUsd).toBeCloseTo(1500, 9);
-    const expectedPct = ((151_500 / 990.1) / 150 - 1) * 100;
+    const expectedPct = (151_500 / 990.1 / 150 - 1) * 100;
     expect(s.h24.priceChangePct).toBeCloseTo(expectedPct, 9);
   });
 

@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBase58 } from '../../src/base58.ts';
 import { toUiExtension } from '../../src/rpc-account-encoding.ts';
-import { encodeMintAccount, encodeTlvEntries, encodeTokenAccount, findExtension, parseMintAccount, parseTlvEntries, parseTokenAccount } from '../../src/token-accounts.ts';
+import {
+  encodeMintAccount,
+  encodeTlvEntries,
+  encodeTokenAccount,
+  findExtension,
+  parseMintAccount,
+  parseTlvEntries,
+  parseTokenAccount,
+} from '../../src/token-accounts.ts';
 import { EXTENSION_CODECS } from '../../src/token-extension-codecs.ts';
 
 /** Addresses whose 32 bytes are one repeated value, so the expected bytes can be written out. */
@@ -36,8 +44,14 @@ describe('base states', () => {
   it('refuses a mint as an account, the multisig length and invalid flag bytes', () => {
     expect(parseTokenAccount(Uint8Array.from(MINT_BYTES))).toMatchObject({ ok: false });
     expect(parseMintAccount(new Uint8Array(355))).toEqual({ ok: false, error: 'data has the multisig length' });
-    expect(parseMintAccount(Uint8Array.from(MINT_BYTES.map((b, i) => (i === 45 ? 2 : b))))).toMatchObject({ ok: false, error: expect.stringMatching(/is_initialized/) });
-    expect(parseTokenAccount(Uint8Array.from(ACCOUNT_BYTES.map((b, i) => (i === 108 ? 3 : b))))).toMatchObject({ ok: false, error: expect.stringMatching(/state byte/) });
+    expect(parseMintAccount(Uint8Array.from(MINT_BYTES.map((b, i) => (i === 45 ? 2 : b))))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/is_initialized/),
+    });
+    expect(parseTokenAccount(Uint8Array.from(ACCOUNT_BYTES.map((b, i) => (i === 108 ? 3 : b))))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/state byte/),
+    });
   });
 });
 
@@ -54,21 +68,35 @@ describe('Token-2022 extensions', () => {
   it('writes account-side entries and transfer fees as laid out by hand', () => {
     // ImmutableOwner (7, empty), TransferFeeAmount (2, u64 withheld = 5).
     const expected = [...ACCOUNT_BYTES, 2, 7, 0, 0, 0, 2, 0, 8, 0, ...u64(5)];
-    expect([...encodeTokenAccount(ACCOUNT, [{ extension: 'immutableOwner', state: {} }, { extension: 'transferFeeAmount', state: { withheldAmount: 5n } }])]).toEqual(expected);
+    expect([
+      ...encodeTokenAccount(ACCOUNT, [
+        { extension: 'immutableOwner', state: {} },
+        { extension: 'transferFeeAmount', state: { withheldAmount: 5n } },
+      ]),
+    ]).toEqual(expected);
     // TransferFeeConfig (1, 108 bytes): two optional keys, u64 withheld, two (u64 epoch, u64 maximum fee, u16 bps).
     const fee = [...key(1), ...zeros(32), ...u64(0), ...u64(3), ...u64(100), 0x10, 0x27, ...u64(4), ...u64(200), 0xe8, 0x03];
     const { extensions, error } = parseTlvEntries(Uint8Array.from([1, 0, 108, 0, ...fee]));
     expect(error).toBeNull();
-    expect(extensions[0]).toEqual({ typeId: 1, extension: 'transferFeeConfig', state: {
-      transferFeeConfigAuthority: A, withdrawWithheldAuthority: null, withheldAmount: 0n,
-      olderTransferFee: { epoch: 3n, maximumFee: 100n, transferFeeBasisPoints: 10_000 },
-      newerTransferFee: { epoch: 4n, maximumFee: 200n, transferFeeBasisPoints: 1000 } } });
+    expect(extensions[0]).toEqual({
+      typeId: 1,
+      extension: 'transferFeeConfig',
+      state: {
+        transferFeeConfigAuthority: A,
+        withdrawWithheldAuthority: null,
+        withheldAmount: 0n,
+        olderTransferFee: { epoch: 3n, maximumFee: 100n, transferFeeBasisPoints: 10_000 },
+        newerTransferFee: { epoch: 4n, maximumFee: 200n, transferFeeBasisPoints: 1000 },
+      },
+    });
   });
 
   it('writes token metadata in its Borsh layout', () => {
     // Optional update authority, mint, then u32-length-prefixed name, symbol, uri and a u32-counted list of pairs.
     const value = [...key(1), ...key(2), 2, 0, 0, 0, 0x61, 0x62, 0, 0, 0, 0, 1, 0, 0, 0, 0x75, 1, 0, 0, 0, 1, 0, 0, 0, 0x6b, 1, 0, 0, 0, 0x76];
-    const tlv = encodeTlvEntries([{ extension: 'tokenMetadata', state: { updateAuthority: A, mint: B, name: 'ab', symbol: '', uri: 'u', additionalMetadata: [['k', 'v']] } }]);
+    const tlv = encodeTlvEntries([
+      { extension: 'tokenMetadata', state: { updateAuthority: A, mint: B, name: 'ab', symbol: '', uri: 'u', additionalMetadata: [['k', 'v']] } },
+    ]);
     expect([...tlv]).toEqual([19, 0, value.length, 0, ...value]);
     const bad = Uint8Array.from([19, 0, value.length, 0, ...value.map((b, i) => (i === 68 ? 0xff : b))]);
     expect(parseTlvEntries(bad).extensions[0]).toMatchObject({ extension: 'unparseableExtension' });
@@ -76,9 +104,16 @@ describe('Token-2022 extensions', () => {
 
   it('keeps an extended account off the multisig length', () => {
     const exts = [
-      { extension: 'transferFeeConfig', state: {
-        transferFeeConfigAuthority: A, withdrawWithheldAuthority: null, withheldAmount: 0n,
-        olderTransferFee: { epoch: 0n, maximumFee: 0n, transferFeeBasisPoints: 0 }, newerTransferFee: { epoch: 0n, maximumFee: 0n, transferFeeBasisPoints: 0 } } },
+      {
+        extension: 'transferFeeConfig',
+        state: {
+          transferFeeConfigAuthority: A,
+          withdrawWithheldAuthority: null,
+          withheldAmount: 0n,
+          olderTransferFee: { epoch: 0n, maximumFee: 0n, transferFeeBasisPoints: 0 },
+          newerTransferFee: { epoch: 0n, maximumFee: 0n, transferFeeBasisPoints: 0 },
+        },
+      },
       { extension: 'pausableConfig', state: { authority: A, paused: false } },
       { extension: 'permanentDelegate', state: { delegate: A } },
       { extension: 'nonTransferable', state: {} },
@@ -90,9 +125,16 @@ describe('Token-2022 extensions', () => {
   });
 
   it('knows the 27 extension types with ids 1..27 and marks the unknown and the misfit unparseable', () => {
-    expect(Object.values(EXTENSION_CODECS).map((c) => c.typeId).sort((x, y) => x - y)).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
+    expect(
+      Object.values(EXTENSION_CODECS)
+        .map((c) => c.typeId)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
     const { extensions } = parseTlvEntries(Uint8Array.from([99, 0, 1, 0, 7, 12, 0, 31, 0, ...zeros(31)]));
-    expect(extensions.map((e) => [e.typeId, e.extension])).toEqual([[99, 'unparseableExtension'], [12, 'unparseableExtension']]);
+    expect(extensions.map((e) => [e.typeId, e.extension])).toEqual([
+      [99, 'unparseableExtension'],
+      [12, 'unparseableExtension'],
+    ]);
   });
 });
 
