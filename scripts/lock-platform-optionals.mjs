@@ -18,7 +18,7 @@ const packages = lock.packages;
 
 /** os / cpu / libc from the conventional platform suffix of a package name. */
 function platformOf(name) {
-  const m = /-(darwin|linux|win32)-(x64|arm64|ia32)(?:-(gnu|musl|msvc))?$/.exec(name);
+  const m = /-(darwin|linux|win32|android|freebsd)-(x64|arm64|ia32)(?:-(gnu|musl|msvc))?$/.exec(name);
   if (!m) return null;
   const out = { cpu: [m[2]], os: [m[1]] };
   if (m[3] === 'gnu') out.libc = ['glibc'];
