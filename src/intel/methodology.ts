@@ -1,8 +1,8 @@
 /**
  * Every published methodology in one document, for `/trust/sir` and `/openapi.json`
- * (`info.x-methodology`). Each part is built from the constants its handlers use, and every
- * answer carries its part's `methodologyVersion`, so a result can be recomputed later against the
- * rules in force when it was made.
+ * (`info.x-methodology`). Each part is built from the constants its handlers use and states its
+ * version (token answers also carry theirs as `methodologyVersion`), so a result can be
+ * recomputed later against the rules in force when it was made.
  */
 import { FORENSICS_METHODOLOGY } from './forensics/forensics-methodology.ts';
 import { MARKET_METHODOLOGY } from './market/market-methodology.ts';

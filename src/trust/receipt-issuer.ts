@@ -4,8 +4,9 @@
  * (ledgerIndex, and ledgerChainHead = the slot's prevHash) and its canonical hash becomes the
  * entry's receiptSha256; signing (in the pool) then runs while the entry is group-committed, and
  * the caller gets the header only when both are done, so a 200 never leaves before its entry is
- * durable. If signing fails after the entry is durable, the entry stays (the payment was settled)
- * and the call answers an error.
+ * durable. `issue` rejects if the append or the signing fails; the entry, once durable, stays (the
+ * payment was settled). The payment processor then still sends the settled 200, without a
+ * receipt, since the payer was charged and withholding the answer would lose it.
  */
 import { ServiceError } from '../errors.ts';
 import type { AppendResult, Ledger } from './ledger.ts';

@@ -1,8 +1,8 @@
 /**
  * The published methodology of the token analysis (smri, decision, token-risk, token-intel,
  * batch/token-risk, token-holders): every weight, penalty, threshold, band and preset, with the
- * version every answer carries as `methodologyVersion`. The lead publishes this constant in
- * /trust/sir and /openapi.json, so an answer can be recomputed from the chain data it cites.
+ * version every token answer carries as `methodologyVersion`. /trust/sir and /openapi.json
+ * publish this constant, so an answer can be recomputed from the chain data it cites.
  */
 
 /** Bumped whenever a number below changes. */
