@@ -1,7 +1,8 @@
 /**
  * Reads an x402 v2 payment from request headers (`PAYMENT-SIGNATURE`, or `X-PAYMENT` as older
- * clients send it) and checks that the terms it accepted are exactly one of the route's. Pure and
- * cheap: signature checks and settlement happen later, in the pool and the settler.
+ * clients send it) or from an MCP tool call's `_meta`, and checks that the terms it accepted are
+ * exactly one of the route's. Pure and cheap: signature checks and settlement happen later, in the
+ * pool and the settler.
  */
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
@@ -34,6 +35,14 @@ export function decodePayment(header: string, accepts: readonly PaymentRequireme
   } catch {
     return { ok: false, reason: 'invalid_payload', message: 'payment header is not base64 JSON' };
   }
+  return matchPayment(parsed, accepts);
+}
+
+/**
+ * Checks an already parsed PaymentPayload (the MCP transport carries it as a JSON object in
+ * `_meta["x402/payment"]`) and matches its `accepted` terms against the route's.
+ */
+export function matchPayment(parsed: unknown, accepts: readonly PaymentRequirements[]): DecodeResult {
   if (typeof parsed !== 'object' || parsed === null) return { ok: false, reason: 'invalid_payload', message: 'payment payload is not an object' };
   const p = parsed as Record<string, unknown>;
   if (p.x402Version !== 2) return { ok: false, reason: 'invalid_x402_version', message: 'only x402Version 2 payments are accepted' };

@@ -1,0 +1,81 @@
+/**
+ * One paid call, whatever carried it (an HTTP GET or an MCP tool call), in the order of
+ * docs/contract.md#paid-call-flow: validate the query (400 before any challenge), refuse while paid
+ * calls are stopped (503), answer the 402 challenge when no payment came, match the payment's terms
+ * to the route's, and hand it to the one PaymentProcessor, which charges only for a 200. Both
+ * transports share this path, so they share the replay guard, the pending settlements and the
+ * ledger: one payment buys one answer over either.
+ */
+import type { EndpointEntry } from '../catalog/endpoints.ts';
+import { validateQuery } from '../catalog/validate-query.ts';
+import { errorReply, type HttpReply } from '../errors.ts';
+import type { PaidHandler, PaidHandlers } from '../intel/handler-group.ts';
+import { decodePayment, matchPayment, type DecodeResult } from './decode-payment.ts';
+import type { PaymentProcessor } from './payment-processor.ts';
+import type { ChallengeBuilder } from './payment-terms.ts';
+
+export interface PaidCallerConfig {
+  readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
+  readonly handlers: PaidHandlers;
+  readonly processor: PaymentProcessor | null;
+  /**
+   * Why paid calls are refused right now (the kill switch, or a ledger that cannot write), or
+   * null. While set, every paid call answers 503 before any payment is taken.
+   */
+  readonly stopped?: () => string | null;
+}
+
+/** The payment a call carried: the HTTP header value, the MCP `_meta` object, or none. */
+export type SentPayment = { readonly header: string } | { readonly object: unknown } | null;
+
+/** One paid call as its transport received it. */
+export interface PaidAttempt {
+  readonly entry: EndpointEntry;
+  /** The query string (without `?`) the answer is for; it is also the receipt's `resource`. */
+  readonly query: string;
+  /** The resource URL the 402 challenge names: the request URL, or `mcp://tool/<name>`. */
+  readonly resourceUrl: string;
+  readonly payment: SentPayment;
+  /** Fires when the caller goes away: nothing is settled for an answer nobody receives. */
+  readonly signal: AbortSignal;
+}
+
+/** Serves paid calls: the reply is an HTTP reply either transport maps onto its own wire. */
+export type PaidCaller = (attempt: PaidAttempt) => Promise<HttpReply>;
+
+/** The 200 of a paid endpoint: its handler's answer as JSON. */
+export function answerWith(entry: EndpointEntry, handler: PaidHandler | undefined, query: Readonly<Record<string, unknown>>, signal: AbortSignal) {
+  return async (): Promise<HttpReply> => {
+    if (!handler) return errorReply({ error: 'upstream_unavailable', message: `${entry.path} has no data source in this deployment` });
+    const body = await handler(query, signal);
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  };
+}
+
+function decodeSent(payment: NonNullable<SentPayment>, builder: ChallengeBuilder): DecodeResult {
+  return 'header' in payment ? decodePayment(payment.header, builder.accepts) : matchPayment(payment.object, builder.accepts);
+}
+
+/** Creates the caller over the routes' challenges, handlers and the payment processor. */
+export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
+  return async ({ entry, query, resourceUrl, payment, signal }) => {
+    const builder = config.challenges.get(entry.path)!;
+    const checked = validateQuery(entry, query);
+    if (!checked.ok) return errorReply(checked.error);
+    const stopped = config.stopped?.() ?? null;
+    if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
+    if (payment === null) return builder.reply(resourceUrl);
+    const decoded = decodeSent(payment, builder);
+    if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);
+    if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);
+    const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
+    return config.processor.process({
+      entry,
+      payment: decoded.payment,
+      requirements: decoded.requirements,
+      resourceUrl,
+      request: { path: entry.path, query, signal },
+      answer: answerWith(entry, handler, checked.value, signal),
+    });
+  };
+}
