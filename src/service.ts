@@ -15,6 +15,7 @@ import type { Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
+import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
@@ -242,7 +243,15 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }),
     ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),
   ];
-  const server = createHttpServer({ routes, onResponse: (status, ms) => metrics.record(status, ms) });
+  // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
+  const mcp = createMcpRoute({
+    serviceName: config.serviceName,
+    version: SERVICE_VERSION,
+    baseUrl: () => baseUrl,
+    paid: { challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) },
+    freeRoutes: routes,
+  });
+  const server = createHttpServer({ routes: [...routes, mcp.route], onResponse: (status, ms) => metrics.record(status, ms) });
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
@@ -258,6 +267,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const adminPort = await admin.listen();
   async function close(): Promise<void> {
     await Promise.all([server.close(), admin.close()]);
+    await mcp.close();
     blockhashes.close();
     await Promise.all(groups.map((g) => g.close?.()));
     await replayGuard.close();

@@ -18,10 +18,22 @@ export interface HttpRequestData {
   readonly signal: AbortSignal;
 }
 
-export type HttpHandler = (req: HttpRequestData) => HttpReply | Promise<HttpReply>;
+/** A reply whose body is written as it is produced (a server-sent event stream). */
+export interface StreamedReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body; cancelled when the client goes away. */
+  readonly stream: ReadableStream<Uint8Array>;
+}
 
-export interface Route {
+/** A route's handler; a route that may stream says so in `R`. */
+export type HttpHandler<R extends HttpReply | StreamedReply = HttpReply> = (req: HttpRequestData) => R | Promise<R>;
+
+/** Any reply the front end writes. */
+export type AnyReply = HttpReply | StreamedReply;
+
+export interface Route<R extends AnyReply = HttpReply> {
   readonly method: 'GET' | 'POST';
   readonly path: string;
-  readonly handler: HttpHandler;
+  readonly handler: HttpHandler<R>;
 }

@@ -3,11 +3,12 @@
  * payments or intelligence; it copies each request into a plain `HttpRequestData` before any
  * await, enforces size limits, answers CORS and 404/405 itself, runs the matching handler with an
  * AbortSignal that fires when the client goes away, and writes the reply corked, never after an
- * abort.
+ * abort (a streamed reply chunk by chunk, see stream-writer.ts).
  */
 import uWS from 'uWebSockets.js';
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
-import type { HttpHandler, HttpRequestData, Route } from './route.ts';
+import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
+import { writeStream } from './stream-writer.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -30,9 +31,9 @@ const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface HttpServerConfig {
-  readonly routes: readonly Route[];
+  readonly routes: readonly Route<AnyReply>[];
   /** Routes whose path starts with a prefix (e.g. `/preview/`), tried after exact paths. */
-  readonly prefixRoutes?: readonly Route[];
+  readonly prefixRoutes?: readonly Route<AnyReply>[];
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
 }
@@ -62,11 +63,15 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
+function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
+  res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`);
+  for (const [k, v] of Object.entries(CORS_HEADERS)) res.writeHeader(k, v);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+}
+
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
   res.cork(() => {
-    res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`);
-    for (const [k, v] of Object.entries(CORS_HEADERS)) res.writeHeader(k, v);
-    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+    writeHead(res, reply);
     res.end(reply.body, closeConnection);
   });
 }
@@ -99,9 +104,9 @@ function readBody(res: uWS.HttpResponse, onDone: (body: Buffer | null) => void):
 
 /** Creates the uWS front end over the given routes. */
 export function createHttpServer(config: HttpServerConfig): HttpServer {
-  const exact = new Map<string, Map<string, HttpHandler>>();
+  const exact = new Map<string, Map<string, HttpHandler<AnyReply>>>();
   for (const r of config.routes) {
-    const byMethod = exact.get(r.path) ?? new Map<string, HttpHandler>();
+    const byMethod = exact.get(r.path) ?? new Map<string, HttpHandler<AnyReply>>();
     byMethod.set(r.method, r.handler);
     exact.set(r.path, byMethod);
   }
@@ -112,16 +117,21 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   let draining = false;
   let drained: (() => void) | null = null;
 
-  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number }, reply: HttpReply) => {
+  const done = (state: { started: number }, status: number) => {
     inFlight--;
-    if (!state.aborted) write(res, reply, draining);
-    config.onResponse?.(reply.status, performance.now() - state.started);
+    config.onResponse?.(status, performance.now() - state.started);
     if (draining && inFlight === 0) drained?.();
   };
+  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal }, reply: AnyReply) => {
+    // A stream counts as in flight until its last byte: close() lets it finish like any request.
+    if ('stream' in reply) return void writeStream(res, reply, () => writeHead(res, reply), state.signal, () => draining).then(() => done(state, reply.status));
+    if (!state.aborted) write(res, reply, draining);
+    done(state, reply.status);
+  };
 
-  const lookup = (method: string, path: string): HttpHandler | HttpReply => {
+  const lookup = (method: string, path: string): HttpHandler<AnyReply> | HttpReply => {
     const byMethod =
-      exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler>());
+      exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler<AnyReply>>());
     if (byMethod.size === 0) return errorReply({ error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
     const handler = byMethod.get(method);
     if (handler) return handler;
@@ -130,8 +140,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false, started: performance.now() };
     const controller = new AbortController();
+    const state = { aborted: false, started: performance.now(), signal: controller.signal };
     res.onAborted(() => {
       state.aborted = true;
       controller.abort();

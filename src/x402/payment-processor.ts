@@ -75,6 +75,21 @@ export function paymentResponseHeader(settled: SettleResult): string {
 
 const SETTLEMENT_PENDING = 'settlement_pending';
 
+/**
+ * A failed settlement's 402 also carries `PAYMENT-RESPONSE` (success false, the x402 reason), as
+ * the x402 HTTP transport shows; the MCP transport hands it on as `x402/payment-response`.
+ */
+function withSettleFailure(reply: HttpReply, settled: SettleResult): HttpReply {
+  const failure = {
+    success: false,
+    errorReason: settled.errorReason ?? 'settlement_failed',
+    transaction: settled.transaction,
+    network: settled.network,
+    payer: settled.payer ?? '',
+  };
+  return { ...reply, headers: { ...reply.headers, 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(failure)).toString('base64') } };
+}
+
 function paidOf(call: PaidCall): PendingSettlement['paid'] {
   return {
     originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
@@ -169,7 +184,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       }
       // Definitely not charged (refused, failed on chain): nothing left to resolve.
       if (recorded) await pending.resolve(key);
-      return refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage);
+      return withSettleFailure(refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage), settled);
     } catch (err) {
       return replyForError(err);
     } finally {

@@ -13,7 +13,8 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  * - config.ts and workers/ are the composition's own leaves: the options only the composition
  *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
  *   thread's entry, whose exports are the pool's task table;
- * - http turns requests into calls and replies into bytes; x402 takes and settles payments;
+ * - http turns requests into calls and replies into bytes; mcp serves the same calls as MCP
+ *   tools (web Request in, Response out), below http, which drives it; x402 takes and settles payments;
  *   intel computes the paid answers; caches hold the live chain figures intel reads;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
@@ -25,6 +26,7 @@ const RULES: ImportRules = {
     { name: 'service', paths: ['src/service.ts'] },
     { name: 'config/workers', paths: ['src/config.ts', 'workers/'] },
     { name: 'http', paths: ['src/http/'] },
+    { name: 'mcp', paths: ['src/mcp/'] },
     { name: 'x402', paths: ['src/x402/'] },
     { name: 'intel', paths: ['src/intel/'] },
     { name: 'caches', paths: ['src/caches/'] },
@@ -37,6 +39,7 @@ const RULES: ImportRules = {
   apart: [{ place: 'src/localnet/', packageName: /^@solana-x402-intel\/localnet$/, importers: ['src/main.ts'] }],
   libraries: {
     'uWebSockets.js': 'src/http/',
+    '@modelcontextprotocol/server': 'src/mcp/mcp-server.ts',
     piscina: 'src/pool/worker-pool.ts',
     'lru-cache': 'src/caches/single-flight-cache.ts',
     typebox: 'src/catalog/',

@@ -1,0 +1,88 @@
+/**
+ * `POST /mcp` on the uWS front end: the copied request (its body already read under the front
+ * end's size limit) becomes a web `Request` for the MCP endpoint, whose `Response` goes back as a
+ * reply, or streamed when it is server-sent events (with `X-Accel-Buffering: no`, so a proxy does
+ * not hold the events back). The request's signal is the client going away, and reaches the tool
+ * call. GET and DELETE on /mcp (session operations of a stateful server) answer 405, since only
+ * POST is routed. Also the in-process call of the free routes the MCP free tools answer with.
+ */
+import { errorReply, type HttpReply } from '../errors.ts';
+import type { FreeRouteCall } from '../mcp/free-tools.ts';
+import { createMcpEndpoint } from '../mcp/mcp-server.ts';
+import { createMcpTools } from '../mcp/mcp-tools.ts';
+import { createPaidCaller, type PaidCallerConfig } from '../x402/paid-caller.ts';
+import type { AnyReply, HttpRequestData, Route } from './route.ts';
+import { MAX_BODY_BYTES } from './server.ts';
+
+/** Where the MCP endpoint is served. */
+export const MCP_PATH = '/mcp';
+
+export interface McpRouteConfig {
+  readonly serviceName: string;
+  readonly version: string;
+  /** Public base URL; known only after listen when the port is ephemeral. */
+  readonly baseUrl: () => string;
+  /** What the paid HTTP routes are built from: paid tools share their caller's processor. */
+  readonly paid: PaidCallerConfig;
+  /** The free routes the free tools answer with. */
+  readonly freeRoutes: readonly Route[];
+  /** How long a sample is served before it is computed again (default one minute). */
+  readonly sampleTtlMs?: number;
+}
+
+/** The MCP route, and the end of the endpoint's in-flight exchanges (after the server drained). */
+export interface McpRoute {
+  readonly route: Route<AnyReply>;
+  close(): Promise<void>;
+}
+
+function webRequest(url: string, req: HttpRequestData): Request | null {
+  try {
+    return new Request(url, { method: req.method, headers: Object.entries(req.headers), body: req.body, signal: req.signal });
+  } catch {
+    // A header value the Fetch API refuses (e.g. outside latin-1).
+    return null;
+  }
+}
+
+async function replyOf(response: Response): Promise<AnyReply> {
+  const headers = Object.fromEntries(response.headers);
+  if (response.body && (headers['content-type'] ?? '').startsWith('text/event-stream'))
+    return { status: response.status, headers: { ...headers, 'x-accel-buffering': 'no' }, stream: response.body };
+  return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** The MCP endpoint over the catalog's tools, and its route. */
+export function createMcpRoute(config: McpRouteConfig): McpRoute {
+  const tools = createMcpTools({
+    paid: createPaidCaller(config.paid),
+    handlers: config.paid.handlers,
+    free: createRouteCall(config.freeRoutes),
+    ...(config.sampleTtlMs !== undefined ? { sampleTtlMs: config.sampleTtlMs } : {}),
+  });
+  const endpoint = createMcpEndpoint({ serviceName: config.serviceName, version: config.version, publicUrl: config.baseUrl, tools, maxBodyBytes: MAX_BODY_BYTES });
+  const route: Route<AnyReply> = {
+    method: 'POST',
+    path: MCP_PATH,
+    async handler(req) {
+      const request = webRequest(`${config.baseUrl()}${req.path}${req.query ? `?${req.query}` : ''}`, req);
+      if (!request) return errorReply({ error: 'invalid_request', message: 'a request header cannot be read' });
+      return replyOf(await endpoint.fetch(request));
+    },
+  };
+  return { route, close: () => endpoint.close() };
+}
+
+/**
+ * Calls the GET or POST route of `path` in-process, as the MCP free tools do: the reply is the
+ * route's own. Only routes that answer whole replies are reachable this way.
+ */
+export function createRouteCall(routes: readonly Route[]): FreeRouteCall {
+  const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r.handler]));
+  return async ({ method, path, query, body, signal }) => {
+    const handler = byKey.get(`${method} ${path}`);
+    if (!handler) return errorReply({ error: 'not_found', message: `no such endpoint: ${path}` });
+    const headers: Record<string, string> = body === null ? {} : { 'content-type': 'application/json' };
+    return handler({ method, path, query, headers, remoteIp: '', body: body === null ? null : Buffer.from(body), signal });
+  };
+}
