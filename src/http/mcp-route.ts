@@ -6,7 +6,7 @@
  * call. GET and DELETE on /mcp (session operations of a stateful server) answer 405, since only
  * POST is routed. Also the in-process call of the free routes the MCP free tools answer with.
  */
-import { errorReply, type HttpReply } from '../errors.ts';
+import { errorReply } from '../errors.ts';
 import type { FreeRouteCall } from '../mcp/free-tools.ts';
 import { createMcpEndpoint } from '../mcp/mcp-server.ts';
 import { createMcpTools } from '../mcp/mcp-tools.ts';
@@ -60,7 +60,13 @@ export function createMcpRoute(config: McpRouteConfig): McpRoute {
     free: createRouteCall(config.freeRoutes),
     ...(config.sampleTtlMs !== undefined ? { sampleTtlMs: config.sampleTtlMs } : {}),
   });
-  const endpoint = createMcpEndpoint({ serviceName: config.serviceName, version: config.version, publicUrl: config.baseUrl, tools, maxBodyBytes: MAX_BODY_BYTES });
+  const endpoint = createMcpEndpoint({
+    serviceName: config.serviceName,
+    version: config.version,
+    publicUrl: config.baseUrl,
+    tools,
+    maxBodyBytes: MAX_BODY_BYTES,
+  });
   const route: Route<AnyReply> = {
     method: 'POST',
     path: MCP_PATH,

@@ -124,7 +124,14 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
   const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal }, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
-    if ('stream' in reply) return void writeStream(res, reply, () => writeHead(res, reply), state.signal, () => draining).then(() => done(state, reply.status));
+    if ('stream' in reply)
+      return void writeStream(
+        res,
+        reply,
+        () => writeHead(res, reply),
+        state.signal,
+        () => draining,
+      ).then(() => done(state, reply.status));
     if (!state.aborted) write(res, reply, draining);
     done(state, reply.status);
   };

@@ -71,7 +71,8 @@ const ROUTE_TOOLS: readonly RouteTool[] = [
   {
     name: 'verify_receipt',
     title: 'Verify a receipt',
-    description: 'Checks a receipt (the base64 of _meta["x402/receipt"] or of the X-Service-Receipt header): signature, key and ledger entry; optionally the saved answer (POST /trust/verify).',
+    description:
+      'Checks a receipt (the base64 of _meta["x402/receipt"] or of the X-Service-Receipt header): signature, key and ledger entry; optionally the saved answer (POST /trust/verify).',
     method: 'POST',
     path: '/trust/verify',
     inputSchema: {

@@ -10,7 +10,15 @@
  * Before the library sees a request, a present `Origin` must be this service's own: its public
  * URL's host or a loopback name (any port); any other is 403 (DNS-rebinding protection).
  */
-import { createMcpHandler, localhostAllowedOrigins, type McpRequestContext, originValidationResponse, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  localhostAllowedOrigins,
+  type McpRequestContext,
+  originValidationResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { McpTools } from './mcp-tools.ts';
 
 export interface McpEndpointConfig {
@@ -38,6 +46,12 @@ const INSTRUCTIONS =
   'PaymentPayload in _meta["x402/payment"]. The sample tool returns a free answer of any paid tool for fixed example parameters; ' +
   'catalog lists prices and inputs; paid results carry a signed receipt in _meta["x402/receipt"] that verify_receipt checks.';
 
+/**
+ * The tool list and the server description change only with a new version of the service, and are
+ * the same for every caller: clients of protocol 2026-07-28 may keep them an hour, shared.
+ */
+const LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
 function reportError(err: Error): void {
   console.error(`mcp: ${err.message}`);
 }
@@ -46,7 +60,14 @@ function reportError(err: Error): void {
 export function createMcpEndpoint(config: McpEndpointConfig): McpEndpoint {
   const list = { tools: config.tools.definitions.map((t) => ({ ...t })) };
   const factory = (context: McpRequestContext) => {
-    const server = new Server({ name: config.serviceName, version: config.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: config.serviceName, version: config.version },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+        cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+      },
+    );
     server.setRequestHandler('tools/list', () => list);
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args, _meta } = request.params;

@@ -39,12 +39,14 @@ const definition: ToolDefinition = {
   name: 'sample',
   title: 'Free sample of a paid tool',
   description:
-    "A paid tool's live answer for its fixed example parameters, free and marked \"sample\": true (computed at most once a minute per tool). " +
+    'A paid tool\'s live answer for its fixed example parameters, free and marked "sample": true (computed at most once a minute per tool). ' +
     'Shows what a paid call returns before paying for one; the parameters cannot be chosen.',
   inputSchema: {
     type: 'object',
     required: ['endpoint'],
-    properties: { endpoint: { type: 'string', description: `A paid tool name (e.g. token_risk) or its path (e.g. /v1/token-risk): ${TOOL_NAMES.join(', ')}.` } },
+    properties: {
+      endpoint: { type: 'string', description: `A paid tool name (e.g. token_risk) or its path (e.g. /v1/token-risk): ${TOOL_NAMES.join(', ')}.` },
+    },
   },
 };
 
