@@ -52,8 +52,16 @@ const INSTRUCTIONS =
  */
 const LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
 
+/**
+ * The library reports both its own faults and every request it refused (a malformed envelope, a
+ * wrong header, an unsupported version). Refusals are answered to their client with a 4xx and say
+ * nothing about the service, so only faults reach the log: a client cannot fill it.
+ */
+const CLIENT_REFUSAL_RE =
+  /^(Rejected inbound request|Bad Request|Not Acceptable|Unsupported Media Type|Unsupported protocol version|Invalid Request|Method not allowed|Parse error)/;
+
 function reportError(err: Error): void {
-  console.error(`mcp: ${err.message}`);
+  if (!CLIENT_REFUSAL_RE.test(err.message)) console.error(`mcp: ${err.message}`);
 }
 
 /** Creates the endpoint over the tools. */

@@ -1,0 +1,80 @@
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, which needs Node 22: the
+ * `node` dev dependency provides it at node_modules/node/bin/node) against the running service's
+ * /mcp, offline: every scenario talks only to this server. It runs the scenarios the 2025-11-25 and
+ * 2026-07-28 revisions require, each on its own wire, plus the 2026-07-28 HTTP header validation
+ * (pending in the suite, and passed here). Checks that do not apply to this server are listed, each
+ * with its reason, in test/fixtures/mcp-conformance-baseline.yml; any other failing check, and any
+ * baselined check that starts passing, fails the suite's run and this test.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/test-service.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE_22 = join(ROOT, 'node_modules/node/bin/node');
+const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const BASELINE = join(ROOT, 'test/fixtures/mcp-conformance-baseline.yml');
+/** A requirement set is some 40 scenarios of a few requests each; the machine may be loaded. */
+const RUN_TIMEOUT_MS = 300_000;
+
+let t: TestService;
+let outDir: string;
+
+beforeAll(async () => {
+  t = await startTestService();
+  outDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+/** Runs the suite against the service (asynchronously: the server lives in this process). */
+function conformance(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE_22, [CLI, 'server', '--url', `${t.url}/mcp`, ...args, '--expected-failures', BASELINE, '-o', outDir], {
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** A scenario that ran and passed every check, in a run's summary. */
+const passed = (scenario: string) => new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`);
+
+describe('MCP conformance suite', () => {
+  it.each([
+    ['the 2025-11-25 requirements', ['--requirements', '2025-11-25'], ['server-initialize', 'tools-list', 'ping', 'dns-rebinding-protection'].map(passed)],
+    [
+      'the 2026-07-28 requirements',
+      ['--requirements', '2026-07-28'],
+      ['tools-list', 'dns-rebinding-protection', 'input-required-result-validate-input'].map(passed),
+    ],
+    // One scenario prints its checks and a count instead of a summary.
+    ['2026-07-28 HTTP header validation', ['--scenario', 'http-header-validation', '--spec-version', '2026-07-28'], [/Passed: (\d+)\/\1, 0 failed/]],
+  ])(
+    'passes %s, but for the baselined checks',
+    async (_name, args, expected) => {
+      const { code, output } = await conformance(args);
+      const summary = output.slice(Math.max(0, output.lastIndexOf('=== SUMMARY ===')));
+      expect(code, summary).toBe(0);
+      expect(summary).toContain('Baseline check passed');
+      for (const pattern of expected) expect(summary).toMatch(pattern);
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
