@@ -31,13 +31,13 @@ const LEVELS: ReadonlyArray<{ readonly concurrency: number; readonly callsPerCli
 /** Unpaid 402 requests per client for the reference. */
 const CHALLENGES_PER_CLIENT = 200;
 const PATH = '/v1/epoch';
-const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+export const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-interface Run {
+export interface Run {
   readonly requests: number;
   readonly ok: number;
   readonly perSecond: number;
@@ -45,19 +45,25 @@ interface Run {
   readonly p99Ms: number;
 }
 
+/** One request of a client, and whether its answer is the expected one. */
+export interface BenchRequest {
+  readonly send: () => Promise<Response>;
+  readonly ok: (res: Response, body: string) => boolean;
+}
+
 /** Each client sends its requests one after another; all clients run at once. */
-async function drive(url: string, perClient: readonly (readonly (Record<string, string> | null)[])[], expected: number): Promise<Run> {
+export async function drive(perClient: readonly (readonly BenchRequest[])[]): Promise<Run> {
   const latencies: number[] = [];
   let ok = 0;
   const started = performance.now();
   await Promise.all(
     perClient.map(async (requests) => {
-      for (const headers of requests) {
+      for (const request of requests) {
         const t0 = performance.now();
-        const res = await fetch(url, headers ? { headers } : {});
-        await res.arrayBuffer();
+        const res = await request.send();
+        const body = await res.text();
         latencies.push(performance.now() - t0);
-        if (res.status === expected) ok += 1;
+        if (request.ok(res, body)) ok += 1;
       }
     }),
   );
@@ -72,12 +78,18 @@ async function drive(url: string, perClient: readonly (readonly (Record<string, 
   };
 }
 
-interface Required {
+/** A GET of `url` with `headers` that should answer `status`. */
+export const httpGet = (url: string, headers: Record<string, string> | null, status: number): BenchRequest => ({
+  send: () => fetch(url, headers ? { headers } : {}),
+  ok: (res) => res.status === status,
+});
+
+export interface Required {
   readonly accepts: Array<{ network: string; amount: string; payTo: string; extra: Record<string, string> }>;
   readonly resource: unknown;
 }
 
-async function challengeOf(service: RunningService): Promise<Required> {
+export async function challengeOf(service: RunningService): Promise<Required> {
   const challenge = await fetch(`${service.url}${PATH}`);
   return JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8')) as Required;
 }
@@ -97,7 +109,7 @@ async function evmPaymentHeaders(service: RunningService, key: EvmHexKey, count:
 }
 
 /** Payment headers for `count` calls by `payer`, against the route's current terms. */
-async function paymentHeaders(service: RunningService, localnet: Localnet, payer: TestPayer, count: number): Promise<Record<string, string>[]> {
+export async function paymentHeaders(service: RunningService, localnet: Localnet, payer: TestPayer, count: number): Promise<Record<string, string>[]> {
   const required = await challengeOf(service);
   const accepted = required.accepts.find((a) => a.network.startsWith('solana:'))!;
   const headers: Record<string, string>[] = [];
@@ -130,12 +142,8 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
     for (const level of LEVELS) {
       const clients = payers.slice(0, level.concurrency);
       const headers = await Promise.all(clients.map((p) => paymentHeaders(service, localnet, p, level.callsPerClient)));
-      const paid = await drive(url, headers, 200);
-      const challenge402 = await drive(
-        url,
-        clients.map(() => Array.from({ length: CHALLENGES_PER_CLIENT }, () => null)),
-        402,
-      );
+      const paid = await drive(headers.map((list) => list.map((h) => httpGet(url, h, 200))));
+      const challenge402 = await drive(clients.map(() => Array.from({ length: CHALLENGES_PER_CLIENT }, () => httpGet(url, null, 402))));
       levels.push({
         concurrency: level.concurrency,
         paid: { ...paid, failures: paid.requests - paid.ok },
@@ -148,7 +156,7 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
     const baseLevels = [];
     for (const level of LEVELS) {
       const headers = await Promise.all(evmKeys.slice(0, level.concurrency).map((k) => evmPaymentHeaders(service, k, level.callsPerClient)));
-      const paid = await drive(url, headers, 200);
+      const paid = await drive(headers.map((list) => list.map((h) => httpGet(url, h, 200))));
       baseLevels.push({ concurrency: level.concurrency, paid: { ...paid, failures: paid.requests - paid.ok } });
     }
     return {

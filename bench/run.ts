@@ -12,6 +12,7 @@ import { benchHttpChallenge } from './http-challenge.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
+import { benchMcp } from './mcp.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),
+  mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
   'pool-tasks': () => benchPoolTasks(),
 };
