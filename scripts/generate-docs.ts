@@ -1,6 +1,7 @@
 /**
  * The tables in the docs that copy code are rendered from the code, never typed by hand: the
- * options (OPTIONS), the paid catalog (CATALOG) and the error codes (ERROR_STATUS). Each lives in
+ * options (OPTIONS), the paid catalog (CATALOG), the MCP tools (generated from the catalog) and the
+ * error codes (ERROR_STATUS). Each lives in
  * a docs file between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; everything
  * outside the markers is prose and left alone.
  *
@@ -15,6 +16,8 @@ import { pathToFileURL } from 'node:url';
 import { CATALOG, type EndpointEntry } from '../src/catalog/endpoints.ts';
 import { OPTIONS } from '../src/config.ts';
 import { ERROR_STATUS } from '../src/errors.ts';
+import { createMcpTools } from '../src/mcp/mcp-tools.ts';
+import { toolNameOf } from '../src/mcp/paid-tools.ts';
 import { brokenCitations, brokenLinks, docFiles } from './docs-links.ts';
 
 /** The repository root (this file sits in scripts/). */
@@ -49,6 +52,20 @@ function catalogTable(): string {
   return table(['path', 'price', 'category', 'parameters', 'answers'], rows);
 }
 
+/** The MCP tools as `tools/list` answers them (their definitions need none of the callers). */
+function mcpToolsTable(): string {
+  const unused = () => Promise.reject(new Error('not called while rendering docs'));
+  const prices = new Map(CATALOG.map((e) => [toolNameOf(e.path), e.priceUnits]));
+  const rows = createMcpTools({ paid: unused, handlers: {}, free: unused }).definitions.map((d) => {
+    const schema = d.inputSchema;
+    const required = new Set(schema.required ?? []);
+    const args = Object.keys(schema.properties).map((name) => `${code(name)}${required.has(name) ? '' : '?'}`);
+    const units = prices.get(d.name);
+    return [code(d.name), units === undefined ? 'free' : price(units), args.join(', '), d.title];
+  });
+  return table(['tool', 'price', 'arguments', 'answers'], rows);
+}
+
 function errorCodesTable(): string {
   const byStatus = new Map<number, string[]>();
   for (const [name, status] of Object.entries(ERROR_STATUS)) byStatus.set(status, [...(byStatus.get(status) ?? []), code(name)]);
@@ -60,6 +77,7 @@ function errorCodesTable(): string {
 export const GENERATORS: Readonly<Record<string, () => string>> = {
   options: optionsTable,
   catalog: catalogTable,
+  'mcp-tools': mcpToolsTable,
   'error-codes': errorCodesTable,
 };
 

@@ -1,8 +1,8 @@
 /**
  * The endpoint catalog: the single registry of the 20 paid endpoints
  * (docs/contract.md#paid-endpoints). Routing, validation, 402 terms, /.well-known/x402,
- * /openapi.json, /llms.txt and /pricing are all generated from it. Adding an endpoint is one
- * entry here plus one handler.
+ * /openapi.json, /llms.txt, /pricing and the MCP tools (with their free samples, from `example`)
+ * are all generated from it. Adding an endpoint is one entry here plus one handler.
  */
 import * as p from './params.ts';
 import { RESPONSES } from './responses.ts';

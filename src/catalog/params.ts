@@ -1,6 +1,6 @@
 /**
  * Query parameter builders for the catalog. Each returns a TypeBox schema (which becomes the
- * OpenAPI parameter schema and the discovery `inputs`) carrying an
+ * OpenAPI parameter schema, the discovery `inputs` and the MCP tool's argument schema) carrying an
  * `x-check` annotation for the rules JSON Schema cannot express (base58 that decodes to 32
  * bytes, comma lists with a count limit, strict base64). `validateQuery` enforces both.
  */
