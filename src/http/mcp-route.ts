@@ -45,8 +45,11 @@ function webRequest(url: string, req: HttpRequestData): Request | null {
   }
 }
 
+/** Framing headers uWS writes itself (length or chunking, keep-alive): the library's copies would repeat them. */
+const FRAMING_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
 async function replyOf(response: Response): Promise<AnyReply> {
-  const headers = Object.fromEntries(response.headers);
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
   if (response.body && (headers['content-type'] ?? '').startsWith('text/event-stream'))
     return { status: response.status, headers: { ...headers, 'x-accel-buffering': 'no' }, stream: response.body };
   return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };

@@ -26,7 +26,7 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 /** Added to CORS_HEADERS (which every reply carries) on a preflight answer. */
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization',
+  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -51,11 +51,14 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   402: 'Payment Required',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Content Too Large',
   414: 'URI Too Long',
+  415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',

@@ -115,6 +115,11 @@ describe('transport', () => {
     expect((await post('null')).status).toBe(403);
     expect((await post(new URL(t.url).origin)).status).toBe(200);
     expect((await post('http://localhost:6274')).status).toBe(200);
+    const preflight = await fetch(`${t.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-headers': 'mcp-protocol-version' },
+    });
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
   });
 
   it('answers GET and DELETE with 405, has no OAuth metadata, and streams SSE unbuffered', async () => {
