@@ -10,7 +10,8 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GENESIS_PREV_HASH, sealEntry, type LedgerDraft } from '../src/trust/ledger-entry.ts';
-import { createLedger, WAL_FILE_NAME } from '../src/trust/ledger.ts';
+import { WAL_FILE_NAME } from '../src/trust/ledger-durable-state.ts';
+import { createLedger } from '../src/trust/ledger.ts';
 import { RFC6962_HASHER, sha256, sha256Hex, SPEC_HASHER } from '../src/trust/merkle-hash.ts';
 import { createFileNodeStore } from '../src/trust/merkle-node-store.ts';
 import { buildConsistencyProof, buildRfc6962InclusionProof, buildSpecInclusionProof } from '../src/trust/merkle-proof.ts';

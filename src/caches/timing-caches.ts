@@ -3,7 +3,7 @@
  * clock (epoch position, slot rates, checkpoint series). `handlers` is what the stream calls;
  * every handler does constant work (or work proportional to one transaction's accounts).
  */
-import type { GeyserHandlers } from '../chain/geyser-client.ts';
+import type { GeyserHandlers } from '../chain/geyser-update-router.ts';
 import type { EpochSchedule } from './epoch-schedule.ts';
 import { createPriorityFeeCache, type PriorityFeeCache } from './priority-fee-cache.ts';
 import { createSlotClockCache, type SlotClockCache } from './slot-clock-cache.ts';

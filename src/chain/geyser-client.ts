@@ -4,13 +4,14 @@
  * on a timer and answers server pings (keeps proxies from idling the stream out), treats a stream
  * that delivers no slot for `staleMs` as stale (torn down and re-opened), and reconnects with
  * capped exponential backoff plus jitter, re-sending the subscription. The client's errors carry
- * the gRPC status in `error.cause`; that is what `status().lastError` reports.
+ * the gRPC status in `error.cause`; that is what `status().lastError` reports. What each update
+ * feeds is geyser-update-router.ts.
  */
 import * as yellowstone from '@triton-one/yellowstone-grpc';
 import { CommitmentLevel, SubscribeRequest, type ClientDuplexStream, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeBase58 } from './base58.ts';
-import { JITO_TIP_ACCOUNTS, keyId, parseTransaction, type ParsedTransaction } from './geyser-tx-parse.ts';
+import { createGeyserLiveness, type GeyserState } from './geyser-liveness.ts';
+import { createUpdateRouter, type GeyserHandlers } from './geyser-update-router.ts';
 
 /** Client ping period (Yellowstone servers ping every 15 s; load balancers idle out at ~60 s). */
 export const GEYSER_PING_INTERVAL_MS = 10_000;
@@ -25,24 +26,7 @@ type ClientClass = typeof yellowstone.default.default;
 const loaded = yellowstone as unknown as { default: ClientClass | { default: ClientClass } };
 const Client: ClientClass = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
 
-export type SlotStatusName = 'processed' | 'confirmed' | 'finalized';
-const SLOT_STATUS: Readonly<Record<number, SlotStatusName>> = { 0: 'processed', 1: 'confirmed', 2: 'finalized' };
-
-/** What the stream feeds (the timing caches). Called synchronously on the event loop. */
-export interface GeyserHandlers {
-  /**
-   * A new subscription is open: data before it may be partial. `resumeFrom` is set when the
-   * subscription asked the server to replay from that slot (the slot after the last confirmed one).
-   */
-  onSubscribed(resumeFrom: number | null): void;
-  /** `replayed`: the slot is at or below the server's head when we resubscribed (its arrival time is not its time). */
-  onSlot(slot: number, status: SlotStatusName, atMs: number, replayed: boolean): void;
-  onTransaction(slot: number, tx: ParsedTransaction): void;
-  onBlockMeta?(slot: number, blockTimeSeconds: number | null, executedTransactions: number): void;
-}
-
-export type GeyserState = 'connecting' | 'live' | 'stale' | 'down' | 'closed';
-
+/** A snapshot of the subscription, for /health and the freshness of answers. */
 export interface GeyserStatus {
   readonly state: GeyserState;
   readonly lastSlot: number | null;
@@ -52,6 +36,7 @@ export interface GeyserStatus {
   readonly lastError: { readonly message: string; readonly atMs: number } | null;
 }
 
+/** Where to subscribe, what to feed, and the timing of pings, staleness and reconnects. */
 export interface GeyserStreamConfig {
   readonly url: string;
   readonly token: string | null;
@@ -62,6 +47,7 @@ export interface GeyserStreamConfig {
   readonly handlers: GeyserHandlers;
 }
 
+/** The subscription kept open across drops. */
 export interface GeyserStream {
   /** Starts the connect loop (returns at once). */
   start(): void;
@@ -104,59 +90,25 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
 /** Builds the stream manager; nothing connects before `start()`. */
 export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   const staleMs = config.staleMs ?? GEYSER_STALE_MS;
-  const tipIds = new Set(JITO_TIP_ACCOUNTS.map((a) => keyId(decodeBase58(a)!)));
   const stop = new AbortController();
-  let state: GeyserState = 'connecting';
-  let lastSlot: number | null = null;
-  let lastSlotAtMs: number | null = null;
-  let lastConfirmed: number | null = null;
-  let slotUpdates = 0;
-  let replayUntil: number | null = null;
+  const liveness = createGeyserLiveness();
+  const setState = liveness.set;
   // Resubscribe with from_slot (gap-free recovery) unless the last attempt to do so failed.
   let resume = true;
   let subscriptions = 0;
-  let updates = 0;
   let lastError: GeyserStatus['lastError'] = null;
   let running: Promise<void> | null = null;
   let client: InstanceType<ClientClass> | null = null;
-  const liveWaiters = new Set<() => void>();
+  const router = createUpdateRouter({
+    handlers: config.handlers,
+    onFreshSlot: () => {
+      if (liveness.state() !== 'live') setState('live');
+    },
+  });
+  const progress = router.progress;
 
-  const setState = (next: GeyserState): void => {
-    state = next;
-    if (next === 'live') for (const wake of liveWaiters) wake();
-  };
-
-  function onUpdate(update: SubscribeUpdate, stream: ClientDuplexStream): void {
-    updates++;
-    const now = Date.now();
-    if (update.slot) {
-      const status = SLOT_STATUS[update.slot.status];
-      if (status === undefined) return;
-      const slot = Number(update.slot.slot);
-      const replayed = replayUntil !== null && slot <= replayUntil;
-      slotUpdates++;
-      if (lastSlot === null || slot > lastSlot) lastSlot = slot;
-      if (status === 'confirmed' && (lastConfirmed === null || slot > lastConfirmed)) lastConfirmed = slot;
-      // Only a slot the chain made after we resubscribed proves the stream is live.
-      if (!replayed) {
-        lastSlotAtMs = now;
-        if (state !== 'live') setState('live');
-      }
-      config.handlers.onSlot(slot, status, now, replayed);
-    } else if (update.transaction?.transaction) {
-      const parsed = parseTransaction(update.transaction.transaction, tipIds);
-      if (parsed) config.handlers.onTransaction(Number(update.transaction.slot), parsed);
-    } else if (update.blockMeta) {
-      const meta = update.blockMeta;
-      config.handlers.onBlockMeta?.(Number(meta.slot), meta.blockTime ? Number(meta.blockTime.timestamp) : null, Number(meta.executedTransactionCount));
-    } else if (update.ping) {
-      // Answering the server's ping keeps intermediaries from closing an idle-looking stream.
-      stream.write(SubscribeRequest.fromPartial({ ping: { id: 1 } }), () => undefined);
-    }
-  }
-
-  /** One subscription: resolves when the stream ends, rejects on its error. */
-  async function session(): Promise<void> {
+  /** The client, built and connected once, and kept while its connection keeps subscribing. */
+  async function connected(): Promise<InstanceType<ClientClass>> {
     if (client === null) {
       const fresh = new Client(config.url, config.token ?? undefined, {
         grpcConnectTimeout: CONNECT_TIMEOUT_MS,
@@ -167,10 +119,20 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       await within(fresh.connect(), 'connect');
       client = fresh;
     }
-    const resumeFrom = resume && lastConfirmed !== null ? lastConfirmed + 1 : null;
-    replayUntil = resumeFrom === null ? null : Number((await within(client.getSlot(CommitmentLevel.PROCESSED), 'getSlot')).slot);
-    const stream = await within(client.subscribe(), 'subscribe');
-    await new Promise<void>((resolve, reject) => {
+    return client;
+  }
+
+  /** One subscription: resolves when the stream ends, rejects on its error. */
+  async function session(): Promise<void> {
+    const connection = await connected();
+    const resumeFrom = resume && progress.lastConfirmed !== null ? progress.lastConfirmed + 1 : null;
+    progress.replayUntil = resumeFrom === null ? null : Number((await within(connection.getSlot(CommitmentLevel.PROCESSED), 'getSlot')).slot);
+    await watch(await within(connection.subscribe(), 'subscribe'), resumeFrom);
+  }
+
+  /** Subscribes on `stream`, routes its updates, pings, and tears it down when stale or stopped. */
+  function watch(stream: ClientDuplexStream, resumeFrom: number | null): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       let pingId = 0;
       const openedAt = Date.now();
       const timers: NodeJS.Timeout[] = [];
@@ -181,10 +143,11 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
         else resolve();
       };
       const onStop = (): void => void stream.destroy();
+      const answerPing = (): void => void stream.write(SubscribeRequest.fromPartial({ ping: { id: 1 } }), () => undefined);
       // The error listener goes on before the first write (an early failure must not go unhandled).
       stream.on('error', (error: Error) => finish(error));
       stream.on('close', () => finish());
-      stream.on('data', (update: SubscribeUpdate) => onUpdate(update, stream));
+      stream.on('data', (update: SubscribeUpdate) => router.route(update, answerPing));
       stop.signal.addEventListener('abort', onStop);
       stream.write(timingSubscribeRequest(resumeFrom), (error?: Error | null) => {
         if (error) return void stream.destroy(error);
@@ -200,7 +163,7 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       timers.push(
         setInterval(
           () => {
-            const since = Math.max(lastSlotAtMs ?? 0, openedAt);
+            const since = Math.max(progress.lastSlotAtMs ?? 0, openedAt);
             if (Date.now() - since > staleMs) {
               setState('stale');
               stream.destroy(new Error(`no slot update for ${staleMs} ms: stream treated as stale`));
@@ -217,8 +180,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
     let backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
     while (!stop.signal.aborted) {
       const before = subscriptions;
-      const slotsBefore = slotUpdates;
-      const resumed = resume && lastConfirmed !== null;
+      const slotsBefore = progress.slotUpdates;
+      const resumed = resume && progress.lastConfirmed !== null;
       try {
         await session();
       } catch (error) {
@@ -229,14 +192,14 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       if (stop.signal.aborted) break;
       // A server that refuses or ignores from_slot must not stall recovery: next time, plain.
       // (A connection that never opened says nothing about from_slot: keep asking for it.)
-      resume = !resumed || subscriptions === before || slotUpdates > slotsBefore;
-      if (state !== 'stale') setState('down');
-      if (lastSlotAtMs !== null && lastSlotAtMs > Date.now() - 2 * staleMs && subscriptions > before)
+      resume = !resumed || subscriptions === before || progress.slotUpdates > slotsBefore;
+      if (liveness.state() !== 'stale') setState('down');
+      if (progress.lastSlotAtMs !== null && progress.lastSlotAtMs > Date.now() - 2 * staleMs && subscriptions > before)
         backoff = config.backoffInitialMs ?? GEYSER_BACKOFF_INITIAL_MS;
       const wait = backoff * (0.5 + Math.random() / 2);
       backoff = Math.min(config.backoffMaxMs ?? GEYSER_BACKOFF_MAX_MS, backoff * 2);
       await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);
-      if (!stop.signal.aborted && state === 'down') setState('connecting');
+      if (!stop.signal.aborted && liveness.state() === 'down') setState('connecting');
     }
   }
 
@@ -244,23 +207,18 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
     start() {
       running ??= loop();
     },
-    whenLive(timeoutMs) {
-      if (state === 'live') return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const done = (ok: boolean): void => {
-          clearTimeout(timer);
-          liveWaiters.delete(wake);
-          resolve(ok);
-        };
-        const wake = (): void => done(true);
-        const timer = setTimeout(() => done(false), timeoutMs);
-        liveWaiters.add(wake);
-      });
-    },
+    whenLive: liveness.whenLive,
     isLive(now = Date.now()) {
-      return state === 'live' && lastSlotAtMs !== null && now - lastSlotAtMs <= staleMs;
+      return liveness.state() === 'live' && progress.lastSlotAtMs !== null && now - progress.lastSlotAtMs <= staleMs;
     },
-    status: () => ({ state, lastSlot, lastSlotAtMs, subscriptions, updates, lastError }),
+    status: () => ({
+      state: liveness.state(),
+      lastSlot: progress.lastSlot,
+      lastSlotAtMs: progress.lastSlotAtMs,
+      subscriptions,
+      updates: progress.updates,
+      lastError,
+    }),
     async close() {
       stop.abort();
       setState('closed');

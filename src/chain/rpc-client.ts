@@ -74,6 +74,11 @@ export function jsonSafe(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
 }
 
+/** A u64/i64 field of an RPC answer (kit gives bigint) as a plain number; absent stays null. */
+export function numberOrNull(v: bigint | number | null | undefined): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
 function rpcFailureOf(err: unknown): RpcFailure | null {
   if (!isSolanaError(err)) return null;
   const code = (err.context as { __code?: number }).__code;

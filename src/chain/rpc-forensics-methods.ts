@@ -5,7 +5,8 @@
  * JSON-RPC error is returned as data (it judges the transaction, not the upstream).
  */
 import type { Address, Base64EncodedWireTransaction, Signature } from '@solana/kit';
-import { jsonSafe, type RpcFailure, type RpcTransport } from './rpc-client.ts';
+import { landedTransactionOf, type LandedTransaction, type RawTx } from './landed-transaction.ts';
+import { jsonSafe, numberOrNull, type RpcFailure, type RpcTransport } from './rpc-client.ts';
 
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -27,44 +28,6 @@ export interface OwnedTokenAccount {
   /** Base units. */
   readonly amount: string;
   readonly decimals: number;
-}
-
-/** A token balance row of a transaction's status meta. */
-export interface TxTokenBalance {
-  readonly accountIndex: number;
-  readonly mint: string;
-  readonly owner: string | null;
-  readonly programId: string | null;
-  readonly amount: string;
-  readonly decimals: number;
-}
-
-/** A compiled instruction (outer or inner). */
-export interface TxInstruction {
-  readonly programIdIndex: number;
-  /** Outer instruction index the inner one belongs to; null for an outer instruction. */
-  readonly outerIndex: number | null;
-}
-
-/** A landed transaction with its status meta, `json` encoding. */
-export interface LandedTransaction {
-  readonly signature: string;
-  readonly slot: number;
-  readonly blockTime: number | null;
-  readonly version: 'legacy' | 0;
-  /** Static keys, then loaded writable, then loaded readonly (the order of the balance arrays). */
-  readonly accountKeys: readonly string[];
-  readonly signerCount: number;
-  readonly err: unknown;
-  readonly feeLamports: bigint;
-  /** null when the node did not record it. */
-  readonly computeUnitsConsumed: number | null;
-  readonly preBalances: readonly bigint[];
-  readonly postBalances: readonly bigint[];
-  readonly preTokenBalances: readonly TxTokenBalance[];
-  readonly postTokenBalances: readonly TxTokenBalance[];
-  readonly instructions: readonly TxInstruction[];
-  readonly logs: readonly string[] | null;
 }
 
 /** A dry-run outcome. */
@@ -99,78 +62,6 @@ export interface ForensicsRpcMethods {
   simulateTransaction(wireBase64: string, signal?: AbortSignal): Promise<SimulationOutcome | RpcFailure>;
 }
 
-/** kit answers u64/i64 as bigint; these helpers return plain numbers where they fit. */
-const num = (v: bigint | number): number => Number(v);
-const numOrNull = (v: bigint | number | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-
-interface RawTokenBalance {
-  accountIndex: number;
-  mint: string;
-  owner?: string;
-  programId?: string;
-  uiTokenAmount: { amount: string; decimals: number };
-}
-interface RawCompiled {
-  programIdIndex: number;
-}
-interface RawTx {
-  slot: bigint;
-  blockTime: bigint | null;
-  version?: 'legacy' | 0;
-  transaction: { signatures: string[]; message: { accountKeys: string[]; header: { numRequiredSignatures: number }; instructions: RawCompiled[] } };
-  meta: {
-    err: unknown;
-    fee: bigint;
-    computeUnitsConsumed?: bigint;
-    preBalances: bigint[];
-    postBalances: bigint[];
-    preTokenBalances?: RawTokenBalance[];
-    postTokenBalances?: RawTokenBalance[];
-    logMessages?: string[] | null;
-    innerInstructions?: { index: number; instructions: RawCompiled[] }[] | null;
-    loadedAddresses?: { writable: string[]; readonly: string[] };
-  } | null;
-}
-
-function tokenRows(rows: readonly RawTokenBalance[] | undefined): TxTokenBalance[] {
-  return (rows ?? []).map((r) => ({
-    accountIndex: r.accountIndex,
-    mint: r.mint,
-    owner: r.owner ?? null,
-    programId: r.programId ?? null,
-    amount: r.uiTokenAmount.amount,
-    decimals: r.uiTokenAmount.decimals,
-  }));
-}
-
-/** Plain data of a `json`-encoded getTransaction answer. */
-export function landedTransactionOf(signature: string, raw: RawTx): LandedTransaction {
-  const meta = raw.meta;
-  const message = raw.transaction.message;
-  const loaded = meta?.loadedAddresses ?? { writable: [], readonly: [] };
-  const outer: TxInstruction[] = message.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, outerIndex: null }));
-  const inner: TxInstruction[] = (meta?.innerInstructions ?? []).flatMap((g) =>
-    g.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, outerIndex: g.index })),
-  );
-  return {
-    signature,
-    slot: num(raw.slot),
-    blockTime: numOrNull(raw.blockTime),
-    version: raw.version ?? 'legacy',
-    accountKeys: [...message.accountKeys, ...loaded.writable, ...loaded.readonly],
-    signerCount: message.header.numRequiredSignatures,
-    err: meta?.err === null || meta?.err === undefined ? null : jsonSafe(meta.err),
-    feeLamports: BigInt(meta?.fee ?? 0),
-    computeUnitsConsumed: numOrNull(meta?.computeUnitsConsumed),
-    preBalances: (meta?.preBalances ?? []).map((b) => BigInt(b)),
-    postBalances: (meta?.postBalances ?? []).map((b) => BigInt(b)),
-    preTokenBalances: tokenRows(meta?.preTokenBalances),
-    postTokenBalances: tokenRows(meta?.postTokenBalances),
-    instructions: [...outer, ...inner],
-    logs: meta?.logMessages ?? null,
-  };
-}
-
 interface ParsedTokenAccount {
   pubkey: string;
   account: { data: { parsed?: { info?: { mint?: string; tokenAmount?: { amount?: string; decimals?: number } } } } | unknown };
@@ -202,7 +93,7 @@ export function createForensicsRpcMethods(transport: RpcTransport): ForensicsRpc
       const rows = await call('getSignaturesForAddress', signal, (s) =>
         rpc.getSignaturesForAddress(address as Address, { limit, commitment: 'confirmed' }).send({ abortSignal: s }),
       );
-      return rows.map((r) => ({ signature: r.signature, slot: num(r.slot), blockTime: numOrNull(r.blockTime), failed: r.err !== null }));
+      return rows.map((r) => ({ signature: r.signature, slot: Number(r.slot), blockTime: numberOrNull(r.blockTime), failed: r.err !== null }));
     },
     async getTokenAccountsByOwner(owner, programId, signal) {
       const { value } = await call('getTokenAccountsByOwner', signal, (s) =>
@@ -251,7 +142,7 @@ export function createForensicsRpcMethods(transport: RpcTransport): ForensicsRpc
         ok: true,
         err: v.err === null || v.err === undefined ? null : jsonSafe(v.err),
         logs: v.logs ?? [],
-        unitsConsumed: numOrNull(v.unitsConsumed),
+        unitsConsumed: numberOrNull(v.unitsConsumed),
         innerProgramIds,
       };
     },

@@ -3,46 +3,27 @@
  * network's exact scheme, honour the payment-identifier extension, claim the payment against
  * replays, verify, compute the answer, settle only when the answer is a 200, record the settlement
  * durably, then answer with `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment
- * buys one answer.
+ * buys one answer. This file routes a call to its path; verifying and settling a claimed payment
+ * is claimed-settlement.ts, the answer after settlement paid-delivery.ts.
  *
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
  * settlement is reported and the 200 still goes out. A settlement that did not reach the
  * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
  * retry of the same payment then gets the stored 200 once it landed, exactly once.
  */
-import { createHash } from 'node:crypto';
-import type { EndpointEntry } from '../catalog/endpoints.ts';
-import { errorReply, replyForError, ServiceError, type HttpReply } from '../errors.ts';
-import { RECEIPT_HEADER } from '../trust/receipt.ts';
+import { errorReply, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
-import type { ExactScheme, SettleResult } from './exact-scheme.ts';
+import { createClaimedSettlement } from './claimed-settlement.ts';
+import type { ExactScheme } from './exact-scheme.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
+import { paidOf, type PaidCall } from './paid-call.ts';
+import { createPaidDelivery } from './paid-delivery.ts';
 import { createPaidAnswerStore, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
-import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements } from './pending-settlements.ts';
+import { createPendingSettlements, type PendingSettlements } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
-import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedKind, SupportedKinds } from './x402-types.ts';
-
-/** What of the request the processor reads: where it went, and whether its caller is still there. */
-export interface PaidRequest {
-  readonly path: string;
-  /** Raw query string without `?`. */
-  readonly query: string;
-  /** Fires when the caller disconnects: nothing is settled for an answer nobody receives. */
-  readonly signal: AbortSignal;
-}
-
-/** One paid request with a decoded payment whose terms are the route's. */
-export interface PaidCall {
-  readonly entry: EndpointEntry;
-  readonly payment: PaymentPayload;
-  readonly requirements: PaymentRequirements;
-  readonly resourceUrl: string;
-  readonly request: PaidRequest;
-  /** Produces the answer; the processor settles only when it is a 200. */
-  readonly answer: () => Promise<HttpReply>;
-}
+import type { SupportedKind, SupportedKinds } from './x402-types.ts';
 
 /** Verifies and settles payments, and answers a paid call with its reply. */
 export interface PaymentProcessor {
@@ -51,6 +32,7 @@ export interface PaymentProcessor {
   supported(): SupportedKinds;
 }
 
+/** The schemes the processor settles with, and where it keeps what must outlive a restart. */
 export interface PaymentProcessorConfig {
   readonly schemes: readonly ExactScheme[];
   /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
@@ -65,41 +47,6 @@ export interface PaymentProcessorConfig {
   readonly paidAnswers?: PaidAnswerStore;
   /** Bookkeeping faults after a settlement (the answer goes out regardless); default stderr. */
   readonly onFault?: (what: string, err: unknown) => void;
-}
-
-/** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header. */
-export function paymentResponseHeader(settled: SettleResult): string {
-  const body: SettleResponse = { success: settled.success, transaction: settled.transaction, network: settled.network, payer: settled.payer ?? '' };
-  return Buffer.from(JSON.stringify(body)).toString('base64');
-}
-
-const SETTLEMENT_PENDING = 'settlement_pending';
-
-/**
- * A failed settlement's 402 also carries `PAYMENT-RESPONSE` (success false, the x402 reason), as
- * the x402 HTTP transport shows; the MCP transport hands it on as `x402/payment-response`.
- */
-function withSettleFailure(reply: HttpReply, settled: SettleResult): HttpReply {
-  const failure = {
-    success: false,
-    errorReason: settled.errorReason ?? 'settlement_failed',
-    transaction: settled.transaction,
-    network: settled.network,
-    payer: settled.payer ?? '',
-  };
-  return { ...reply, headers: { ...reply.headers, 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(failure)).toString('base64') } };
-}
-
-function paidOf(call: PaidCall): PendingSettlement['paid'] {
-  return {
-    originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
-    endpoint: call.entry.path,
-    priceUsdcUnits: call.entry.priceUnits,
-  };
-}
-
-function payloadSha256(call: PaidCall): string {
-  return createHash('sha256').update(JSON.stringify(call.payment.payload)).digest('hex');
 }
 
 function reportFault(what: string, err: unknown): void {
@@ -119,109 +66,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     return config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   }
 
-  /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
-  async function deliver(key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid']): Promise<HttpReply> {
-    await config.replayGuard
-      .markSettled(key)
-      .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-    let receiptHeader: Record<string, string> = {};
-    if (config.receipts) {
-      try {
-        const issued = await config.receipts.issue({ ...paid, network: settled.network, body: answer.body });
-        receiptHeader = { [RECEIPT_HEADER]: issued.headerValue };
-      } catch (err) {
-        fault(`receipt or ledger entry failed after settlement ${settled.transaction}; answering without a receipt`, err);
-      }
-    }
-    return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
-  }
-
-  /** Verify, answer, settle for one claimed payment; the claim is released unless settled. */
-  async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply> {
-    let keepClaim = false;
-    let recorded = false;
-    try {
-      const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
-      if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
-      const answer = await call.answer().catch(replyForError);
-      // Charged only for a 200: any other answer goes out as it is, nothing settled.
-      if (answer.status !== 200) return answer;
-      const record = (network: string, payer: string, transaction: string) => {
-        recorded = true;
-        return pending.record(key, {
-          network,
-          transaction,
-          payer,
-          payloadSha256: payloadSha256(call),
-          answer: storableAnswer(answer),
-          paid: paidOf(call),
-          recordedAt: Date.now(),
-        });
-      };
-      const beforeBroadcast = async (transaction: string): Promise<void> => {
-        // Nobody would receive the answer: settling now would charge without answering.
-        if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
-        // On disk before the payment can reach the chain: a crash after the broadcast leaves the
-        // record for the retry to resolve, instead of a charge without an answer.
-        if (scheme.settlementStatus) await record(call.requirements.network, verified.payer ?? '', transaction);
-      };
-      const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
-      if (settled.success) {
-        keepClaim = true;
-        const reply = await deliver(key, settled, answer, paidOf(call));
-        if (recorded)
-          await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
-        return reply;
-      }
-      if (settled.errorReason === SETTLEMENT_PENDING && recorded) {
-        // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
-        await record(settled.network, settled.payer || verified.payer || '', settled.transaction);
-        return refuse(
-          call,
-          SETTLEMENT_PENDING,
-          `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`,
-        );
-      }
-      // Definitely not charged (refused, failed on chain): nothing left to resolve.
-      if (recorded) await pending.resolve(key);
-      return withSettleFailure(refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage), settled);
-    } catch (err) {
-      return replyForError(err);
-    } finally {
-      if (!keepClaim) config.replayGuard.release(key);
-    }
-  }
-
-  /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
-  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply> {
-    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
-    const claim = config.replayGuard.acquire(key);
-    if (claim === 'settled') {
-      await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));
-      return refuse(call, 'duplicate_settlement', 'this payment was already settled');
-    }
-    // A copy racing the first request (its record is written before broadcast) or another retry.
-    if (claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
-    let keepClaim = false;
-    try {
-      const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
-      if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
-      if (status.status === 'failed') {
-        // Nothing was charged: the payment is free to be made again (with a fresh transaction).
-        await pending.resolve(key);
-        return refuse(call, status.reason, status.message);
-      }
-      keepClaim = true;
-      const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
-      const reply = await deliver(key, settled, replyOf(record.answer), record.paid);
-      await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
-      return reply;
-    } catch (err) {
-      return replyForError(err);
-    } finally {
-      if (!keepClaim) config.replayGuard.release(key);
-    }
-  }
+  const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, fault });
+  const { settleClaimed, resolvePending } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
 
   async function processPayment(call: PaidCall): Promise<HttpReply> {
     const scheme = schemes.get(call.requirements.network);

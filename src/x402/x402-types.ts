@@ -32,6 +32,8 @@ export interface PaymentPayload {
 /** The x402 SettleResponse carried base64 JSON in the `PAYMENT-RESPONSE` header of a paid 200. */
 export interface SettleResponse {
   readonly success: boolean;
+  /** Why a settlement failed (x402 error reason); absent on success. */
+  readonly errorReason?: string;
   readonly transaction: string;
   readonly network: string;
   readonly payer: string;

@@ -15,7 +15,8 @@ import {
   type Blockhash,
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { landedTransactionOf, type LandedTransaction, type SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
+import { landedTransactionOf, type LandedTransaction } from '../../src/chain/landed-transaction.ts';
+import type { SignatureEntry } from '../../src/chain/rpc-forensics-methods.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { buildSignedWire, computeBudgetIxs, signerFromSeed, transferSolIx } from '@solana-x402-intel/localnet';
 import { nameProgram, namePrograms, WELL_KNOWN_PROGRAMS } from '../../src/intel/forensics/program-names.ts';

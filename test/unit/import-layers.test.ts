@@ -9,7 +9,7 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
 /**
  * Top layer first. Why each sits where it does:
  * - main.ts starts everything (and alone starts the embedded localnet);
- * - service.ts composes the HTTP service from a Config;
+ * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
  * - config.ts and workers/ are the composition's own leaves: the options only the composition
  *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
  *   thread's entry, whose exports are the pool's task table;
@@ -23,7 +23,7 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
 const RULES: ImportRules = {
   layers: [
     { name: 'main', paths: ['src/main.ts'] },
-    { name: 'service', paths: ['src/service.ts'] },
+    { name: 'service', paths: ['src/service.ts', 'src/service/'] },
     { name: 'config/workers', paths: ['src/config.ts', 'workers/'] },
     { name: 'http', paths: ['src/http/'] },
     { name: 'mcp', paths: ['src/mcp/'] },

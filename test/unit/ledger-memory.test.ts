@@ -12,7 +12,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GENESIS_PREV_HASH, sealEntry } from '../../src/trust/ledger-entry.ts';
-import { createLedger, WAL_FILE_NAME } from '../../src/trust/ledger.ts';
+import { WAL_FILE_NAME } from '../../src/trust/ledger-durable-state.ts';
+import { createLedger } from '../../src/trust/ledger.ts';
 import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 
 const ENTRIES = 150_000;

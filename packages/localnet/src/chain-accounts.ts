@@ -71,3 +71,6 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     },
   };
 }
+
+/** The account access `createChainAccounts` returns. */
+export type ChainAccounts = ReturnType<typeof createChainAccounts>;

@@ -8,24 +8,21 @@
  *   closes (depth 1) and `finalized` two closes later (depth 2), both configurable;
  * - account reads always see the latest (open-slot) state, since LiteSVM keeps one state;
  *   commitment only changes which slot, blockhash and which transactions are reported.
+ * The write path is `transaction-intake.ts`, the read side at a commitment `commitment-view.ts`;
+ * this module wires them to one LiteSVM and closes slots.
  */
 import { EventEmitter } from 'node:events';
 import { Clock, EpochSchedule, LiteSVM } from 'litesvm';
 import { address as toAddress, lamports as toLamports } from '@solana/kit';
-import type { BlockMetaEvent, ChainHeadReader, Commitment, EpochInfoData, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
-import { createChainIndexes, type SignatureEntry } from './chain-indexes.ts';
-import { decodeWireTransaction, WireDecodeError, type DecodedTransaction } from './wire-transaction.ts';
-import { runTransaction, simulateDecoded } from './transaction-runner.ts';
+import type { BlockMetaEvent, LocalChainEvents, SlotEvent } from './types.ts';
+import { createChainIndexes } from './chain-indexes.ts';
 import { createChainAccounts, type AccountData, type AccountInput } from './chain-accounts.ts';
 import type { SendResult, SignatureStatusData, SimulateResult } from './send-result.ts';
-import { readComputeBudget } from './fee.ts';
 import { buildTransferWire, createSyncKeypair } from './faucet-keypair.ts';
 import { createSlotClock, type BlockRecord } from './slot-clock.ts';
+import { createCommitmentView } from './commitment-view.ts';
+import { createTransactionIntake, type SimulateOptions } from './transaction-intake.ts';
 
-/** Agave's MAX_PROCESSING_AGE: a blockhash is usable for this many blocks. */
-export const BLOCKHASH_VALID_BLOCKS = 150;
-/** Solana-core version the localnet reports. */
-export const LOCALNET_CORE_VERSION = '2.2.0';
 const DEFAULT_FAUCET_SEED = new Uint8Array(32).fill(7);
 const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
 
@@ -74,10 +71,9 @@ export function createLocalChain(config: LocalChainConfig) {
   const accounts = createChainAccounts(svm, indexes);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const recentSignatures = new Map<string, bigint>();
   const faucet = createSyncKeypair(cfg.faucetSeed ?? DEFAULT_FAUCET_SEED);
-  let openSlotTxCount = 0;
-  let totalTransactions = 0n;
+  const intake = createTransactionIntake({ svm, clock, accounts, indexes, onLanded: (tx) => emit('transaction', tx) });
+  const view = createCommitmentView({ clock, indexes, slotsPerEpoch: cfg.slotsPerEpoch, totalTransactions: intake.totalTransactions });
 
   svm.setEpochSchedule(new EpochSchedule(cfg.slotsPerEpoch, cfg.slotsPerEpoch, false, 0n, 0n));
   const genesisHash = svm.latestBlockhash();
@@ -109,57 +105,13 @@ export function createLocalChain(config: LocalChainConfig) {
     }
   }
 
-  function decode(wire: Uint8Array): DecodedTransaction | { error: string } {
-    try {
-      return decodeWireTransaction(wire, accounts.readData);
-    } catch (e) {
-      if (e instanceof WireDecodeError) return { error: e.message };
-      throw e;
-    }
-  }
-
-  function reject(signature: string | null, reason: 'decode' | 'rejected', err: unknown, message: string): SendResult {
-    return { ok: false, signature, reason, err, message, logs: [], unitsConsumed: 0n };
-  }
-
-  function sendTransaction(wire: Uint8Array): SendResult {
-    const decoded = decode(wire);
-    if ('error' in decoded) return reject(null, 'decode', null, decoded.error);
-    const signature = decoded.signatures[0] ?? null;
-    if (signature !== null && recentSignatures.has(signature))
-      return reject(signature, 'rejected', 'AlreadyProcessed', 'This transaction has already been processed');
-    if (!clock.isBlockhashValid(decoded.recentBlockhash)) return reject(signature, 'rejected', 'BlockhashNotFound', 'Blockhash not found');
-    const slot = clock.openSlot();
-    const outcome = runTransaction(svm, decoded, { slot, index: openSlotTxCount, blockTime: clock.blockTimeOf(slot), wire: Uint8Array.from(wire) });
-    if (!outcome.landed)
-      return {
-        ok: false,
-        signature,
-        reason: 'rejected',
-        err: outcome.err,
-        message: String(outcome.err),
-        logs: outcome.logs,
-        unitsConsumed: outcome.unitsConsumed,
-      };
-    const tx = outcome.tx;
-    openSlotTxCount++;
-    totalTransactions++;
-    recentSignatures.set(tx.signature, slot);
-    const writableKeys = decoded.accountKeys.filter((_, i) => decoded.writable[i]);
-    for (const key of writableKeys) accounts.reindex(key);
-    indexes.recordTransaction(tx, writableKeys, readComputeBudget(decoded.instructions, decoded.accountKeys).unitPriceMicroLamports);
-    emit('transaction', tx);
-    return { ok: true, signature: tx.signature, tx };
-  }
-
   function advanceSlot(): BlockMetaEvent {
     const slot = clock.openSlot();
     svm.expireBlockhash();
-    const block: BlockRecord = clock.closeOpenSlot(svm.latestBlockhash(), BigInt(openSlotTxCount), totalTransactions);
-    openSlotTxCount = 0;
+    const block: BlockRecord = clock.closeOpenSlot(svm.latestBlockhash(), BigInt(intake.openSlotCount()), intake.totalTransactions());
     syncSvmClock();
     indexes.openSlot(clock.openSlot());
-    pruneRecentSignatures();
+    intake.slotClosed();
     const meta: BlockMetaEvent = {
       slot,
       parentSlot: block.parentSlot,
@@ -179,29 +131,8 @@ export function createLocalChain(config: LocalChainConfig) {
     return meta;
   }
 
-  function pruneRecentSignatures(): void {
-    // A duplicate older than the blockhash window would be rejected by the blockhash check anyway.
-    const horizon = clock.openSlot() - BigInt(BLOCKHASH_VALID_BLOCKS) - 1n;
-    for (const [sig, slot] of recentSignatures) {
-      if (slot >= horizon) break;
-      recentSignatures.delete(sig);
-    }
-  }
-
-  const head: ChainHeadReader = {
-    slot: (c) => clock.slotFor(c),
-    blockHeight: (c) => clock.block(clock.slotFor(c))?.blockHeight ?? 0n,
-    latestBlockhash: (c) => {
-      const b = clock.block(clock.slotFor(c));
-      if (!b) throw new Error('no block at commitment');
-      return { slot: b.slot, blockhash: b.blockhash, lastValidBlockHeight: b.blockHeight + BigInt(BLOCKHASH_VALID_BLOCKS) };
-    },
-    isBlockhashValid: (blockhash) => ({ slot: clock.slotFor('processed'), valid: clock.isBlockhashValid(blockhash) }),
-    version: () => ({ 'solana-core': LOCALNET_CORE_VERSION, 'feature-set': 0 }),
-  };
-
   return {
-    ...head,
+    ...view,
     config: cfg,
     /** Escape hatch for world building (e.g. addProgram); setAccount through it skips our indexes. */
     litesvm: svm,
@@ -218,32 +149,14 @@ export function createLocalChain(config: LocalChainConfig) {
       emitter.off(event, listener as (...args: unknown[]) => void);
       return this;
     },
-    sendTransaction,
+    /** Decodes, checks and executes a wire transaction into the open slot. */
+    sendTransaction: intake.send,
     advanceSlot,
     /** Simulates without committing; `replaceRecentBlockhash` skips the blockhash check. */
-    simulate(wire: Uint8Array, opts: { readonly sigVerify: boolean; readonly replaceRecentBlockhash: boolean }): SimulateResult {
-      const decoded = decode(wire);
-      if ('error' in decoded) return { ok: false, reason: 'decode', message: decoded.error };
-      const latest = head.latestBlockhash('processed');
-      const replacement = opts.replaceRecentBlockhash ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : null;
-      if (!opts.replaceRecentBlockhash && !clock.isBlockhashValid(decoded.recentBlockhash)) {
-        return {
-          ok: true,
-          decoded,
-          replacementBlockhash: null,
-          err: 'BlockhashNotFound',
-          logs: [],
-          unitsConsumed: 0n,
-          innerInstructions: [],
-          postAccounts: new Map(),
-          returnData: null,
-        };
-      }
-      return { ok: true, decoded, replacementBlockhash: replacement, ...simulateDecoded(svm, decoded, opts.sigVerify) };
-    },
+    simulate: (wire: Uint8Array, opts: SimulateOptions): SimulateResult => intake.simulate(wire, opts, view.latestBlockhash('processed')),
     /** A real faucet transfer (signed System transfer) landing in the open slot. */
     airdrop(address: string, lamports: bigint): SendResult {
-      return sendTransaction(buildTransferWire(faucet, address, lamports, head.latestBlockhash('processed').blockhash));
+      return intake.send(buildTransferWire(faucet, address, lamports, view.latestBlockhash('processed').blockhash));
     },
     setAccount: (address: string, account: AccountInput): void => accounts.setAccount(address, account),
     getAccount: (address: string): AccountData | null => accounts.getAccount(address),
@@ -252,49 +165,6 @@ export function createLocalChain(config: LocalChainConfig) {
     tokenAccountsByOwner: indexes.tokenAccountsByOwner,
     tokenAccountCount: indexes.tokenAccountCount,
     minimumBalanceForRentExemption: (dataLength: number) => svm.minimumBalanceForRentExemption(BigInt(dataLength)),
-    /** Newest first; entries above the commitment's slot are hidden. */
-    signaturesForAddress(address: string, q: { limit: number; before?: string; until?: string; commitment: Commitment }): SignatureEntry[] {
-      const maxSlot = q.commitment === 'processed' ? clock.openSlot() : clock.slotFor(q.commitment);
-      return indexes.signaturesForAddress(address, { limit: q.limit, before: q.before, until: q.until, maxSlot });
-    },
-    /** A retained transaction visible at `commitment`, else null. */
-    transaction(signature: string, commitment: Commitment): ExecutedTransaction | null {
-      const tx = indexes.transaction(signature);
-      if (!tx) return null;
-      return commitment === 'processed' || tx.slot <= clock.slotFor(commitment) ? tx : null;
-    },
-    signatureStatus(signature: string): SignatureStatusData | null {
-      const tx = indexes.transaction(signature);
-      if (!tx) return null;
-      const status = clock.statusOf(tx.slot);
-      const confirmations = status === 'finalized' ? null : Number(clock.slotFor('processed') > tx.slot ? clock.slotFor('processed') - tx.slot : 0n);
-      return { slot: tx.slot, confirmations, err: tx.err, confirmationStatus: status };
-    },
-    prioritizationFees: (accounts: readonly string[]) => indexes.prioritizationFees(accounts, clock.slotFor('processed')),
-    epochInfo(commitment: Commitment): EpochInfoData {
-      const slot = clock.slotFor(commitment);
-      const block = clock.block(slot);
-      return {
-        epoch: clock.epochOf(slot),
-        slotIndex: slot % cfg.slotsPerEpoch,
-        slotsInEpoch: cfg.slotsPerEpoch,
-        absoluteSlot: slot,
-        blockHeight: block?.blockHeight ?? 0n,
-        transactionCount: block?.cumulativeTransactionCount ?? totalTransactions,
-      };
-    },
-    epochSchedule: () => ({
-      slotsPerEpoch: cfg.slotsPerEpoch,
-      leaderScheduleSlotOffset: cfg.slotsPerEpoch,
-      warmup: false,
-      firstNormalEpoch: 0n,
-      firstNormalSlot: 0n,
-    }),
-    /** Commitment reached by a slot (a transaction's status from its slot). */
-    commitmentOfSlot: (slot: bigint): Commitment => clock.statusOf(slot),
-    /** The open slot transactions currently land in. */
-    openSlot: () => clock.openSlot(),
-    blockTimeOf: (slot: bigint) => clock.blockTimeOf(slot),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { TransactionSigner } from '@solana/kit';
 import type { LocalChain } from './local-chain.ts';
-import { LOCALNET_CORE_VERSION } from './local-chain.ts';
+import { LOCALNET_CORE_VERSION } from './commitment-view.ts';
 import { classifyTokenData, parseMintBase } from './token-layout.ts';
 
 /** The local x402 stablecoin and the key allowed to mint it (for `localnet_fundStablecoin`). */

@@ -7,8 +7,8 @@ import type { Commitment } from './types.ts';
 
 /** Closed blocks kept: the blockhash window (150) plus margin for commitment lookups. */
 export const BLOCK_RING_SIZE = 300;
-/** Blocks a blockhash stays valid for (Agave MAX_PROCESSING_AGE). */
-const BLOCKHASH_MAX_AGE = 150n;
+/** Agave's MAX_PROCESSING_AGE: a blockhash is usable for this many blocks. */
+export const BLOCKHASH_VALID_BLOCKS = 150;
 
 /** A closed block. */
 export interface BlockRecord {
@@ -104,7 +104,7 @@ export function createSlotClock(config: SlotClockConfig) {
     isBlockhashValid(blockhash: string): boolean {
       const height = heightByHash.get(blockhash);
       const current = blocks.get(lastClosed)?.blockHeight;
-      return height !== undefined && current !== undefined && current - height <= BLOCKHASH_MAX_AGE;
+      return height !== undefined && current !== undefined && current - height <= BigInt(BLOCKHASH_VALID_BLOCKS);
     },
     /** Commitment a transaction in `slot` has reached. */
     statusOf(slot: bigint): Commitment {
@@ -118,3 +118,6 @@ export function createSlotClock(config: SlotClockConfig) {
     markEmitted: (c: Commitment, slot: bigint) => void emitted.set(c, slot),
   };
 }
+
+/** The clock `createSlotClock` returns. */
+export type SlotClock = ReturnType<typeof createSlotClock>;

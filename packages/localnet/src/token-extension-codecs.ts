@@ -1,91 +1,28 @@
 /**
- * The localnet's own Token-2022 extension value codecs, built from kit's codec combinators and
- * written from the spl-token-2022 `Pod` layouts (little endian; `OptionalNonZeroPubkey` and
- * `OptionalNonZeroElGamalPubkey` are 32 zero bytes for None; `PodBool` one byte) and the Borsh
- * layout of spl-token-metadata-interface. Field names are Agave's jsonParsed names.
+ * The localnet's own Token-2022 extension value codecs: TLV type id and value layout of every
+ * extension, keyed by Agave's jsonParsed name, from the field codecs in `extension-field-codecs.ts`.
  *
  * Deliberately independent of the service's codec (`src/chain/token-extension-codecs.ts`): the
  * world's accounts are written with this one and read by the service with its own, so a layout
  * mistake in either shows up as a disagreement instead of passing both sides.
  */
+import { getArrayCodec, getBooleanCodec, getF64Codec, getI16Codec, getI64Codec, getStructCodec, getTupleCodec, getU32Codec, getU64Codec } from '@solana/kit';
 import {
-  addCodecSizePrefix,
-  address,
-  fixCodecSize,
-  getAddressCodec,
-  getArrayCodec,
-  getBase64Codec,
-  getBooleanCodec,
-  getBytesCodec,
-  getF64Codec,
-  getI16Codec,
-  getI64Codec,
-  getStructCodec,
-  getTupleCodec,
-  getU16Codec,
-  getU32Codec,
-  getU64Codec,
-  getU8Codec,
-  transformCodec,
-  type Codec,
-  type ReadonlyUint8Array,
-} from '@solana/kit';
-import { TOKEN_ACCOUNT_STATES } from './token-layout.ts';
+  AE_CIPHERTEXT_BYTES,
+  accountState,
+  base64Of,
+  borshString,
+  ELGAMAL_CIPHERTEXT_BYTES,
+  ELGAMAL_PUBKEY_BYTES,
+  optionalElgamalPubkey,
+  optionalPubkey,
+  pubkey,
+  transferFee,
+} from './extension-field-codecs.ts';
 
-/** Bytes of an ElGamal public key, an ElGamal ciphertext and an authenticated-encryption ciphertext. */
-const ELGAMAL_PUBKEY_BYTES = 32;
-const ELGAMAL_CIPHERTEXT_BYTES = 64;
-const AE_CIPHERTEXT_BYTES = 36;
-
-/** A token account state as Agave names it. */
-export type AccountStateName = (typeof TOKEN_ACCOUNT_STATES)[number];
-
-const isAllZero = (bytes: ReadonlyUint8Array): boolean => bytes.every((b) => b === 0);
-
-/** A 32-byte address as a plain base58 string. */
-const pubkey: Codec<string> = transformCodec(
-  getAddressCodec(),
-  (s: string) => address(s),
-  (a) => a as string,
-);
-/** A 32-byte address, all zeros for None. */
-const optionalPubkey: Codec<string | null> = transformCodec(
-  fixCodecSize(getBytesCodec(), 32),
-  (s: string | null) => (s === null ? new Uint8Array(32) : getAddressCodec().encode(address(s))),
-  (bytes) => (isAllZero(bytes) ? null : getAddressCodec().decode(bytes)),
-);
-/** Fixed-size opaque bytes (ciphertexts, ElGamal keys) as base64, as Agave prints them. */
-const base64Of = (size: number): Codec<string> => fixCodecSize(getBase64Codec(), size);
-/** A 32-byte ElGamal key, all zeros for None. */
-const optionalElgamalPubkey: Codec<string | null> = transformCodec(
-  fixCodecSize(getBytesCodec(), ELGAMAL_PUBKEY_BYTES),
-  (s: string | null) => (s === null ? new Uint8Array(ELGAMAL_PUBKEY_BYTES) : Uint8Array.from(Buffer.from(s, 'base64'))),
-  (bytes) => (isAllZero(bytes) ? null : Buffer.from(bytes as Uint8Array).toString('base64')),
-);
-const UTF8_STRICT = new TextDecoder('utf-8', { fatal: true });
-/** Borsh string: u32 length + UTF-8; invalid UTF-8 throws (Agave then prints unparseableExtension). */
-const borshString: Codec<string> = addCodecSizePrefix(
-  transformCodec(
-    getBytesCodec(),
-    (s: string) => new TextEncoder().encode(s),
-    (bytes) => UTF8_STRICT.decode(bytes as Uint8Array),
-  ),
-  getU32Codec(),
-);
-/** Agave maps an out-of-range state byte to the default (uninitialized). */
-const accountState: Codec<AccountStateName> = transformCodec(
-  getU8Codec(),
-  (s: AccountStateName) => TOKEN_ACCOUNT_STATES.indexOf(s),
-  (n) => TOKEN_ACCOUNT_STATES[n] ?? 'uninitialized',
-);
 const u64 = getU64Codec();
 const i64 = getI64Codec();
 const bool = getBooleanCodec();
-const transferFee = getStructCodec([
-  ['epoch', u64],
-  ['maximumFee', u64],
-  ['transferFeeBasisPoints', getU16Codec()],
-]);
 const marker = getStructCodec([]);
 
 /** Every extension the localnet writes and renders: TLV type id and value codec, keyed by Agave name. */

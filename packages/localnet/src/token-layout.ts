@@ -31,6 +31,8 @@ export interface MintBase {
 
 /** Token account state values in layout order. */
 export const TOKEN_ACCOUNT_STATES = ['uninitialized', 'initialized', 'frozen'] as const;
+/** A token account state as Agave names it. */
+export type AccountStateName = (typeof TOKEN_ACCOUNT_STATES)[number];
 
 /** Token account base fields. */
 export interface TokenAccountBase {
@@ -38,7 +40,7 @@ export interface TokenAccountBase {
   readonly owner: string;
   readonly amount: bigint;
   readonly delegate: string | null;
-  readonly state: (typeof TOKEN_ACCOUNT_STATES)[number];
+  readonly state: AccountStateName;
   /** Rent-exempt reserve lamports when the account holds wrapped SOL, else null. */
   readonly isNative: bigint | null;
   readonly delegatedAmount: bigint;

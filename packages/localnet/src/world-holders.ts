@@ -3,7 +3,7 @@
  * address holding a large share, and a stablecoin with more token accounts than anyone should
  * snapshot. Amounts are exact integers so shares computed from chain data are the intended ones.
  */
-import type { AccountStateName } from './token-extension-codecs.ts';
+import type { AccountStateName } from './token-layout.ts';
 import type { HolderShape } from './world-fixture.ts';
 import type { Prng, WorldKeys } from './world-keys.ts';
 import type { TokenHolding, WorldLedger } from './world-ledger.ts';

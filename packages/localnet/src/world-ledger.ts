@@ -8,7 +8,7 @@ import { address as toAddress } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { LocalChain } from './local-chain.ts';
 import { encodeMintAccount, encodeTokenAccount, type ExtensionInput } from './token-accounts.ts';
-import type { AccountStateName } from './token-extension-codecs.ts';
+import type { AccountStateName } from './token-layout.ts';
 import type { MintBase } from './token-layout.ts';
 
 /** SPL Token program id. */

@@ -5,7 +5,7 @@
  * from chain data.
  */
 import type { ExtensionInput } from './token-accounts.ts';
-import type { AccountStateName } from './token-extension-codecs.ts';
+import type { AccountStateName } from './token-layout.ts';
 
 /** Owner of upgradeable programs (loader v3). */
 export const UPGRADEABLE_LOADER_ID = 'BPFLoaderUpgradeab1e11111111111111111111111';

@@ -3,7 +3,8 @@
  * is not (stale or down), and the pool for percentile work over large samples. Every answer says
  * which source it came from and how fresh it is.
  */
-import type { GeyserStream, GeyserState } from '../../chain/geyser-client.ts';
+import type { GeyserStream } from '../../chain/geyser-client.ts';
+import type { GeyserState } from '../../chain/geyser-liveness.ts';
 import type { RpcClient } from '../../chain/rpc-client.ts';
 import type { TimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
 import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../../caches/percentiles.ts';

@@ -1,0 +1,129 @@
+/**
+ * The payment side of the service: the terms each route charges (which stablecoin, paid to whom,
+ * on Solana and Base), the 402 challenges, and the processor that verifies and settles over the
+ * Solana exact scheme, the Base one when a settlement path is configured, and any extra schemes.
+ */
+import { resolve } from 'node:path';
+import { CATALOG } from '../catalog/endpoints.ts';
+import type { BlockhashCache } from '../chain/blockhash-cache.ts';
+import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
+import type { RpcClient } from '../chain/rpc-client.ts';
+import type { Config } from '../config.ts';
+import { ConfigError } from '../errors.ts';
+import type { WorkerPool } from '../pool/worker-pool.ts';
+import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import { startEvmExactScheme, type EvmSettlement } from '../x402/evm-exact-setup.ts';
+import type { ExactScheme } from '../x402/exact-scheme.ts';
+import { createPaymentProcessor, type PaymentProcessor } from '../x402/payment-processor.ts';
+import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/payment-terms.ts';
+import { createReplayGuard, type ReplayGuard } from '../x402/replay-guard.ts';
+import { createSvmExactScheme } from '../x402/svm-exact.ts';
+import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
+
+/** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
+export interface EmbeddedEvm {
+  readonly rpcUrl: string;
+  readonly asset: string;
+  readonly name: string;
+  readonly version: string;
+  readonly relayerKey: `0x${string}`;
+}
+
+/** What of the upstreams the payment side reads: defaults for what the options leave unset. */
+export interface PaymentUpstreams {
+  readonly svmAsset?: string;
+  readonly evm?: EmbeddedEvm;
+}
+
+/** The options that name the payment terms. */
+export type PaymentTermsOptions = Pick<Config, 'dataDir' | 'svmAsset' | 'svmPayTo' | 'evmAsset' | 'evmPayTo' | 'evmAssetName' | 'evmAssetVersion'>;
+
+/** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
+export interface PaymentStackConfig {
+  readonly options: Readonly<Pick<Config, 'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath'>>;
+  readonly upstreams: PaymentUpstreams;
+  readonly terms: PaymentTermsConfig;
+  readonly rpc: RpcClient;
+  readonly pool: WorkerPool<PoolTasks>;
+  /** Supplies the recent blockhash of Solana challenges. */
+  readonly blockhashes: Pick<BlockhashCache, 'current'>;
+  readonly receipts: ReceiptIssuer;
+  /** Replaces the built-in payment processor (null: no payments accepted). */
+  readonly processor?: PaymentProcessor | null;
+  /** Exact schemes of other networks, registered beside Solana's. */
+  readonly schemes?: readonly ExactScheme[];
+}
+
+/** The challenges by route path, the replay record (the caller closes it) and the processor. */
+export interface PaymentStack {
+  readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
+  readonly replayGuard: ReplayGuard;
+  readonly processor: PaymentProcessor | null;
+}
+
+/** The terms of both networks; fails with a ConfigError when a stablecoin is unknown. */
+export function paymentTerms(config: Readonly<PaymentTermsOptions>, feePayer: string, upstreams: PaymentUpstreams): PaymentTermsConfig {
+  const svmAsset = config.svmAsset ?? upstreams.svmAsset;
+  if (!svmAsset) throw new ConfigError(['no Solana stablecoin mint: set --svm-asset']);
+  const evmPayTo = config.evmPayTo ?? evmAddressOfKey(loadOrCreateEvmKey(resolve(config.dataDir, 'evm-payto.key')));
+  const evmAsset = config.evmAsset ?? upstreams.evm?.asset;
+  if (!evmAsset) throw new ConfigError(['no Base stablecoin address: set --evm-asset']);
+  return {
+    svm: { payTo: config.svmPayTo ?? feePayer, asset: svmAsset, feePayer },
+    evm: { payTo: evmPayTo, asset: evmAsset, name: upstreams.evm?.name ?? config.evmAssetName, version: upstreams.evm?.version ?? config.evmAssetVersion },
+  };
+}
+
+/** The Base settlement path: a remote facilitator, our own relayer, or the local EVM's relayer. */
+function evmSettlement(config: PaymentStackConfig['options'], upstreams: PaymentUpstreams): EvmSettlement | null {
+  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl };
+  if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
+  if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
+  return null;
+}
+
+/** Builds the challenges and, unless overridden, the processor (starting the Base scheme when it has a path). */
+export async function startPaymentStack(config: Readonly<PaymentStackConfig>): Promise<PaymentStack> {
+  const { options, terms, pool } = config;
+  const live = {
+    svmExtra: () => {
+      const b = config.blockhashes.current();
+      return b ? { recentBlockhash: b.blockhash } : null;
+    },
+  };
+  const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
+  const replayGuard = createReplayGuard({ dir: resolve(options.dataDir, 'replay') });
+  const svm = createSvmExactScheme({
+    network: SOLANA_MAINNET_CAIP2,
+    feePayer: terms.svm.feePayer,
+    rpc: config.rpc,
+    pool,
+    commitment: options.svmCommitment,
+    confirmTimeoutMs: options.settleTimeoutMs,
+  });
+  const settlement = evmSettlement(options, config.upstreams);
+  const evm = settlement
+    ? [
+        await startEvmExactScheme({
+          asset: terms.evm.asset,
+          name: terms.evm.name,
+          version: terms.evm.version,
+          settlement,
+          settleTimeoutMs: options.settleTimeoutMs,
+          // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
+          verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
+        }),
+      ]
+    : [];
+  const processor =
+    config.processor !== undefined
+      ? config.processor
+      : createPaymentProcessor({
+          schemes: [svm, ...evm, ...(config.schemes ?? [])],
+          replayGuard,
+          receipts: config.receipts,
+          challengeFor: (path) => challenges.get(path)!,
+        });
+  return { challenges, replayGuard, processor };
+}

@@ -1,0 +1,58 @@
+/**
+ * The trust side of the service: the ledger (a torn tail cut after a crash is reported), the kill
+ * switch, the receipt issuer, and what /health shows of them. Either of the first two stops paid
+ * calls: the operator's switch, or a ledger that can no longer record what a payment bought.
+ */
+import { join } from 'node:path';
+import type { SignBytes } from '../trust/checkpoint.ts';
+import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
+import { createLedger, type Ledger } from '../trust/ledger.ts';
+import { createReceiptIssuer, type ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import { createTrustStatus, type TrustStatus } from '../trust/trust-status.ts';
+
+/** Where the trust files live and what the receipts say and are signed with. */
+export interface TrustStackConfig {
+  /** The ledger and the kill switch live under it. */
+  readonly dataDir: string;
+  readonly serviceName: string;
+  readonly serviceVersion: string;
+  /** Public base URL (known after listen). */
+  readonly baseUrl: () => string;
+  readonly publicKey: string;
+  readonly sign: SignBytes;
+}
+
+/** The open trust side; the ledger is the caller's to close. */
+export interface TrustStack {
+  readonly ledger: Ledger;
+  readonly killSwitch: KillSwitch;
+  readonly receipts: ReceiptIssuer;
+  /** The trust fields of /health. */
+  readonly status: () => TrustStatus;
+}
+
+/**
+ * A paid 200 must leave with its ledger entry on disk: once the ledger cannot write (a failed
+ * write or fsync), paid calls stop before anyone pays, as they do under the kill switch.
+ */
+export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledger: Pick<Ledger, 'failure'>): string | null {
+  if (killSwitch.isActive()) return 'paid calls are stopped by the operator';
+  const failure = ledger.failure();
+  return failure === null ? null : `paid calls are stopped: the ledger cannot record entries (${failure}); restart after fixing the disk`;
+}
+
+/** Opens the ledger in `<dataDir>/ledger` (replaying it), then the kill switch and the issuer. */
+export async function openTrustStack(config: Readonly<TrustStackConfig>): Promise<TrustStack> {
+  const ledger = await createLedger({ dir: join(config.dataDir, 'ledger') });
+  if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
+  const killSwitch = createKillSwitch({ dataDir: config.dataDir, ledger });
+  const receipts = createReceiptIssuer({
+    ledger,
+    service: config.serviceName,
+    serviceVersion: config.serviceVersion,
+    baseUrl: config.baseUrl,
+    publicKey: config.publicKey,
+    sign: config.sign,
+  });
+  return { ledger, killSwitch, receipts, status: createTrustStatus({ ledger, killSwitch }) };
+}

@@ -1,0 +1,137 @@
+/**
+ * A payment whose replay key this request holds: verify it, compute the answer, settle only a 200,
+ * and keep the pending record that lets a slow settlement be answered later. Also the retry of a
+ * payment whose settlement was pending: ask the chain where it stands and deliver once it landed.
+ * The claim is released unless the payment settled (then the replay record keeps it).
+ */
+import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
+import type { ExactScheme, SettleResult } from './exact-scheme.ts';
+import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
+import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
+import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements } from './pending-settlements.ts';
+import type { ReplayGuard } from './replay-guard.ts';
+
+const SETTLEMENT_PENDING = 'settlement_pending';
+
+/** What settling a claimed payment uses; `refuse` answers the route's 402 naming the reason. */
+export interface ClaimedSettlementConfig {
+  readonly replayGuard: Pick<ReplayGuard, 'acquire' | 'release'>;
+  readonly pending: PendingSettlements;
+  readonly deliver: PaidDelivery;
+  readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
+  readonly fault: (what: string, err: unknown) => void;
+}
+
+/** Settles claimed payments, fresh or pending since an earlier attempt. */
+export interface ClaimedSettlement {
+  /** Verify, answer, settle for one claimed payment; the claim is released unless settled. */
+  settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply>;
+  /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
+  resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply>;
+}
+
+/** Creates both settlement paths over one pending store and one replay guard. */
+export function createClaimedSettlement(config: ClaimedSettlementConfig): ClaimedSettlement {
+  const { replayGuard, pending, deliver, refuse, fault } = config;
+
+  /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */
+  function pendingRecorder(call: PaidCall, key: string, answer: HttpReply) {
+    const recorder = {
+      recorded: false,
+      record(network: string, payer: string, transaction: string): Promise<void> {
+        recorder.recorded = true;
+        return pending.record(key, {
+          network,
+          transaction,
+          payer,
+          payloadSha256: payloadSha256(call),
+          answer: storableAnswer(answer),
+          paid: paidOf(call),
+          recordedAt: Date.now(),
+        });
+      },
+    };
+    return recorder;
+  }
+
+  /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
+  type Recorder = ReturnType<typeof pendingRecorder>;
+  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, payer?: string): Promise<HttpReply> {
+    if (settled.success) {
+      const reply = await deliver(key, settled, answer, paidOf(call));
+      if (recorder.recorded)
+        await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+      return reply;
+    }
+    if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
+      // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
+      await recorder.record(settled.network, settled.payer || payer || '', settled.transaction);
+      return refuse(
+        call,
+        SETTLEMENT_PENDING,
+        `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`,
+      );
+    }
+    // Definitely not charged (refused, failed on chain): nothing left to resolve.
+    if (recorder.recorded) await pending.resolve(key);
+    return withSettleFailure(refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage), settled);
+  }
+
+  async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply> {
+    let keepClaim = false;
+    try {
+      const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
+      if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
+      const answer = await call.answer().catch(replyForError);
+      // Charged only for a 200: any other answer goes out as it is, nothing settled.
+      if (answer.status !== 200) return answer;
+      const recorder = pendingRecorder(call, key, answer);
+      const beforeBroadcast = async (transaction: string): Promise<void> => {
+        // Nobody would receive the answer: settling now would charge without answering.
+        if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
+        // On disk before the payment can reach the chain: a crash after the broadcast leaves the
+        // record for the retry to resolve, instead of a charge without an answer.
+        if (scheme.settlementStatus) await recorder.record(call.requirements.network, verified.payer ?? '', transaction);
+      };
+      const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      keepClaim = settled.success;
+      return await afterSettle(call, key, answer, recorder, settled, verified.payer);
+    } catch (err) {
+      return replyForError(err);
+    } finally {
+      if (!keepClaim) replayGuard.release(key);
+    }
+  }
+
+  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply> {
+    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
+    const claim = replayGuard.acquire(key);
+    if (claim === 'settled') {
+      await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));
+      return refuse(call, 'duplicate_settlement', 'this payment was already settled');
+    }
+    // A copy racing the first request (its record is written before broadcast) or another retry.
+    if (claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    let keepClaim = false;
+    try {
+      const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
+      if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
+      if (status.status === 'failed') {
+        // Nothing was charged: the payment is free to be made again (with a fresh transaction).
+        await pending.resolve(key);
+        return refuse(call, status.reason, status.message);
+      }
+      keepClaim = true;
+      const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
+      const reply = await deliver(key, settled, replyOf(record.answer), record.paid);
+      await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+      return reply;
+    } catch (err) {
+      return replyForError(err);
+    } finally {
+      if (!keepClaim) replayGuard.release(key);
+    }
+  }
+
+  return { settleClaimed, resolvePending };
+}

@@ -1,0 +1,63 @@
+/**
+ * The last step of a paid call, once the money moved: mark the replay record settled, issue the
+ * receipt (which appends the ledger entry), and answer with `PAYMENT-RESPONSE`. Bookkeeping faults
+ * here are reported, never allowed to withhold the 200 the caller paid for.
+ */
+import type { HttpReply } from '../errors.ts';
+import { RECEIPT_HEADER } from '../trust/receipt.ts';
+import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import type { SettleResult } from './exact-scheme.ts';
+import type { PendingSettlement } from './pending-settlements.ts';
+import type { ReplayGuard } from './replay-guard.ts';
+import type { SettleResponse } from './x402-types.ts';
+
+/** Delivers the answer of a settled payment under replay `key`. */
+export type PaidDelivery = (key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid']) => Promise<HttpReply>;
+
+/** What delivery writes to, and where its faults go. */
+export interface PaidDeliveryConfig {
+  readonly replayGuard: Pick<ReplayGuard, 'markSettled'>;
+  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
+  readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
+  readonly fault: (what: string, err: unknown) => void;
+}
+
+/** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header. */
+export function paymentResponseHeader(settled: SettleResult): string {
+  const body: SettleResponse = { success: settled.success, transaction: settled.transaction, network: settled.network, payer: settled.payer ?? '' };
+  return Buffer.from(JSON.stringify(body)).toString('base64');
+}
+
+/**
+ * A failed settlement's 402 also carries `PAYMENT-RESPONSE` (success false, the x402 reason), as
+ * the x402 HTTP transport shows; the MCP transport hands it on as `x402/payment-response`.
+ */
+export function withSettleFailure(reply: HttpReply, settled: SettleResult): HttpReply {
+  const failure: SettleResponse = {
+    success: false,
+    errorReason: settled.errorReason ?? 'settlement_failed',
+    transaction: settled.transaction,
+    network: settled.network,
+    payer: settled.payer ?? '',
+  };
+  return { ...reply, headers: { ...reply.headers, 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(failure)).toString('base64') } };
+}
+
+/** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
+export function createPaidDelivery(config: PaidDeliveryConfig): PaidDelivery {
+  return async (key, settled, answer, paid) => {
+    await config.replayGuard
+      .markSettled(key)
+      .catch((err: unknown) => config.fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    let receiptHeader: Record<string, string> = {};
+    if (config.receipts) {
+      try {
+        const issued = await config.receipts.issue({ ...paid, network: settled.network, body: answer.body });
+        receiptHeader = { [RECEIPT_HEADER]: issued.headerValue };
+      } catch (err) {
+        config.fault(`receipt or ledger entry failed after settlement ${settled.transaction}; answering without a receipt`, err);
+      }
+    }
+    return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
+  };
+}
