@@ -20,7 +20,10 @@ export function createPreviewRoute(caller: PreviewCaller): Route {
       const paidPath = req.path.slice(PREVIEW_PREFIX.length - 1);
       const entry = CATALOG_BY_PATH.get(paidPath);
       if (!entry)
-        return errorReply({ error: 'not_found', message: `no paid endpoint ${paidPath.slice(0, 256)} to preview; the paid paths are listed in /.well-known/x402` });
+        return errorReply({
+          error: 'not_found',
+          message: `no paid endpoint ${paidPath.slice(0, 256)} to preview; the paid paths are listed in /.well-known/x402`,
+        });
       return caller({ entry, query: req.query, remoteIp: req.remoteIp, signal: req.signal });
     },
   };

@@ -95,7 +95,8 @@ export function openDayClaimLog(config: DayClaimLogConfig): DayClaimLog {
     if (batch.length === 0) return;
     try {
       if (failed !== null) throw new Error(failed);
-      const day = batch.reduce((d, p) => (p.day > d ? p.day : d), fileDay);
+      // The latest day of the batch (`YYYY-MM-DD` sorts as text).
+      const day = [fileDay, ...batch.map((p) => p.day)].sort().at(-1)!;
       // Records of a day already past are moot; a new day starts a new file.
       const text = linesOf(
         day,
