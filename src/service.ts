@@ -164,6 +164,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         timing: timing.status(),
         ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
         ...trust.status(),
+        preview: { clientsToday: previewQuota.size(), writable: previewQuota.failure() === null },
       }),
     }),
     ...createTrustRoutes({

@@ -49,7 +49,7 @@ export interface PreviewQuota {
   claim(remoteIp: string): HeldClaim | RefusedClaim;
   /** Why previews cannot be recorded (the quota file failed), or null. */
   failure(): string | null;
-  /** Clients recorded today plus claims in flight (for bounds checks). */
+  /** Clients recorded today plus claims in flight (for /health and bounds checks). */
   size(): number;
   /** Waits for queued writes. */
   close(): Promise<void>;
@@ -130,7 +130,10 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
       return hold(hash);
     },
     failure: () => log.failure(),
-    size: () => used.size + inFlight.size,
+    size() {
+      roll(config.now());
+      return used.size + inFlight.size;
+    },
     close: () => log.close(),
   };
 }

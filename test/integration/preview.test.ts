@@ -79,6 +79,7 @@ describe('GET /preview/<paid path>', () => {
     expect(body).toMatchObject({ preview: true, mint: mint('BONK'), smriBand: expect.any(String), previewTruncated: { components: { withheld: true } } });
     expect(body.components).toBeUndefined();
     expect(service.ledger.head().treeSize).toBe(entries);
+    expect((await readJson(fetch(`${v4()}/health`))).preview).toEqual({ clientsToday: 1, writable: true });
   }, 60_000);
 
   it('the second preview of the day is 429 with Retry-After to UTC midnight; HEAD counts like GET; the paid path is still 402', async () => {
