@@ -21,8 +21,8 @@ export interface DayClaimLogConfig {
 }
 
 export interface DayClaimLog {
-  /** The client hashes recorded for the open day, as read at open. */
-  readonly loaded: ReadonlySet<string>;
+  /** The client hashes recorded for the open day, as read at open: the caller's to keep and change (the log never reads it again). */
+  readonly loaded: Set<string>;
   /** Records `hash` as used on `day`; resolves once it is on disk (a day already past is not written). */
   append(day: string, hash: string): Promise<void>;
   /** Why records can no longer be written (a failed write or fsync), or null. */

@@ -76,7 +76,7 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
   const hashOf = createClientHasher(config.dir);
   let day = utcDayOf(config.now());
   const log = openDayClaimLog({ dir: config.dir, file: QUOTA_FILE, day });
-  let used = new Set(log.loaded);
+  let used = log.loaded;
   const inFlight = new Set<string>();
 
   /** Moves to `now`'s day when it is later (a clock stepping back never reopens a day). */
