@@ -106,7 +106,11 @@ export function openDayClaimLog(config: DayClaimLogConfig): DayClaimLog {
       fileDay = day;
       for (const p of batch) p.done();
     } catch (err) {
-      failed ??= `the preview quota file cannot be written (${(err as Error).message})`;
+      if (failed === null) {
+        // The public 503 names the error code only; the operator's log has the whole message (with the path).
+        console.error(`preview quota: write failed, previews stop until restart: ${(err as Error).message}`);
+        failed = `previews are stopped: the preview quota file cannot be written (${(err as NodeJS.ErrnoException).code ?? 'write error'}); restart after fixing the disk`;
+      }
       for (const p of batch) p.fail(err);
     }
   }
