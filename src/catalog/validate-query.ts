@@ -51,12 +51,9 @@ export function unknownParameter(params: ReadonlyMap<string, string>, accepted: 
   return null;
 }
 
-function splitList(raw: string): string[] {
-  return [...new Set(raw.split(',').map((s) => s.trim()))];
-}
-
 function checkList(name: string, raw: string, schema: TSchema, check: ParamCheck): { ok: true; value: unknown } | { ok: false; result: QueryResult } {
-  const items = splitList(raw);
+  const sent = raw.split(',').map((s) => s.trim());
+  const items = [...new Set(sent)];
   const max = (schema as { 'x-maxItems'?: number })['x-maxItems'] ?? Infinity;
   if (items.some((s) => s === '')) return { ok: false, result: invalid(name, `${name} has an empty element`) };
   if (items.length > max) return { ok: false, result: invalid(name, `${name} has ${items.length} distinct elements; at most ${max} are allowed`) };
@@ -74,7 +71,9 @@ function checkList(name: string, raw: string, schema: TSchema, check: ParamCheck
       };
     return { ok: true, value: nums };
   }
-  return { ok: true, value: items };
+  // A plain list keeps what was sent, duplicates included: the answer reports how many elements
+  // the caller sent beside how many distinct ones were evaluated (the limit counts distinct ones).
+  return { ok: true, value: check === 'string-list' ? sent : items };
 }
 
 function checkBase64Transaction(name: string, raw: string): QueryResult | null {

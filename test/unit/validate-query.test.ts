@@ -37,9 +37,9 @@ describe('validateQuery conversions', () => {
     expect(validateQuery(entry('/v1/simulate'), `tx=${encodeURIComponent(b64)}`)).toEqual({ ok: true, value: { tx: b64 } });
   });
 
-  it('removes duplicate mints but keeps invalid ones for per-element errors', () => {
+  it('keeps the mints as sent, duplicates and invalid ones included (the handler dedups and reports both counts)', () => {
     const r = validateQuery(entry('/v1/batch/token-risk'), `mints=${BONK},${BONK},nope`);
-    expect(r).toEqual({ ok: true, value: { mints: [BONK, 'nope'] } });
+    expect(r).toEqual({ ok: true, value: { mints: [BONK, BONK, 'nope'] } });
   });
 
   it('counts the distinct mints against the limit of 10', () => {
