@@ -61,6 +61,8 @@ main().catch((err: unknown) => {
     console.error('run with --help for the list of options');
     process.exit(2);
   }
-  console.error(err instanceof Error ? `fatal: ${err.message}` : err);
+  // undici's "fetch failed" says nothing by itself: the system error (code, address) is its cause.
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  console.error(err instanceof Error ? `fatal: ${err.message}${cause}` : err);
   process.exit(1);
 });
