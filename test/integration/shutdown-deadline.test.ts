@@ -122,7 +122,10 @@ describe('shutdown deadline', () => {
       socket.on('error', () => undefined);
       await new Promise<void>((r) => socket.once('connect', () => r()));
       socket.write('POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"');
-      await vi.waitUntil(async () => ((await (await fetch(`${service.url}/health`)).json()) as { requests: { total: number } }).requests.total > 0, { timeout: 10_000, interval: 50 });
+      await vi.waitUntil(async () => ((await (await fetch(`${service.url}/health`)).json()) as { requests: { total: number } }).requests.total > 0, {
+        timeout: 10_000,
+        interval: 50,
+      });
       service.child.kill('SIGINT');
       await vi.waitUntil(() => service.stdout().includes('draining'), { timeout: 10_000, interval: 50 });
       service.child.kill('SIGINT');
