@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';
+import { officialSvmClient } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
