@@ -16,8 +16,10 @@ export const MAX_URL_BYTES = 8192;
 export const MAX_HEADER_BYTES = 16_384;
 /** Largest request body accepted (only POST routes read one), bytes. */
 export const MAX_BODY_BYTES = 65_536;
-/** How long close() waits for in-flight requests before giving up. */
+/** How long close() waits for in-flight requests before aborting them. */
 export const DRAIN_TIMEOUT_MS = 10_000;
+/** How long aborted requests get to unwind before close() resolves without them. */
+export const ABORT_GRACE_MS = 1_000;
 
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
@@ -34,13 +36,15 @@ export interface HttpServerConfig {
   readonly routes: readonly Route<AnyReply>[];
   /** Routes whose path starts with a prefix (e.g. `/preview/`), tried after exact paths. */
   readonly prefixRoutes?: readonly Route<AnyReply>[];
+  /** How long close() lets in-flight requests run before aborting them, ms (default DRAIN_TIMEOUT_MS). */
+  readonly drainTimeoutMs?: number;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
 }
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
-  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  /** Stops accepting, lets in-flight requests finish for up to the drain timeout, aborts the rest, then resolves. */
   close(): Promise<void>;
   inFlight(): number;
 }
@@ -117,15 +121,18 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
   let inFlight = 0;
+  // Requests still running, so close() can abort the ones the drain deadline leaves behind.
+  const running = new Set<AbortController>();
   let draining = false;
   let drained: (() => void) | null = null;
 
-  const done = (state: { started: number }, status: number) => {
+  const done = (state: { started: number; controller: AbortController }, status: number) => {
     inFlight--;
+    running.delete(state.controller);
     config.onResponse?.(status, performance.now() - state.started);
     if (draining && inFlight === 0) drained?.();
   };
-  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal }, reply: AnyReply) => {
+  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal; controller: AbortController }, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
     if ('stream' in reply)
       return void writeStream(
@@ -151,7 +158,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
 
   app.any('/*', (res, req) => {
     const controller = new AbortController();
-    const state = { aborted: false, started: performance.now(), signal: controller.signal };
+    const state = { aborted: false, started: performance.now(), signal: controller.signal, controller };
+    running.add(controller);
     res.onAborted(() => {
       state.aborted = true;
       controller.abort();
@@ -202,7 +210,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       listenSocket = null;
       if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+        // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
+        // they get ABORT_GRACE_MS to unwind; a handler that ignores its signal is left behind.
+        let timer = setTimeout(() => {
+          for (const c of running) c.abort(new Error('the drain deadline passed'));
+          timer = setTimeout(resolve, ABORT_GRACE_MS);
+        }, config.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         drained = () => {
           clearTimeout(timer);
           resolve();
