@@ -98,7 +98,7 @@ describe('import layers', () => {
     expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
     expect(cliOverreach(files)).toEqual([]);
     const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../client/receipt-check.ts';"]]);
-    expect(cliOverreach(synthetic)).toEqual(["src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only " + CLI_REACH.join(', ')]);
+    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
   });
 
   it('the check finds what it forbids (a synthetic tree)', () => {
