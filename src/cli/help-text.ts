@@ -79,18 +79,16 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
   help: { usage: 'help [<command>]', summary: "this text, or one command's", options: [], examples: ['x402-intel help call'] },
 };
 
-/** The exit statuses, one per line. */
-export function exitStatusLines(): string[] {
-  return [
-    `${EXIT.ok}  ok`,
-    `${EXIT.failed}  the service answered with an error, or a verification failed`,
-    `${EXIT.usage}  usage error (unknown command, endpoint or parameter; malformed value)`,
-    `${EXIT.priceRefused}  refused to pay: the price is above --max-price (nothing was signed)`,
-    `${EXIT.previewLimit}  the free daily preview is used up`,
-    `${EXIT.unreachable}  the service (or an RPC) could not be reached or timed out`,
-    `${EXIT.keyFile}  key file missing, malformed, or readable by group or others (chmod 600)`,
-  ];
-}
+/** Every exit status and what it means: the help and docs/cli.md (generated) both render this list. */
+export const EXIT_STATUSES: readonly (readonly [number, string])[] = [
+  [EXIT.ok, 'ok'],
+  [EXIT.failed, 'the service answered with an error, or a verification failed'],
+  [EXIT.usage, 'usage error (unknown command, endpoint or parameter; malformed value)'],
+  [EXIT.priceRefused, 'refused to pay: the price is above --max-price (nothing was signed)'],
+  [EXIT.previewLimit, 'the free daily preview is used up'],
+  [EXIT.unreachable, 'the service (or an RPC) could not be reached or timed out'],
+  [EXIT.keyFile, 'key file missing, malformed, or readable by group or others (chmod 600)'],
+];
 
 const pad = (rows: readonly (readonly [string, string])[]): string[] => {
   const width = Math.max(...rows.map(([a]) => a.length));
@@ -116,7 +114,7 @@ export function generalHelp(version: string): string {
     ]),
     '',
     'Exit status:',
-    ...exitStatusLines().map((l) => `  ${l}`),
+    ...EXIT_STATUSES.map(([status, meaning]) => `  ${status}  ${meaning}`),
     '',
     'x402-intel help <command> shows its options and examples.',
   ].join('\n');

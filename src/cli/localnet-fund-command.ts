@@ -9,6 +9,7 @@ import { isBase58OfLength } from '../chain/base58.ts';
 import { optionValue } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
+import { loadPayerKey, payerAddress } from './payer-keys.ts';
 import { localnetUrls, readHealth, rpcCall } from './service-http.ts';
 import { resolveServiceUrl } from './service-url.ts';
 import { formatUnits, parseUnits, SOL_DECIMALS, USDC_DECIMALS } from './usd-amount.ts';
@@ -32,11 +33,23 @@ function rpcUnits(units: bigint, option: string): number {
   return Number(units);
 }
 
-/** Runs `localnet fund <address>`. */
-export async function runLocalnetFund(ctx: CommandContext): Promise<ExitCode> {
+const USAGE = 'usage: x402-intel localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>] [--url <service>]';
+
+/** The address to fund: the positional, or the public address of the key file given (read under the usual key-file rules). */
+async function targetAddress(ctx: CommandContext): Promise<string> {
   const [sub, address, ...extra] = ctx.args.positionals;
-  if (sub !== 'fund' || address === undefined || extra.length > 0)
-    throw usageError('usage: x402-intel localnet fund <solana-pubkey-or-0x-address> [--sol <n>] [--usdc <n>] [--url <service>]');
+  const keypair = optionValue(ctx.args, 'keypair');
+  const evmKey = optionValue(ctx.args, 'evm-key');
+  const given = [address, keypair, evmKey].filter((v) => v !== undefined).length;
+  if (sub !== 'fund' || given !== 1 || extra.length > 0) throw usageError(USAGE);
+  if (address !== undefined) return address;
+  const network = keypair !== undefined ? 'solana' : 'base';
+  return payerAddress(await loadPayerKey({ network, keypair, evmKey, home: ctx.home, cwd: ctx.cwd }));
+}
+
+/** Runs `localnet fund`. */
+export async function runLocalnetFund(ctx: CommandContext): Promise<ExitCode> {
+  const address = await targetAddress(ctx);
   const kind = addressKind(address);
   const solOption = optionValue(ctx.args, 'sol');
   if (kind === 'evm' && solOption !== undefined) throw usageError('--sol is for Solana addresses; a Base payer needs only --usdc (the relayer pays the gas)');

@@ -30,7 +30,7 @@ const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: (
   preview: { load: async () => (await import('./preview-command.ts')).runPreview, options: null },
   'verify-receipt': { load: async () => (await import('./verify-commands.ts')).runVerifyReceipt, options: ['body', 'url'] },
   'verify-proof': { load: async () => (await import('./verify-commands.ts')).runVerifyProof, options: ['url'] },
-  localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url'] },
+  localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
   endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },
 };
 

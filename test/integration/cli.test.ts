@@ -56,7 +56,8 @@ describe('x402-intel localnet fund', () => {
       expect(JSON.parse(solana.stdout)).toMatchObject({ address: solanaAddress, network: 'solana', lamports: '1000000000', stablecoinUnits: '2000000' });
       expect(await solanaBalance()).toBe(2_000_000n);
 
-      const evm = await cli(['localnet', 'fund', evmAddress, '--usdc', '1.5']);
+      // By key file: the CLI reads the address from it (under the same 0600 rule as paying).
+      const evm = await cli(['localnet', 'fund', '--evm-key', 'base.key', '--usdc', '1.5']);
       expect(evm.code).toBe(0);
       expect(evm.stdout).toContain(`funded ${evmAddress} on the localnet's base: 1.5 USDC`);
       const reader = createEvmTokenReader({ rpcUrl: t.localnet!.evm.url, asset: t.localnet!.evm.usdcAddress });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, EXIT, toCliError } from '../../src/cli/cli-error.ts';
 import { buildEndpointRequest } from '../../src/cli/endpoint-request.ts';
+import { EXIT_STATUSES } from '../../src/cli/help-text.ts';
 import { DEFAULT_KEYPAIR_PATH, loadPayerKey, payerAddress } from '../../src/cli/payer-keys.ts';
 import { formatWait, previewLimitError } from '../../src/cli/preview-command.ts';
 import { receiptStem, saveReceipt } from '../../src/cli/receipt-files.ts';
@@ -74,6 +75,7 @@ describe('exit statuses', () => {
     const expected = new CliError('price_above_max', 'no', EXIT.priceRefused);
     expect(toCliError(expected)).toBe(expected);
     expect(Object.values(EXIT)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(EXIT_STATUSES.map(([status]) => status)).toEqual(Object.values(EXIT));
   });
 
   it('a service error body keeps its code, sentence, status and parameter (exit 1)', () => {
