@@ -36,13 +36,13 @@ export function previewLimitError(answer: Answer, req: EndpointRequest): CliErro
   const nextPreviewAt = typeof body.nextPreviewAt === 'string' ? body.nextPreviewAt : null;
   const when = nextPreviewAt ? `at ${nextPreviewAt}` : 'later';
   const wait = retryAfterSeconds !== null ? ` (in ${formatWait(retryAfterSeconds)})` : '';
-  const said = typeof body.message === 'string' ? `${body.message.replace(/\.?$/, '.')} ` : '';
-  return new CliError(
-    'preview_limit_reached',
-    `${said}The next free preview is available ${when}${wait}. To pay for this call now: ${payCommand(req)}`,
-    EXIT.previewLimit,
-    { status: 429, retryAfterSeconds, nextPreviewAt, pay: payCommand(req) },
-  );
+  const said = typeof body.message === 'string' ? `${body.message.replace(/\.?$/, '.')}\n` : '';
+  return new CliError('preview_limit_reached', `${said}Next free preview ${when}${wait}. To pay for this call now: ${payCommand(req)}`, EXIT.previewLimit, {
+    status: 429,
+    retryAfterSeconds,
+    nextPreviewAt,
+    pay: payCommand(req),
+  });
 }
 
 /** Runs `preview`. */

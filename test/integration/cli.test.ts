@@ -4,7 +4,7 @@
  * /v1/epoch on each network, find the answer, the receipt and the exact body on disk, verify them
  * (and see a tampered copy fail), verify a proof, and get the documented exit status for a price
  * above the cap (nothing paid, nothing logged), a loose key file, an unknown path and an
- * unreachable service.
+ * unreachable service; and the free daily preview, then its limit (exit 4).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -21,6 +21,8 @@ import { tokenBalance } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PAID_TEST_MS = 240_000;
+/** The preview quota's clock, pinned (noon UTC: the next preview is 12 hours away). */
+const PREVIEW_NOW = new Date('2026-11-24T12:00:00Z');
 let t: TestService;
 let work: string;
 let home: string;
@@ -34,7 +36,7 @@ const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/
 const solanaBalance = () => tokenBalance(t.localnet!.urls.rpc, solanaAddress, t.localnet!.stablecoinMint);
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({ now: () => PREVIEW_NOW });
   work = mkdtempSync(join(tmpdir(), 'x402-intel-cli-'));
   home = join(work, 'home');
   mkdirSync(join(home, '.config', 'solana'), { recursive: true, mode: 0o700 });
@@ -224,6 +226,38 @@ describe('x402-intel localnet fund refuses a service without a localnet', () => 
         mainnetLike.closeAllConnections();
         await new Promise<void>((resolve) => mainnetLike.close(() => resolve()));
       }
+    },
+    PAID_TEST_MS,
+  );
+});
+
+describe('x402-intel preview', () => {
+  it(
+    'prints the free preview once, then says when the next comes and how to pay instead (exit 4)',
+    async () => {
+      const size = await ledgerSize();
+      const first = await cli(['preview', '/v1/epoch', '--rate', 'alt']);
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const answer = JSON.parse(first.stdout);
+      expect(answer).toMatchObject({ preview: true, epoch: expect.any(Number) });
+      expect(answer.previewTruncated).toEqual({ slotRates: { withheld: true } });
+
+      const second = await cli(['preview', '/v1/epoch', '--rate', 'alt']);
+      expect(second.code).toBe(4);
+      expect(second.stdout).toBe('');
+      expect(second.stderr).toContain('Next free preview at 2026-11-25T00:00:00Z (in 12h 0m). To pay for this call now: x402-intel call /v1/epoch --rate alt');
+      const json = await cli(['preview', 'epoch', '--json']);
+      expect(json.code).toBe(4);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        error: 'preview_limit_reached',
+        status: 429,
+        retryAfterSeconds: 43_200,
+        nextPreviewAt: '2026-11-25T00:00:00Z',
+        pay: 'x402-intel call /v1/epoch',
+      });
+      // A bad parameter never reaches the service (exit 2); a preview is free: nothing was logged.
+      expect((await cli(['preview', '/v1/epoch', '--rate', 'fast'])).code).toBe(2);
+      expect(await ledgerSize()).toBe(size);
     },
     PAID_TEST_MS,
   );

@@ -170,10 +170,12 @@ describe('preview limit and receipts on disk', () => {
     const err = previewLimitError(answer(429, body, { 'retry-after': '3725' }), req);
     expect(err.exit).toBe(EXIT.previewLimit);
     expect(err.message).toBe(
-      'The free preview of /v1/epoch is used for today. The next free preview is available at 2026-11-25T00:00:00.000Z (in 1h 2m). To pay for this call now: x402-intel call /v1/epoch --rate alt',
+      'The free preview of /v1/epoch is used for today.\nNext free preview at 2026-11-25T00:00:00.000Z (in 1h 2m). To pay for this call now: x402-intel call /v1/epoch --rate alt',
     );
     expect(err.details).toMatchObject({ retryAfterSeconds: 3725, nextPreviewAt: '2026-11-25T00:00:00.000Z' });
-    expect(previewLimitError(answer(429, {}, { 'retry-after': '45' }), req).message).toContain('available later (in 45s)');
+    expect(previewLimitError(answer(429, {}, { 'retry-after': '45' }), req).message).toBe(
+      'Next free preview later (in 45s). To pay for this call now: x402-intel call /v1/epoch --rate alt',
+    );
     expect([formatWait(0), formatWait(59.2), formatWait(61), formatWait(7200)]).toEqual(['now', '1m 0s', '1m 1s', '2h 0m']);
   });
 
