@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe('x402-intel localnet fund', () => {
   it(
-    'funds a fresh Solana keypair and a fresh EVM address from the localnet faucets',
+    'funds a fresh Solana address and, by its key file, a fresh EVM wallet from the localnet faucets',
     async () => {
       const solana = await cli(['localnet', 'fund', solanaAddress, '--usdc', '2', '--json']);
       expect(solana.code).toBe(0);
