@@ -53,7 +53,9 @@ async function payAndFetch(ctx: CommandContext, href: string, path: string): Pro
     cwd: ctx.cwd,
   });
   // An embedded localnet is trusted only on this machine: its RPC signs against it, its asset is accepted.
-  const localnet = isLoopbackUrl(base) ? localnetUrls(await readHealth(base)) : null;
+  const loopback = isLoopbackUrl(base);
+  const localnet = loopback ? localnetUrls(await readHealth(base)) : null;
+  if (loopback && !localnet) ctx.out.note(`${base}/health reports no embedded localnet: paying only in assets the official x402 client knows`);
   const svmRpcUrl = optionValue(ctx.args, 'rpc-url') ?? localnet?.rpcUrl ?? SOLANA_MAINNET_RPC_URL;
   ctx.out.note(`calling ${href} as ${payerAddress(key)} on ${key.network}${localnet ? ' (embedded localnet)' : ''}`);
   const payer = createPayer({ key, svmRpcUrl, maxUnits, anyAsset: localnet !== null });
