@@ -8,6 +8,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { ConfigError } from '../errors.ts';
 import { readPrivateKeyFile } from './private-key-file.ts';
 
+/** The signer type, for modules that may not import kit themselves. */
 export type { KeyPairSigner } from '@solana/kit';
 
 /** Bytes of a Solana CLI keypair: 32 of secret seed, then 32 of public key. */

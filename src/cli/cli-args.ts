@@ -6,6 +6,7 @@
  */
 import { usageError } from './cli-error.ts';
 
+/** The command line split into positionals and options. */
 export interface ParsedArgs {
   readonly positionals: readonly string[];
   /** Option name (without dashes) -> value; `true` for a switch. Insertion order kept. */

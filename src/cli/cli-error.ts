@@ -24,6 +24,7 @@ export const EXIT = {
   keyFile: 6,
 } as const;
 
+/** One of the documented exit statuses. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** A failure the CLI expected: a snake_case code for scripts, a sentence for people, the exit status. */

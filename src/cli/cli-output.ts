@@ -12,6 +12,7 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
 }
 
+/** Where one run writes its result, its progress and its failure. */
 export interface Output {
   readonly json: boolean;
   /** A progress or status line on stderr (plain mode only). */

@@ -6,6 +6,7 @@ import type { ParsedArgs } from './cli-args.ts';
 import type { ExitCode } from './cli-error.ts';
 import type { Output } from './cli-output.ts';
 
+/** The arguments and surroundings of one command run. */
 export interface CommandContext {
   readonly args: ParsedArgs;
   readonly out: Output;

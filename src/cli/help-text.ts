@@ -5,7 +5,9 @@
 import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
+/** The commands, in the order the help lists them. */
 export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'endpoints', 'help'] as const;
+/** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 interface CommandHelp {

@@ -14,8 +14,9 @@ import { localnetUrls, readHealth, rpcCall } from './service-http.ts';
 import { resolveServiceUrl } from './service-url.ts';
 import { formatUnits, parseUnits, SOL_DECIMALS, USDC_DECIMALS } from './usd-amount.ts';
 
-/** Granted when --sol / --usdc are absent. A payer needs no SOL (the service pays the fee); some for other uses. */
+/** SOL granted when --sol is absent: a payer needs none (the service pays the fee), other uses of the wallet may. */
 export const DEFAULT_FUND_SOL = '1';
+/** Local stablecoin granted when --usdc is absent. */
 export const DEFAULT_FUND_USDC = '10';
 
 const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;

@@ -15,8 +15,10 @@ export const DEFAULT_KEYPAIR_PATH = join('.config', 'solana', 'id.json');
 
 /** The networks `--network` accepts. */
 export const PAY_NETWORKS = ['solana', 'base'] as const;
+/** A network `call` can pay on. */
 export type PayNetwork = (typeof PAY_NETWORKS)[number];
 
+/** Which key to read, and where relative paths and `~` point. */
 export interface KeyOptions {
   readonly network: PayNetwork;
   readonly keypair?: string | undefined;

@@ -10,6 +10,7 @@ import { buildEndpointRequest, type EndpointRequest } from './endpoint-request.t
 import { type Answer, request, serviceError } from './service-http.ts';
 import { resolveServiceUrl, serviceHref } from './service-url.ts';
 
+/** Options of `preview` (everything else is an endpoint parameter). */
 export const PREVIEW_OPTIONS = ['url'] as const;
 
 /** `3h 12m`, `45s`: a wait in words. */

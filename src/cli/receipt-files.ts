@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseReceipt } from '../client/receipt-check.ts';
 import { CliError, EXIT } from './cli-error.ts';
 
+/** File name endings of a saved receipt and of the body it covers. */
 export const RECEIPT_SUFFIX = '.receipt.json';
 export const BODY_SUFFIX = '.body.json';
 /** Where receipts go when --receipt-dir is absent (relative to the working directory). */
@@ -44,6 +45,7 @@ export function receiptStem(receipt: Receipt): string {
   return `${index}-${slug}`;
 }
 
+/** Where a receipt and its body were written. */
 export interface SavedReceipt {
   readonly receiptFile: string;
   readonly bodyFile: string;

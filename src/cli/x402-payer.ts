@@ -21,6 +21,7 @@ export type PayerKey =
   | { readonly network: 'solana'; readonly signer: KeyPairSigner }
   | { readonly network: 'base'; readonly account: ReturnType<typeof evmAccountFromKey> };
 
+/** What the paying fetch is built from. */
 export interface PayerConfig {
   readonly key: PayerKey;
   /** Solana RPC the SVM client reads the mint and blockhash from (the localnet's, or mainnet). */
@@ -41,6 +42,7 @@ export interface PriceRefusal {
   readonly asset: string;
 }
 
+/** The paying fetch and what it refused. */
 export interface Payer {
   /** `fetch` that pays a 402 once, under the cap. */
   readonly fetch: typeof fetch;
