@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CATALOG, type EndpointEntry } from '../src/catalog/endpoints.ts';
+import { EXIT_STATUSES } from '../src/cli/help-text.ts';
 import { OPTIONS } from '../src/config.ts';
 import { ERROR_STATUS } from '../src/errors.ts';
 import { createMcpTools } from '../src/mcp/mcp-tools.ts';
@@ -82,11 +83,19 @@ function errorCodesTable(): string {
   return table(['status', 'codes'], rows);
 }
 
+function cliExitStatusTable(): string {
+  return table(
+    ['status', 'meaning'],
+    EXIT_STATUSES.map(([status, meaning]) => [String(status), meaning]),
+  );
+}
+
 /** Every generated region by name, and how it is rendered from the code. */
 export const GENERATORS: Readonly<Record<string, () => string>> = {
   options: optionsTable,
   catalog: catalogTable,
   'mcp-tools': mcpToolsTable,
+  'cli-exit-statuses': cliExitStatusTable,
   'preview-rules': previewRulesTable,
   'error-codes': errorCodesTable,
 };

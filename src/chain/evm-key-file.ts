@@ -3,14 +3,13 @@
  * key per file, mode 0600. A key file readable by group or others is refused, as ssh does, and a
  * key never appears in an error message or log.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ConfigError } from '../errors.ts';
+import { readPrivateKeyFile } from './private-key-file.ts';
 
 const HEX_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
-/** Permission bits that must be clear on a key file (group and others). */
-const GROUP_OTHER_BITS = 0o077;
 
 export type EvmHexKey = `0x${string}`;
 
@@ -21,11 +20,7 @@ export function generateEvmKey(): EvmHexKey {
 
 /** Reads an existing key file; throws (without the key) when absent, loose or malformed. */
 export function readEvmKeyFile(path: string): EvmHexKey {
-  const mode = statSync(path).mode;
-  if ((mode & GROUP_OTHER_BITS) !== 0) {
-    throw new ConfigError([`EVM key file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}): chmod 600 it`]);
-  }
-  const key = readFileSync(path, 'utf8').trim();
+  const key = readPrivateKeyFile(path, 'EVM key file').trim();
   if (!HEX_KEY_RE.test(key)) throw new ConfigError([`EVM key file ${path} does not hold a 0x-prefixed 32-byte hex key`]);
   return key as EvmHexKey;
 }

@@ -1,18 +1,18 @@
 /**
  * The trust layer on real paid calls: the official x402 client pays /v1/epoch, the 200 carries a
  * receipt that an independent verifier (tweetnacl + bs58) accepts, its ledger entry is on /ledger
- * and its inclusion proof verifies by the contract's rule; the kill switch stops paid calls with
+ * and its inclusion proof verifies by the contract's rule; `x402-intel verify-receipt` accepts it
+ * and refuses tampered copies; the kill switch stops paid calls with
  * 503 and its transitions are audited ledger entries.
  */
 import bs58 from 'bs58';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
+import { runCliProcess } from '../helpers/cli-process.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -20,16 +20,6 @@ import { readJson } from '../helpers/read-json.ts';
 const paid = usePaidService();
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs scripts/verify-receipt.mjs as a user would; resolves with its exit code and output. */
-function runVerifyScript(args: readonly string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/verify-receipt.mjs', ...args], { cwd: REPO_ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: `${stdout}${stderr}` });
-    });
-  });
-}
 
 describe('receipts of real paid calls', () => {
   it('verify independently, match the body, and sit in the ledger with a valid proof under the simple rule', async () => {
@@ -94,37 +84,40 @@ describe('receipts of real paid calls', () => {
     expect(verdict.valid).toBe(true);
   });
 
-  it('scripts/verify-receipt.mjs proves by hand that the answer was signed and logged, and refuses tampered ones', async () => {
+  it('x402-intel verify-receipt (a child process, as a user runs it) proves the answer was signed and logged, and refuses tampered ones', async () => {
     const res = await paid.pay('/v1/epoch?rate=primary');
     expect(res.status).toBe(200);
     const header = res.headers.get('x-service-receipt')!;
     const body = Buffer.from(await res.arrayBuffer());
     const dir = mkdtempSync(join(tmpdir(), 'verify-receipt-'));
+    const verify = (args: readonly string[]) => runCliProcess(['verify-receipt', ...args, '--url', paid.url], { cwd: dir, home: dir });
     try {
       writeFileSync(join(dir, 'receipt.b64'), `${header}\n`);
       writeFileSync(join(dir, 'body'), body);
-      const good = await runVerifyScript([paid.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
-      expect(good.out).not.toContain('FAIL');
-      expect(good.out).toContain('PASS  sha256(body) equals responseSha256');
-      expect(good.out).toContain('PASS  "spec" rule leads from the leaf to merkleRootSha256');
-      expect(good.out).toContain('VERIFIED');
+      const good = await verify(['receipt.b64', '--body', 'body']);
+      expect(good.stdout).not.toContain('FAIL');
+      expect(good.stdout).toContain('PASS  sha256(body) equals responseSha256');
+      expect(good.stdout).toContain('PASS  the proof rule leads from the leaf to merkleRootSha256');
+      expect(good.stdout).toContain('VERIFIED');
       expect(good.code).toBe(0);
-      // The header value itself as the argument, no body.
-      expect((await runVerifyScript([paid.url, header])).code).toBe(0);
+      // The decoded JSON, no body.
+      writeFileSync(join(dir, 'receipt.json'), Buffer.from(header, 'base64'));
+      expect((await verify(['receipt.json'])).code).toBe(0);
 
       const flipped = Buffer.from(body);
       flipped[flipped.length - 2] = flipped[flipped.length - 2]! ^ 1;
       writeFileSync(join(dir, 'body'), flipped);
-      const badBody = await runVerifyScript([paid.url, join(dir, 'receipt.b64'), join(dir, 'body')]);
+      const badBody = await verify(['receipt.b64', '--body', 'body']);
       expect(badBody.code).toBe(1);
-      expect(badBody.out).toContain('FAIL  sha256(body) equals responseSha256');
+      expect(badBody.stdout).toContain('FAIL  sha256(body) equals responseSha256');
 
       const receipt = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
-      const forged = Buffer.from(JSON.stringify({ ...receipt, priceUsdcUnits: receipt.priceUsdcUnits + 1 })).toString('base64');
-      const badReceipt = await runVerifyScript([paid.url, forged]);
+      writeFileSync(join(dir, 'forged.b64'), Buffer.from(JSON.stringify({ ...receipt, priceUsdcUnits: receipt.priceUsdcUnits + 1 })).toString('base64'));
+      const badReceipt = await verify(['forged.b64']);
       expect(badReceipt.code).toBe(1);
-      expect(badReceipt.out).toContain('FAIL  ed25519 signature');
-      expect(badReceipt.out).toContain('FAIL  entry.receiptSha256 equals sha256(canonicalReceipt)');
+      expect(badReceipt.stdout).toContain('FAIL  ed25519 signature');
+      expect(badReceipt.stdout).toContain('FAIL  entry.receiptSha256 equals sha256(canonicalReceipt)');
+      expect(badReceipt.stdout).toContain('NOT VERIFIED');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

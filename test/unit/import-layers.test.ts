@@ -3,11 +3,16 @@
  * layer and the layers below, no files import each other in a loop, and each outside library is
  * imported only by its owner. A failure names the file and the import that breaks the rule.
  */
+import { posix } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { checkImports, readSources, repositoryRoot, type ImportRules } from '../helpers/import-layers.ts';
 
 /**
  * Top layer first. Why each sits where it does:
+ * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
+ *   sits above main, and the rule below narrows what it may reach (the client checks, the
+ *   catalog, the key-file readers of chain, errors.ts), never the server, payments or HTTP side;
  * - main.ts starts everything (and alone starts the embedded localnet);
  * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
  * - config.ts and workers/ are the composition's own leaves: the options only the composition
@@ -26,6 +31,7 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  */
 const RULES: ImportRules = {
   layers: [
+    { name: 'cli', paths: ['src/cli/'] },
     { name: 'main', paths: ['src/main.ts'] },
     { name: 'service', paths: ['src/service.ts', 'src/service/'] },
     { name: 'config/workers', paths: ['src/config.ts', 'workers/'] },
@@ -56,14 +62,46 @@ const RULES: ImportRules = {
     '@noble/curves': 'src/client/client-crypto.ts',
     '@noble/hashes': 'src/client/client-crypto.ts',
     '@scure/base': 'src/client/client-crypto.ts',
+    // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
+    // re-exports the decoder the CLI needs), so the service's own sources import none of these.
+    '@x402/fetch': 'src/cli/x402-payer.ts',
+    '@x402/svm': 'src/cli/x402-payer.ts',
+    '@x402/evm': 'src/cli/x402-payer.ts',
   },
 };
+
+/** What the CLI may import besides its own files: what a client of the service needs, and nothing of the service's serving side. */
+const CLI_REACH = ['src/cli/', 'src/client/', 'src/catalog/', 'src/chain/', 'src/errors.ts'];
+
+/** Every import of a src/cli/ file that resolves into the repository outside CLI_REACH. */
+function cliOverreach(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [file, source] of files) {
+    if (!file.startsWith('src/cli/')) continue;
+    for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), fileName));
+      if (target === 'package.json') continue;
+      if (!CLI_REACH.some((place) => (place.endsWith('/') ? target.startsWith(place) : target === place)))
+        problems.push(`${file} imports '${fileName}': the CLI reaches only ${CLI_REACH.join(', ')}`);
+    }
+  }
+  return problems;
+}
 
 describe('import layers', () => {
   it('src/ and workers/ keep the layer map: no upward import, no circle, libraries only at their owners', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src', 'workers']);
     expect(files.size).toBeGreaterThan(100);
     expect(checkImports(files, RULES)).toEqual([]);
+  });
+
+  it('src/cli/ imports only what a client needs: src/client, src/catalog, src/chain, errors.ts', () => {
+    const files = readSources(repositoryRoot(import.meta.url), ['src']);
+    expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
+    expect(cliOverreach(files)).toEqual([]);
+    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../client/receipt-check.ts';"]]);
+    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
   });
 
   it('the check finds what it forbids (a synthetic tree)', () => {

@@ -1,0 +1,44 @@
+/**
+ * A Solana CLI keypair file (`solana-keygen new` writes one: a JSON array of the 64 bytes of the
+ * ed25519 secret seed and public key, mode 0600) as a kit signer for the official x402 client.
+ * The file must be private to its owner; the key bytes are wiped once the signer holds them, and
+ * no error message carries any part of the file.
+ */
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
+import { ConfigError } from '../errors.ts';
+import { readPrivateKeyFile } from './private-key-file.ts';
+
+/** The signer type, for modules that may not import kit themselves. */
+export type { KeyPairSigner } from '@solana/kit';
+
+/** Bytes of a Solana CLI keypair: 32 of secret seed, then 32 of public key. */
+const KEYPAIR_BYTES = 64;
+const WHAT = 'Solana keypair file';
+
+/** The 64 bytes of the keypair JSON, or null when the text is not such an array. */
+function keypairBytes(text: string): Uint8Array | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || value.length !== KEYPAIR_BYTES) return null;
+  if (!value.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return null;
+  const bytes = Uint8Array.from(value as number[]);
+  value.fill(0);
+  return bytes;
+}
+
+/** Reads a keypair file into a signer; throws a ConfigError (without the key) when absent, loose or malformed. */
+export async function readSolanaKeypairFile(path: string): Promise<KeyPairSigner> {
+  const bytes = keypairBytes(readPrivateKeyFile(path, WHAT));
+  if (bytes === null) throw new ConfigError([`${WHAT} ${path} does not hold a JSON array of ${KEYPAIR_BYTES} bytes (the solana-keygen format)`]);
+  try {
+    return await createKeyPairSignerFromBytes(bytes);
+  } catch {
+    throw new ConfigError([`${WHAT} ${path}: its public key does not match its secret key`]);
+  } finally {
+    bytes.fill(0);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * `x402-intel call <path> [--<param> <value> ...]`: one paid call through the official x402
+ * client. The request is checked against the catalog first, the key file next, then the service
+ * is asked; a price above --max-price is refused before anything is signed (exit 3). The answer
+ * goes to stdout, the settlement to stderr, the receipt and the exact body bytes to the receipt
+ * directory, named so that verify-receipt finds them.
+ */
+import { formatUsd } from '../catalog/format-usd.ts';
+import { optionValue } from './cli-args.ts';
+import { CliError, EXIT, type ExitCode } from './cli-error.ts';
+import { type CommandContext, endpointParams } from './command-context.ts';
+import { buildEndpointRequest } from './endpoint-request.ts';
+import { expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
+import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt } from './receipt-files.ts';
+import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, request, serviceError } from './service-http.ts';
+import { isLoopbackUrl, resolveServiceUrl, serviceHref } from './service-url.ts';
+import { formatUnits, parseUnits, USDC_DECIMALS } from './usd-amount.ts';
+import { createPayer, decodeSettlement, type PriceRefusal, SOLANA_MAINNET_RPC_URL, type Settlement } from './x402-payer.ts';
+
+/** Options of `call` (everything else is an endpoint parameter). */
+export const CALL_OPTIONS = ['network', 'keypair', 'evm-key', 'max-price', 'receipt-dir', 'url', 'rpc-url'] as const;
+/** The cap when --max-price is absent, USD: the official x402 client's own default cap. */
+export const DEFAULT_MAX_PRICE_USD = '1';
+
+const usdc = (units: bigint | string): string => `${formatUnits(BigInt(units), USDC_DECIMALS)} USDC`;
+
+function priceRefused(r: PriceRefusal, maxUnits: bigint, path: string): CliError {
+  const asked = /^\d{1,30}$/.test(r.amount)
+    ? `${usdc(r.amount)} (${r.amount} units)`
+    : `an amount that is not a whole number of units ("${r.amount.slice(0, 32)}")`;
+  return new CliError(
+    'price_above_max',
+    `refused to pay: ${path} asks ${asked} on ${r.network}, above --max-price ${formatUnits(maxUnits, USDC_DECIMALS)}; nothing was signed`,
+    EXIT.priceRefused,
+    { amountUnits: r.amount, maxUnits: maxUnits.toString(), network: r.network, asset: r.asset },
+  );
+}
+
+function settlementLine(s: Settlement): string {
+  if (!s.success) return `settlement failed on ${s.network || 'the network'}${s.errorReason ? `: ${s.errorReason}` : ''}`;
+  return `paid on ${s.network}: transaction ${s.transaction}${s.payer ? `, payer ${s.payer}` : ''}`;
+}
+
+/** Pays and reads the answer; a refusal of the price becomes exit 3 whatever the client threw. */
+async function payAndFetch(ctx: CommandContext, href: string, path: string): Promise<Answer> {
+  const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
+  const maxUnits = parseUnits(optionValue(ctx.args, 'max-price') ?? DEFAULT_MAX_PRICE_USD, USDC_DECIMALS, '--max-price');
+  const key = await loadPayerKey({
+    network: parseNetwork(optionValue(ctx.args, 'network')),
+    keypair: optionValue(ctx.args, 'keypair'),
+    evmKey: optionValue(ctx.args, 'evm-key'),
+    home: ctx.home,
+    cwd: ctx.cwd,
+  });
+  // An embedded localnet is trusted only on this machine: its RPC signs against it, its asset is accepted.
+  const loopback = isLoopbackUrl(base);
+  const localnet = loopback ? localnetUrls(await readHealth(base)) : null;
+  if (loopback && !localnet) ctx.out.note(`${base}/health reports no embedded localnet: paying only in assets the official x402 client knows`);
+  const svmRpcUrl = optionValue(ctx.args, 'rpc-url') ?? localnet?.rpcUrl ?? SOLANA_MAINNET_RPC_URL;
+  ctx.out.note(`calling ${href} as ${payerAddress(key)} on ${key.network}${localnet ? ' (embedded localnet)' : ''}`);
+  const payer = createPayer({ key, svmRpcUrl, maxUnits, anyAsset: localnet !== null });
+  try {
+    const answer = await request(href, {}, payer.fetch, PAID_CALL_TIMEOUT_MS);
+    const refused = payer.refusal();
+    if (refused) throw priceRefused(refused, maxUnits, path);
+    return answer;
+  } catch (err) {
+    const refused = payer.refusal();
+    throw refused ? priceRefused(refused, maxUnits, path) : err;
+  }
+}
+
+function saveOrExplain(dir: string, answer: Answer, header: string | null): SavedReceipt | null {
+  const decoded = decodeReceiptHeader(header);
+  if (!decoded) return null;
+  return saveReceipt(dir, decoded, answer.bytes);
+}
+
+/** Runs `call`. */
+export async function runCall(ctx: CommandContext): Promise<ExitCode> {
+  const [pathArg, ...extra] = ctx.args.positionals;
+  if (pathArg === undefined || extra.length > 0) throw new CliError('usage', 'usage: x402-intel call <path> [--<param> <value> ...] [options]', EXIT.usage);
+  const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS));
+  const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
+  const answer = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
+  const settlement = decodeSettlement(answer.headers.get('payment-response'));
+  if (settlement) ctx.out.note(settlementLine(settlement));
+  if (answer.status !== 200) throw serviceError(answer, req.entry.path);
+  const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
+  const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));
+  if (saved) {
+    ctx.out.note(`receipt saved: ${saved.receiptFile} (body: ${saved.bodyFile})`);
+    ctx.out.note(`check it any time: x402-intel verify-receipt ${saved.receiptFile}`);
+  } else ctx.out.note('the answer carries no readable X-Service-Receipt: nothing saved');
+  const receipt = decodeReceiptHeader(answer.headers.get('x-service-receipt'))?.receipt;
+  ctx.out.result(
+    {
+      endpoint: req.entry.path,
+      resource: req.pathAndQuery,
+      listPrice: formatUsd(req.entry.priceUnits),
+      answer: answer.json ?? null,
+      settlement,
+      receipt: saved ? { ledgerIndex: receipt?.ledgerIndex ?? null, file: saved.receiptFile, bodyFile: saved.bodyFile } : null,
+    },
+    () => new TextDecoder().decode(answer.bytes),
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,130 @@
+/**
+ * What `x402-intel --help` and `x402-intel help <command>` print: every command with its options
+ * and examples, and the exit statuses scripts branch on (the numbers come from EXIT, the one table).
+ */
+import { EXIT } from './cli-error.ts';
+import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
+
+/** The commands, in the order the help lists them. */
+export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'endpoints', 'help'] as const;
+/** A command word. */
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+interface CommandHelp {
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: readonly (readonly [string, string])[];
+  readonly examples: readonly string[];
+}
+
+const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const URL_OPTION = ['--url <base>', `the service (default $${SERVICE_URL_ENV}, else ${DEFAULT_SERVICE_URL})`] as const;
+
+const HELP: Readonly<Record<CommandName, CommandHelp>> = {
+  call: {
+    usage: 'call <path> [--<param> <value> ...] [options]',
+    summary: 'pay for one call (x402, on Solana or Base), print the answer, save the receipt',
+    options: [
+      ['--<param> <value>', 'a query parameter of the endpoint (x402-intel endpoints <path> lists them)'],
+      ['--network solana|base', 'the chain that pays (default solana)'],
+      ['--keypair <file>', 'Solana CLI keypair file, mode 0600 (default ~/.config/solana/id.json)'],
+      ['--evm-key <file>', 'file holding one 0x hex key, mode 0600 (needed with --network base)'],
+      ['--max-price <usd>', 'refuse to pay more than this, e.g. 0.05 (default 1); exit 3, nothing signed'],
+      ['--receipt-dir <dir>', 'where the receipt and the body are saved (default ./x402-receipts)'],
+      ['--rpc-url <url>', "Solana RPC the payment is built against (default: the embedded localnet's, else mainnet)"],
+      URL_OPTION,
+    ],
+    examples: [
+      'x402-intel call /v1/epoch --rate both',
+      `x402-intel call /v1/smri --mint ${BONK} --max-price 0.02`,
+      'x402-intel call /v1/epoch --network base --evm-key ~/.config/x402-intel/base.key',
+      `x402-intel call /v1/decision --mint ${BONK} --policy anti-rug --json | jq .answer`,
+    ],
+  },
+  preview: {
+    usage: 'preview <path> [--<param> <value> ...]',
+    summary: 'the free daily preview of an endpoint (no payment); exit 4 when it is used up',
+    options: [['--<param> <value>', 'a query parameter of the endpoint'], URL_OPTION],
+    examples: ['x402-intel preview /v1/epoch', `x402-intel preview /v1/smri --mint ${BONK}`],
+  },
+  'verify-receipt': {
+    usage: 'verify-receipt <receipt-file> [--body <file>]',
+    summary: "check a receipt's signature, its body and its entry in the service's signed ledger",
+    options: [['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'], URL_OPTION],
+    examples: ['x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json', 'x402-intel verify-receipt receipt.b64 --body body.json'],
+  },
+  'verify-proof': {
+    usage: 'verify-proof <ledger-index>',
+    summary: 'check that a ledger entry is included under a checkpoint signed by the service',
+    options: [URL_OPTION],
+    examples: ['x402-intel verify-proof 1'],
+  },
+  localnet: {
+    usage: 'localnet fund <solana-pubkey-or-0x-address> [--sol <n>] [--usdc <n>]',
+    summary: 'fund a wallet on the embedded localnet (refused when the service runs on a real chain)',
+    options: [
+      ['--sol <n>', 'SOL for a Solana address (default 1; a payer needs none: the service pays the fee)'],
+      ['--usdc <n>', 'local stablecoin (default 10)'],
+      URL_OPTION,
+    ],
+    examples: [
+      'x402-intel localnet fund $(solana-keygen pubkey ~/.config/solana/id.json)',
+      'x402-intel localnet fund 0x1111111111111111111111111111111111111111 --usdc 5',
+    ],
+  },
+  endpoints: {
+    usage: 'endpoints [<path>]',
+    summary: 'the paid endpoints with prices and parameters; one in full with an example',
+    options: [],
+    examples: ['x402-intel endpoints', 'x402-intel endpoints /v1/decision'],
+  },
+  help: { usage: 'help [<command>]', summary: "this text, or one command's", options: [], examples: ['x402-intel help call'] },
+};
+
+/** Every exit status and what it means: the help and docs/cli.md (generated) both render this list. */
+export const EXIT_STATUSES: readonly (readonly [number, string])[] = [
+  [EXIT.ok, 'ok'],
+  [EXIT.failed, 'the service answered with an error, or a verification failed'],
+  [EXIT.usage, 'usage error (unknown command, endpoint or parameter; malformed value)'],
+  [EXIT.priceRefused, 'refused to pay: the price is above --max-price (nothing was signed)'],
+  [EXIT.previewLimit, 'the free daily preview is used up'],
+  [EXIT.unreachable, 'the service (or an RPC) could not be reached or timed out'],
+  [EXIT.keyFile, 'key file missing, malformed, or readable by group or others (chmod 600)'],
+];
+
+const pad = (rows: readonly (readonly [string, string])[]): string[] => {
+  const width = Math.max(...rows.map(([a]) => a.length));
+  return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`);
+};
+
+/** `x402-intel --help`. */
+export function generalHelp(version: string): string {
+  return [
+    `x402-intel ${version}: pay for calls of solana-x402-intel from the terminal, and check their receipts.`,
+    '',
+    'Usage: x402-intel <command> [arguments] [--json]',
+    '',
+    'Commands:',
+    ...COMMAND_NAMES.flatMap((c) => [`  ${HELP[c].usage}`, `      ${HELP[c].summary}`]),
+    '',
+    'Global options:',
+    ...pad([
+      URL_OPTION,
+      ['--json', 'print one JSON document on stdout (the result, or {"error","message"})'],
+      ['--help, -h', 'help'],
+      ['--version, -V', 'the version'],
+    ]),
+    '',
+    'Exit status:',
+    ...EXIT_STATUSES.map(([status, meaning]) => `  ${status}  ${meaning}`),
+    '',
+    'x402-intel help <command> shows its options and examples.',
+  ].join('\n');
+}
+
+/** `x402-intel help <command>`. */
+export function commandHelp(name: CommandName): string {
+  const h = HELP[name];
+  const options = pad([...h.options, ['--json', 'one JSON document on stdout (the result, or {"error","message"})']]);
+  return [`Usage: x402-intel ${h.usage}`, '', h.summary, '', 'Options:', ...options, '', 'Examples:', ...h.examples.map((e) => `  ${e}`)].join('\n');
+}
