@@ -5,7 +5,12 @@ import { createRateLimiter, freeRequestAdmission } from '../../src/http/rate-lim
 
 function clock() {
   let t = 1_000;
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    advance(ms: number) {
+      t += ms;
+    },
+  };
 }
 
 describe('rate limiter', () => {
