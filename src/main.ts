@@ -8,7 +8,8 @@
 import { helpText, loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
-import { startService, UPSTREAM_CLOSE_MS, type Upstreams } from './service.ts';
+import { startService, type Upstreams } from './service.ts';
+import { UPSTREAM_CLOSE_MS } from './service/close-within.ts';
 
 /** The latest a SIGINT/SIGTERM exits: the drain, the state files, the upstreams, and a margin. */
 const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + ABORT_GRACE_MS + UPSTREAM_CLOSE_MS + 5_000;

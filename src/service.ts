@@ -19,6 +19,7 @@ import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
+import { createRateLimiter, freeRequestAdmission } from './http/rate-limiter.ts';
 import { createHttpServer } from './http/server.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
@@ -27,6 +28,7 @@ import { createPreviewCaller } from './preview/preview-caller.ts';
 import { openPreviewQuota } from './preview/preview-quota.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
+import { closeWithin, type CloseReport } from './service/close-within.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
@@ -96,30 +98,6 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
     llmsTxt: buildLlmsTxt(ctx),
     pricingHtml: buildPricingHtml(ctx),
   };
-}
-
-/** How long close() waits for each upstream connection set (and the pool) once the ledger is closed, ms. */
-export const UPSTREAM_CLOSE_MS = 3_000;
-
-/** What close() could not finish within its time: nothing when every part closed. */
-export interface CloseReport {
-  readonly unclosed: readonly string[];
-}
-
-/** Null when `closing` settles within UPSTREAM_CLOSE_MS, else `what` (left to the process exit). */
-function closeWithin(what: string, closing: Promise<unknown>): Promise<string | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(what), UPSTREAM_CLOSE_MS);
-    timer.unref();
-  });
-  return Promise.race([
-    closing.then(
-      () => null,
-      () => null,
-    ),
-    late,
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
@@ -211,7 +189,17 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     paid: { challenges, handlers, processor, stopped },
     freeRoutes: routes,
   });
-  const server = createHttpServer({ routes: [...routes, mcp.route], prefixRoutes: [preview], onResponse: (status, ms) => metrics.record(status, ms) });
+  // Free requests are limited per client (docs/operations.md#limits-per-client); paid ones by their payment.
+  const freeLimit = { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst };
+  // A pinned clock (tests) pins the buckets too: no refill, so what a test sees is exact.
+  const limiterClock = options.now ? { now: () => options.now!().getTime() } : {};
+  const server = createHttpServer({
+    routes: [...routes, mcp.route],
+    prefixRoutes: [preview],
+    trustedProxies: config.trustedProxies,
+    admit: freeRequestAdmission(createRateLimiter({ ...freeLimit, ...limiterClock }), freeLimit),
+    onResponse: (status, ms) => metrics.record(status, ms),
+  });
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;

@@ -8,6 +8,7 @@
 import uWS from 'uWebSockets.js';
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
 import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
+import { clientAddress, trustedProxySet } from './client-address.ts';
 import { writeStream } from './stream-writer.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
@@ -38,6 +39,13 @@ export interface HttpServerConfig {
   readonly prefixRoutes?: readonly Route<AnyReply>[];
   /** How long close() lets in-flight requests run before aborting them, ms (default DRAIN_TIMEOUT_MS). */
   readonly drainTimeoutMs?: number;
+  /** Peers whose X-Forwarded-For names the client (client-address.ts). */
+  readonly trustedProxies?: readonly string[];
+  /**
+   * Asked before routing, with the request copied: a reply refuses it (a rate limit's 429), null
+   * lets it through. Synchronous and cheap: it runs on every request.
+   */
+  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
 }
@@ -118,6 +126,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     exact.set(r.path, byMethod);
   }
   const prefixes = config.prefixRoutes ?? [];
+  const trusted = trustedProxySet(config.trustedProxies ?? []);
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
   let inFlight = 0;
@@ -169,7 +178,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const { headers, bytes } = copyHeaders(req);
-    const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const remoteIp = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trusted);
 
     if (path.length + query.length > MAX_URL_BYTES)
       return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
@@ -177,6 +186,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
     if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
+    const refused = config.admit?.({ remoteIp, headers, path });
+    if (refused) return finish(res, state, refused);
 
     const found = lookup(method === 'HEAD' ? 'GET' : method, path);
     if (typeof found !== 'function') return finish(res, state, found);

@@ -34,10 +34,14 @@ function match(text: string, re: RegExp): string | null {
 
 /** Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line. */
 export function spawnService(dataDir: string, extraArgs: readonly string[] = []): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...extraArgs], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));

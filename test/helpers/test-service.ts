@@ -27,7 +27,10 @@ export async function startTestLocalnet(seed = 'test-1'): Promise<{ localnet: Lo
 /** The real service on port 0 against a fresh embedded localnet and data dir. */
 export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...argv]);
+  // Tests talk to the service far faster than a client may without paying: the per-client limit
+  // is off unless a test sets it (test/integration/rate-limit.test.ts does).
+  const limit = argv.includes('--free-rate-per-second') ? [] : ['--free-rate-per-second', '0'];
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...limit, ...argv]);
   const { localnet, upstreams } = await startTestLocalnet();
   const service = await startService(config, { upstreams, ...options });
   return {

@@ -37,7 +37,18 @@ async function canListenOn(host: string): Promise<boolean> {
 }
 
 async function start(): Promise<RunningService> {
-  const config = loadConfig({}, ['--host', dualStack ? '::' : '127.0.0.1', '--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
+  const config = loadConfig({}, [
+    '--host',
+    dualStack ? '::' : '127.0.0.1',
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--free-rate-per-second',
+    '0',
+  ]);
   return startService(config, { upstreams, now: () => clock.now });
 }
 
