@@ -4,6 +4,9 @@
  * The file must be private to its owner; the key bytes are wiped once the signer holds them, and
  * no error message carries any part of the file.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { ConfigError } from '../errors.ts';
 import { readPrivateKeyFile } from './private-key-file.ts';
@@ -41,4 +44,18 @@ export async function readSolanaKeypairFile(path: string): Promise<KeyPairSigner
   } finally {
     bytes.fill(0);
   }
+}
+
+/**
+ * Writes a fresh keypair file in the solana-keygen format (mode 0600, directory 0700) and returns
+ * its signer; never overwrites: an existing file is a ConfigError, so no key is ever lost.
+ */
+export async function createSolanaKeypairFile(path: string): Promise<KeyPairSigner> {
+  if (existsSync(path)) throw new ConfigError([`${WHAT} ${path} already exists; it is left as it is`]);
+  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const bytes = [...Buffer.from(jwk.d!, 'base64url'), ...Buffer.from(jwk.x!, 'base64url')];
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, `${JSON.stringify(bytes)}\n`, { mode: 0o600, flag: 'wx' });
+  bytes.fill(0);
+  return readSolanaKeypairFile(path);
 }

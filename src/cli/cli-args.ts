@@ -14,7 +14,7 @@ export interface ParsedArgs {
 }
 
 /** Switches of every command: they take no value. */
-export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version']);
+export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm']);
 
 const SHORT: Readonly<Record<string, string>> = { '-h': 'help', '-V': 'version' };
 const OPTION_NAME_RE = /^[A-Za-z][A-Za-z0-9-]*$/;

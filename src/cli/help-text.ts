@@ -6,7 +6,7 @@ import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
 /** The commands, in the order the help lists them. */
-export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'endpoints', 'help'] as const;
+export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'endpoints', 'help'] as const;
 /** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -71,6 +71,12 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'x402-intel localnet fund $(solana-keygen pubkey ~/.config/solana/id.json)',
       'x402-intel localnet fund 0x1111111111111111111111111111111111111111 --usdc 5',
     ],
+  },
+  keygen: {
+    usage: 'keygen <file> [--evm]',
+    summary: 'write a new key file to pay from (Solana CLI keypair, or a Base 0x key with --evm), mode 0600; prints the address',
+    options: [['--evm', 'a Base (EVM) key instead of a Solana keypair']],
+    examples: ['x402-intel keygen payer.json', 'x402-intel keygen base.key --evm'],
   },
   endpoints: {
     usage: 'endpoints [<path>]',

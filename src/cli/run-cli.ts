@@ -32,6 +32,7 @@ const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: (
   'verify-proof': { load: async () => (await import('./verify-commands.ts')).runVerifyProof, options: ['url'] },
   localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
   endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },
+  keygen: { load: async () => (await import('./keygen-command.ts')).runKeygen, options: ['evm'] },
 };
 
 const isCommand = (word: string | undefined): word is CommandName => (COMMAND_NAMES as readonly string[]).includes(word ?? '');

@@ -6,7 +6,7 @@
  * test/integration/cli.test.ts.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -190,5 +190,35 @@ describe('preview limit and receipts on disk', () => {
     expect(second.receiptFile).toBe(join(out, '000007-v1-epoch-2.receipt.json'));
     expect(readFileSync(first.bodyFile)).toEqual(Buffer.from([1, 2]));
     expect(readFileSync(first.receiptFile, 'utf8')).toBe(`${text}\n`);
+  });
+});
+
+describe('keygen', () => {
+  it('writes a 0600 Solana keypair the payer loader reads, prints the address and never the key, and never overwrites', async () => {
+    const made = await run(['keygen', 'new-payer.json', '--json']);
+    expect(made.code).toBe(EXIT.ok);
+    const doc = JSON.parse(made.stdout);
+    const path = join(dir, 'new-payer.json');
+    expect(doc).toMatchObject({ file: path, network: 'solana' });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const bytes = JSON.parse(readFileSync(path, 'utf8')) as number[];
+    expect(bytes).toHaveLength(64);
+    expect(made.stdout + made.stderr).not.toContain(JSON.stringify(bytes.slice(0, 8)).slice(1, -1));
+    expect(payerAddress(await loadPayerKey({ network: 'solana', keypair: path, home: dir, cwd: dir }))).toBe(doc.address);
+    const before = readFileSync(path, 'utf8');
+    const again = await run(['keygen', 'new-payer.json']);
+    expect(again.code).toBe(EXIT.keyFile);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('--evm writes a Base key file and prints its 0x address', async () => {
+    const made = await run(['keygen', 'new-base.key', '--evm', '--json']);
+    expect(made.code).toBe(EXIT.ok);
+    const doc = JSON.parse(made.stdout);
+    expect(doc).toMatchObject({ network: 'base' });
+    expect(doc.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(statSync(join(dir, 'new-base.key')).mode & 0o777).toBe(0o600);
+    expect(made.stdout).not.toContain(readFileSync(join(dir, 'new-base.key'), 'utf8').trim());
+    expect((await run(['keygen'])).code).toBe(EXIT.usage);
   });
 });
