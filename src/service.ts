@@ -18,11 +18,13 @@ import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
+import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
+import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
@@ -94,6 +96,7 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const startedAt = new Date();
+  const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
   const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
@@ -171,7 +174,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     paid: { challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) },
     freeRoutes: routes,
   });
-  const server = createHttpServer({ routes: [...routes, mcp.route], onResponse: (status, ms) => metrics.record(status, ms) });
+  const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
+  const server = createHttpServer({
+    routes: [...routes, mcp.route, ...storefront.routes],
+    prefixRoutes: storefront.prefixRoutes,
+    feeds: storefront.feeds,
+    onResponse: (status, ms) => metrics.record(status, ms),
+  });
+  storefront.start(server);
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
@@ -186,6 +196,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch });
   const adminPort = await admin.listen();
   async function close(): Promise<void> {
+    storefront.close();
     await Promise.all([server.close(), admin.close()]);
     await mcp.close();
     blockhashes.close();

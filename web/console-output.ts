@@ -1,0 +1,82 @@
+/**
+ * What the console writes into its result area: the decoded 402 terms (one card per network), a
+ * preview answer, a refused preview with what to do next, and the commands of a paid call.
+ */
+import type { Challenge } from './challenge.ts';
+import { copyable, h, jsonBlock } from './dom.ts';
+import type { PreviewFailure } from './preview-result.ts';
+import { cliCall, paidCurl, termsCurl } from './shell.ts';
+
+const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
+
+/** The commands that call `url`: the terms, the paid call with curl, the CLI. */
+export function commandsView(url: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'commands' },
+    h('p', { class: 'command-label' }, 'Paid call with curl (', h('code', {}, '$PAYMENT'), ' is the base64 x402 payment payload your client signs for one of the terms):'),
+    copyable(paidCurl(url), 'curl command of the paid call'),
+    h('p', { class: 'command-label' }, 'Or let the CLI pay with the official x402 client:'),
+    copyable(cliCall(url), 'CLI command of the paid call'),
+    h('p', { class: 'command-label' }, 'Without payment the same request answers 402 with the terms:'),
+    copyable(termsCurl(url), 'curl command that shows the terms'),
+  );
+}
+
+/** The decoded challenge: one card per payment option, then the whole JSON. */
+export function termsView(challenge: Challenge): HTMLElement {
+  const cards = challenge.options.map((o) =>
+    h(
+      'article',
+      { class: 'term', 'aria-label': `Pay on ${o.chain}` },
+      h('h4', {}, `Pay on ${o.chain}`),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...row('Network', h('code', {}, o.network)),
+        ...row('Amount', h('strong', {}, o.usd), ` (${o.amount} atomic units, USDC with 6 decimals)`),
+        ...row('Pay to', h('code', { class: 'wrap-anywhere' }, o.payTo)),
+        ...row('Asset', h('code', { class: 'wrap-anywhere' }, o.asset)),
+        ...row('Expires', o.maxTimeoutSeconds === null ? 'not stated' : `${o.maxTimeoutSeconds} s after the challenge`),
+        ...row('Scheme', h('code', {}, o.scheme)),
+      ),
+    ),
+  );
+  return h(
+    'div',
+    { class: 'terms' },
+    h('h3', {}, '402 Payment Required: the terms'),
+    h('p', {}, `Pay one of these ${challenge.options.length} options and repeat the request with the payment. `, challenge.resource ? h('span', {}, 'Resource: ', h('code', { class: 'wrap-anywhere' }, challenge.resource)) : ''),
+    h('div', { class: 'term-cards' }, ...cards),
+    h('details', {}, h('summary', {}, 'Decoded PAYMENT-REQUIRED header'), jsonBlock(challenge.raw, 'decoded PAYMENT-REQUIRED JSON')),
+  );
+}
+
+/** A preview's 200 answer. */
+export function previewView(body: unknown): HTMLElement {
+  const note = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).note ?? (body as Record<string, unknown>).previewNote : undefined;
+  return h(
+    'div',
+    { class: 'preview' },
+    h('h3', {}, 'Free preview'),
+    h('p', {}, 'A truncated answer, marked ', h('code', {}, '"preview": true'), ': no receipt, no ledger entry. The paid call answers in full.'),
+    typeof note === 'string' ? h('p', { class: 'note' }, note) : '',
+    jsonBlock(body, 'preview answer JSON'),
+  );
+}
+
+/** A refused request (preview or terms), with the paid way when the preview quota is used up. */
+export function failureView(failure: PreviewFailure, url: string): HTMLElement {
+  return h(
+    'div',
+    { class: `failure failure-${failure.kind}` },
+    h('h3', {}, failure.title),
+    ...failure.lines.map((l) => h('p', {}, l)),
+    failure.kind === 'limit' ? commandsView(url) : '',
+  );
+}
+
+/** A message without details (network failure, unexpected answer). */
+export function messageView(title: string, text: string): HTMLElement {
+  return h('div', { class: 'failure failure-error' }, h('h3', {}, title), h('p', {}, text));
+}
