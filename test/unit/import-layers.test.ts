@@ -18,7 +18,9 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  *   intel computes the paid answers; caches hold the live chain figures intel reads;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
- *   the market sources; errors.ts is the fault taxonomy and the one path from a fault to a reply.
+ *   the market sources; errors.ts is the fault taxonomy and the one path from a fault to a reply;
+ * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
+ *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
  */
 const RULES: ImportRules = {
   layers: [
@@ -34,6 +36,7 @@ const RULES: ImportRules = {
     { name: 'catalog', paths: ['src/catalog/'] },
     { name: 'chain', paths: ['src/chain/'] },
     { name: 'errors', paths: ['src/errors.ts'] },
+    { name: 'client', paths: ['src/client/'] },
   ],
   // The embedded localnet is its own workspace package beside the product: only main.ts starts it.
   apart: [{ place: 'src/localnet/', packageName: /^@solana-x402-intel\/localnet$/, importers: ['src/main.ts'] }],
@@ -47,6 +50,9 @@ const RULES: ImportRules = {
     '@solana-program/token': 'src/chain/',
     '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
     viem: 'src/chain/',
+    '@noble/curves': 'src/client/client-crypto.ts',
+    '@noble/hashes': 'src/client/client-crypto.ts',
+    '@scure/base': 'src/client/client-crypto.ts',
   },
 };
 
