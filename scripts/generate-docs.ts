@@ -1,7 +1,7 @@
 /**
  * The tables in the docs that copy code are rendered from the code, never typed by hand: the
- * options (OPTIONS), the paid catalog (CATALOG), the MCP tools (generated from the catalog) and the
- * error codes (ERROR_STATUS). Each lives in
+ * options (OPTIONS), the paid catalog (CATALOG), the MCP tools (generated from the catalog), the
+ * preview rules (the catalog's `preview`) and the error codes (ERROR_STATUS). Each lives in
  * a docs file between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; everything
  * outside the markers is prose and left alone.
  *
@@ -66,6 +66,15 @@ function mcpToolsTable(): string {
   return table(['tool', 'price', 'arguments', 'answers'], rows);
 }
 
+/** What the free daily preview cuts from each paid answer (docs/preview.md). */
+function previewRulesTable(): string {
+  const rows = CATALOG.map((e) => {
+    const cut = Object.entries(e.preview.cut).map(([path, keep]) => `${code(path)}: first ${keep}`);
+    return [code(e.path), cut.join(', ') || 'none', e.preview.withhold.map(code).join(', ') || 'none'];
+  });
+  return table(['paid path', 'lists cut', 'fields withheld'], rows);
+}
+
 function errorCodesTable(): string {
   const byStatus = new Map<number, string[]>();
   for (const [name, status] of Object.entries(ERROR_STATUS)) byStatus.set(status, [...(byStatus.get(status) ?? []), code(name)]);
@@ -78,6 +87,7 @@ export const GENERATORS: Readonly<Record<string, () => string>> = {
   options: optionsTable,
   catalog: catalogTable,
   'mcp-tools': mcpToolsTable,
+  'preview-rules': previewRulesTable,
   'error-codes': errorCodesTable,
 };
 

@@ -48,6 +48,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'market-timeout-ms', env: 'MARKET_TIMEOUT_MS', kind: 'int', default: '5000', help: 'Per-request timeout of the market sources; 2 retries on faults, 5xx and 429 (Retry-After honoured up to 5 s).' },
   { flag: 'admin-port', env: 'ADMIN_PORT', kind: 'port', default: '8403', help: 'Admin listener port (kill switch), bound to 127.0.0.1 only; 0 picks a free one.' },
   { flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'string', help: 'Bearer token of the admin listener (>= 16 printable characters; prefer the env var, flags show in ps). Default: generated once into DATA_DIR/admin-token (mode 0600); only its path is printed.' },
+  { flag: 'preview-clients-per-day', env: 'PREVIEW_CLIENTS_PER_DAY', kind: 'int', default: '1000000', help: 'Most distinct clients (IPv4 addresses, IPv6 /64s) given a free preview per UTC day; beyond it new clients get 429 until midnight. Bounds the quota\'s memory (about 60 bytes a client).' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
   { flag: 'svm-commitment', env: 'SVM_COMMITMENT', kind: 'commitment', default: 'confirmed', help: 'Commitment a Solana settlement must reach before the paid answer is sent (confirmed or finalized).' },
   { flag: 'settle-timeout-ms', env: 'SETTLE_TIMEOUT_MS', kind: 'int', default: '30000', help: 'How long a Solana settlement may take to reach the commitment; beyond it the payment answers 402 settlement_pending.' },
@@ -92,6 +93,8 @@ export interface Config {
   readonly magicedenApiKey: string | null;
   readonly marketTimeoutMs: number;
   readonly poolSize: number | null;
+  /** Cap of distinct clients given a free preview per UTC day. */
+  readonly previewClientsPerDay: number;
   readonly adminPort: number;
   readonly adminToken: string | null;
   readonly svmCommitment: 'confirmed' | 'finalized';
@@ -217,6 +220,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     magicedenApiKey: get('magiceden-api-key'),
     marketTimeoutMs: Number(get('market-timeout-ms')),
     poolSize: poolSize ? Number(poolSize) : null,
+    previewClientsPerDay: Number(get('preview-clients-per-day')),
     adminPort: Number(get('admin-port')),
     adminToken: get('admin-token'),
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',

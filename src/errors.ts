@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   headers_too_large: 431,
   rate_limited: 429,
+  /** The free daily preview of this client (or the day's preview capacity) is used; `Retry-After` says until when (docs/preview.md). */
+  preview_limit_reached: 429,
   internal_error: 500,
   upstream_unavailable: 502,
   upstream_timeout: 502,

@@ -1,10 +1,11 @@
 /**
  * Composition of the HTTP service from a validated Config and its upstreams: identity, the trust
  * side (service/trust-stack.ts), payment terms and the processor (service/payment-stack.ts), the
- * paid handler groups (service/handler-groups.ts), catalog-driven routes, discovery documents,
- * metrics. `startService` is what main.ts and the integration tests call; it listens and returns
+ * paid handler groups (service/handler-groups.ts), catalog-driven routes, the free daily preview,
+ * discovery documents, metrics. `startService` is what main.ts and the integration tests call; it listens and returns
  * the bound URL and a graceful close.
  */
+import { resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
 import { buildOpenApi } from './catalog/openapi.ts';
@@ -16,12 +17,15 @@ import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
+import { createPreviewRoute } from './http/preview-route.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
+import { createPreviewCaller } from './preview/preview-caller.ts';
+import { openPreviewQuota } from './preview/preview-quota.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
@@ -66,6 +70,8 @@ export interface ServiceOptions {
   readonly processor?: PaymentProcessor | null;
   /** Exact schemes of other networks, registered beside Solana's. */
   readonly schemes?: readonly ExactScheme[];
+  /** The clock of the free preview's daily quota (tests pin it to a time of day); default the wall clock. */
+  readonly now?: () => Date;
 }
 
 /** The listening service, what it was built with, and its graceful close. */
@@ -139,6 +145,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const metrics = createRequestMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let documents: Documents | null = null;
+  const stopped = () => paidCallsStopped(killSwitch, ledger);
+  // The free daily preview (docs/preview.md); its quota survives restarts under <dataDir>/preview.
+  const previewQuota = openPreviewQuota({
+    dir: resolve(config.dataDir, 'preview'),
+    maxClientsPerDay: config.previewClientsPerDay,
+    now: options.now ?? (() => new Date()),
+  });
+  const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
 
   const routes = [
     ...createFreeRoutes({
@@ -164,20 +178,20 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       sign,
       methodology: METHODOLOGY,
     }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped }),
   ];
   // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
   const mcp = createMcpRoute({
     serviceName: config.serviceName,
     version: SERVICE_VERSION,
     baseUrl: () => baseUrl,
-    paid: { challenges, handlers, processor, stopped: () => paidCallsStopped(killSwitch, ledger) },
+    paid: { challenges, handlers, processor, stopped },
     freeRoutes: routes,
   });
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
     routes: [...routes, mcp.route, ...storefront.routes],
-    prefixRoutes: storefront.prefixRoutes,
+    prefixRoutes: [preview, ...storefront.prefixRoutes],
     feeds: storefront.feeds,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
@@ -198,6 +212,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   async function close(): Promise<void> {
     storefront.close();
     await Promise.all([server.close(), admin.close()]);
+    await previewQuota.close();
     await mcp.close();
     blockhashes.close();
     await Promise.all(groups.map((g) => g.close?.()));

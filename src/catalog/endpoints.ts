@@ -1,10 +1,12 @@
 /**
  * The endpoint catalog: the single registry of the 20 paid endpoints
  * (docs/contract.md#paid-endpoints). Routing, validation, 402 terms, /.well-known/x402,
- * /openapi.json, /llms.txt, /pricing and the MCP tools (with their free samples, from `example`)
- * are all generated from it. Adding an endpoint is one entry here plus one handler.
+ * /openapi.json, /llms.txt, /pricing, the MCP tools (with their free samples, from `example`)
+ * and the free daily previews (with their rules, from preview-rules.ts) are all generated from it.
+ * Adding an endpoint is one entry here, its response schema, its preview rule, and one handler.
  */
 import * as p from './params.ts';
+import { PREVIEW_RULES, type PreviewRule } from './preview-rules.ts';
 import { RESPONSES } from './responses.ts';
 
 export type Category = 'intelligence' | 'execution' | 'timing' | 'defi' | 'market' | 'forensics';
@@ -21,6 +23,8 @@ export interface EndpointEntry {
   /** A query that the endpoint answers, for docs, discovery and samples. */
   readonly example: Readonly<Record<string, string>>;
   readonly response: p.TSchema;
+  /** What the free daily preview shows of an answer (preview-rules.ts). */
+  readonly preview: PreviewRule;
 }
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
@@ -40,7 +44,7 @@ const pct = (description: string) => p.decimalNumber({ description, minimum: 0, 
 const flag = (description: string) => p.boolean({ description });
 
 // biome-ignore format: a table, one compact block per endpoint
-const entries: readonly Omit<EndpointEntry, 'response'>[] = [
+const entries: readonly Omit<EndpointEntry, 'response' | 'preview'>[] = [
   {
     path: '/v1/smri', priceUnits: 10_000, category: 'intelligence', tags: ['risk', 'token', 'index'],
     summary: 'Machine risk index (0-100) of a token, with components',
@@ -200,8 +204,10 @@ const entries: readonly Omit<EndpointEntry, 'response'>[] = [
 export const CATALOG: readonly EndpointEntry[] = Object.freeze(
   entries.map((e) => {
     const response = RESPONSES[e.path];
+    const preview = PREVIEW_RULES[e.path];
     if (!response) throw new Error(`catalog: no response schema for ${e.path}`);
-    return Object.freeze({ ...e, response });
+    if (!preview) throw new Error(`catalog: no preview rule for ${e.path}`);
+    return Object.freeze({ ...e, response, preview });
   }),
 );
 

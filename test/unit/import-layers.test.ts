@@ -14,7 +14,9 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
  *   thread's entry, whose exports are the pool's task table;
  * - http turns requests into calls and replies into bytes; mcp serves the same calls as MCP
- *   tools (web Request in, Response out), below http, which drives it; x402 takes and settles payments;
+ *   tools (web Request in, Response out), below http, which drives it; preview serves a paid
+ *   endpoint's answer, cut, once a day per client for free, beside the paid flow rather than in
+ *   it (it imports nothing of x402); x402 takes and settles payments;
  *   intel computes the paid answers; caches hold the live chain figures intel reads;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
@@ -29,6 +31,7 @@ const RULES: ImportRules = {
     { name: 'config/workers', paths: ['src/config.ts', 'workers/'] },
     { name: 'http', paths: ['src/http/'] },
     { name: 'mcp', paths: ['src/mcp/'] },
+    { name: 'preview', paths: ['src/preview/'] },
     { name: 'x402', paths: ['src/x402/'] },
     { name: 'intel', paths: ['src/intel/'] },
     { name: 'caches', paths: ['src/caches/'] },

@@ -1,0 +1,30 @@
+/**
+ * `GET /preview/<paid path>`: the free daily preview of a paid endpoint (docs/preview.md). A
+ * prefix route: the paid path after `/preview` picks the catalog entry (404 when there is none),
+ * and the preview caller does the rest with the connection's address as the client.
+ */
+import { CATALOG_BY_PATH } from '../catalog/endpoints.ts';
+import { errorReply } from '../errors.ts';
+import type { PreviewCaller } from '../preview/preview-caller.ts';
+import type { Route } from './route.ts';
+
+/** Every preview path starts with this; what follows is the paid path. */
+export const PREVIEW_PREFIX = '/preview/';
+
+/** The prefix route of the previews (HEAD is answered like GET by the server). */
+export function createPreviewRoute(caller: PreviewCaller): Route {
+  return {
+    method: 'GET',
+    path: PREVIEW_PREFIX,
+    handler(req) {
+      const paidPath = req.path.slice(PREVIEW_PREFIX.length - 1);
+      const entry = CATALOG_BY_PATH.get(paidPath);
+      if (!entry)
+        return errorReply({
+          error: 'not_found',
+          message: `no paid endpoint ${paidPath.slice(0, 256)} to preview; the paid paths are listed in /.well-known/x402`,
+        });
+      return caller({ entry, query: req.query, remoteIp: req.remoteIp, signal: req.signal });
+    },
+  };
+}
