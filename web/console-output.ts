@@ -9,17 +9,23 @@ import { cliCall, paidCurl, termsCurl } from './shell.ts';
 
 const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
 
-/** The commands that call `url`: the terms, the paid call with curl, the CLI. */
-export function commandsView(url: string): HTMLElement {
+/** The commands that call `url`: the paid call with curl, the CLI, and (unless `paidOnly`) the terms. */
+export function commandsView(url: string, paidOnly = false): HTMLElement {
   return h(
     'div',
     { class: 'commands' },
-    h('p', { class: 'command-label' }, 'Paid call with curl (', h('code', {}, '$PAYMENT'), ' is the base64 x402 payment payload your client signs for one of the terms):'),
+    h(
+      'p',
+      { class: 'command-label' },
+      'Paid call with curl (',
+      h('code', {}, '$PAYMENT'),
+      ' is the base64 x402 payment payload your client signs for one of the terms):',
+    ),
     copyable(paidCurl(url), 'curl command of the paid call'),
     h('p', { class: 'command-label' }, 'Or let the CLI pay with the official x402 client:'),
     copyable(cliCall(url), 'CLI command of the paid call'),
-    h('p', { class: 'command-label' }, 'Without payment the same request answers 402 with the terms:'),
-    copyable(termsCurl(url), 'curl command that shows the terms'),
+    paidOnly ? '' : h('p', { class: 'command-label' }, 'Without payment the same request answers 402 with the terms:'),
+    paidOnly ? '' : copyable(termsCurl(url), 'curl command that shows the terms'),
   );
 }
 
@@ -46,21 +52,37 @@ export function termsView(challenge: Challenge): HTMLElement {
     'div',
     { class: 'terms' },
     h('h3', {}, '402 Payment Required: the terms'),
-    h('p', {}, `Pay one of these ${challenge.options.length} options and repeat the request with the payment. `, challenge.resource ? h('span', {}, 'Resource: ', h('code', { class: 'wrap-anywhere' }, challenge.resource)) : ''),
+    h(
+      'p',
+      {},
+      `Pay one of these ${challenge.options.length} options and repeat the request with the payment. `,
+      challenge.resource ? h('span', {}, 'Resource: ', h('code', { class: 'wrap-anywhere' }, challenge.resource)) : '',
+    ),
     h('div', { class: 'term-cards' }, ...cards),
     h('details', {}, h('summary', {}, 'Decoded PAYMENT-REQUIRED header'), jsonBlock(challenge.raw, 'decoded PAYMENT-REQUIRED JSON')),
   );
 }
 
+/** What a preview left out, one line per path: `holders: 3 of 20 shown`, `components: withheld`. */
+export function truncationLines(body: unknown): string[] {
+  const cuts = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).previewTruncated : undefined;
+  if (typeof cuts !== 'object' || cuts === null) return [];
+  return Object.entries(cuts as Record<string, { shown?: number; total?: number; withheld?: boolean }>).map(([path, cut]) =>
+    cut.withheld ? `${path}: withheld` : `${path}: ${cut.shown} of ${cut.total} shown`,
+  );
+}
+
 /** A preview's 200 answer. */
 export function previewView(body: unknown): HTMLElement {
-  const note = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).note ?? (body as Record<string, unknown>).previewNote : undefined;
+  const cuts = truncationLines(body);
   return h(
     'div',
     { class: 'preview' },
     h('h3', {}, 'Free preview'),
-    h('p', {}, 'A truncated answer, marked ', h('code', {}, '"preview": true'), ': no receipt, no ledger entry. The paid call answers in full.'),
-    typeof note === 'string' ? h('p', { class: 'note' }, note) : '',
+    h('p', {}, 'The live answer, marked ', h('code', {}, '"preview": true'), ', without receipt or ledger entry. The paid call answers in full.'),
+    cuts.length > 0
+      ? h('div', { class: 'note' }, h('p', {}, 'Left out of the preview:'), h('ul', {}, ...cuts.map((c) => h('li', {}, h('code', {}, c)))))
+      : h('p', { class: 'note' }, 'Nothing was left out of this one.'),
     jsonBlock(body, 'preview answer JSON'),
   );
 }
@@ -72,7 +94,7 @@ export function failureView(failure: PreviewFailure, url: string): HTMLElement {
     { class: `failure failure-${failure.kind}` },
     h('h3', {}, failure.title),
     ...failure.lines.map((l) => h('p', {}, l)),
-    failure.kind === 'limit' ? commandsView(url) : '',
+    failure.kind === 'limit' ? commandsView(url, true) : '',
   );
 }
 

@@ -40,7 +40,12 @@ export function mountConsole(root: HTMLElement, catalog: readonly ConsoleEndpoin
   const fields = h('div', {});
   const termsButton = h('button', { type: 'button', class: 'secondary' }, 'Show 402 terms');
   const previewButton = h('button', { type: 'submit' }, 'Run free preview');
-  const form = h('form', { id: 'console-form', novalidate: true, 'aria-label': 'Request parameters' }, fields, h('div', { class: 'actions' }, previewButton, termsButton));
+  const form = h(
+    'form',
+    { id: 'console-form', novalidate: true, 'aria-label': 'Request parameters' },
+    fields,
+    h('div', { class: 'actions' }, previewButton, termsButton),
+  );
   const requestLine = h('code', { class: 'request-line wrap-anywhere' });
   const commands = h('div', {});
   const result = h('div', { id: 'console-result', class: 'result', 'aria-live': 'polite' });
@@ -49,11 +54,11 @@ export function mountConsole(root: HTMLElement, catalog: readonly ConsoleEndpoin
     h('div', { class: 'field' }, h('label', { for: 'endpoint-select' }, 'Endpoint'), select),
     meta,
     form,
+    h('h3', { class: 'visually-hidden' }, 'Result'),
+    result,
     h('h3', {}, 'Request'),
     h('p', {}, 'GET ', requestLine),
     commands,
-    h('h3', { class: 'visually-hidden' }, 'Result'),
-    result,
   );
 
   let endpoint = catalog[0]!;
@@ -71,7 +76,13 @@ export function mountConsole(root: HTMLElement, catalog: readonly ConsoleEndpoin
     select.value = endpoint.path;
     paramForm = buildParamForm(endpoint);
     replace(fields, paramForm.element);
-    replace(meta, h('strong', { class: 'price' }, endpoint.price), ' per call · ', h('span', { class: 'category-tag' }, endpoint.category), ` · ${endpoint.summary}`);
+    replace(
+      meta,
+      h('strong', { class: 'price' }, endpoint.price),
+      ' per call · ',
+      h('span', { class: 'category-tag' }, endpoint.category),
+      ` · ${endpoint.summary}`,
+    );
     replace(result);
     refreshRequest();
   };

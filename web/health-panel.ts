@@ -46,7 +46,13 @@ function healthFacts(x: Health): HTMLElement {
     ...(l
       ? fact(
           'Ledger',
-          h('span', {}, `${l.entries ?? 0} entries, head `, h('code', { title: l.chainHeadSha256 ?? '' }, shortHash(l.chainHeadSha256 ?? '')), l.writable === false ? ', NOT writable' : ''),
+          h(
+            'span',
+            {},
+            `${l.entries ?? 0} entries, head `,
+            h('code', { title: l.chainHeadSha256 ?? '' }, shortHash(l.chainHeadSha256 ?? '')),
+            l.writable === false ? ', NOT writable' : '',
+          ),
           l.writable !== false,
         )
       : []),

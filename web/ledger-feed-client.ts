@@ -115,13 +115,17 @@ export function connectLedgerFeed(deps: FeedDeps, handlers: FeedHandlers): () =>
   function connect(): void {
     reconnect = null;
     if (stopped) return;
-    if (deps.openSocket === null) return retry();
+    if (deps.openSocket === null) {
+      retry();
+      return;
+    }
     handlers.state({ mode: 'connecting' });
     let ws: FeedSocket;
     try {
       ws = deps.openSocket(deps.socketUrl);
     } catch {
-      return retry();
+      retry();
+      return;
     }
     let opened = false;
     ws.onopen = () => {

@@ -11,8 +11,7 @@ import { connectLedgerFeed, type FeedCheckpoint, type FeedEntry, type FeedState 
 /** Entries the panel keeps on screen. */
 const SHOWN_ENTRIES = 20;
 
-const hash = (label: string, hex: string | undefined) =>
-  hex ? h('span', { class: 'hash' }, `${label} `, h('code', { title: hex }, shortHash(hex))) : '';
+const hash = (label: string, hex: string | undefined) => (hex ? h('span', { class: 'hash' }, `${label} `, h('code', { title: hex }, shortHash(hex))) : '');
 
 function entryItem(e: FeedEntry): HTMLLIElement {
   const payment = e.kind === 'payment';
@@ -33,9 +32,11 @@ function entryItem(e: FeedEntry): HTMLLIElement {
 
 function stateText(s: FeedState): string {
   if (s.mode === 'live') return 'Live: new entries appear as they are appended.';
-  if (s.mode === 'connecting') return 'Connecting to the live feed…';
+  if (s.mode !== 'retrying') return 'Connecting to the live feed…';
   const seconds = Math.round(s.inMs / 1000);
-  return s.polling ? `Live feed unavailable; reading /ledger every few seconds (next socket attempt in ${seconds} s).` : `Connection lost; reconnecting in ${seconds} s.`;
+  return s.polling
+    ? `Live feed unavailable; reading /ledger every few seconds (next socket attempt in ${seconds} s).`
+    : `Connection lost; reconnecting in ${seconds} s.`;
 }
 
 /** Draws the panel into `root` and starts its connection. */

@@ -36,4 +36,3 @@ export function feedRoutes(feeds: readonly Feed[]): Route[] {
       ),
   }));
 }
-

@@ -61,6 +61,7 @@ export function buildStorefrontHtml(ctx: StorefrontPageContext): string {
 <title>${name}: Solana intelligence paid per call over x402</title>
 <meta name="description" content="Pay-per-call Solana token, wallet and execution intelligence over x402 v2 on Solana or Base, with signed receipts and a public Merkle ledger.">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${escapeHtml(ctx.styleUrl)}">
 <script type="module" src="${escapeHtml(ctx.scriptUrl)}"></script>
 </head>

@@ -33,7 +33,12 @@ export interface StorefrontStackConfig {
 /** Renders the page and builds the routes and the feed over `ledger`. */
 export function createStorefrontStack(config: Readonly<StorefrontStackConfig>, ledger: Pick<Ledger, 'head' | 'recent' | 'onAppend'>): StorefrontStack {
   const { assets } = config;
-  const html = buildStorefrontHtml({ serviceName: config.serviceName, version: config.version, scriptUrl: assets.url('app.js'), styleUrl: assets.url('app.css') });
+  const html = buildStorefrontHtml({
+    serviceName: config.serviceName,
+    version: config.version,
+    scriptUrl: assets.url('app.js'),
+    styleUrl: assets.url('app.css'),
+  });
   const page = encodeBody(html);
   const { routes, prefixRoutes } = createStorefrontRoutes({ assets, page: () => page });
   const feed = createLedgerFeed(ledger);

@@ -86,7 +86,12 @@ describe('GET /preview/<paid path>', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('30');
     const body = await readJson(res);
-    expect(body).toEqual({ error: 'preview_limit_reached', message: expect.stringContaining('/v1/epoch'), retryAfterSeconds: 30, nextPreviewAt: '2026-11-25T00:00:00Z' });
+    expect(body).toEqual({
+      error: 'preview_limit_reached',
+      message: expect.stringContaining('/v1/epoch'),
+      retryAfterSeconds: 30,
+      nextPreviewAt: '2026-11-25T00:00:00Z',
+    });
     expect(body.message).toContain('the next is available at 2026-11-25T00:00:00Z');
     expect((await fetch(`${v4()}/preview/v1/epoch?rate=both`, { method: 'HEAD' })).status).toBe(429);
     const paid = await fetch(`${v4()}/v1/smri?mint=${mint('BONK')}`);

@@ -32,7 +32,10 @@ describe('ledger onAppend', () => {
     const seen: { entry: LedgerEntry; headSize: number; readBack: LedgerEntry | null }[] = [];
     ledger.onAppend((entry) => seen.push({ entry, headSize: ledger.head().treeSize, readBack: ledger.entry(entry.index) }));
     // Concurrent appends share a group commit: each still arrives on its own, in order.
-    const results = await Promise.all([...Array.from({ length: 12 }, (_, i) => ledger.append(payment(i))), ledger.append({ kind: 'audit', event: 'kill-switch.activated' })]);
+    const results = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => ledger.append(payment(i))),
+      ledger.append({ kind: 'audit', event: 'kill-switch.activated' }),
+    ]);
     expect(seen.map((s) => s.entry.index)).toEqual(results.map((r) => r.index));
     expect(seen.map((s) => s.entry.entrySha256)).toEqual(results.map((r) => r.entrySha256));
     for (const s of seen) {
