@@ -64,7 +64,8 @@ function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean
   res.cork(() => {
     writeHead(res, reply);
     // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
-    if (reply.status === 304) res.endWithoutBody(undefined, closeConnection);
+    // Called without arguments: given any, the binding writes a length (a bogus one for undefined).
+    if (reply.status === 304) res.endWithoutBody();
     else res.end(reply.body, closeConnection);
   });
 }
