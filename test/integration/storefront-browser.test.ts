@@ -14,7 +14,15 @@ import { usePaidService } from '../helpers/paid-fixture.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with apt when it is missing. */
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Where the screenshots go (gitignored). */
 const OUTPUT_DIR = new URL('../../test-output/', import.meta.url);
 /** Waiting on the page, under a loaded machine (an upper bound, never a timing assertion). */
@@ -66,7 +74,10 @@ describe('the storefront in Chromium', () => {
   });
 
   it('builds a request: its curl command, and the decoded 402 for both networks', async () => {
-    await pick('/v1/epoch');
+    // The catalog's "Try it" link picks its endpoint in the console and moves the focus there.
+    await page.locator('#endpoint-v1-epoch a.try').click();
+    await expect.poll(() => page.locator('#endpoint-select').inputValue()).toBe('/v1/epoch');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('endpoint-select');
     await page.selectOption('#param-rate', 'alt');
     const url = `${paid.url}/v1/epoch?rate=alt`;
     await expect.poll(() => page.locator('#console .request-line').innerText()).toBe(url);
@@ -167,7 +178,9 @@ describe('the storefront in Chromium', () => {
     expect(await plain.locator('#catalog article.endpoint').count()).toBe(CATALOG.length);
     expect(await plain.locator('#endpoint-v1-decision').innerText()).toContain('$0.05');
     await plain.locator('#endpoint-v1-decision summary').click();
-    expect(await plain.locator('#endpoint-v1-decision dl.params').innerText()).toMatch(/policy\s+optional[\s\S]*one of conservative, bluechip, anti-rug, degen/);
+    expect(await plain.locator('#endpoint-v1-decision dl.params').innerText()).toMatch(
+      /policy\s+optional[\s\S]*one of conservative, bluechip, anti-rug, degen/,
+    );
     expect(await plain.locator('#console noscript').count()).toBe(1);
     expect(await plain.locator('.js-only').first().isVisible()).toBe(false);
     await context.close();

@@ -59,7 +59,10 @@ describe('the page at /', () => {
     const html = res.body.toString();
     for (const e of CATALOG) expect(html).toContain(`<code>${e.path}</code></h4><span class="price">${formatUsd(e.priceUnits)}`);
     // No inline script: the only <script> with code is the bundle; the catalog data is JSON.
-    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.trim())).toEqual([expect.stringMatching(/^type="module" src="\/assets\//), 'type="application/json" id="catalog-data"']);
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.trim())).toEqual([
+      expect.stringMatching(/^type="module" src="\/assets\//),
+      'type="application/json" id="catalog-data"',
+    ]);
     expect(assetLinks(html)).toHaveLength(2);
   });
 
