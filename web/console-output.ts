@@ -5,12 +5,13 @@
 import type { Challenge } from './challenge.ts';
 import { copyable, h, jsonBlock } from './dom.ts';
 import type { PreviewFailure } from './preview-result.ts';
-import { cliCall, paidCurl, termsCurl } from './shell.ts';
+import { type BuiltRequest, cliCall, paidCurl, requestUrl, termsCurl } from './shell.ts';
 
 const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
 
-/** The commands that call `url`: the paid call with curl, the CLI, and (unless `paidOnly`) the terms. */
-export function commandsView(url: string, paidOnly = false): HTMLElement {
+/** The commands of a request: the paid call with curl, the CLI, and (unless `paidOnly`) the terms. */
+export function commandsView(request: BuiltRequest, paidOnly = false): HTMLElement {
+  const url = requestUrl(request);
   return h(
     'div',
     { class: 'commands' },
@@ -23,7 +24,7 @@ export function commandsView(url: string, paidOnly = false): HTMLElement {
     ),
     copyable(paidCurl(url), 'curl command of the paid call'),
     h('p', { class: 'command-label' }, 'Or let the CLI pay with the official x402 client:'),
-    copyable(cliCall(url), 'CLI command of the paid call'),
+    copyable(cliCall(request), 'CLI command of the paid call'),
     paidOnly ? '' : h('p', { class: 'command-label' }, 'Without payment the same request answers 402 with the terms:'),
     paidOnly ? '' : copyable(termsCurl(url), 'curl command that shows the terms'),
   );
@@ -88,13 +89,13 @@ export function previewView(body: unknown): HTMLElement {
 }
 
 /** A refused request (preview or terms), with the paid way when the preview quota is used up. */
-export function failureView(failure: PreviewFailure, url: string): HTMLElement {
+export function failureView(failure: PreviewFailure, request: BuiltRequest): HTMLElement {
   return h(
     'div',
     { class: `failure failure-${failure.kind}` },
     h('h3', {}, failure.title),
     ...failure.lines.map((l) => h('p', {}, l)),
-    failure.kind === 'limit' ? commandsView(url, true) : '',
+    failure.kind === 'limit' ? commandsView(request, true) : '',
   );
 }
 

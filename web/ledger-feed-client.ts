@@ -78,77 +78,111 @@ export function dispatchMessage(data: unknown, handlers: Pick<FeedHandlers, 'ent
     handlers.checkpoint({ treeSize: m.treeSize, rootSha256: String(m.rootSha256), chainHead: String(m.chainHead) });
 }
 
-/** Starts the connection; returns its stop. */
-export function connectLedgerFeed(deps: FeedDeps, handlers: FeedHandlers): () => void {
-  let failures = 0;
-  let socket: FeedSocket | null = null;
-  let reconnect: unknown = null;
-  let poller: unknown = null;
-  let stopped = false;
-
+/** Reads /ledger every POLL_INTERVAL_MS while `wanted()` holds (the socket is down). */
+function createPoller(deps: FeedDeps, handlers: FeedHandlers, wanted: () => boolean) {
+  let timer: unknown = null;
   const poll = async () => {
-    poller = null;
+    timer = null;
     try {
       const body = (await deps.fetchJson(deps.pollUrl)) as { entries?: FeedEntry[]; treeSize?: number; merkleRootSha256?: string; chainHeadSha256?: string };
-      if (stopped || socket) return;
+      if (!wanted()) return;
       for (const e of body.entries ?? []) handlers.entry(e);
       if (typeof body.treeSize === 'number')
         handlers.checkpoint({ treeSize: body.treeSize, rootSha256: String(body.merkleRootSha256), chainHead: String(body.chainHeadSha256) });
     } catch {
       // The next poll tries again; the state line already says the feed is down.
     }
-    if (!stopped && !socket && poller === null) poller = deps.setTimer(() => void poll(), POLL_INTERVAL_MS);
+    if (wanted() && timer === null) timer = deps.setTimer(() => void poll(), POLL_INTERVAL_MS);
   };
-  const stopPolling = () => {
-    if (poller !== null) deps.clearTimer(poller);
-    poller = null;
+  return {
+    /** Polls now and then on, unless already polling. */
+    start: () => {
+      if (timer === null) void poll();
+    },
+    stop: () => {
+      if (timer !== null) deps.clearTimer(timer);
+      timer = null;
+    },
   };
-  const retry = () => {
-    failures += 1;
-    const polling = deps.openSocket === null || failures >= POLL_AFTER_FAILURES;
-    if (polling && poller === null) void poll();
-    if (deps.openSocket === null) return handlers.state({ mode: 'retrying', inMs: POLL_INTERVAL_MS, polling: true });
-    const inMs = backoffMs(failures);
-    handlers.state({ mode: 'retrying', inMs, polling });
-    reconnect = deps.setTimer(connect, inMs);
-  };
-  function connect(): void {
-    reconnect = null;
-    if (stopped) return;
-    if (deps.openSocket === null) {
-      retry();
-      return;
-    }
-    handlers.state({ mode: 'connecting' });
+}
+
+/** The socket's life: connect, reconnect with backoff, poll meanwhile after repeated failures. */
+class FeedConnection {
+  private failures = 0;
+  private socket: FeedSocket | null = null;
+  private reconnect: unknown = null;
+  private stopped = false;
+  private readonly poller: ReturnType<typeof createPoller>;
+
+  constructor(
+    private readonly deps: FeedDeps & { readonly openSocket: NonNullable<FeedDeps['openSocket']> },
+    private readonly handlers: FeedHandlers,
+  ) {
+    this.poller = createPoller(deps, handlers, () => !this.stopped && this.socket === null);
+  }
+
+  connect(): void {
+    this.reconnect = null;
+    if (this.stopped) return;
+    this.handlers.state({ mode: 'connecting' });
     let ws: FeedSocket;
     try {
-      ws = deps.openSocket(deps.socketUrl);
+      ws = this.deps.openSocket(this.deps.socketUrl);
     } catch {
-      retry();
+      this.retry();
       return;
     }
     let opened = false;
     ws.onopen = () => {
       opened = true;
-      failures = 0;
-      socket = ws;
-      stopPolling();
-      handlers.state({ mode: 'live' });
+      this.failures = 0;
+      this.socket = ws;
+      this.poller.stop();
+      this.handlers.state({ mode: 'live' });
     };
-    ws.onmessage = (ev) => dispatchMessage(ev.data, handlers);
-    ws.onclose = () => {
-      if (socket === ws) socket = null;
-      if (stopped) return;
-      // A socket that was open starts the backoff over: the first retry is quick.
-      if (opened) failures = 0;
-      retry();
+    ws.onmessage = (ev) => dispatchMessage(ev.data, this.handlers);
+    ws.onclose = () => this.closed(ws, opened);
+  }
+
+  private closed(ws: FeedSocket, wasOpen: boolean): void {
+    if (this.socket === ws) this.socket = null;
+    if (this.stopped) return;
+    // A socket that was open starts the backoff over: the first retry is quick.
+    if (wasOpen) this.failures = 0;
+    this.retry();
+  }
+
+  private retry(): void {
+    this.failures += 1;
+    const polling = this.failures >= POLL_AFTER_FAILURES;
+    if (polling) this.poller.start();
+    const inMs = backoffMs(this.failures);
+    this.handlers.state({ mode: 'retrying', inMs, polling });
+    this.reconnect = this.deps.setTimer(() => this.connect(), inMs);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.reconnect !== null) this.deps.clearTimer(this.reconnect);
+    this.poller.stop();
+    this.socket?.close();
+  }
+}
+
+/** Starts the connection (or, without WebSocket, the polling); returns its stop. */
+export function connectLedgerFeed(deps: FeedDeps, handlers: FeedHandlers): () => void {
+  const openSocket = deps.openSocket;
+  if (openSocket === null) {
+    let stopped = false;
+    const poller = createPoller(deps, handlers, () => !stopped);
+    poller.start();
+    handlers.state({ mode: 'retrying', inMs: POLL_INTERVAL_MS, polling: true });
+    return () => {
+      stopped = true;
+      poller.stop();
     };
   }
-  connect();
-  return () => {
-    stopped = true;
-    if (reconnect !== null) deps.clearTimer(reconnect);
-    stopPolling();
-    socket?.close();
-  };
+  const connection = new FeedConnection({ ...deps, openSocket }, handlers);
+  connection.connect();
+  return () => connection.stop();
 }

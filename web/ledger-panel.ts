@@ -39,6 +39,23 @@ function stateText(s: FeedState): string {
     : `Connection lost; reconnecting in ${seconds} s.`;
 }
 
+/** Adds entries to `list` newest first, once each, keeping the newest SHOWN_ENTRIES. */
+function entryList(list: HTMLElement, empty: HTMLElement): (e: FeedEntry) => void {
+  const seen = new Set<number>();
+  return (e) => {
+    if (seen.has(e.index)) return;
+    seen.add(e.index);
+    empty.hidden = true;
+    const after = [...list.children].find((li) => Number((li as HTMLElement).dataset.index) < e.index) ?? null;
+    list.insertBefore(entryItem(e), after);
+    while (list.children.length > SHOWN_ENTRIES) {
+      const last = list.lastElementChild as HTMLElement;
+      seen.delete(Number(last.dataset.index));
+      last.remove();
+    }
+  };
+}
+
 /** Draws the panel into `root` and starts its connection. */
 export function mountLedgerPanel(root: HTMLElement): void {
   const status = h('p', { class: 'feed-state', role: 'status' }, 'Connecting…');
@@ -48,20 +65,7 @@ export function mountLedgerPanel(root: HTMLElement): void {
   const empty = h('p', { class: 'hint' }, 'No entries yet: a paid call adds one.');
   replace(root, status, checkpoint, h('h3', { class: 'visually-hidden' }, 'Newest entries'), empty, log);
 
-  const seen = new Set<number>();
-  const addEntry = (e: FeedEntry) => {
-    if (seen.has(e.index)) return;
-    seen.add(e.index);
-    empty.hidden = true;
-    const item = entryItem(e);
-    const after = [...list.children].find((li) => Number((li as HTMLElement).dataset.index) < e.index) ?? null;
-    list.insertBefore(item, after);
-    while (list.children.length > SHOWN_ENTRIES) {
-      const last = list.lastElementChild as HTMLElement;
-      seen.delete(Number(last.dataset.index));
-      last.remove();
-    }
-  };
+  const addEntry = entryList(list, empty);
   const setCheckpoint = (c: FeedCheckpoint) => {
     replace(
       checkpoint,

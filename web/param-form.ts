@@ -83,6 +83,25 @@ function customProblem(p: ConsoleParam, value: string): string {
   return listProblem(p, value) ?? '';
 }
 
+/** Shows the service's refusal under the field, ties it to the field and focuses the field. */
+function markField(control: Control, message: string): void {
+  const error = document.getElementById(`${control.id}-error`);
+  if (error) {
+    error.textContent = message;
+    error.hidden = false;
+  }
+  control.setAttribute('aria-invalid', 'true');
+  control.setAttribute('aria-describedby', `${control.id}-error ${control.id}-hint`);
+  control.focus();
+}
+
+function unmarkField(control: Control): void {
+  control.removeAttribute('aria-invalid');
+  control.setAttribute('aria-describedby', `${control.id}-hint`);
+  const error = document.getElementById(`${control.id}-error`);
+  if (error) error.hidden = true;
+}
+
 /** Builds the form of `endpoint`. */
 export function buildParamForm(endpoint: ConsoleEndpoint): ParamForm {
   const controls = new Map<string, Control>();
@@ -94,17 +113,10 @@ export function buildParamForm(endpoint: ConsoleEndpoint): ParamForm {
     controls.set(p.name, control);
     control.addEventListener('input', () => {
       control.setCustomValidity(customProblem(p, control.value));
-      unmark(control);
+      unmarkField(control);
     });
     element.append(row);
   }
-  const errorOf = (control: Control) => document.getElementById(`${control.id}-error`);
-  const unmark = (control: Control) => {
-    control.removeAttribute('aria-invalid');
-    control.setAttribute('aria-describedby', `${control.id}-hint`);
-    const error = errorOf(control);
-    if (error) error.hidden = true;
-  };
   return {
     element,
     controls,
@@ -119,18 +131,10 @@ export function buildParamForm(endpoint: ConsoleEndpoint): ParamForm {
     },
     markInvalid(param, message) {
       const control = controls.get(param);
-      if (!control) return;
-      const error = errorOf(control);
-      if (error) {
-        error.textContent = message;
-        error.hidden = false;
-      }
-      control.setAttribute('aria-invalid', 'true');
-      control.setAttribute('aria-describedby', `${control.id}-error ${control.id}-hint`);
-      control.focus();
+      if (control) markField(control, message);
     },
     clearMarks: () => {
-      for (const c of controls.values()) unmark(c);
+      for (const c of controls.values()) unmarkField(c);
     },
   };
 }

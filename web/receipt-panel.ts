@@ -46,8 +46,8 @@ function reportView(report: CheckReport, what: string): HTMLElement {
 const failed = (what: string, reason: string) =>
   h('div', { class: 'report report-fail' }, h('h3', { class: 'verdict' }, `${what}: NOT VERIFIED`), h('p', {}, reason));
 
-/** Draws the panel into `root`. */
-export function mountReceiptPanel(root: HTMLElement): void {
+/** The two forms of the panel: a receipt (and optional body), or a ledger index. */
+function receiptForms() {
   const receipt = h('textarea', { id: 'receipt-input', rows: 5, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'receipt-input-hint' });
   const bodyFile = h('input', { id: 'receipt-body', type: 'file', 'aria-describedby': 'receipt-body-hint' });
   const verify = h('button', { type: 'submit' }, 'Verify in this browser');
@@ -60,42 +60,50 @@ export function mountReceiptPanel(root: HTMLElement): void {
     h('p', { id: 'receipt-body-hint', class: 'hint' }, 'The exact bytes of the paid answer; its SHA-256 is then checked against the receipt too.'),
     h('div', { class: 'actions' }, verify),
   );
-  const indexInput = h('input', { id: 'proof-index', type: 'number', min: 0, step: 1, required: true, inputmode: 'numeric' });
+  const index = h('input', { id: 'proof-index', type: 'number', min: 0, step: 1, required: true, inputmode: 'numeric' });
   const indexButton = h('button', { type: 'submit', class: 'secondary' }, 'Check inclusion');
   const indexForm = h(
     'form',
     { id: 'proof-form', class: 'inline-form', 'aria-label': 'Check a ledger entry' },
-    h('div', { class: 'field' }, h('label', { for: 'proof-index' }, 'Or check ledger entry #'), indexInput),
+    h('div', { class: 'field' }, h('label', { for: 'proof-index' }, 'Or check ledger entry #'), index),
     h('div', { class: 'actions' }, indexButton),
   );
-  const result = h('div', { id: 'receipt-result', class: 'result', 'aria-live': 'polite' });
-  replace(root, form, indexForm, result);
+  return { receipt, bodyFile, verify, form, index, indexButton, indexForm };
+}
 
-  const run = async (button: HTMLButtonElement, work: () => Promise<HTMLElement>) => {
-    button.disabled = true;
-    result.setAttribute('aria-busy', 'true');
-    try {
-      replace(result, await work());
-    } catch (err) {
-      replace(result, failed('Check', `the service could not be reached (${err instanceof Error ? err.message : String(err)})`));
-    } finally {
-      button.disabled = false;
-      result.removeAttribute('aria-busy');
-    }
-  };
-  form.addEventListener('submit', (event) => {
+/** Runs one check: disables its button meanwhile and writes the report it returns. */
+async function runCheck(result: HTMLElement, button: HTMLButtonElement, work: () => Promise<HTMLElement>): Promise<void> {
+  button.disabled = true;
+  result.setAttribute('aria-busy', 'true');
+  try {
+    replace(result, await work());
+  } catch (err) {
+    replace(result, failed('Check', `the service could not be reached (${err instanceof Error ? err.message : String(err)})`));
+  } finally {
+    button.disabled = false;
+    result.removeAttribute('aria-busy');
+  }
+}
+
+/** Draws the panel into `root`. */
+export function mountReceiptPanel(root: HTMLElement): void {
+  const ui = receiptForms();
+  const result = h('div', { id: 'receipt-result', class: 'result', 'aria-live': 'polite' });
+  replace(root, ui.form, ui.indexForm, result);
+  ui.form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void run(verify, async () => {
-      const parsed = parseReceipt(receipt.value);
+    void runCheck(result, ui.verify, async () => {
+      const parsed = parseReceipt(ui.receipt.value);
       if (!parsed.ok) return failed('Receipt', parsed.reason);
-      const file = bodyFile.files?.[0];
+      const file = ui.bodyFile.files?.[0];
       const options = file ? { body: new Uint8Array(await file.arrayBuffer()) } : {};
       return reportView(await verifyReceipt(parsed.receipt, trustFetch, options), 'Receipt');
     });
   });
-  indexForm.addEventListener('submit', (event) => {
+  ui.indexForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (!indexInput.reportValidity()) return;
-    void run(indexButton, async () => reportView(await verifyProofAt(Number(indexInput.value), trustFetch), `Ledger entry #${indexInput.value}`));
+    if (!ui.index.reportValidity()) return;
+    const index = Number(ui.index.value);
+    void runCheck(result, ui.indexButton, async () => reportView(await verifyProofAt(index, trustFetch), `Ledger entry #${index}`));
   });
 }

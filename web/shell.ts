@@ -22,7 +22,22 @@ export function paidCurl(url: string): string {
   return `curl -sS -D - -H "PAYMENT-SIGNATURE: $PAYMENT" ${shellQuote(url)}`;
 }
 
-/** The same paid call through the project's CLI, which pays with the official x402 client. */
-export function cliCall(url: string): string {
-  return `npx x402-intel call ${shellQuote(url)}`;
+/** One request as the console built it. */
+export interface BuiltRequest {
+  /** `http://127.0.0.1:8402`: the origin the page was loaded from. */
+  readonly origin: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+}
+
+/** The full URL of a built request. */
+export function requestUrl(r: BuiltRequest): string {
+  const q = r.query.toString();
+  return `${r.origin}${r.path}${q ? `?${q}` : ''}`;
+}
+
+/** The same paid call through the project's CLI (`x402-intel call <path> --<param> <value> ... --url <base>`), which pays with the official x402 client. */
+export function cliCall(r: BuiltRequest): string {
+  const params = [...r.query].map(([name, value]) => ` --${name} ${shellQuote(value)}`).join('');
+  return `npx x402-intel call ${shellQuote(r.path)}${params} --url ${shellQuote(r.origin)}`;
 }

@@ -119,7 +119,7 @@ describe('the storefront in Chromium', () => {
     await expect.poll(resultText).toContain('Free preview used up for today');
     const text = await resultText();
     expect(text).toMatch(/Next free preview: .+ \(in .+; Retry-After: \d+ s\)/);
-    expect(text).toContain(`npx x402-intel call '${paid.url}/v1/smri?mint=${BONK}'`);
+    expect(text).toContain(`npx x402-intel call /v1/smri --mint ${BONK} --url ${paid.url}`);
   });
 
   it('shows a payment made with the official x402 client live in the ledger panel, without reload', async () => {

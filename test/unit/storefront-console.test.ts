@@ -9,7 +9,7 @@ import { chainName, decodeChallenge } from '../../web/challenge.ts';
 import { duration, shortHash } from '../../web/format.ts';
 import { backoffMs, connectLedgerFeed, type FeedDeps, type FeedSocket, POLL_AFTER_FAILURES, POLL_INTERVAL_MS } from '../../web/ledger-feed-client.ts';
 import { describePreviewFailure } from '../../web/preview-result.ts';
-import { cliCall, paidCurl, shellQuote, termsCurl } from '../../web/shell.ts';
+import { cliCall, paidCurl, requestUrl, shellQuote, termsCurl } from '../../web/shell.ts';
 
 describe('shell quoting', () => {
   it.each(['http://h:1/v1/smri?mint=abc&x=1', "it's", 'a b', '$HOME', '`id`', "'", '', 'plain-word_1.2'])('%j reaches the program unchanged', (word) => {
@@ -17,11 +17,20 @@ describe('shell quoting', () => {
     expect(echoed).toBe(word);
   });
 
-  it('builds the commands around the quoted URL', () => {
-    const url = 'http://127.0.0.1:8402/v1/epoch?rate=both';
+  it('builds the commands around the quoted URL, and the CLI call from path and parameters', () => {
+    const request = { origin: 'http://127.0.0.1:8402', path: '/v1/decision', query: new URLSearchParams({ mint: 'Dez', action: "buy it's" }) };
+    const url = requestUrl(request);
+    expect(url).toBe('http://127.0.0.1:8402/v1/decision?mint=Dez&action=buy+it%27s');
     expect(termsCurl(url)).toBe(`curl -i '${url}'`);
     expect(paidCurl(url)).toBe(`curl -sS -D - -H "PAYMENT-SIGNATURE: $PAYMENT" '${url}'`);
-    expect(cliCall(url)).toBe(`npx x402-intel call '${url}'`);
+    expect(cliCall(request)).toBe(`npx x402-intel call /v1/decision --mint Dez --action 'buy it'\\''s' --url http://127.0.0.1:8402`);
+    expect(cliCall({ ...request, path: '/v1/epoch', query: new URLSearchParams() })).toBe('npx x402-intel call /v1/epoch --url http://127.0.0.1:8402');
+    // What the CLI receives, as a shell splits the line.
+    const argv = execFileSync('sh', ['-c', `printf '%s\\n' ${cliCall(request).slice('npx '.length)}`])
+      .toString()
+      .trimEnd()
+      .split('\n');
+    expect(argv).toEqual(['x402-intel', 'call', '/v1/decision', '--mint', 'Dez', '--action', "buy it's", '--url', 'http://127.0.0.1:8402']);
   });
 });
 
