@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   invalid_parameter: 400,
   missing_parameter: 400,
   repeated_parameter: 400,
+  /** A parameter the endpoint does not define: refused, since a misspelt optional rule would otherwise be dropped in silence. */
+  unknown_parameter: 400,
   invalid_transaction: 400,
   invalid_request: 400,
   unauthorized: 401,
@@ -51,6 +53,7 @@ interface RequiredDetails {
   readonly invalid_parameter: ParamDetails;
   readonly missing_parameter: ParamDetails;
   readonly repeated_parameter: ParamDetails;
+  readonly unknown_parameter: ParamDetails;
   readonly invalid_transaction: ParamDetails;
 }
 

@@ -1,12 +1,17 @@
 /**
  * Composition root: loadConfig -> start the embedded localnet when no upstream is configured ->
- * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish and exit 0.
+ * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish (for at most
+ * the drain time), close the ledger, then the upstreams, and exit 0; a second signal exits at once.
  * The only place the service reaches the localnet package, and only through a dynamic import, so
  * mainnet mode never loads LiteSVM, EDR or the gRPC server.
  */
 import { helpText, loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
-import { startService, type Upstreams } from './service.ts';
+import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
+import { startService, UPSTREAM_CLOSE_MS, type Upstreams } from './service.ts';
+
+/** The latest a SIGINT/SIGTERM exits: the drain, the state files, the upstreams, and a margin. */
+const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + ABORT_GRACE_MS + UPSTREAM_CLOSE_MS + 5_000;
 
 interface Closeable {
   close(): Promise<void>;
@@ -43,10 +48,19 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      console.error(`${signal} again: exiting at once`);
+      process.exit(1);
+    }
     stopping = true;
-    console.log(`${signal}: draining in-flight requests`);
-    await service.close();
+    console.log(`${signal}: draining in-flight requests (at most ${DRAIN_TIMEOUT_MS / 1000} s; a second signal exits at once)`);
+    // The close is bounded by construction; this backstop holds even if a part of it is not.
+    setTimeout(() => {
+      console.error(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    const { unclosed } = await service.close();
+    if (unclosed.length > 0) console.error(`not closed in time, left to the exit: ${unclosed.join(', ')} (the ledger is closed)`);
     await localnet?.close();
     console.log('stopped');
     process.exit(0);
@@ -61,6 +75,8 @@ main().catch((err: unknown) => {
     console.error('run with --help for the list of options');
     process.exit(2);
   }
-  console.error(err instanceof Error ? `fatal: ${err.message}` : err);
+  // undici's "fetch failed" says nothing by itself: the system error (code, address) is its cause.
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  console.error(err instanceof Error ? `fatal: ${err.message}${cause}` : err);
   process.exit(1);
 });

@@ -87,7 +87,8 @@ export interface RunningService {
   /** Admin listener (kill switch) on 127.0.0.1, and where its bearer token is stored (never the token). */
   readonly adminUrl: string;
   readonly adminTokenPath: string | null;
-  close(): Promise<void>;
+  /** Graceful and bounded: see CloseReport. */
+  close(): Promise<CloseReport>;
 }
 
 function renderDocuments(ctx: DiscoveryContext): Documents {
@@ -97,6 +98,30 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
     llmsTxt: buildLlmsTxt(ctx),
     pricingHtml: buildPricingHtml(ctx),
   };
+}
+
+/** How long close() waits for each upstream connection set (and the pool) once the ledger is closed, ms. */
+export const UPSTREAM_CLOSE_MS = 3_000;
+
+/** What close() could not finish within its time: nothing when every part closed. */
+export interface CloseReport {
+  readonly unclosed: readonly string[];
+}
+
+/** Null when `closing` settles within UPSTREAM_CLOSE_MS, else `what` (left to the process exit). */
+function closeWithin(what: string, closing: Promise<unknown>): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(what), UPSTREAM_CLOSE_MS);
+    timer.unref();
+  });
+  return Promise.race([
+    closing.then(
+      () => null,
+      () => null,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
@@ -167,6 +192,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         timing: timing.status(),
         ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
         ...trust.status(),
+        preview: { clientsToday: previewQuota.size(), writable: previewQuota.failure() === null },
       }),
     }),
     ...createTrustRoutes({
@@ -189,12 +215,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     freeRoutes: routes,
   });
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
-  const server = createHttpServer({
-    routes: [...routes, mcp.route, ...storefront.routes],
-    prefixRoutes: [preview, ...storefront.prefixRoutes],
-    feeds: storefront.feeds,
-    onResponse: (status, ms) => metrics.record(status, ms),
-  });
+  const server = createHttpServer({ ...storefront.serve([...routes, mcp.route], [preview]), onResponse: (status, ms) => metrics.record(status, ms) });
   storefront.start(server);
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -209,16 +230,21 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   });
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch });
   const adminPort = await admin.listen();
-  async function close(): Promise<void> {
+  /**
+   * Bounded whatever the upstreams do: the front ends drain (at most DRAIN_TIMEOUT_MS, then the
+   * stragglers are aborted), the state files close next (nothing appends once no request runs),
+   * and only then the upstream connections and the pool, each given UPSTREAM_CLOSE_MS.
+   */
+  async function close(): Promise<CloseReport> {
     storefront.close();
     await Promise.all([server.close(), admin.close()]);
     await previewQuota.close();
     await mcp.close();
     blockhashes.close();
-    await Promise.all(groups.map((g) => g.close?.()));
     await payments.replayGuard.close();
     await ledger.close();
-    await pool.close();
+    const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);
+    return { unclosed: late.filter((what): what is string => what !== null) };
   }
   return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl: `http://127.0.0.1:${adminPort}`, adminTokenPath: admin.tokenPath, close };
 }

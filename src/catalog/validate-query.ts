@@ -11,7 +11,7 @@ import type { EndpointEntry } from './endpoints.ts';
 import { enumValues, MAX_MULT, MAX_TRANSACTION_BYTES, paramType, type ParamCheck, type TSchema } from './params.ts';
 
 /** Why a query is refused: a parameter error naming the parameter. */
-export type QueryError = ErrorBody<'invalid_parameter' | 'missing_parameter' | 'repeated_parameter'>;
+export type QueryError = ErrorBody<'invalid_parameter' | 'missing_parameter' | 'repeated_parameter' | 'unknown_parameter'>;
 
 export type QueryResult = { readonly ok: true; readonly value: Readonly<Record<string, unknown>> } | { readonly ok: false; readonly error: QueryError };
 
@@ -37,12 +37,23 @@ export function parseQueryString(query: string): { ok: true; params: Map<string,
   return { ok: true, params };
 }
 
-function splitList(raw: string): string[] {
-  return [...new Set(raw.split(',').map((s) => s.trim()))];
+/**
+ * The error for the first parameter not in `accepted`, or null. Unknown parameters are refused,
+ * not ignored: a misspelt optional parameter (a firewall rule, a slippage bound) would otherwise
+ * be dropped in silence and the caller would act on an answer to a question it did not ask.
+ */
+export function unknownParameter(params: ReadonlyMap<string, string>, accepted: readonly string[]): QueryError | null {
+  for (const name of params.keys()) {
+    if (accepted.includes(name)) continue;
+    const known = accepted.length === 0 ? 'this endpoint takes no parameters' : `accepted: ${accepted.join(', ')}`;
+    return { error: 'unknown_parameter', param: name.slice(0, 64), message: `"${name.slice(0, 64)}" is not a parameter of this endpoint; ${known}` };
+  }
+  return null;
 }
 
 function checkList(name: string, raw: string, schema: TSchema, check: ParamCheck): { ok: true; value: unknown } | { ok: false; result: QueryResult } {
-  const items = splitList(raw);
+  const sent = raw.split(',').map((s) => s.trim());
+  const items = [...new Set(sent)];
   const max = (schema as { 'x-maxItems'?: number })['x-maxItems'] ?? Infinity;
   if (items.some((s) => s === '')) return { ok: false, result: invalid(name, `${name} has an empty element`) };
   if (items.length > max) return { ok: false, result: invalid(name, `${name} has ${items.length} distinct elements; at most ${max} are allowed`) };
@@ -60,7 +71,9 @@ function checkList(name: string, raw: string, schema: TSchema, check: ParamCheck
       };
     return { ok: true, value: nums };
   }
-  return { ok: true, value: items };
+  // A plain list keeps what was sent, duplicates included: the answer reports how many elements
+  // the caller sent beside how many distinct ones were evaluated (the limit counts distinct ones).
+  return { ok: true, value: check === 'string-list' ? sent : items };
 }
 
 function checkBase64Transaction(name: string, raw: string): QueryResult | null {
@@ -119,6 +132,7 @@ function rawTypeProblem(name: string, schema: TSchema, raw: string): string | nu
 }
 
 interface CompiledQuery {
+  readonly names: readonly string[];
   readonly properties: ReadonlyArray<readonly [string, TSchema, boolean]>;
   readonly check: (name: string, schema: TSchema, value: unknown) => string | null;
 }
@@ -132,6 +146,7 @@ function compileQuery(query: TSchema): CompiledQuery {
   const required = new Set((query as { required?: string[] }).required ?? []);
   const validators = new Map(Object.entries(props).map(([name, schema]) => [name, Compile(schema)]));
   const result: CompiledQuery = {
+    names: Object.keys(props),
     properties: Object.entries(props).map(([name, schema]) => [name, schema, required.has(name)] as const),
     check(name, _schema, value) {
       const v = validators.get(name)!;
@@ -153,13 +168,15 @@ function rawValue(raw: string | undefined, schema: TSchema): string | undefined 
   return raw.replaceAll(' ', '+');
 }
 
-/** Validates and converts the query of a paid request. Unknown parameters are ignored. */
+/** Validates and converts the query of a paid request; a parameter the endpoint does not define is refused. */
 export function validateQuery(entry: EndpointEntry, rawQuery: string): QueryResult {
   if (rawQuery.length > MAX_QUERY_BYTES)
     return { ok: false, error: { error: 'invalid_parameter', param: '*', message: `query string exceeds ${MAX_QUERY_BYTES} bytes` } };
   const parsed = parseQueryString(rawQuery);
   if (!parsed.ok) return parsed;
   const q = compileQuery(entry.query);
+  const unknown = unknownParameter(parsed.params, q.names);
+  if (unknown) return { ok: false, error: unknown };
   const out: Record<string, unknown> = {};
   for (const [name, schema, required] of q.properties) {
     const raw = rawValue(parsed.params.get(name), schema);

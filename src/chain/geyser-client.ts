@@ -78,13 +78,23 @@ export function describeGeyserError(error: unknown): string {
   return detail ? `${error.message}: ${detail}` : error.message;
 }
 
-/** Rejects when `promise` takes longer than the connect timeout (a wedged channel must not stall the loop). */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
+/**
+ * Rejects when `promise` takes longer than the connect timeout (a wedged channel must not stall
+ * the loop) or when `stop` fires (close() must not wait for a call to a server that hangs).
+ */
+function within<T>(promise: Promise<T>, what: string, stop: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`geyser ${what} did not complete within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    onStop = () => reject(new Error(`geyser ${what} abandoned: the stream is closing`));
+    if (stop.aborted) onStop();
+    else stop.addEventListener('abort', onStop, { once: true });
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (onStop) stop.removeEventListener('abort', onStop);
+  });
 }
 
 /** Builds the stream manager; nothing connects before `start()`. */
@@ -116,7 +126,7 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
         grpcHttp2KeepAliveInterval: 15_000,
         grpcKeepAliveTimeout: 10_000,
       });
-      await within(fresh.connect(), 'connect');
+      await within(fresh.connect(), 'connect', stop.signal);
       client = fresh;
     }
     return client;
@@ -126,8 +136,8 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
   async function session(): Promise<void> {
     const connection = await connected();
     const resumeFrom = resume && progress.lastConfirmed !== null ? progress.lastConfirmed + 1 : null;
-    progress.replayUntil = resumeFrom === null ? null : Number((await within(connection.getSlot(CommitmentLevel.PROCESSED), 'getSlot')).slot);
-    await watch(await within(connection.subscribe(), 'subscribe'), resumeFrom);
+    progress.replayUntil = resumeFrom === null ? null : Number((await within(connection.getSlot(CommitmentLevel.PROCESSED), 'getSlot', stop.signal)).slot);
+    await watch(await within(connection.subscribe(), 'subscribe', stop.signal), resumeFrom);
   }
 
   /** Subscribes on `stream`, routes its updates, pings, and tears it down when stale or stopped. */
@@ -148,6 +158,9 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       stream.on('error', (error: Error) => finish(error));
       stream.on('close', () => finish());
       stream.on('data', (update: SubscribeUpdate) => router.route(update, answerPing));
+      // A close() that came while connecting fired before this listener: an 'abort' never comes,
+      // and a stream from a live server would then run (and hold close()) forever.
+      if (stop.signal.aborted) return void stream.destroy();
       stop.signal.addEventListener('abort', onStop);
       stream.write(timingSubscribeRequest(resumeFrom), (error?: Error | null) => {
         if (error) return void stream.destroy(error);

@@ -5,6 +5,7 @@
 import type { SupportedKinds } from '../x402/x402-types.ts';
 import type { MetricsSnapshot } from './request-metrics.ts';
 import type { Route } from './route.ts';
+import { parameterless } from './trust-query.ts';
 
 export interface Documents {
   readonly wellKnown: string;
@@ -37,7 +38,7 @@ const documentRoute = (path: string, type: string, body: () => string): Route =>
 export function createFreeRoutes(config: FreeRoutesConfig): Route[] {
   const uptimeSeconds = () => Math.round((Date.now() - config.startedAt.getTime()) / 1000);
   const extras = () => config.statusExtras?.() ?? {};
-  return [
+  const routes: Route[] = [
     {
       method: 'GET',
       path: '/health',
@@ -87,4 +88,6 @@ export function createFreeRoutes(config: FreeRoutesConfig): Route[] {
     documentRoute('/llms.txt', 'text/plain; charset=utf-8', () => config.documents().llmsTxt),
     documentRoute('/pricing', 'text/html; charset=utf-8', () => config.documents().pricingHtml),
   ];
+  // None takes parameters: a query is refused like an unknown parameter anywhere else.
+  return routes.map(parameterless);
 }

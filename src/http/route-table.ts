@@ -1,11 +1,23 @@
 /**
  * How the front end finds a request's handler: exact paths first, then path prefixes (e.g.
  * `/preview/`, `/assets/`); an unknown path answers 404 and a known path with another method 405
- * naming what it allows. Also the status line texts the front end writes. No uWS here: the
- * server (the only importer of uWS) asks this table.
+ * naming what it allows. Also the status line texts and CORS headers the front end writes. No
+ * uWS here: the server (the only importer of uWS) asks this table.
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { AnyReply, HttpHandler, Route } from './route.ts';
+
+/** On every reply: any origin may call, and read the payment and receipt headers. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Service-Receipt, Retry-After',
+};
+/** Added to CORS_HEADERS (which every reply carries) on a preflight answer. */
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
+  'Access-Control-Max-Age': '86400',
+};
 
 /** The reason phrase of each status the service answers with. */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {

@@ -9,7 +9,7 @@ import uWS from 'uWebSockets.js';
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
 import type { AnyReply, HttpRequestData, Route } from './route.ts';
 import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
-import { createRouteTable, STATUS_TEXT } from './route-table.ts';
+import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
 import { writeStream } from './stream-writer.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
@@ -18,23 +18,17 @@ export const MAX_URL_BYTES = 8192;
 export const MAX_HEADER_BYTES = 16_384;
 /** Largest request body accepted (only POST routes read one), bytes. */
 export const MAX_BODY_BYTES = 65_536;
-/** How long close() waits for in-flight requests before giving up. */
+/** How long close() waits for in-flight requests before aborting them. */
 export const DRAIN_TIMEOUT_MS = 10_000;
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Service-Receipt, Retry-After',
-};
-/** Added to CORS_HEADERS (which every reply carries) on a preflight answer. */
-const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
-  'Access-Control-Max-Age': '86400',
-};
+/** How long aborted requests get to unwind before close() resolves without them. */
+export const ABORT_GRACE_MS = 1_000;
 
 export interface HttpServerConfig {
   readonly routes: readonly Route<AnyReply>[];
   /** Routes whose path starts with a prefix (e.g. `/preview/`), tried after exact paths. */
   readonly prefixRoutes?: readonly Route<AnyReply>[];
+  /** How long close() lets in-flight requests run before aborting them, ms (default DRAIN_TIMEOUT_MS). */
+  readonly drainTimeoutMs?: number;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
@@ -45,7 +39,7 @@ export interface HttpServerConfig {
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
-  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  /** Stops accepting, lets in-flight requests finish for up to the drain timeout, aborts the rest, then resolves. */
   close(): Promise<void>;
   inFlight(): number;
   /** Sends `message` to every subscriber of the feed at `path` (slow ones are dropped, never waited for). */
@@ -144,16 +138,19 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
   let inFlight = 0;
+  // Requests still running, so close() can abort the ones the drain deadline leaves behind.
+  const running = new Set<AbortController>();
   let draining = false;
   let drained: (() => void) | null = null;
   const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
 
-  const done = (state: { started: number }, status: number) => {
+  const done = (state: { started: number; controller: AbortController }, status: number) => {
     inFlight--;
+    running.delete(state.controller);
     config.onResponse?.(status, performance.now() - state.started);
     if (draining && inFlight === 0) drained?.();
   };
-  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal }, reply: AnyReply) => {
+  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal; controller: AbortController }, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
     if ('stream' in reply)
       return void writeStream(
@@ -169,7 +166,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
 
   app.any('/*', (res, req) => {
     const controller = new AbortController();
-    const state = { aborted: false, started: performance.now(), signal: controller.signal };
+    const state = { aborted: false, started: performance.now(), signal: controller.signal, controller };
+    running.add(controller);
     res.onAborted(() => {
       state.aborted = true;
       controller.abort();
@@ -222,7 +220,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       closeFeeds();
       if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+        // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
+        // they get ABORT_GRACE_MS to unwind; a handler that ignores its signal is left behind.
+        let timer = setTimeout(() => {
+          for (const c of running) c.abort(new Error('the drain deadline passed'));
+          timer = setTimeout(resolve, ABORT_GRACE_MS);
+        }, config.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         drained = () => {
           clearTimeout(timer);
           resolve();

@@ -3,15 +3,31 @@
  * (docs/contract.md#parameters), answered as data so a handler turns a problem straight into its
  * 400.
  */
-import { parseQueryString } from '../catalog/validate-query.ts';
+import { parseQueryString, unknownParameter } from '../catalog/validate-query.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
+import type { AnyReply, HttpRequestData, Route } from './route.ts';
 
 const INTEGER_RE = /^(?:0|[1-9][0-9]{0,15})$/;
 
-/** The parameters of a query, or the 400 reply for a malformed (e.g. repeated) one. */
-export function queryParams(query: string): { ok: true; params: Map<string, string> } | { ok: false; reply: HttpReply } {
+/** The parameters of a query, or the 400 reply for a malformed (e.g. repeated) one or one not in `accepted`. */
+export function queryParams(query: string, accepted: readonly string[]): { ok: true; params: Map<string, string> } | { ok: false; reply: HttpReply } {
   const parsed = parseQueryString(query);
-  return parsed.ok ? parsed : { ok: false, reply: errorReply(parsed.error) };
+  if (!parsed.ok) return { ok: false, reply: errorReply(parsed.error) };
+  const unknown = unknownParameter(parsed.params, accepted);
+  return unknown ? { ok: false, reply: errorReply(unknown) } : parsed;
+}
+
+/** A route that takes no parameters: any query is answered with the 400 naming its first parameter. */
+export function parameterless<R extends Route<AnyReply>>(route: R): R {
+  const handler = route.handler;
+  return {
+    ...route,
+    handler: (req: HttpRequestData) => {
+      if (req.query === '') return handler(req);
+      const q = queryParams(req.query, []);
+      return q.ok ? handler(req) : q.reply;
+    },
+  };
 }
 
 /** Bounds of an integer parameter; absent parameters take `fallback` (or are missing when none). */

@@ -12,7 +12,7 @@ import { decodeReceiptHeader } from '../trust/receipt.ts';
 import { buildReceiptSpec } from '../trust/receipt-spec.ts';
 import { verifyReceipt } from '../trust/receipt-verify.ts';
 import type { Route } from './route.ts';
-import { enumParam, intParam, queryParams } from './trust-query.ts';
+import { enumParam, intParam, parameterless, queryParams } from './trust-query.ts';
 
 /** `/ledger` and `/trust/log` `limit`: default 400, max 1000 (docs/contract.md#limits). */
 export const LEDGER_LIMIT = Object.freeze({ min: 1, max: 1000, fallback: 400 });
@@ -44,7 +44,7 @@ function logRoute(path: string, config: TrustRoutesConfig): Route {
     method: 'GET',
     path,
     handler(req) {
-      const q = queryParams(req.query);
+      const q = queryParams(req.query, ['limit']);
       if (!q.ok) return q.reply;
       const limit = intParam(q.params, 'limit', LEDGER_LIMIT);
       if (!limit.ok) return limit.reply;
@@ -60,7 +60,7 @@ function proofRoute(config: TrustRoutesConfig): Route {
     method: 'GET',
     path: '/trust/proof',
     handler(req) {
-      const q = queryParams(req.query);
+      const q = queryParams(req.query, ['index', 'treeSize', 'format']);
       if (!q.ok) return q.reply;
       const size = config.ledger.head().treeSize;
       const index = intParam(q.params, 'index', { min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -84,7 +84,7 @@ function consistencyRoute(config: TrustRoutesConfig): Route {
     method: 'GET',
     path: '/trust/consistency',
     handler(req) {
-      const q = queryParams(req.query);
+      const q = queryParams(req.query, ['from', 'to', 'format']);
       if (!q.ok) return q.reply;
       const size = config.ledger.head().treeSize;
       const to = intParam(q.params, 'to', { min: 0, max: size, fallback: size });
@@ -136,7 +136,7 @@ function verifyRoutes(config: TrustRoutesConfig): Route[] {
     method: 'GET',
     path: '/trust/verify',
     handler(req) {
-      const q = queryParams(req.query);
+      const q = queryParams(req.query, ['receipt', 'body', 'bodySha256']);
       if (!q.ok) return q.reply;
       return runVerify(config, { receipt: q.params.get('receipt'), body: q.params.get('body'), bodySha256: q.params.get('bodySha256') });
     },
@@ -211,17 +211,17 @@ export function createTrustRoutes(config: Readonly<TrustRoutesConfig>): Route[] 
     logRoute('/trust/log', config),
     proofRoute(config),
     consistencyRoute(config),
-    checkpointRoute(config),
+    parameterless(checkpointRoute(config)),
     ...verifyRoutes(config),
-    {
+    parameterless({
       method: 'GET',
       path: '/trust/pubkey',
       handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: pubkey }),
-    },
-    {
+    }),
+    parameterless({
       method: 'GET',
       path: '/trust/sir',
       handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }, body: sirBody() }),
-    },
+    }),
   ];
 }

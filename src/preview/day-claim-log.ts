@@ -21,8 +21,8 @@ export interface DayClaimLogConfig {
 }
 
 export interface DayClaimLog {
-  /** The client hashes recorded for the open day, as read at open. */
-  readonly loaded: ReadonlySet<string>;
+  /** The client hashes recorded for the open day, as read at open: the caller's to keep and change (the log never reads it again). */
+  readonly loaded: Set<string>;
   /** Records `hash` as used on `day`; resolves once it is on disk (a day already past is not written). */
   append(day: string, hash: string): Promise<void>;
   /** Why records can no longer be written (a failed write or fsync), or null. */
@@ -106,7 +106,11 @@ export function openDayClaimLog(config: DayClaimLogConfig): DayClaimLog {
       fileDay = day;
       for (const p of batch) p.done();
     } catch (err) {
-      failed ??= `the preview quota file cannot be written (${(err as Error).message})`;
+      if (failed === null) {
+        // The public 503 names the error code only; the operator's log has the whole message (with the path).
+        console.error(`preview quota: write failed, previews stop until restart: ${(err as Error).message}`);
+        failed = `previews are stopped: the preview quota file cannot be written (${(err as NodeJS.ErrnoException).code ?? 'write error'}); restart after fixing the disk`;
+      }
       for (const p of batch) p.fail(err);
     }
   }

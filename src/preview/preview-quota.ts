@@ -49,7 +49,7 @@ export interface PreviewQuota {
   claim(remoteIp: string): HeldClaim | RefusedClaim;
   /** Why previews cannot be recorded (the quota file failed), or null. */
   failure(): string | null;
-  /** Clients recorded today plus claims in flight (for bounds checks). */
+  /** Clients recorded today plus claims in flight (for /health and bounds checks). */
   size(): number;
   /** Waits for queued writes. */
   close(): Promise<void>;
@@ -76,7 +76,7 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
   const hashOf = createClientHasher(config.dir);
   let day = utcDayOf(config.now());
   const log = openDayClaimLog({ dir: config.dir, file: QUOTA_FILE, day });
-  let used = new Set(log.loaded);
+  let used = log.loaded;
   const inFlight = new Set<string>();
 
   /** Moves to `now`'s day when it is later (a clock stepping back never reopens a day). */
@@ -130,7 +130,10 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
       return hold(hash);
     },
     failure: () => log.failure(),
-    size: () => used.size + inFlight.size,
+    size() {
+      roll(config.now());
+      return used.size + inFlight.size;
+    },
     close: () => log.close(),
   };
 }

@@ -5,19 +5,17 @@
  * durable appends once the server listens.
  */
 import { encodeBody } from '../http/encoded-body.ts';
-import type { Feed } from '../http/feed.ts';
 import { createLedgerFeed } from '../http/ledger-feed.ts';
-import type { Route } from '../http/route.ts';
-import type { HttpServer } from '../http/server.ts';
+import type { AnyReply, Route } from '../http/route.ts';
+import type { HttpServer, HttpServerConfig } from '../http/server.ts';
 import { buildStorefrontHtml } from '../http/storefront-page.ts';
 import { createStorefrontRoutes } from '../http/storefront-routes.ts';
 import type { WebAssets } from '../http/web-assets.ts';
 import type { Ledger } from '../trust/ledger.ts';
 
 export interface StorefrontStack {
-  readonly routes: readonly Route[];
-  readonly prefixRoutes: readonly Route[];
-  readonly feeds: readonly Feed[];
+  /** The HTTP server's routes, prefix routes and feeds: the given ones plus the storefront's. */
+  serve(routes: readonly Route<AnyReply>[], prefixRoutes: readonly Route<AnyReply>[]): Pick<HttpServerConfig, 'routes' | 'prefixRoutes' | 'feeds'>;
   /** Starts publishing the feed on the listening server. */
   start(server: Pick<HttpServer, 'publish' | 'subscribers'>): void;
   close(): void;
@@ -43,9 +41,7 @@ export function createStorefrontStack(config: Readonly<StorefrontStackConfig>, l
   const { routes, prefixRoutes } = createStorefrontRoutes({ assets, page: () => page });
   const feed = createLedgerFeed(ledger);
   return {
-    routes,
-    prefixRoutes,
-    feeds: [feed.feed],
+    serve: (more, morePrefixes) => ({ routes: [...more, ...routes], prefixRoutes: [...morePrefixes, ...prefixRoutes], feeds: [feed.feed] }),
     start: (server) => feed.attach(server),
     close: () => feed.close(),
   };

@@ -8,7 +8,7 @@ import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
-import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements } from './pending-settlements.ts';
+import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -28,11 +28,26 @@ export interface ClaimedSettlement {
   settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply>;
   /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
   resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply>;
+  /** A retry of a settled payment whose 200 was kept because its caller was gone. */
+  redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply;
 }
 
 /** Creates both settlement paths over one pending store and one replay guard. */
 export function createClaimedSettlement(config: ClaimedSettlementConfig): ClaimedSettlement {
   const { replayGuard, pending, deliver, refuse, fault } = config;
+
+  /**
+   * After delivery: the record goes, unless the caller is gone (the connection dropped while the
+   * settlement confirmed): then the 200 stays with it for the retry of the same payment. The check
+   * is exact: nothing runs between here and the front end writing the reply or skipping it.
+   */
+  async function closeRecord(call: PaidCall, key: string, reply: HttpReply): Promise<void> {
+    if (call.request.signal.aborted)
+      await pending
+        .keepDelivered(key, reply)
+        .catch((err: unknown) => fault('a settled answer the caller did not receive could not be kept for its retry', err));
+    else await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+  }
 
   /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */
   function pendingRecorder(call: PaidCall, key: string, answer: HttpReply) {
@@ -59,8 +74,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
   async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, payer?: string): Promise<HttpReply> {
     if (settled.success) {
       const reply = await deliver(key, settled, answer, paidOf(call));
-      if (recorder.recorded)
-        await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+      if (recorder.recorded) await closeRecord(call, key, reply);
       return reply;
     }
     if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
@@ -124,7 +138,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       keepClaim = true;
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
       const reply = await deliver(key, settled, replyOf(record.answer), record.paid);
-      await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+      await closeRecord(call, key, reply);
       return reply;
     } catch (err) {
       return replyForError(err);
@@ -133,5 +147,15 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     }
   }
 
-  return { settleClaimed, resolvePending };
+  /** A retry of a settled payment whose 200 its caller never received: that 200 again, nothing charged. */
+  function redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply {
+    // The same transaction under another payload, or sent for another request, is not this
+    // payment's retry: the kept answer is the one it bought, for the request it was made for.
+    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'this payment was already settled');
+    if (record.paid.originalUrl !== paidOf(call).originalUrl)
+      return refuse(call, 'duplicate_settlement', `this payment was already settled for ${record.paid.originalUrl.slice(0, 256)}`);
+    return replyOf(record.delivered);
+  }
+
+  return { settleClaimed, resolvePending, redeliver };
 }

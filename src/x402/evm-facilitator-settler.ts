@@ -4,6 +4,7 @@
  * paymentRequirements}`, `GET /supported` once at start. Transport failures and malformed
  * answers are data (`unexpected_*` reasons), never exceptions.
  */
+import { ConfigError } from '../errors.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
 import type { SettleResult, VerifyResult } from './exact-scheme.ts';
@@ -63,12 +64,30 @@ function requestBody(payment: PaymentPayload, requirements: PaymentRequirements)
   return { x402Version: payment.x402Version, paymentPayload: payment, paymentRequirements: requirements };
 }
 
-/** Reads `GET /supported`; throws at start-up when the facilitator cannot be reached or parsed. */
+/** Why a fetch failed, in words: undici hides the system error (ECONNREFUSED, ENOTFOUND ...) in `cause`. */
+export function fetchFailure(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs} ms`;
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` (${cause.message})` : ''}`;
+  return cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * Reads `GET /supported` at start-up. A facilitator that cannot be reached or read is a
+ * configuration problem (ConfigError, exit 2) naming the URL fetched and why it failed.
+ */
 export async function fetchFacilitatorSupport(url: string, timeoutMs = FACILITATOR_VERIFY_TIMEOUT_MS): Promise<FacilitatorSupport> {
-  const res = await fetch(`${url.replace(/\/+$/, '')}/supported`, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!res.ok) throw new Error(`facilitator ${url}/supported answered ${res.status}`);
-  const body = (await res.json()) as Partial<FacilitatorSupport>;
-  if (!Array.isArray(body.kinds)) throw new Error(`facilitator ${url}/supported has no kinds[]`);
+  const target = `${url.replace(/\/+$/, '')}/supported`;
+  const problem = (why: string) => new ConfigError([`--facilitator-url: GET ${target} (the facilitator's supported payment kinds) failed: ${why}`]);
+  let res: Response;
+  try {
+    res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw problem(fetchFailure(err, timeoutMs));
+  }
+  if (!res.ok) throw problem(`it answered HTTP ${res.status}`);
+  const body = (await res.json().catch(() => null)) as Partial<FacilitatorSupport> | null;
+  if (!Array.isArray(body?.kinds)) throw problem('the answer is not JSON with a kinds[] list');
   return { kinds: body.kinds, signers: body.signers ?? {} };
 }
 

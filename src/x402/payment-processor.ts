@@ -9,7 +9,9 @@
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
  * settlement is reported and the 200 still goes out. A settlement that did not reach the
  * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
- * retry of the same payment then gets the stored 200 once it landed, exactly once.
+ * retry of the same payment then gets the stored 200 once it landed, exactly once. A settled 200
+ * whose caller was gone when it was ready (a dropped connection) is kept with that record, and a
+ * retry of the same payment gets it, receipt and PAYMENT-RESPONSE included, with no new charge.
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
@@ -67,7 +69,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   }
 
   const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, fault });
-  const { settleClaimed, resolvePending } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
+  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
 
   async function processPayment(call: PaidCall): Promise<HttpReply> {
     const scheme = schemes.get(call.requirements.network);
@@ -75,6 +77,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     const key = scheme.replayKey(call.payment);
     if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
     const record = pending.get(key);
+    if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record);
     const claim = config.replayGuard.acquire(key);
     if (claim !== 'acquired')

@@ -34,6 +34,11 @@ export interface PendingSettlement {
   /** What the receipt and ledger entry of the answer need. */
   readonly paid: { readonly originalUrl: string; readonly endpoint: string; readonly priceUsdcUnits: number };
   readonly recordedAt: number;
+  /**
+   * The 200 exactly as delivered (PAYMENT-RESPONSE and receipt included), kept when the caller
+   * was gone by the time it was ready: a retry of the same payment gets it, with no new charge.
+   */
+  readonly delivered?: StoredAnswer;
 }
 
 export interface PendingSettlements {
@@ -41,6 +46,8 @@ export interface PendingSettlements {
   /** Resolves once the record is on disk. */
   record(key: string, pending: PendingSettlement): Promise<void>;
   resolve(key: string): Promise<void>;
+  /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once on disk. */
+  keepDelivered(key: string, reply: HttpReply): Promise<void>;
   size(): number;
 }
 
@@ -69,6 +76,12 @@ export function createPendingSettlements(config: {
     get: (key) => log.get(key),
     record: (key, pending) => log.put(key, pending, now() + ttlMs),
     resolve: (key) => log.remove(key),
+    async keepDelivered(key, reply) {
+      const record = log.get(key);
+      // The record is written before every broadcast; without it there is nothing to attach to.
+      if (!record) throw new Error(`no settlement record for ${key} to keep the delivered answer with`);
+      await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
+    },
     size: () => log.size(),
   };
 }

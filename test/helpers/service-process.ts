@@ -17,8 +17,9 @@ export interface ServiceProcess {
   readonly url: string;
   /** The admin listener (kill switch), 127.0.0.1 only. */
   readonly adminUrl: string;
+  /** The embedded localnet's RPC ('' in mainnet mode). */
   readonly rpcUrl: string;
-  /** The localnet stablecoin mint on the Solana side. */
+  /** The localnet stablecoin mint on the Solana side ('' in mainnet mode). */
   readonly stablecoinMint: string;
   /** Everything printed so far. */
   stdout(): string;
@@ -57,11 +58,23 @@ export function spawnService(dataDir: string, extraArgs: readonly string[] = [])
       const rpcUrl = match(out, /^localnet rpc (\S+)/m);
       const stablecoinMint = match(out, /^localnet stablecoin (\S+) \(solana\)/m);
       const adminUrl = match(out, /^admin (http:\/\/\S+)/m);
-      if (!rpcUrl || !stablecoinMint || !adminUrl) {
+      // Mainnet mode (upstreams given with --rpc-url) prints no localnet lines.
+      const embedded = !extraArgs.includes('--rpc-url');
+      if (!adminUrl || (embedded && (!rpcUrl || !stablecoinMint))) {
         reject(new Error(`service printed no localnet URLs (embedded mode expected)\nstdout:\n${out}`));
         return;
       }
-      resolve({ child, pid: child.pid!, url, adminUrl, rpcUrl, stablecoinMint, stdout: () => out, stderr: () => err, exited });
+      resolve({
+        child,
+        pid: child.pid!,
+        url,
+        adminUrl,
+        rpcUrl: rpcUrl ?? '',
+        stablecoinMint: stablecoinMint ?? '',
+        stdout: () => out,
+        stderr: () => err,
+        exited,
+      });
     };
     child.stdout!.on('data', onData);
     void exited.then(({ code, signal }) => {

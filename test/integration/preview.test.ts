@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -79,6 +79,7 @@ describe('GET /preview/<paid path>', () => {
     expect(body).toMatchObject({ preview: true, mint: mint('BONK'), smriBand: expect.any(String), previewTruncated: { components: { withheld: true } } });
     expect(body.components).toBeUndefined();
     expect(service.ledger.head().treeSize).toBe(entries);
+    expect((await readJson(fetch(`${v4()}/health`))).preview).toEqual({ clientsToday: 1, writable: true });
   }, 60_000);
 
   it('the second preview of the day is 429 with Retry-After to UTC midnight; HEAD counts like GET; the paid path is still 402', async () => {
@@ -119,4 +120,74 @@ describe('GET /preview/<paid path>', () => {
     expect(next.status).toBe(429);
     expect(next.headers.get('retry-after')).toBe('86400');
   }, 120_000);
+});
+
+const WSOL = 'So11111111111111111111111111111111111111112';
+
+/** A query each paid endpoint answers 200 on the localnet, with lists longer than a preview keeps where the world has them. */
+function localnetQuery(path: string): string {
+  const { wallets } = localnet.world;
+  const queries: Record<string, string> = {
+    '/v1/smri': `mint=${mint('BONK')}`,
+    '/v1/simulate': new URLSearchParams(CATALOG_BY_PATH.get('/v1/simulate')!.example).toString(),
+    '/v1/decision': `mint=${mint('BONK')}&policy=anti-rug`,
+    '/v1/token-holders': `mint=${mint('flat')}`,
+    '/v1/slippage-map': `inputMint=${WSOL}&outputMint=${mint('USDC')}&amount=1000000000&mults=0.5,1,2,1000`,
+    '/v1/tipfloor': 'fresh=true',
+    '/v1/epoch': 'rate=both',
+    '/v1/lending/markets': 'limit=100',
+    '/v1/sgp-checkpoint': 'n=20',
+    '/v1/token-risk': `mint=${mint('multiRisk')}`,
+    '/v1/wallet-scan': `address=${wallets.heavy[0]!.address}`,
+    '/v1/token-intel': `mint=${mint('flat')}`,
+    '/v1/batch/token-risk': `mints=${['BONK', 'USDC', 'JUP', 'WIF'].map(mint).join(',')}`,
+    '/v1/priority-fee': '',
+    '/v1/dex-quote': `inputMint=${WSOL}&outputMint=${mint('USDC')}&amount=1000000000`,
+    '/v1/trending-tokens': 'limit=20',
+    '/v1/new-pairs': 'limit=20',
+    '/v1/nft-collection': 'symbol=local_apes',
+    '/v1/tx-inspect': `sig=${wallets.fresh[0]!.signatures[1]}`,
+    '/v1/pretrade': `mint=${mint('mintable')}`,
+  };
+  return queries[path]!;
+}
+
+const at = (root: unknown, path: string): any => path.split('.').reduce<any>((node, s) => (node && typeof node === 'object' ? node[s] : undefined), root);
+
+describe('every paid endpoint previewed on the localnet', () => {
+  beforeAll(async () => {
+    // The timing windows fill from slots confirmed after the service subscribed; /health shows them.
+    await vi.waitUntil(
+      async () => {
+        const { timing } = await readJson(fetch(`${v4()}/health`));
+        return timing.geyser.live && timing.caches.feeSlots >= 3 && timing.caches.tipSlots >= 3;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+  }, 90_000);
+
+  it.each(CATALOG.map((e, i) => [e.path, e, i] as const))(
+    '%s: 200, and its rule fits the real answer',
+    async (path, entry, i) => {
+      // A new UTC day for each endpoint, so each gets this client's preview.
+      clock.now = new Date(Date.UTC(2026, 11, 1 + i, 12));
+      const res = await fetch(`${v4()}/preview${path}?${localnetQuery(path)}`);
+      const body = await readJson(res);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.preview).toBe(true);
+      const noted = body.previewTruncated as Record<string, unknown>;
+      expect(Object.keys(noted).every((p) => p in entry.preview.cut || entry.preview.withhold.includes(p))).toBe(true);
+      for (const [p, keep] of Object.entries(entry.preview.cut)) {
+        const list = at(body, p);
+        expect(Array.isArray(list), `${p} is a list in the answer`).toBe(true);
+        expect(list.length).toBeLessThanOrEqual(keep);
+        if (noted[p] !== undefined) expect(noted[p]).toEqual({ shown: keep, total: expect.any(Number) });
+      }
+      for (const p of entry.preview.withhold) {
+        expect(noted[p], `${p} withheld`).toEqual({ withheld: true });
+        expect(at(body, p)).toBeUndefined();
+      }
+    },
+    60_000,
+  );
 });

@@ -310,7 +310,8 @@ describe('batch', () => {
     })();
     const roundTrips = spy.mock.calls.filter(([u]) => String(u).startsWith(net.urls.rpc)).length;
     spy.mockRestore();
-    expect(body.requested).toBe(7);
+    // requested is what the caller sent (BONK twice), count what was evaluated (was 7 and 7).
+    expect(body.requested).toBe(8);
     expect(body.count).toBe(7);
     expect(body.results.map((r: Any) => r.error ?? r.risk.riskBand)).toEqual(['high', 'high', 'invalid_mint', 'not_found', 'not_a_mint', 'low', 'high']);
     expect(body.results[0].mint).toBe(addr('BONK'));

@@ -226,6 +226,46 @@ describe('ledger and proofs over HTTP', () => {
   });
 });
 
+describe('parameters of the free and trust endpoints', () => {
+  // Each path with the parameters it takes; a parameter outside them is refused, never ignored.
+  const PATHS: Record<string, readonly string[]> = {
+    '/health': [],
+    '/uptime': [],
+    '/facilitator/supported': [],
+    '/.well-known/x402': [],
+    '/openapi.json': [],
+    '/llms.txt': [],
+    '/pricing': [],
+    '/ledger': ['limit'],
+    '/trust/log': ['limit'],
+    '/trust/proof': ['index', 'treeSize', 'format'],
+    '/trust/consistency': ['from', 'to', 'format'],
+    '/trust/checkpoint': [],
+    '/trust/verify': ['receipt', 'body', 'bodySha256'],
+    '/trust/pubkey': [],
+    '/trust/sir': [],
+  };
+
+  it('answer 400 unknown_parameter naming it, e.g. /trust/checkpoint?size=-1 (was 200)', async () => {
+    for (const [path, accepted] of Object.entries(PATHS)) {
+      const res = await fetch(`${run.url}${path}?size=-1`);
+      expect(res.status, path).toBe(400);
+      const body = await readJson(res);
+      expect(body, path).toMatchObject({ error: 'unknown_parameter', param: 'size' });
+      for (const name of accepted) expect(body.message, path).toContain(name);
+    }
+    expect((await fetch(`${run.url}/trust/checkpoint?`)).status).toBe(200);
+    expect((await fetch(`${run.url}/health`)).status).toBe(200);
+  });
+
+  it('still refuse repeated and out-of-range parameters with the parameter named', async () => {
+    const repeated = await readJson(fetch(`${run.url}/ledger?limit=1&limit=2`));
+    expect(repeated).toMatchObject({ error: 'repeated_parameter', param: 'limit' });
+    const range = await readJson(fetch(`${run.url}/trust/proof?index=-1`));
+    expect(range).toMatchObject({ error: 'invalid_parameter', param: 'index' });
+  });
+});
+
 describe('receipts over HTTP', () => {
   it('publishes the key and the open receipt specification', async () => {
     expect(await readJson(get('/trust/pubkey'))).toMatchObject({ publicKey: identity.publicKey, algorithm: 'ed25519' });

@@ -53,10 +53,14 @@ describe('arguments become the HTTP query', () => {
   const decision = CATALOG.find((e) => e.path === '/v1/decision')!;
   const schema = tools().definitions.find((d) => d.name === 'decision')!.inputSchema;
 
-  it('in the schema order, typed values as their text, unknown and null arguments left out', () => {
+  it('refuses an argument the tool does not define, as HTTP refuses the parameter', () => {
+    const q = argumentsToQuery(schema, { mint: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', minSmr: 40 });
+    expect(q).toMatchObject({ ok: false, error: { error: 'unknown_parameter', param: 'minSmr' } });
+  });
+
+  it('in the schema order, typed values as their text, null arguments left out', () => {
     const q = argumentsToQuery(schema, {
       policy: 'anti-rug',
-      extra: 1,
       minSmri: 40,
       mint: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263',
       denyMintAuthority: true,

@@ -154,7 +154,9 @@ describe('claims', () => {
     running.release();
     await use(quota, '192.0.2.3');
     expect(refused(quota, '192.0.2.4').reason).toBe('capacity');
+    expect(quota.size()).toBe(2);
     clock.now = new Date('2026-11-25T00:00:00Z');
+    expect(quota.size()).toBe(0);
     await use(quota, '192.0.2.4');
     expect(quota.size()).toBe(1);
     await quota.close();

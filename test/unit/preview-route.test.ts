@@ -147,7 +147,8 @@ describe('GET /preview/<paid path>', () => {
     rmSync(dir, { recursive: true, force: true });
     const r = await get(`/preview/v1/smri?mint=${MINT}`);
     expect(r.status).toBe(503);
-    expect(json(r)).toMatchObject({ error: 'service_stopped', message: expect.stringMatching(/preview quota file cannot be written/) });
+    expect(json(r)).toMatchObject({ error: 'service_stopped', message: expect.stringMatching(/preview quota file cannot be written \(ENOENT\)/) });
+    expect(json(r).message).not.toContain(dir);
     expect(quota.size()).toBe(0);
     expect((await get(`/preview/v1/smri?mint=${MINT}`, '198.51.100.1')).status).toBe(503);
     expect(calls).toBe(1);

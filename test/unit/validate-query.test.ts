@@ -37,9 +37,9 @@ describe('validateQuery conversions', () => {
     expect(validateQuery(entry('/v1/simulate'), `tx=${encodeURIComponent(b64)}`)).toEqual({ ok: true, value: { tx: b64 } });
   });
 
-  it('removes duplicate mints but keeps invalid ones for per-element errors', () => {
+  it('keeps the mints as sent, duplicates and invalid ones included (the handler dedups and reports both counts)', () => {
     const r = validateQuery(entry('/v1/batch/token-risk'), `mints=${BONK},${BONK},nope`);
-    expect(r).toEqual({ ok: true, value: { mints: [BONK, 'nope'] } });
+    expect(r).toEqual({ ok: true, value: { mints: [BONK, BONK, 'nope'] } });
   });
 
   it('counts the distinct mints against the limit of 10', () => {
@@ -52,8 +52,19 @@ describe('validateQuery conversions', () => {
     expect(r.ok && (r.value.accounts as string[]).length).toBe(128);
   });
 
-  it('accepts decision firewall parameters and ignores unknown ones', () => {
-    const r = validateQuery(entry('/v1/decision'), `mint=${BONK}&amountUsd=.5&minSmri=70&denyMintAuthority=true&policy=degen&utm=x`);
+  it('accepts decision firewall parameters', () => {
+    const r = validateQuery(entry('/v1/decision'), `mint=${BONK}&amountUsd=.5&minSmri=70&denyMintAuthority=true&policy=degen`);
     expect(r).toEqual({ ok: true, value: { mint: BONK, action: 'assess', amountUsd: '.5', minSmri: 70, denyMintAuthority: true, policy: 'degen' } });
+  });
+
+  it('refuses a parameter the endpoint does not define, so a misspelt rule is never dropped in silence', () => {
+    // minSmr (a typo of minSmri) would otherwise leave the firewall without its floor.
+    const r = validateQuery(entry('/v1/decision'), `mint=${BONK}&minSmr=70`);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatchObject({ error: 'unknown_parameter', param: 'minSmr' });
+    expect(r.error.message).toContain('minSmri');
+    const epoch = validateQuery(entry('/v1/epoch'), 'rate=both&utm=x');
+    expect(epoch.ok ? null : epoch.error.param).toBe('utm');
   });
 });

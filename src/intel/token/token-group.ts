@@ -43,7 +43,9 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
   }
 
   async function batch(query: Readonly<Record<string, unknown>>, signal: AbortSignal) {
-    const requested = (query.mints as readonly string[]).slice(0, BATCH_MAX_MINTS);
+    const sent = query.mints as readonly string[];
+    // Validation allows at most BATCH_MAX_MINTS distinct mints; the slice only guards that contract.
+    const requested = [...new Set(sent)].slice(0, BATCH_MAX_MINTS);
     const valid = requested.filter((m) => isBase58OfLength(m, 32));
     const snaps = new Map((await snapshots.getMany(valid, signal)).map((s) => [s.mint, s]));
     const results: ReturnType<typeof batchElement>[] = [];
@@ -54,7 +56,7 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
       results.push(batchElement(mint, s, a));
     }
     return {
-      requested: requested.length,
+      requested: sent.length,
       count: results.length,
       errors: results.filter((r) => 'error' in r).length,
       results,
