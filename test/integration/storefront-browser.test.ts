@@ -168,6 +168,8 @@ describe('the storefront in Chromium', () => {
     });
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     await phone.screenshot({ path: new URL('storefront-phone.png', OUTPUT_DIR).pathname, fullPage: false });
+    await phone.locator('#console').scrollIntoViewIfNeeded();
+    await phone.screenshot({ path: new URL('storefront-phone-console.png', OUTPUT_DIR).pathname, fullPage: false });
     await phone.close();
   });
 
