@@ -7,5 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The storefront's assets, built once per run (the service will not start without them).
+    globalSetup: ['test/helpers/build-web-setup.ts'],
+    // Node 20 has its WebSocket client behind this flag (Node 22 has it on): the live ledger
+    // feed is tested with the platform's own client.
+    execArgv: ['--experimental-websocket'],
   },
 });

@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   payment_identifier_conflict: 409,
+  /** A plain GET of a WebSocket feed (e.g. /ledger/live). */
+  upgrade_required: 426,
   payload_too_large: 413,
   uri_too_long: 414,
   headers_too_large: 431,
@@ -34,6 +36,8 @@ export const ERROR_STATUS = {
   /** The RPC will not list this mint's holders (JSON-RPC -32010: excluded from secondary indexes; docs/contract.md#response-fields). */
   snapshot_unavailable: 502,
   service_stopped: 503,
+  /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
+  feed_full: 503,
   shutting_down: 503,
 } as const satisfies Record<string, number>;
 

@@ -21,6 +21,7 @@ import { createPreviewRoute } from './http/preview-route.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createRateLimiter, freeRequestAdmission } from './http/rate-limiter.ts';
 import { createHttpServer } from './http/server.ts';
+import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
@@ -29,6 +30,7 @@ import { openPreviewQuota } from './preview/preview-quota.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
+import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
@@ -103,6 +105,7 @@ function renderDocuments(ctx: DiscoveryContext): Documents {
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const startedAt = new Date();
+  const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
   const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
@@ -193,13 +196,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const freeLimit = { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst };
   // A pinned clock (tests) pins the buckets too: no refill, so what a test sees is exact.
   const limiterClock = options.now ? { now: () => options.now!().getTime() } : {};
+  const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
-    routes: [...routes, mcp.route],
-    prefixRoutes: [preview],
+    ...storefront.serve([...routes, mcp.route], [preview]),
     trustedProxies: config.trustedProxies,
     admit: freeRequestAdmission(createRateLimiter({ ...freeLimit, ...limiterClock }), freeLimit),
     onResponse: (status, ms) => metrics.record(status, ms),
   });
+  storefront.start(server);
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
@@ -219,6 +223,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
    * and only then the upstream connections and the pool, each given UPSTREAM_CLOSE_MS.
    */
   async function close(): Promise<CloseReport> {
+    storefront.close();
     await Promise.all([server.close(), admin.close()]);
     await previewQuota.close();
     await mcp.close();

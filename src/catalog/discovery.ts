@@ -119,7 +119,8 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
   return lines.join('\n');
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text made safe inside HTML elements and quoted attributes. */
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** `/pricing`: the catalog and prices as a page a person reads. */
 export function buildPricingHtml(ctx: DiscoveryContext): string {

@@ -7,8 +7,10 @@
  */
 import uWS from 'uWebSockets.js';
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
-import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
+import type { AnyReply, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
+import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
+import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
 import { writeStream } from './stream-writer.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
@@ -21,17 +23,6 @@ export const MAX_BODY_BYTES = 65_536;
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** How long aborted requests get to unwind before close() resolves without them. */
 export const ABORT_GRACE_MS = 1_000;
-
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Service-Receipt, Retry-After',
-};
-/** Added to CORS_HEADERS (which every reply carries) on a preflight answer. */
-const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, Authorization, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
-  'Access-Control-Max-Age': '86400',
-};
 
 export interface HttpServerConfig {
   readonly routes: readonly Route<AnyReply>[];
@@ -48,6 +39,10 @@ export interface HttpServerConfig {
   readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
+  /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
+  readonly feeds?: readonly Feed[];
+  /** Feed sockets open at once (default FEED_MAX_SOCKETS). */
+  readonly maxFeedSockets?: number;
 }
 
 export interface HttpServer {
@@ -55,28 +50,11 @@ export interface HttpServer {
   /** Stops accepting, lets in-flight requests finish for up to the drain timeout, aborts the rest, then resolves. */
   close(): Promise<void>;
   inFlight(): number;
+  /** Sends `message` to every subscriber of the feed at `path` (slow ones are dropped, never waited for). */
+  publish(path: string, message: string): void;
+  /** Subscribers of the feed at `path` now. */
+  subscribers(path: string): number;
 }
-
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  414: 'URI Too Long',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
 
 function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
   res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`);
@@ -87,7 +65,10 @@ function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
   res.cork(() => {
     writeHead(res, reply);
-    res.end(reply.body, closeConnection);
+    // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
+    // Called without arguments: given any, the binding writes a length (a bogus one for undefined).
+    if (reply.status === 304) res.endWithoutBody();
+    else res.end(reply.body, closeConnection);
   });
 }
 
@@ -117,15 +98,51 @@ function readBody(res: uWS.HttpResponse, onDone: (body: Buffer | null) => void):
   });
 }
 
+/**
+ * Registers the feeds' WebSocket routes: a bounded number of sockets, small inbound messages,
+ * idle timeout with automatic pings, and a backpressure limit past which a slow subscriber is
+ * closed (it reconnects and gets the current state again) instead of buffering without end.
+ */
+function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], maxSockets: number, refuse: () => boolean): () => void {
+  const sockets = new Set<uWS.WebSocket<{ readonly feed: Feed }>>();
+  for (const feed of feeds) {
+    app.ws<{ readonly feed: Feed }>(feed.path, {
+      maxPayloadLength: FEED_MAX_PAYLOAD_BYTES,
+      idleTimeout: FEED_IDLE_TIMEOUT_SECONDS,
+      sendPingsAutomatically: true,
+      maxBackpressure: FEED_MAX_BACKPRESSURE_BYTES,
+      closeOnBackpressureLimit: 1,
+      upgrade(res, req, context) {
+        const key = req.getHeader('sec-websocket-key');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
+        if (sockets.size >= maxSockets) {
+          const message = `the feeds are full (${maxSockets} sockets open); retry later, or poll the HTTP endpoint instead`;
+          return write(res, errorReply({ error: 'feed_full', message }, { 'Retry-After': '30' }), true);
+        }
+        res.cork(() => res.upgrade({ feed }, key, protocol, extensions, context));
+      },
+      open(ws) {
+        sockets.add(ws);
+        try {
+          for (const m of feed.onOpen()) ws.send(m);
+          ws.subscribe(feed.path);
+        } catch {
+          ws.end(1011, 'feed unavailable');
+        }
+      },
+      close: (ws) => void sockets.delete(ws),
+    });
+  }
+  return () => {
+    for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+  };
+}
+
 /** Creates the uWS front end over the given routes. */
 export function createHttpServer(config: HttpServerConfig): HttpServer {
-  const exact = new Map<string, Map<string, HttpHandler<AnyReply>>>();
-  for (const r of config.routes) {
-    const byMethod = exact.get(r.path) ?? new Map<string, HttpHandler<AnyReply>>();
-    byMethod.set(r.method, r.handler);
-    exact.set(r.path, byMethod);
-  }
-  const prefixes = config.prefixRoutes ?? [];
+  const lookup = createRouteTable([...config.routes, ...feedRoutes(config.feeds ?? [])], config.prefixRoutes ?? []);
   const trusted = trustedProxySet(config.trustedProxies ?? []);
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
@@ -134,6 +151,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const running = new Set<AbortController>();
   let draining = false;
   let drained: (() => void) | null = null;
+  const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
 
   const done = (state: { started: number; controller: AbortController }, status: number) => {
     inFlight--;
@@ -153,16 +171,6 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       ).then(() => done(state, reply.status));
     if (!state.aborted) write(res, reply, draining);
     done(state, reply.status);
-  };
-
-  const lookup = (method: string, path: string): HttpHandler<AnyReply> | HttpReply => {
-    const byMethod =
-      exact.get(path) ?? prefixes.filter((r) => path.startsWith(r.path)).reduce((m, r) => m.set(r.method, r.handler), new Map<string, HttpHandler<AnyReply>>());
-    if (byMethod.size === 0) return errorReply({ error: 'not_found', message: `no such endpoint: ${path.slice(0, 256)}` });
-    const handler = byMethod.get(method);
-    if (handler) return handler;
-    const allow = [...byMethod.keys(), 'OPTIONS'].join(', ');
-    return errorReply({ error: 'method_not_allowed', message: `${method} is not allowed on ${path}; use ${allow}` }, { Allow: allow });
   };
 
   app.any('/*', (res, req) => {
@@ -219,6 +227,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       draining = true;
       if (listenSocket) uWS.us_listen_socket_close(listenSocket);
       listenSocket = null;
+      // Feed sockets never finish on their own: close them, or they would outlive the service.
+      closeFeeds();
       if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
@@ -234,5 +244,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       });
     },
     inFlight: () => inFlight,
+    publish: (path, message) => void app.publish(path, message, false, false),
+    subscribers: (path) => app.numSubscribers(path),
   };
 }

@@ -50,9 +50,18 @@ export interface Ledger extends LedgerReader {
    * a settled payment could no longer get its entry.
    */
   failure(): string | null;
+  /**
+   * Calls `listener` with every entry once it is durable (readers already see it), in index
+   * order, until the returned function is called. Listeners run on the commit path: they must be
+   * quick and must not throw (a throw is logged and ignored; the entry stays durable).
+   */
+  onAppend(listener: AppendListener): () => void;
   /** Waits for queued appends, then releases files; later appends are refused. */
   close(): Promise<void>;
 }
+
+/** Told about each entry right after it became durable. */
+export type AppendListener = (entry: LedgerEntry) => void;
 
 /** Opens (or creates) the ledger in `config.dir`: replays and verifies the WAL, rebuilds the trees. */
 export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledger> {
@@ -61,12 +70,25 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
   let nextIndex = state.size;
   let assignedHead = state.chainHead;
   let closed = false;
+  const listeners = new Set<AppendListener>();
+  const tell = (entry: LedgerEntry) => {
+    for (const listener of listeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        console.error(`ledger: an append listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  };
   const committer = createGroupCommitter<{ entry: LedgerEntry; bytes: number }>({
     fd,
     position: openReport.bytes,
     groupCommit: config.groupCommit ?? true,
     io: config.io ?? NODE_WAL_IO,
-    onDurable: (item, offset) => absorb(state, item.entry, offset, item.bytes),
+    onDurable: (item, offset) => {
+      absorb(state, item.entry, offset, item.bytes);
+      if (listeners.size > 0) tell(item.entry);
+    },
   });
 
   return {
@@ -83,6 +105,12 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       return { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };
     },
     stats: () => committer.stats(),
+    onAppend(listener) {
+      // A fresh wrapper per call, so one function may be subscribed twice and removed once.
+      const own: AppendListener = (entry) => listener(entry);
+      listeners.add(own);
+      return () => void listeners.delete(own);
+    },
     failure: () => committer.failure()?.message ?? null,
     async close() {
       if (closed) return;
