@@ -12,7 +12,29 @@ export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 
 type Schema = { minimum?: number; maximum?: number; minLength?: number; maxLength?: number; enum?: string[]; anyOf?: { const?: string }[]; type?: string };
 
-const HOSTILE = fc.constantFrom('', ' ', '-1', '0', '1e309', 'NaN', 'Infinity', '0x10', '%00', '\u0000', '\n', '../../etc/passwd', '<script>', "'; drop", '🦀'.repeat(40), 'true', 'null', '[]', '{}', '1,2,,3', ','.repeat(50));
+const HOSTILE = fc.constantFrom(
+  '',
+  ' ',
+  '-1',
+  '0',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '%00',
+  '\u0000',
+  '\n',
+  '../../etc/passwd',
+  '<script>',
+  "'; drop",
+  '🦀'.repeat(40),
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '1,2,,3',
+  ','.repeat(50),
+);
 
 /** Values around a schema's bounds. */
 function boundaries(s: Schema): string[] {
@@ -24,7 +46,7 @@ function boundaries(s: Schema): string[] {
 }
 
 /** One parameter's value: the catalog example, a boundary, hostile text or any string. */
-function valueOf(name: string, schema: Schema, example: Readonly<Record<string, string>>): fc.Arbitrary<string> {
+function paramValue(name: string, schema: Schema, example: Readonly<Record<string, string>>): fc.Arbitrary<string> {
   const known = [example[name] ?? 'x', ...boundaries(schema)];
   return fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...known) },
@@ -38,8 +60,12 @@ function valueOf(name: string, schema: Schema, example: Readonly<Record<string, 
 /** A whole query string for `entry`: each parameter present or not, plus unknown, repeated and raw parts. */
 export function queryFor(entry: EndpointEntry): fc.Arbitrary<string> {
   const props = (entry.query as unknown as { properties: Record<string, Schema> }).properties;
-  const parts = Object.entries(props).map(([name, schema]) => fc.option(valueOf(name, schema, entry.example), { nil: undefined }).map((v) => (v === undefined ? [] : [[name, v] as const])));
-  const extra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...Object.keys(props), 'utm', ''), fc.string({ maxLength: 12 })), fc.string({ maxLength: 20 })), { maxLength: 2 });
+  const parts = Object.entries(props).map(([name, schema]) =>
+    fc.option(paramValue(name, schema, entry.example), { nil: undefined }).map((v) => (v === undefined ? [] : [[name, v] as const])),
+  );
+  const extra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...Object.keys(props), 'utm', ''), fc.string({ maxLength: 12 })), fc.string({ maxLength: 20 })), {
+    maxLength: 2,
+  });
   const raw = fc.option(fc.constantFrom('%', '%zz', '&&', '=', '==', '%E0%A4%A', '+'), { nil: '' });
   return fc.tuple(fc.tuple(...parts), extra, raw).map(([fields, more, rawPart]) => {
     const pairs = [...fields.flat(), ...more];
@@ -54,8 +80,12 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 /** A payment header value: garbage, JSON of any shape, or a real payment mutated in one place. */
 export function paymentHeaderFrom(valid: string): fc.Arbitrary<string> {
   const decoded = JSON.parse(Buffer.from(valid, 'base64').toString('utf8')) as Record<string, unknown>;
-  const mutatedField = fc.tuple(fc.constantFrom(...Object.keys(decoded)), fc.jsonValue()).map(([key, value]) => b64(JSON.stringify({ ...decoded, [key]: value })));
-  const flipped = fc.nat({ max: valid.length - 1 }).chain((at) => fc.constantFrom('A', '/', '+', '=', '_').map((c) => `${valid.slice(0, at)}${c}${valid.slice(at + 1)}`));
+  const mutatedField = fc
+    .tuple(fc.constantFrom(...Object.keys(decoded)), fc.jsonValue())
+    .map(([key, value]) => b64(JSON.stringify({ ...decoded, [key]: value })));
+  const flipped = fc
+    .nat({ max: valid.length - 1 })
+    .chain((at) => fc.constantFrom('A', '/', '+', '=', '_').map((c) => `${valid.slice(0, at)}${c}${valid.slice(at + 1)}`));
   return fc.oneof(
     fc.string({ maxLength: 200 }),
     fc.base64String({ maxLength: 400 }),

@@ -34,20 +34,36 @@ afterAll(async () => {
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { headers });
 
 describe('fuzz: queries', () => {
-  it.each(CATALOG.map((e) => [e.path, e] as const))('%s without payment: 400 naming a parameter or 402, never 5xx', async (_path, entry) => {
-    await fc.assert(
-      fc.asyncProperty(queryFor(entry), async (query) => {
-        const res = await get(`${entry.path}?${query}`);
-        const body = await res.text();
-        expect([400, 402, 414], body.slice(0, 200)).toContain(res.status);
-        if (res.status === 400) expect(PARAMETER_ERRORS).toContain(JSON.parse(body).error);
-      }),
-      RUN,
-    );
-  }, 120_000);
+  it.each(CATALOG.map((e) => [e.path, e] as const))(
+    '%s without payment: 400 naming a parameter or 402, never 5xx',
+    async (_path, entry) => {
+      await fc.assert(
+        fc.asyncProperty(queryFor(entry), async (query) => {
+          const res = await get(`${entry.path}?${query}`);
+          const body = await res.text();
+          expect([400, 402, 414], body.slice(0, 200)).toContain(res.status);
+          if (res.status === 400) expect(PARAMETER_ERRORS).toContain(JSON.parse(body).error);
+        }),
+        RUN,
+      );
+    },
+    120_000,
+  );
 
   it('free and trust endpoints: any query answers below 500', async () => {
-    const paths = ['/health', '/uptime', '/ledger', '/trust/log', '/trust/proof', '/trust/consistency', '/trust/checkpoint', '/trust/verify', '/trust/pubkey', '/openapi.json', '/'];
+    const paths = [
+      '/health',
+      '/uptime',
+      '/ledger',
+      '/trust/log',
+      '/trust/proof',
+      '/trust/consistency',
+      '/trust/checkpoint',
+      '/trust/verify',
+      '/trust/pubkey',
+      '/openapi.json',
+      '/',
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), fc.string({ maxLength: 200 }), async (path, query) => {
         const res = await get(`${path}?${encodeURI(query)}`);
@@ -97,19 +113,24 @@ function rpcMessage(contentType: string, text: string): { error?: { code: number
 describe('fuzz: MCP tool arguments', () => {
   it('any arguments to any tool: a result or a protocol error, never a server error', async () => {
     const listed = await fetch(`${t.url}/mcp`, { method: 'POST', headers: RAW_MCP_HEADERS, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
-    const tools = (rpcMessage(listed.headers.get('content-type') ?? '', await listed.text()).result as { tools: { name: string; inputSchema: { properties?: object } }[] }).tools;
+    const tools = (
+      rpcMessage(listed.headers.get('content-type') ?? '', await listed.text()).result as { tools: { name: string; inputSchema: { properties?: object } }[] }
+    ).tools;
     const tool = fc.constantFrom(...tools).chain((x) => fc.tuple(fc.constant(x.name), toolArguments(Object.keys(x.inputSchema.properties ?? {}))));
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 9, arbitrary: tool }, { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 20 }), toolArguments([])) }), async ([name, args]) => {
-        const res = await fetch(`${t.url}/mcp`, {
-          method: 'POST',
-          headers: RAW_MCP_HEADERS,
-          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
-        });
-        const text = await res.text();
-        expect(res.status, text.slice(0, 200)).toBeLessThan(500);
-        if (res.status === 200) expect(rpcMessage(res.headers.get('content-type') ?? '', text).error?.code).not.toBe(-32603);
-      }),
+      fc.asyncProperty(
+        fc.oneof({ weight: 9, arbitrary: tool }, { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 20 }), toolArguments([])) }),
+        async ([name, args]) => {
+          const res = await fetch(`${t.url}/mcp`, {
+            method: 'POST',
+            headers: RAW_MCP_HEADERS,
+            body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+          });
+          const text = await res.text();
+          expect(res.status, text.slice(0, 200)).toBeLessThan(500);
+          if (res.status === 200) expect(rpcMessage(res.headers.get('content-type') ?? '', text).error?.code).not.toBe(-32603);
+        },
+      ),
       { ...RUN, numRuns: 200 },
     );
   }, 180_000);
