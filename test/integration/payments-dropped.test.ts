@@ -9,7 +9,7 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
-import { statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -69,12 +69,31 @@ async function paymentHeader(path: string, client: x402Client): Promise<string> 
   return Buffer.from(JSON.stringify(await client.createPaymentPayload(required))).toString('base64');
 }
 
-const pendingLogSize = (): number => {
+/**
+ * True while a settlement is in flight: the pending-settlement log (replayed like the service
+ * replays it) holds a live record without a delivered answer. The record is written just before
+ * the broadcast and dropped (or given its delivered answer) after delivery, so this is exactly
+ * the window between the payment reaching the chain and the answer being ready. (The file's size
+ * is no such signal: the log is compacted now and then.)
+ */
+const settlementInFlight = (): boolean => {
+  let text = '';
   try {
-    return statSync(join(t.dataDir, 'replay', 'pending-settlements.log')).size;
+    text = readFileSync(join(t.dataDir, 'replay', 'pending-settlements.log'), 'utf8');
   } catch {
-    return 0;
+    return false;
   }
+  const live = new Map<string, { delivered?: unknown }>();
+  for (const line of text.split('\n')) {
+    try {
+      const parsed = JSON.parse(line) as { k: string; del?: true; v?: { delivered?: unknown } };
+      live.delete(parsed.k);
+      if (!parsed.del && parsed.v) live.set(parsed.k, parsed.v);
+    } catch {
+      // a torn or empty line
+    }
+  }
+  return [...live.values()].some((v) => v.delivered === undefined);
 };
 
 /** Sends the paid request on a raw socket and closes it when `dropWhen` says so. */
@@ -95,8 +114,7 @@ const MOMENTS: Record<string, () => Promise<void>> = {
   'at once': async () => undefined,
   // The settlement record is written just before the broadcast: the payment is on its way to the chain.
   'during the settlement': async () => {
-    const before = pendingLogSize();
-    await vi.waitUntil(() => pendingLogSize() > before, { timeout: 30_000, interval: 2 });
+    await vi.waitUntil(settlementInFlight, { timeout: 30_000, interval: 2 });
   },
 };
 
