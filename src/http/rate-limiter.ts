@@ -73,6 +73,8 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
  * `rate_limited` with `Retry-After`. Clients are keyed like the free preview (an IPv6 /64 is one).
  */
 export function freeRequestAdmission(limiter: RateLimiter, config: Pick<RateLimiterConfig, 'ratePerSecond' | 'burst'>) {
+  // Off: nothing to key or count on the hot path.
+  if (config.ratePerSecond <= 0) return (): HttpReply | null => null;
   return (req: Pick<HttpRequestData, 'remoteIp' | 'headers'>): HttpReply | null => {
     if (req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined) return null;
     const decision = limiter.take(clientKeyOf(req.remoteIp));

@@ -146,18 +146,17 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const trusted = trustedProxySet(config.trustedProxies ?? []);
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
-  let inFlight = 0;
-  // Requests still running, so close() can abort the ones the drain deadline leaves behind.
+  // Requests in flight (streams until their last byte): close() waits for them and aborts the
+  // ones the drain deadline leaves behind.
   const running = new Set<AbortController>();
   let draining = false;
   let drained: (() => void) | null = null;
   const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
 
   const done = (state: { started: number; controller: AbortController }, status: number) => {
-    inFlight--;
     running.delete(state.controller);
     config.onResponse?.(status, performance.now() - state.started);
-    if (draining && inFlight === 0) drained?.();
+    if (draining && running.size === 0) drained?.();
   };
   const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal; controller: AbortController }, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
@@ -181,7 +180,6 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       state.aborted = true;
       controller.abort();
     });
-    inFlight++;
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
@@ -229,7 +227,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       listenSocket = null;
       // Feed sockets never finish on their own: close them, or they would outlive the service.
       closeFeeds();
-      if (inFlight === 0) return Promise.resolve();
+      if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
         // they get ABORT_GRACE_MS to unwind; a handler that ignores its signal is left behind.
@@ -243,7 +241,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
         };
       });
     },
-    inFlight: () => inFlight,
+    inFlight: () => running.size,
     publish: (path, message) => void app.publish(path, message, false, false),
     subscribers: (path) => app.numSubscribers(path),
   };

@@ -65,7 +65,7 @@ function requestBody(payment: PaymentPayload, requirements: PaymentRequirements)
 }
 
 /** Why a fetch failed, in words: undici hides the system error (ECONNREFUSED, ENOTFOUND ...) in `cause`. */
-export function fetchFailure(err: unknown, timeoutMs: number): string {
+function fetchFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs} ms`;
   const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
   if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` (${cause.message})` : ''}`;
