@@ -15,6 +15,7 @@ import { benchMarket } from './market.ts';
 import { benchMcp } from './mcp.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
+import { benchStartup } from './startup.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,6 +34,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
   'pool-tasks': () => benchPoolTasks(),
+  startup: () => benchStartup(),
 };
 
 const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);
