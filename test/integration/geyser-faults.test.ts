@@ -81,11 +81,29 @@ async function paid(path: string, query = ''): Promise<Record<string, any>> {
 
 describe('before any fault', () => {
   it('the stream is live and the tip floor has observed tips', async () => {
-    // The tip floor needs a window of observed tips: the localnet lands tip transactions each slot.
-    await vi.waitUntil(async () => (await readJson(fetch(`${service.url}/health`))).timing.caches.tipSlots > 0, { timeout: STATE_WAIT_MS });
-    const tips = await paid('/v1/tipfloor', '?fresh=true');
-    expect(tips.staleNote).toBeUndefined();
-    expect(tips.freshness.stream).toBe('live');
+    // The tip floor needs complete slots with tips in its window: until the stream has delivered
+    // them it answers 502 upstream_unavailable, which charges nothing; the call is retried.
+    let tips: Record<string, any> | null = null;
+    await vi.waitUntil(
+      async () => {
+        const before = await balance();
+        const res = await payFetch(`${service.url}/v1/tipfloor?fresh=true`);
+        const body = await readJson(res);
+        if (res.status === 200) {
+          answered++;
+          expect(await balance()).toBe(before - PRICES['/v1/tipfloor']!);
+          tips = body;
+          return true;
+        }
+        expect(res.status, JSON.stringify(body)).toBe(502);
+        expect(body.error).toBe('upstream_unavailable');
+        expect(await balance()).toBe(before);
+        return false;
+      },
+      { timeout: STATE_WAIT_MS, interval: 500 },
+    );
+    expect(tips!.staleNote).toBeUndefined();
+    expect(tips!.freshness.stream).toBe('live');
   }, 90_000);
 });
 
