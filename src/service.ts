@@ -133,7 +133,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
     market: options.upstreams.market,
   });
-  await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
+  await Promise.all([pool.ready(), blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
   const payments = await startPaymentStack({
     options: config,
     upstreams: options.upstreams,

@@ -53,6 +53,8 @@ const RULES: ImportRules = {
     'uWebSockets.js': 'src/http/',
     '@modelcontextprotocol/server': 'src/mcp/mcp-server.ts',
     piscina: 'src/pool/worker-pool.ts',
+    // Bundles the pool's worker entry from the TypeScript sources at start.
+    esbuild: 'src/pool/worker-bundle.ts',
     'lru-cache': 'src/caches/single-flight-cache.ts',
     typebox: 'src/catalog/',
     '@solana/kit': 'src/chain/',

@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundleWorkerEntry } from '../../src/pool/worker-bundle.ts';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
@@ -45,5 +48,19 @@ describe('worker entry', () => {
     const reexported = [...wrapper.matchAll(/^export const (\w+) = tasks\.(\w+);$/gm)].map((m) => (m[1] === m[2] ? m[1]! : `${m[1]} != ${m[2]}`)).sort();
     expect(tasks.length).toBeGreaterThan(0);
     expect(reexported).toEqual(tasks);
+  });
+});
+
+describe('bundled worker entry', () => {
+  it('is plain JS that Node loads without tsx, exporting every task, built once per process', async () => {
+    const entry = new URL('../../workers/pool-worker.ts', import.meta.url);
+    const url = await bundleWorkerEntry(entry);
+    expect(await bundleWorkerEntry(entry)).toBe(url);
+    expect(fileURLToPath(url)).toMatch(/dist\/workers\/pool-worker-[0-9a-f]{16}\.mjs$/);
+    // A plain node, no loader: what the pool's workers run must need no TypeScript support.
+    const script = `import(${JSON.stringify(url.href)}).then((m) => console.log(Object.keys(m).sort().join(',')))`;
+    const exported = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim();
+    const tasks = Object.keys(await import('../../workers/pool-worker.ts')).sort();
+    expect(exported).toBe(tasks.join(','));
   });
 });
