@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallenge } from './http-challenge.ts';
+import { benchIdleMemory } from './idle-memory.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   forensics: () => benchForensics(),
   'http-challenge': () => benchHttpChallenge(seconds, connections),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
+  'idle-memory': () => benchIdleMemory(),
   'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),

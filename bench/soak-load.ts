@@ -24,30 +24,41 @@ export interface KindInterval {
   skipped: number;
 }
 
-/** Per-kind latencies and counts since the last `take()`. */
+/** Per-kind latencies and counts since the last `take()`, and over the whole run. */
 export interface IntervalRecorder {
   record(kind: string, ms: number, ok: boolean): void;
   skip(kind: string): void;
   take(): Record<string, KindInterval>;
+  /** Counts and latency percentiles of each kind since the recorder was created. */
+  totals(): Record<string, Omit<KindInterval, 'latenciesMs'> & ReturnType<typeof latencySummary>>;
 }
 
 /** Creates an empty recorder. */
 export function createIntervalRecorder(): IntervalRecorder {
   let current: Record<string, KindInterval> = {};
-  const of = (kind: string): KindInterval => (current[kind] ??= { latenciesMs: [], ok: 0, failed: 0, skipped: 0 });
+  const whole: Record<string, KindInterval> = {};
+  const of = (table: Record<string, KindInterval>, kind: string): KindInterval => {
+    table[kind] ??= { latenciesMs: [], ok: 0, failed: 0, skipped: 0 };
+    return table[kind];
+  };
   return {
     record(kind, ms, ok) {
-      const k = of(kind);
-      k.latenciesMs.push(ms);
-      if (ok) k.ok++;
-      else k.failed++;
+      for (const k of [of(current, kind), of(whole, kind)]) {
+        k.latenciesMs.push(ms);
+        if (ok) k.ok++;
+        else k.failed++;
+      }
     },
-    skip: (kind) => void of(kind).skipped++,
+    skip(kind) {
+      of(current, kind).skipped++;
+      of(whole, kind).skipped++;
+    },
     take() {
       const taken = current;
       current = {};
       return taken;
     },
+    totals: () => Object.fromEntries(Object.entries(whole).map(([kind, { latenciesMs, ...counts }]) => [kind, { ...counts, ...latencySummary(latenciesMs) }])),
   };
 }
 

@@ -76,9 +76,7 @@ async function sendAndDrop(port: number, path: string, header: string, dropAfter
  * had already reached the client's socket when it closed, so the retry is a replay and refused
  * (`answered-before-drop`); or the payer got no answer at all (`lost`, with what came instead).
  */
-export type DroppedOutcome =
-  | { readonly kind: 'recovered' | 'answered-before-drop' }
-  | { readonly kind: 'lost'; readonly answer: string };
+export type DroppedOutcome = { readonly kind: 'recovered' | 'answered-before-drop' } | { readonly kind: 'lost'; readonly answer: string };
 
 /**
  * Pays for `path`, drops the connection `dropAfterMs` later (mid-settlement for a Solana payment

@@ -14,7 +14,16 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_DELAY_WINDOW_MS } from '../src/http/process-metrics.ts';
 import { killService, spawnService, type ServiceProcess } from '../test/helpers/service-process.ts';
-import { createIntervalRecorder, DROPPED_REQUESTS, getExpecting, latencySummary, runStream, type Stream, writeAndDrop } from './soak-load.ts';
+import {
+  createIntervalRecorder,
+  DROPPED_REQUESTS,
+  type IntervalRecorder,
+  getExpecting,
+  latencySummary,
+  runStream,
+  type Stream,
+  writeAndDrop,
+} from './soak-load.ts';
 import { type Clients, createClients, droppedPaidCall, type LocalnetTarget, payingFetch } from './soak-payers.ts';
 import { growthOf, type Sample, soakChart } from './soak-report.ts';
 
@@ -65,11 +74,21 @@ function streams(target: LocalnetTarget, clients: Clients, ledgerSize: () => num
     return ledgerSize() > 0 ? `/trust/proof?index=${i % ledgerSize()}` : '/health';
   };
   return [
-    { kind: 'challenge-402', perSecond: RATES.challenge, maxInFlight: 32, send: (i) => getExpecting(`${url}${CHALLENGE_PATHS[i % CHALLENGE_PATHS.length]}`, 402) },
+    {
+      kind: 'challenge-402',
+      perSecond: RATES.challenge,
+      maxInFlight: 32,
+      send: (i) => getExpecting(`${url}${CHALLENGE_PATHS[i % CHALLENGE_PATHS.length]}`, 402),
+    },
     { kind: 'free', perSecond: RATES.free, maxInFlight: 32, send: (i) => getExpecting(`${url}${freePath(i)}`, 200) },
     { kind: 'paid-solana', perSecond: RATES.paidSolana, maxInFlight: 16, send: (i) => paidOk(pays.solana, `${url}${PAID_PATHS[i % PAID_PATHS.length]}`) },
     { kind: 'paid-base', perSecond: RATES.paidBase, maxInFlight: 8, send: (i) => paidOk(pays.base, `${url}${PAID_PATHS[i % PAID_PATHS.length]}`) },
-    { kind: 'dropped', perSecond: RATES.dropped, maxInFlight: 16, send: (i) => writeAndDrop(target.port, DROPPED_REQUESTS[i % DROPPED_REQUESTS.length]!, i % 20) },
+    {
+      kind: 'dropped',
+      perSecond: RATES.dropped,
+      maxInFlight: 16,
+      send: (i) => writeAndDrop(target.port, DROPPED_REQUESTS[i % DROPPED_REQUESTS.length]!, i % 20),
+    },
     {
       kind: 'dropped-paid',
       perSecond: RATES.droppedPaid,
@@ -110,6 +129,25 @@ function sampleOf(health: Health, tSeconds: number, traffic: ReturnType<ReturnTy
   };
 }
 
+/** Samples /health every SAMPLE_INTERVAL_MS until `minutes` have passed since `t0`. */
+async function sampleFor(minutes: number, url: string, recorder: IntervalRecorder, onLedger: (entries: number) => void): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < minutes * 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS));
+    const health = await readHealth(url);
+    onLedger(health.ledger.entries);
+    const sample = sampleOf(health, (performance.now() - t0) / 1000, recorder.take());
+    samples.push(sample);
+    console.error(
+      `soak ${sample.tSeconds}s rss ${sample.rssMiB} MiB heap ${sample.heapUsedMiB} MiB loop p99 ${sample.eventLoopDelayP99Ms} ms p99 ${JSON.stringify(sample.p99Ms)}`,
+    );
+  }
+  return samples;
+}
+
+const loads = (): number[] => loadavg().map((l) => Math.round(l * 100) / 100);
+
 /** Runs the soak for `minutes` and returns its report (the plot is written beside the JSON). */
 export async function benchSoak(minutes: number): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
@@ -120,44 +158,28 @@ export async function benchSoak(minutes: number): Promise<Record<string, unknown
     const idle = await readHealth(target.serviceUrl);
     let ledgerSize = idle.ledger.entries;
     const recorder = createIntervalRecorder();
-    const totals: Record<string, { ok: number; failed: number; skipped: number; latenciesMs: number[] }> = {};
-    const samples: Sample[] = [];
     const stop = new AbortController();
-    const loadAvgStart = loadavg();
-    const t0 = performance.now();
+    const loadAvgStart = loads();
     const tally: DroppedPaidTally = { outcomes: {}, lost: [] };
     const running = streams(target, clients, () => ledgerSize, tally).map((s) => runStream(s, recorder, stop.signal));
-    while (performance.now() - t0 < minutes * 60_000) {
-      await new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS));
-      const health = await readHealth(target.serviceUrl);
-      ledgerSize = health.ledger.entries;
-      const traffic = recorder.take();
-      for (const [kind, k] of Object.entries(traffic)) {
-        const t = (totals[kind] ??= { ok: 0, failed: 0, skipped: 0, latenciesMs: [] });
-        t.latenciesMs.push(...k.latenciesMs);
-        t.ok += k.ok;
-        t.failed += k.failed;
-        t.skipped += k.skipped;
-      }
-      samples.push(sampleOf(health, (performance.now() - t0) / 1000, traffic));
-      const last = samples[samples.length - 1]!;
-      console.error(`soak ${last.tSeconds}s rss ${last.rssMiB} MiB heap ${last.heapUsedMiB} MiB loop p99 ${last.eventLoopDelayP99Ms} ms paid p99 ${JSON.stringify(last.p99Ms)}`);
-    }
+    const samples = await sampleFor(minutes, target.serviceUrl, recorder, (entries) => (ledgerSize = entries));
     stop.abort();
     await Promise.all(running);
-    const title = `Soak: ${minutes} min of mixed load against the service (embedded mode)`;
     const outDir = join(import.meta.dirname, 'results');
     mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'soak.svg'), soakChart(samples, title, PAID_KINDS, FREE_KINDS));
+    writeFileSync(
+      join(outDir, 'soak.svg'),
+      soakChart(samples, `Soak: ${minutes} min of mixed load against the service (embedded mode)`, PAID_KINDS, FREE_KINDS),
+    );
     return {
       name: 'soak',
       minutes,
       sampleIntervalMs: SAMPLE_INTERVAL_MS,
       offeredPerSecond: RATES,
-      machine: { cores: availableParallelism(), loadAvgStart: loadAvgStart.map((l) => Math.round(l * 100) / 100), loadAvgEnd: loadavg().map((l) => Math.round(l * 100) / 100) },
+      machine: { cores: availableParallelism(), loadAvgStart, loadAvgEnd: loads() },
       idle: { rssMiB: Math.round(idle.process.rssBytes / MIB), heapUsedMiB: Math.round(idle.process.heapUsedBytes / MIB) },
       growth: { rss: growthOf(samples, (s) => s.rssMiB), heapUsed: growthOf(samples, (s) => s.heapUsedMiB) },
-      totals: Object.fromEntries(Object.entries(totals).map(([kind, { latenciesMs, ...counts }]) => [kind, { ...counts, ...latencySummary(latenciesMs) }])),
+      totals: recorder.totals(),
       ledgerEntries: ledgerSize,
       droppedPaid: tally,
       plot: 'bench/results/soak.svg',

@@ -145,7 +145,8 @@ export function renderLineChart(config: LineChartConfig): string {
     return renderPanel(panel, frame, config.xLabel);
   });
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" fill="#222">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" fill="#222">`,
+    `<title>${escapeXml(config.title)}</title>`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="${width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(config.title)}</text>`,
     ...panels,
