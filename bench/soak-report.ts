@@ -42,6 +42,15 @@ export interface Growth {
 
 const r1 = (v: number): number => Math.round(v * 100) / 100;
 
+/**
+ * The heap right after each major collection: the samples lower than both neighbours. The heap
+ * saw-tooths between collections, so its raw slope says more about where the teeth fall than
+ * about what stays alive; the troughs are the live heap.
+ */
+export function troughs(samples: readonly Sample[], pick: (s: Sample) => number): Sample[] {
+  return samples.filter((s, i) => i > 0 && i < samples.length - 1 && pick(s) < pick(samples[i - 1]!) && pick(s) < pick(samples[i + 1]!));
+}
+
 /** Growth of one memory figure over the run. */
 export function growthOf(samples: readonly Sample[], pick: (s: Sample) => number): Growth {
   const points = samples.map((s) => [s.tSeconds, pick(s)] as const);

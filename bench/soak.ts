@@ -25,7 +25,7 @@ import {
   writeAndDrop,
 } from './soak-load.ts';
 import { type Clients, createClients, droppedPaidCall, type LocalnetTarget, payingFetch } from './soak-payers.ts';
-import { growthOf, type Sample, soakChart } from './soak-report.ts';
+import { growthOf, type Sample, soakChart, troughs } from './soak-report.ts';
 
 /** One sample per event-loop window, so each delay figure is its own window's. */
 const SAMPLE_INTERVAL_MS = LOOP_DELAY_WINDOW_MS;
@@ -178,7 +178,14 @@ export async function benchSoak(minutes: number): Promise<Record<string, unknown
       offeredPerSecond: RATES,
       machine: { cores: availableParallelism(), loadAvgStart, loadAvgEnd: loads() },
       idle: { rssMiB: Math.round(idle.process.rssBytes / MIB), heapUsedMiB: Math.round(idle.process.heapUsedBytes / MIB) },
-      growth: { rss: growthOf(samples, (s) => s.rssMiB), heapUsed: growthOf(samples, (s) => s.heapUsedMiB) },
+      growth: {
+        rss: growthOf(samples, (s) => s.rssMiB),
+        heapUsed: growthOf(samples, (s) => s.heapUsedMiB),
+        liveHeapAfterCollections: growthOf(
+          troughs(samples, (s) => s.heapUsedMiB),
+          (s) => s.heapUsedMiB,
+        ),
+      },
       totals: recorder.totals(),
       ledgerEntries: ledgerSize,
       droppedPaid: tally,
