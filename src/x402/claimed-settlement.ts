@@ -37,16 +37,15 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
   const { replayGuard, pending, deliver, refuse, fault } = config;
 
   /**
-   * After delivery: the record goes, unless the caller is gone (the connection dropped while the
-   * settlement confirmed): then the 200 stays with it for the retry of the same payment. The check
-   * is exact: nothing runs between here and the front end writing the reply or skipping it.
+   * After delivery the 200 stays with the record for the identical retry of the same payment,
+   * whether or not the caller was seen to go: a dropped connection is often noticed only after
+   * its 200 was written into the dead socket (a late event loop, a peer gone without a FIN), and
+   * the payer was charged. The retry gets the same 200, receipt included, with no new charge and no
+   * new ledger entry; another payload or another request stays refused (redeliver).
    */
   async function closeRecord(call: PaidCall, key: string, reply: HttpReply): Promise<void> {
-    if (call.request.signal.aborted)
-      await pending
-        .keepDelivered(key, reply)
-        .catch((err: unknown) => fault('a settled answer the caller did not receive could not be kept for its retry', err));
-    else await pending.resolve(key).catch((err: unknown) => fault('could not drop a delivered pending record (the replay record refuses it)', err));
+    const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+    await pending.keepDelivered(key, reply).catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
   }
 
   /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */

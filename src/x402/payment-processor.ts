@@ -9,9 +9,10 @@
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
  * settlement is reported and the 200 still goes out. A settlement that did not reach the
  * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
- * retry of the same payment then gets the stored 200 once it landed, exactly once. A settled 200
- * whose caller was gone when it was ready (a dropped connection) is kept with that record, and a
- * retry of the same payment gets it, receipt and PAYMENT-RESPONSE included, with no new charge.
+ * retry of the same payment then gets the stored 200 once it landed, exactly once. Every settled 200
+ * is kept with that record (a dropped connection is often noticed only after its answer was
+ * written), and the identical retry of the same payment gets it, receipt and PAYMENT-RESPONSE
+ * included, with no new charge; the payment for another request stays refused.
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';

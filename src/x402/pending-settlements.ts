@@ -35,8 +35,8 @@ export interface PendingSettlement {
   readonly paid: { readonly originalUrl: string; readonly endpoint: string; readonly priceUsdcUnits: number };
   readonly recordedAt: number;
   /**
-   * The 200 exactly as delivered (PAYMENT-RESPONSE and receipt included), kept when the caller
-   * was gone by the time it was ready: a retry of the same payment gets it, with no new charge.
+   * The 200 exactly as delivered (PAYMENT-RESPONSE and receipt included), kept once it was sent:
+   * the identical retry of the same payment gets it, with no new charge.
    */
   readonly delivered?: StoredAnswer;
 }

@@ -18,7 +18,6 @@ import type { PaidHandler } from '../../src/intel/handler-group.ts';
 import { callTool, mcpClient, rawToolCall } from '../helpers/mcp-client.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
-import { readJson } from '../helpers/read-json.ts';
 
 const BASE = 'eip155:8453';
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -58,6 +57,7 @@ function svmPayer(): x402Client {
 
 describe('paying a tool on Solana', () => {
   let payment: Awaited<ReturnType<x402Client['createPaymentPayload']>>;
+  let receiptHeader = '';
 
   it('settles exactly the price and answers with the settle response and a receipt tweetnacl verifies', async () => {
     payment = await paymentFor(svmPayer(), 'epoch', { rate: 'both' });
@@ -69,6 +69,7 @@ describe('paying a tool on Solana', () => {
     expect(r._meta!['x402/payment-response']).toMatchObject({ success: true, network: SOLANA, payer: paid.payer.signer.address });
 
     const header: string = r._meta!['x402/receipt'];
+    receiptHeader = header;
     const { signature, ...unsigned } = JSON.parse(Buffer.from(header, 'base64').toString());
     expect(unsigned).toMatchObject({ endpoint: '/v1/epoch', resource: '/v1/epoch?rate=both', priceUsdcUnits: 1000, network: SOLANA });
     expect(unsigned.requestSha256).toBe(sha256('GET /v1/epoch?rate=both'));
@@ -83,16 +84,21 @@ describe('paying a tool on Solana', () => {
     expect(proof.structuredContent!.entry).toMatchObject({ kind: 'payment', endpoint: '/v1/epoch', receiptSha256: sha256(Buffer.from(canonical)) });
   });
 
-  it('refuses the same payment again over MCP and over HTTP, charging nothing more', async () => {
+  it('the same payment sent again gets its first answer again, over MCP and over HTTP, charging nothing more', async () => {
     const before = await paid.payToBalance();
+    const entries = paid.service.ledger.head().treeSize;
     const again = await callTool(client, 'epoch', { rate: 'both' }, { 'x402/payment': payment });
-    expect(again.isError).toBe(true);
-    expect(again.structuredContent!.error).toMatch(/^duplicate_settlement/);
-    expect(again.structuredContent!.resource).toMatchObject({ url: 'mcp://tool/epoch' });
+    expect(again.isError).toBeFalsy();
+    expect(again._meta?.['x402/receipt']).toBe(receiptHeader);
     const http = await fetch(`${paid.url}/v1/epoch?rate=both`, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payment)).toString('base64') } });
-    expect(http.status).toBe(402);
-    expect((await readJson(http)).error).toMatch(/^duplicate_settlement/);
+    expect(http.status).toBe(200);
+    expect(http.headers.get('x-service-receipt')).toBe(receiptHeader);
+    // The same payment for another request is not a retry: refused.
+    const other = await callTool(client, 'epoch', { rate: 'alt' }, { 'x402/payment': payment });
+    expect(other.isError).toBe(true);
+    expect(other.structuredContent!.error).toMatch(/^duplicate_settlement/);
     expect(await paid.payToBalance()).toBe(before);
+    expect(paid.service.ledger.head().treeSize).toBe(entries);
   });
 
   it('charges nothing for a failed answer: an unknown mint is not_found, and no ledger entry is written', async () => {

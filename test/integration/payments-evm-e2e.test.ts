@@ -2,7 +2,8 @@
  * Base payments end to end: the official client (@x402/fetch + @x402/evm) pays /v1/epoch on the
  * eip155:8453 option against the running service and its local EVM; the payTo balance rises by
  * exactly the price, the 200 carries PAYMENT-RESPONSE and a receipt naming the Base network, and
- * the same authorization replayed is refused.
+ * the same authorization sent again gets that first answer again (no second charge), and sent for
+ * another request is refused.
  */
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('official client pays on Base', () => {
-  it('settles exactly the price, answers with PAYMENT-RESPONSE and a receipt, and refuses a replay', async () => {
+  it('settles exactly the price, answers with PAYMENT-RESPONSE and a receipt, gives the same answer to the same payment again, and refuses it for another request', async () => {
     const evm = t.localnet!.evm;
     const key = generateEvmKey();
     await evm.fundUsdc(evmAddressOfKey(key), 1_000_000n);
@@ -56,8 +57,11 @@ describe('official client pays on Base', () => {
     expect((await balanceOf(payTo)) - before).toBe(1000n);
 
     expect(sentPayment).not.toBeNull();
-    const replay = await fetch(`${t.url}/v1/epoch`, { headers: { 'PAYMENT-SIGNATURE': sentPayment! } });
-    expect(replay.status).toBe(402);
+    const again = await fetch(`${t.url}/v1/epoch`, { headers: { 'PAYMENT-SIGNATURE': sentPayment! } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-service-receipt')).toBe(res.headers.get('x-service-receipt'));
+    const other = await fetch(`${t.url}/v1/epoch?rate=alt`, { headers: { 'PAYMENT-SIGNATURE': sentPayment! } });
+    expect(other.status).toBe(402);
     expect((await balanceOf(payTo)) - before).toBe(1000n);
   });
 });

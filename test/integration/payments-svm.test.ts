@@ -112,17 +112,24 @@ describe('one payment buys one answer', () => {
     expect(await payToBalance()).toBe(before + EPOCH_PRICE);
   });
 
-  it('a payment replayed after a restart over the same data dir is refused', async () => {
+  it('after a restart over the same data dir, the same payment gets its first answer again and another request is refused', async () => {
     const url = `${service.url}/v1/epoch`;
     const header = await officialPaymentHeader(url);
-    expect((await paid(url, header)).status).toBe(200);
+    const first = await paid(url, header);
+    expect(first.status).toBe(200);
+    const receipt = first.headers.get('x-service-receipt');
     await service.close();
     service = await start();
     const before = await payToBalance();
+    const entries = service.ledger.head().treeSize;
     const again = await paid(`${service.url}/v1/epoch`, header);
-    expect(again.status).toBe(402);
-    expect((await readJson(again)).error).toMatch(/^duplicate_settlement/);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-service-receipt')).toBe(receipt);
+    const other = await paid(`${service.url}/v1/epoch?rate=alt`, header);
+    expect(other.status).toBe(402);
+    expect((await readJson(other)).error).toMatch(/^duplicate_settlement/);
     expect(await payToBalance()).toBe(before);
+    expect(service.ledger.head().treeSize).toBe(entries);
   });
 });
 
