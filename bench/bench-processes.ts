@@ -5,6 +5,7 @@
  * servers (hello-world, the reference middleware). Each is ready when it prints a line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -15,6 +16,8 @@ const STOP_TIMEOUT_MS = 30_000;
 
 export interface BenchProcess {
   readonly child: ChildProcess;
+  /** When it was spawned (`performance.now()` of this process): a profile's clock starts about then. */
+  readonly spawnedAt: number;
   /** Everything it printed to stdout so far. */
   stdout(): string;
   /** SIGTERM, then SIGKILL after STOP_TIMEOUT_MS; resolves once it has exited. */
@@ -31,12 +34,14 @@ export function spawnNode(
   ready: readonly RegExp[],
   nodeArgs: readonly string[] = [],
 ): Promise<{ process: BenchProcess; found: string[] }> {
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const proc: BenchProcess = {
     child,
+    spawnedAt,
     stdout: () => out,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -129,5 +134,23 @@ export async function whileFrozen<T>(proc: BenchProcess, work: () => Promise<T>)
     return await work();
   } finally {
     proc.child.kill('SIGCONT');
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time the process has used so far (user + system, all threads), ms; null where /proc is
+ * absent. Unlike throughput it does not depend on what else the machine runs at the time.
+ */
+export function cpuMs(proc: BenchProcess): number | null {
+  try {
+    const stat = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8');
+    // Fields after the parenthesized command name; utime and stime are the 14th and 15th overall.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return null;
   }
 }

@@ -11,7 +11,7 @@
  *   npm run bench -- http-challenge [--seconds 5] [--connections 32] [--rounds 3]
  *     [--only challenge402,invalid400] [--profile DIR]   (DIR: a --cpu-prof of the service)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,9 +20,10 @@ import { SOLANA_USDC_MINT } from '../src/config.ts';
 import { loadOrCreateIdentity } from '../src/trust/identity.ts';
 import { MAX_TIMEOUT_SECONDS } from '../src/x402/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../src/x402/x402-types.ts';
-import { type BenchProcess, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from './bench-processes.ts';
+import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from './bench-processes.ts';
 import { blockhashValid, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
 import { drive, type LoadResult } from './load-driver.ts';
+import { PROFILE_WINDOWS_FILE } from './profile-summary.ts';
 import type { ReferenceTerms } from './reference-server.ts';
 
 /** The benchmarked route and the query of each path. */
@@ -55,6 +56,9 @@ interface Servers {
   readonly processes: BenchProcess[];
   readonly localnet: Awaited<ReturnType<typeof spawnLocalnet>>;
   readonly serviceUrl: string;
+  readonly service: BenchProcess;
+  /** The process serving each target. */
+  readonly owners: Readonly<Record<Target, BenchProcess>>;
   readonly urls: Readonly<Record<Target, string>>;
 }
 
@@ -97,7 +101,8 @@ async function startServers(dataDir: string, options: HttpChallengeOptions): Pro
     reference402: `http://127.0.0.1:${reference.found[1]}${ROUTE}?${GOOD_QUERY}`,
     health: `${service.url}/health`,
   };
-  return { processes, localnet, serviceUrl: service.url, urls };
+  const owners = { hello: hello.process, challenge402: service.process, invalid400: service.process, reference402: reference.process, health: service.process };
+  return { processes, localnet, serviceUrl: service.url, service: service.process, owners, urls };
 }
 
 /** Fails unless both servers answer the same terms and ours carries what a payer needs. */
@@ -125,14 +130,33 @@ async function freshBlockhash(servers: Servers, previous: string | null): Promis
   throw new Error(`no fresh blockhash reached the challenge within ${BLOCKHASH_WAIT_MS} ms`);
 }
 
-type Measured = LoadResult & { readonly statuses?: Record<string, number>; readonly blockhash?: string };
+type Measured = LoadResult & {
+  /** CPU time of the serving process per request (all its threads), µs: robust to a loaded machine. */
+  readonly cpuUsPerRequest: number | null;
+  readonly statuses?: Record<string, number>;
+  readonly blockhash?: string;
+};
 
-async function measure(servers: Servers, target: Target, options: HttpChallengeOptions, state: { blockhash: string | null }): Promise<Measured> {
+/** Where each load run on the service falls on its process's clock, for profile-summary.ts. */
+type ProfileWindow = { readonly target: Target; readonly fromMs: number; readonly toMs: number };
+
+interface RunState {
+  blockhash: string | null;
+  readonly windows: ProfileWindow[];
+}
+
+async function measure(servers: Servers, target: Target, options: HttpChallengeOptions, state: RunState): Promise<Measured> {
   const ours = target !== 'hello' && target !== 'reference402';
   if (ours) state.blockhash = await freshBlockhash(servers, state.blockhash);
   const before = ours ? await statusCounts(servers.serviceUrl) : null;
-  const result = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], options.seconds, options.connections));
+  const fromMs = performance.now() - servers.service.spawnedAt;
+  const cpuBefore = cpuMs(servers.owners[target]);
+  const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], options.seconds, options.connections));
+  const cpuAfter = cpuMs(servers.owners[target]);
+  const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / load.requests);
+  const result = { ...load, cpuUsPerRequest: cpuUs };
   if (!before) return result;
+  state.windows.push({ target, fromMs, toMs: performance.now() - servers.service.spawnedAt });
   return { ...result, statuses: countsDelta(before, await statusCounts(servers.serviceUrl)), ...(target === 'health' ? {} : { blockhash: state.blockhash! }) };
 }
 
@@ -156,12 +180,13 @@ function roundRatios(r: Partial<Record<Target, Measured>>) {
 /** Runs the benchmark and returns its report. */
 export async function benchHttpChallenge(options: HttpChallengeOptions): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
   const servers = await startServers(dataDir, options);
   try {
     await checkChallenges(servers);
     const targets = TARGETS.filter((t) => !options.only || options.only.includes(t));
     const rounds: Array<{ results: Partial<Record<Target, Measured>>; ratios: ReturnType<typeof roundRatios> }> = [];
-    const state = { blockhash: null as string | null };
+    const state: RunState = { blockhash: null, windows: [] };
     for (let i = 0; i < options.rounds; i++) {
       const results: Partial<Record<Target, Measured>> = {};
       for (const t of targets) {
@@ -170,6 +195,7 @@ export async function benchHttpChallenge(options: HttpChallengeOptions): Promise
       }
       rounds.push({ results, ratios: roundRatios(results) });
     }
+    if (options.profileDir) writeFileSync(join(options.profileDir, PROFILE_WINDOWS_FILE), `${JSON.stringify(state.windows)}\n`);
     const ratioKeys = Object.keys(rounds[0]!.ratios) as Array<keyof ReturnType<typeof roundRatios>>;
     const spreads = Object.fromEntries(
       ratioKeys.flatMap((k) => {
