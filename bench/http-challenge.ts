@@ -169,11 +169,19 @@ const spread = (xs: readonly number[]) => {
 /** Ratios of one round: each unpaid path to hello-world and to the reference. */
 function roundRatios(r: Partial<Record<Target, Measured>>) {
   const of = (a: Target, b: Target) => (r[a] && r[b] ? round3(r[a].rps / r[b].rps) : null);
+  // Requests per CPU second, ours over theirs: the same comparison, independent of other load.
+  const cpu = (a: Target, b: Target) => (r[a]?.cpuUsPerRequest && r[b]?.cpuUsPerRequest ? round3(r[b].cpuUsPerRequest / r[a].cpuUsPerRequest) : null);
   return {
     challenge402VsHello: of('challenge402', 'hello'),
     invalid400VsHello: of('invalid400', 'hello'),
     challenge402VsReference: of('challenge402', 'reference402'),
     invalid400VsReference: of('invalid400', 'reference402'),
+    cpu: {
+      challenge402VsHello: cpu('challenge402', 'hello'),
+      invalid400VsHello: cpu('invalid400', 'hello'),
+      challenge402VsReference: cpu('challenge402', 'reference402'),
+      invalid400VsReference: cpu('invalid400', 'reference402'),
+    },
   };
 }
 
@@ -196,14 +204,14 @@ export async function benchHttpChallenge(options: HttpChallengeOptions): Promise
       rounds.push({ results, ratios: roundRatios(results) });
     }
     if (options.profileDir) writeFileSync(join(options.profileDir, PROFILE_WINDOWS_FILE), `${JSON.stringify(state.windows)}\n`);
-    const ratioKeys = Object.keys(rounds[0]!.ratios) as Array<keyof ReturnType<typeof roundRatios>>;
+    const ratioKeys = ['challenge402VsHello', 'invalid400VsHello', 'challenge402VsReference', 'invalid400VsReference'] as const;
     const spreads = Object.fromEntries(
       ratioKeys.flatMap((k) => {
         const xs = rounds.map((r) => r.ratios[k]).filter((x): x is number => x !== null);
         return xs.length > 0 ? [[k, spread(xs)]] : [];
       }),
     );
-    const met = (k: keyof ReturnType<typeof roundRatios>, goal: number) => rounds.every((r) => r.ratios[k] !== null && r.ratios[k] >= goal);
+    const met = (k: (typeof ratioKeys)[number], goal: number) => rounds.every((r) => r.ratios[k] !== null && r.ratios[k] >= goal);
     return {
       name: 'http-challenge',
       tool: rounds[0]?.results.hello?.tool ?? rounds[0]?.results.challenge402?.tool,
