@@ -1,7 +1,7 @@
 /**
  * The processes of the HTTP benchmarks, each in its own Node process so that no server shares an
  * event loop with another or with the load generator's bookkeeping: the localnet (the service's
- * upstreams in mainnet mode), the service started as a user starts it, and the bench's own
+ * upstreams in mainnet mode), the service from its sources as `npm run dev` starts it, and the bench's own
  * servers (hello-world, the reference middleware). Each is ready when it prints a line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -110,7 +110,7 @@ export interface MainnetServiceArgs {
   readonly nodeArgs?: readonly string[];
 }
 
-/** The service as a user starts it (`node --import tsx src/main.ts`), in mainnet mode against `localnet`. */
+/** The service from its sources as `npm run dev` starts it (`node --import tsx src/main.ts`), in mainnet mode against `localnet`. */
 export async function spawnMainnetService(args: MainnetServiceArgs): Promise<{ process: BenchProcess; url: string }> {
   const { rpc, geyser, market, stablecoin, usdc } = args.localnet;
   const argv = [

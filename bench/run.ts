@@ -1,5 +1,6 @@
 /**
- * Bench runner: `npm run bench` runs every benchmark, `npm run bench -- NAME` one of them.
+ * Bench runner: `npm run bench` runs every benchmark but the soak (minutes long, run on its own),
+ * `npm run bench -- NAME` one of them.
  * Prints each report and writes it to bench/results/NAME.json. Figures are ratios against a
  * reference measured in the same run, so they compare across machines.
  */
@@ -9,18 +10,22 @@ import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallenge, type Target } from './http-challenge.ts';
+import { benchIdleMemory } from './idle-memory.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
 import { benchMcp } from './mcp.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
+import { benchStartup } from './startup.ts';
+import { benchSoak } from './soak.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
+    minutes: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },
     profile: { type: 'string' },
@@ -40,15 +45,20 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
       ...(values.profile ? { profileDir: values.profile } : {}),
     }),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
+  'idle-memory': () => benchIdleMemory(),
   'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
   market: () => benchMarket(),
   mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
   'pool-tasks': () => benchPoolTasks(),
+  startup: () => benchStartup(),
+  soak: () => benchSoak(Number(values.minutes)),
 };
 
-const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES);
+/** Run only when named: the soak takes `--minutes` (10 by default). */
+const ON_REQUEST = new Set(['soak']);
+const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES).filter((name) => !ON_REQUEST.has(name));
 const outDir = join(import.meta.dirname, 'results');
 mkdirSync(outDir, { recursive: true });
 for (const name of selected) {

@@ -36,6 +36,8 @@ export const ERROR_STATUS = {
   /** The RPC will not list this mint's holders (JSON-RPC -32010: excluded from secondary indexes; docs/contract.md#response-fields). */
   snapshot_unavailable: 502,
   service_stopped: 503,
+  /** The data dir refused a write the payment needs before it may reach the chain (a full disk): nothing was charged. */
+  storage_unavailable: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
   shutting_down: 503,

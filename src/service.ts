@@ -18,6 +18,7 @@ import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
+import { createProcessMetrics } from './http/process-metrics.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createRateLimiter, freeRequestAdmission } from './http/rate-limiter.ts';
 import { createHttpServer } from './http/server.ts';
@@ -146,6 +147,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   });
   const { challenges, processor } = payments;
   const metrics = createRequestMetrics();
+  const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let documents: Documents | null = null;
   const stopped = () => paidCallsStopped(killSwitch, ledger);
@@ -163,6 +165,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       version: SERVICE_VERSION,
       startedAt,
       metrics: () => metrics.snapshot(),
+      process: () => processMetrics.snapshot(),
       documents: () => documents!,
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
       statusExtras: () => ({
@@ -224,6 +227,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
    */
   async function close(): Promise<CloseReport> {
     storefront.close();
+    processMetrics.close();
     await Promise.all([server.close(), admin.close()]);
     await previewQuota.close();
     await mcp.close();

@@ -3,7 +3,7 @@
  * data (no RPC), so it can run in a worker. Signatures are held to what the token contract
  * accepts: 65 bytes, v in {27, 28} (or the 0/1 parity form), s in the lower half of the curve.
  */
-import { getAddress, isAddress, recoverTypedDataAddress } from 'viem';
+import { getAddress, isAddress, recoverTypedDataAddress } from 'viem/utils';
 
 /** secp256k1 group order / 2: a larger s is the malleable twin of a valid signature. */
 const HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;

@@ -3,6 +3,7 @@
  * once at start and served as prebuilt strings.
  */
 import type { SupportedKinds } from '../x402/x402-types.ts';
+import type { ProcessSnapshot } from './process-metrics.ts';
 import type { MetricsSnapshot } from './request-metrics.ts';
 import type { Route } from './route.ts';
 import { parameterless } from './trust-query.ts';
@@ -25,6 +26,8 @@ export interface FreeRoutesConfig {
   readonly supported: () => SupportedKinds;
   /** Extra fields for /health and /uptime contributed by other parts (ledger, kill switch, localnet). */
   readonly statusExtras?: () => Readonly<Record<string, unknown>>;
+  /** Memory and event-loop delay of the process, in /health only (docs/operations.md#what-to-watch). */
+  readonly process?: () => ProcessSnapshot;
 }
 
 const JSON_TYPE = { 'Content-Type': 'application/json' } as const;
@@ -51,6 +54,7 @@ export function createFreeRoutes(config: FreeRoutesConfig): Route[] {
           version: config.version,
           uptimeSeconds: uptimeSeconds(),
           requests: config.metrics(),
+          ...(config.process ? { process: config.process() } : {}),
           ...extras(),
         }),
       }),

@@ -38,9 +38,10 @@ export type TaskRunner<Tasks> = Pick<WorkerPool<Tasks>, 'runTask'>;
 /**
  * Node 20 cannot strip types and its worker threads ignore `--import tsx` in execArgv: from
  * TypeScript sources the entry is a small JS file that registers tsx, then loads the .ts tasks.
+ * The built service (scripts/build-server.ts) has the worker's bundle beside this code.
  */
 const RUNNING_FROM_TS = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : '../../workers/pool-worker.js', import.meta.url);
+const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : './pool-worker.js', import.meta.url);
 
 /** How long a worker above the first stays alive without work. */
 export const POOL_IDLE_TIMEOUT_MS = 60_000;

@@ -72,7 +72,9 @@ export function openDayClaimLog(config: DayClaimLogConfig): DayClaimLog {
     const target = rewrite ? `${path}.tmp` : path;
     const fh = await open(target, rewrite ? 'w' : 'a', 0o600);
     try {
-      await fh.write(text);
+      // writeFile, not write: write may store part of the text and resolve. (After a failure the
+      // log stops until a restart, so a torn tail is never appended to.)
+      await fh.writeFile(text);
       await fh.datasync();
     } finally {
       await fh.close();

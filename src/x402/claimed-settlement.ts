@@ -105,7 +105,14 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
         if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
         // On disk before the payment can reach the chain: a crash after the broadcast leaves the
         // record for the retry to resolve, instead of a charge without an answer.
-        if (scheme.settlementStatus) await recorder.record(call.requirements.network, verified.payer ?? '', transaction);
+        if (scheme.settlementStatus)
+          await recorder.record(call.requirements.network, verified.payer ?? '', transaction).catch((err: unknown) => {
+            fault('a pending settlement could not be recorded; the payment was not sent', err);
+            throw new ServiceError(
+              'storage_unavailable',
+              'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
+            );
+          });
       };
       const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
       keepClaim = settled.success;

@@ -11,6 +11,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { createLineAppender } from '../trust/line-appender.ts';
 
 export interface DurableRecordLogConfig {
   /** Directory of the log (created if absent). */
@@ -72,6 +73,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   let linesOnDisk = 0;
   let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
   let writing: Promise<void> = Promise.resolve();
+  const appender = createLineAppender();
 
   function liveText(): string {
     const t = now();
@@ -102,12 +104,14 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     const count = entries.size;
     const fh = await open(`${path}.tmp`, 'w', 0o600);
     try {
-      await fh.write(text);
+      // writeFile, not write: write may store part of the text and resolve.
+      await fh.writeFile(text);
       await fh.datasync();
     } finally {
       await fh.close();
     }
     await rename(`${path}.tmp`, path);
+    appender.rewritten();
     linesOnDisk = count;
   }
 
@@ -121,8 +125,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       } else {
         const fh = await open(path, 'a', 0o600);
         try {
-          await fh.write(batch.map((p) => p.line).join(''));
-          await fh.datasync();
+          await appender.append(fh, batch.map((p) => p.line).join(''));
         } finally {
           await fh.close();
         }
@@ -153,11 +156,20 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     },
     put(key, value, expiresAt) {
       const entry = { value, expiresAt };
+      const earlier = entries.get(key);
       entries.delete(key);
       entries.set(key, entry);
       // Oldest first out; a compaction later drops evicted lines from disk too.
       while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
-      return append(lineOf(key, entry));
+      return append(lineOf(key, entry)).catch((err: unknown) => {
+        // Not on disk: memory must not hold what a restart would not (a pending settlement that
+        // was never sent must not be resolved against the chain by the payment's retry).
+        if (entries.get(key) === entry) {
+          entries.delete(key);
+          if (earlier) entries.set(key, earlier);
+        }
+        throw err;
+      });
     },
     remove(key) {
       if (!entries.delete(key)) return Promise.resolve();

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, openSync, readFileSync, closeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { createLineAppender } from '../trust/line-appender.ts';
 
 /** How long a settled payment's key is remembered. */
 export const REPLAY_KEY_TTL_MS = 10 * 60_000;
@@ -73,6 +74,7 @@ export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
   let rotatedAt = now();
   let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
   let writing: Promise<void> = Promise.resolve();
+  const appender = createLineAppender();
 
   async function rotateIfDue(): Promise<void> {
     const t = now();
@@ -82,6 +84,7 @@ export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
     await rm(previousPath, { force: true });
     await rename(currentPath, previousPath);
     handle = open(currentPath, 'a', 0o600);
+    appender.rewritten();
     for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
   }
 
@@ -92,9 +95,7 @@ export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
     if (batch.length === 0) return;
     try {
       await rotateIfDue();
-      const fh = await handle;
-      await fh.write(batch.map((p) => p.line).join(''));
-      await fh.datasync();
+      await appender.append(await handle, batch.map((p) => p.line).join(''));
       for (const p of batch) p.done();
     } catch (err) {
       for (const p of batch) p.fail(err);

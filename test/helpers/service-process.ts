@@ -1,6 +1,6 @@
 /**
- * The real service as a child process, started exactly as a user does (`node --import tsx
- * src/main.ts`), for tests that must kill it (SIGKILL) and start it again on the same data dir.
+ * The real service as a child process, started exactly as a user does (`npm run dev`, or the
+ * build as `npm start` runs it), for tests that must kill it (SIGKILL) and start it again on the same data dir.
  * In embedded mode the localnet lives in the same process, so it dies with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,11 +32,17 @@ function match(text: string, re: RegExp): string | null {
   return re.exec(text)?.[1] ?? null;
 }
 
+/** How the service is started: from the TypeScript sources (`npm run dev`) or the build (`npm start`). */
+const ENTRY = {
+  source: ['--import', 'tsx', 'src/main.ts'],
+  built: ['--enable-source-maps', 'dist/server/main.js'],
+} as const;
+
 /** Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line. */
-export function spawnService(dataDir: string, extraArgs: readonly string[] = []): Promise<ServiceProcess> {
+export function spawnService(dataDir: string, extraArgs: readonly string[] = [], from: keyof typeof ENTRY = 'source'): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
+    [...ENTRY[from], '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

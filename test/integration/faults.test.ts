@@ -2,9 +2,8 @@
  * Faults of the upstreams in the middle of paid calls, against the real service: proxies in front
  * of the Solana RPC and the market sources hang, reset, answer 500 or garbage while a payment
  * comes in. Expected: 502 or 503, nothing charged, and the next call after the fault ends pays
- * and answers normally; the ledger holds exactly the paid answers, chained. (A hung Geyser stream
- * and a hung shutdown: geyser-close and shutdown-deadline; a ledger that cannot write:
- * paid-calls-stopped.)
+ * and answers normally; the ledger holds exactly the paid answers, chained. (The Geyser stream:
+ * geyser-faults; the disk: disk-faults; a hung shutdown: geyser-close and shutdown-deadline.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -146,8 +146,18 @@ describe('discovery documents', () => {
     expect(health.requests.total).toBeGreaterThan(0);
     expect(health.timing.geyser).toMatchObject({ state: expect.any(String) });
     expect(JSON.stringify(health.timing)).not.toContain(t.localnet!.urls.geyser);
+    // The service runs in this process: its memory is ours.
+    expect(health.process).toEqual({
+      rssBytes: expect.any(Number),
+      heapUsedBytes: expect.any(Number),
+      eventLoopDelayP99Ms: expect.any(Number),
+      eventLoopWindowMs: 10_000,
+    });
+    expect(health.process.heapUsedBytes).toBeGreaterThan(0);
+    expect(health.process.rssBytes).toBeGreaterThan(health.process.heapUsedBytes);
     const uptime = await readJson(fetch(`${t.url}/uptime`));
     expect(uptime.status).toBe('ok');
+    expect(uptime.process).toBeUndefined();
     expect(typeof uptime.p95LatencyMs).toBe('number');
   });
 });

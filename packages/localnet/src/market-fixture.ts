@@ -5,9 +5,11 @@
  * deterministic; the stand-ins combine it with live chain state (pool prices) when they answer.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { localnetPath } from './package-dir.ts';
 
-/** Path of the committed fixture, next to this module. */
-export const MARKET_FIXTURE_URL = new URL('./fixture/market.json', import.meta.url);
+/** Path of the committed fixture (src/fixture/ of the package). */
+export const MARKET_FIXTURE_URL = pathToFileURL(localnetPath('src', 'fixture', 'market.json'));
 
 export interface FixtureToken {
   readonly mint: string;

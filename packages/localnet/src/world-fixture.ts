@@ -4,9 +4,11 @@
  * distributions, wallet bands, pools). Read once and checked so a bad edit fails loudly at start.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { localnetPath } from './package-dir.ts';
 
-/** Path of the committed fixture, next to this module. */
-export const WORLD_FIXTURE_URL = new URL('./fixture/world.json', import.meta.url);
+/** Path of the committed fixture (src/fixture/ of the package). */
+export const WORLD_FIXTURE_URL = pathToFileURL(localnetPath('src', 'fixture', 'world.json'));
 
 /** A mainnet mint at its real address. */
 export interface FixtureRealMint {

@@ -1,13 +1,12 @@
 /**
- * Loads the compiled LocalUsdc (contracts/build/LocalUsdc.json, written by
- * `npm run build:contracts` from contracts/LocalUsdc.sol). The localnet never compiles: solc
- * runs in the build script only.
+ * Loads the compiled LocalUsdc (contracts/build/LocalUsdc.json, compiled from
+ * contracts/LocalUsdc.sol by compile-local-usdc.ts before the local EVM starts).
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { localnetPath } from '../package-dir.ts';
 
-/** Where the build script writes the artifact. */
-export const LOCAL_USDC_ARTIFACT_PATH = fileURLToPath(new URL('../../contracts/build/LocalUsdc.json', import.meta.url));
+/** Where the compiled artifact is written. */
+export const LOCAL_USDC_ARTIFACT_PATH = localnetPath('contracts', 'build', 'LocalUsdc.json');
 
 export interface LocalUsdcArtifact {
   readonly bytecode: string;

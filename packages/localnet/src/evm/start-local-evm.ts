@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createEdrChain } from './edr-chain.ts';
 import { startEvmRpcServer } from './evm-rpc-server.ts';
+import { ensureLocalUsdcArtifact } from './compile-local-usdc.ts';
 import { loadLocalUsdcArtifact } from './local-usdc-artifact.ts';
 import { deployLocalUsdc, readStringGetter } from './local-usdc-faucet.ts';
 
@@ -52,6 +53,7 @@ function seedKey(seed: string, role: string): string {
 /** Starts the chain, deploys LocalUsdc, funds the relayer and listens. */
 export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm> {
   const started = performance.now();
+  await ensureLocalUsdcArtifact();
   const artifact = loadLocalUsdcArtifact();
   const relayerKey = seedKey(options.seed, 'relayer');
   const chain = await createEdrChain({ chainId: BigInt(LOCAL_EVM_CHAIN_ID), ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey], balances: [] });

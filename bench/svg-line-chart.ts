@@ -1,0 +1,156 @@
+/**
+ * A small SVG line-chart renderer for bench reports: one or more panels in a grid, each with its
+ * own y axis and any number of series over a shared kind of x (time in a soak, connections in a
+ * throughput sweep). Axes get "nice" ticks and labels; the output is a self-contained SVG string
+ * that renders the same in a browser and on GitHub. No dependency: the bench plots are simple.
+ */
+
+export interface Series {
+  readonly name: string;
+  /** [x, y] points; null y leaves a gap (no sample in that interval). */
+  readonly points: ReadonlyArray<readonly [number, number | null]>;
+}
+
+export interface Panel {
+  readonly title: string;
+  /** The y axis label, with its unit, e.g. "RSS (MiB)". */
+  readonly yLabel: string;
+  readonly series: readonly Series[];
+  /** Start the y axis at zero (default) so a flat line reads as flat. */
+  readonly yFromZero?: boolean;
+}
+
+export interface LineChartConfig {
+  readonly title: string;
+  readonly xLabel: string;
+  readonly panels: readonly Panel[];
+  /** Panels per row (default 2). */
+  readonly columns?: number;
+  readonly panelWidth?: number;
+  readonly panelHeight?: number;
+}
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf'] as const;
+const MARGIN = { left: 64, right: 16, top: 28, bottom: 42 } as const;
+const TITLE_HEIGHT_PX = 36;
+const TICKS = 5;
+
+const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const fmt = (n: number): string => (Math.abs(n) >= 1000 || Number.isInteger(n) ? n.toFixed(0) : Number(n.toPrecision(3)).toString());
+
+/** Ticks at 1, 2 or 5 times a power of ten covering [min, max]; the axis snaps to them. */
+export function niceTicks(min: number, max: number, count = TICKS): number[] {
+  if (!(max > min)) return niceTicks(min - 1 < 0 && min >= 0 ? 0 : min - 1, max + 1, count);
+  const rough = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+  const ticks: number[] = [];
+  for (let t = Math.floor(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
+  if (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks[ticks.length - 1]! + step).toPrecision(12)));
+  return ticks;
+}
+
+interface Frame {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+function extent(values: readonly number[], fromZero: boolean): [number, number] {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return [0, 1];
+  return [fromZero ? Math.min(0, ...finite) : Math.min(...finite), Math.max(...finite)];
+}
+
+function axes(frame: Frame, xTicks: readonly number[], yTicks: readonly number[], sx: (v: number) => number, sy: (v: number) => number): string[] {
+  const out: string[] = [];
+  const bottom = frame.y + frame.height;
+  for (const t of yTicks) {
+    const y = sy(t).toFixed(1);
+    out.push(`<line x1="${frame.x}" x2="${frame.x + frame.width}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`);
+    out.push(`<text x="${frame.x - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${fmt(t)}</text>`);
+  }
+  for (const t of xTicks) {
+    const x = sx(t).toFixed(1);
+    out.push(`<line x1="${x}" x2="${x}" y1="${bottom}" y2="${bottom + 4}" stroke="#444"/>`);
+    out.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">${fmt(t)}</text>`);
+  }
+  out.push(`<rect x="${frame.x}" y="${frame.y}" width="${frame.width}" height="${frame.height}" fill="none" stroke="#444"/>`);
+  return out;
+}
+
+/** Polylines of one series, split where a point has no y. */
+function seriesPaths(series: Series, color: string, sx: (v: number) => number, sy: (v: number) => number): string[] {
+  const runs: string[][] = [[]];
+  for (const [x, y] of series.points) {
+    if (y === null || !Number.isFinite(y)) runs.push([]);
+    else runs[runs.length - 1]!.push(`${sx(x).toFixed(1)},${sy(y).toFixed(1)}`);
+  }
+  return runs
+    .filter((run) => run.length > 0)
+    .map((run) =>
+      run.length === 1
+        ? `<circle cx="${run[0]!.split(',')[0]}" cy="${run[0]!.split(',')[1]}" r="2" fill="${color}"/>`
+        : `<polyline points="${run.join(' ')}" fill="none" stroke="${color}" stroke-width="1.6"/>`,
+    );
+}
+
+function legend(panel: Panel, frame: Frame): string[] {
+  if (panel.series.length < 2) return [];
+  return panel.series.map((s, i) => {
+    const y = frame.y + 12 + i * 14;
+    const x = frame.x + 8;
+    return `<line x1="${x}" x2="${x + 14}" y1="${y}" y2="${y}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/><text x="${x + 18}" y="${y}" dominant-baseline="middle">${escapeXml(s.name)}</text>`;
+  });
+}
+
+function renderPanel(panel: Panel, frame: Frame, xLabel: string): string {
+  const xs = panel.series.flatMap((s) => s.points.map((p) => p[0]));
+  const ys = panel.series.flatMap((s) => s.points.map((p) => p[1]).filter((y): y is number => y !== null));
+  const [x0, x1] = extent(xs, false);
+  const [y0, y1] = extent(ys, panel.yFromZero ?? true);
+  const xTicks = niceTicks(x0, x1);
+  const yTicks = niceTicks(y0, y1);
+  const [xa, xb] = [xTicks[0]!, xTicks[xTicks.length - 1]!];
+  const [ya, yb] = [yTicks[0]!, yTicks[yTicks.length - 1]!];
+  const sx = (v: number) => frame.x + ((v - xa) / (xb - xa)) * frame.width;
+  const sy = (v: number) => frame.y + frame.height - ((v - ya) / (yb - ya)) * frame.height;
+  const midY = frame.y + frame.height / 2;
+  return [
+    `<text x="${frame.x + frame.width / 2}" y="${frame.y - 10}" text-anchor="middle" font-weight="bold">${escapeXml(panel.title)}</text>`,
+    ...axes(frame, xTicks, yTicks, sx, sy),
+    ...panel.series.flatMap((s, i) => seriesPaths(s, COLORS[i % COLORS.length]!, sx, sy)),
+    ...legend(panel, frame),
+    `<text x="${frame.x + frame.width / 2}" y="${frame.y + frame.height + 34}" text-anchor="middle">${escapeXml(xLabel)}</text>`,
+    `<text transform="translate(${frame.x - 48} ${midY}) rotate(-90)" text-anchor="middle">${escapeXml(panel.yLabel)}</text>`,
+  ].join('\n');
+}
+
+/** Renders the panels of `config` as one SVG document. */
+export function renderLineChart(config: LineChartConfig): string {
+  const columns = Math.max(1, Math.min(config.columns ?? 2, config.panels.length));
+  const rows = Math.ceil(config.panels.length / columns);
+  const panelWidth = config.panelWidth ?? 440;
+  const panelHeight = config.panelHeight ?? 240;
+  const width = columns * panelWidth;
+  const height = TITLE_HEIGHT_PX + rows * panelHeight;
+  const panels = config.panels.map((panel, i) => {
+    const frame: Frame = {
+      x: (i % columns) * panelWidth + MARGIN.left,
+      y: TITLE_HEIGHT_PX + Math.floor(i / columns) * panelHeight + MARGIN.top,
+      width: panelWidth - MARGIN.left - MARGIN.right,
+      height: panelHeight - MARGIN.top - MARGIN.bottom,
+    };
+    return renderPanel(panel, frame, config.xLabel);
+  });
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" fill="#222">`,
+    `<title>${escapeXml(config.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(config.title)}</text>`,
+    ...panels,
+    '</svg>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,63 @@
+/**
+ * Builds the service as JavaScript (`npm run build:server`, part of `npm run build`, run before
+ * `npm start`): esbuild bundles src/main.ts and the worker pool's entry into dist/server/, so
+ * production runs plain Node with no TypeScript loader. npm packages stay outside the bundle (they
+ * load from node_modules as they are); our own code, the embedded localnet's included, is bundled.
+ * The localnet sits in its own chunk, reached only through main's dynamic import, so mainnet mode
+ * never loads it. Source maps go beside the files (`npm start` runs with --enable-source-maps, so
+ * stack traces name the TypeScript lines).
+ *
+ * Layout rules the code relies on: the files sit two levels below the repository root (like
+ * src/<layer>/<file>.ts), so paths such as `../../dist/web/` resolve the same from both; the pool
+ * worker's bundle is `pool-worker.js` beside them (src/pool/worker-pool.ts).
+ */
+import { rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Where the built service goes (gitignored). */
+export const SERVER_OUT_DIR = join(ROOT, 'dist', 'server');
+/** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
+const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
+
+/** Every bare import (an npm package) stays external, except our own workspace packages. */
+const externalPackages: Plugin = {
+  name: 'external-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0]!;
+      if (OWN_PACKAGES.has(name)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/** Bundles the service into `outDir` (replaced as a whole); returns the files written. */
+export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<string[]> {
+  rmSync(outDir, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: { main: 'src/main.ts', 'pool-worker': 'workers/pool-worker.ts' },
+    outdir: outDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    // Chunks beside the entries: every file keeps the depth the relative paths assume.
+    chunkNames: '[name]-[hash]',
+    plugins: [externalPackages],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return Object.keys(result.metafile.outputs).map((p) => relative(ROOT, join(ROOT, p)));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = performance.now();
+  const files = await buildServer();
+  console.log(`build-server: ${files.filter((f) => f.endsWith('.js')).length} files in dist/server/ in ${Math.round(performance.now() - started)} ms`);
+}

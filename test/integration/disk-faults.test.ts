@@ -1,0 +1,119 @@
+/**
+ * The disk refusing writes under a running service. The service runs as a child process (embedded
+ * mode) and its file-size limit (RLIMIT_FSIZE, set from outside with util-linux `prlimit --pid`)
+ * is lowered while it serves: a write that would grow a file past the limit fails with EFBIG, as
+ * a full disk fails it with ENOSPC. First every file is refused, then only the ledger's WAL (the
+ * largest file). Expected: paid calls answer 503 with nothing charged, or 200 charged once; the
+ * service stays up and says why in /health; once the limit is lifted paid calls recover (the
+ * ledger after a restart, as documented); no acknowledged entry is lost and the chain verifies.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { chainProblem, sha256Hex } from '../helpers/ledger-client.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { killService, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
+import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+
+const PRICE = 1_000n;
+const CALL = '/v1/epoch?rate=both';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'disk-faults-'));
+const walPath = join(dataDir, 'ledger', 'ledger.wal');
+const pendingPath = join(dataDir, 'replay', 'pending-settlements.log');
+let svc: ServiceProcess;
+let payer: TestPayer;
+let payFetch: typeof fetch;
+/** SHA-256 of every receipt a caller received, by ledger index. */
+const acknowledged = new Map<number, string>();
+
+/** Lowers (or lifts) the running service's file-size limit: the soft limit only. */
+const limitFileSize = (bytes: number | 'unlimited'): void => void execFileSync('prlimit', ['--pid', String(svc.pid), `--fsize=${bytes}:`]);
+
+beforeAll(async () => {
+  svc = await spawnService(dataDir);
+  payer = await fundedPayer(svc.rpcUrl, 2_000_000);
+  payFetch = officialSvmFetch(payer, { rpcUrl: svc.rpcUrl, stablecoinMint: svc.stablecoinMint });
+}, 240_000);
+
+afterAll(async () => {
+  await killService(svc);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const balance = () => tokenBalance(svc.rpcUrl, payer.signer.address, svc.stablecoinMint);
+const health = async () => readJson(fetch(`${svc.url}/health`));
+
+/** One paid call: returns its status and whether it carried a receipt, and checks the charge. */
+async function paidCall(): Promise<{ status: number; body: any; receipt: boolean }> {
+  const before = await balance();
+  const res = await payFetch(`${svc.url}${CALL}`);
+  const body = await readJson(res);
+  const header = res.headers.get(RECEIPT_HEADER);
+  if (header) {
+    const { signature: _signature, ...unsigned } = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+    acknowledged.set(unsigned.ledgerIndex, sha256Hex(JSON.stringify(unsigned)));
+  }
+  // Charged exactly for a 200, and nothing for anything else.
+  expect(await balance()).toBe(res.status === 200 ? before - PRICE : before);
+  return { status: res.status, body, receipt: header !== null };
+}
+
+describe('every file refused', () => {
+  it('paid calls answer 503 and charge nothing; free reads go on; lifting the limit recovers', async () => {
+    expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
+    limitFileSize(0);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const call = await paidCall();
+        expect(call.status, JSON.stringify(call.body)).toBe(503);
+        expect(call.body.error).toBe('storage_unavailable');
+      }
+      expect((await fetch(`${svc.url}/ledger?limit=5`)).status).toBe(200);
+      expect((await fetch(`${svc.url}/health`)).status).toBe(200);
+    } finally {
+      limitFileSize('unlimited');
+    }
+    expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
+  }, 120_000);
+});
+
+describe("only the ledger's file refused", () => {
+  it('the call that meets it is answered and charged once; then paid calls stop before payment', async () => {
+    expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
+    // The limit comes once the call's pending record is on disk (before its broadcast), at the
+    // WAL's size: the replay record (smaller) still grows, the ledger's append is refused.
+    const pendingBefore = statSync(pendingPath).size;
+    const call = paidCall();
+    await vi.waitUntil(() => statSync(pendingPath).size > pendingBefore, { timeout: 30_000, interval: 2 });
+    limitFileSize(statSync(walPath).size);
+    try {
+      // The money moved before the ledger refused: the answer is not withheld, it has no receipt.
+      expect(await call).toMatchObject({ status: 200, receipt: false });
+      const next = await paidCall();
+      expect(next.status).toBe(503);
+      expect(next.body.error).toBe('service_stopped');
+      expect((await health()).ledger.writable).toBe(false);
+    } finally {
+      limitFileSize('unlimited');
+    }
+    // The WAL's state after a failed write is unknown: the ledger stays stopped until a restart.
+    expect((await paidCall()).body.error).toBe('service_stopped');
+  }, 120_000);
+
+  it('a restart recovers: every acknowledged entry is there, the chain verifies, paid calls answer', async () => {
+    svc.child.kill('SIGTERM');
+    expect((await svc.exited).code).toBe(0);
+    svc = await spawnService(dataDir);
+    payer = await fundedPayer(svc.rpcUrl, 2_000_000);
+    payFetch = officialSvmFetch(payer, { rpcUrl: svc.rpcUrl, stablecoinMint: svc.stablecoinMint });
+    const log = await readJson(fetch(`${svc.url}/ledger?limit=1000`));
+    expect(chainProblem(log.entries)).toBeNull();
+    for (const [index, receiptSha256] of acknowledged) expect(log.entries.find((e: { index: number }) => e.index === index)?.receiptSha256).toBe(receiptSha256);
+    expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
+  }, 240_000);
+});

@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProcessMetrics, type ProcessMetrics } from '../../src/http/process-metrics.ts';
+
+let metrics: ProcessMetrics | null = null;
+afterEach(() => metrics?.close());
+
+describe('process metrics', () => {
+  it('reports the heap this process holds, and more of it once more is retained', () => {
+    metrics = createProcessMetrics({ windowMs: 60_000 });
+    const before = metrics.snapshot();
+    expect(before.rssBytes).toBeGreaterThan(before.heapUsedBytes);
+    expect(before.eventLoopWindowMs).toBe(60_000);
+    // 40 MB of live doubles on the JS heap: a heap figure that ignored them would be wrong.
+    const retained = Array.from({ length: 40 }, (_, i) => new Array<number>(125_000).fill(i + 0.5));
+    const after = metrics.snapshot();
+    expect(after.heapUsedBytes - before.heapUsedBytes).toBeGreaterThan(20_000_000);
+    expect(retained).toHaveLength(40);
+  });
+
+  it('reports no event-loop figure before the loop was sampled, then a non-negative one', async () => {
+    metrics = createProcessMetrics({ windowMs: 60_000 });
+    expect(metrics.snapshot().eventLoopDelayP99Ms).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(metrics.snapshot().eventLoopDelayP99Ms).toBeGreaterThanOrEqual(0);
+  });
+});
