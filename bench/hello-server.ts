@@ -17,3 +17,14 @@ export function startHelloWorld(host: string, port: number): Promise<{ port: num
     });
   });
 }
+
+// Run as a child by the benchmark (`node --import tsx bench/hello-server.ts`): its own process,
+// like the service and the reference, so none of them shares an event loop with another.
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const running = await startHelloWorld('127.0.0.1', 0);
+  console.log(`listening ${running.port}`);
+  process.on('SIGTERM', () => {
+    running.close();
+    process.exit(0);
+  });
+}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
-import { benchHttpChallenge } from './http-challenge.ts';
+import { benchHttpChallenge, type Target } from './http-challenge.ts';
 import { benchIdleMemory } from './idle-memory.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
@@ -22,14 +22,28 @@ import { benchSoak } from './soak.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' }, minutes: { type: 'string', default: '10' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    minutes: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
+  },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   forensics: () => benchForensics(),
-  'http-challenge': () => benchHttpChallenge(seconds, connections),
+  'http-challenge': () =>
+    benchHttpChallenge({
+      seconds,
+      connections,
+      rounds: Number(values.rounds),
+      ...(values.only ? { only: values.only.split(',') as Target[] } : {}),
+      ...(values.profile ? { profileDir: values.profile } : {}),
+    }),
   ledger: () => benchLedger() as Promise<Record<string, unknown>>,
   'idle-memory': () => benchIdleMemory(),
   'geyser-caches': () => benchGeyserCaches(),

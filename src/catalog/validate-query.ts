@@ -109,13 +109,15 @@ function applyCheck(name: string, schema: TSchema, raw: string, converted: unkno
   }
 }
 
-function describeError(name: string, schema: TSchema, keyword: string, raw: string): string {
+/** `firstKeyword` is asked only when the message depends on it: listing a value's errors is not free. */
+function describeError(name: string, schema: TSchema, firstKeyword: () => string, raw: string): string {
   const s = schema as { minimum?: number; maximum?: number; minLength?: number; maxLength?: number };
   const check = (schema as { 'x-check'?: ParamCheck })['x-check'];
   if (check === 'address') return `${name} is not a base58 address of 32 bytes`;
   if (check === 'signature') return `${name} is not a base58 signature of 64 bytes`;
   const values = enumValues(schema);
   if (values) return `${name} must be one of ${values.join(', ')}; got "${raw.slice(0, 32)}"`;
+  const keyword = firstKeyword();
   if (keyword === 'minimum' || keyword === 'maximum') return `${name} must be between ${s.minimum} and ${s.maximum}; got ${raw.slice(0, 32)}`;
   if (keyword === 'minLength' || keyword === 'maxLength') return `${name} must be ${s.minLength}-${s.maxLength} characters long`;
   if (keyword === 'type') return `${name} must be of type ${paramType(schema)}`;
@@ -134,7 +136,8 @@ function rawTypeProblem(name: string, schema: TSchema, raw: string): string | nu
 interface CompiledQuery {
   readonly names: readonly string[];
   readonly properties: ReadonlyArray<readonly [string, TSchema, boolean]>;
-  readonly check: (name: string, schema: TSchema, value: unknown) => string | null;
+  /** Null when `value` passes the parameter's schema, else how to find the first failing keyword. */
+  readonly check: (name: string, schema: TSchema, value: unknown) => (() => string) | null;
 }
 
 const compiled = new WeakMap<TSchema, CompiledQuery>();
@@ -151,8 +154,7 @@ function compileQuery(query: TSchema): CompiledQuery {
     check(name, _schema, value) {
       const v = validators.get(name)!;
       if (v.Check(value)) return null;
-      const first = [...v.Errors(value)][0];
-      return first?.keyword ?? 'type';
+      return () => [...v.Errors(value)][0]?.keyword ?? 'type';
     },
   };
   compiled.set(query, result);
@@ -191,8 +193,8 @@ export function validateQuery(entry: EndpointEntry, rawQuery: string): QueryResu
     const typeProblem = rawTypeProblem(name, schema, raw);
     if (typeProblem) return invalid(name, typeProblem);
     const converted = Value.Convert(schema, raw);
-    const keyword = q.check(name, schema, converted);
-    if (keyword) return invalid(name, describeError(name, schema, keyword, raw));
+    const failed = q.check(name, schema, converted);
+    if (failed) return invalid(name, describeError(name, schema, failed, raw));
     const applied = applyCheck(name, schema, raw, converted);
     if (!applied.ok) return applied.result;
     out[name] = applied.value;

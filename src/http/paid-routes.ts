@@ -25,7 +25,10 @@ function paidRoute(entry: EndpointEntry, config: PaidRoutesConfig, caller: PaidC
         query: req.query,
         resourceUrl: `${config.baseUrl()}${req.path}${req.query ? `?${req.query}` : ''}`,
         payment: header === null ? null : { header },
-        signal: req.signal,
+        // Read only when a payment is processed: an unpaid answer never makes the request's AbortController.
+        get signal() {
+          return req.signal;
+        },
       });
     },
   };

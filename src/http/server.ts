@@ -3,14 +3,17 @@
  * payments or intelligence; it copies each request into a plain `HttpRequestData` before any
  * await, enforces size limits, answers CORS and 404/405 itself, runs the matching handler with an
  * AbortSignal that fires when the client goes away, and writes the reply corked, never after an
- * abort (a streamed reply chunk by chunk, see stream-writer.ts).
+ * abort (a streamed reply chunk by chunk, see stream-writer.ts). A handler that answers
+ * synchronously is answered in the same callback (request-state.ts).
  */
 import uWS from 'uWebSockets.js';
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
-import type { AnyReply, HttpRequestData, Route } from './route.ts';
+import { abortRequest, CopiedRequest, createRequestState, isPromiseLike, type RequestState, signalOf } from './request-state.ts';
+import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
 import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
 import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
+import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
@@ -56,10 +59,14 @@ export interface HttpServer {
   subscribers(path: string): number;
 }
 
+const CORS_ENTRIES = Object.entries(CORS_HEADERS);
+const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
+
 function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
-  res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`);
-  for (const [k, v] of Object.entries(CORS_HEADERS)) res.writeHeader(k, v);
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+  res.writeStatus(STATUS_LINES.get(reply.status) ?? `${reply.status} Status`);
+  for (const [k, v] of CORS_ENTRIES) res.writeHeader(k, v);
+  const headers = reply.headers;
+  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
 }
 
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
@@ -69,32 +76,6 @@ function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean
     // Called without arguments: given any, the binding writes a length (a bogus one for undefined).
     if (reply.status === 304) res.endWithoutBody();
     else res.end(reply.body, closeConnection);
-  });
-}
-
-function copyHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; bytes: number } {
-  const headers: Record<string, string> = {};
-  let bytes = 0;
-  req.forEach((k, v) => {
-    bytes += k.length + v.length;
-    // Repeated headers are joined as RFC 9110 allows for list-valued fields.
-    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
-  });
-  return { headers, bytes };
-}
-
-function readBody(res: uWS.HttpResponse, onDone: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  res.onData((chunk, isLast) => {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      if (size - chunk.byteLength <= MAX_BODY_BYTES) onDone(null);
-      return;
-    }
-    // uWS reuses the chunk's memory after this callback returns: copy it out.
-    chunks.push(Buffer.from(new Uint8Array(chunk)));
-    if (isLast) onDone(Buffer.concat(chunks));
   });
 }
 
@@ -147,39 +128,60 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
   // Requests in flight (streams until their last byte): close() waits for them and aborts the
-  // ones the drain deadline leaves behind.
-  const running = new Set<AbortController>();
+  // ones the drain deadline leaves behind. A request answered in the callback that received it is
+  // never in flight: only asynchronous ones are tracked.
+  const running = new Set<RequestState>();
   let draining = false;
   let drained: (() => void) | null = null;
   const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
 
-  const done = (state: { started: number; controller: AbortController }, status: number) => {
-    running.delete(state.controller);
+  // uWS wants onAborted before the callback returns unanswered; the signal follows it.
+  const track = (res: uWS.HttpResponse, state: RequestState) => {
+    if (state.tracked) return;
+    state.tracked = true;
+    running.add(state);
+    res.onAborted(() => {
+      state.clientGone = true;
+      abortRequest(state);
+    });
+  };
+  const done = (state: RequestState, status: number) => {
+    if (state.tracked) running.delete(state);
     config.onResponse?.(status, performance.now() - state.started);
     if (draining && running.size === 0) drained?.();
   };
-  const finish = (res: uWS.HttpResponse, state: { aborted: boolean; started: number; signal: AbortSignal; controller: AbortController }, reply: AnyReply) => {
+  const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
-    if ('stream' in reply)
+    if ('stream' in reply) {
+      track(res, state);
       return void writeStream(
         res,
         reply,
         () => writeHead(res, reply),
-        state.signal,
+        signalOf(state),
         () => draining,
       ).then(() => done(state, reply.status));
-    if (!state.aborted) write(res, reply, draining);
+    }
+    if (!state.clientGone) write(res, reply, draining);
     done(state, reply.status);
+  };
+  // A synchronous answer is written at once, in this callback; only a promise goes asynchronous.
+  const dispatch = (res: uWS.HttpResponse, state: RequestState, handler: HttpHandler<AnyReply>, data: HttpRequestData) => {
+    let reply: AnyReply | PromiseLike<AnyReply>;
+    try {
+      reply = handler(data);
+    } catch (err) {
+      reply = replyForError(err);
+    }
+    if (!isPromiseLike(reply)) return finish(res, state, reply);
+    track(res, state);
+    Promise.resolve(reply)
+      .catch(replyForError)
+      .then((r) => finish(res, state, r));
   };
 
   app.any('/*', (res, req) => {
-    const controller = new AbortController();
-    const state = { aborted: false, started: performance.now(), signal: controller.signal, controller };
-    running.add(controller);
-    res.onAborted(() => {
-      state.aborted = true;
-      controller.abort();
-    });
+    const state = createRequestState();
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
@@ -197,17 +199,11 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
 
     const found = lookup(method === 'HEAD' ? 'GET' : method, path);
     if (typeof found !== 'function') return finish(res, state, found);
-    const run = (body: Buffer | null) => {
-      const data: HttpRequestData = { method, path, query, headers, remoteIp, body, signal: controller.signal };
-      Promise.resolve()
-        .then(() => found(data))
-        .catch(replyForError)
-        .then((reply) => finish(res, state, reply));
-    };
-    if (method !== 'POST') return run(null);
-    readBody(res, (body) => {
+    if (method !== 'POST') return dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, null, state));
+    track(res, state);
+    readBody(res, MAX_BODY_BYTES, (body) => {
       if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
-      run(body);
+      dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, body, state));
     });
   });
 
@@ -232,7 +228,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
         // they get ABORT_GRACE_MS to unwind; a handler that ignores its signal is left behind.
         let timer = setTimeout(() => {
-          for (const c of running) c.abort(new Error('the drain deadline passed'));
+          for (const state of running) abortRequest(state, new Error('the drain deadline passed'));
           timer = setTimeout(resolve, ABORT_GRACE_MS);
         }, config.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         drained = () => {

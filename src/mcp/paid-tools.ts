@@ -61,7 +61,9 @@ export function createPaidTools(caller: PaidCaller): PaidTools {
       if (!converted.ok) return Promise.resolve(errorResult(converted.error));
       const sent = meta[X402_PAYMENT_META];
       const payment = sent === undefined ? null : { object: sent };
-      return caller({ entry, query: converted.query, resourceUrl: toolResourceUrl(name), payment, signal }).then(resultOfReply);
+      const attempt = { entry, query: converted.query, resourceUrl: toolResourceUrl(name), payment, signal };
+      // Through a promise either way: a synchronous answer (a 402) or a throw becomes the tool's result or rejection.
+      return Promise.resolve(attempt).then(caller).then(resultOfReply);
     },
   };
 }

@@ -36,12 +36,18 @@ export interface PaidAttempt {
   /** The resource URL the 402 challenge names: the request URL, or `mcp://tool/<name>`. */
   readonly resourceUrl: string;
   readonly payment: SentPayment;
-  /** Fires when the caller goes away: nothing is settled for an answer nobody receives. */
+  /**
+   * Fires when the caller goes away: nothing is settled for an answer nobody receives. Read only
+   * when a payment is processed, so a transport may make it lazily (the HTTP front end does).
+   */
   readonly signal: AbortSignal;
 }
 
-/** Serves paid calls: the reply is an HTTP reply either transport maps onto its own wire. */
-export type PaidCaller = (attempt: PaidAttempt) => Promise<HttpReply>;
+/**
+ * Serves paid calls: the reply is an HTTP reply either transport maps onto its own wire. Answers
+ * that need no I/O (400, 503, the 402 challenge) come back synchronously; a payment's, as a promise.
+ */
+export type PaidCaller = (attempt: PaidAttempt) => HttpReply | Promise<HttpReply>;
 
 /** The 200 of a paid endpoint: its handler's answer as JSON. */
 export function answerWith(entry: EndpointEntry, handler: PaidHandler | undefined, query: Readonly<Record<string, unknown>>, signal: AbortSignal) {
@@ -58,7 +64,8 @@ function decodeSent(payment: NonNullable<SentPayment>, builder: ChallengeBuilder
 
 /** Creates the caller over the routes' challenges, handlers and the payment processor. */
 export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
-  return async ({ entry, query, resourceUrl, payment, signal }) => {
+  return (attempt) => {
+    const { entry, query, resourceUrl, payment } = attempt;
     const builder = config.challenges.get(entry.path)!;
     const checked = validateQuery(entry, query);
     if (!checked.ok) return errorReply(checked.error);
@@ -69,6 +76,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);
     if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
+    const signal = attempt.signal;
     return config.processor.process({
       entry,
       payment: decoded.payment,

@@ -1,8 +1,9 @@
 /**
  * Payment terms (x402 v2 `PaymentRequirements`) per paid route and the 402 challenge built from
  * them, the one builder of every 402 the service answers. The `accepts` JSON of every route is
- * rendered once at start; a challenge only splices in the request's own resource URL, so
- * answering 402 costs one small string build and one base64.
+ * rendered once at start; a challenge only splices in the request's own resource URL, and the
+ * base64 of everything after it is kept while the live terms (the blockhash) stay the same, so
+ * answering 402 costs one small string build and the base64 of its first hundred bytes.
  */
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { ERROR_STATUS, type HttpReply } from '../errors.ts';
@@ -87,19 +88,46 @@ function createAcceptsRenderer(accepts: readonly PaymentRequirements[], live?: L
   };
 }
 
+/**
+ * Base64 of `head + tail` where `tail` is fixed and long and `head` varies and is short: base64
+ * works in 3-byte groups, so the tail's encoding only depends on where it starts modulo 3. The
+ * tail is encoded once per alignment (from byte 0, 1 or 2, the skipped bytes going with the head),
+ * and each call encodes only the head and the 0-2 tail bytes that complete its last group.
+ */
+export function createSplicedBase64(tail: string): (head: string) => string {
+  // The bytes a head borrows are taken as characters: they must be one byte each.
+  if (!(tail.charCodeAt(0) < 0x80 && tail.charCodeAt(1) < 0x80)) throw new Error('the fixed part must start with two ASCII characters');
+  const tails = [0, 1, 2].map((skip) => Buffer.from(tail.slice(skip)).toString('base64'));
+  return (head) => {
+    const borrow = (3 - (Buffer.byteLength(head) % 3)) % 3;
+    return Buffer.from(borrow === 0 ? head : head + tail.slice(0, borrow)).toString('base64') + tails[borrow];
+  };
+}
+
 /** Precomputes the route's terms and returns a builder of its 402 challenges. */
 export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig, live?: LiveTerms): ChallengeBuilder {
   const accepts = paymentRequirementsFor(entry, terms);
   const acceptsJson = createAcceptsRenderer(accepts, live);
   const resourceTail = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"}`;
+  // Everything after the resource URL is fixed while the live terms are: its base64 is kept.
+  let spliced: { readonly accepts: string; readonly tail: string; readonly base64: (head: string) => string } | null = null;
+  const tailNow = () => {
+    const json = acceptsJson();
+    if (spliced?.accepts !== json) {
+      const tail = `${resourceTail},"accepts":${json},"extensions":${EXTENSIONS_JSON}}`;
+      spliced = { accepts: json, tail, base64: createSplicedBase64(tail) };
+    }
+    return spliced;
+  };
   return {
     accepts,
     reply(resourceUrl, error = 'Payment required') {
-      const body = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}${resourceTail},"accepts":${acceptsJson()},"extensions":${EXTENSIONS_JSON}}`;
+      const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
+      const { tail, base64 } = tailNow();
       return {
         status: ERROR_STATUS.payment_required,
-        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') },
-        body,
+        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(head) },
+        body: head + tail,
       };
     },
   };

@@ -48,6 +48,20 @@ describe('rate limiter', () => {
     expect(limiter.take('b').ok).toBe(true); // b starts afresh
   });
 
+  it('keeps the order right when one client asks several times in a row (no re-insertion then)', () => {
+    const c = clock();
+    const limiter = createRateLimiter({ ratePerSecond: 1, burst: 1, maxClients: 2, now: c.now });
+    limiter.take('a');
+    limiter.take('a');
+    limiter.take('b');
+    limiter.take('b'); // b stays the most recent, a the least
+    limiter.take('c'); // evicts a
+    expect(limiter.take('b').ok).toBe(false); // b kept its empty bucket
+    expect(limiter.take('a').ok).toBe(true); // a starts afresh (and evicts c)
+    expect(limiter.take('b').ok).toBe(false);
+    expect(limiter.size()).toBe(2);
+  });
+
   it('rate 0 admits everything and tracks nothing', () => {
     const limiter = createRateLimiter({ ratePerSecond: 0, burst: 1 });
     for (let i = 0; i < 100; i++) expect(limiter.take('a').ok).toBe(true);

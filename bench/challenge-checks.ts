@@ -1,0 +1,90 @@
+/**
+ * What the 402 benchmark checks before it trusts its figures: that the service's challenge is what
+ * a payer needs (header and body the same JSON, the request's own URL, a blockhash the chain still
+ * accepts), that the reference offers the same terms, and which statuses a load run really got.
+ */
+
+interface Accept {
+  readonly scheme: string;
+  readonly network: string;
+  readonly amount: string;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly maxTimeoutSeconds: number;
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** A decoded 402: its PaymentRequired from the `PAYMENT-REQUIRED` header. */
+export interface Challenge {
+  readonly status: number;
+  readonly resourceUrl: string;
+  readonly accepts: readonly Accept[];
+  /** The Solana option's `extra.recentBlockhash`, or null. */
+  readonly recentBlockhash: string | null;
+  /** True when the body is byte for byte the JSON the header carries (ours; the reference's body differs). */
+  readonly bodyIsHeader: boolean;
+}
+
+/** GETs `url` and decodes its challenge; fails when it is not a 402 with a PAYMENT-REQUIRED header. */
+export async function fetchChallenge(url: string): Promise<Challenge> {
+  const res = await fetch(url);
+  const header = res.headers.get('payment-required');
+  const body = await res.text();
+  if (res.status !== 402 || header === null) throw new Error(`${url} answered ${res.status} without a challenge: ${body.slice(0, 200)}`);
+  const json = Buffer.from(header, 'base64').toString('utf8');
+  const required = JSON.parse(json) as { resource: { url: string }; accepts: Accept[] };
+  const svm = required.accepts.find((a) => a.network.startsWith('solana:'));
+  const hash = svm?.extra?.recentBlockhash;
+  return {
+    status: res.status,
+    resourceUrl: required.resource.url,
+    accepts: required.accepts,
+    recentBlockhash: typeof hash === 'string' ? hash : null,
+    bodyIsHeader: body === json,
+  };
+}
+
+/** The differences between two offers' terms, network by network (empty when they agree). */
+export function termDifferences(ours: readonly Accept[], reference: readonly Accept[]): string[] {
+  const problems: string[] = [];
+  if (ours.length !== reference.length) problems.push(`${ours.length} options vs ${reference.length}`);
+  for (const a of ours) {
+    const b = reference.find((r) => r.network === a.network);
+    if (!b) {
+      problems.push(`the reference offers nothing on ${a.network}`);
+      continue;
+    }
+    for (const key of ['scheme', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'] as const)
+      if (a[key] !== b[key]) problems.push(`${a.network} ${key}: ${a[key]} vs ${b[key]}`);
+    for (const key of ['feePayer', 'name', 'version'])
+      if (a.extra?.[key] !== b.extra?.[key]) problems.push(`${a.network} extra.${key}: ${String(a.extra?.[key])} vs ${String(b.extra?.[key])}`);
+  }
+  return problems;
+}
+
+/** Asks the chain's RPC whether `blockhash` is still valid (a payer could still use it). */
+export async function blockhashValid(rpcUrl: string, blockhash: string): Promise<boolean> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'isBlockhashValid', params: [blockhash, { commitment: 'processed' }] }),
+  });
+  const answer = (await res.json()) as { result?: { value: boolean } };
+  return answer.result?.value === true;
+}
+
+/** The service's request counters by status, from /health. */
+export async function statusCounts(serviceUrl: string): Promise<Record<string, number>> {
+  const health = (await (await fetch(`${serviceUrl}/health`)).json()) as { requests: { byStatus: Record<string, number> } };
+  return health.requests.byStatus;
+}
+
+/** What changed between two status counts (the /health call itself shows as one 200). */
+export function countsDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [status, n] of Object.entries(after)) {
+    const d = n - (before[status] ?? 0);
+    if (d !== 0) delta[status] = d;
+  }
+  return delta;
+}

@@ -1,0 +1,64 @@
+/**
+ * What the front end keeps of one request while it runs, apart from uWS: when it started, whether
+ * the client went away, and its AbortSignal, made only when a handler reads it. Most answers (a
+ * 402 challenge, a 400, a cached document) are written in the same callback that received the
+ * request and never need a signal; an AbortController per request was measurable on those paths.
+ */
+import type { HttpRequestData } from './route.ts';
+
+/** One request from its arrival until its answer is written (or its client is gone). */
+export interface RequestState {
+  readonly started: number;
+  /** The client went away: nothing may be written to it any more. */
+  clientGone: boolean;
+  /** Set when the request was aborted (client gone, or the drain deadline); a signal made later starts aborted. */
+  abortReason: unknown;
+  aborted: boolean;
+  controller: AbortController | null;
+  /** Registered for abort notifications and counted in flight (asynchronous requests only). */
+  tracked: boolean;
+}
+
+/** A fresh state for a request that arrived now. */
+export function createRequestState(): RequestState {
+  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false };
+}
+
+/** The request's signal, made on first use (already aborted if the request was). */
+export function signalOf(state: RequestState): AbortSignal {
+  if (state.controller === null) {
+    state.controller = new AbortController();
+    if (state.aborted) state.controller.abort(state.abortReason);
+  }
+  return state.controller.signal;
+}
+
+/** Aborts the request: its signal fires now, or starts aborted when a handler reads it later. */
+export function abortRequest(state: RequestState, reason?: unknown): void {
+  if (state.aborted) return;
+  state.aborted = true;
+  state.abortReason = reason;
+  state.controller?.abort(reason);
+}
+
+/** The copied request a handler receives; `signal` is made when first read. */
+export class CopiedRequest implements HttpRequestData {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly remoteIp: string,
+    readonly body: Buffer | null,
+    private readonly state: RequestState,
+  ) {}
+
+  get signal(): AbortSignal {
+    return signalOf(this.state);
+  }
+}
+
+/** True for a value a handler returned as a promise (anything thenable). */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}

@@ -1,0 +1,79 @@
+/**
+ * The 402 challenge built from kept parts is byte for byte the PaymentRequired JSON of the request
+ * (its own resource URL, the current blockhash), and its PAYMENT-REQUIRED header is the base64 of
+ * that very body, whatever the URL's length modulo 3 or its non-ASCII characters.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../../src/x402/payment-identifier.ts';
+import { createChallengeBuilder, createSplicedBase64, paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
+
+const TERMS = {
+  svm: {
+    payTo: 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
+    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    feePayer: '11111111111111111111111111111111',
+  },
+  evm: { payTo: '0x1111111111111111111111111111111111111111', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
+};
+const ENTRY = CATALOG.find((e) => e.path === '/v1/smri')!;
+
+/** The challenge as the contract describes it, serialized in one go. */
+function expectedBody(url: string, error: string, blockhash: string | null): string {
+  const [svm, evm] = paymentRequirementsFor(ENTRY, TERMS);
+  const accepts = [blockhash === null ? svm : { ...svm, extra: { ...svm!.extra, recentBlockhash: blockhash } }, evm];
+  return JSON.stringify({
+    x402Version: 2,
+    error,
+    resource: { url, description: ENTRY.description, mimeType: 'application/json' },
+    accepts,
+    extensions: { [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION },
+  });
+}
+
+const urls = fc
+  .tuple(fc.string({ maxLength: 80 }), fc.constantFrom('', 'é', '\u{1F600}', '"\\', '\u2028'))
+  .map(([a, b]) => `http://127.0.0.1:8080/v1/smri?mint=${a}${b}`);
+
+describe('402 challenge from kept parts', () => {
+  it('is the exact JSON of the request, with the header the base64 of the body', () => {
+    let blockhash: string | null = 'GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi';
+    const builder = createChallengeBuilder(ENTRY, TERMS, { svmExtra: () => (blockhash === null ? null : { recentBlockhash: blockhash }) });
+    fc.assert(
+      fc.property(urls, fc.constantFrom('Payment required', 'invalid_payload: bad "base64"'), fc.constantFrom('A', 'B', null), (url, error, hash) => {
+        blockhash = hash === null ? null : hash.repeat(44);
+        const reply = builder.reply(url, error);
+        expect(reply.status).toBe(402);
+        expect(reply.body).toBe(expectedBody(url, error, blockhash));
+        expect(reply.headers?.['PAYMENT-REQUIRED']).toBe(Buffer.from(reply.body).toString('base64'));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('carries a new blockhash as soon as the live terms change', () => {
+    let blockhash = '1'.repeat(44);
+    const builder = createChallengeBuilder(ENTRY, TERMS, { svmExtra: () => ({ recentBlockhash: blockhash }) });
+    const url = 'http://x/v1/smri?mint=a';
+    expect(builder.reply(url).body).toContain(blockhash);
+    blockhash = '2'.repeat(44);
+    const reply = builder.reply(url);
+    expect(reply.body).toBe(expectedBody(url, 'Payment required', blockhash));
+    expect(Buffer.from(reply.headers!['PAYMENT-REQUIRED']!, 'base64').toString()).toBe(reply.body);
+  });
+
+  it('splices base64 of any head onto a kept tail exactly as encoding the whole', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.string({ minLength: 2, maxLength: 40 }).filter((t) => t.charCodeAt(0) < 128 && t.charCodeAt(1) < 128),
+        (head, tail) => {
+          expect(createSplicedBase64(tail)(head)).toBe(Buffer.from(head + tail).toString('base64'));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(() => createSplicedBase64('é,')).toThrow(/ASCII/);
+  });
+});
