@@ -9,7 +9,7 @@
  * `PAID_CPU_PROFILE_DIR=dir` runs the child with `--cpu-prof` (written when it stops).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,7 +126,7 @@ function realSizes(payment: string, receipt: string, dataDir: string) {
   const { signature: _signature, ...unsigned } = JSON.parse(Buffer.from(receipt, 'base64').toString('utf8'));
   const ledgerFile = readdirSync(dataDir, { recursive: true, encoding: 'utf8' })
     .map((f) => join(dataDir, f))
-    .find((f) => /ledger.*\.(jsonl|log)$/.test(f) && readFileSync(f, 'utf8').includes('"entrySha256"'));
+    .find((f) => /ledger/.test(f) && statSync(f).isFile() && readFileSync(f, 'utf8').includes('"entrySha256"'));
   const lines = ledgerFile ? readFileSync(ledgerFile, 'utf8').trim().split('\n') : [];
   // A two-signature transaction: 1 length byte and 2 x 64 signature bytes precede the message.
   return {
