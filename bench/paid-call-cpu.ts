@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer } from '../test/helpers/svm-payer.ts';
-import { cpuBetween, type CpuReading, readProcessCpu } from './process-cpu.ts';
+import { cpuBetween, cpuPlus, type CpuReading, readProcessCpu } from './process-cpu.ts';
 import { measureSignatureWork } from './signature-reference.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -115,7 +115,9 @@ function medianPhases(values: readonly string[]): Record<string, number> {
   for (const value of values)
     for (const part of value.split(', ')) {
       const [name, dur] = part.split(';dur=');
-      (byPhase[name!] ??= []).push(Number(dur));
+      const list = byPhase[name!] ?? [];
+      list.push(Number(dur));
+      byPhase[name!] = list;
     }
   return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
 }
@@ -138,7 +140,7 @@ function realSizes(payment: string, receipt: string, dataDir: string) {
 
 /** Warm-up, then the timed batches: the child's CPU and the wall time they took, and each answer. */
 async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: number) {
-  let cpu: CpuReading = { schedUs: 0, statUs: 0 };
+  let cpu: CpuReading = { schedUs: 0, statUs: 0, threadsUs: {} };
   let wallMs = 0;
   const timings: string[] = [];
   const receipts: string[] = [];
@@ -151,8 +153,7 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     const started = performance.now();
     const answers = await paidCalls(url, headers);
     wallMs += performance.now() - started;
-    const used = cpuBetween(before, readProcessCpu(pid));
-    cpu = { schedUs: cpu.schedUs + used.schedUs, statUs: cpu.statUs + used.statUs };
+    cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
     timings.push(...answers.timings);
     receipts.push(...answers.receipts);
     sent.push(...headers);
@@ -193,6 +194,7 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
       cpuUsPerCall: cpuUs,
       cpuUsPerCallFromStat: perCall(paid.cpu.statUs, idle.statUs),
       idleCpuUsPerSecond: round((idle.schedUs / paid.wallMs) * 1000),
+      cpuUsPerCallByThread: Object.fromEntries(Object.entries(paid.cpu.threadsUs).map(([name, us]) => [name, perCall(us, idle.threadsUs[name] ?? 0)])),
       referenceUs: Object.fromEntries(Object.entries(reference).map(([k, v]) => [k, round(v)])),
       ratio: round(cpuUs / reference.totalUs!, 2),
       medianPhasesMs: medianPhases(paid.timings),

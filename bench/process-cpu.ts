@@ -15,18 +15,24 @@ export interface CpuReading {
   readonly schedUs: number;
   /** utime + stime of the whole process (10 ms resolution). */
   readonly statUs: number;
+  /** schedUs by thread name. */
+  readonly threadsUs: Readonly<Record<string, number>>;
 }
 
-function schedstatUs(pid: number): number {
-  let ns = 0;
+/** Run time (µs) of each live thread, summed by thread name (`node`, `libuv-worker`, ...). */
+function threadsUs(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      // The main thread is named after the executable; say so, since worker threads may be too.
+      const name = tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      byName[name] = (byName[name] ?? 0) + ns / 1000;
     } catch {
       // A thread that exited between the listing and the read: its time is in the stat reading.
     }
   }
-  return ns / 1000;
+  return byName;
 }
 
 function statUs(pid: number): number {
@@ -38,10 +44,20 @@ function statUs(pid: number): number {
 
 /** Reads the CPU time `pid` has used so far. */
 export function readProcessCpu(pid: number): CpuReading {
-  return { schedUs: schedstatUs(pid), statUs: statUs(pid) };
+  const threads = threadsUs(pid);
+  return { schedUs: Object.values(threads).reduce((a, b) => a + b, 0), statUs: statUs(pid), threadsUs: threads };
 }
 
 /** CPU used between two readings, µs. */
 export function cpuBetween(before: CpuReading, after: CpuReading): CpuReading {
-  return { schedUs: after.schedUs - before.schedUs, statUs: after.statUs - before.statUs };
+  const threadsUs: Record<string, number> = {};
+  for (const [name, us] of Object.entries(after.threadsUs)) threadsUs[name] = us - (before.threadsUs[name] ?? 0);
+  return { schedUs: after.schedUs - before.schedUs, statUs: after.statUs - before.statUs, threadsUs };
+}
+
+/** The sum of two spans of CPU use. */
+export function cpuPlus(a: CpuReading, b: CpuReading): CpuReading {
+  const threadsUs: Record<string, number> = { ...a.threadsUs };
+  for (const [name, us] of Object.entries(b.threadsUs)) threadsUs[name] = (threadsUs[name] ?? 0) + us;
+  return { schedUs: a.schedUs + b.schedUs, statUs: a.statUs + b.statUs, threadsUs };
 }

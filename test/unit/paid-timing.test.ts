@@ -25,7 +25,10 @@ describe('paid-call timing', () => {
   it('adds the header to a 200 only, and not when no phase ran', () => {
     const ran = createPaidTiming();
     ran.add('verify', 1);
-    expect(withServerTiming(ok, ran).headers).toMatchObject({ 'Content-Type': 'application/json', 'Server-Timing': expect.stringMatching(/^verify;dur=1, total;dur=/) });
+    expect(withServerTiming(ok, ran).headers).toMatchObject({
+      'Content-Type': 'application/json',
+      'Server-Timing': expect.stringMatching(/^verify;dur=1, total;dur=/),
+    });
     const refused = { status: 402, headers: { 'PAYMENT-REQUIRED': 'x' }, body: '{}' };
     expect(withServerTiming(refused, ran)).toBe(refused);
     expect(withServerTiming(ok, createPaidTiming())).toBe(ok);
