@@ -10,7 +10,9 @@
  * service's, not the client's signing. Base runs on the local EVM, which mines each transaction
  * at once: its figures are the service's cost without Base's 2 s blocks.
  *
- *   npm run bench -- paid-calls
+ * The report ends with the CPU per warm paid call of the service alone (`cpu`, paid-call-cpu.ts).
+ *
+ *   npm run build && npm run bench -- paid-calls
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ import { startService, type RunningService } from '../src/service.ts';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../src/chain/evm-key-file.ts';
 import { buildPaymentTx, fundedPayer, type TestPayer } from '../test/helpers/svm-payer.ts';
+import { benchPaidCallCpu } from './paid-call-cpu.ts';
 
 /** Concurrent clients per level, and paid calls each client makes. */
 const LEVELS: ReadonlyArray<{ readonly concurrency: number; readonly callsPerClient: number }> = [
@@ -128,8 +131,8 @@ export async function paymentHeaders(service: RunningService, localnet: Localnet
   return headers;
 }
 
-/** Runs the benchmark and returns its report. */
-export async function benchPaidCalls(): Promise<Record<string, unknown>> {
+/** Throughput and latency of paid calls at several concurrencies, against the 402 path. */
+async function benchPaidThroughput(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-'));
   const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-paid' });
   const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
@@ -171,4 +174,13 @@ export async function benchPaidCalls(): Promise<Record<string, unknown>> {
     await localnet.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The paid-call figures, then the CPU per warm paid call of the service alone (paid-call-cpu.ts),
+ * measured after the in-process service and localnet above are gone.
+ */
+export async function benchPaidCalls(): Promise<Record<string, unknown>> {
+  const throughput = await benchPaidThroughput();
+  return { ...throughput, cpu: await benchPaidCallCpu() };
 }

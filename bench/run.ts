@@ -15,6 +15,7 @@ import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
 import { benchMcp } from './mcp.ts';
+import { benchPaidCallCpu } from './paid-call-cpu.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { benchStartup } from './startup.ts';
@@ -51,6 +52,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   market: () => benchMarket(),
   mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
+  'paid-call-cpu': async () => ({ name: 'paid-call-cpu', ...(await benchPaidCallCpu()) }),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
   soak: () => benchSoak(Number(values.minutes)),

@@ -6,7 +6,8 @@
  * - a 200 is the answer (`structuredContent`, and the same JSON as text) with the settlement in
  *   `_meta["x402/payment-response"]` (the SettleResponse object) and our signed receipt in
  *   `_meta["x402/receipt"]`: the base64 value of the HTTP `X-Service-Receipt` header, byte for
- *   byte, so it goes unchanged to `verify_receipt` or `/trust/verify`;
+ *   byte, so it goes unchanged to `verify_receipt` or `/trust/verify`; and where the call's time
+ *   went in `_meta["x402/server-timing"]`, the value of the HTTP `Server-Timing` header;
  * - a 402 is an `isError` result whose `structuredContent` is the x402 `PaymentRequired` object
  *   (plus `x402/payment-response` when a settlement failed) and whose first text content is the
  *   spec's `{"x402/error": {"code": 402, "message", "data": PaymentRequired}}` wrapper;
@@ -15,6 +16,7 @@
  */
 import type { ErrorBody, HttpReply } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
+import { SERVER_TIMING_HEADER } from '../x402/paid-timing.ts';
 
 /** `params._meta` key of the PaymentPayload a client pays with. */
 export const X402_PAYMENT_META = 'x402/payment';
@@ -22,6 +24,8 @@ export const X402_PAYMENT_META = 'x402/payment';
 export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response';
 /** `result._meta` key of the signed receipt (base64, as the HTTP `X-Service-Receipt` header). */
 export const X402_RECEIPT_META = 'x402/receipt';
+/** `result._meta` key of the paid call's phase timings (the HTTP `Server-Timing` value). */
+export const X402_SERVER_TIMING_META = 'x402/server-timing';
 
 /** A JSON value, as schemas and results are made of. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -78,9 +82,11 @@ export function resultOfReply(reply: HttpReply): ToolResult {
   const settle = headers['PAYMENT-RESPONSE'];
   if (reply.status === 200) {
     const receipt = headers[RECEIPT_HEADER];
+    const timing = headers[SERVER_TIMING_HEADER];
     const meta = {
       ...(settle ? { [X402_PAYMENT_RESPONSE_META]: decodeBase64Json(settle) } : {}),
       ...(receipt ? { [X402_RECEIPT_META]: receipt } : {}),
+      ...(timing ? { [X402_SERVER_TIMING_META]: timing } : {}),
     };
     return jsonResult(body, text, Object.keys(meta).length > 0 ? meta : undefined);
   }

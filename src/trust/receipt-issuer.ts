@@ -44,6 +44,11 @@ export interface IssuedReceipt {
   readonly receipt: Receipt;
   readonly headerValue: string;
   readonly ledger: AppendResult;
+  /**
+   * Milliseconds from the start of `issue` until the receipt was signed and until the entry was
+   * durable; the two run side by side (the paid answer's `Server-Timing` shows both).
+   */
+  readonly phases?: { readonly receiptMs: number; readonly ledgerMs: number };
 }
 
 /** Receipt issuing over a ledger and a signer. */
@@ -56,6 +61,9 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
   const now = config.now ?? (() => new Date());
   return {
     async issue(answer) {
+      const started = performance.now();
+      let receiptMs = 0;
+      let ledgerMs = 0;
       const built: { unsigned?: UnsignedReceipt } = {};
       const generatedAt = now();
       const appended = config.ledger.append({
@@ -80,8 +88,16 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
       // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
       if (!unsigned) return appended.then(() => Promise.reject(new ServiceError('internal_error', 'the ledger assigned no slot to the receipt')));
       const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
-      const [ledger, receipt] = await Promise.all([appended, signReceipt(unsigned, signer)]);
-      return { receipt, headerValue: receiptHeaderValue(receipt), ledger };
+      const signed = signReceipt(unsigned, signer).then((r) => {
+        receiptMs = performance.now() - started;
+        return r;
+      });
+      const durable = appended.then((r) => {
+        ledgerMs = performance.now() - started;
+        return r;
+      });
+      const [ledger, receipt] = await Promise.all([durable, signed]);
+      return { receipt, headerValue: receiptHeaderValue(receipt), ledger, phases: { receiptMs, ledgerMs } };
     },
   };
 }

@@ -8,6 +8,7 @@ import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
+import type { PaidTiming } from './paid-timing.ts';
 import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
@@ -24,10 +25,10 @@ export interface ClaimedSettlementConfig {
 
 /** Settles claimed payments, fresh or pending since an earlier attempt. */
 export interface ClaimedSettlement {
-  /** Verify, answer, settle for one claimed payment; the claim is released unless settled. */
-  settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply>;
+  /** Verify, answer, settle for one claimed payment; the claim is released unless settled. Phases go to `timing`. */
+  settleClaimed(call: PaidCall, scheme: ExactScheme, key: string, timing: PaidTiming): Promise<HttpReply>;
   /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
-  resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply>;
+  resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply>;
   /** A retry of a settled payment whose 200 was kept because its caller was gone. */
   redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply;
 }
@@ -70,9 +71,17 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
 
   /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
   type Recorder = ReturnType<typeof pendingRecorder>;
-  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, payer?: string): Promise<HttpReply> {
+  async function afterSettle(
+    call: PaidCall,
+    key: string,
+    answer: HttpReply,
+    recorder: Recorder,
+    settled: SettleResult,
+    timing: PaidTiming,
+    payer?: string,
+  ): Promise<HttpReply> {
     if (settled.success) {
-      const reply = await deliver(key, settled, answer, paidOf(call));
+      const reply = await deliver(key, settled, answer, paidOf(call), timing);
       if (recorder.recorded) await closeRecord(call, key, reply);
       return reply;
     }
@@ -90,12 +99,18 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     return withSettleFailure(refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage), settled);
   }
 
-  async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string): Promise<HttpReply> {
+  async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string, timing: PaidTiming): Promise<HttpReply> {
     let keepClaim = false;
     try {
+      let mark = performance.now();
       const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
+      // The scheme reports its chain check (simulation) apart: the rest of verify is our own work.
+      const simulateMs = verified.simulateMs ?? 0;
+      mark = timing.lap('verify', mark + simulateMs);
+      if (verified.simulateMs !== undefined) timing.add('simulate', simulateMs);
       if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
       const answer = await call.answer().catch(replyForError);
+      mark = timing.lap('handler', mark);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
       const recorder = pendingRecorder(call, key, answer);
@@ -114,8 +129,9 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
           });
       };
       const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      timing.lap('settle', mark);
       keepClaim = settled.success;
-      return await afterSettle(call, key, answer, recorder, settled, verified.payer);
+      return await afterSettle(call, key, answer, recorder, settled, timing, verified.payer);
     } catch (err) {
       return replyForError(err);
     } finally {
@@ -123,7 +139,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     }
   }
 
-  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement): Promise<HttpReply> {
+  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
     if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
     const claim = replayGuard.acquire(key);
     if (claim === 'settled') {
@@ -134,7 +150,9 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     if (claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
     let keepClaim = false;
     try {
+      const asked = performance.now();
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
+      timing.lap('settle', asked);
       if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).
@@ -143,7 +161,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       }
       keepClaim = true;
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
-      const reply = await deliver(key, settled, replyOf(record.answer), record.paid);
+      const reply = await deliver(key, settled, replyOf(record.answer), record.paid, timing);
       await closeRecord(call, key, reply);
       return reply;
     } catch (err) {

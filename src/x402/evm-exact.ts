@@ -61,7 +61,9 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
       if (!offchain.isValid) return offchain;
       const parsed = parseEvmExactPayload(payment.payload);
       if (!parsed.ok) return { isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.message };
-      return settler.verifyOnChain(parsed.payload, payment, requirements, signal);
+      const reading = performance.now();
+      const onChain = await settler.verifyOnChain(parsed.payload, payment, requirements, signal);
+      return { ...onChain, simulateMs: performance.now() - reading };
     },
     async settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast) {
       const parsed = parseEvmExactPayload(payment.payload);

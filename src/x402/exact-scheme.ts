@@ -12,6 +12,11 @@ export interface VerifyResult {
   readonly invalidReason?: string;
   readonly invalidMessage?: string;
   readonly payer?: string;
+  /**
+   * Milliseconds verify spent waiting on the chain (Solana: the simulation; Base: the nonce and
+   * balance read), when it got that far: the paid answer's `Server-Timing` shows it apart.
+   */
+  readonly simulateMs?: number;
 }
 
 export interface SettleResult {

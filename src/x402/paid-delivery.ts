@@ -7,12 +7,13 @@ import type { HttpReply } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import type { SettleResult } from './exact-scheme.ts';
+import type { PaidTiming } from './paid-timing.ts';
 import type { PendingSettlement } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 import type { SettleResponse } from './x402-types.ts';
 
-/** Delivers the answer of a settled payment under replay `key`. */
-export type PaidDelivery = (key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid']) => Promise<HttpReply>;
+/** Delivers the answer of a settled payment under replay `key`; the receipt's phases go to `timing`. */
+export type PaidDelivery = (key: string, settled: SettleResult, answer: HttpReply, paid: PendingSettlement['paid'], timing?: PaidTiming) => Promise<HttpReply>;
 
 /** What delivery writes to, and where its faults go. */
 export interface PaidDeliveryConfig {
@@ -45,7 +46,7 @@ export function withSettleFailure(reply: HttpReply, settled: SettleResult): Http
 
 /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
 export function createPaidDelivery(config: PaidDeliveryConfig): PaidDelivery {
-  return async (key, settled, answer, paid) => {
+  return async (key, settled, answer, paid, timing) => {
     await config.replayGuard
       .markSettled(key)
       .catch((err: unknown) => config.fault('replay record write failed after settlement (the chain still refuses a replay)', err));
@@ -54,6 +55,10 @@ export function createPaidDelivery(config: PaidDeliveryConfig): PaidDelivery {
       try {
         const issued = await config.receipts.issue({ ...paid, network: settled.network, body: answer.body });
         receiptHeader = { [RECEIPT_HEADER]: issued.headerValue };
+        if (issued.phases) {
+          timing?.add('receipt', issued.phases.receiptMs);
+          timing?.add('ledger', issued.phases.ledgerMs);
+        }
       } catch (err) {
         config.fault(`receipt or ledger entry failed after settlement ${settled.transaction}; answering without a receipt`, err);
       }

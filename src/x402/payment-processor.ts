@@ -25,6 +25,7 @@ import { createPaidAnswerStore, type PaidAnswerStore } from './paid-answer-store
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
 import { createPendingSettlements, type PendingSettlements } from './pending-settlements.ts';
+import { createPaidTiming, type PaidTiming, withServerTiming } from './paid-timing.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from './x402-types.ts';
 
@@ -72,14 +73,14 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, fault });
   const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
 
-  async function processPayment(call: PaidCall): Promise<HttpReply> {
+  async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
     const scheme = schemes.get(call.requirements.network);
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
     const key = scheme.replayKey(call.payment);
     if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
     const record = pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
-    if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record);
+    if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
     const claim = config.replayGuard.acquire(key);
     if (claim !== 'acquired')
       return refuse(
@@ -87,11 +88,11 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
         'duplicate_settlement',
         claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request',
       );
-    return settleClaimed(call, scheme, key);
+    return settleClaimed(call, scheme, key, timing);
   }
 
   /** Same id and payload: the first answer again, from memory or (after a restart) from disk. */
-  function processWithId(call: PaidCall, id: string): Promise<HttpReply> | HttpReply {
+  function processWithId(call: PaidCall, id: string, timing: PaidTiming): Promise<HttpReply> | HttpReply {
     // Path and query, not the full URL: the same request is the same resource behind any host or port.
     const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
     const conflict = () =>
@@ -102,7 +103,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     const stored = paidAnswers.lookup(id, fingerprint);
     if (stored.kind === 'conflict') return conflict();
     if (stored.kind === 'hit') return stored.reply;
-    const reply = processPayment(call).then(async (r) => {
+    const reply = processPayment(call, timing).then(async (r) => {
       if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
       return r;
     });
@@ -114,7 +115,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     async process(call) {
       const id = extractPaymentId(call.payment);
       if (!id.ok) return refuse(call, 'invalid_payload', id.message);
-      return id.id === null ? processPayment(call) : processWithId(call, id.id);
+      // Added last, so stored and replayed answers never carry another call's timing.
+      const timing = createPaidTiming();
+      const reply = await (id.id === null ? processPayment(call, timing) : processWithId(call, id.id, timing));
+      return withServerTiming(reply, timing);
     },
     supported() {
       const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.supportedExtra }));

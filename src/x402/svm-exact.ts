@@ -114,10 +114,13 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
     if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer };
+    const simulating = performance.now();
     const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
-    if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer };
-    if (sim.err !== null) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer };
-    return { isValid: true, payer: rules.payer };
+    const simulateMs = performance.now() - simulating;
+    if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs };
+    if (sim.err !== null)
+      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
+    return { isValid: true, payer: rules.payer, simulateMs };
   }
 
   async function settle(

@@ -11,7 +11,23 @@ export function responseErrors(path: string, body: unknown): string[] {
 }
 
 /**
- * Asserts that `res` is a paid answer that settled (200 with PAYMENT-RESPONSE and a signed receipt)
+ * Asserts that a `Server-Timing` value names each of `phases` once with a finite, non-negative
+ * duration (ms), and ends with `total`; resolves with the durations by name.
+ */
+export function expectPaidTiming(value: string | null | undefined, phases: readonly string[]): Record<string, number> {
+  expect(value, 'Server-Timing header').toBeTruthy();
+  const entries = value!.split(', ').map((part) => /^([a-z]+);dur=(\d+(?:\.\d+)?)$/.exec(part));
+  expect(entries.every(Boolean), value!).toBe(true);
+  const durations = Object.fromEntries(entries.map((m) => [m![1]!, Number(m![2])]));
+  expect(Object.keys(durations), value!).toEqual([...phases, 'total']);
+  return durations;
+}
+
+/** The phases of a fresh paid call that settled, in the order `Server-Timing` lists them. */
+export const SETTLED_PHASES = ['verify', 'simulate', 'handler', 'settle', 'receipt', 'ledger'] as const;
+
+/**
+ * Asserts that `res` is a paid answer that settled (200 with PAYMENT-RESPONSE, a signed receipt and its Server-Timing)
  * and whose body conforms to the schema of the endpoint it answers; resolves with the body.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -20,6 +36,7 @@ export async function expectSettledAnswer(res: Response): Promise<Record<string,
   expect(res.status, text).toBe(200);
   expect(res.headers.get('payment-response'), 'PAYMENT-RESPONSE header').toBeTruthy();
   expect(res.headers.get('x-service-receipt'), 'receipt header').toBeTruthy();
+  expectPaidTiming(res.headers.get('server-timing'), SETTLED_PHASES);
   const body = JSON.parse(text) as unknown;
   expect(responseErrors(new URL(res.url).pathname, body)).toEqual([]);
   return body as Record<string, unknown>;

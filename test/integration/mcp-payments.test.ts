@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import type { PaidHandler } from '../../src/intel/handler-group.ts';
+import { expectPaidTiming, SETTLED_PHASES } from '../helpers/check-response.ts';
 import { callTool, mcpClient, rawToolCall } from '../helpers/mcp-client.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
@@ -68,6 +69,7 @@ describe('paying a tool on Solana', () => {
     expect(await paid.payToBalance()).toBe(before + 1000n);
     expect(r._meta!['x402/payment-response']).toMatchObject({ success: true, network: SOLANA, payer: paid.payer.signer.address });
 
+    expectPaidTiming(r._meta!['x402/server-timing'], SETTLED_PHASES);
     const header: string = r._meta!['x402/receipt'];
     receiptHeader = header;
     const { signature, ...unsigned } = JSON.parse(Buffer.from(header, 'base64').toString());

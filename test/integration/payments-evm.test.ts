@@ -116,7 +116,7 @@ describe('local EVM', () => {
 describe('verify', () => {
   it('accepts a valid payment from the official client', async () => {
     const result = await scheme.verify(await pay(), terms, signal);
-    expect(result).toEqual({ isValid: true, payer: payer.address });
+    expect(result).toEqual({ isValid: true, payer: payer.address, simulateMs: expect.any(Number) });
   });
 
   it.each([
@@ -222,7 +222,7 @@ describe('settle through a remote x402 facilitator', () => {
   it('verifies and settles for real, then relays the nonce-used refusal', async () => {
     const p = await pay();
     const [payerBefore, payToBefore] = await balances([payer.address, payTo]);
-    expect(await remote.verify(p, terms, signal)).toEqual({ isValid: true, payer: payer.address });
+    expect(await remote.verify(p, terms, signal)).toEqual({ isValid: true, payer: payer.address, simulateMs: expect.any(Number) });
     const settled = await remote.settle(p, terms, signal);
     expect(settled).toMatchObject({ success: true, network: 'eip155:8453', payer: payer.address });
     const [payerAfter, payToAfter] = await balances([payer.address, payTo]);
@@ -404,7 +404,7 @@ describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', 
   it('verifies and settles for real', async () => {
     const p = await pay();
     const [before] = await balances([payTo]);
-    expect(await viaReference.verify(p, terms, signal)).toEqual({ isValid: true, payer: payer.address });
+    expect(await viaReference.verify(p, terms, signal)).toEqual({ isValid: true, payer: payer.address, simulateMs: expect.any(Number) });
     expect(await viaReference.settle(p, terms, signal)).toMatchObject({ success: true, network: 'eip155:8453' });
     expect(await balances([payTo])).toEqual([before! + PRICE_UNITS]);
   });

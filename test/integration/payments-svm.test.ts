@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
+import { expectPaidTiming, SETTLED_PHASES } from '../helpers/check-response.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';
 import { buildPaymentTx, fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
@@ -89,6 +90,9 @@ describe('official client pays /v1/epoch', () => {
     const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settled).toMatchObject({ success: true, network: SOLANA, payer: payer.signer.address });
     expect(settled.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    const timing = expectPaidTiming(res.headers.get('server-timing'), SETTLED_PHASES);
+    // The settlement waits for the chain, so it cannot take less than the parts it contains.
+    expect(timing.total).toBeGreaterThanOrEqual(timing.settle!);
     expect(await payToBalance()).toBe(before + EPOCH_PRICE);
     expect(await tokenBalance(localnet.urls.rpc, payer.signer.address, localnet.stablecoinMint)).toBe(payerBefore - EPOCH_PRICE);
   });
@@ -215,6 +219,7 @@ describe('tampered payments are refused with the x402 reason', () => {
     payload.payload.transaction = wire.toString('base64');
     const res = await paid(url, Buffer.from(JSON.stringify(payload)).toString('base64'));
     expect(res.status).toBe(402);
+    expect(res.headers.get('server-timing'), 'timing is on paid 200s only').toBeNull();
     expect((await readJson(res)).error).toMatch(/^invalid_exact_svm_payload_signature_invalid/);
   });
 });
@@ -231,6 +236,9 @@ describe('payment-identifier', () => {
     expect(second.status).toBe(200);
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+    // The replay did no work of its own, and never shows the first call's timing as its own.
+    expectPaidTiming(first.headers.get('server-timing'), SETTLED_PHASES);
+    expect(second.headers.get('server-timing')).toBeNull();
     expect(await payToBalance()).toBe(before + EPOCH_PRICE);
     const other = await officialPaymentHeader(url, payer, id);
     const conflict = await paid(url, other);

@@ -111,13 +111,14 @@ describe('replies as x402 MCP results', () => {
     expect(r.structuredContent).toMatchObject({ error: 'insufficient_funds', 'x402/payment-response': failure });
   });
 
-  it('a paid 200 carries the answer, the settle response object and the receipt header value', () => {
+  it('a paid 200 carries the answer, the settle response object, the receipt header value and the phase timings', () => {
     const settle = { success: true, transaction: 'tx', network: 'solana:x', payer: 'p' };
-    const r = resultOfReply(json(200, { epoch: 1 }, { 'PAYMENT-RESPONSE': b64(settle), 'X-Service-Receipt': 'cmVjZWlwdA==' }));
+    const timing = 'verify;dur=0.41, handler;dur=0.05, total;dur=2.5';
+    const r = resultOfReply(json(200, { epoch: 1 }, { 'PAYMENT-RESPONSE': b64(settle), 'X-Service-Receipt': 'cmVjZWlwdA==', 'Server-Timing': timing }));
     expect(r).toEqual({
       content: [{ type: 'text', text: '{"epoch":1}' }],
       structuredContent: { epoch: 1 },
-      _meta: { 'x402/payment-response': settle, 'x402/receipt': 'cmVjZWlwdA==' },
+      _meta: { 'x402/payment-response': settle, 'x402/receipt': 'cmVjZWlwdA==', 'x402/server-timing': timing },
     });
   });
 
