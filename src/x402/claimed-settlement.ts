@@ -142,12 +142,10 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
   async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
     if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
     const claim = replayGuard.acquire(key);
-    if (claim === 'settled') {
-      await pending.resolve(key).catch((err: unknown) => fault('could not drop a settled pending record', err));
-      return refuse(call, 'duplicate_settlement', 'this payment was already settled');
-    }
-    // A copy racing the first request (its record is written before broadcast) or another retry.
-    if (claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    // Settled but its answer not kept yet: the first request is between marking it settled and
+    // keeping its 200 (receipt and ledger entry in between). The record must stay for that 200;
+    // the retry is told to come back, as for a copy racing the first request.
+    if (claim === 'settled' || claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
     let keepClaim = false;
     try {
       const asked = performance.now();

@@ -111,8 +111,10 @@ const MODES: readonly RelayMode[] = ['hold', 'reset', 'garbage'];
 /** How /health names each fault once it is over. */
 const LAST_ERROR: Partial<Record<RelayMode, RegExp>> = {
   hold: /no slot update for 1500 ms|did not complete within/,
-  reset: /reset|closed|transport error/i,
-  garbage: /protocol|frame|transport error/i,
+  // A broken connection shows as a reset, a protocol error or a cancelled call, whichever the
+  // gRPC client meets first.
+  reset: /reset|closed|cancel|protocol|frame|transport error/i,
+  garbage: /reset|closed|cancel|protocol|frame|transport error/i,
 };
 
 describe.each(MODES)('Geyser %s during paid calls', (mode) => {
