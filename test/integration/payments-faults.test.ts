@@ -169,3 +169,41 @@ describe('faults after settlement never withhold the answer', () => {
     await replayGuard.close();
   });
 });
+
+describe('a retry while the settled answer is being recorded', () => {
+  it('is told to come back, keeps the settlement record, and then gets that same answer', async () => {
+    const replayGuard = createReplayGuard({ dir: freshDir() });
+    let release: () => void = () => undefined;
+    let issuing: () => void = () => undefined;
+    const issueStarted = new Promise<void>((resolve) => {
+      issuing = resolve;
+    });
+    // The receipt (and its ledger entry) is issued after the payment is marked settled: held here,
+    // a retry of the same payment arrives in exactly that window.
+    const receipts = {
+      issue: async () => {
+        issuing();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return { receipt: {} as never, headerValue: 'held-receipt', ledger: {} as never };
+      },
+    };
+    const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder });
+    const call = await paidCall();
+    const before = await payToBalance();
+    const first = processor.process(call);
+    await issueStarted;
+    const early = await processor.process(call);
+    expect(early.status).toBe(402);
+    expect(String(early.body)).toMatch(/being settled by another request/);
+    release();
+    expect((await first).headers![RECEIPT_HEADER]).toBe('held-receipt');
+    const again = await processor.process(call);
+    expect(again.status).toBe(200);
+    expect(again.headers![RECEIPT_HEADER]).toBe('held-receipt');
+    expect(String(again.body)).toBe(BODY);
+    expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
+    await replayGuard.close();
+  });
+});
