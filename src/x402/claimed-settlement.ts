@@ -29,7 +29,7 @@ export interface ClaimedSettlement {
   settleClaimed(call: PaidCall, scheme: ExactScheme, key: string, timing: PaidTiming): Promise<HttpReply>;
   /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
   resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply>;
-  /** A retry of a settled payment whose 200 was kept because its caller was gone. */
+  /** The identical retry of a settled payment: its kept 200 again; another payload or request is refused. */
   redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply;
 }
 

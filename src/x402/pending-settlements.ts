@@ -1,15 +1,16 @@
 /**
- * Settlements sent but not confirmed within the settle time-out (docs/contract.md#paid-call-flow
- * step 6): the payer may be charged yet got a 402 `settlement_pending`. Each is recorded durably
- * BEFORE that 402 leaves, with everything needed to deliver the answer later: the transaction, the
- * computed answer and what its receipt needs. A retry of the same payment checks the chain and gets
- * the stored 200 once it landed, or the x402 error once it can no longer land.
+ * Every settlement, recorded durably before its payment can reach the chain, with everything
+ * needed to deliver the answer later: the transaction, the computed answer and what its receipt
+ * needs (docs/contract.md#paid-call-flow step 6). A settlement not confirmed within the settle
+ * time-out answers 402 `settlement_pending`; a retry of the same payment checks the chain and gets
+ * the stored 200 once it landed, or the x402 error once it can no longer land. Once a 200 is sent
+ * it is kept with the record, for the identical retry of the same payment.
  */
 import type { HttpReply } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
 
-/** Most unresolved settlements remembered; far beyond what a healthy chain leaves pending. */
+/** Most settlement records remembered (pending ones and the 200s kept for retries); the oldest go first. */
 export const PENDING_SETTLEMENTS_MAX = 10_000;
 /** How long a pending settlement can be resolved by a retry (the replay record's lifetime). */
 export const PENDING_SETTLEMENT_TTL_MS = REPLAY_KEY_TTL_MS;
