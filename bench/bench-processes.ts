@@ -5,8 +5,8 @@
  * servers (hello-world, the reference middleware). Each is ready when it prints a line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { statUs } from './process-cpu.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Start-up on a loaded 2-core machine (localnet world, EVM, pool) can take tens of seconds. */
@@ -137,19 +137,13 @@ export async function whileFrozen<T>(proc: BenchProcess, work: () => Promise<T>)
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
-const USER_HZ = 100;
-
 /**
  * CPU time the process has used so far (user + system, all threads), ms; null where /proc is
  * absent. Unlike throughput it does not depend on what else the machine runs at the time.
  */
 export function cpuMs(proc: BenchProcess): number | null {
   try {
-    const stat = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8');
-    // Fields after the parenthesized command name; utime and stime are the 14th and 15th overall.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+    return statUs(proc.child.pid!) / 1000;
   } catch {
     return null;
   }

@@ -9,13 +9,14 @@
  * `PAID_CPU_PROFILE_DIR=dir` runs the child with `--cpu-prof` (written when it stops).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer } from '../test/helpers/svm-payer.ts';
 import { cpuBetween, cpuPlus, type CpuReading, readProcessCpu } from './process-cpu.ts';
+import { localnetMainnetArgs } from './mainnet-args.ts';
 import { measureSignatureWork } from './signature-reference.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,11 +38,7 @@ interface Child {
 async function startChild(net: Localnet, dataDir: string, keyFile: string, payTo: string): Promise<Child> {
   const profile = process.env.PAID_CPU_PROFILE_DIR;
   const nodeFlags = ['--enable-source-maps', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
-  const args = [
-    ...['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'],
-    ...['--rpc-url', net.urls.rpc, '--geyser-url', net.urls.geyser, '--evm-rpc-url', net.urls.evm, '--evm-relayer-key', keyFile],
-    ...['--svm-pay-to', payTo, '--svm-asset', net.stablecoinMint, '--evm-pay-to', net.evm.usdcAddress, '--evm-asset', net.evm.usdcAddress],
-  ];
+  const args = [...['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'], ...localnetMainnetArgs(net, keyFile, payTo)];
   const child = spawn(process.execPath, [...nodeFlags, 'dist/server/main.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -167,7 +164,6 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-paid-cpu' });
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-cpu-'));
   const keyFile = join(dataDir, 'relayer.key');
-  writeFileSync(keyFile, net.evm.relayerKey, { mode: 0o600 });
   let child: Child | null = null;
   try {
     // payTo holds a stablecoin account (funding creates it); the fee payer needs SOL for fees.

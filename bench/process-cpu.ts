@@ -35,7 +35,8 @@ function threadsUs(pid: number): Record<string, number> {
   return byName;
 }
 
-function statUs(pid: number): number {
+/** utime + stime of the whole process so far, µs (10 ms resolution); throws where /proc is absent. */
+export function statUs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces) start at field 3; utime is 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

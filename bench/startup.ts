@@ -8,11 +8,12 @@
  *   npm run build && npm run bench -- startup
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalnet } from '@solana-x402-intel/localnet';
+import { localnetMainnetArgs } from './mainnet-args.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Starts per variant; the median is reported. */
@@ -68,22 +69,8 @@ async function startOnce(entry: readonly string[], modeArgs: readonly string[]):
 export async function benchStartup(): Promise<Record<string, unknown>> {
   if (!existsSync(join(ROOT, 'dist', 'server', 'main.js'))) throw new Error('dist/server/main.js is missing: run `npm run build` first');
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-startup' });
-  // Mainnet mode as an operator runs it: Base settled by our own relayer on the localnet's EVM.
   const keyDir = mkdtempSync(join(tmpdir(), 'bench-startup-key-'));
-  const relayerKeyFile = join(keyDir, 'relayer.key');
-  writeFileSync(relayerKeyFile, net.evm.relayerKey, { mode: 0o600 });
-  const mainnet = ['--rpc-url', net.urls.rpc, '--geyser-url', net.urls.geyser, '--evm-rpc-url', net.urls.evm, '--evm-relayer-key', relayerKeyFile];
-  const payTo = [
-    '--svm-pay-to',
-    net.stablecoinMint,
-    '--evm-pay-to',
-    net.evm.usdcAddress,
-    '--svm-asset',
-    net.stablecoinMint,
-    '--evm-asset',
-    net.evm.usdcAddress,
-  ];
-  const modes = { embedded: [], mainnet: [...mainnet, ...payTo] } as const;
+  const modes = { embedded: [], mainnet: localnetMainnetArgs(net, join(keyDir, 'relayer.key')) } as const;
   const report: Record<string, unknown> = { name: 'startup', starts: STARTS, settleMs: SETTLE_MS };
   try {
     for (const [mode, args] of Object.entries(modes)) {
