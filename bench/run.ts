@@ -20,6 +20,7 @@ import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { benchStartup } from './startup.ts';
 import { benchSoak } from './soak.ts';
+import { SOAK_MODES, type SoakMode } from './soak-service.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,12 +28,21 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     minutes: { type: 'string', default: '10' },
+    mode: { type: 'string', default: 'embedded' },
+    'heap-snapshots': { type: 'string' },
+    'snapshot-dir': { type: 'string' },
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },
     profile: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
+
+function soakMode(mode: string): SoakMode {
+  if ((SOAK_MODES as readonly string[]).includes(mode)) return mode as SoakMode;
+  console.error(`--mode must be one of ${SOAK_MODES.join(', ')}, not ${mode}`);
+  process.exit(2);
+}
 const connections = Number(values.connections);
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -55,7 +65,13 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'paid-call-cpu': async () => ({ name: 'paid-call-cpu', ...(await benchPaidCallCpu()) }),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
-  soak: () => benchSoak(Number(values.minutes)),
+  soak: () =>
+    benchSoak({
+      minutes: Number(values.minutes),
+      mode: soakMode(values.mode),
+      snapshotAtMinutes: (values['heap-snapshots'] ?? '').split(',').filter(Boolean).map(Number),
+      ...(values['heap-snapshots'] ? { heapSnapshotDir: values['snapshot-dir'] ?? join(import.meta.dirname, 'results', 'heap') } : {}),
+    }),
 };
 
 /** Run only when named: the soak takes `--minutes` (10 by default). */

@@ -13,7 +13,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_DELAY_WINDOW_MS } from '../src/http/process-metrics.ts';
-import { killService, spawnService, type ServiceProcess } from '../test/helpers/service-process.ts';
 import {
   createIntervalRecorder,
   DROPPED_REQUESTS,
@@ -25,6 +24,7 @@ import {
   writeAndDrop,
 } from './soak-load.ts';
 import { type Clients, createClients, droppedPaidCall, type LocalnetTarget, payingFetch } from './soak-payers.ts';
+import { type SoakMode, startSoakService } from './soak-service.ts';
 import { growthOf, type Sample, soakChart, troughs } from './soak-report.ts';
 
 /** One sample per event-loop window, so each delay figure is its own window's. */
@@ -40,24 +40,6 @@ const RATES = { challenge: 40, free: 40, paidSolana: 2, paidBase: 1, dropped: 2,
 const DROP_PAID_AFTER_MS = 300;
 export const PAID_KINDS = ['paid-solana', 'paid-base'] as const;
 export const FREE_KINDS = ['free', 'challenge-402'] as const;
-
-const line = (text: string, re: RegExp): string => {
-  const found = re.exec(text)?.[1];
-  if (!found) throw new Error(`the service did not print ${re}`);
-  return found;
-};
-
-function targetOf(service: ServiceProcess): LocalnetTarget {
-  const out = service.stdout();
-  return {
-    serviceUrl: service.url,
-    port: Number(new URL(service.url).port),
-    rpcUrl: service.rpcUrl,
-    evmRpcUrl: line(out, /^localnet evm (\S+)/m),
-    stablecoinMint: service.stablecoinMint,
-    evmUsdc: line(out, /^localnet stablecoin \S+ \(solana\), (\S+) \(evm\)/m),
-  };
-}
 
 interface DroppedPaidTally {
   readonly outcomes: Record<string, number>;
@@ -129,14 +111,26 @@ function sampleOf(health: Health, tSeconds: number, traffic: ReturnType<ReturnTy
   };
 }
 
+/** What sampling does besides sampling: keep the ledger size, and take heap snapshots at given minutes. */
+interface SamplingHooks {
+  readonly onLedger: (entries: number) => void;
+  readonly snapshotAtMinutes: readonly number[];
+  readonly snapshot: () => void;
+}
+
 /** Samples /health every SAMPLE_INTERVAL_MS until `minutes` have passed since `t0`. */
-async function sampleFor(minutes: number, url: string, recorder: IntervalRecorder, onLedger: (entries: number) => void): Promise<Sample[]> {
+async function sampleFor(minutes: number, url: string, recorder: IntervalRecorder, hooks: SamplingHooks): Promise<Sample[]> {
   const samples: Sample[] = [];
+  const snapshotsDue = [...hooks.snapshotAtMinutes].sort((a, b) => a - b);
   const t0 = performance.now();
   while (performance.now() - t0 < minutes * 60_000) {
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS));
+    if (snapshotsDue.length > 0 && performance.now() - t0 >= snapshotsDue[0]! * 60_000) {
+      snapshotsDue.shift();
+      hooks.snapshot();
+    }
     const health = await readHealth(url);
-    onLedger(health.ledger.entries);
+    hooks.onLedger(health.ledger.entries);
     const sample = sampleOf(health, (performance.now() - t0) / 1000, recorder.take());
     samples.push(sample);
     console.error(
@@ -148,12 +142,21 @@ async function sampleFor(minutes: number, url: string, recorder: IntervalRecorde
 
 const loads = (): number[] => loadavg().map((l) => Math.round(l * 100) / 100);
 
-/** Runs the soak for `minutes` and returns its report (the plot is written beside the JSON). */
-export async function benchSoak(minutes: number): Promise<Record<string, unknown>> {
+export interface SoakOptions {
+  readonly minutes: number;
+  readonly mode: SoakMode;
+  /** Minutes into the load at which the service writes a heap snapshot into `heapSnapshotDir`. */
+  readonly snapshotAtMinutes: readonly number[];
+  readonly heapSnapshotDir?: string;
+}
+
+/** Runs the soak and returns its report (the plot is written beside the JSON). */
+export async function benchSoak(options: SoakOptions): Promise<Record<string, unknown>> {
+  const { minutes, mode } = options;
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
-  const service = await spawnService(dataDir);
+  const soakService = await startSoakService(mode, dataDir, options.heapSnapshotDir);
   try {
-    const target = targetOf(service);
+    const target = soakService.target;
     const clients = await createClients(target);
     const idle = await readHealth(target.serviceUrl);
     let ledgerSize = idle.ledger.entries;
@@ -162,18 +165,23 @@ export async function benchSoak(minutes: number): Promise<Record<string, unknown
     const loadAvgStart = loads();
     const tally: DroppedPaidTally = { outcomes: {}, lost: [] };
     const running = streams(target, clients, () => ledgerSize, tally).map((s) => runStream(s, recorder, stop.signal));
-    const samples = await sampleFor(minutes, target.serviceUrl, recorder, (entries) => (ledgerSize = entries));
+    const samples = await sampleFor(minutes, target.serviceUrl, recorder, {
+      onLedger: (entries) => (ledgerSize = entries),
+      snapshotAtMinutes: options.heapSnapshotDir ? options.snapshotAtMinutes : [],
+      snapshot: soakService.snapshot,
+    });
     stop.abort();
     await Promise.all(running);
     const outDir = join(import.meta.dirname, 'results');
     mkdirSync(outDir, { recursive: true });
     writeFileSync(
       join(outDir, 'soak.svg'),
-      soakChart(samples, `Soak: ${minutes} min of mixed load against the service (embedded mode)`, PAID_KINDS, FREE_KINDS),
+      soakChart(samples, `Soak: ${minutes} min of mixed load against the service (${mode} mode)`, PAID_KINDS, FREE_KINDS),
     );
     return {
       name: 'soak',
       minutes,
+      mode,
       sampleIntervalMs: SAMPLE_INTERVAL_MS,
       offeredPerSecond: RATES,
       machine: { cores: availableParallelism(), loadAvgStart, loadAvgEnd: loads() },
@@ -193,7 +201,7 @@ export async function benchSoak(minutes: number): Promise<Record<string, unknown
       samples,
     };
   } finally {
-    await killService(service);
+    await soakService.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -38,11 +38,19 @@ const ENTRY = {
   built: ['--enable-source-maps', 'dist/server/main.js'],
 } as const;
 
-/** Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line. */
-export function spawnService(dataDir: string, extraArgs: readonly string[] = [], from: keyof typeof ENTRY = 'source'): Promise<ServiceProcess> {
+/**
+ * Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line.
+ * `nodeArgs` go to Node itself, before the entry (e.g. `--heapsnapshot-signal=SIGUSR2`).
+ */
+export function spawnService(
+  dataDir: string,
+  extraArgs: readonly string[] = [],
+  from: keyof typeof ENTRY = 'source',
+  nodeArgs: readonly string[] = [],
+): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
-    [...ENTRY[from], '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
+    [...nodeArgs, ...ENTRY[from], '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
