@@ -86,10 +86,14 @@ function evmSettlement(config: PaymentStackConfig['options'], upstreams: Payment
 /** Builds the challenges and, unless overridden, the processor (starting the Base scheme when it has a path). */
 export async function startPaymentStack(config: Readonly<PaymentStackConfig>): Promise<PaymentStack> {
   const { options, terms, pool } = config;
+  // One object per blockhash: the challenges re-render only when it is a new one.
+  let extra: { readonly recentBlockhash: string } | null = null;
   const live = {
     svmExtra: () => {
       const b = config.blockhashes.current();
-      return b ? { recentBlockhash: b.blockhash } : null;
+      if (!b) return null;
+      if (extra?.recentBlockhash !== b.blockhash) extra = { recentBlockhash: b.blockhash };
+      return extra;
     },
   };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));

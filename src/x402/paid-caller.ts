@@ -62,16 +62,48 @@ function decodeSent(payment: NonNullable<SentPayment>, builder: ChallengeBuilder
   return 'header' in payment ? decodePayment(payment.header, builder.accepts) : matchPayment(payment.object, builder.accepts);
 }
 
+/** Query strings whose verdict is kept per route (oldest dropped first). */
+export const MAX_KEPT_VERDICTS = 512;
+/** Longer query strings are judged every time: a hostile caller's unique 8 kB queries must not fill memory. */
+const MAX_KEPT_QUERY_CHARS = 256;
+
+/**
+ * Whether a route's query string is valid, and the frozen 400 when it is not: a pure function of
+ * the string, kept for the strings seen last, since unpaid callers (a bot polling for terms, a
+ * client retrying a typo) send the same ones again and again. The parsed value is not kept: only a
+ * paid call needs it, and each paid call gets its own.
+ */
+function createQueryVerdicts(): (entry: EndpointEntry, query: string) => HttpReply | null {
+  const byRoute = new Map<string, Map<string, HttpReply | null>>();
+  return (entry, query) => {
+    let kept = byRoute.get(entry.path);
+    if (!kept) byRoute.set(entry.path, (kept = new Map()));
+    const known = kept.get(query);
+    if (known !== undefined) return known;
+    const checked = validateQuery(entry, query);
+    const verdict = checked.ok ? null : freezeReply(errorReply(checked.error));
+    if (query.length > MAX_KEPT_QUERY_CHARS) return verdict;
+    if (kept.size >= MAX_KEPT_VERDICTS) kept.delete(kept.keys().next().value!);
+    kept.set(query, verdict);
+    return verdict;
+  };
+}
+
+const freezeReply = (reply: HttpReply): HttpReply => Object.freeze({ ...reply, headers: Object.freeze({ ...reply.headers }) });
+
 /** Creates the caller over the routes' challenges, handlers and the payment processor. */
 export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
+  const verdictOf = createQueryVerdicts();
   return (attempt) => {
     const { entry, query, resourceUrl, payment } = attempt;
     const builder = config.challenges.get(entry.path)!;
-    const checked = validateQuery(entry, query);
-    if (!checked.ok) return errorReply(checked.error);
+    const refused = verdictOf(entry, query);
+    if (refused !== null) return refused;
     const stopped = config.stopped?.() ?? null;
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
     if (payment === null) return builder.reply(resourceUrl);
+    const checked = validateQuery(entry, query);
+    if (!checked.ok) return errorReply(checked.error);
     const decoded = decodeSent(payment, builder);
     if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);
     if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);

@@ -54,9 +54,22 @@ export interface ChallengeBuilder {
 
 /** Per-challenge values that change over time (kept out of `accepts`, which payments must match). */
 export interface LiveTerms {
-  /** Extra fields spliced into the Solana option, e.g. a warm `recentBlockhash`; null for none. */
+  /**
+   * Extra fields spliced into the Solana option, e.g. a warm `recentBlockhash`; null for none.
+   * The same object while the values stay the same, a new one when they change (never mutated).
+   */
   readonly svmExtra: () => Readonly<Record<string, string>> | null;
 }
+
+/** Why a plain challenge (no payment sent) is a 402. */
+const DEFAULT_CHALLENGE_ERROR = 'Payment required';
+/**
+ * Plain challenges kept per route for the current live terms, by resource URL (oldest dropped
+ * first): at about 7.5 kB each, at most half a megabyte per route.
+ */
+export const MAX_KEPT_CHALLENGES = 64;
+/** Longer resource URLs get a challenge built every time (their query is an unusual one). */
+const MAX_KEPT_URL_CHARS = 512;
 
 const EXTENSIONS_JSON = JSON.stringify({ [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION });
 
@@ -74,9 +87,13 @@ function createAcceptsRenderer(accepts: readonly PaymentRequirements[], live?: L
   const restJson = rest.map((r) => `,${JSON.stringify(r)}`).join('');
   let lastKey = '';
   let lastJson = staticJson;
+  let lastExtra: Readonly<Record<string, string>> | null = null;
   return () => {
     const extra = live.svmExtra();
     if (!extra) return staticJson;
+    // The live terms hand out one object per value: the same object renders the same JSON.
+    if (extra === lastExtra) return lastJson;
+    lastExtra = extra;
     const fields = Object.entries(extra)
       .map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`)
       .join('');
@@ -119,16 +136,35 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
     }
     return spliced;
   };
+  const render = (resourceUrl: string, error: string): HttpReply => {
+    const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
+    const { tail, base64 } = tailNow();
+    return Object.freeze({
+      status: ERROR_STATUS.payment_required,
+      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(head) }),
+      body: head + tail,
+    });
+  };
+  // The plain challenge of a URL is the same bytes until the live terms change (a new blockhash,
+  // about every 2 s): callers polling a route get the reply already built, not 7 kB of new strings.
+  const plain = new Map<string, HttpReply>();
+  let plainFor: object | null = null;
   return {
     accepts,
-    reply(resourceUrl, error = 'Payment required') {
-      const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
-      const { tail, base64 } = tailNow();
-      return {
-        status: ERROR_STATUS.payment_required,
-        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(head) },
-        body: head + tail,
-      };
+    reply(resourceUrl, error) {
+      if (error !== undefined) return render(resourceUrl, error);
+      const now = tailNow();
+      if (plainFor !== now) {
+        plain.clear();
+        plainFor = now;
+      }
+      const kept = plain.get(resourceUrl);
+      if (kept) return kept;
+      const built = render(resourceUrl, DEFAULT_CHALLENGE_ERROR);
+      if (resourceUrl.length > MAX_KEPT_URL_CHARS) return built;
+      if (plain.size >= MAX_KEPT_CHALLENGES) plain.delete(plain.keys().next().value!);
+      plain.set(resourceUrl, built);
+      return built;
     },
   };
 }

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../../src/x402/payment-identifier.ts';
-import { createChallengeBuilder, createSplicedBase64, paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
+import { createChallengeBuilder, createSplicedBase64, MAX_KEPT_CHALLENGES, paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
 
 const TERMS = {
   svm: {
@@ -47,6 +47,11 @@ describe('402 challenge from kept parts', () => {
         expect(reply.status).toBe(402);
         expect(reply.body).toBe(expectedBody(url, error, blockhash));
         expect(reply.headers?.['PAYMENT-REQUIRED']).toBe(Buffer.from(reply.body).toString('base64'));
+        // The plain challenge (no error given) comes from the kept replies once built.
+        for (const plain of [builder.reply(url), builder.reply(url)]) {
+          expect(plain.body).toBe(expectedBody(url, 'Payment required', blockhash));
+          expect(plain.headers?.['PAYMENT-REQUIRED']).toBe(Buffer.from(plain.body).toString('base64'));
+        }
       }),
       { numRuns: 2000 },
     );
@@ -61,6 +66,32 @@ describe('402 challenge from kept parts', () => {
     const reply = builder.reply(url);
     expect(reply.body).toBe(expectedBody(url, 'Payment required', blockhash));
     expect(Buffer.from(reply.headers!['PAYMENT-REQUIRED']!, 'base64').toString()).toBe(reply.body);
+  });
+
+  it('keeps the plain challenge of a URL while the live terms stand, and only then', () => {
+    // Live terms as the service hands them out: one object per blockhash.
+    const extras = new Map<string, { recentBlockhash: string }>();
+    let blockhash = '1'.repeat(44);
+    const svmExtra = () => extras.get(blockhash) ?? extras.set(blockhash, { recentBlockhash: blockhash }).get(blockhash)!;
+    const builder = createChallengeBuilder(ENTRY, TERMS, { svmExtra });
+    const url = (i: number) => `http://x/v1/smri?mint=${i}`;
+    const first = builder.reply(url(0));
+    expect(builder.reply(url(0))).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.headers)).toBe(true);
+    expect(builder.reply(url(1)).body).toBe(expectedBody(url(1), 'Payment required', blockhash));
+    // A reason is never served from, nor stored in, the kept plain challenges.
+    expect(builder.reply(url(0), 'invalid_payload: x').body).toBe(expectedBody(url(0), 'invalid_payload: x', blockhash));
+    expect(builder.reply(url(0))).toBe(first);
+    // Past the bound the oldest go; every reply stays exact.
+    for (let i = 0; i <= MAX_KEPT_CHALLENGES + 5; i++) expect(builder.reply(url(i)).body).toBe(expectedBody(url(i), 'Payment required', blockhash));
+    expect(builder.reply(url(0))).not.toBe(first);
+    const long = `http://x/v1/smri?mint=${'z'.repeat(600)}`;
+    expect(builder.reply(long)).not.toBe(builder.reply(long));
+    expect(builder.reply(long).body).toBe(expectedBody(long, 'Payment required', blockhash));
+    blockhash = '2'.repeat(44);
+    const renewed = builder.reply(url(0));
+    expect(renewed.body).toBe(expectedBody(url(0), 'Payment required', blockhash));
+    expect(builder.reply(url(0))).toBe(renewed);
   });
 
   it('splices base64 of any head onto a kept tail exactly as encoding the whole', () => {

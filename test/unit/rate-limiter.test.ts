@@ -79,6 +79,13 @@ describe('rate limiter', () => {
     expect(admit({ remoteIp: '2001:db8:1:2::1', headers: { 'payment-signature': 'x' } })).toBeNull();
     expect(admit({ remoteIp: '2001:db8:1:2::1', headers: { 'x-payment': 'x' } })).toBeNull();
   });
+
+  it('counts interleaved clients each against its own bucket', () => {
+    const c = clock();
+    const admit = freeRequestAdmission(createRateLimiter({ ratePerSecond: 1, burst: 2, now: c.now }), { ratePerSecond: 1, burst: 2 });
+    const order = ['198.51.100.1', '198.51.100.1', '::ffff:198.51.100.2', '198.51.100.1', '198.51.100.2', '198.51.100.2', '198.51.100.3'];
+    expect(order.map((remoteIp) => admit({ remoteIp, headers: {} })?.status ?? 200)).toEqual([200, 200, 200, 429, 200, 429, 200]);
+  });
 });
 
 describe('client address', () => {
