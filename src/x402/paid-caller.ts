@@ -77,7 +77,10 @@ function createQueryVerdicts(): (entry: EndpointEntry, query: string) => HttpRep
   const byRoute = new Map<string, Map<string, HttpReply | null>>();
   return (entry, query) => {
     let kept = byRoute.get(entry.path);
-    if (!kept) byRoute.set(entry.path, (kept = new Map()));
+    if (!kept) {
+      kept = new Map();
+      byRoute.set(entry.path, kept);
+    }
     const known = kept.get(query);
     if (known !== undefined) return known;
     const checked = validateQuery(entry, query);
