@@ -47,6 +47,9 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
+    // Stack traces need only the mappings; with --enable-source-maps a map's embedded sources
+    // would sit in the service's heap for its whole life.
+    sourcesContent: false,
     // Chunks beside the entries: every file keeps the depth the relative paths assume.
     chunkNames: '[name]-[hash]',
     plugins: [externalPackages],

@@ -144,6 +144,20 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     });
   }
 
+  /**
+   * Drops expired records from the front. Records are kept in the order they were last put and
+   * the callers put every record for one lifetime, so the front expires first. Without this, a
+   * record nobody asks for again (most of them) stayed in memory until the size bound, and the
+   * compaction threshold, counting it as live, never came: the file grew to twice the bound.
+   */
+  function dropExpired(): void {
+    const t = now();
+    for (const [k, e] of entries) {
+      if (e.expiresAt > t) return;
+      entries.delete(k);
+    }
+  }
+
   return {
     get(key) {
       const e = entries.get(key);
@@ -155,6 +169,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       return e.value;
     },
     put(key, value, expiresAt) {
+      dropExpired();
       const entry = { value, expiresAt };
       const earlier = entries.get(key);
       entries.delete(key);
@@ -172,10 +187,14 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       });
     },
     remove(key) {
+      dropExpired();
       if (!entries.delete(key)) return Promise.resolve();
       return append(`${JSON.stringify({ k: key, del: true })}\n`);
     },
-    size: () => entries.size,
+    size() {
+      dropExpired();
+      return entries.size;
+    },
     flush: () => writing,
   };
 }

@@ -71,6 +71,28 @@ describe('durable record log', () => {
   });
 });
 
+describe('durable record log over time', () => {
+  it('forgets expired records nobody asks for again, in memory and on disk', async () => {
+    // As the service uses it: each record put, then put again (its 200 kept), never read back.
+    const dir = freshDir();
+    let now = 1_000_000;
+    const ttl = 1_000;
+    const log = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 10_000, now: () => now });
+    for (let i = 0; i < 600; i++) {
+      now += 10;
+      await log.put(`k${i}`, i, now + ttl);
+      await log.put(`k${i}`, -i, now + ttl);
+    }
+    // 1 s of records at one per 10 ms: about 100 live, not the 600 ever put.
+    expect(log.size()).toBeLessThanOrEqual(101);
+    expect(log.get('k599')).toBe(-599);
+    const lines = readFileSync(join(dir, 'x.log'), 'utf8').trim().split('\n').length;
+    expect(lines).toBeLessThanOrEqual(2 * 101 + 2);
+    const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 10_000, now: () => now });
+    expect(again.size()).toBe(log.size());
+  });
+});
+
 describe('pending settlements and paid answers', () => {
   const record: PendingSettlement = {
     network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
