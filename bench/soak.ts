@@ -1,13 +1,14 @@
 /**
- * Soak (issue 15): the real service as a child process in embedded mode, started as a user starts
- * it, under minutes of mixed load: 402 challenges on several paid paths, free reads, paid calls
+ * Soak (issue 15): the real service as a child process, started as a user starts it (embedded
+ * mode, or the build in mainnet mode against a localnet in this process: soak-service.ts), under
+ * minutes of mixed load: 402 challenges on several paid paths, free reads, paid calls
  * at a steady rate with the official x402 client on Solana and Base, clients dropping connections
  * (raw sockets cut mid-request, and paid requests dropped while they settle, then retried as an
  * x402 client would). Every SAMPLE_INTERVAL_MS it reads the service's RSS, heap and event-loop
  * delay from /health and the interval's p99 per kind of traffic. Reports whether memory growth
  * flattened and writes the plot to bench/results/soak.svg.
  *
- *   npm run bench -- soak [--minutes 10]
+ *   npm run bench -- soak [--minutes 10] [--mode embedded|mainnet] [--heap-snapshots 12,20 [--snapshot-dir DIR]]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
