@@ -90,7 +90,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
 /** The suite's steps: the build, then each benchmark but the soak (minutes long, run on its own). */
 const SUITE_STEPS: readonly SuiteStep[] = [
   BUILD_STEP,
-  { name: 'http-challenge', run: () => BENCHES['http-challenge']!() },
+  { name: 'http-challenge', run: () => benchHttpChallengeProfiled(httpOptions) },
   // The hot path's CPU profile, from a short run of its own: --cpu-prof would tax the figures above.
   {
     name: 'http-challenge-profile',
