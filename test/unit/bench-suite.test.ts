@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { latestReportLine, withLatestReport } from '../../bench/report-files.ts';
 import { datedResultFiles, datedResultName, previousResultFile } from '../../bench/result-files.ts';
 import { compareRuns, headlineMetrics, type SuiteResults } from '../../bench/suite-metrics.ts';
-import { cdfPoints, PLOT_FILES } from '../../bench/suite-plots.ts';
+import { cdfPoints, ledgerPlot, PLOT_FILES } from '../../bench/suite-plots.ts';
 import { renderSuiteReport } from '../../bench/suite-report.ts';
 import { progressLine } from '../../bench/suite.ts';
 import { log2Ticks } from '../../bench/svg-line-chart.ts';
@@ -132,6 +132,27 @@ describe('suite report', () => {
     expect(markdown).toContain('No `ledger` figures in this run');
     expect(Object.keys(plots).sort()).toEqual([PLOT_FILES.paidLatency, PLOT_FILES.throughput].sort());
     expect(plots[PLOT_FILES.throughput]!.match(/<polyline /g)?.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('plots and tabulates the ledger append rate against the batch size', () => {
+    const ledger = {
+      durableAppends: { groupCommit: { concurrency: 64, appendsPerSecond: 5_000, ratioToReference: 12.5 } },
+      batchSweep: {
+        secondsPerPoint: 2,
+        points: [
+          { appenders: 1, groupCommitAppendsPerSecond: 400, meanBatch: 1, maxBatch: 1, referenceAppendsPerSecond: 390 },
+          { appenders: 16, groupCommitAppendsPerSecond: 6_000, meanBatch: 15.5, maxBatch: 16, referenceAppendsPerSecond: 410 },
+        ],
+      },
+    };
+    const svg = ledgerPlot(ledger)!;
+    expect(svg.match(/<polyline /g)).toHaveLength(3);
+    expect(svg).toContain('>16</text>');
+    expect(ledgerPlot({})).toBeNull();
+    const { markdown, plots } = renderSuiteReport('2026-11-24', fixture(1, { ledger }), null);
+    expect(plots[PLOT_FILES.ledger]).toBe(svg);
+    expect(markdown).toContain('| 16 | 6,000 | 15.5 | 16 | 410 |');
+    expect(markdown).toContain('At 64 in flight: group commit 5,000 appends/s, 12.5x one fsync per append.');
   });
 
   it('says when there is no earlier run to compare with', () => {
