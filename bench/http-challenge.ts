@@ -65,10 +65,11 @@ interface Servers {
   readonly urls: Readonly<Record<Target, string>>;
 }
 
-async function startServers(dataDir: string, options: HttpChallengeOptions): Promise<Servers> {
+/** Starts every server; each process joins `processes` as it starts, so the caller stops them all even when a later one fails. */
+async function startServers(dataDir: string, options: HttpChallengeOptions, processes: BenchProcess[]): Promise<Servers> {
   const feePayer = loadOrCreateIdentity(join(dataDir, 'identity.json')).publicKey;
   const localnet = await spawnLocalnet();
-  const processes: BenchProcess[] = [localnet.process];
+  processes.push(localnet.process);
   const entry = CATALOG.find((e) => e.path === ROUTE)!;
   const terms: ReferenceTerms = {
     path: ROUTE,
@@ -184,8 +185,9 @@ export const ratioConnections = (counts: readonly number[]): number => (counts.i
 export async function benchHttpChallenge(options: HttpChallengeOptions): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const servers = await startServers(dataDir, options);
+  const processes: BenchProcess[] = [];
   try {
+    const servers = await startServers(dataDir, options, processes);
     await checkChallenges(servers);
     const targets = TARGETS.filter((t) => !options.only || options.only.includes(t));
     const rounds: Round[] = [];
@@ -203,7 +205,7 @@ export async function benchHttpChallenge(options: HttpChallengeOptions): Promise
     };
   } finally {
     // The service last but one: with --profile it writes its CPU profile as it exits.
-    for (const p of servers.processes.reverse()) await p.stop();
+    for (const p of processes.reverse()) await p.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -34,6 +34,11 @@ const LEVELS: ReadonlyArray<{ readonly concurrency: number; readonly callsPerCli
 /** Unpaid 402 requests per client for the reference. */
 const CHALLENGES_PER_CLIENT = 200;
 const PATH = '/v1/epoch';
+/**
+ * The free limit off: one client's unpaid 402s (the reference, and the challenges the payments are
+ * built from) would otherwise meet its default 20/s and be answered 429.
+ */
+export const FREE_LIMIT_OFF = ['--free-rate-per-second', '0'] as const;
 export const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -139,7 +144,7 @@ export async function paymentHeaders(service: RunningService, localnet: Localnet
 async function benchPaidThroughput(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-'));
   const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-paid' });
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...FREE_LIMIT_OFF]);
   const service = await startService(config, { upstreams: localnetUpstreams(localnet) });
   try {
     const url = `${service.url}${PATH}`;

@@ -8,8 +8,7 @@
  *
  * Figures are ratios against a reference measured in the same run, so they compare across machines.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,22 +86,23 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
     }),
 };
 
+/** A short run of the 402 and 400 alone under `--cpu-prof`, for the hot path's profile summary. */
+async function profiledRun(): Promise<Record<string, unknown>> {
+  const profileDir = values.profile ?? mkdtempSync(join(tmpdir(), 'bench-profile-'));
+  try {
+    return await benchHttpChallengeProfiled({ seconds: httpOptions.seconds, connections: [32], rounds: 1, only: ['challenge402', 'invalid400'], profileDir });
+  } finally {
+    // A directory of the suite's own making goes once summarized; one named with --profile stays.
+    if (!values.profile) rmSync(profileDir, { recursive: true, force: true });
+  }
+}
+
 /** The suite's steps: the build, then each benchmark but the soak (minutes long, run on its own). */
 const SUITE_STEPS: readonly SuiteStep[] = [
   BUILD_STEP,
   { name: 'http-challenge', run: () => benchHttpChallengeProfiled(httpOptions) },
   // The hot path's CPU profile, from a short run of its own: --cpu-prof would tax the figures above.
-  {
-    name: 'http-challenge-profile',
-    run: () =>
-      benchHttpChallengeProfiled({
-        seconds: httpOptions.seconds,
-        connections: [32],
-        rounds: 1,
-        only: ['challenge402', 'invalid400'],
-        profileDir: values.profile ?? mkdtempSync(join(tmpdir(), 'bench-profile-')),
-      }),
-  },
+  { name: 'http-challenge-profile', run: () => profiledRun() },
   // The CPU per paid call is a step of its own below, so paid-calls skips its copy.
   { name: 'paid-calls', run: () => benchPaidCalls({ cpu: false }) },
   ...['paid-call-cpu', 'ledger', 'startup', 'idle-memory', 'pool-tasks', 'forensics', 'token-analysis', 'market', 'mcp', 'geyser-caches'].map((name) => ({
