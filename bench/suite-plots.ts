@@ -44,7 +44,7 @@ export function throughputPlot(report: unknown): string | null {
     columns: 2,
     panels: [
       { title: 'requests per second', yLabel: 'req/s', series: rps },
-      { title: 'CPU of the serving process per request', yLabel: 'µs per request', series: sweepSeries(report, 'cpuUsPerRequest') },
+      { title: 'CPU of the serving process per request', yLabel: 'µs per request', series: sweepSeries(report, 'cpuUsPerRequest'), legend: 'none' },
     ],
   });
 }
@@ -64,7 +64,14 @@ export function paidLatencyPlot(report: unknown): string | null {
       return latencies.length > 0 ? [{ name: `${c} client${c === 1 ? '' : 's'} (${latencies.length} calls)`, points: cdfPoints(latencies) }] : [];
     });
     return series.length > 0
-      ? [{ title: `paid calls on ${network === 'solana' ? 'Solana (localnet)' : 'Base (local EVM)'}`, yLabel: 'share of calls', series }]
+      ? [
+          {
+            title: `paid calls on ${network === 'solana' ? 'Solana (localnet)' : 'Base (local EVM)'}`,
+            yLabel: 'share of calls',
+            series,
+            legend: 'bottom-right' as const,
+          },
+        ]
       : [];
   });
   if (panels.length === 0) return null;

@@ -18,6 +18,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
+const seconds = (ms: number | null) => fmt(ms === null ? null : ms / 1000);
 const list = (at: unknown): unknown[] => (Array.isArray(at) ? at : []);
 const field = (o: unknown, key: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined);
 const missing = (name: string) => `No \`${name}\` figures in this run (see the steps above).`;
@@ -91,7 +92,7 @@ export function startupSection(startup: unknown, idle: unknown): string {
   });
   return [
     '## Start-up and memory',
-    `Start-up: spawn to \`listening\`, median of ${fmt(numberAt(startup, 'starts'))} starts each on a fresh data dir; RSS ${fmt(numberAt(startup, 'settleMs'))} ms after. "sources" is \`npm run dev\` (tsx), "built" is \`npm start\`. Idle: the built service ${fmt(numberAt(idle, 'settleMs'))} ms after start with no traffic.`,
+    `Start-up: spawn to \`listening\`, median of ${fmt(numberAt(startup, 'starts'))} starts each on a fresh data dir; RSS ${seconds(numberAt(startup, 'settleMs'))} s after. "sources" is \`npm run dev\` (tsx), "built" is \`npm start\`. Idle: the service from its sources, ${seconds(numberAt(idle, 'settleMs'))} s after start with no traffic.`,
     table(
       ['mode', 'start-up, sources (ms)', 'start-up, built (ms)', 'RSS, sources (MiB)', 'RSS, built (MiB)', 'idle RSS (MiB)', 'idle heap (MiB)', 'threads'],
       rows,
@@ -106,12 +107,12 @@ export function cpuSection(cpu: unknown): string {
   const phases = Object.entries((field(cpu, 'medianPhasesMs') ?? {}) as Record<string, number>);
   return [
     '## CPU per warm paid call',
-    `${fmt(numberAt(cpu, 'calls'))} Solana paid calls one after another against the built service in mainnet mode (a child process); its CPU over all threads minus its idle CPU over as long, per call.`,
+    `${fmt(numberAt(cpu, 'calls'))} Solana paid calls one after another against the built service in mainnet mode (a child process); its CPU over all threads minus its idle CPU over as long, per call (a negative share is a thread busier at rest than during the calls).`,
     table(
       ['', 'µs'],
       [
         ['CPU per paid call', fmt(numberAt(cpu, 'cpuUsPerCall'))],
-        ...threads.map(([name, us]) => [`of which ${name}`, fmt(us)]),
+        ...threads.map(([name, us]) => [`of which threads named \`${name}\``, fmt(us)]),
         ["reference: the call's signature work", fmt(numberAt(cpu, 'referenceUs', 'totalUs'))],
         ['**ratio** (goal <= 2)', `**${fmt(numberAt(cpu, 'ratio'))}**`],
       ],

@@ -18,6 +18,8 @@ export interface Panel {
   readonly series: readonly Series[];
   /** Start the y axis at zero (default) so a flat line reads as flat. */
   readonly yFromZero?: boolean;
+  /** Where the legend sits inside the plot (default top-left); 'none' when a neighbouring panel has it. */
+  readonly legend?: 'top-left' | 'bottom-right' | 'none';
 }
 
 export interface LineChartConfig {
@@ -106,15 +108,18 @@ function seriesPaths(series: Series, color: string, sx: (v: number) => number, s
 }
 
 function legend(panel: Panel, frame: Frame): string[] {
-  if (panel.series.length < 2) return [];
-  // A light backdrop keeps the legend readable where a line runs under it.
+  if (panel.series.length < 2 || panel.legend === 'none') return [];
   const width = 26 + 6 * Math.max(...panel.series.map((s) => s.name.length));
-  const backdrop = `<rect x="${frame.x + 4}" y="${frame.y + 4}" width="${width}" height="${panel.series.length * 14 + 2}" fill="#fff" fill-opacity="0.85"/>`;
+  const height = panel.series.length * 14 + 2;
+  const left = panel.legend === 'bottom-right' ? frame.x + frame.width - width - 4 : frame.x + 4;
+  const top = panel.legend === 'bottom-right' ? frame.y + frame.height - height - 4 : frame.y + 4;
+  // A see-through backdrop: the legend stays readable and a line under it still shows.
+  const backdrop = `<rect x="${left}" y="${top}" width="${width}" height="${height}" fill="#fff" fill-opacity="0.7"/>`;
   return [
     backdrop,
     ...panel.series.map((s, i) => {
-      const y = frame.y + 12 + i * 14;
-      const x = frame.x + 8;
+      const y = top + 8 + i * 14;
+      const x = left + 4;
       return `<line x1="${x}" x2="${x + 14}" y1="${y}" y2="${y}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/><text x="${x + 18}" y="${y}" dominant-baseline="middle">${escapeXml(s.name)}</text>`;
     }),
   ];
