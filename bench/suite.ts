@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { datedResultName } from './result-files.ts';
 import { writeReport } from './report-files.ts';
 import type { SuiteResults } from './suite-metrics.ts';
@@ -74,7 +74,7 @@ export async function runSuite(steps: readonly SuiteStep[], options: Record<stri
     };
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   };
-  process.stderr.write(`bench suite: ${steps.length} steps into ${file} (load average ${start.join(' ')}, ${cpus().length} cores)\n`);
+  process.stderr.write(`bench suite: ${steps.length} steps into ${relative(ROOT, file)} (load average ${start.join(' ')}, ${cpus().length} cores)\n`);
   for (const [i, step] of steps.entries()) {
     const t0 = performance.now();
     let error: string | null = null;
@@ -90,6 +90,6 @@ export async function runSuite(steps: readonly SuiteStep[], options: Record<stri
     process.stderr.write(`${progressLine(i + 1, steps.length, step.name, seconds, error)}\n`);
   }
   const written = writeReport(resultsDir, `${name}.json`);
-  process.stderr.write(`bench suite: wrote ${file}, ${written.join(', ')}\n`);
+  process.stderr.write(`bench suite: wrote ${relative(ROOT, file)}, ${written.join(', ')}\n`);
   return file;
 }
