@@ -105,7 +105,8 @@ function paidCallMetrics(pc: unknown): Metric[] {
       const c = numberAt(level, 'concurrency');
       const add = (field: string, label: string, better: Better) => {
         const value = numberAt(level, 'paid', field);
-        if (value !== null) out.push({ id: `paid.${network}.c${c}.${field}`, label: `paid calls on ${network}, ${c} clients: ${label}`, better, value });
+        if (value !== null)
+          out.push({ id: `paid.${network}.c${c}.${field}`, label: `paid calls on ${network}, ${c} client${c === 1 ? '' : 's'}: ${label}`, better, value });
       };
       add('perSecond', 'calls/s', 'higher');
       add('p50Ms', 'p50 ms', 'lower');
