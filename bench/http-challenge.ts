@@ -8,8 +8,11 @@
  * Before each service run the challenge must carry a blockhash refreshed since the previous run
  * that the chain reports valid; /health's counters tell which statuses each run really got.
  *
+ * Each round sweeps the connection counts (`--connections 1,8,32,128`) target by target; the
+ * ratios are those at 32 connections (or the largest count when 32 is not swept).
+ *
  *   npm run bench -- http-challenge [--seconds 5] [--connections 32] [--rounds 3]
- *     [--only challenge402,invalid400] [--profile DIR]   (DIR: a --cpu-prof of the service)
+ *     [--only challenge402,invalid400] [--profile DIR]   (DIR: a --cpu-prof of the service, summarized in the report)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,30 +25,30 @@ import { MAX_TIMEOUT_SECONDS } from '../src/x402/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../src/x402/x402-types.ts';
 import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from './bench-processes.ts';
 import { blockhashValid, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
-import { drive, type LoadResult } from './load-driver.ts';
-import { PROFILE_WINDOWS_FILE } from './profile-summary.ts';
+import { type Measured, ratioSummary, roundRatios, type RoundRatios, type SweepPoint, TARGETS, type Target } from './challenge-ratios.ts';
+import { drive } from './load-driver.ts';
+import { PROFILE_WINDOWS_FILE, summarizeProfileDir } from './profile-summary.ts';
 import type { ReferenceTerms } from './reference-server.ts';
 
 /** The benchmarked route and the query of each path. */
 const ROUTE = '/v1/smri';
 const GOOD_QUERY = `mint=${SOLANA_USDC_MINT}`;
 const BAD_QUERY = 'mint=bad';
-/** Goals of issue 16: each unpaid path at least this fraction of hello-world... */
-const GOAL_VS_HELLO = 0.7;
-/** ...and at least this many times the reference middleware. */
-const GOAL_VS_REFERENCE = 10;
+/** The connection count the ratios are taken at, when the sweep includes it. */
+const RATIO_CONNECTIONS = 32;
+/** Functions listed in the report's profile summary. */
+const PROFILE_TOP = 15;
 /** How long a fresh blockhash may take to reach the challenge after the localnet thaws, ms. */
 const BLOCKHASH_WAIT_MS = 30_000;
 const SVM_PAY_TO = 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe';
 const EVM_PAY_TO = '0x1111111111111111111111111111111111111111';
 
-/** The targets of one round, in the order they run. */
-export const TARGETS = ['hello', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
-export type Target = (typeof TARGETS)[number];
+export { TARGETS, type Target };
 
 export interface HttpChallengeOptions {
   readonly seconds: number;
-  readonly connections: number;
+  /** Connection counts swept in each round, in order. */
+  readonly connections: readonly number[];
   readonly rounds: number;
   readonly only?: readonly Target[];
   /** Directory for a CPU profile of the service process (`node --cpu-prof`), written when it stops. */
@@ -62,10 +65,11 @@ interface Servers {
   readonly urls: Readonly<Record<Target, string>>;
 }
 
-async function startServers(dataDir: string, options: HttpChallengeOptions): Promise<Servers> {
+/** Starts every server; each process joins `processes` as it starts, so the caller stops them all even when a later one fails. */
+async function startServers(dataDir: string, options: HttpChallengeOptions, processes: BenchProcess[]): Promise<Servers> {
   const feePayer = loadOrCreateIdentity(join(dataDir, 'identity.json')).publicKey;
   const localnet = await spawnLocalnet();
-  const processes: BenchProcess[] = [localnet.process];
+  processes.push(localnet.process);
   const entry = CATALOG.find((e) => e.path === ROUTE)!;
   const terms: ReferenceTerms = {
     path: ROUTE,
@@ -130,13 +134,6 @@ async function freshBlockhash(servers: Servers, previous: string | null): Promis
   throw new Error(`no fresh blockhash reached the challenge within ${BLOCKHASH_WAIT_MS} ms`);
 }
 
-type Measured = LoadResult & {
-  /** CPU time of the serving process per request (all its threads), µs: robust to a loaded machine. */
-  readonly cpuUsPerRequest: number | null;
-  readonly statuses?: Record<string, number>;
-  readonly blockhash?: string;
-};
-
 /** Where each load run on the service falls on its process's clock, for profile-summary.ts. */
 type ProfileWindow = { readonly target: Target; readonly fromMs: number; readonly toMs: number };
 
@@ -145,13 +142,13 @@ interface RunState {
   readonly windows: ProfileWindow[];
 }
 
-async function measure(servers: Servers, target: Target, options: HttpChallengeOptions, state: RunState): Promise<Measured> {
+async function measure(servers: Servers, target: Target, seconds: number, connections: number, state: RunState): Promise<Measured> {
   const ours = target !== 'hello' && target !== 'reference402';
   if (ours) state.blockhash = await freshBlockhash(servers, state.blockhash);
   const before = ours ? await statusCounts(servers.serviceUrl) : null;
   const fromMs = performance.now() - servers.service.spawnedAt;
   const cpuBefore = cpuMs(servers.owners[target]);
-  const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], options.seconds, options.connections));
+  const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], seconds, connections));
   const cpuAfter = cpuMs(servers.owners[target]);
   const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / load.requests);
   const result = { ...load, cpuUsPerRequest: cpuUs };
@@ -160,79 +157,62 @@ async function measure(servers: Servers, target: Target, options: HttpChallengeO
   return { ...result, statuses: countsDelta(before, await statusCounts(servers.serviceUrl)), ...(target === 'health' ? {} : { blockhash: state.blockhash! }) };
 }
 
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-const spread = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]!, max: s[s.length - 1]! };
-};
+type Round = { results: Partial<Record<Target, Measured>>; ratios: RoundRatios; sweep: SweepPoint[] };
 
-/** Ratios of one round: each unpaid path to hello-world and to the reference. */
-function roundRatios(r: Partial<Record<Target, Measured>>) {
-  const of = (a: Target, b: Target) => (r[a] && r[b] ? round3(r[a].rps / r[b].rps) : null);
-  // Requests per CPU second, ours over theirs: the same comparison, independent of other load.
-  const cpu = (a: Target, b: Target) => (r[a]?.cpuUsPerRequest && r[b]?.cpuUsPerRequest ? round3(r[b].cpuUsPerRequest / r[a].cpuUsPerRequest) : null);
-  return {
-    challenge402VsHello: of('challenge402', 'hello'),
-    invalid400VsHello: of('invalid400', 'hello'),
-    challenge402VsReference: of('challenge402', 'reference402'),
-    invalid400VsReference: of('invalid400', 'reference402'),
-    cpu: {
-      challenge402VsHello: cpu('challenge402', 'hello'),
-      invalid400VsHello: cpu('invalid400', 'hello'),
-      challenge402VsReference: cpu('challenge402', 'reference402'),
-      invalid400VsReference: cpu('invalid400', 'reference402'),
-    },
-  };
+/** One round: every target at every connection count; /health only at the ratio count. */
+async function runRound(servers: Servers, targets: readonly Target[], options: HttpChallengeOptions, state: RunState, label: string): Promise<Round> {
+  const ratioAt = ratioConnections(options.connections);
+  const sweep: SweepPoint[] = [];
+  let results: Partial<Record<Target, Measured>> = {};
+  for (const connections of options.connections) {
+    const point: Partial<Record<Target, Measured>> = {};
+    for (const t of targets) {
+      if (t === 'health' && connections !== ratioAt) continue;
+      point[t] = await measure(servers, t, options.seconds, connections, state);
+      process.stderr.write(`http-challenge ${label} ${t} at ${connections} connections: ${point[t].rps} req/s\n`);
+    }
+    const pick = <V>(f: (m: Measured) => V) => Object.fromEntries(Object.entries(point).map(([t, m]) => [t, f(m)]));
+    sweep.push({ connections, rps: pick((m) => m.rps), cpuUsPerRequest: pick((m) => m.cpuUsPerRequest) });
+    if (connections === ratioAt) results = point;
+  }
+  return { results, ratios: roundRatios(results), sweep };
 }
+
+/** The count the ratios are read at: 32 when swept, else the largest. */
+export const ratioConnections = (counts: readonly number[]): number => (counts.includes(RATIO_CONNECTIONS) ? RATIO_CONNECTIONS : Math.max(...counts));
 
 /** Runs the benchmark and returns its report. */
 export async function benchHttpChallenge(options: HttpChallengeOptions): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const servers = await startServers(dataDir, options);
+  const processes: BenchProcess[] = [];
   try {
+    const servers = await startServers(dataDir, options, processes);
     await checkChallenges(servers);
     const targets = TARGETS.filter((t) => !options.only || options.only.includes(t));
-    const rounds: Array<{ results: Partial<Record<Target, Measured>>; ratios: ReturnType<typeof roundRatios> }> = [];
+    const rounds: Round[] = [];
     const state: RunState = { blockhash: null, windows: [] };
-    for (let i = 0; i < options.rounds; i++) {
-      const results: Partial<Record<Target, Measured>> = {};
-      for (const t of targets) {
-        results[t] = await measure(servers, t, options, state);
-        process.stderr.write(`http-challenge round ${i + 1}/${options.rounds} ${t}: ${results[t].rps} req/s\n`);
-      }
-      rounds.push({ results, ratios: roundRatios(results) });
-    }
+    for (let i = 0; i < options.rounds; i++) rounds.push(await runRound(servers, targets, options, state, `round ${i + 1}/${options.rounds}`));
     if (options.profileDir) writeFileSync(join(options.profileDir, PROFILE_WINDOWS_FILE), `${JSON.stringify(state.windows)}\n`);
-    const ratioKeys = ['challenge402VsHello', 'invalid400VsHello', 'challenge402VsReference', 'invalid400VsReference'] as const;
-    const spreads = Object.fromEntries(
-      ratioKeys.flatMap((k) => {
-        const xs = rounds.map((r) => r.ratios[k]).filter((x): x is number => x !== null);
-        return xs.length > 0 ? [[k, spread(xs)]] : [];
-      }),
-    );
-    const met = (k: (typeof ratioKeys)[number], goal: number) => rounds.every((r) => r.ratios[k] !== null && r.ratios[k] >= goal);
     return {
       name: 'http-challenge',
       tool: rounds[0]?.results.hello?.tool ?? rounds[0]?.results.challenge402?.tool,
       seconds: options.seconds,
-      connections: options.connections,
+      connections: ratioConnections(options.connections),
+      sweptConnections: options.connections,
       rounds,
-      spreads,
-      goals: {
-        vsHello: GOAL_VS_HELLO,
-        vsReference: GOAL_VS_REFERENCE,
-        metInEveryRound: {
-          challenge402VsHello: met('challenge402VsHello', GOAL_VS_HELLO),
-          invalid400VsHello: met('invalid400VsHello', GOAL_VS_HELLO),
-          challenge402VsReference: met('challenge402VsReference', GOAL_VS_REFERENCE),
-          invalid400VsReference: met('invalid400VsReference', GOAL_VS_REFERENCE),
-        },
-      },
+      ...ratioSummary(rounds),
     };
   } finally {
     // The service last but one: with --profile it writes its CPU profile as it exits.
-    for (const p of servers.processes.reverse()) await p.stop();
+    for (const p of processes.reverse()) await p.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The benchmark, then (with a profile directory) the summary of the service's CPU profile under load. */
+export async function benchHttpChallengeProfiled(options: HttpChallengeOptions): Promise<Record<string, unknown>> {
+  const report = await benchHttpChallenge(options);
+  // The profile is written as the service exits, so it is read once every process has stopped.
+  return options.profileDir ? { ...report, profile: summarizeProfileDir(options.profileDir, PROFILE_TOP) } : report;
 }

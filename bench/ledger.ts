@@ -1,7 +1,9 @@
 /**
  * Ledger benchmark (issue 5):
  * - durable appends per second with group commit, against one write + fdatasync per append in
- *   the same run (the reference ratio);
+ *   the same run (the reference ratio), and both over a sweep of appenders in flight: group commit
+ *   writes whatever is waiting in one batch, so that count bounds the batch size (the report gives
+ *   the mean batch per fsync it reached);
  * - proof time at 1M leaves (trees built by appending leaf hashes directly, no WAL);
  * - start-up recovery of a 1M-entry WAL (replay, chain verification, tree and node-file rebuild).
  * Register in bench/run.ts as `ledger: () => benchLedger()`.
@@ -26,6 +28,9 @@ export interface LedgerBenchOptions {
 }
 
 const WAL_WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Appenders in flight in the batch-size sweep, and the seconds each point runs per mode. */
+export const BATCH_SWEEP = [1, 4, 16, 64, 256] as const;
+const SWEEP_SECONDS = 2;
 const MIB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
@@ -60,6 +65,23 @@ async function appendRate(dir: string, groupCommit: boolean, seconds: number, co
     meanBatch: round(done / stats.commits, 1),
     maxBatch: stats.maxBatch,
   };
+}
+
+/** Append rate of group commit and of the reference at each count of appenders in flight. */
+async function batchSweep(root: string, seconds: number): Promise<Array<Record<string, number>>> {
+  const points: Array<Record<string, number>> = [];
+  for (const appenders of BATCH_SWEEP) {
+    const grouped = await appendRate(join(root, `sweep-group-${appenders}`), true, seconds, appenders);
+    const reference = await appendRate(join(root, `sweep-serial-${appenders}`), false, seconds, appenders);
+    points.push({
+      appenders,
+      groupCommitAppendsPerSecond: grouped.appendsPerSecond!,
+      meanBatch: grouped.meanBatch!,
+      maxBatch: grouped.maxBatch!,
+      referenceAppendsPerSecond: reference.appendsPerSecond!,
+    });
+  }
+  return points;
 }
 
 function timeOps(samples: number, op: (i: number) => void): { meanUs: number; p50Us: number; p99Us: number } {
@@ -193,6 +215,7 @@ export async function benchLedger(options: LedgerBenchOptions = {}): Promise<Rec
         groupCommit: { ...grouped, ratioToReference: round(grouped.appendsPerSecond! / reference.appendsPerSecond!, 1) },
         groupCommitOneClient: groupedSingle,
       },
+      batchSweep: { secondsPerPoint: SWEEP_SECONDS, points: await batchSweep(root, SWEEP_SECONDS) },
       proofs: proofBench(join(root, 'trees'), leaves, options.proofSamples ?? 20_000),
       recovery: await recoveryBench(join(root, 'recovery'), leaves),
     };

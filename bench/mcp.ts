@@ -22,7 +22,7 @@ import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-in
 import { loadConfig } from '../src/config.ts';
 import { type RunningService, startService } from '../src/service.ts';
 import { fundedPayer, type TestPayer } from '../test/helpers/svm-payer.ts';
-import { type BenchRequest, drive, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
+import { type BenchRequest, drive, FREE_LIMIT_OFF, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
 
 const PATH = '/v1/epoch';
 const TOOL = 'epoch';
@@ -82,7 +82,7 @@ async function benchPaid(service: RunningService, localnet: Localnet, payers: re
 export async function benchMcp(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
   const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-mcp' });
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir]);
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...FREE_LIMIT_OFF]);
   const service = await startService(config, { upstreams: localnetUpstreams(localnet) });
   try {
     const maxClients = Math.max(...PAID_LEVELS.map((l) => l.concurrency));

@@ -71,17 +71,22 @@ export function topSelfTime(
   return { busyMs: Math.round(busyUs / 1000), windowMs: Math.round(windows.length === 0 ? atUs / 1000 : windowMs), entries };
 }
 
+/** The main thread's profile in `dir` (as http-challenge --profile leaves it), summarized inside the load runs. */
+export function summarizeProfileDir(dir: string, top: number): { file: string; busyMs: number; windowMs: number; entries: SelfTimeEntry[] } {
+  const windowsPath = join(dir, PROFILE_WINDOWS_FILE);
+  const windows = existsSync(windowsPath) ? (JSON.parse(readFileSync(windowsPath, 'utf8')) as Array<{ fromMs: number; toMs: number }>) : [];
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (the event loop).
+  const main = readdirSync(dir).filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+  if (main.length !== 1) throw new Error(`${dir} holds ${main.length} main-thread profiles; expected one`);
+  const file = join(dir, main[0]!);
+  return { file: basename(file), ...topSelfTime(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top, windows) };
+}
+
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
   for (const dir of positionals) {
-    const windowsPath = join(dir, PROFILE_WINDOWS_FILE);
-    const windows = existsSync(windowsPath) ? (JSON.parse(readFileSync(windowsPath, 'utf8')) as Array<{ fromMs: number; toMs: number }>) : [];
-    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (the event loop).
-    const main = readdirSync(dir).filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-    if (main.length !== 1) throw new Error(`${dir} holds ${main.length} main-thread profiles; expected one`);
-    const file = join(dir, main[0]!);
-    const { busyMs, windowMs, entries } = topSelfTime(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(values.top), windows);
-    console.log(`${basename(file)}: main thread busy ${busyMs} ms of ${windowMs} ms under load`);
+    const { file, busyMs, windowMs, entries } = summarizeProfileDir(dir, Number(values.top));
+    console.log(`${file}: main thread busy ${busyMs} ms of ${windowMs} ms under load`);
     for (const e of entries) console.log(`${(e.share * 100).toFixed(1).padStart(5)}%  ${String(e.selfMs).padStart(8)} ms  ${e.fn}`);
   }
 }

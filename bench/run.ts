@@ -1,15 +1,20 @@
 /**
- * Bench runner: `npm run bench` runs every benchmark but the soak (minutes long, run on its own),
- * `npm run bench -- NAME` one of them.
- * Prints each report and writes it to bench/results/NAME.json. Figures are ratios against a
- * reference measured in the same run, so they compare across machines.
+ * Bench runner.
+ *
+ *   npm run bench                          the suite: every benchmark but the soak, one dated results
+ *                                          file and its report (suite.ts), e.g. bench/results/2026-11-24.json
+ *   npm run bench -- NAME [NAME...]        those benchmarks alone; each report to bench/results/NAME.json
+ *   npm run bench -- report [FILE]         re-render a results file's report (default: the newest)
+ *
+ * Figures are ratios against a reference measured in the same run, so they compare across machines.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
-import { benchHttpChallenge, type Target } from './http-challenge.ts';
+import { benchHttpChallengeProfiled, type Target } from './http-challenge.ts';
 import { benchIdleMemory } from './idle-memory.ts';
 import { benchLedger } from './ledger.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
@@ -18,40 +23,47 @@ import { benchMcp } from './mcp.ts';
 import { benchPaidCallCpu } from './paid-call-cpu.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
+import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
 import { benchSoak } from './soak.ts';
 import { SOAK_MODES, type SoakMode } from './soak-service.ts';
+import { BUILD_STEP, runSuite, type SuiteStep } from './suite.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    seconds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '32' },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
     minutes: { type: 'string', default: '10' },
     mode: { type: 'string', default: 'embedded' },
     'heap-snapshots': { type: 'string' },
     'snapshot-dir': { type: 'string' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'string' },
   },
 });
-const seconds = Number(values.seconds);
+const RESULTS_DIR = join(import.meta.dirname, 'results');
+const suite = positionals.length === 0;
+/** http-challenge's defaults: one benchmark alone measures long at 32 connections; the suite sweeps briefly. */
+const HTTP_DEFAULTS = suite ? { seconds: '3', connections: '1,8,32,128', rounds: '2' } : { seconds: '5', connections: '32', rounds: '3' };
+const httpOptions = {
+  seconds: Number(values.seconds ?? HTTP_DEFAULTS.seconds),
+  connections: (values.connections ?? HTTP_DEFAULTS.connections).split(',').map(Number),
+  rounds: Number(values.rounds ?? HTTP_DEFAULTS.rounds),
+};
 
 function soakMode(mode: string): SoakMode {
   if ((SOAK_MODES as readonly string[]).includes(mode)) return mode as SoakMode;
   console.error(`--mode must be one of ${SOAK_MODES.join(', ')}, not ${mode}`);
   process.exit(2);
 }
-const connections = Number(values.connections);
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   forensics: () => benchForensics(),
   'http-challenge': () =>
-    benchHttpChallenge({
-      seconds,
-      connections,
-      rounds: Number(values.rounds),
+    benchHttpChallengeProfiled({
+      ...httpOptions,
       ...(values.only ? { only: values.only.split(',') as Target[] } : {}),
       ...(values.profile ? { profileDir: values.profile } : {}),
     }),
@@ -70,23 +82,60 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
       minutes: Number(values.minutes),
       mode: soakMode(values.mode),
       snapshotAtMinutes: (values['heap-snapshots'] ?? '').split(',').filter(Boolean).map(Number),
-      ...(values['heap-snapshots'] ? { heapSnapshotDir: values['snapshot-dir'] ?? join(import.meta.dirname, 'results', 'heap') } : {}),
+      ...(values['heap-snapshots'] ? { heapSnapshotDir: values['snapshot-dir'] ?? join(RESULTS_DIR, 'heap') } : {}),
     }),
 };
 
-/** Run only when named: the soak takes `--minutes` (10 by default). */
-const ON_REQUEST = new Set(['soak']);
-const selected = positionals.length > 0 ? positionals : Object.keys(BENCHES).filter((name) => !ON_REQUEST.has(name));
-const outDir = join(import.meta.dirname, 'results');
-mkdirSync(outDir, { recursive: true });
-for (const name of selected) {
-  const bench = BENCHES[name];
-  if (!bench) {
-    console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}`);
+/** A short run of the 402 and 400 alone under `--cpu-prof`, for the hot path's profile summary. */
+async function profiledRun(): Promise<Record<string, unknown>> {
+  const profileDir = values.profile ?? mkdtempSync(join(tmpdir(), 'bench-profile-'));
+  try {
+    return await benchHttpChallengeProfiled({ seconds: httpOptions.seconds, connections: [32], rounds: 1, only: ['challenge402', 'invalid400'], profileDir });
+  } finally {
+    // A directory of the suite's own making goes once summarized; one named with --profile stays.
+    if (!values.profile) rmSync(profileDir, { recursive: true, force: true });
+  }
+}
+
+/** The suite's steps: the build, then each benchmark but the soak (minutes long, run on its own). */
+const SUITE_STEPS: readonly SuiteStep[] = [
+  BUILD_STEP,
+  { name: 'http-challenge', run: () => benchHttpChallengeProfiled(httpOptions) },
+  // The hot path's CPU profile, from a short run of its own: --cpu-prof would tax the figures above.
+  { name: 'http-challenge-profile', run: () => profiledRun() },
+  // The CPU per paid call is a step of its own below, so paid-calls skips its copy.
+  { name: 'paid-calls', run: () => benchPaidCalls({ cpu: false }) },
+  ...['paid-call-cpu', 'ledger', 'startup', 'idle-memory', 'pool-tasks', 'forensics', 'token-analysis', 'market', 'mcp', 'geyser-caches'].map((name) => ({
+    name,
+    run: () => BENCHES[name]!(),
+  })),
+];
+
+async function runNamed(names: readonly string[]): Promise<void> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  for (const name of names) {
+    const bench = BENCHES[name];
+    if (!bench) {
+      console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}, or report [FILE]`);
+      process.exit(2);
+    }
+    const report = await bench();
+    writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
+    console.log(JSON.stringify(report, null, 2));
+  }
+}
+
+if (suite) {
+  await runSuite(SUITE_STEPS, { http: httpOptions }, RESULTS_DIR);
+} else if (positionals[0] === 'report') {
+  const file = positionals[1] ?? latestResults(RESULTS_DIR);
+  if (!file) {
+    console.error(`no dated results file in ${RESULTS_DIR}: run \`npm run bench\` first`);
     process.exit(2);
   }
-  const report = await bench();
-  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
-  console.log(JSON.stringify(report, null, 2));
+  const dir = positionals[1] ? dirname(positionals[1]) : RESULTS_DIR;
+  console.log(writeReport(dir, basename(file)).join('\n'));
+} else {
+  await runNamed(positionals);
 }
 process.exit(0);

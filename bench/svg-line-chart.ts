@@ -18,6 +18,8 @@ export interface Panel {
   readonly series: readonly Series[];
   /** Start the y axis at zero (default) so a flat line reads as flat. */
   readonly yFromZero?: boolean;
+  /** Where the legend sits inside the plot (default top-left); 'none' when a neighbouring panel has it. */
+  readonly legend?: 'top-left' | 'bottom-right' | 'none';
 }
 
 export interface LineChartConfig {
@@ -28,6 +30,8 @@ export interface LineChartConfig {
   readonly columns?: number;
   readonly panelWidth?: number;
   readonly panelHeight?: number;
+  /** A base-2 log x axis, for sweeps that double (connections, batch sizes); x must be > 0. */
+  readonly xLog2?: boolean;
 }
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf'] as const;
@@ -48,6 +52,13 @@ export function niceTicks(min: number, max: number, count = TICKS): number[] {
   for (let t = Math.floor(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
   if (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks[ticks.length - 1]! + step).toPrecision(12)));
   return ticks;
+}
+
+/** Powers of two covering [min, max] (both > 0), for a log2 axis. */
+export function log2Ticks(min: number, max: number): number[] {
+  const ticks: number[] = [];
+  for (let e = Math.floor(Math.log2(min)); e <= Math.ceil(Math.log2(max)); e++) ticks.push(2 ** e);
+  return ticks.length > 1 ? ticks : [ticks[0]!, ticks[0]! * 2];
 }
 
 interface Frame {
@@ -97,24 +108,34 @@ function seriesPaths(series: Series, color: string, sx: (v: number) => number, s
 }
 
 function legend(panel: Panel, frame: Frame): string[] {
-  if (panel.series.length < 2) return [];
-  return panel.series.map((s, i) => {
-    const y = frame.y + 12 + i * 14;
-    const x = frame.x + 8;
-    return `<line x1="${x}" x2="${x + 14}" y1="${y}" y2="${y}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/><text x="${x + 18}" y="${y}" dominant-baseline="middle">${escapeXml(s.name)}</text>`;
-  });
+  if (panel.series.length < 2 || panel.legend === 'none') return [];
+  const width = 26 + 6 * Math.max(...panel.series.map((s) => s.name.length));
+  const height = panel.series.length * 14 + 2;
+  const left = panel.legend === 'bottom-right' ? frame.x + frame.width - width - 4 : frame.x + 4;
+  const top = panel.legend === 'bottom-right' ? frame.y + frame.height - height - 4 : frame.y + 4;
+  // A see-through backdrop: the legend stays readable and a line under it still shows.
+  const backdrop = `<rect x="${left}" y="${top}" width="${width}" height="${height}" fill="#fff" fill-opacity="0.7"/>`;
+  return [
+    backdrop,
+    ...panel.series.map((s, i) => {
+      const y = top + 8 + i * 14;
+      const x = left + 4;
+      return `<line x1="${x}" x2="${x + 14}" y1="${y}" y2="${y}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/><text x="${x + 18}" y="${y}" dominant-baseline="middle">${escapeXml(s.name)}</text>`;
+    }),
+  ];
 }
 
-function renderPanel(panel: Panel, frame: Frame, xLabel: string): string {
-  const xs = panel.series.flatMap((s) => s.points.map((p) => p[0]));
+function renderPanel(panel: Panel, frame: Frame, xLabel: string, xLog2: boolean): string {
+  const xs = panel.series.flatMap((s) => s.points.map((p) => p[0])).filter((x) => !xLog2 || x > 0);
   const ys = panel.series.flatMap((s) => s.points.map((p) => p[1]).filter((y): y is number => y !== null));
   const [x0, x1] = extent(xs, false);
   const [y0, y1] = extent(ys, panel.yFromZero ?? true);
-  const xTicks = niceTicks(x0, x1);
+  const xTicks = xLog2 ? log2Ticks(x0 > 0 ? x0 : 1, x1 > 0 ? x1 : 2) : niceTicks(x0, x1);
   const yTicks = niceTicks(y0, y1);
-  const [xa, xb] = [xTicks[0]!, xTicks[xTicks.length - 1]!];
+  const scaleX = xLog2 ? Math.log2 : (v: number) => v;
+  const [xa, xb] = [scaleX(xTicks[0]!), scaleX(xTicks[xTicks.length - 1]!)];
   const [ya, yb] = [yTicks[0]!, yTicks[yTicks.length - 1]!];
-  const sx = (v: number) => frame.x + ((v - xa) / (xb - xa)) * frame.width;
+  const sx = (v: number) => frame.x + ((scaleX(v) - xa) / (xb - xa)) * frame.width;
   const sy = (v: number) => frame.y + frame.height - ((v - ya) / (yb - ya)) * frame.height;
   const midY = frame.y + frame.height / 2;
   return [
@@ -142,7 +163,7 @@ export function renderLineChart(config: LineChartConfig): string {
       width: panelWidth - MARGIN.left - MARGIN.right,
       height: panelHeight - MARGIN.top - MARGIN.bottom,
     };
-    return renderPanel(panel, frame, config.xLabel);
+    return renderPanel(panel, frame, config.xLabel, config.xLog2 ?? false);
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" fill="#222">`,
