@@ -1,8 +1,11 @@
 /**
  * What the 402 benchmark checks before it trusts its figures: that the service's challenge is what
  * a payer needs (header and body the same JSON, the request's own URL, a blockhash the chain still
- * accepts), that the reference offers the same terms, and which statuses a load run really got.
+ * accepts), that the reference offers the same terms, and which statuses a load run really got;
+ * and our replies as sent, for the same-bytes ceiling (hello-server.ts).
  */
+import { get } from 'node:http';
+import { type CapturedReply, HEADERS_UWS_WRITES } from './hello-server.ts';
 
 interface Accept {
   readonly scheme: string;
@@ -87,4 +90,22 @@ export function countsDelta(before: Record<string, number>, after: Record<string
     if (d !== 0) delta[status] = d;
   }
   return delta;
+}
+
+/** GETs `url` and keeps its reply as sent: status line, headers in order (but HEADERS_UWS_WRITES), body. */
+export function captureReply(url: string): Promise<CapturedReply> {
+  return new Promise((resolve, reject) => {
+    get(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        const headers: [string, string][] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          const name = res.rawHeaders[i]!;
+          if (!HEADERS_UWS_WRITES.has(name.toLowerCase())) headers.push([name, res.rawHeaders[i + 1]!]);
+        }
+        resolve({ statusLine: `${res.statusCode} ${res.statusMessage}`, headers, body });
+      });
+    }).on('error', reject);
+  });
 }

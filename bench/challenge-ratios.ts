@@ -6,8 +6,11 @@
  */
 import type { LoadResult } from './load-driver.ts';
 
-/** The targets of one round, in the order they run. */
-export const TARGETS = ['hello', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
+/**
+ * The targets of one round, in the order they run. `bytes402` and `bytes400` are bare uWS writing
+ * exactly our 402 and 400 (same-bytes-server.ts): the ceiling of a path that sends those bytes.
+ */
+export const TARGETS = ['hello', 'bytes402', 'bytes400', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
 export type Target = (typeof TARGETS)[number];
 
 /** Goals of issue 16: each unpaid path at least this fraction of hello-world... */
@@ -29,7 +32,16 @@ export interface SweepPoint {
   readonly cpuUsPerRequest: Partial<Record<Target, number | null>>;
 }
 
-export const RATIO_KEYS = ['challenge402VsHello', 'invalid400VsHello', 'challenge402VsReference', 'invalid400VsReference'] as const;
+export const RATIO_KEYS = [
+  'challenge402VsHello',
+  'invalid400VsHello',
+  'challenge402VsReference',
+  'invalid400VsReference',
+  'bytes402VsHello',
+  'bytes400VsHello',
+  'challenge402VsBytes',
+  'invalid400VsBytes',
+] as const;
 export type RatioKey = (typeof RATIO_KEYS)[number];
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -50,11 +62,21 @@ export function roundRatios(r: Partial<Record<Target, Measured>>) {
     invalid400VsHello: of('invalid400', 'hello'),
     challenge402VsReference: of('challenge402', 'reference402'),
     invalid400VsReference: of('invalid400', 'reference402'),
+    // The same-bytes ceiling against hello-world: what the reply's size alone costs; ours against
+    // it: what our work costs on top.
+    bytes402VsHello: of('bytes402', 'hello'),
+    bytes400VsHello: of('bytes400', 'hello'),
+    challenge402VsBytes: of('challenge402', 'bytes402'),
+    invalid400VsBytes: of('invalid400', 'bytes400'),
     cpu: {
       challenge402VsHello: cpu('challenge402', 'hello'),
       invalid400VsHello: cpu('invalid400', 'hello'),
       challenge402VsReference: cpu('challenge402', 'reference402'),
       invalid400VsReference: cpu('invalid400', 'reference402'),
+      bytes402VsHello: cpu('bytes402', 'hello'),
+      bytes400VsHello: cpu('bytes400', 'hello'),
+      challenge402VsBytes: cpu('challenge402', 'bytes402'),
+      invalid400VsBytes: cpu('invalid400', 'bytes400'),
     },
   };
 }

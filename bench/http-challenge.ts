@@ -24,7 +24,7 @@ import { loadOrCreateIdentity } from '../src/trust/identity.ts';
 import { MAX_TIMEOUT_SECONDS } from '../src/x402/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../src/x402/x402-types.ts';
 import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from './bench-processes.ts';
-import { blockhashValid, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
+import { blockhashValid, captureReply, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
 import { type Measured, ratioSummary, roundRatios, type RoundRatios, type SweepPoint, TARGETS, type Target } from './challenge-ratios.ts';
 import { drive } from './load-driver.ts';
 import { PROFILE_WINDOWS_FILE, summarizeProfileDir } from './profile-summary.ts';
@@ -98,15 +98,36 @@ async function startServers(dataDir: string, options: HttpChallengeOptions, proc
   processes.push(service.process);
   const hello = await spawnNode('bench/hello-server.ts', [], [/^listening (\d+)/m]);
   processes.push(hello.process);
+  const bytes = await startSameBytesServer(service.url, dataDir);
+  processes.push(bytes.process);
   const urls: Record<Target, string> = {
     hello: `http://127.0.0.1:${hello.found[0]}/`,
+    bytes402: `http://127.0.0.1:${bytes.port}/402`,
+    bytes400: `http://127.0.0.1:${bytes.port}/400`,
     challenge402: `${service.url}${ROUTE}?${GOOD_QUERY}`,
     invalid400: `${service.url}${ROUTE}?${BAD_QUERY}`,
     reference402: `http://127.0.0.1:${reference.found[1]}${ROUTE}?${GOOD_QUERY}`,
     health: `${service.url}/health`,
   };
-  const owners = { hello: hello.process, challenge402: service.process, invalid400: service.process, reference402: reference.process, health: service.process };
+  const owners = {
+    hello: hello.process,
+    bytes402: bytes.process,
+    bytes400: bytes.process,
+    challenge402: service.process,
+    invalid400: service.process,
+    reference402: reference.process,
+    health: service.process,
+  };
   return { processes, localnet, serviceUrl: service.url, service: service.process, owners, urls };
+}
+
+/** Captures our 402 and 400 as sent and starts a bare uWS server writing exactly those bytes. */
+async function startSameBytesServer(serviceUrl: string, dataDir: string): Promise<{ process: BenchProcess; port: string }> {
+  const replies = { '/402': await captureReply(`${serviceUrl}${ROUTE}?${GOOD_QUERY}`), '/400': await captureReply(`${serviceUrl}${ROUTE}?${BAD_QUERY}`) };
+  const file = join(dataDir, 'same-bytes.json');
+  writeFileSync(file, JSON.stringify(replies));
+  const started = await spawnNode('bench/hello-server.ts', [file], [/^listening (\d+)/m]);
+  return { process: started.process, port: started.found[0]! };
 }
 
 /** Fails unless both servers answer the same terms and ours carries what a payer needs. */
@@ -143,7 +164,7 @@ interface RunState {
 }
 
 async function measure(servers: Servers, target: Target, seconds: number, connections: number, state: RunState): Promise<Measured> {
-  const ours = target !== 'hello' && target !== 'reference402';
+  const ours = target === 'challenge402' || target === 'invalid400' || target === 'health';
   if (ours) state.blockhash = await freshBlockhash(servers, state.blockhash);
   const before = ours ? await statusCounts(servers.serviceUrl) : null;
   const fromMs = performance.now() - servers.service.spawnedAt;

@@ -68,6 +68,8 @@ const list = (root: unknown, ...path: string[]): unknown[] => {
 
 export const TARGET_LABELS = {
   hello: 'bare uWS hello-world',
+  bytes402: 'bare uWS writing our 402 bytes',
+  bytes400: 'bare uWS writing our 400 bytes',
   challenge402: 'our 402 challenge',
   invalid400: 'our 400 (bad mint)',
   reference402: '@x402/express 402 (reference)',
@@ -79,6 +81,10 @@ export const RATIO_LABELS = {
   invalid400VsHello: 'our 400 over hello-world',
   challenge402VsReference: 'our 402 over @x402/express',
   invalid400VsReference: 'our 400 over @x402/express',
+  bytes402VsHello: 'our 402 bytes written by bare uWS, over hello-world',
+  bytes400VsHello: 'our 400 bytes written by bare uWS, over hello-world',
+  challenge402VsBytes: 'our 402 over bare uWS writing its bytes',
+  invalid400VsBytes: 'our 400 over bare uWS writing its bytes',
 } as const;
 
 /** Each target's median over the rounds at the ratio connection count, of `field`. */

@@ -78,6 +78,26 @@ function goals(results: SuiteResults): string {
   ].join('\n\n');
 }
 
+const CEILING_ROWS = ['bytes402VsHello', 'bytes400VsHello', 'challenge402VsBytes', 'invalid400VsBytes'] as const;
+
+/**
+ * The same-bytes ceiling: bare uWS writing exactly our 402 and 400. Its ratio to hello-world is
+ * what the reply's size alone allows; ours to it is what our work costs on top.
+ */
+function ceiling(results: SuiteResults): string {
+  const hc = results.reports['http-challenge'];
+  const rounds = Array.isArray(field(hc, 'rounds')) ? (field(hc, 'rounds') as unknown[]) : [];
+  const rows = CEILING_ROWS.map((key) => {
+    const perRound = (path: string[]) => rounds.map((r) => fmt(numberAt(r, 'ratios', ...path))).join(' / ');
+    return [RATIO_LABELS[key], perRound([key]), perRound(['cpu', key])];
+  });
+  return [
+    '## What the replies themselves cost',
+    'A bare uWS server writing, byte for byte, the 402 and the 400 the service sent (status line, headers, body) and doing nothing else: the most any server sending those replies can reach.',
+    table(['ratio', 'req/s ratio per round', 'by CPU per round'], rows),
+  ].join('\n\n');
+}
+
 /** The comparison table: each headline metric in both runs, new/old, and which way is better. */
 export function comparisonSection(rows: readonly Comparison[], previous: PreviousRun | null): string {
   if (!previous) return '## Compared with the previous run\n\nNo earlier results file in bench/results/: this run is the baseline for the next.';
@@ -108,6 +128,7 @@ export function renderSuiteReport(name: string, results: SuiteResults, previous:
     header(name, results),
     steps(results),
     goals(results),
+    ceiling(results),
     throughputSection(r['http-challenge'], name, plots),
     paidSection(r['paid-calls'], name, plots),
     ledgerSection(r.ledger, name, plots),
