@@ -21,6 +21,8 @@ export const GOAL_VS_REFERENCE = 10;
 export type Measured = LoadResult & {
   /** CPU time of the serving process per request (all its threads), µs: robust to a loaded machine. */
   readonly cpuUsPerRequest: number | null;
+  /** The same by thread name (`main`, the pool's workers, libuv's, V8's), from their scheduler times. */
+  readonly cpuUsPerRequestByThread?: Readonly<Record<string, number>>;
   readonly statuses?: Record<string, number>;
   readonly blockhash?: string;
 };

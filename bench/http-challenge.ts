@@ -27,6 +27,7 @@ import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode
 import { blockhashValid, captureReply, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
 import { type Measured, ratioSummary, roundRatios, type RoundRatios, type SweepPoint, TARGETS, type Target } from './challenge-ratios.ts';
 import { drive } from './load-driver.ts';
+import { type CpuReading, cpuBetween, readProcessCpu } from './process-cpu.ts';
 import { PROFILE_WINDOWS_FILE, summarizeProfileDir } from './profile-summary.ts';
 import type { ReferenceTerms } from './reference-server.ts';
 
@@ -168,14 +169,23 @@ async function measure(servers: Servers, target: Target, seconds: number, connec
   if (ours) state.blockhash = await freshBlockhash(servers, state.blockhash);
   const before = ours ? await statusCounts(servers.serviceUrl) : null;
   const fromMs = performance.now() - servers.service.spawnedAt;
+  const pid = servers.owners[target].child.pid!;
   const cpuBefore = cpuMs(servers.owners[target]);
+  const threadsBefore = readProcessCpu(pid);
   const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], seconds, connections));
   const cpuAfter = cpuMs(servers.owners[target]);
   const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / load.requests);
-  const result = { ...load, cpuUsPerRequest: cpuUs };
+  const result = { ...load, cpuUsPerRequest: cpuUs, cpuUsPerRequestByThread: perRequestByThread(cpuBetween(threadsBefore, readProcessCpu(pid)), load.requests) };
   if (!before) return result;
   state.windows.push({ target, fromMs, toMs: performance.now() - servers.service.spawnedAt });
   return { ...result, statuses: countsDelta(before, await statusCounts(servers.serviceUrl)), ...(target === 'health' ? {} : { blockhash: state.blockhash! }) };
+}
+
+/** CPU µs per request of each thread (by name) that spent at least a tenth of a µs per request. */
+function perRequestByThread(used: CpuReading, requests: number): Record<string, number> {
+  if (requests === 0) return {};
+  const perRequest = Object.entries(used.threadsUs).map(([name, us]) => [name, Math.round((us / requests) * 10) / 10] as const);
+  return Object.fromEntries(perRequest.filter(([, us]) => us >= 0.1));
 }
 
 type Round = { results: Partial<Record<Target, Measured>>; ratios: RoundRatios; sweep: SweepPoint[] };
