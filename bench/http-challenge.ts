@@ -175,7 +175,11 @@ async function measure(servers: Servers, target: Target, seconds: number, connec
   const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], seconds, connections));
   const cpuAfter = cpuMs(servers.owners[target]);
   const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / load.requests);
-  const result = { ...load, cpuUsPerRequest: cpuUs, cpuUsPerRequestByThread: perRequestByThread(cpuBetween(threadsBefore, readProcessCpu(pid)), load.requests) };
+  const result = {
+    ...load,
+    cpuUsPerRequest: cpuUs,
+    cpuUsPerRequestByThread: perRequestByThread(cpuBetween(threadsBefore, readProcessCpu(pid)), load.requests),
+  };
   if (!before) return result;
   state.windows.push({ target, fromMs, toMs: performance.now() - servers.service.spawnedAt });
   return { ...result, statuses: countsDelta(before, await statusCounts(servers.serviceUrl)), ...(target === 'health' ? {} : { blockhash: state.blockhash! }) };
