@@ -22,6 +22,7 @@ import { benchMarket } from './market.ts';
 import { benchMcp } from './mcp.ts';
 import { benchPaidCallCpu } from './paid-call-cpu.ts';
 import { benchPaidCalls } from './paid-calls.ts';
+import { benchPgDrivers } from './pg-drivers.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
@@ -75,6 +76,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
   'paid-call-cpu': async () => ({ name: 'paid-call-cpu', ...(await benchPaidCallCpu()) }),
+  'pg-drivers': () => benchPgDrivers({ rounds: Number(values.rounds) }),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
   soak: () =>

@@ -3,7 +3,7 @@
  * prints and what docs/configuration.md#options is generated from; config.ts reads and checks it.
  */
 
-export type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment' | 'count' | 'ip-list';
+export type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment' | 'count' | 'ip-list' | 'database-url';
 
 export interface OptionSpec {
   readonly flag: string;
@@ -21,6 +21,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'public-url', env: 'PUBLIC_URL', kind: 'url', help: 'Base URL clients reach the service at (resource URLs, receipts). Default http://HOST:PORT.' },
   { flag: 'service-name', env: 'SERVICE_NAME', kind: 'string', default: 'solana-x402-intel', help: 'Provider name in discovery, receipts and the receipt schema.' },
   { flag: 'data-dir', env: 'DATA_DIR', kind: 'string', default: '.data', help: 'Directory for the ledger, replay guard and generated keys.' },
+  { flag: 'database-url', env: 'DATABASE_URL', kind: 'database-url', help: 'PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB). With it the replay guard, pending settlements, payment-identifier answers and the kill switch live in that database, shared by every instance on it (schema migrated at start); without it they stay in files under DATA_DIR. The password is never printed.' },
   { flag: 'keypair', env: 'KEYPAIR', kind: 'string', help: 'Solana CLI JSON keypair of the service identity (fee payer and receipt signer). Default DATA_DIR/identity.json, created with mode 0600 if absent.' },
   { flag: 'rpc-url', env: 'RPC_URL', kind: 'url', help: 'Solana JSON-RPC endpoint. With --geyser-url it selects mainnet mode; without both the embedded localnet runs.' },
   { flag: 'geyser-url', env: 'GEYSER_URL', kind: 'url', help: 'Yellowstone gRPC endpoint with scheme (http:// is plaintext h2c, https:// is TLS).' },

@@ -24,6 +24,8 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly serviceName: string;
   readonly dataDir: string;
+  /** PostgreSQL for the shared payment state and kill switch (docs/scaling.md); null: files under dataDir. Secret: never log it. */
+  readonly databaseUrl: string | null;
   readonly keypairPath: string;
   readonly rpcUrl: string | null;
   readonly geyserUrl: string | null;
@@ -90,6 +92,9 @@ function checkValue(kind: Kind, name: string, value: string): string | null {
     }
     case 'string':
       return value.length > 0 ? null : `${name} must not be empty`;
+    case 'database-url':
+      // Never echoed: it carries the database password.
+      return /^postgres(?:ql)?:\/\/[^\s]+$/.test(value) && URL.canParse(value) ? null : `${name} must be a postgres:// or postgresql:// URL (value not shown)`;
   }
 }
 
@@ -164,6 +169,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     publicUrl: get('public-url')?.replace(/\/+$/, '') ?? null,
     serviceName: get('service-name')!,
     dataDir,
+    databaseUrl: get('database-url'),
     keypairPath: keypair ? (isAbsolute(keypair) ? keypair : resolve(keypair)) : resolve(dataDir, 'identity.json'),
     rpcUrl: get('rpc-url'),
     geyserUrl: get('geyser-url'),

@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   service_stopped: 503,
   /** The data dir refused a write the payment needs before it may reach the chain (a full disk): nothing was charged. */
   storage_unavailable: 503,
+  /** The PostgreSQL database (`--database-url`) refused, failed or did not answer a read or write the payment needs: nothing was charged. */
+  database_unavailable: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
   shutting_down: 503,

@@ -44,6 +44,8 @@ async function main(): Promise<void> {
   const service = await startService(config, { upstreams });
   if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
   console.log(`identity ${service.identity.publicKey}`);
+  // The password is never printed: `where` is the URL with it replaced by ***.
+  if (service.storage.kind === 'postgres') console.log(`payment state in postgres ${service.storage.where}`);
   console.log(`admin ${service.adminUrl} (kill switch${service.adminTokenPath ? `; bearer token in ${service.adminTokenPath}` : ''})`);
   console.log(`listening ${service.url} (port ${service.port}, ${config.mode} mode)`);
 

@@ -31,6 +31,7 @@ import { openPreviewQuota } from './preview/preview-quota.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
+import { openStorage, type Storage } from './service/storage.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -90,6 +91,8 @@ export interface RunningService {
   /** Admin listener (kill switch) on 127.0.0.1, and where its bearer token is stored (never the token). */
   readonly adminUrl: string;
   readonly adminTokenPath: string | null;
+  /** Where the payment state and kill switch live (files, or the shared database). */
+  readonly storage: Pick<Storage, 'kind' | 'where'>;
   /** Graceful and bounded: see CloseReport. */
   close(): Promise<CloseReport>;
 }
@@ -112,8 +115,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
   let baseUrl = '';
   const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
+  // Files, or the database shared with other instances: chosen here, once.
+  const storage = await openStorage(config);
   const trust = await openTrustStack({
     dataDir: config.dataDir,
+    storage,
     serviceName: config.serviceName,
     serviceVersion: SERVICE_VERSION,
     baseUrl: () => baseUrl,
@@ -142,6 +148,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     pool,
     blockhashes,
     receipts: trust.receipts,
+    storage,
     processor: options.processor,
     schemes: options.schemes,
   });
@@ -232,10 +239,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await previewQuota.close();
     await mcp.close();
     blockhashes.close();
-    await payments.replayGuard.close();
+    await Promise.all([payments.replayGuard.close(), killSwitch.close()]);
     await ledger.close();
+    await storage.close();
     const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);
     return { unclosed: late.filter((what): what is string => what !== null) };
   }
-  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl: `http://127.0.0.1:${adminPort}`, adminTokenPath: admin.tokenPath, close };
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, close };
 }

@@ -16,10 +16,11 @@ import { startEvmExactScheme, type EvmSettlement } from '../x402/evm-exact-setup
 import type { ExactScheme } from '../x402/exact-scheme.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../x402/payment-processor.ts';
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/payment-terms.ts';
-import { createReplayGuard, type ReplayGuard } from '../x402/replay-guard.ts';
+import type { ReplayGuard } from '../x402/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/svm-exact.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
+import { openPaymentStores, type Storage } from './storage.ts';
 
 /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
 export interface EmbeddedEvm {
@@ -49,6 +50,8 @@ export interface PaymentStackConfig {
   /** Supplies the recent blockhash of Solana challenges. */
   readonly blockhashes: Pick<BlockhashCache, 'current'>;
   readonly receipts: ReceiptIssuer;
+  /** Where the replay guard, pending settlements and payment-identifier answers live. */
+  readonly storage: Storage;
   /** Replaces the built-in payment processor (null: no payments accepted). */
   readonly processor?: PaymentProcessor | null;
   /** Exact schemes of other networks, registered beside Solana's. */
@@ -97,7 +100,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     },
   };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
-  const replayGuard = createReplayGuard({ dir: resolve(options.dataDir, 'replay') });
+  const stores = openPaymentStores(config.storage, options);
+  const { replayGuard } = stores;
   const svm = createSvmExactScheme({
     network: SOLANA_MAINNET_CAIP2,
     feePayer: terms.svm.feePayer,
@@ -125,7 +129,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
       ? config.processor
       : createPaymentProcessor({
           schemes: [svm, ...evm, ...(config.schemes ?? [])],
-          replayGuard,
+          ...stores,
           receipts: config.receipts,
           challengeFor: (path) => challenges.get(path)!,
         });

@@ -5,15 +5,17 @@
  */
 import { join } from 'node:path';
 import type { SignBytes } from '../trust/checkpoint.ts';
-import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
+import type { KillSwitch } from '../trust/kill-switch.ts';
 import { createLedger, type Ledger } from '../trust/ledger.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import { createTrustStatus, type TrustStatus } from '../trust/trust-status.ts';
+import { openKillSwitch, type Storage } from './storage.ts';
 
 /** Where the trust files live and what the receipts say and are signed with. */
 export interface TrustStackConfig {
-  /** The ledger and the kill switch live under it. */
+  /** The ledger lives under it, and the kill switch unless `storage` is the database. */
   readonly dataDir: string;
+  readonly storage: Storage;
   readonly serviceName: string;
   readonly serviceVersion: string;
   /** Public base URL (known after listen). */
@@ -45,7 +47,10 @@ export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledge
 export async function openTrustStack(config: Readonly<TrustStackConfig>): Promise<TrustStack> {
   const ledger = await createLedger({ dir: join(config.dataDir, 'ledger') });
   if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
-  const killSwitch = createKillSwitch({ dataDir: config.dataDir, ledger });
+  const killSwitch = await openKillSwitch(config.storage, config.dataDir, ledger).catch(async (err: unknown) => {
+    await ledger.close();
+    throw err;
+  });
   const receipts = createReceiptIssuer({
     ledger,
     service: config.serviceName,

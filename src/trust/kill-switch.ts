@@ -47,6 +47,8 @@ export interface KillSwitch {
   state(): KillSwitchState;
   activate(reason?: string): Promise<KillSwitchTransition>;
   release(reason?: string): Promise<KillSwitchTransition>;
+  /** Stops following a shared state (pg-kill-switch.ts); nothing to do for the file. */
+  close(): Promise<void>;
 }
 
 const INACTIVE: KillSwitchState = Object.freeze({ active: false, since: null, reason: null, ledgerIndex: null });
@@ -130,5 +132,6 @@ export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch
     state: () => current,
     activate: (reason) => transition(true, reason),
     release: (reason) => transition(false, reason),
+    close: () => Promise.resolve(),
   };
 }

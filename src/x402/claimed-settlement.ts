@@ -122,6 +122,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
         if (scheme.settlementStatus)
           await recorder.record(call.requirements.network, verified.payer ?? '', transaction).catch((err: unknown) => {
             fault('a pending settlement could not be recorded; the payment was not sent', err);
+            if (err instanceof ServiceError && err.code === 'database_unavailable') throw err;
             throw new ServiceError(
               'storage_unavailable',
               'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
@@ -135,13 +136,22 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     } catch (err) {
       return replyForError(err);
     } finally {
-      if (!keepClaim) replayGuard.release(key);
+      if (!keepClaim) await releaseClaim(key);
+    }
+  }
+
+  /** Gives the claim back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease). */
+  async function releaseClaim(key: string): Promise<void> {
+    try {
+      await replayGuard.release(key);
+    } catch (err) {
+      fault('a payment claim could not be released (it frees itself when its lease ends)', err);
     }
   }
 
   async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
     if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
-    const claim = replayGuard.acquire(key);
+    const claim = await replayGuard.acquire(key);
     // Settled but its answer not kept yet: the first request is between marking it settled and
     // keeping its 200 (receipt and ledger entry in between). The record must stay for that 200;
     // the retry is told to come back, as for a copy racing the first request.
@@ -165,7 +175,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     } catch (err) {
       return replyForError(err);
     } finally {
-      if (!keepClaim) replayGuard.release(key);
+      if (!keepClaim) await releaseClaim(key);
     }
   }
 

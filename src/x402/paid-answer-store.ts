@@ -16,12 +16,28 @@ export interface StoredPaidAnswer {
   readonly answer: StoredAnswer;
 }
 
+/** What a lookup finds: `hit` for the same fingerprint, `conflict` for another, else `miss`. */
+export type PaidAnswerLookup = { readonly kind: 'miss' } | { readonly kind: 'conflict' } | { readonly kind: 'hit'; readonly reply: HttpReply };
+
+/** The payment-identifier answers as the payment path uses them: this file's log, or the database (pg-paid-answer-store.ts). */
 export interface PaidAnswerStore {
-  /** The stored answer of `id`: `hit` for the same fingerprint, `conflict` for another, else `miss`. */
-  lookup(id: string, fingerprint: string): { readonly kind: 'miss' } | { readonly kind: 'conflict' } | { readonly kind: 'hit'; readonly reply: HttpReply };
-  /** Resolves once the answer is on disk. */
+  /** The stored answer of `id`, compared with `fingerprint`. */
+  lookup(id: string, fingerprint: string): PaidAnswerLookup | Promise<PaidAnswerLookup>;
+  /** Resolves once the answer is durable. */
   remember(id: string, fingerprint: string, reply: HttpReply): Promise<void>;
+}
+
+/** The file log: lookups answer at once, from memory. */
+export interface FilePaidAnswerStore extends PaidAnswerStore {
+  lookup(id: string, fingerprint: string): PaidAnswerLookup;
   size(): number;
+}
+
+/** `stored` compared with `fingerprint`, as a lookup result. */
+export function lookupOf(stored: StoredPaidAnswer | undefined, fingerprint: string): PaidAnswerLookup {
+  if (!stored) return { kind: 'miss' };
+  if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
+  return { kind: 'hit', reply: replyOf(stored.answer) };
 }
 
 /** Opens the store under `dir` (the replay record's directory). */
@@ -30,17 +46,12 @@ export function createPaidAnswerStore(config: {
   readonly ttlMs?: number;
   readonly maxEntries?: number;
   readonly now?: () => number;
-}): PaidAnswerStore {
+}): FilePaidAnswerStore {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? IDEMPOTENCY_TTL_MS;
   const log = createDurableRecordLog<StoredPaidAnswer>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES, now });
   return {
-    lookup(id, fingerprint) {
-      const stored = log.get(id);
-      if (!stored) return { kind: 'miss' };
-      if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
-      return { kind: 'hit', reply: replyOf(stored.answer) };
-    },
+    lookup: (id, fingerprint) => lookupOf(log.get(id), fingerprint),
     remember: (id, fingerprint, reply) => log.put(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
     size: () => log.size(),
   };

@@ -14,7 +14,7 @@
  * written), and the identical retry of the same payment gets it, receipt and PAYMENT-RESPONSE
  * included, with no new charge; the payment for another request stays refused.
  */
-import { errorReply, type HttpReply } from '../errors.ts';
+import { errorReply, replyForError, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import { createClaimedSettlement } from './claimed-settlement.ts';
 import type { ExactScheme } from './exact-scheme.ts';
@@ -57,13 +57,19 @@ function reportFault(what: string, err: unknown): void {
   console.error(`payments: ${what}: ${err instanceof Error ? err.message : String(err)}`);
 }
 
+/** The file record's directory, where the other file state defaults to; a database guard brings its own stores. */
+function fileDir(guard: ReplayGuard): string {
+  if (guard.dir === null) throw new Error('a replay guard in the database needs its pending settlements and paid answers given too');
+  return guard.dir;
+}
+
 /** Creates the processor over the registered schemes (one per network). */
 export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentProcessor {
   const schemes = new Map(config.schemes.map((s) => [s.network, s]));
   const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS;
   const idempotency = createIdempotencyCache<HttpReply>({ ttlMs });
-  const pending = config.pending ?? createPendingSettlements({ dir: config.replayGuard.dir });
-  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: config.replayGuard.dir, ttlMs });
+  const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard) });
+  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs });
   const fault = config.onFault ?? reportFault;
 
   function refuse(call: PaidCall, reason: string, message?: string): HttpReply {
@@ -78,20 +84,21 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
     const key = scheme.replayKey(call.payment);
     if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
-    const record = pending.get(key);
+    const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
-    const claim = config.replayGuard.acquire(key);
-    if (claim !== 'acquired')
-      return refuse(
-        call,
-        'duplicate_settlement',
-        claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request',
-      );
-    return settleClaimed(call, scheme, key, timing);
+    const claim = await config.replayGuard.acquire(key);
+    if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
+    if (claim === 'settled') {
+      // Settled since the record was read (another request, or another instance, just delivered
+      // it): the identical retry still gets its 200.
+      const now = await pending.get(key);
+      if (now?.delivered) return redeliver(call, { ...now, delivered: now.delivered });
+    }
+    return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
   }
 
-  /** Same id and payload: the first answer again, from memory or (after a restart) from disk. */
+  /** Same id and payload: the first answer again, from memory or (after a restart, or from another instance) from the store. */
   function processWithId(call: PaidCall, id: string, timing: PaidTiming): Promise<HttpReply> | HttpReply {
     // Path and query, not the full URL: the same request is the same resource behind any host or port.
     const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
@@ -101,9 +108,15 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     if (cached.kind === 'conflict') return conflict();
     if (cached.kind === 'hit') return cached.value;
     const stored = paidAnswers.lookup(id, fingerprint);
-    if (stored.kind === 'conflict') return conflict();
-    if (stored.kind === 'hit') return stored.reply;
-    const reply = processPayment(call, timing).then(async (r) => {
+    if (!(stored instanceof Promise)) {
+      if (stored.kind === 'conflict') return conflict();
+      if (stored.kind === 'hit') return stored.reply;
+    }
+    // In memory before any await: a concurrent call with this id shares this answer.
+    const reply = Promise.resolve(stored).then(async (found): Promise<HttpReply> => {
+      if (found.kind === 'conflict') return conflict();
+      if (found.kind === 'hit') return found.reply;
+      const r = await processPayment(call, timing);
       if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
       return r;
     });
@@ -117,7 +130,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       if (!id.ok) return refuse(call, 'invalid_payload', id.message);
       // Added last, so stored and replayed answers never carry another call's timing.
       const timing = createPaidTiming();
-      const reply = await (id.id === null ? processPayment(call, timing) : processWithId(call, id.id, timing));
+      // A store that cannot answer (the database down) is a fault of this call: 503, nothing charged.
+      const reply = await Promise.resolve(id.id === null ? processPayment(call, timing) : processWithId(call, id.id, timing)).catch(replyForError);
       return withServerTiming(reply, timing);
     },
     supported() {

@@ -42,14 +42,25 @@ export interface PendingSettlement {
   readonly delivered?: StoredAnswer;
 }
 
+/** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
 export interface PendingSettlements {
-  get(key: string): PendingSettlement | undefined;
-  /** Resolves once the record is on disk. */
+  get(key: string): PendingSettlement | undefined | Promise<PendingSettlement | undefined>;
+  /** Resolves once the record is durable. */
   record(key: string, pending: PendingSettlement): Promise<void>;
   resolve(key: string): Promise<void>;
-  /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once on disk. */
+  /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
+}
+
+/** The file log: reads answer at once, from memory. */
+export interface FilePendingSettlements extends PendingSettlements {
+  get(key: string): PendingSettlement | undefined;
   size(): number;
+}
+
+/** The error of keepDelivered without a record: the record is written before every broadcast. */
+export function noRecordToKeep(key: string): Error {
+  return new Error(`no settlement record for ${key} to keep the delivered answer with`);
 }
 
 /** The stored answer as the reply it was, byte for byte. */
@@ -69,7 +80,7 @@ export function createPendingSettlements(config: {
   readonly ttlMs?: number;
   readonly maxEntries?: number;
   readonly now?: () => number;
-}): PendingSettlements {
+}): FilePendingSettlements {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
   const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });
@@ -80,7 +91,7 @@ export function createPendingSettlements(config: {
     async keepDelivered(key, reply) {
       const record = log.get(key);
       // The record is written before every broadcast; without it there is nothing to attach to.
-      if (!record) throw new Error(`no settlement record for ${key} to keep the delivered answer with`);
+      if (!record) throw noRecordToKeep(key);
       await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
     },
     size: () => log.size(),

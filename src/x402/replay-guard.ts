@@ -28,18 +28,32 @@ export interface ReplayGuardConfig {
 
 export type AcquireResult = 'acquired' | 'in_flight' | 'settled';
 
+/** A value now (the file record, in memory) or later (a database round trip). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The replay guard as the payment path uses it, whichever store holds it: this file's record, or
+ * the database (pg-replay-guard.ts, shared by every instance). A store fault rejects.
+ */
 export interface ReplayGuard {
-  /** Directory of the durable record; other durable payment state sits beside it. */
-  readonly dir: string;
+  /** Directory of the file record, other file state sits beside it; null when the state is in the database. */
+  readonly dir: string | null;
   /** Claims `key` for processing; only one concurrent claim wins, a settled key never does. */
-  acquire(key: string): AcquireResult;
+  acquire(key: string): Awaitable<AcquireResult>;
   /** Gives a claim back without settling (verify failed, answer failed, settlement failed). */
-  release(key: string): void;
-  /** Records `key` as settled durably (fsync) and drops the claim. */
+  release(key: string): Awaitable<void>;
+  /** Records `key` as settled durably and drops the claim. */
   markSettled(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The file record: answers at once, from memory. */
+export interface FileReplayGuard extends ReplayGuard {
+  readonly dir: string;
+  acquire(key: string): AcquireResult;
+  release(key: string): void;
   /** Keys in memory (claims plus remembered settlements), for bounds checks. */
   size(): number;
-  close(): Promise<void>;
 }
 
 const KEY_RE = /^[A-Za-z0-9:_-]{1,200}$/;
@@ -58,7 +72,7 @@ function loadFile(path: string, into: Map<string, number>, now: number): void {
 }
 
 /** Opens the record, loading unexpired keys of both generations. */
-export function createReplayGuard(config: ReplayGuardConfig): ReplayGuard {
+export function createReplayGuard(config: ReplayGuardConfig): FileReplayGuard {
   const ttlMs = config.ttlMs ?? REPLAY_KEY_TTL_MS;
   const now = config.now ?? Date.now;
   mkdirSync(config.dir, { recursive: true, mode: 0o700 });

@@ -24,7 +24,8 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  *   it (it imports nothing of x402); x402 takes and settles payments;
  *   intel computes the paid answers; caches hold the live chain figures intel reads;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
- *   neither; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
+ *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
+ *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
  *   the market sources; errors.ts is the fault taxonomy and the one path from a fault to a reply;
  * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
  *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
@@ -42,6 +43,7 @@ const RULES: ImportRules = {
     { name: 'intel', paths: ['src/intel/'] },
     { name: 'caches', paths: ['src/caches/'] },
     { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
+    { name: 'store', paths: ['src/store/'] },
     { name: 'catalog', paths: ['src/catalog/'] },
     { name: 'chain', paths: ['src/chain/'] },
     { name: 'errors', paths: ['src/errors.ts'] },
@@ -62,6 +64,7 @@ const RULES: ImportRules = {
     '@noble/curves': 'src/client/client-crypto.ts',
     '@noble/hashes': 'src/client/client-crypto.ts',
     '@scure/base': 'src/client/client-crypto.ts',
+    pg: 'src/store/pg-client.ts',
     // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
     '@x402/fetch': 'src/cli/x402-payer.ts',

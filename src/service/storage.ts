@@ -1,0 +1,76 @@
+/**
+ * The storage seam, chosen once at start (docs/scaling.md): without `--database-url` the payment
+ * state and the kill switch live in files under the data dir, exactly as they always have; with
+ * it they live in PostgreSQL, shared by every instance on that database (schema migrated first).
+ * The ledger, the preview quota and the channel state stay in files either way for now.
+ */
+import { resolve } from 'node:path';
+import type { Config } from '../config.ts';
+import { startExpirySweeper, type ExpirySweeper } from '../store/expiry-sweeper.ts';
+import { applyMigrations } from '../store/migrate.ts';
+import { createPgClient, type PgClient } from '../store/pg-client.ts';
+import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
+import type { Ledger } from '../trust/ledger.ts';
+import { openPgKillSwitch } from '../trust/pg-kill-switch.ts';
+import type { PaidAnswerStore } from '../x402/paid-answer-store.ts';
+import type { PendingSettlements } from '../x402/pending-settlements.ts';
+import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/pg-replay-guard.ts';
+import { createPgPaidAnswerStore } from '../x402/pg-paid-answer-store.ts';
+import { createPgPendingSettlements } from '../x402/pg-pending-settlements.ts';
+import { createReplayGuard, type ReplayGuard } from '../x402/replay-guard.ts';
+
+/** Where the shared state lives; `database` is null for files. */
+export interface Storage {
+  readonly kind: 'files' | 'postgres';
+  readonly database: PgClient | null;
+  /** For the start-up line: the data dir, or the database URL with its password hidden. */
+  readonly where: string;
+  close(): Promise<void>;
+}
+
+/** The replay guard and, in the database, the stores beside it (files: the processor's defaults beside the guard). */
+export interface PaymentStores {
+  readonly replayGuard: ReplayGuard;
+  readonly pending?: PendingSettlements;
+  readonly paidAnswers?: PaidAnswerStore;
+}
+
+/** Opens the storage `config` names: files, or the database with its schema migrated. */
+export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'>>): Promise<Storage> {
+  if (config.databaseUrl === null) return { kind: 'files', database: null, where: config.dataDir, close: () => Promise.resolve() };
+  const database = createPgClient({ url: config.databaseUrl });
+  let sweeper: ExpirySweeper;
+  try {
+    await applyMigrations(database);
+    sweeper = startExpirySweeper({ db: database });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return {
+    kind: 'postgres',
+    database,
+    where: database.redactedUrl,
+    async close() {
+      sweeper.close();
+      await database.close();
+    },
+  };
+}
+
+/** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
+export function openPaymentStores(storage: Storage, options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'>>): PaymentStores {
+  const db = storage.database;
+  if (db === null) return { replayGuard: createReplayGuard({ dir: resolve(options.dataDir, 'replay') }) };
+  return {
+    replayGuard: createPgReplayGuard({ db, claimLeaseMs: options.settleTimeoutMs + CLAIM_LEASE_MARGIN_MS }),
+    pending: createPgPendingSettlements({ db }),
+    paidAnswers: createPgPaidAnswerStore({ db }),
+  };
+}
+
+/** The kill switch of `storage`: the file under the data dir, or the row every instance follows. */
+export function openKillSwitch(storage: Storage, dataDir: string, ledger: Pick<Ledger, 'append'>): Promise<KillSwitch> {
+  if (storage.database === null) return Promise.resolve(createKillSwitch({ dataDir, ledger }));
+  return openPgKillSwitch({ db: storage.database, ledger });
+}
