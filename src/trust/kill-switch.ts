@@ -110,7 +110,7 @@ export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch
   const path = join(config.dataDir, KILL_SWITCH_FILE_NAME);
   let current = readState(path);
   // Transitions run one at a time so two concurrent activations append one audit entry.
-  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = createOneAtATime();
 
   const transition = (active: boolean, reason: string | undefined): Promise<KillSwitchTransition> => {
     const run = async (): Promise<KillSwitchTransition> => {
@@ -122,16 +122,30 @@ export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch
       current = next;
       return { state: next, changed: true };
     };
+    return oneAtATime(run);
+  };
+  return { ...switchOver(() => current, transition), close: () => Promise.resolve() };
+}
+
+/** Runs each function given after the previous one settled (failed or not). */
+export function createOneAtATime(): <T>(run: () => Promise<T>) => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (run) => {
     const result = queue.then(run, run);
     queue = result.catch(() => undefined);
     return result;
   };
+}
 
+/** The reading and switching part of a kill switch, over its current state and its transition. */
+export function switchOver(
+  current: () => KillSwitchState,
+  transition: (active: boolean, reason: string | undefined) => Promise<KillSwitchTransition>,
+): Omit<KillSwitch, 'close'> {
   return {
-    isActive: () => current.active,
-    state: () => current,
+    isActive: () => current().active,
+    state: current,
     activate: (reason) => transition(true, reason),
     release: (reason) => transition(false, reason),
-    close: () => Promise.resolve(),
   };
 }

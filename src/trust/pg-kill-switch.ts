@@ -11,7 +11,7 @@
  */
 import { ServiceError } from '../errors.ts';
 import type { PgClient, PgQuery } from '../store/pg-client.ts';
-import { KILL_SWITCH_EVENTS, type KillSwitch, type KillSwitchState, type KillSwitchTransition } from './kill-switch.ts';
+import { createOneAtATime, KILL_SWITCH_EVENTS, type KillSwitch, type KillSwitchState, type KillSwitchTransition, switchOver } from './kill-switch.ts';
 import type { Ledger } from './ledger.ts';
 
 /** The notification channel of transitions. */
@@ -59,7 +59,7 @@ export async function openPgKillSwitch(config: Readonly<PgKillSwitchConfig>): Pr
   const timer = setInterval(refresh, config.pollMs ?? KILL_SWITCH_POLL_MS);
   timer.unref();
   // Transitions of this instance run one at a time; the row lock orders them across instances.
-  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = createOneAtATime();
 
   const transition = (active: boolean, reason: string | undefined): Promise<KillSwitchTransition> => {
     const run = async (): Promise<KillSwitchTransition> => {
@@ -81,16 +81,11 @@ export async function openPgKillSwitch(config: Readonly<PgKillSwitchConfig>): Pr
       current = result.state;
       return result;
     };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
+    return oneAtATime(run);
   };
 
   return {
-    isActive: () => current.active,
-    state: () => current,
-    activate: (reason) => transition(true, reason),
-    release: (reason) => transition(false, reason),
+    ...switchOver(() => current, transition),
     async close() {
       clearInterval(timer);
       await unlisten().catch(() => undefined);
