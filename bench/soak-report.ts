@@ -9,6 +9,10 @@ export interface Sample {
   readonly tSeconds: number;
   readonly rssMiB: number;
   readonly heapUsedMiB: number;
+  /** The V8 heap as reserved (null from a service that does not report it). */
+  readonly heapTotalMiB: number | null;
+  /** Memory held outside the V8 heap by its objects (Buffers). */
+  readonly externalMiB: number | null;
   readonly eventLoopDelayP99Ms: number | null;
   /** p99 latency (ms) of each kind of traffic answered in the interval; null when none was. */
   readonly p99Ms: Readonly<Record<string, number | null>>;
@@ -78,7 +82,12 @@ export function soakChart(samples: readonly Sample[], title: string, paidKinds: 
     {
       title: 'Memory of the service process',
       yLabel: 'MiB',
-      series: [seriesOf(samples, 'RSS', (s) => s.rssMiB), seriesOf(samples, 'V8 heap used', (s) => s.heapUsedMiB)],
+      series: [
+        seriesOf(samples, 'RSS', (s) => s.rssMiB),
+        seriesOf(samples, 'V8 heap reserved', (s) => s.heapTotalMiB),
+        seriesOf(samples, 'V8 heap used', (s) => s.heapUsedMiB),
+        seriesOf(samples, 'outside the heap (Buffers)', (s) => s.externalMiB),
+      ],
     },
     { title: 'Event-loop delay p99 (10 s window)', yLabel: 'ms', series: [seriesOf(samples, 'p99', (s) => s.eventLoopDelayP99Ms)] },
     { title: 'Paid-call p99 per interval', yLabel: 'ms', series: paidKinds.map((k) => seriesOf(samples, k, (s) => s.p99Ms[k] ?? null)) },

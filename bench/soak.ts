@@ -95,7 +95,7 @@ async function paidOk(pay: typeof fetch, url: string): Promise<boolean> {
 }
 
 interface Health {
-  readonly process: { rssBytes: number; heapUsedBytes: number; eventLoopDelayP99Ms: number | null };
+  readonly process: { rssBytes: number; heapUsedBytes: number; heapTotalBytes?: number; externalBytes?: number; eventLoopDelayP99Ms: number | null };
   readonly ledger: { entries: number };
 }
 
@@ -107,6 +107,8 @@ function sampleOf(health: Health, tSeconds: number, traffic: ReturnType<ReturnTy
     tSeconds: Math.round(tSeconds * 10) / 10,
     rssMiB: Math.round((health.process.rssBytes / MIB) * 10) / 10,
     heapUsedMiB: Math.round((health.process.heapUsedBytes / MIB) * 10) / 10,
+    heapTotalMiB: health.process.heapTotalBytes === undefined ? null : Math.round((health.process.heapTotalBytes / MIB) * 10) / 10,
+    externalMiB: health.process.externalBytes === undefined ? null : Math.round((health.process.externalBytes / MIB) * 10) / 10,
     eventLoopDelayP99Ms: health.process.eventLoopDelayP99Ms,
     p99Ms,
   };

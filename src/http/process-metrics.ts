@@ -14,6 +14,10 @@ const LOOP_DELAY_RESOLUTION_MS = 10;
 export interface ProcessSnapshot {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  /** The main thread's V8 heap as reserved from the system (used plus room until the next collection). */
+  readonly heapTotalBytes: number;
+  /** Memory of Buffers and other objects held outside the V8 heap by the main thread's objects. */
+  readonly externalBytes: number;
   /** p99 of the event loop's delay over the last complete window (the current one before any). */
   readonly eventLoopDelayP99Ms: number | null;
   readonly eventLoopWindowMs: number;
@@ -51,10 +55,12 @@ export function createProcessMetrics(config: ProcessMetricsConfig = {}): Process
   timer.unref();
   return {
     snapshot() {
-      const { rss, heapUsed } = process.memoryUsage();
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
       return {
         rssBytes: rss,
         heapUsedBytes: heapUsed,
+        heapTotalBytes: heapTotal,
+        externalBytes: external,
         eventLoopDelayP99Ms: lastWindowP99 ?? p99Ms(histogram),
         eventLoopWindowMs: windowMs,
       };

@@ -150,11 +150,14 @@ describe('discovery documents', () => {
     expect(health.process).toEqual({
       rssBytes: expect.any(Number),
       heapUsedBytes: expect.any(Number),
+      heapTotalBytes: expect.any(Number),
+      externalBytes: expect.any(Number),
       eventLoopDelayP99Ms: expect.any(Number),
       eventLoopWindowMs: 10_000,
     });
     expect(health.process.heapUsedBytes).toBeGreaterThan(0);
     expect(health.process.rssBytes).toBeGreaterThan(health.process.heapUsedBytes);
+    expect(health.process.heapTotalBytes).toBeGreaterThanOrEqual(health.process.heapUsedBytes);
     const uptime = await readJson(fetch(`${t.url}/uptime`));
     expect(uptime.status).toBe('ok');
     expect(uptime.process).toBeUndefined();

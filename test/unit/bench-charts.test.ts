@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { growthOf, type Sample, slopePerMinute, troughs } from '../../bench/soak-report.ts';
 import { niceTicks, renderLineChart } from '../../bench/svg-line-chart.ts';
 
-const sample = (tSeconds: number, heapUsedMiB: number): Sample => ({ tSeconds, rssMiB: heapUsedMiB * 2, heapUsedMiB, eventLoopDelayP99Ms: 1, p99Ms: {} });
+const sample = (tSeconds: number, heapUsedMiB: number): Sample => ({
+  tSeconds,
+  rssMiB: heapUsedMiB * 2,
+  heapUsedMiB,
+  heapTotalMiB: heapUsedMiB * 1.5,
+  externalMiB: 1,
+  eventLoopDelayP99Ms: 1,
+  p99Ms: {},
+});
 
 describe('soak report', () => {
   it('fits the slope per minute, and calls a flat last half flattened', () => {

@@ -14,7 +14,19 @@ describe('process metrics', () => {
     const retained = Array.from({ length: 40 }, (_, i) => new Array<number>(125_000).fill(i + 0.5));
     const after = metrics.snapshot();
     expect(after.heapUsedBytes - before.heapUsedBytes).toBeGreaterThan(20_000_000);
+    expect(after.heapTotalBytes).toBeGreaterThanOrEqual(after.heapUsedBytes);
     expect(retained).toHaveLength(40);
+  });
+
+  it('counts memory held outside the heap apart from it', () => {
+    metrics = createProcessMetrics({ windowMs: 60_000 });
+    const before = metrics.snapshot();
+    // 32 MB in a Buffer: outside the V8 heap, so in `external`, not in `heapUsed`.
+    const held = Buffer.alloc(32 * 1024 * 1024, 1);
+    const after = metrics.snapshot();
+    expect(after.externalBytes - before.externalBytes).toBeGreaterThan(30_000_000);
+    expect(after.heapUsedBytes - before.heapUsedBytes).toBeLessThan(10_000_000);
+    expect(held.length).toBe(32 * 1024 * 1024);
   });
 
   it('reports no event-loop figure before the loop was sampled, then a non-negative one', async () => {
