@@ -40,6 +40,14 @@ export interface Config {
   readonly evmRpcUrl: string | null;
   readonly evmRelayerKeyPath: string | null;
   readonly facilitatorUrl: string | null;
+  /** Payment channels (batch-settlement on Base); null when not offered. */
+  readonly channels: {
+    readonly authorizerKeyPath: string | null;
+    readonly withdrawDelaySeconds: number;
+    readonly minDepositCalls: number;
+    readonly claimThresholdUnits: number;
+    readonly claimAgeSeconds: number;
+  } | null;
   readonly evmAssetName: string;
   readonly evmAssetVersion: string;
   readonly jupiterUrl: string;
@@ -157,6 +165,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     if (relayer === Boolean(get('facilitator-url')))
       problems.push('mainnet mode settles Base payments through either --facilitator-url or --evm-rpc-url with --evm-relayer-key (exactly one)');
   }
+  const delay = Number(get('channel-withdraw-delay'));
+  if (delay < 900 || delay > 2_592_000) problems.push(`--channel-withdraw-delay must be 900-2592000 seconds (the scheme's bounds), got ${delay}`);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = resolve(get('data-dir')!);
@@ -182,6 +192,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     evmRpcUrl: get('evm-rpc-url'),
     evmRelayerKeyPath: get('evm-relayer-key') ? resolve(get('evm-relayer-key')!) : null,
     facilitatorUrl: get('facilitator-url'),
+    channels:
+      get('channels') === 'true'
+        ? Object.freeze({
+            authorizerKeyPath: get('channel-authorizer-key') ? resolve(get('channel-authorizer-key')!) : null,
+            withdrawDelaySeconds: delay,
+            minDepositCalls: Number(get('channel-min-deposit-calls')),
+            claimThresholdUnits: Number(get('channel-claim-threshold')),
+            claimAgeSeconds: Number(get('channel-claim-age')),
+          })
+        : null,
     evmAssetName: get('evm-asset-name')!,
     evmAssetVersion: get('evm-asset-version')!,
     jupiterUrl: get('jupiter-url')!,

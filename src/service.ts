@@ -2,18 +2,17 @@
  * Composition of the HTTP service from a validated Config and its upstreams: identity, the trust
  * side (service/trust-stack.ts), payment terms and the processor (service/payment-stack.ts), the
  * paid handler groups (service/handler-groups.ts), catalog-driven routes, the free daily preview,
- * discovery documents, metrics. `startService` is what main.ts and the integration tests call; it listens and returns
- * the bound URL and a graceful close.
+ * discovery documents, metrics. `startService` is what main.ts and the integration tests call; it
+ * listens and returns the bound URL and a graceful close.
  */
 import { resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
-import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from './catalog/discovery.ts';
-import { buildOpenApi } from './catalog/openapi.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
+import { renderDocuments } from './service/documents.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
@@ -97,15 +96,6 @@ export interface RunningService {
   close(): Promise<CloseReport>;
 }
 
-function renderDocuments(ctx: DiscoveryContext): Documents {
-  return {
-    wellKnown: JSON.stringify(buildWellKnown(ctx)),
-    openApi: JSON.stringify(buildOpenApi(ctx)),
-    llmsTxt: buildLlmsTxt(ctx),
-    pricingHtml: buildPricingHtml(ctx),
-  };
-}
-
 /** Builds the service and listens on config.host:config.port (0 = ephemeral). */
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const startedAt = new Date();
@@ -152,7 +142,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     processor: options.processor,
     schemes: options.schemes,
   });
-  const { challenges, processor } = payments;
+  const { challenges, processor, channels } = payments;
   const metrics = createRequestMetrics();
   const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
@@ -181,6 +171,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
         ...trust.status(),
         preview: { clientsToday: previewQuota.size(), writable: previewQuota.failure() === null },
+        ...(channels ? { channels: channels.claimer.status() } : {}),
       }),
     }),
     ...createTrustRoutes({
@@ -225,7 +216,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     acceptsFor: (e) => challenges.get(e.path)!.accepts,
     methodology: METHODOLOGY,
   });
-  const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch });
+  const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch, channels: channels?.claimer });
   const adminPort = await admin.listen();
   /**
    * Bounded whatever the upstreams do: the front ends drain (at most DRAIN_TIMEOUT_MS, then the
@@ -239,7 +230,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await previewQuota.close();
     await mcp.close();
     blockhashes.close();
-    await Promise.all([payments.replayGuard.close(), killSwitch.close()]);
+    await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
     await ledger.close();
     await storage.close();
     const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);

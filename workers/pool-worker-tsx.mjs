@@ -8,6 +8,7 @@ const tasks = await import('./pool-worker.ts');
 export const verifyEd25519Batch = tasks.verifyEd25519Batch;
 export const signEd25519 = tasks.signEd25519;
 export const verifyEvmExact = tasks.verifyEvmExact;
+export const recoverVoucher = tasks.recoverVoucher;
 export const timingPercentiles = tasks.timingPercentiles;
 export const bucketHolders = tasks.bucketHolders;
 export const slippageCurve = tasks.slippageCurve;

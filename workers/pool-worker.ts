@@ -8,6 +8,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
+import { recoverVoucherSigner, type VoucherCheck, type VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
 import { verifyEvmExactOffchain, type EvmVerifyInput } from '../src/x402/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/exact-scheme.ts';
 import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/caches/percentiles.ts';
@@ -31,6 +32,11 @@ export function signEd25519(input: { readonly message: Uint8Array }): Uint8Array
 /** Task `verifyEvmExact`: the off-chain half of Base exact verification (EIP-712 recovery is CPU work). */
 export function verifyEvmExact(input: EvmVerifyInput): Promise<VerifyResult> {
   return verifyEvmExactOffchain(input);
+}
+
+/** Task `recoverVoucher`: a payment channel voucher's channel id and signer (EIP-712 recovery is CPU work). */
+export function recoverVoucher(input: VoucherToRecover): Promise<VoucherCheck> {
+  return recoverVoucherSigner(input);
 }
 
 /** Task `bucketHolders`: shares, top-N concentration, buckets and labels of a mint's largest accounts. */

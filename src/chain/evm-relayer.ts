@@ -24,9 +24,22 @@ export type SubmitResult =
 
 export type ReceiptResult = { readonly status: 'success' } | { readonly status: 'reverted' | 'transfer_mismatch' | 'timeout'; readonly message: string };
 
+/** A contract call to send from the relayer's account (the channel facilitator's transactions). */
+export interface RelayedCall {
+  readonly to: `0x${string}`;
+  readonly data: `0x${string}`;
+  readonly gas?: bigint;
+}
+
 export interface EvmRelayer {
   readonly address: string;
   submit(call: TransferAuthorizationCall): Promise<SubmitResult>;
+  /**
+   * Sends any call from the same account, in the same queue as `submit`: both share one account
+   * nonce, so channel deposits and claims never collide with exact settlements. Rejects with the
+   * node's error (the official facilitator code that calls it maps errors to reasons itself).
+   */
+  sendCall(call: RelayedCall): Promise<`0x${string}`>;
   /** Waits up to `timeoutMs` for the receipt and checks its Transfer(from, to, value) log. */
   waitForTransfer(hash: string, call: TransferAuthorizationCall, timeoutMs: number): Promise<ReceiptResult>;
 }
@@ -105,11 +118,28 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     }
   }
 
+  async function sendRaw(call: RelayedCall): Promise<`0x${string}`> {
+    try {
+      nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      const hash = await wallet.sendTransaction({ account, chain, to: call.to, data: call.data, nonce: nextNonce, ...(call.gas ? { gas: call.gas } : {}) });
+      nextNonce++;
+      return hash;
+    } catch (err) {
+      nextNonce = null;
+      throw err;
+    }
+  }
+
   return {
     address: account.address,
     submit(call) {
       const run = tail.then(() => send(call));
       tail = run;
+      return run;
+    },
+    sendCall(call) {
+      const run = tail.then(() => sendRaw(call));
+      tail = run.catch(() => undefined);
       return run;
     },
     async waitForTransfer(hash, call, timeoutMs) {

@@ -2,7 +2,8 @@
  * The operator's admin listener (docs/contract.md#kill-switch): a second uWS listener bound to
  * 127.0.0.1 only, on its own port, every route behind a bearer token. It drives the kill switch:
  * `GET /kill-switch`, `POST /kill-switch/activate`, `POST /kill-switch/release`, the two POSTs with
- * an optional JSON body `{"reason": "..."}` that is written into the public audit entry.
+ * an optional JSON body `{"reason": "..."}` that is written into the public audit entry. With
+ * payment channels, `POST /channels/claim` claims every owed voucher and sweeps the funds now.
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import { auditReasonProblem } from '../trust/ledger-entry.ts';
@@ -21,6 +22,8 @@ export interface AdminServerConfig {
   readonly token: string | null;
   readonly dataDir: string;
   readonly killSwitch: KillSwitch;
+  /** Payment channels, when offered: `POST /channels/claim` claims and sweeps what they owe now. */
+  readonly channels?: { tick(force: boolean): Promise<void>; status(): unknown } | null;
 }
 
 export interface AdminServer {
@@ -87,6 +90,9 @@ export function createAdminServer(config: Readonly<AdminServerConfig>): AdminSer
     transitionRoute('/kill-switch/activate', (reason) => ks.activate(reason)),
     transitionRoute('/kill-switch/release', (reason) => ks.release(reason)),
   ];
+  const channels = config.channels;
+  if (channels)
+    routes.push({ method: 'POST', path: '/channels/claim', handler: async () => json(200, await channels.tick(true).then(() => channels.status())) });
   const server = createHttpServer({ routes: routes.map((r) => guarded(r, authorized)) });
   return {
     listen: () => server.listen(ADMIN_HOST, config.port),

@@ -6,19 +6,25 @@
 import { resolve } from 'node:path';
 import { CATALOG } from '../catalog/endpoints.ts';
 import type { BlockhashCache } from '../chain/blockhash-cache.ts';
-import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
+import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/evm-key-file.ts';
 import type { RpcClient } from '../chain/rpc-client.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import { createEvmRelayer, type EvmRelayer } from '../chain/evm-relayer.ts';
+import { startChannels, type Channels } from '../x402/channel-setup.ts';
 import { startEvmExactScheme, type EvmSettlement } from '../x402/evm-exact-setup.ts';
+import { createReceiptStamp } from '../x402/paid-delivery.ts';
 import type { ExactScheme } from '../x402/exact-scheme.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../x402/payment-processor.ts';
-import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/payment-terms.ts';
+import { createChallengeBuilder, type ChallengeBuilder, type ChannelTerms, type PaymentTermsConfig } from '../x402/payment-terms.ts';
 import type { ReplayGuard } from '../x402/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/svm-exact.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
+
+/** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
+const BASE_CHAIN_ID = 8453;
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { openPaymentStores, type Storage } from './storage.ts';
 
@@ -38,11 +44,41 @@ export interface PaymentUpstreams {
 }
 
 /** The options that name the payment terms. */
-export type PaymentTermsOptions = Pick<Config, 'dataDir' | 'svmAsset' | 'svmPayTo' | 'evmAsset' | 'evmPayTo' | 'evmAssetName' | 'evmAssetVersion'>;
+export type PaymentTermsOptions = Pick<
+  Config,
+  | 'dataDir'
+  | 'svmAsset'
+  | 'svmPayTo'
+  | 'evmAsset'
+  | 'evmPayTo'
+  | 'evmAssetName'
+  | 'evmAssetVersion'
+  | 'channels'
+  | 'facilitatorUrl'
+  | 'evmRpcUrl'
+  | 'evmRelayerKeyPath'
+>;
+
+/** The key that signs our channel claims and refunds: the configured file, or one made once under the data dir. */
+export function channelAuthorizerKey(config: Readonly<Pick<Config, 'dataDir' | 'channels'>>): EvmHexKey {
+  const path = config.channels?.authorizerKeyPath;
+  return path ? readEvmKeyFile(path) : loadOrCreateEvmKey(resolve(config.dataDir, 'evm-channel-authorizer.key'));
+}
+
+/** Channels are offered when asked for and we send Base transactions ourselves (a remote facilitator's path has none). */
+function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: PaymentUpstreams): ChannelTerms | null {
+  if (!config.channels || config.facilitatorUrl) return null;
+  if (!(config.evmRpcUrl && config.evmRelayerKeyPath) && !upstreams.evm) return null;
+  return {
+    receiverAuthorizer: evmAddressOfKey(channelAuthorizerKey(config)),
+    withdrawDelay: config.channels.withdrawDelaySeconds,
+    minDepositCalls: config.channels.minDepositCalls,
+  };
+}
 
 /** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
 export interface PaymentStackConfig {
-  readonly options: Readonly<Pick<Config, 'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath'>>;
+  readonly options: Readonly<Pick<Config, 'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels'>>;
   readonly upstreams: PaymentUpstreams;
   readonly terms: PaymentTermsConfig;
   readonly rpc: RpcClient;
@@ -58,11 +94,13 @@ export interface PaymentStackConfig {
   readonly schemes?: readonly ExactScheme[];
 }
 
-/** The challenges by route path, the replay record (the caller closes it) and the processor. */
+/** The challenges by route path, the replay record (the caller closes it), the processor and the payment channels. */
 export interface PaymentStack {
   readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
   readonly replayGuard: ReplayGuard;
   readonly processor: PaymentProcessor | null;
+  /** The payment channel path when offered (the caller closes it). */
+  readonly channels: Channels | null;
 }
 
 /** The terms of both networks; fails with a ConfigError when a stablecoin is unknown. */
@@ -75,6 +113,7 @@ export function paymentTerms(config: Readonly<PaymentTermsOptions>, feePayer: st
   return {
     svm: { payTo: config.svmPayTo ?? feePayer, asset: svmAsset, feePayer },
     evm: { payTo: evmPayTo, asset: evmAsset, name: upstreams.evm?.name ?? config.evmAssetName, version: upstreams.evm?.version ?? config.evmAssetVersion },
+    channel: channelTermsOf(config, upstreams),
   };
 }
 
@@ -84,6 +123,28 @@ function evmSettlement(config: PaymentStackConfig['options'], upstreams: Payment
   if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
   if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
   return null;
+}
+
+/** The channel path over the Base relayer: vouchers recovered in the pool, receipts as every paid answer gets them. */
+function openChannels(config: Readonly<PaymentStackConfig>, challenges: ReadonlyMap<string, ChallengeBuilder>, relayer: EvmRelayer, rpcUrl: string): Channels {
+  const { options, pool } = config;
+  const requirements = challenges.get(CATALOG[0]!.path)!.accepts.find((a) => a.scheme === 'batch-settlement')!;
+  const fault = (what: string, err: unknown) => console.error(`channels: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+  return startChannels({
+    rpcUrl,
+    relayer,
+    authorizerKey: channelAuthorizerKey(options),
+    dataDir: options.dataDir,
+    chainId: BASE_CHAIN_ID,
+    requirements,
+    claimThresholdUnits: options.channels!.claimThresholdUnits,
+    claimAgeSeconds: options.channels!.claimAgeSeconds,
+    confirmationTimeoutMs: options.settleTimeoutMs,
+    recover: (input, signal) => pool.runTask('recoverVoucher', input, signal),
+    stamp: createReceiptStamp({ receipts: config.receipts, fault }),
+    challengeFor: (path) => challenges.get(path)!,
+    fault,
+  });
 }
 
 /** Builds the challenges and, unless overridden, the processor (starting the Base scheme when it has a path). */
@@ -111,6 +172,11 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     confirmTimeoutMs: options.settleTimeoutMs,
   });
   const settlement = evmSettlement(options, config.upstreams);
+  // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.
+  const relayer =
+    settlement?.kind === 'relayer'
+      ? createEvmRelayer({ rpcUrl: settlement.rpcUrl, asset: terms.evm.asset, key: settlement.relayerKey, chainId: BASE_CHAIN_ID })
+      : null;
   const evm = settlement
     ? [
         await startEvmExactScheme({
@@ -121,9 +187,14 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           settleTimeoutMs: options.settleTimeoutMs,
           // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
           verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
+          ...(relayer ? { relayer } : {}),
         }),
       ]
     : [];
+  const channels =
+    relayer && settlement?.kind === 'relayer' && terms.channel && config.processor === undefined
+      ? openChannels(config, challenges, relayer, settlement.rpcUrl)
+      : null;
   const processor =
     config.processor !== undefined
       ? config.processor
@@ -132,6 +203,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           ...stores,
           receipts: config.receipts,
           challengeFor: (path) => challenges.get(path)!,
+          channels,
         });
-  return { challenges, replayGuard, processor };
+  return { challenges, replayGuard, processor, channels };
 }

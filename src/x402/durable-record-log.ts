@@ -30,6 +30,8 @@ export interface DurableRecordLog<T> {
   /** Forgets `key`; resolves once the removal is on disk. */
   remove(key: string): Promise<void>;
   size(): number;
+  /** The live records, oldest put first. */
+  entries(): IterableIterator<[string, T]>;
   /** Waits for queued writes. */
   flush(): Promise<void>;
 }
@@ -194,6 +196,10 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     size() {
       dropExpired();
       return entries.size;
+    },
+    *entries() {
+      dropExpired();
+      for (const [k, e] of entries) yield [k, e.value];
     },
     flush: () => writing,
   };

@@ -4,7 +4,7 @@
  * chain id must match the network and the token's EIP-712 name/version must match the terms;
  * with a facilitator, its /supported must list `exact` on the network.
  */
-import { createEvmRelayer } from '../chain/evm-relayer.ts';
+import { createEvmRelayer, type EvmRelayer } from '../chain/evm-relayer.ts';
 import { createEvmTokenReader } from '../chain/evm-token-reader.ts';
 import type { EvmHexKey } from '../chain/evm-key-file.ts';
 import { createEvmExactScheme, type EvmExactSchemeConfig } from './evm-exact.ts';
@@ -29,6 +29,8 @@ export interface EvmExactSetup {
   /** Receipt / settle wait, ms. */
   readonly settleTimeoutMs?: number;
   readonly verifyOffchain?: EvmExactSchemeConfig['verifyOffchain'];
+  /** The relayer to send with (shared with the payment channels); default: one made for this scheme. */
+  readonly relayer?: EvmRelayer;
 }
 
 /** Checks the upstream and returns the scheme; throws a clear Error on misconfiguration. */
@@ -58,7 +60,7 @@ export async function startEvmExactScheme(setup: EvmExactSetup): Promise<ExactSc
   if (domain.name !== setup.name || domain.version !== setup.version) {
     throw new Error(`EVM asset ${setup.asset} has EIP-712 domain "${domain.name}" v"${domain.version}", but the terms say "${setup.name}" v"${setup.version}"`);
   }
-  const relayer = createEvmRelayer({ rpcUrl, asset: setup.asset, key: relayerKey, chainId });
+  const relayer = setup.relayer ?? createEvmRelayer({ rpcUrl, asset: setup.asset, key: relayerKey, chainId });
   const settler = createRelayerSettler({ reader, relayer, ...(setup.settleTimeoutMs ? { receiptTimeoutMs: setup.settleTimeoutMs } : {}) });
   return createEvmExactScheme({ network, settler, ...extra });
 }

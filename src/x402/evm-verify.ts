@@ -46,7 +46,7 @@ export interface EvmVerifyInput {
     readonly amount: string;
     readonly asset: string;
     readonly payTo: string;
-    readonly extra: Readonly<Record<string, string>>;
+    readonly extra: Readonly<Record<string, string | number>>;
   };
   /** Unix seconds now (the caller's clock, so this stays pure). */
   readonly nowSeconds: number;
@@ -100,7 +100,8 @@ export async function verifyEvmExactOffchain(input: EvmVerifyInput): Promise<Ver
   if (input.acceptedScheme !== 'exact' || req.scheme !== 'exact') return invalid(EVM_REASONS.invalidScheme, 'scheme is not exact');
   const name = req.extra.name;
   const version = req.extra.version;
-  if (!name || !version) return invalid(EVM_REASONS.missingEip712Domain, 'the terms carry no EIP-712 name/version');
+  if (typeof name !== 'string' || typeof version !== 'string' || !name || !version)
+    return invalid(EVM_REASONS.missingEip712Domain, 'the terms carry no EIP-712 name/version');
   const chainId = evmChainIdOf(req.network);
   if (input.acceptedNetwork !== req.network || chainId === null)
     return invalid(EVM_REASONS.networkMismatch, `payment is for ${input.acceptedNetwork}, terms are for ${req.network}`);

@@ -44,25 +44,35 @@ export function withSettleFailure(reply: HttpReply, settled: SettleResult): Http
   return { ...reply, headers: { ...reply.headers, 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(failure)).toString('base64') } };
 }
 
+/** Issues the receipt of a paid answer (appending its ledger entry): its header, or none when that failed (reported). */
+export type ReceiptStamp = (paid: PendingSettlement['paid'], network: string, answer: HttpReply, timing?: PaidTiming) => Promise<Record<string, string>>;
+
+/** The receipt step every paid answer shares, whatever paid for it. */
+export function createReceiptStamp(config: Pick<PaidDeliveryConfig, 'receipts' | 'fault'>): ReceiptStamp {
+  return async (paid, network, answer, timing): Promise<Record<string, string>> => {
+    if (!config.receipts) return {};
+    try {
+      const issued = await config.receipts.issue({ ...paid, network, body: answer.body });
+      if (issued.phases) {
+        timing?.add('receipt', issued.phases.receiptMs);
+        timing?.add('ledger', issued.phases.ledgerMs);
+      }
+      return { [RECEIPT_HEADER]: issued.headerValue };
+    } catch (err) {
+      config.fault(`receipt or ledger entry failed for a paid ${paid.endpoint} answer; answering without a receipt`, err);
+      return {};
+    }
+  };
+}
+
 /** The money moved: record it, issue the receipt, answer. Nothing here withholds the 200. */
 export function createPaidDelivery(config: PaidDeliveryConfig): PaidDelivery {
+  const stamp = createReceiptStamp(config);
   return async (key, settled, answer, paid, timing) => {
     await config.replayGuard
       .markSettled(key)
       .catch((err: unknown) => config.fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-    let receiptHeader: Record<string, string> = {};
-    if (config.receipts) {
-      try {
-        const issued = await config.receipts.issue({ ...paid, network: settled.network, body: answer.body });
-        receiptHeader = { [RECEIPT_HEADER]: issued.headerValue };
-        if (issued.phases) {
-          timing?.add('receipt', issued.phases.receiptMs);
-          timing?.add('ledger', issued.phases.ledgerMs);
-        }
-      } catch (err) {
-        config.fault(`receipt or ledger entry failed after settlement ${settled.transaction}; answering without a receipt`, err);
-      }
-    }
+    const receiptHeader = await stamp(paid, settled.network, answer, timing);
     return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled), ...receiptHeader } };
   };
 }

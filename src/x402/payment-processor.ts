@@ -16,6 +16,7 @@
  */
 import { errorReply, replyForError, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import type { ChannelProcessor } from './channel-processor.ts';
 import { createClaimedSettlement } from './claimed-settlement.ts';
 import type { ExactScheme } from './exact-scheme.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
@@ -51,6 +52,8 @@ export interface PaymentProcessorConfig {
   readonly paidAnswers?: PaidAnswerStore;
   /** Bookkeeping faults after a settlement (the answer goes out regardless); default stderr. */
   readonly onFault?: (what: string, err: unknown) => void;
+  /** Payment channels (`batch-settlement`), when offered: their processor and `/facilitator/supported` kind. */
+  readonly channels?: { readonly processor: ChannelProcessor; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
 }
 
 function reportFault(what: string, err: unknown): void {
@@ -80,6 +83,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
 
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
+    // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.
+    if (call.requirements.scheme === 'batch-settlement') {
+      return config.channels ? config.channels.processor.process(call, timing) : refuse(call, 'unsupported_scheme', 'payment channels are not offered here');
+    }
     const scheme = schemes.get(call.requirements.network);
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
     const key = scheme.replayKey(call.payment);
@@ -136,8 +143,13 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     },
     supported() {
       const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.supportedExtra }));
-      const signers: Record<string, readonly string[]> = {};
-      for (const s of schemes.values()) signers[s.network] = s.signers;
+      const signers: Record<string, string[]> = {};
+      for (const s of schemes.values()) signers[s.network] = [...s.signers];
+      if (config.channels) {
+        kinds.push(config.channels.kind);
+        const net = config.channels.kind.network;
+        signers[net] = [...new Set([...(signers[net] ?? []), ...config.channels.signers])];
+      }
       return { kinds, signers };
     },
   };

@@ -13,14 +13,48 @@ import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } fr
 /** Every challenge gives the payer 60 s (docs/contract.md#payment-terms). */
 export const MAX_TIMEOUT_SECONDS = 60;
 
+/** The terms of our payment channels on Base (the `batch-settlement` scheme). */
+export interface ChannelTerms {
+  /** The key that authorizes our claims and refunds. */
+  readonly receiverAuthorizer: string;
+  /** Seconds a payer's timed withdrawal waits, during which we claim what we earned. */
+  readonly withdrawDelay: number;
+  /** The deposit a channel is asked to hold, in calls of the route (`minDeposit` = price x this). */
+  readonly minDepositCalls: number;
+}
+
 export interface PaymentTermsConfig {
   readonly svm: { readonly payTo: string; readonly asset: string; readonly feePayer: string };
   readonly evm: { readonly payTo: string; readonly asset: string; readonly name: string; readonly version: string };
+  /** Offered when a channel path is configured; null or absent: exact only. */
+  readonly channel?: ChannelTerms | null;
 }
 
-/** The two accepted options of a route: Solana mainnet first, then Base. */
+/**
+ * The accepted options of a route: Solana mainnet first, then Base `exact` (the default for
+ * one-off callers), then a Base payment channel when we run one.
+ */
 export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTermsConfig): readonly PaymentRequirements[] {
   const amount = String(entry.priceUnits);
+  const channel: PaymentRequirements[] = terms.channel
+    ? [
+        {
+          scheme: 'batch-settlement',
+          network: BASE_MAINNET_CAIP2,
+          amount,
+          payTo: terms.evm.payTo,
+          maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+          asset: terms.evm.asset,
+          extra: {
+            receiverAuthorizer: terms.channel.receiverAuthorizer,
+            withdrawDelay: terms.channel.withdrawDelay,
+            name: terms.evm.name,
+            version: terms.evm.version,
+            minDeposit: String(entry.priceUnits * terms.channel.minDepositCalls),
+          },
+        },
+      ]
+    : [];
   return [
     {
       scheme: 'exact',
@@ -40,6 +74,7 @@ export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTerms
       asset: terms.evm.asset,
       extra: { name: terms.evm.name, version: terms.evm.version },
     },
+    ...channel,
   ];
 }
 
@@ -50,6 +85,11 @@ export interface ChallengeBuilder {
    * `PAYMENT-REQUIRED` header. `error` says why (default `Payment required`).
    */
   reply(resourceUrl: string, error?: string): HttpReply;
+  /**
+   * A 402 for one payer: the options of `scheme` carry `extra` fields of its own (a channel's
+   * corrective 402 hands back the channel's state and the last voucher). Built every time.
+   */
+  replyWithExtra(resourceUrl: string, error: string, scheme: PaymentRequirements['scheme'], extra: Readonly<Record<string, unknown>>): HttpReply;
 }
 
 /** Per-challenge values that change over time (kept out of `accepts`, which payments must match). */
@@ -151,6 +191,16 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
   let plainFor: object | null = null;
   return {
     accepts,
+    replyWithExtra(resourceUrl, error, scheme, extra) {
+      const patched = accepts.map((r) => (r.scheme === scheme ? { ...r, extra: { ...r.extra, ...extra } } : r));
+      const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
+      const body = `${head}${resourceTail},"accepts":${JSON.stringify(patched)},"extensions":${EXTENSIONS_JSON}}`;
+      return {
+        status: ERROR_STATUS.payment_required,
+        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') },
+        body,
+      };
+    },
     reply(resourceUrl, error) {
       if (error !== undefined) return render(resourceUrl, error);
       const now = tailNow();

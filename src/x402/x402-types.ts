@@ -9,15 +9,19 @@ export const SOLANA_MAINNET_CAIP2 = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 /** CAIP-2 id of Base mainnet. */
 export const BASE_MAINNET_CAIP2 = 'eip155:8453';
 
+/** The x402 schemes this service settles: one payment per call, or a payment channel (Base only). */
+export type PaymentScheme = 'exact' | 'batch-settlement';
+
 /** One x402 v2 PaymentRequirements object: an `accepts` option of a 402 challenge. */
 export interface PaymentRequirements {
-  readonly scheme: 'exact';
+  readonly scheme: PaymentScheme;
   readonly network: string;
   readonly amount: string;
   readonly asset: string;
   readonly payTo: string;
   readonly maxTimeoutSeconds: number;
-  readonly extra: Readonly<Record<string, string>>;
+  /** Scheme terms; strings, except a channel's `withdrawDelay` (seconds), a number on the wire. */
+  readonly extra: Readonly<Record<string, string | number>>;
 }
 
 /** The x402 v2 PaymentPayload a client sends in `PAYMENT-SIGNATURE` (base64 JSON). */
@@ -37,12 +41,16 @@ export interface SettleResponse {
   readonly transaction: string;
   readonly network: string;
   readonly payer: string;
+  /** A channel payment's moved amount ('' for a voucher: nothing moved on chain). */
+  readonly amount?: string;
+  /** A channel payment's charge and channel snapshot. */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** One x402 `SupportedKind`: a scheme and network this service settles now. */
 export interface SupportedKind {
   readonly x402Version: 2;
-  readonly scheme: 'exact';
+  readonly scheme: PaymentScheme;
   readonly network: string;
   readonly extra?: Readonly<Record<string, string>>;
 }

@@ -20,7 +20,8 @@ export interface ImportRules {
   /** Parts outside the layering (a folder, or the package it becomes), and the only files that may import them. */
   readonly apart: readonly { readonly place: string; readonly packageName: RegExp; readonly importers: readonly string[] }[];
   /** Outside library -> the place (file or `dir/`) that alone may import it; an unlisted library is a problem. */
-  readonly libraries: Readonly<Record<string, string>>;
+  /** The one place (file or folder) allowed to import each library; a list only where two programs each need it. */
+  readonly libraries: Readonly<Record<string, string | readonly string[]>>;
 }
 
 /** One import of one file: what it names, and the repository path it resolves to (null: an outside library). */
@@ -105,7 +106,7 @@ export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRu
       if (target === null) {
         const owner = rules.libraries[packageOf(specifier)];
         if (owner === undefined) problems.push(`${file} imports '${specifier}': the library has no owner in the library map`);
-        else if (!within(file, owner)) problems.push(`${file} imports '${specifier}': only ${owner} may import ${packageOf(specifier)}`);
+        else if (![owner].flat().some((o) => within(file, o))) problems.push(`${file} imports '${specifier}': only ${[owner].flat().join(', ')} may import ${packageOf(specifier)}`);
         continue;
       }
       if (!known.has(target)) continue;

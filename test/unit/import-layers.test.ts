@@ -69,7 +69,9 @@ const RULES: ImportRules = {
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
     '@x402/fetch': 'src/cli/x402-payer.ts',
     '@x402/svm': 'src/cli/x402-payer.ts',
-    '@x402/evm': 'src/cli/x402-payer.ts',
+    // @x402/evm has two users in two programs: the CLI pays with its client, and the service runs
+    // its batch-settlement facilitator (deposits, claims, refunds on chain) in process.
+    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channel-facilitator.ts'],
   },
 };
 

@@ -1,0 +1,151 @@
+/**
+ * Turns accepted vouchers into money, in the background: claims the latest voucher of many
+ * channels in one `claimWithSignature` transaction when the unclaimed value or the age of the
+ * oldest unclaimed charge crosses its threshold, or at once when a payer started a timed
+ * withdrawal (we must claim before its delay ends), then sweeps the claimed funds to our receiver
+ * with one `settle`. It also keeps the mirror of each owing channel's on-chain state fresh, which
+ * is how a withdrawal is noticed.
+ */
+import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { type ChannelRecord, type ChannelStore, unclaimedOf } from './channel-store.ts';
+import type { KeyedQueue } from './keyed-queue.ts';
+import type { PaymentRequirements } from './x402-types.ts';
+
+/** Channels claimed in one transaction at most (gas grows with each row). */
+export const MAX_CLAIMS_PER_TX = 50;
+/** An owing channel's on-chain state is re-read at least this often, ms (a fifteenth of the shortest withdrawal delay). */
+export const CHANNEL_WATCH_MS = 60_000;
+/** Owing channels re-read per look at most (bounds the RPC reads of one tick). */
+const MAX_READS_PER_TICK = 200;
+
+export interface ChannelClaimerConfig {
+  readonly store: ChannelStore;
+  readonly facilitator: ChannelFacilitator;
+  readonly queue: KeyedQueue;
+  /** A channel option of our terms: its network, asset (token) and payTo (receiver). */
+  readonly requirements: PaymentRequirements;
+  /** Claim when all channels together owe at least this, token units. */
+  readonly thresholdUnits: bigint;
+  /** ...or when the oldest unclaimed charge is this old, ms. */
+  readonly maxAgeMs: number;
+  /** How often to look, ms. */
+  readonly intervalMs: number;
+  readonly fault: (what: string, err: unknown) => void;
+  readonly now?: () => number;
+}
+
+/** What `/health` shows of the channels. */
+export interface ChannelStatus {
+  readonly open: number;
+  /** Charged and not yet claimed on chain, token units. */
+  readonly unclaimedUnits: string;
+  readonly withdrawalsPending: number;
+  readonly lastClaim: { readonly at: string; readonly transaction: string; readonly channels: number; readonly units: string } | null;
+  readonly lastSweep: { readonly at: string; readonly transaction: string; readonly units: string } | null;
+  readonly lastError: string | null;
+}
+
+export interface ChannelClaimer {
+  /** One look: refresh owing channels, claim and sweep when due (or `force`d). Concurrent calls share one run. */
+  tick(force?: boolean): Promise<void>;
+  status(): ChannelStatus;
+  start(): void;
+  /** Stops looking; resolves when a look under way has finished. */
+  stop(): Promise<void>;
+}
+
+/** Creates the claimer (not started). */
+export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaimer {
+  const { store, facilitator, queue } = config;
+  const now = config.now ?? Date.now;
+  let lastClaim: ChannelStatus['lastClaim'] = null;
+  let lastSweep: ChannelStatus['lastSweep'] = null;
+  let lastError: string | null = null;
+  let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  const owing = () => [...store.entries()].filter(([, r]) => unclaimedOf(r) > 0n);
+  const failed = (what: string, message: string) => {
+    lastError = `${what}: ${message}`;
+    config.fault(what, new Error(message));
+  };
+
+  async function refresh(rows: [string, ChannelRecord][]): Promise<void> {
+    const stale = rows.filter(([, r]) => now() - r.syncedAt >= CHANNEL_WATCH_MS).slice(0, MAX_READS_PER_TICK);
+    await Promise.all(
+      stale.map(([id]) =>
+        queue.run(id, async () => {
+          const onchain = await facilitator.read(id);
+          const current = store.get(id);
+          if (current) await store.put(id, { ...current, onchain, syncedAt: now() });
+        }),
+      ),
+    );
+  }
+
+  async function claimBatch(rows: [string, ChannelRecord][]): Promise<bigint> {
+    const claims = rows.map(([, r]) => ({ voucher: { channel: r.config, maxClaimableAmount: r.signedMax }, signature: r.signature, totalClaimed: r.charged }));
+    const done = await facilitator.claim(claims, config.requirements);
+    if (!done.ok) {
+      failed('channel claim failed', `${done.reason} ${done.message}`.trim());
+      return 0n;
+    }
+    let units = 0n;
+    for (const [id, claimed] of rows) {
+      units += unclaimedOf(claimed);
+      await queue.run(id, async () => {
+        const current = store.get(id);
+        if (!current) return;
+        const onchain = { ...current.onchain, totalClaimed: claimed.charged };
+        await store.put(id, { ...current, onchain, unclaimedSince: BigInt(current.charged) > BigInt(claimed.charged) ? now() : 0 });
+      });
+    }
+    lastClaim = { at: new Date(now()).toISOString(), transaction: done.transaction, channels: rows.length, units: units.toString() };
+    return units;
+  }
+
+  async function look(force: boolean): Promise<void> {
+    await refresh(owing());
+    const rows = owing();
+    if (rows.length === 0) return;
+    const total = rows.reduce((sum, [, r]) => sum + unclaimedOf(r), 0n);
+    const oldest = Math.min(...rows.map(([, r]) => r.unclaimedSince || now()));
+    const withdrawing = rows.some(([, r]) => r.onchain.withdrawRequestedAt !== 0);
+    if (!(force || withdrawing || total >= config.thresholdUnits || now() - oldest >= config.maxAgeMs)) return;
+    let claimed = 0n;
+    for (let i = 0; i < rows.length; i += MAX_CLAIMS_PER_TX) claimed += await claimBatch(rows.slice(i, i + MAX_CLAIMS_PER_TX));
+    if (claimed === 0n) return;
+    const swept = await facilitator.sweep(config.requirements);
+    if (!swept.ok) return failed('channel sweep failed', `${swept.reason} ${swept.message}`.trim());
+    lastSweep = { at: new Date(now()).toISOString(), transaction: swept.transaction, units: swept.amount };
+    lastError = null;
+  }
+
+  return {
+    tick(force = false): Promise<void> {
+      // A forced look waits for an ordinary one under way, then runs itself.
+      if (running && force) return running.then(() => this.tick(true));
+      running ??= look(force)
+        .catch((err: unknown) => failed('channel claims', err instanceof Error ? err.message : String(err)))
+        .finally(() => {
+          running = null;
+        });
+      return running;
+    },
+    status() {
+      const all = [...store.entries()];
+      const unclaimed = all.reduce((sum, [, r]) => sum + unclaimedOf(r), 0n);
+      const withdrawalsPending = all.filter(([, r]) => r.onchain.withdrawRequestedAt !== 0).length;
+      return { open: all.length, unclaimedUnits: unclaimed.toString(), withdrawalsPending, lastClaim, lastSweep, lastError };
+    },
+    start() {
+      timer ??= setInterval(() => void this.tick(), config.intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      return running ?? Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * A payer's cooperative refund over its channel: a zero-charge voucher (its ceiling is exactly
+ * what we charged) asks for the unspent escrow back, at once, instead of the timed withdrawal.
+ * The paid resource is not run. We complete the payload (the refund nonce, a claim row for what
+ * we earned so it is claimed in the same step) and the facilitator claims and refunds on chain,
+ * signing both authorizations with our receiver authorizer key. A full refund forgets the channel.
+ */
+import type { HttpReply } from '../errors.ts';
+import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { CHANNEL_REASONS, type ChannelPayload } from './channel-payload.ts';
+import { channelStateOf, withChannelResponse } from './channel-replies.ts';
+import type { ChannelRecord, ChannelStore } from './channel-store.ts';
+import type { PaidCall } from './paid-call.ts';
+import { withSettleFailure } from './paid-delivery.ts';
+
+export interface ChannelRefundConfig {
+  readonly store: ChannelStore;
+  readonly facilitator: ChannelFacilitator;
+  readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
+  readonly corrective: (call: PaidCall, id: string, rec: ChannelRecord) => HttpReply;
+  /** Null when the voucher's signature holds, else the reason. */
+  readonly voucherHolds: (call: PaidCall, p: ChannelPayload, id: string) => Promise<string | null>;
+  readonly now: () => number;
+}
+
+/** Creates the refund step (run inside the channel's queue). */
+export function createChannelRefund(config: ChannelRefundConfig) {
+  const { store, facilitator, refuse } = config;
+  return async (call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string): Promise<HttpReply> => {
+    const rec = store.get(id);
+    if (!rec) return refuse(call, CHANNEL_REASONS.missingChannel, `this server holds no channel ${id}`);
+    if (p.voucher.maxClaimableAmount !== rec.charged) return config.corrective(call, id, rec);
+    const bad = await config.voucherHolds(call, p, id);
+    if (bad) return refuse(call, bad);
+    const remainder = BigInt(rec.onchain.balance) - BigInt(rec.charged);
+    if (remainder <= 0n) return refuse(call, CHANNEL_REASONS.refundNoBalance, 'nothing is left to refund');
+    const amount = p.amount ?? remainder.toString();
+    const claims = [{ voucher: { channel: p.channelConfig, maxClaimableAmount: rec.charged }, signature: p.voucher.signature, totalClaimed: rec.charged }];
+    const completed = { type: 'refund', channelConfig: p.channelConfig, voucher: p.voucher, amount, refundNonce: rec.onchain.refundNonce, claims };
+    const network = call.requirements.network;
+    const done = await facilitator.refund(completed, call.requirements);
+    if (!done.ok)
+      return withSettleFailure(refuse(call, done.reason, done.message), {
+        success: false,
+        errorReason: done.reason,
+        transaction: done.transaction,
+        network,
+        payer: rec.payer,
+      });
+    const next: ChannelRecord = { ...rec, onchain: done.snapshot, syncedAt: config.now(), unclaimedSince: 0, last: null };
+    // Everything unspent went back: the channel is closed until the payer funds it again.
+    if (BigInt(done.snapshot.balance) <= BigInt(done.snapshot.totalClaimed)) await store.remove(id);
+    else await store.put(id, next);
+    const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState: channelStateOf(id, next) });
+    const answer = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
+    const response = {
+      success: true,
+      transaction: done.transaction,
+      network,
+      payer: rec.payer,
+      amount: done.amount,
+      extra: { channelState: channelStateOf(id, next) },
+    };
+    return withChannelResponse(answer, response, {});
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Runs tasks one at a time per key, in arrival order, with a bound on how many may wait: a
+ * payment channel's requests must be serialized (each voucher builds on the charge before it),
+ * and a client that floods one channel gets a quick "busy" instead of an unbounded queue.
+ */
+
+export interface KeyedQueue {
+  /** Runs `task` after the key's earlier tasks; null when `maxWaiting` tasks already wait for it. */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> | null;
+  /** Keys with a task running or waiting. */
+  busyKeys(): number;
+}
+
+/** Creates a queue that lets at most `maxWaiting` tasks wait per key (beside the running one). */
+export function createKeyedQueue(maxWaiting: number): KeyedQueue {
+  const queues = new Map<string, { tail: Promise<unknown>; count: number }>();
+  return {
+    run(key, task) {
+      let q = queues.get(key);
+      if (q && q.count > maxWaiting) return null;
+      if (!q) {
+        q = { tail: Promise.resolve(), count: 0 };
+        queues.set(key, q);
+      }
+      const entry = q;
+      entry.count++;
+      const result = entry.tail.then(task);
+      entry.tail = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      void entry.tail.then(() => {
+        entry.count--;
+        if (entry.count === 0 && queues.get(key) === entry) queues.delete(key);
+      });
+      return result;
+    },
+    busyKeys: () => queues.size,
+  };
+}
