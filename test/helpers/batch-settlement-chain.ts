@@ -31,7 +31,9 @@ const address = BATCH_SETTLEMENT_ADDRESS as Hex;
  */
 function revertData(e: unknown): Hex | undefined {
   if (!(e instanceof BaseError)) return undefined;
-  const found = e.walk((x) => typeof (x as { data?: unknown }).data === 'object' || typeof (x as { data?: unknown }).data === 'string') as { data?: unknown } | null;
+  const found = e.walk((x) => typeof (x as { data?: unknown }).data === 'object' || typeof (x as { data?: unknown }).data === 'string') as {
+    data?: unknown;
+  } | null;
   const data = typeof found?.data === 'object' ? (found.data as { data?: unknown } | null)?.data : found?.data;
   return typeof data === 'string' && data.startsWith('0x') ? (data as Hex) : undefined;
 }

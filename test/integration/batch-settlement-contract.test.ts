@@ -10,7 +10,13 @@ import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, type ChannelConfig, 
 import type { Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { type BatchSettlementFixture, type Payer, type SignedVoucher, startBatchSettlementFixture, WITHDRAW_DELAY } from '../helpers/batch-settlement-fixture.ts';
+import {
+  type BatchSettlementFixture,
+  type Payer,
+  type SignedVoucher,
+  startBatchSettlementFixture,
+  WITHDRAW_DELAY,
+} from '../helpers/batch-settlement-fixture.ts';
 
 type Hex = `0x${string}`;
 const DEPOSIT = 10_000n;
@@ -30,7 +36,11 @@ function row(config: ChannelConfig, voucher: SignedVoucher, totalClaimed: bigint
 
 /** A ClaimBatch signature by `signer` over the given (channel, ceiling, total) entries. */
 function signBatch(signer: typeof stranger, rows: ReturnType<typeof row>[]): Promise<Hex> {
-  const claims = rows.map((r) => ({ channelId: f.channelId(r.voucher.channel), maxClaimableAmount: r.voucher.maxClaimableAmount, totalClaimed: r.totalClaimed }));
+  const claims = rows.map((r) => ({
+    channelId: f.channelId(r.voucher.channel),
+    maxClaimableAmount: r.voucher.maxClaimableAmount,
+    totalClaimed: r.totalClaimed,
+  }));
   return signer.signTypedData({ domain: DOMAIN, types: claimBatchTypes, primaryType: 'ClaimBatch', message: { claims } });
 }
 
@@ -60,7 +70,9 @@ describe('X402BatchSettlement refusals', () => {
     expect(viaFacilitator).toMatchObject({ success: false, errorReason: 'invalid_batch_settlement_evm_claim_simulation_failed' });
     const vHuge = await f.voucher(payerP, configP, 20_000n);
     const aboveBalance = [row(configP, vHuge, DEPOSIT + 1n)];
-    expect(await f.chain.revertOf(stranger.address, 'claimWithSignature', [aboveBalance, await signBatch(f.authorizer, aboveBalance)])).toBe('ClaimExceedsBalance');
+    expect(await f.chain.revertOf(stranger.address, 'claimWithSignature', [aboveBalance, await signBatch(f.authorizer, aboveBalance)])).toBe(
+      'ClaimExceedsBalance',
+    );
     const wholeBalance = [row(configP, vHuge, DEPOSIT)];
     expect(await f.chain.revertOf(stranger.address, 'claimWithSignature', [wholeBalance, await signBatch(f.authorizer, wholeBalance)])).toBe('no revert');
   });

@@ -52,17 +52,27 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
       hashTypedData({ domain: DOMAIN, types, primaryType, message } as Parameters<typeof hashTypedData>[0]);
     expect(await f.chain.read('getVoucherDigest', [idA, 1234n])).toBe(typed(voucherTypes, 'Voucher', { channelId: idA, maxClaimableAmount: 1234n }));
     expect(await f.chain.read('getRefundDigest', [idA, 7n, 99n])).toBe(typed(refundTypes, 'Refund', { channelId: idA, nonce: 7n, amount: 99n }));
-    const rows = [f.claimRow(configA, { channelId: idA, maxClaimableAmount: '5', signature: '0x' }, 4n), f.claimRow(configB, { channelId: idB, maxClaimableAmount: '9', signature: '0x' }, 9n)];
+    const rows = [
+      f.claimRow(configA, { channelId: idA, maxClaimableAmount: '5', signature: '0x' }, 4n),
+      f.claimRow(configB, { channelId: idB, maxClaimableAmount: '9', signature: '0x' }, 9n),
+    ];
     const entries = [
       { channelId: idA, maxClaimableAmount: 5n, totalClaimed: 4n },
       { channelId: idB, maxClaimableAmount: 9n, totalClaimed: 9n },
     ];
-    const asArgs = rows.map((r) => ({ ...r, voucher: { ...r.voucher, maxClaimableAmount: BigInt(r.voucher.maxClaimableAmount) }, totalClaimed: BigInt(r.totalClaimed) }));
+    const asArgs = rows.map((r) => ({
+      ...r,
+      voucher: { ...r.voucher, maxClaimableAmount: BigInt(r.voucher.maxClaimableAmount) },
+      totalClaimed: BigInt(r.totalClaimed),
+    }));
     expect(await f.chain.read('getClaimBatchDigest', [asArgs])).toBe(typed(claimBatchTypes, 'ClaimBatch', { claims: entries }));
   });
 
   it('deposits: the official facilitator verifies and settles the official client deposit via the ERC-3009 collector', async () => {
-    for (const [payer, config, id] of [[payerA, configA, idA], [payerB, configB, idB]] as const) {
+    for (const [payer, config, id] of [
+      [payerA, configA, idA],
+      [payerB, configB, idB],
+    ] as const) {
       const payment = await f.depositPayload(payer, config, DEPOSIT, PRICE);
       const verified = await f.facilitator.verify(payment, f.requirements);
       expect(verified).toMatchObject({ isValid: true, payer: payer.address, extra: { channelId: id, balance: '0', totalClaimed: '0' } });
@@ -90,11 +100,18 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
   it('verifies vouchers, then claims two channels in one claimWithSignature (facilitator-signed, then server-signed)', async () => {
     const vouchersA = [await f.voucher(payerA, configA, 2_000n), await f.voucher(payerA, configA, 3_000n)];
     const voucherB = await f.voucher(payerB, configB, 2_000n);
-    for (const [v, config] of [[vouchersA[0], configA], [vouchersA[1], configA], [voucherB, configB]] as const) {
+    for (const [v, config] of [
+      [vouchersA[0], configA],
+      [vouchersA[1], configA],
+      [voucherB, configB],
+    ] as const) {
       const verified = await f.facilitator.verify(f.envelope({ type: 'voucher', channelConfig: config, voucher: v }), f.requirements);
       expect(verified).toMatchObject({ isValid: true, extra: { balance: String(DEPOSIT) } });
     }
-    const claim = await f.facilitator.settle(f.envelope({ type: 'claim', claims: [f.claimRow(configA, vouchersA[1]!, 3_000n), f.claimRow(configB, voucherB, 2_000n)] }), f.requirements);
+    const claim = await f.facilitator.settle(
+      f.envelope({ type: 'claim', claims: [f.claimRow(configA, vouchersA[1]!, 3_000n), f.claimRow(configB, voucherB, 2_000n)] }),
+      f.requirements,
+    );
     expect(claim).toMatchObject({ success: true });
     expect((await f.chain.eventsOf(claim.transaction)).map((e) => e.eventName)).toEqual(['Claimed', 'Claimed']);
     // Dynamic pricing: a 4,000 ceiling of which the server charged only 500 more; the server
@@ -102,7 +119,12 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
     const v4 = await f.voucher(payerA, configA, 4_000n);
     const rows = [f.claimRow(configA, v4, 3_500n)];
     const entries = [{ channelId: idA, maxClaimableAmount: 4_000n, totalClaimed: 3_500n }];
-    const claimAuthorizerSignature = await f.authorizer.signTypedData({ domain: DOMAIN, types: claimBatchTypes, primaryType: 'ClaimBatch', message: { claims: entries } });
+    const claimAuthorizerSignature = await f.authorizer.signTypedData({
+      domain: DOMAIN,
+      types: claimBatchTypes,
+      primaryType: 'ClaimBatch',
+      message: { claims: entries },
+    });
     expect(await f.facilitator.settle(f.envelope({ type: 'claim', claims: rows, claimAuthorizerSignature }), f.requirements)).toMatchObject({ success: true });
     expect(await f.chain.channel(idA)).toEqual({ balance: DEPOSIT, totalClaimed: 3_500n });
     expect(await f.chain.channel(idB)).toEqual({ balance: DEPOSIT, totalClaimed: 2_000n });
@@ -121,7 +143,9 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
 
   it('refunds cooperatively: the facilitator claims the last voucher and refunds in one multicall', async () => {
     const charged = await f.voucher(payerB, configB, 2_600n); // a last 600 charge, not claimed yet
-    expect(await f.facilitator.verify(f.envelope({ type: 'voucher', channelConfig: configB, voucher: charged }), f.requirements)).toMatchObject({ isValid: true });
+    expect(await f.facilitator.verify(f.envelope({ type: 'voucher', channelConfig: configB, voucher: charged }), f.requirements)).toMatchObject({
+      isValid: true,
+    });
     const zeroCharge = await f.voucher(payerB, configB, 2_600n);
     const request = { type: 'refund', channelConfig: configB, voucher: zeroCharge };
     expect(await f.facilitator.verify(f.envelope(request), f.requirements)).toMatchObject({ isValid: true, extra: { refundNonce: '0' } });
@@ -144,7 +168,15 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
     expect(await f.chain.revertOf(payerB.address, 'refundWithSignature', [configB, 500n, 1n, early])).toBe('InvalidRefundNonce');
     // The facilitator relays a server-signed refund for the current nonce (no claims: a direct call).
     const refundAuthorizerSignature = await sign(2n, 500n);
-    const payload = { type: 'refund', channelConfig: configB, voucher: await f.voucher(payerB, configB, 2_600n), amount: '500', refundNonce: '2', claims: [], refundAuthorizerSignature };
+    const payload = {
+      type: 'refund',
+      channelConfig: configB,
+      voucher: await f.voucher(payerB, configB, 2_600n),
+      amount: '500',
+      refundNonce: '2',
+      claims: [],
+      refundAuthorizerSignature,
+    };
     expect(await f.facilitator.settle(f.envelope(payload), f.requirements)).toMatchObject({ success: true, amount: '500' });
     expect(f.official.writes.at(-1)).toBe('refundWithSignature');
     expect(await f.chain.revertOf(payerB.address, 'refundWithSignature', [configB, 500n, 2n, refundAuthorizerSignature])).toBe('InvalidRefundNonce');
@@ -169,7 +201,9 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
     const last = await f.voucher(payerA, configA, 5_000n);
     const verified = await f.facilitator.verify(f.envelope({ type: 'voucher', channelConfig: configA, voucher: last }), f.requirements);
     expect(verified).toMatchObject({ isValid: true, extra: { withdrawRequestedAt: initiatedAt } });
-    expect(await f.facilitator.settle(f.envelope({ type: 'claim', claims: [f.claimRow(configA, last, 5_000n)] }), f.requirements)).toMatchObject({ success: true });
+    expect(await f.facilitator.settle(f.envelope({ type: 'claim', claims: [f.claimRow(configA, last, 5_000n)] }), f.requirements)).toMatchObject({
+      success: true,
+    });
     const readyAt = initiatedAt + WITHDRAW_DELAY;
     await f.chain.setNextBlockTimestamp(readyAt - 1);
     const early = await f.chain.send(payerA.key, 'finalizeWithdraw', [configA], { abi: f.official.abi, gas: 300_000n });
