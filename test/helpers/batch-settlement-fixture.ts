@@ -15,7 +15,7 @@ import { computeChannelId, createBatchSettlementEIP3009DepositPayload, signVouch
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import type { Abi } from 'viem';
 import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { type BatchSettlementChain, batchSettlementChain } from './batch-settlement-chain.ts';
+import { BatchSettlementChain } from './batch-settlement-chain.ts';
 import { referenceEvmSigner } from './evm-reference-signer.ts';
 
 type Hex = `0x${string}`;
@@ -60,77 +60,97 @@ function recordingSigner(evm: LocalEvm, key: EvmHexKey, official: OfficialCalls)
   };
 }
 
-/** Starts the chain and the parties; `close()` stops the chain. */
-export async function startBatchSettlementFixture(seed: string) {
-  const evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed });
-  const chain: BatchSettlementChain = batchSettlementChain(evm);
-  const facilitatorKey = generateEvmKey();
-  await evm.fundEth(evmAddressOfKey(facilitatorKey), 10n ** 18n);
-  const authorizerKey = generateEvmKey();
-  const authorizer = evmAccountFromKey(authorizerKey);
-  const receiverKey = generateEvmKey();
-  const receiver = evmAddressOfKey(receiverKey) as Hex;
-  await evm.fundEth(receiver, PAYER_GAS_WEI);
-  const official: OfficialCalls = { abi: undefined, writes: [] };
-  const facilitator = new BatchSettlementEvmScheme(recordingSigner(evm, facilitatorKey, official), authorizer);
-  const requirements: PaymentRequirements = {
+function requirementsFor(evm: LocalEvm, receiver: Hex, receiverAuthorizer: Hex): PaymentRequirements {
+  return {
     scheme: 'batch-settlement',
     network: NETWORK,
     amount: String(PRICE),
     asset: evm.usdcAddress,
     payTo: receiver,
     maxTimeoutSeconds: 3600,
-    extra: { receiverAuthorizer: authorizer.address, withdrawDelay: WITHDRAW_DELAY, name: evm.name, version: evm.version },
-  };
-  const envelope = (payload: Record<string, unknown>): PaymentPayload => ({ x402Version: 2, accepted: requirements, payload });
-
-  return {
-    evm,
-    chain,
-    facilitator,
-    official,
-    authorizer,
-    receiver,
-    receiverKey,
-    requirements,
-    envelope,
-    /** A payer with `usdc` units of LocalUsdc and some ETH for its own withdrawal calls. */
-    async newPayer(usdc: bigint): Promise<Payer> {
-      const key = generateEvmKey();
-      const account = evmAccountFromKey(key);
-      await evm.fundUsdc(account.address, usdc);
-      await evm.fundEth(account.address, PAYER_GAS_WEI);
-      return { key, account, address: account.address };
-    },
-    /** The payer's channel to our receiver; `ownAuthorizer: false` leaves payerAuthorizer zero. */
-    configFor(payer: Payer, ownAuthorizer = true, salt: Hex = `0x${'00'.repeat(32)}`): ChannelConfig {
-      return {
-        payer: payer.address,
-        payerAuthorizer: ownAuthorizer ? payer.address : ZERO_ADDRESS,
-        receiver,
-        receiverAuthorizer: authorizer.address,
-        token: evm.usdcAddress as Hex,
-        withdrawDelay: WITHDRAW_DELAY,
-        salt,
-      };
-    },
-    channelId: (config: ChannelConfig): Hex => computeChannelId(config, NETWORK),
-    /** The official client's deposit payload (EIP-3009 authorization + first voucher). */
-    async depositPayload(payer: Payer, config: ChannelConfig, amount: bigint, maxClaimable: bigint): Promise<PaymentPayload> {
-      const created = await createBatchSettlementEIP3009DepositPayload(payer.account, 2, requirements, config, String(amount), String(maxClaimable));
-      return envelope(created.payload);
-    },
-    /** The official client's voucher for a cumulative ceiling. */
-    voucher: (payer: Payer, config: ChannelConfig, maxClaimable: bigint): Promise<SignedVoucher> =>
-      signVoucher(payer.account, computeChannelId(config, NETWORK), String(maxClaimable), NETWORK),
-    /** A claim row: the voucher and the new cumulative total claimed for its channel. */
-    claimRow: (config: ChannelConfig, voucher: SignedVoucher, totalClaimed: bigint) => ({
-      voucher: { channel: config, maxClaimableAmount: voucher.maxClaimableAmount },
-      signature: voucher.signature,
-      totalClaimed: String(totalClaimed),
-    }),
-    close: () => evm.close(),
+    extra: { receiverAuthorizer, withdrawDelay: WITHDRAW_DELAY, name: evm.name, version: evm.version },
   };
 }
 
-export type BatchSettlementFixture = Awaited<ReturnType<typeof startBatchSettlementFixture>>;
+/** The chain and the parties of one test file; `close()` stops the chain. */
+export class BatchSettlementFixture {
+  readonly chain: BatchSettlementChain;
+  readonly official: OfficialCalls = { abi: undefined, writes: [] };
+  readonly facilitator: BatchSettlementEvmScheme;
+  readonly authorizer: Payer['account'];
+  readonly receiverKey: EvmHexKey = generateEvmKey();
+  readonly receiver: Hex = evmAddressOfKey(this.receiverKey) as Hex;
+  readonly requirements: PaymentRequirements;
+
+  constructor(
+    readonly evm: LocalEvm,
+    facilitatorKey: EvmHexKey,
+  ) {
+    this.chain = new BatchSettlementChain(evm);
+    this.authorizer = evmAccountFromKey(generateEvmKey());
+    this.facilitator = new BatchSettlementEvmScheme(recordingSigner(evm, facilitatorKey, this.official), this.authorizer);
+    this.requirements = requirementsFor(evm, this.receiver, this.authorizer.address);
+  }
+
+  /** An x402 v2 payment payload accepting this fixture's requirements. */
+  envelope(payload: Record<string, unknown>): PaymentPayload {
+    return { x402Version: 2, accepted: this.requirements, payload };
+  }
+
+  /** A payer with `usdc` units of LocalUsdc and some ETH for its own withdrawal calls. */
+  async newPayer(usdc: bigint): Promise<Payer> {
+    const key = generateEvmKey();
+    const account = evmAccountFromKey(key);
+    await this.evm.fundUsdc(account.address, usdc);
+    await this.evm.fundEth(account.address, PAYER_GAS_WEI);
+    return { key, account, address: account.address };
+  }
+
+  /** The payer's channel to our receiver; `ownAuthorizer: false` leaves payerAuthorizer zero. */
+  configFor(payer: Payer, ownAuthorizer = true, salt: Hex = `0x${'00'.repeat(32)}`): ChannelConfig {
+    return {
+      payer: payer.address,
+      payerAuthorizer: ownAuthorizer ? payer.address : ZERO_ADDRESS,
+      receiver: this.receiver,
+      receiverAuthorizer: this.authorizer.address,
+      token: this.evm.usdcAddress as Hex,
+      withdrawDelay: WITHDRAW_DELAY,
+      salt,
+    };
+  }
+
+  /** The official client's channel id. */
+  channelId(config: ChannelConfig): Hex {
+    return computeChannelId(config, NETWORK);
+  }
+
+  /** The official client's deposit payload (EIP-3009 authorization + first voucher). */
+  async depositPayload(payer: Payer, config: ChannelConfig, amount: bigint, maxClaimable: bigint): Promise<PaymentPayload> {
+    const created = await createBatchSettlementEIP3009DepositPayload(payer.account, 2, this.requirements, config, String(amount), String(maxClaimable));
+    return this.envelope(created.payload);
+  }
+
+  /** The official client's voucher for a cumulative ceiling. */
+  voucher(payer: Payer, config: ChannelConfig, maxClaimable: bigint): Promise<SignedVoucher> {
+    return signVoucher(payer.account, computeChannelId(config, NETWORK), String(maxClaimable), NETWORK);
+  }
+
+  /** A claim row as the facilitator takes it: the voucher and the channel's new cumulative total. */
+  claimRow(config: ChannelConfig, voucher: SignedVoucher, totalClaimed: bigint) {
+    return { voucher: { channel: config, maxClaimableAmount: voucher.maxClaimableAmount }, signature: voucher.signature, totalClaimed: String(totalClaimed) };
+  }
+
+  close(): Promise<void> {
+    return this.evm.close();
+  }
+}
+
+/** Starts a fresh local EVM and funds the facilitator's sender and the receiver with ETH. */
+export async function startBatchSettlementFixture(seed: string): Promise<BatchSettlementFixture> {
+  const evm = await startLocalEvm({ host: '127.0.0.1', port: 0, seed });
+  const facilitatorKey = generateEvmKey();
+  await evm.fundEth(evmAddressOfKey(facilitatorKey), 10n ** 18n);
+  const fixture = new BatchSettlementFixture(evm, facilitatorKey);
+  await evm.fundEth(fixture.receiver, PAYER_GAS_WEI);
+  return fixture;
+}

@@ -12,6 +12,7 @@ import {
     VoucherClaim
 } from "./BatchSettlementTypes.sol";
 import {BatchSettlementDigests} from "./BatchSettlementDigests.sol";
+import {IBatchSettlementEvents, SelfMulticall} from "./BatchSettlementEvents.sol";
 
 /// @title X402BatchSettlement
 /// @notice The localnet's payment-channel escrow for the x402 `batch-settlement` scheme on EVM,
@@ -21,7 +22,7 @@ import {BatchSettlementDigests} from "./BatchSettlementDigests.sol";
 /// cooperatively; the payer can always leave through a timed withdrawal.
 /// @dev Placed with set-code at the canonical address, so it has no constructor, no immutables and
 /// no storage that needs initializing. The reentrancy lock lives in transient storage (EIP-1153).
-contract X402BatchSettlement is BatchSettlementDigests {
+contract X402BatchSettlement is BatchSettlementDigests, IBatchSettlementEvents, SelfMulticall {
     using TokenCalls for address;
 
     uint40 public constant MIN_WITHDRAW_DELAY = 15 minutes;
@@ -34,33 +35,6 @@ contract X402BatchSettlement is BatchSettlementDigests {
     mapping(address receiver => mapping(address token => ReceiverTotals)) public receivers;
 
     bool private transient _locked;
-
-    event ChannelCreated(bytes32 indexed channelId, ChannelConfig config);
-    event ChannelClosed(bytes32 indexed channelId, ChannelConfig config);
-    event Deposited(bytes32 indexed channelId, address indexed sender, address indexed collector, uint128 amount, uint128 balance);
-    event Claimed(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 totalClaimed);
-    event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount);
-    event Refunded(bytes32 indexed channelId, address indexed sender, uint128 amount, uint256 nonce);
-    event WithdrawInitiated(bytes32 indexed channelId, uint128 amount, uint256 finalizeAfter);
-    event WithdrawFinalized(bytes32 indexed channelId, address indexed sender, uint128 amount);
-
-    error Reentrancy();
-    error ZeroAmount();
-    error InvalidChannelConfig();
-    error DepositNotReceived(uint256 expected, uint256 received);
-    error EmptyClaims();
-    error Unauthorized();
-    error AuthorizerMismatch();
-    error InvalidVoucherSignature(bytes32 channelId);
-    error InvalidAuthorizerSignature();
-    error ClaimExceedsVoucher(bytes32 channelId, uint128 totalClaimed, uint128 maxClaimableAmount);
-    error ClaimExceedsBalance(bytes32 channelId, uint128 totalClaimed, uint128 balance);
-    error InvalidRefundNonce(uint256 expected, uint256 given);
-    error WithdrawExceedsUnclaimed(uint128 amount, uint128 unclaimed);
-    error WithdrawPending();
-    error NoPendingWithdraw();
-    error WithdrawDelayNotElapsed(uint256 finalizeAfter);
-    error CallFailed(uint256 index);
 
     modifier nonReentrant() {
         if (_locked) revert Reentrancy();
@@ -192,24 +166,6 @@ contract X402BatchSettlement is BatchSettlementDigests {
         if (paid > 0) config.token.safeTransfer(config.payer, paid);
         emit WithdrawFinalized(channelId, msg.sender, paid);
         if (paid > 0 && channel.balance == 0) emit ChannelClosed(channelId, config);
-    }
-
-    // ---- batching ----
-
-    /// @notice Runs several calls to this contract in one transaction (e.g. claim, then refund),
-    /// each as if called directly; any failure reverts the whole batch with the failing index.
-    function multicall(bytes[] calldata data) external returns (bytes[] memory results) {
-        results = new bytes[](data.length);
-        for (uint256 i = 0; i < data.length; i++) {
-            (bool ok, bytes memory ret) = address(this).delegatecall(data[i]);
-            if (!ok) {
-                if (ret.length == 0) revert CallFailed(i);
-                assembly {
-                    revert(add(ret, 0x20), mload(ret))
-                }
-            }
-            results[i] = ret;
-        }
     }
 
     // ---- internals ----
