@@ -4,8 +4,8 @@
  * ExactEvmScheme over a viem client of the local EVM, EDR): the same payloads, judged by both,
  * must get the same verdict and, when invalid, the same reason.
  *
- * The reference's signer (test/helpers/evm-reference-signer.ts) answers the Multicall3 call the
- * reference diagnoses with, which the local EVM does not have deployed.
+ * The reference diagnoses failures through Multicall3 `tryAggregate`, which runs on chain: the
+ * local EVM has Multicall3 at its canonical address (packages/localnet/contracts/Multicall3.sol).
  *
  * One deliberate difference, pinned below: the high-s (malleable) twin of a valid signature. Both
  * refuse it; we name the signature (`invalid_exact_evm_signature`, checked before recovery, as

@@ -1,9 +1,10 @@
 /**
- * `npm run build:contracts`: compiles contracts/LocalUsdc.sol now (src/evm/compile-local-usdc.ts).
- * The embedded localnet also compiles it at start when the artifact is missing or stale.
+ * `npm run build:contracts`: compiles contracts/*.sol now (src/evm/compile-contracts.ts): LocalUsdc
+ * and the x402 batch-settlement contracts with Multicall3. The embedded localnet also compiles
+ * them at start when an artifact is missing or stale.
  */
-import { compileLocalUsdc } from '../src/evm/compile-local-usdc.ts';
+import { compileLocalContracts } from '../src/evm/compile-contracts.ts';
 
 const started = performance.now();
-const path = await compileLocalUsdc();
-console.log(`build:contracts wrote ${path} in ${Math.round(performance.now() - started)} ms`);
+const paths = await compileLocalContracts();
+console.log(`build:contracts wrote ${paths.join(', ')} in ${Math.round(performance.now() - started)} ms`);

@@ -8,6 +8,14 @@ export { SERVICE_FEE_PAYER_LAMPORTS, type ServiceAccounts } from './service-acco
 export { startRpcServer, type RpcServer } from './rpc-server.ts';
 export { startGeyserServer, type GeyserServer } from './geyser-server.ts';
 export { startLocalEvm, type LocalEvm } from './evm/start-local-evm.ts';
+export {
+  BATCH_SETTLEMENT_ADDRESS,
+  type CanonicalContracts,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  MULTICALL3_ADDRESS,
+} from './evm/canonical-contracts.ts';
+// The compiled contracts' ABIs, for tests that call them directly.
+export { type ContractArtifact, loadContractArtifact, type LocalContractName } from './evm/contract-artifacts.ts';
 export { loadMarketFixture, type MarketFixture } from './market-fixture.ts';
 export type { ProducedTransaction } from './block-producer.ts';
 export type { ChainHeadReader, ExecutedTransaction, LocalChainEvents } from './types.ts';

@@ -5,7 +5,7 @@
  */
 import { addressWord, decodeString, encodeCall, encodeStrings, uintWord } from './evm-abi-words.ts';
 import type { EdrChain, RpcAnswer } from './edr-chain.ts';
-import { selectorOf, type LocalUsdcArtifact } from './local-usdc-artifact.ts';
+import { selectorOf, type LocalUsdcArtifact } from './contract-artifacts.ts';
 
 export interface LocalUsdcFaucet {
   readonly usdcAddress: string;

@@ -1,13 +1,15 @@
 /**
  * The embedded default's Base stand-in: a fresh EDR chain with chain id 8453 (so challenges say
  * `eip155:8453` locally too), LocalUsdc deployed from a deployer key derived from the localnet
- * seed (same seed, same token address), and an Ethereum JSON-RPC endpoint on loopback.
+ * seed (same seed, same token address), the x402 batch-settlement contracts and Multicall3 at
+ * their canonical addresses, and an Ethereum JSON-RPC endpoint on loopback.
  */
 import { createHash } from 'node:crypto';
 import { createEdrChain } from './edr-chain.ts';
 import { startEvmRpcServer } from './evm-rpc-server.ts';
-import { ensureLocalUsdcArtifact } from './compile-local-usdc.ts';
-import { loadLocalUsdcArtifact } from './local-usdc-artifact.ts';
+import { type CanonicalContracts, placeCanonicalContracts } from './canonical-contracts.ts';
+import { ensureLocalContractArtifacts } from './compile-contracts.ts';
+import { loadLocalUsdcArtifact } from './contract-artifacts.ts';
 import { deployLocalUsdc, readStringGetter } from './local-usdc-faucet.ts';
 
 /** Base mainnet's chain id, served locally. */
@@ -32,6 +34,8 @@ export interface LocalEvm {
   readonly url: string;
   readonly chainId: number;
   readonly usdcAddress: string;
+  /** The x402 batch-settlement escrow, its ERC-3009 deposit collector and Multicall3 (set-code placed). */
+  readonly contracts: CanonicalContracts;
   /** EIP-712 domain name and version, read back from the deployed contract. */
   readonly name: string;
   readonly version: string;
@@ -50,10 +54,10 @@ function seedKey(seed: string, role: string): string {
   return `0x${createHash('sha256').update(`x402-intel localnet evm ${role}\0${seed}`).digest('hex')}`;
 }
 
-/** Starts the chain, deploys LocalUsdc, funds the relayer and listens. */
+/** Starts the chain, deploys LocalUsdc, places the canonical contracts, funds the relayer and listens. */
 export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm> {
   const started = performance.now();
-  await ensureLocalUsdcArtifact();
+  await ensureLocalContractArtifacts();
   const artifact = loadLocalUsdcArtifact();
   const relayerKey = seedKey(options.seed, 'relayer');
   const chain = await createEdrChain({ chainId: BigInt(LOCAL_EVM_CHAIN_ID), ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey], balances: [] });
@@ -70,12 +74,14 @@ export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm>
     if ('error' in set) throw new Error(`local EVM: could not fund ${address}: ${set.error.message}`);
   }
   const faucet = await deployLocalUsdc(chain, artifact, deployer, LOCAL_USDC_NAME, LOCAL_USDC_VERSION);
+  const contracts = await placeCanonicalContracts(chain);
   const [name, version] = await Promise.all([readStringGetter(faucet, artifact, 'name()'), readStringGetter(faucet, artifact, 'version()')]);
   const server = await startEvmRpcServer({ chain, host: options.host, port: options.port, fundStablecoin: faucet.fundUsdc });
   return {
     url: server.url,
     chainId: LOCAL_EVM_CHAIN_ID,
     usdcAddress: faucet.usdcAddress,
+    contracts,
     name,
     version,
     relayerKey,
