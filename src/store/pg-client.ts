@@ -17,7 +17,8 @@ export const PG_MAX_CONNECTIONS = 8;
 /** Wait before opening a dropped LISTEN connection again. */
 export const LISTEN_RETRY_MS = 1_000;
 
-export type SqlParam = string | number | boolean | null;
+/** A statement parameter; arrays go to `unnest($n::type[])` for one-statement batches. */
+export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[];
 export type Row = Record<string, unknown>;
 
 /** Runs one statement; `signal` gives up waiting (the caller left). */
