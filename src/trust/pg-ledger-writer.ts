@@ -154,7 +154,7 @@ export function createPgLedgerWriter(config: Readonly<PgLedgerWriterConfig>): Pg
     for (const line of batch.lines) stats.bytes += Buffer.byteLength(line) + 1;
     // Committed is what counts; a view that cannot read back now catches up on its next poll.
     await config.onCommitted(batch).catch(() => undefined);
-    sealed.forEach((w, i) => w.resolve(batch.results[i]!));
+    for (const [i, w] of sealed.entries()) w.resolve(batch.results[i]!);
   }
 
   async function run(): Promise<void> {

@@ -108,7 +108,9 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     // The same payment under this id on another instance now: its replay guard decides, as without an id.
     if (found.kind === 'busy') return processPayment(call, timing);
     const giveBack = (): Promise<void> =>
-      found.kind === 'acquired' && paidAnswers.release ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err)) : Promise.resolve();
+      found.kind === 'acquired' && paidAnswers.release
+        ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err))
+        : Promise.resolve();
     const r = await processPayment(call, timing).catch(async (err: unknown) => {
       await giveBack();
       throw err;

@@ -44,7 +44,12 @@ async function paymentHeader(url: string, p: TestPayer, id?: string): Promise<st
 }
 
 /** Pays from `workers` loops, round-robin over `services`, until `stop()`; tells `record` every status (0: no answer). */
-async function load(services: () => readonly ServiceProcess[], workers: number, stop: () => boolean, record: (status: number) => void = () => undefined): Promise<void> {
+async function load(
+  services: () => readonly ServiceProcess[],
+  workers: number,
+  stop: () => boolean,
+  record: (status: number) => void = () => undefined,
+): Promise<void> {
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
       const pay = officialSvmFetch(await fundedPayer(group.net.urls.rpc, 50_000_000), target());
@@ -105,7 +110,7 @@ describe('three instances, one database', () => {
     const answers = await Promise.all([paid(url(0), headers[0]!), paid(url(1), headers[1]!)]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
     noteAck(answers.find((r) => r.status === 200)!);
-    const charged = (before[0]! - (await balance(p1))) + (before[1]! - (await balance(p2)));
+    const charged = before[0]! - (await balance(p1)) + (before[1]! - (await balance(p2)));
     expect(charged).toBe(1000n);
   });
 });
@@ -122,7 +127,12 @@ async function expectAcked(s: ServiceProcess, tree: { treeSize: number; merkleRo
 describe('one ledger under load', () => {
   it('load spread over three: one gap-free chain, the same root, proofs and consistency proofs everywhere', async () => {
     const statuses: number[] = [];
-    await load(() => group.services, 6, () => statuses.length >= 60, (x) => statuses.push(x));
+    await load(
+      () => group.services,
+      6,
+      () => statuses.length >= 60,
+      (x) => statuses.push(x),
+    );
     expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(40);
     const tree = await converged(group.services, acks.length);
     expect(tree.entries).toHaveLength(tree.treeSize);
@@ -175,7 +185,12 @@ describe('one ledger under load', () => {
     let phase = 'before' as Phase;
     const seen: Record<Phase, number[]> = { before: [], away: [], back: [] };
     const backOks = () => seen.back.filter((x) => x === 200).length;
-    const run = load(() => group.services, 6, () => phase === 'back' && backOks() >= 6, (x) => seen[phase].push(x));
+    const run = load(
+      () => group.services,
+      6,
+      () => phase === 'back' && backOks() >= 6,
+      (x) => seen[phase].push(x),
+    );
     while (seen.before.filter((x) => x === 200).length < 6) await new Promise((r) => setTimeout(r, 100));
     phase = 'away';
     await away();
