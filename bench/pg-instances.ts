@@ -19,7 +19,7 @@ const DEFAULT_SECONDS = 10;
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
 /** Paid calls answered 200 per second, with `clients` loops over `urls` for `seconds`. */
-async function paidRate(urls: readonly string[], pays: readonly (typeof fetch)[], seconds: number): Promise<Record<string, number>> {
+async function paidRate(urls: readonly string[], pays: readonly (typeof fetch)[], seconds: number): Promise<{ paidPerSecond: number; notOk: number }> {
   let ok = 0;
   let other = 0;
   const deadline = performance.now() + seconds * 1000;
