@@ -25,6 +25,7 @@ import { benchPaidCalls } from './paid-calls.ts';
 import { benchPgDrivers } from './pg-drivers.ts';
 import { benchPgInstances } from './pg-instances.ts';
 import { benchPgLedger } from './pg-ledger.ts';
+import { benchScalingModel } from './scaling-model.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
@@ -80,6 +81,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'paid-call-cpu': async () => ({ name: 'paid-call-cpu', ...(await benchPaidCallCpu()) }),
   'pg-drivers': () => benchPgDrivers({ rounds: Number(values.rounds) }),
   'pg-ledger': () => benchPgLedger(values.seconds ? { seconds: Number(values.seconds) } : {}),
+  'scaling-model': async () => benchScalingModel(),
   'pg-instances': () => benchPgInstances(values.seconds ? { seconds: Number(values.seconds) } : {}),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
