@@ -23,6 +23,9 @@ import { benchMcp } from './mcp.ts';
 import { benchPaidCallCpu } from './paid-call-cpu.ts';
 import { benchPaidCalls } from './paid-calls.ts';
 import { benchPgDrivers } from './pg-drivers.ts';
+import { benchPgInstances } from './pg-instances.ts';
+import { benchPgLedger } from './pg-ledger.ts';
+import { benchScalingModel } from './scaling-model.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
@@ -77,6 +80,9 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'paid-calls': () => benchPaidCalls(),
   'paid-call-cpu': async () => ({ name: 'paid-call-cpu', ...(await benchPaidCallCpu()) }),
   'pg-drivers': () => benchPgDrivers({ rounds: Number(values.rounds) }),
+  'pg-ledger': () => benchPgLedger(values.seconds ? { seconds: Number(values.seconds) } : {}),
+  'scaling-model': async () => benchScalingModel(),
+  'pg-instances': () => benchPgInstances(values.seconds ? { seconds: Number(values.seconds) } : {}),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
   soak: () =>

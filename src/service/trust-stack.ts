@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { SignBytes } from '../trust/checkpoint.ts';
 import type { KillSwitch } from '../trust/kill-switch.ts';
 import { createLedger, type Ledger } from '../trust/ledger.ts';
+import { createPgLedger } from '../trust/pg-ledger.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import { createTrustStatus, type TrustStatus } from '../trust/trust-status.ts';
 import { openKillSwitch, type Storage } from './storage.ts';
@@ -24,6 +25,9 @@ export interface TrustStackConfig {
   readonly sign: SignBytes;
 }
 
+/** Under the data dir: the copy an instance reads the shared ledger from (rebuilt at every start). */
+export const LEDGER_VIEW_DIR = 'ledger-view';
+
 /** The open trust side; the ledger is the caller's to close. */
 export interface TrustStack {
   readonly ledger: Ledger;
@@ -40,12 +44,24 @@ export interface TrustStack {
 export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledger: Pick<Ledger, 'failure'>): string | null {
   if (killSwitch.isActive()) return 'paid calls are stopped by the operator';
   const failure = ledger.failure();
-  return failure === null ? null : `paid calls are stopped: the ledger cannot record entries (${failure}); restart after fixing the disk`;
+  if (failure === null) return null;
+  // The file ledger stays stopped until a restart; the database's comes back with the database.
+  const after = /retrying/.test(failure) ? 'retry shortly' : 'restart after fixing the disk';
+  return `paid calls are stopped: the ledger cannot record entries (${failure}); ${after}`;
 }
 
-/** Opens the ledger in `<dataDir>/ledger` (replaying it), then the kill switch and the issuer. */
+/**
+ * The ledger of `storage`: the WAL in `<dataDir>/ledger` (replayed), or the one the database
+ * sequences for every instance, read through a copy in `<dataDir>/ledger-view`.
+ */
+export function openLedger(storage: Storage, dataDir: string): Promise<Ledger> {
+  if (storage.database === null) return createLedger({ dir: join(dataDir, 'ledger') });
+  return createPgLedger({ db: storage.database, viewDir: join(dataDir, LEDGER_VIEW_DIR) });
+}
+
+/** Opens the ledger (replaying it), then the kill switch and the issuer. */
 export async function openTrustStack(config: Readonly<TrustStackConfig>): Promise<TrustStack> {
-  const ledger = await createLedger({ dir: join(config.dataDir, 'ledger') });
+  const ledger = await openLedger(config.storage, config.dataDir);
   if (ledger.openReport.tornTail) console.warn(`ledger: cut a torn tail after a crash (${JSON.stringify(ledger.openReport.tornTail)})`);
   const killSwitch = await openKillSwitch(config.storage, config.dataDir, ledger).catch(async (err: unknown) => {
     await ledger.close();

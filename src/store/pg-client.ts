@@ -17,7 +17,8 @@ export const PG_MAX_CONNECTIONS = 8;
 /** Wait before opening a dropped LISTEN connection again. */
 export const LISTEN_RETRY_MS = 1_000;
 
-export type SqlParam = string | number | boolean | null;
+/** A statement parameter; arrays go to `unnest($n::type[])` for one-statement batches. */
+export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[];
 export type Row = Record<string, unknown>;
 
 /** Runs one statement; `signal` gives up waiting (the caller left). */
@@ -169,11 +170,22 @@ async function listenOn(options: pg.ClientConfig, channel: string, onPayload: (p
     });
     c.on('error', () => {
       c.end().catch(() => undefined);
-      if (!closed && client !== null) setTimeout(() => void open().catch(() => undefined), LISTEN_RETRY_MS).unref();
+      if (!closed && client === c) reopenLater();
     });
-    await c.connect();
-    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      c.end().catch(() => undefined);
+      throw err;
+    }
     client = c;
+  };
+  // Tried again until it listens: the database may be away for longer than one retry.
+  const reopenLater = (): void => {
+    setTimeout(() => {
+      if (!closed) open().catch(reopenLater);
+    }, LISTEN_RETRY_MS).unref();
   };
   await open().catch((err: unknown) => Promise.reject(databaseFault(err)));
   return async () => {

@@ -1,8 +1,8 @@
 /**
  * Issues the receipt of a settled paid call and logs it (docs/contract.md#paid-call-flow step 7):
- * the ledger assigns the entry's slot synchronously, the receipt is built for that slot
- * (ledgerIndex, and ledgerChainHead = the slot's prevHash) and its canonical hash becomes the
- * entry's receiptSha256; signing (in the pool) then runs while the entry is group-committed, and
+ * when the ledger assigns the entry's slot, the receipt is built for that slot (ledgerIndex, and
+ * ledgerChainHead = the slot's prevHash) and its canonical hash becomes the entry's
+ * receiptSha256; signing (in the pool) then runs while the entry is group-committed, and
  * the caller gets the header only when both are done, so a 200 never leaves before its entry is
  * durable. `issue` rejects if the append or the signing fails; the entry, once durable, stays (the
  * payment was settled). The payment processor then still sends the settled 200, without a
@@ -11,7 +11,7 @@
 import { ServiceError } from '../errors.ts';
 import type { AppendResult, Ledger } from './ledger.ts';
 import type { SignBytes } from './checkpoint.ts';
-import { buildUnsignedReceipt, receiptHeaderValue, receiptSha256, signReceipt, type Receipt, type UnsignedReceipt } from './receipt.ts';
+import { buildUnsignedReceipt, receiptHeaderValue, receiptSha256, signReceipt, type Receipt } from './receipt.ts';
 
 /** Configuration of the issuer. */
 export interface ReceiptIssuerConfig {
@@ -63,17 +63,19 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
     async issue(answer) {
       const started = performance.now();
       let receiptMs = 0;
-      let ledgerMs = 0;
-      const built: { unsigned?: UnsignedReceipt } = {};
+      const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
       const generatedAt = now();
+      let signed: Promise<Receipt> | null = null;
       const appended = config.ledger.append({
         kind: 'payment',
         endpoint: answer.endpoint,
         priceUsdcUnits: answer.priceUsdcUnits,
         network: answer.network,
-        // Runs synchronously inside append() when the slot is assigned.
+        // Runs when the slot is assigned: at once in the file ledger, inside the database's
+        // transaction in the shared one, where a batch retried after a fault is sealed again (the
+        // last slot is the one committed, so the last receipt built is the one signed and sent).
         receiptSha256: (slot) => {
-          built.unsigned = buildUnsignedReceipt({
+          const unsigned = buildUnsignedReceipt({
             ...answer,
             service: config.service,
             serviceVersion: config.serviceVersion,
@@ -81,22 +83,21 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
             ledgerIndex: slot.index,
             generatedAt,
           });
-          return receiptSha256(built.unsigned);
+          const signing = signReceipt(unsigned, signer).then((r) => {
+            receiptMs = performance.now() - started;
+            return r;
+          });
+          // A receipt of a slot given up on is never awaited: its failure must not go unhandled.
+          signing.catch(() => undefined);
+          signed = signing;
+          return receiptSha256(unsigned);
         },
       });
-      const { unsigned } = built;
+      const ledger = await appended;
+      const ledgerMs = performance.now() - started;
       // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
-      if (!unsigned) return appended.then(() => Promise.reject(new ServiceError('internal_error', 'the ledger assigned no slot to the receipt')));
-      const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
-      const signed = signReceipt(unsigned, signer).then((r) => {
-        receiptMs = performance.now() - started;
-        return r;
-      });
-      const durable = appended.then((r) => {
-        ledgerMs = performance.now() - started;
-        return r;
-      });
-      const [ledger, receipt] = await Promise.all([durable, signed]);
+      if (signed === null) throw new ServiceError('internal_error', 'the ledger assigned no slot to the receipt');
+      const receipt = await (signed as Promise<Receipt>);
       return { receipt, headerValue: receiptHeaderValue(receipt), ledger, phases: { receiptMs, ledgerMs } };
     },
   };

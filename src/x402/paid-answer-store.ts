@@ -19,12 +19,23 @@ export interface StoredPaidAnswer {
 /** What a lookup finds: `hit` for the same fingerprint, `conflict` for another, else `miss`. */
 export type PaidAnswerLookup = { readonly kind: 'miss' } | { readonly kind: 'conflict' } | { readonly kind: 'hit'; readonly reply: HttpReply };
 
+/**
+ * An exclusive claim on an id across instances: `acquired` (process the payment, then remember
+ * or release), the answer or conflict of another payment, or `busy`: the same payment is being
+ * processed under the id elsewhere right now.
+ */
+export type IdClaim = { readonly kind: 'acquired' } | { readonly kind: 'busy' } | PaidAnswerLookup;
+
 /** The payment-identifier answers as the payment path uses them: this file's log, or the database (pg-paid-answer-store.ts). */
 export interface PaidAnswerStore {
   /** The stored answer of `id`, compared with `fingerprint`. */
   lookup(id: string, fingerprint: string): PaidAnswerLookup | Promise<PaidAnswerLookup>;
   /** Resolves once the answer is durable. */
   remember(id: string, fingerprint: string, reply: HttpReply): Promise<void>;
+  /** Shared stores only (one process needs none: its memory cache sees every call): claims the id before the payment is processed. */
+  claim?(id: string, fingerprint: string): Promise<IdClaim>;
+  /** Gives a claim back when its answer was not a 200 (the same as forgetting it in memory). */
+  release?(id: string, fingerprint: string): Promise<void>;
 }
 
 /** The file log: lookups answer at once, from memory. */

@@ -22,7 +22,7 @@ import type { ExactScheme } from './exact-scheme.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
 import { createPaidDelivery } from './paid-delivery.ts';
-import { createPaidAnswerStore, type PaidAnswerStore } from './paid-answer-store.ts';
+import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
 import { createPendingSettlements, type PendingSettlements } from './pending-settlements.ts';
@@ -105,28 +105,46 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
   }
 
-  /** Same id and payload: the first answer again, from memory or (after a restart, or from another instance) from the store. */
+  const conflict = (): HttpReply =>
+    errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
+
+  /** What the store found for the id, answered: the stored 200, 409, or the payment processed (and its 200 stored). */
+  async function answerFound(call: PaidCall, id: string, fingerprint: string, found: IdClaim, timing: PaidTiming): Promise<HttpReply> {
+    if (found.kind === 'conflict') return conflict();
+    if (found.kind === 'hit') return found.reply;
+    // The same payment under this id on another instance now: its replay guard decides, as without an id.
+    if (found.kind === 'busy') return processPayment(call, timing);
+    const giveBack = (): Promise<void> =>
+      found.kind === 'acquired' && paidAnswers.release
+        ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err))
+        : Promise.resolve();
+    const r = await processPayment(call, timing).catch(async (err: unknown) => {
+      await giveBack();
+      throw err;
+    });
+    if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
+    else await giveBack();
+    return r;
+  }
+
+  /**
+   * Same id and payload: the first answer again, from memory or (after a restart, or from another
+   * instance) from the store. A shared store claims the id first, so of two payments under one
+   * id on two instances only one is charged.
+   */
   function processWithId(call: PaidCall, id: string, timing: PaidTiming): Promise<HttpReply> | HttpReply {
     // Path and query, not the full URL: the same request is the same resource behind any host or port.
     const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
-    const conflict = () =>
-      errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
     const cached = idempotency.lookup(id, fingerprint);
     if (cached.kind === 'conflict') return conflict();
     if (cached.kind === 'hit') return cached.value;
-    const stored = paidAnswers.lookup(id, fingerprint);
+    const stored = paidAnswers.claim ? paidAnswers.claim(id, fingerprint) : paidAnswers.lookup(id, fingerprint);
     if (!(stored instanceof Promise)) {
       if (stored.kind === 'conflict') return conflict();
       if (stored.kind === 'hit') return stored.reply;
     }
     // In memory before any await: a concurrent call with this id shares this answer.
-    const reply = Promise.resolve(stored).then(async (found): Promise<HttpReply> => {
-      if (found.kind === 'conflict') return conflict();
-      if (found.kind === 'hit') return found.reply;
-      const r = await processPayment(call, timing);
-      if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
-      return r;
-    });
+    const reply = Promise.resolve(stored).then((found) => answerFound(call, id, fingerprint, found, timing));
     idempotency.remember(id, fingerprint, reply, (r) => r.status === 200);
     return reply;
   }

@@ -1,0 +1,64 @@
+/**
+ * Several real service processes (`node --import tsx src/main.ts`, each on port 0 with its own
+ * data dir) on one PostgreSQL database and one localnet, as a deployment behind a load balancer
+ * runs them: mainnet mode pointed at a localnet started in the test's process, one service
+ * identity shared by all (`--keypair`), funded as the Solana fee payer.
+ */
+import bs58 from 'bs58';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nacl from 'tweetnacl';
+import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import { localnetMainnetArgs } from '../../bench/mainnet-args.ts';
+import { createTestDatabase, type TestDatabase } from './postgres.ts';
+import { killService, type ServiceProcess, spawnService } from './service-process.ts';
+import { fundedPayer, rpcCall } from './svm-payer.ts';
+
+/** Lamports for the shared fee payer: far more than a test's fees. */
+const FEE_PAYER_LAMPORTS = 100_000_000_000;
+
+export interface InstanceGroup {
+  readonly net: Localnet;
+  readonly db: TestDatabase;
+  /** The running instances (a killed one stays in its place until started again). */
+  readonly services: ServiceProcess[];
+  /** The Solana wallet the payments go to. */
+  readonly payTo: string;
+  /** Starts instance `i` (again) on its data dir and the group's options; `databaseUrl` overrides the database. */
+  start(i: number, databaseUrl?: string): Promise<ServiceProcess>;
+  close(): Promise<void>;
+}
+
+/** Starts a localnet, a fresh database and `count` instances on them (concurrently). */
+export async function startInstanceGroup(label: string, count: number, databaseUrl?: (db: TestDatabase) => string): Promise<InstanceGroup> {
+  const root = mkdtempSync(join(tmpdir(), `${label}-`));
+  const db = await createTestDatabase(label);
+  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: label });
+  const identity = nacl.sign.keyPair();
+  const keypairFile = join(root, 'identity.json');
+  writeFileSync(keypairFile, JSON.stringify([...identity.secretKey]), { mode: 0o600 });
+  await rpcCall(net.urls.rpc, 'requestAirdrop', [bs58.encode(identity.publicKey), FEE_PAYER_LAMPORTS]);
+  // The pay-to wallet holds a stablecoin account (funding creates it).
+  const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;
+  const args = [...localnetMainnetArgs(net, join(root, 'relayer.key'), payTo), '--keypair', keypairFile];
+  const services: ServiceProcess[] = [];
+  const start = async (i: number, url = databaseUrl?.(db) ?? db.url): Promise<ServiceProcess> => {
+    const s = await spawnService(join(root, `instance-${i}`), [...args, '--database-url', url]);
+    services[i] = s;
+    return s;
+  };
+  const close = async (): Promise<void> => {
+    for (const s of services) await killService(s);
+    await net.close();
+    await db.drop();
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    await Promise.all(Array.from({ length: count }, (_, i) => start(i)));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { net, db, services, payTo, start, close };
+}
