@@ -57,6 +57,7 @@ export type PaymentTermsOptions = Pick<
   | 'facilitatorUrl'
   | 'evmRpcUrl'
   | 'evmRelayerKeyPath'
+  | 'databaseUrl'
 >;
 
 /** The key that signs our channel claims and refunds: the configured file, or one made once under the data dir. */
@@ -65,9 +66,14 @@ export function channelAuthorizerKey(config: Readonly<Pick<Config, 'dataDir' | '
   return path ? readEvmKeyFile(path) : loadOrCreateEvmKey(resolve(config.dataDir, 'evm-channel-authorizer.key'));
 }
 
-/** Channels are offered when asked for and we send Base transactions ourselves (a remote facilitator's path has none). */
+/**
+ * Channels are offered when asked for and we send Base transactions ourselves (a remote
+ * facilitator's path has none), by one instance: a channel's state lives in this instance's data
+ * dir, and two instances each holding their own charge of one channel would each accept a voucher
+ * for it. With the shared database, channels are not offered until their state lives there too.
+ */
 function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: PaymentUpstreams): ChannelTerms | null {
-  if (!config.channels || config.facilitatorUrl) return null;
+  if (!config.channels || config.facilitatorUrl || config.databaseUrl) return null;
   if (!(config.evmRpcUrl && config.evmRelayerKeyPath) && !upstreams.evm) return null;
   return {
     receiverAuthorizer: evmAddressOfKey(channelAuthorizerKey(config)),
