@@ -47,6 +47,7 @@ export interface Config {
     readonly minDepositCalls: number;
     readonly claimThresholdUnits: number;
     readonly claimAgeSeconds: number;
+    readonly watchSeconds: number;
   } | null;
   readonly evmAssetName: string;
   readonly evmAssetVersion: string;
@@ -167,6 +168,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
   }
   const delay = Number(get('channel-withdraw-delay'));
   if (delay < 900 || delay > 2_592_000) problems.push(`--channel-withdraw-delay must be 900-2592000 seconds (the scheme's bounds), got ${delay}`);
+  else if (Number(get('channel-watch-seconds')) * 3 > delay)
+    problems.push('--channel-watch-seconds must be at most a third of --channel-withdraw-delay (a withdrawal must be seen well before it can complete)');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = resolve(get('data-dir')!);
@@ -200,6 +203,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
             minDepositCalls: Number(get('channel-min-deposit-calls')),
             claimThresholdUnits: Number(get('channel-claim-threshold')),
             claimAgeSeconds: Number(get('channel-claim-age')),
+            watchSeconds: Number(get('channel-watch-seconds')),
           })
         : null,
     evmAssetName: get('evm-asset-name')!,

@@ -145,6 +145,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     requirements,
     claimThresholdUnits: options.channels!.claimThresholdUnits,
     claimAgeSeconds: options.channels!.claimAgeSeconds,
+    watchSeconds: options.channels!.watchSeconds,
     confirmationTimeoutMs: options.settleTimeoutMs,
     recover: (input, signal) => pool.runTask('recoverVoucher', input, signal),
     stamp: createReceiptStamp({ receipts: config.receipts, fault }),

@@ -13,8 +13,6 @@ import type { PaymentRequirements } from './x402-types.ts';
 
 /** Channels claimed in one transaction at most (gas grows with each row). */
 export const MAX_CLAIMS_PER_TX = 50;
-/** An owing channel's on-chain state is re-read at least this often, ms (a fifteenth of the shortest withdrawal delay). */
-export const CHANNEL_WATCH_MS = 60_000;
 /** Owing channels re-read per look at most (bounds the RPC reads of one tick). */
 const MAX_READS_PER_TICK = 200;
 
@@ -30,6 +28,8 @@ export interface ChannelClaimerConfig {
   readonly maxAgeMs: number;
   /** How often to look, ms. */
   readonly intervalMs: number;
+  /** How often an owing channel's on-chain state is read again, ms (how a timed withdrawal is noticed). */
+  readonly watchMs: number;
   readonly fault: (what: string, err: unknown) => void;
   readonly now?: () => number;
 }
@@ -71,7 +71,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
   };
 
   async function refresh(rows: [string, ChannelRecord][]): Promise<void> {
-    const stale = rows.filter(([, r]) => now() - r.syncedAt >= CHANNEL_WATCH_MS).slice(0, MAX_READS_PER_TICK);
+    const stale = rows.filter(([, r]) => now() - r.syncedAt >= config.watchMs).slice(0, MAX_READS_PER_TICK);
     await Promise.all(
       stale.map(([id]) =>
         queue.run(id, async () => {

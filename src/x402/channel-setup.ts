@@ -28,6 +28,7 @@ export interface ChannelSetup {
   readonly requirements: PaymentRequirements;
   readonly claimThresholdUnits: number;
   readonly claimAgeSeconds: number;
+  readonly watchSeconds: number;
   /** How long a deposit, claim, sweep or refund transaction may take to confirm, ms. */
   readonly confirmationTimeoutMs: number;
   readonly recover: (input: VoucherToRecover, signal: AbortSignal) => Promise<VoucherCheck>;
@@ -69,7 +70,8 @@ export function startChannels(setup: ChannelSetup): Channels {
     requirements: setup.requirements,
     thresholdUnits: BigInt(setup.claimThresholdUnits),
     maxAgeMs: setup.claimAgeSeconds * 1000,
-    intervalMs: CHANNEL_CLAIM_LOOK_MS,
+    intervalMs: Math.min(CHANNEL_CLAIM_LOOK_MS, setup.watchSeconds * 1000),
+    watchMs: setup.watchSeconds * 1000,
     fault: setup.fault,
   });
   claimer.start();

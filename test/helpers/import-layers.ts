@@ -106,7 +106,8 @@ export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRu
       if (target === null) {
         const owner = rules.libraries[packageOf(specifier)];
         if (owner === undefined) problems.push(`${file} imports '${specifier}': the library has no owner in the library map`);
-        else if (![owner].flat().some((o) => within(file, o))) problems.push(`${file} imports '${specifier}': only ${[owner].flat().join(', ')} may import ${packageOf(specifier)}`);
+        else if (![owner].flat().some((o) => within(file, o)))
+          problems.push(`${file} imports '${specifier}': only ${[owner].flat().join(', ')} may import ${packageOf(specifier)}`);
         continue;
       }
       if (!known.has(target)) continue;

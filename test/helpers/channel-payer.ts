@@ -1,0 +1,64 @@
+/**
+ * A payer of our payment channels with the OFFICIAL @x402/evm batch-settlement client (through
+ * @x402/fetch), funded on a local EVM, plus hand-made voucher payments for the refusal tests:
+ * vouchers signed with the official `signVoucher`, channel ids from the official `computeChannelId`.
+ */
+import type { LocalEvm } from '@solana-x402-intel/localnet';
+import type { PaymentRequirements } from '@x402/core/types';
+import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+
+export const BASE = 'eip155:8453';
+export const CHANNEL_CONTRACT = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003';
+
+/** A funded payer with its official client; `lastPayment` is the last PAYMENT-SIGNATURE it sent. */
+export interface ChannelPayer {
+  readonly key: EvmHexKey;
+  readonly address: string;
+  readonly scheme: BatchSettlementEvmScheme;
+  readonly pay: typeof fetch;
+  lastPayment: string | null;
+}
+
+/** A payer funded with `usdc` units whose deposits are `deposit` units each. */
+export async function channelPayer(evm: LocalEvm, usdc: bigint, deposit: bigint): Promise<ChannelPayer> {
+  const key = generateEvmKey();
+  await evm.fundUsdc(evmAddressOfKey(key), usdc);
+  const client = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);
+  client.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+  const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key), { depositStrategy: () => deposit.toString() });
+  client.register('eip155:*', scheme);
+  const payer: ChannelPayer = { key, address: evmAddressOfKey(key), scheme, pay: fetch, lastPayment: null };
+  const recording: typeof fetch = async (input, init) => {
+    const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature');
+    if (header) payer.lastPayment = header;
+    return fetch(input, init);
+  };
+  (payer as { pay: typeof fetch }).pay = wrapFetchWithPayment(recording, client) as typeof fetch;
+  return payer;
+}
+
+/** The channel option of a route's 402. */
+export async function channelTerms(url: string): Promise<PaymentRequirements> {
+  const body = (await (await fetch(url)).json()) as { accepts: PaymentRequirements[] };
+  return body.accepts.find((a) => a.scheme === 'batch-settlement')!;
+}
+
+/** The payer's channel config and id under `terms`. */
+export function channelOf(payer: ChannelPayer, terms: PaymentRequirements) {
+  const config = payer.scheme.buildChannelConfig(terms);
+  return { config, channelId: computeChannelId(config, BASE) };
+}
+
+/** A `voucher` payment header: `signer` signs a ceiling of `max` for `channelId`, sent with `config`. */
+export async function voucherHeader(terms: PaymentRequirements, signer: EvmHexKey, config: unknown, channelId: `0x${string}`, max: bigint): Promise<string> {
+  const voucher = await signVoucher(evmAccountFromKey(signer), channelId, max.toString(), BASE);
+  const payment = { x402Version: 2, accepted: terms, payload: { type: 'voucher', channelConfig: config, voucher } };
+  return Buffer.from(JSON.stringify(payment)).toString('base64');
+}
+
+/** The decoded body and PAYMENT-REQUIRED of a 402. */
+export async function refusalOf(res: Response): Promise<{ error: string; accepts: PaymentRequirements[] }> {
+  return (await res.json()) as { error: string; accepts: PaymentRequirements[] };
+}
