@@ -27,6 +27,7 @@ import { benchPgInstances } from './pg-instances.ts';
 import { benchPgLedger } from './pg-ledger.ts';
 import { benchScalingModel } from './scaling-model.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
+import { benchVoucherRecovery } from './voucher-recovery.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
 import { benchSoak } from './soak.ts';
@@ -84,6 +85,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'scaling-model': async () => benchScalingModel(),
   'pg-instances': () => benchPgInstances(values.seconds ? { seconds: Number(values.seconds) } : {}),
   'pool-tasks': () => benchPoolTasks(),
+  'voucher-recovery': () => benchVoucherRecovery(),
   startup: () => benchStartup(),
   soak: () =>
     benchSoak({

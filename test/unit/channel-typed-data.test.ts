@@ -8,6 +8,7 @@ import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client
 import { describe, expect, it } from 'vitest';
 import { BATCH_SETTLEMENT_ADDRESS, channelIdOf, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
 import { evmAccountFromKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { NATIVE_SECP256K1 } from '../../src/chain/secp256k1-recover.ts';
 
 const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -28,6 +29,10 @@ describe('channel typed data', () => {
     expect(ERC3009_DEPOSIT_COLLECTOR_ADDRESS).toBe(sdk.ERC3009_DEPOSIT_COLLECTOR_ADDRESS);
   });
 
+  it('recovers with libsecp256k1 on this machine', () => {
+    expect(NATIVE_SECP256K1).toBe(true);
+  });
+
   it("computes the SDK's channel id on Base and on another chain", () => {
     expect(channelIdOf(config, 8453)).toBe(computeChannelId(config, 'eip155:8453').toLowerCase());
     expect(channelIdOf(config, 84532)).toBe(computeChannelId(config, 'eip155:84532').toLowerCase());
@@ -37,9 +42,9 @@ describe('channel typed data', () => {
     const channelId = computeChannelId(config, 'eip155:8453');
     const v = await signVoucher(payer, channelId, '5000', 'eip155:8453');
     const input = { config, chainId: 8453, channelId, maxClaimableAmount: '5000', signature: v.signature };
-    expect(await recoverVoucherSigner(input)).toEqual({ ok: true, signer: payer.address });
+    expect(await recoverVoucherSigner(input)).toEqual({ ok: true, signer: payer.address.toLowerCase() });
     const other = await recoverVoucherSigner({ ...input, maxClaimableAmount: '6000' });
-    expect(other.ok && other.signer !== payer.address).toBe(true);
+    expect(other.ok && other.signer !== payer.address.toLowerCase()).toBe(true);
     expect(await recoverVoucherSigner({ ...input, channelId: `0x${'00'.repeat(32)}` })).toEqual({ ok: false, reason: 'channel_id_mismatch' });
     const s = BigInt(`0x${v.signature.slice(66, 130)}`);
     const v8 = Number.parseInt(v.signature.slice(130), 16);

@@ -61,6 +61,7 @@ const RULES: ImportRules = {
     '@solana-program/token': 'src/chain/',
     '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
     viem: 'src/chain/',
+    secp256k1: 'src/chain/secp256k1-recover.ts',
     '@noble/curves': 'src/client/client-crypto.ts',
     '@noble/hashes': 'src/client/client-crypto.ts',
     '@scure/base': 'src/client/client-crypto.ts',
