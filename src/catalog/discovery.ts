@@ -84,7 +84,7 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
   const lines = [
     `# ${ctx.serviceName}`,
     '',
-    `> Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact), USDC on Solana mainnet or Base (eip155:8453). No account, no API key. Version ${ctx.version}.`,
+    `> Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact), USDC on Solana mainnet or Base (eip155:8453); bots making many calls can pay through a payment channel on Base (scheme batch-settlement: one deposit, then a signed voucher per call) where the 402 offers it. No account, no API key. Version ${ctx.version}.`,
     '',
     '## How to call',
     '',
@@ -136,7 +136,7 @@ export function buildPricingHtml(ctx: DiscoveryContext): string {
 <style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#111}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.45rem .6rem;text-align:left;vertical-align:top}th{background:#f4f4f4}code{font-size:.92em}</style>
 </head><body>
 <h1>${escapeHtml(ctx.serviceName)} pricing</h1>
-<p>Every paid endpoint is a GET answered in JSON and paid per call in USDC over x402 v2 (scheme <code>exact</code>) on Solana mainnet or Base. No account and no API key: call the endpoint, pay the 402 challenge, retry. Invalid parameters are refused before payment, and you are charged only for a 200. Version ${escapeHtml(ctx.version)}.</p>
+<p>Every paid endpoint is a GET answered in JSON and paid per call in USDC over x402 v2 (scheme <code>exact</code>) on Solana mainnet or Base. No account and no API key: call the endpoint, pay the 402 challenge, retry. Callers making many calls can pay through a payment channel on Base instead (scheme <code>batch-settlement</code>), where the 402 offers it. Invalid parameters are refused before payment, and you are charged only for a 200. Version ${escapeHtml(ctx.version)}.</p>
 <table><thead><tr><th>Endpoint</th><th>Price</th><th>Category</th><th>Parameters</th><th>Answers</th></tr></thead>
 <tbody>
 ${rows}

@@ -33,7 +33,7 @@ const PAYMENT_REQUIRED_SCHEMA = {
         type: 'object',
         required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
         properties: {
-          scheme: { const: 'exact' },
+          scheme: { enum: ['exact', 'batch-settlement'] },
           network: { type: 'string' },
           amount: { type: 'string' },
           asset: { type: 'string' },
@@ -119,7 +119,7 @@ export function buildOpenApi(ctx: DiscoveryContext): object {
       title: ctx.serviceName,
       version: ctx.version,
       description:
-        'Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact, USDC on Solana mainnet or Base). Answers are factual and threshold-stated; not financial advice.',
+        'Pay-per-call Solana token, wallet and execution intelligence over x402 v2 (scheme exact, USDC on Solana mainnet or Base; scheme batch-settlement, payment channels on Base, where offered). Answers are factual and threshold-stated; not financial advice.',
       ...(ctx.methodology ? { 'x-methodology': ctx.methodology } : {}),
     },
     servers: [{ url: ctx.baseUrl }],

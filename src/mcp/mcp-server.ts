@@ -42,7 +42,7 @@ export interface McpEndpoint {
 
 const INSTRUCTIONS =
   'Solana token, wallet, execution, timing, market and DeFi intelligence. Paid tools cost a fixed price per call, paid with x402 ' +
-  '(exact scheme, USDC on Solana or Base): call without payment to get the PaymentRequired terms, then retry with the signed ' +
+  '(exact scheme, USDC on Solana or Base; or batch-settlement payment channels on Base where offered): call without payment to get the PaymentRequired terms, then retry with the signed ' +
   'PaymentPayload in _meta["x402/payment"]. The sample tool returns a free answer of any paid tool for fixed example parameters; ' +
   'catalog lists prices and inputs; paid results carry a signed receipt in _meta["x402/receipt"] that verify_receipt checks.';
 
