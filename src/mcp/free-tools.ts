@@ -113,7 +113,11 @@ function catalogAnswer(): Record<string, unknown> {
     inputs: describeInputs(e),
     example: e.example,
   }));
-  return { count: tools.length, payment: 'x402 v2, scheme exact (USDC on Solana or Base) or batch-settlement (payment channels on Base, where offered), in _meta["x402/payment"]', tools };
+  return {
+    count: tools.length,
+    payment: 'x402 v2, scheme exact (USDC on Solana or Base) or batch-settlement (payment channels on Base, where offered), in _meta["x402/payment"]',
+    tools,
+  };
 }
 
 async function callRoute(tool: RouteTool, call: ToolCall, serve: FreeRouteCall): Promise<ToolResult> {

@@ -3,6 +3,7 @@
  * on Solana and Base), the 402 challenges, and the processor that verifies and settles over the
  * Solana exact scheme, the Base one when a settlement path is configured, and any extra schemes.
  */
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { CATALOG } from '../catalog/endpoints.ts';
 import type { BlockhashCache } from '../chain/blockhash-cache.ts';
@@ -13,7 +14,8 @@ import { ConfigError } from '../errors.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import { createEvmRelayer, type EvmRelayer } from '../chain/evm-relayer.ts';
-import { startChannels, type Channels } from '../x402/channel-setup.ts';
+import { claimLookMs, startChannels, type Channels } from '../x402/channel-setup.ts';
+import { createPgChannelStore, createPgClaimLease } from '../x402/pg-channel-store.ts';
 import { startEvmExactScheme, type EvmSettlement } from '../x402/evm-exact-setup.ts';
 import { createReceiptStamp } from '../x402/paid-delivery.ts';
 import type { ExactScheme } from '../x402/exact-scheme.ts';
@@ -57,7 +59,6 @@ export type PaymentTermsOptions = Pick<
   | 'facilitatorUrl'
   | 'evmRpcUrl'
   | 'evmRelayerKeyPath'
-  | 'databaseUrl'
 >;
 
 /** The key that signs our channel claims and refunds: the configured file, or one made once under the data dir. */
@@ -66,14 +67,9 @@ export function channelAuthorizerKey(config: Readonly<Pick<Config, 'dataDir' | '
   return path ? readEvmKeyFile(path) : loadOrCreateEvmKey(resolve(config.dataDir, 'evm-channel-authorizer.key'));
 }
 
-/**
- * Channels are offered when asked for and we send Base transactions ourselves (a remote
- * facilitator's path has none), by one instance: a channel's state lives in this instance's data
- * dir, and two instances each holding their own charge of one channel would each accept a voucher
- * for it. With the shared database, channels are not offered until their state lives there too.
- */
+/** Channels are offered when asked for and we send Base transactions ourselves (a remote facilitator's path has none). */
 function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: PaymentUpstreams): ChannelTerms | null {
-  if (!config.channels || config.facilitatorUrl || config.databaseUrl) return null;
+  if (!config.channels || config.facilitatorUrl) return null;
   if (!(config.evmRpcUrl && config.evmRelayerKeyPath) && !upstreams.evm) return null;
   return {
     receiverAuthorizer: evmAddressOfKey(channelAuthorizerKey(config)),
@@ -135,6 +131,8 @@ function evmSettlement(config: PaymentStackConfig['options'], upstreams: Payment
 function openChannels(config: Readonly<PaymentStackConfig>, challenges: ReadonlyMap<string, ChallengeBuilder>, relayer: EvmRelayer, rpcUrl: string): Channels {
   const { options, pool } = config;
   const requirements = challenges.get(CATALOG[0]!.path)!.accepts.find((a) => a.scheme === 'batch-settlement')!;
+  const db = config.storage.database;
+  const watch = options.channels!.watchSeconds;
   const fault = (what: string, err: unknown) => console.error(`channels: ${what}: ${err instanceof Error ? err.message : String(err)}`);
   return startChannels({
     rpcUrl,
@@ -145,12 +143,14 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     requirements,
     claimThresholdUnits: options.channels!.claimThresholdUnits,
     claimAgeSeconds: options.channels!.claimAgeSeconds,
-    watchSeconds: options.channels!.watchSeconds,
+    watchSeconds: watch,
     confirmationTimeoutMs: options.settleTimeoutMs,
     recover: (input, signal) => pool.runTask('recoverVoucher', input, signal),
     stamp: createReceiptStamp({ receipts: config.receipts, fault }),
     challengeFor: (path) => challenges.get(path)!,
     fault,
+    // With the database every instance serves every channel: the records are rows, and one instance at a time claims.
+    shared: db ? { store: createPgChannelStore({ db }), lead: createPgClaimLease({ db, holder: randomUUID(), leaseMs: 3 * claimLookMs(watch) }) } : null,
   });
 }
 

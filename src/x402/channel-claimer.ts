@@ -7,7 +7,7 @@
  * is how a withdrawal is noticed.
  */
 import type { ChannelFacilitator } from './channel-facilitator.ts';
-import { type ChannelRecord, type ChannelStore, unclaimedOf } from './channel-store.ts';
+import { ChannelConflictError, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf } from './channel-store.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
@@ -15,6 +15,10 @@ import type { PaymentRequirements } from './x402-types.ts';
 export const MAX_CLAIMS_PER_TX = 50;
 /** Owing channels re-read per look at most (bounds the RPC reads of one tick). */
 const MAX_READS_PER_TICK = 200;
+/** Owing channels one look claims at most (the rest wait for the next look). */
+const MAX_OWING_PER_LOOK = 2_000;
+/** Times a record update is retried after losing to a concurrent write. */
+const UPDATE_ATTEMPTS = 3;
 
 export interface ChannelClaimerConfig {
   readonly store: ChannelStore;
@@ -32,14 +36,15 @@ export interface ChannelClaimerConfig {
   readonly watchMs: number;
   readonly fault: (what: string, err: unknown) => void;
   readonly now?: () => number;
+  /**
+   * Whether this instance is the one that claims now (instances sharing a database take turns by
+   * lease: two claiming one channel at once would only waste gas). Absent: always.
+   */
+  readonly lead?: () => Promise<boolean>;
 }
 
-/** What `/health` shows of the channels. */
-export interface ChannelStatus {
-  readonly open: number;
-  /** Charged and not yet claimed on chain, token units. */
-  readonly unclaimedUnits: string;
-  readonly withdrawalsPending: number;
+/** What `/health` shows of the channels: open, unclaimed units (charged, not yet claimed on chain), pending withdrawals, and the claimer's last work. */
+export interface ChannelStatus extends ChannelSummary {
   readonly lastClaim: { readonly at: string; readonly transaction: string; readonly channels: number; readonly units: string } | null;
   readonly lastSweep: { readonly at: string; readonly transaction: string; readonly units: string } | null;
   readonly lastError: string | null;
@@ -63,8 +68,9 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
   let lastError: string | null = null;
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let summary: ChannelSummary = { open: 0, unclaimedUnits: '0', withdrawalsPending: 0 };
 
-  const owing = () => [...store.entries()].filter(([, r]) => unclaimedOf(r) > 0n);
+  const owing = () => store.owing(MAX_OWING_PER_LOOK);
   const failed = (what: string, message: string) => {
     lastError = `${what}: ${message}`;
     config.fault(what, new Error(message));
@@ -76,11 +82,23 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
       stale.map(([id]) =>
         queue.run(id, async () => {
           const onchain = await facilitator.read(id);
-          const current = store.get(id);
-          if (current) await store.put(id, { ...current, onchain, syncedAt: now() });
+          await update(id, (current) => ({ ...current, onchain, syncedAt: now() }));
         }),
       ),
     );
+  }
+
+  /** Applies `change` to the stored record, read again when another request wrote it in between. */
+  async function update(id: string, change: (current: ChannelRecord) => ChannelRecord): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await store.get(id);
+      if (!current) return;
+      try {
+        return await store.put(id, change(current));
+      } catch (err) {
+        if (!(err instanceof ChannelConflictError) || attempt === UPDATE_ATTEMPTS) throw err;
+      }
+    }
   }
 
   async function claimBatch(rows: [string, ChannelRecord][]): Promise<bigint> {
@@ -93,20 +111,21 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     let units = 0n;
     for (const [id, claimed] of rows) {
       units += unclaimedOf(claimed);
-      await queue.run(id, async () => {
-        const current = store.get(id);
-        if (!current) return;
-        const onchain = { ...current.onchain, totalClaimed: claimed.charged };
-        await store.put(id, { ...current, onchain, unclaimedSince: BigInt(current.charged) > BigInt(claimed.charged) ? now() : 0 });
-      });
+      await queue.run(id, () =>
+        update(id, (current) => {
+          const onchain = { ...current.onchain, totalClaimed: claimed.charged };
+          return { ...current, onchain, unclaimedSince: BigInt(current.charged) > BigInt(claimed.charged) ? now() : 0 };
+        }),
+      );
     }
     lastClaim = { at: new Date(now()).toISOString(), transaction: done.transaction, channels: rows.length, units: units.toString() };
     return units;
   }
 
   async function look(force: boolean): Promise<void> {
-    await refresh(owing());
-    const rows = owing();
+    if (config.lead && !(await config.lead())) return;
+    await refresh(await owing());
+    const rows = await owing();
     if (rows.length === 0) return;
     const total = rows.reduce((sum, [, r]) => sum + unclaimedOf(r), 0n);
     const oldest = Math.min(...rows.map(([, r]) => r.unclaimedSince || now()));
@@ -133,10 +152,11 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
       return running;
     },
     status() {
-      const all = [...store.entries()];
-      const unclaimed = all.reduce((sum, [, r]) => sum + unclaimedOf(r), 0n);
-      const withdrawalsPending = all.filter(([, r]) => r.onchain.withdrawRequestedAt !== 0).length;
-      return { open: all.length, unclaimedUnits: unclaimed.toString(), withdrawalsPending, lastClaim, lastSweep, lastError };
+      // The file log answers at once; the database's answer is shown from the next look on.
+      const fresh = store.summary();
+      if (fresh instanceof Promise) void fresh.then((s) => (summary = s)).catch(() => undefined);
+      else summary = fresh;
+      return { ...summary, lastClaim, lastSweep, lastError };
     },
     start() {
       timer ??= setInterval(() => void this.tick(), config.intervalMs);

@@ -13,7 +13,7 @@ import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.
 import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, withChannelResponse } from './channel-replies.ts';
-import type { ChannelRecord, ChannelStore } from './channel-store.ts';
+import { ChannelConflictError, type ChannelRecord, type ChannelStore } from './channel-store.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
 import { type ReceiptStamp, withSettleFailure } from './paid-delivery.ts';
@@ -27,6 +27,10 @@ export const CHANNEL_MAX_WAITING = 32;
 /** Mirrored on-chain state older than this is re-read after a call, ms (well inside the 15-minute minimum withdrawal delay). */
 export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+function ignoreConflict(err: unknown): void {
+  if (!(err instanceof ChannelConflictError)) throw err;
+}
 
 export interface ChannelProcessorConfig {
   readonly store: ChannelStore;
@@ -72,6 +76,7 @@ function freshRecord(p: ChannelPayload, onchain: ChannelSnapshot, now: number): 
     lastRequestAt: 0,
     unclaimedSince: 0,
     last: null,
+    rev: 0,
   };
 }
 
@@ -109,8 +114,9 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     void queue
       .run(id, async () => {
         const onchain = await facilitator.read(id);
-        const current = store.get(id);
-        if (current) await store.put(id, { ...current, onchain, syncedAt: now() });
+        const current = await store.get(id);
+        // Lost to a concurrent write (another instance served the channel): that one is newer anyway.
+        if (current) await store.put(id, { ...current, onchain, syncedAt: now() }).catch(ignoreConflict);
       })
       ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
   }
@@ -142,16 +148,18 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     try {
       await store.put(id, { ...next, last: { resource: paidOf(call).originalUrl, answer: storableAnswer(reply) } });
     } catch (err) {
+      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
+      if (err instanceof ChannelConflictError && moved.transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
       config.fault(`channel ${id} charge not stored`, err);
       // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
       if (moved.transaction === '') return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
     }
-    syncLater(id, next);
+    syncLater(id, { ...next, rev: next.rev + 1 });
     return reply;
   }
 
   async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
-    let rec = store.get(id);
+    let rec = await store.get(id);
     if (!rec) {
       const onchain = await facilitator.read(id).catch(() => null);
       if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
@@ -180,7 +188,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, verified.message);
-    const known = store.get(id);
+    const known = await store.get(id);
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     if (BigInt(p.voucher.maxClaimableAmount) !== BigInt(rec.charged) + BigInt(call.requirements.amount)) return corrective(call, id, rec);
     const handling = performance.now();
@@ -210,7 +218,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     );
   }
 
-  const refund = createChannelRefund({ store, facilitator, refuse, corrective, voucherHolds, now });
+  const refund = createChannelRefund({ store, facilitator, refuse, corrective, voucherHolds, now, fault: config.fault });
 
   return {
     queue,

@@ -21,13 +21,14 @@ export interface ChannelRefundConfig {
   /** Null when the voucher's signature holds, else the reason. */
   readonly voucherHolds: (call: PaidCall, p: ChannelPayload, id: string) => Promise<string | null>;
   readonly now: () => number;
+  readonly fault: (what: string, err: unknown) => void;
 }
 
 /** Creates the refund step (run inside the channel's queue). */
 export function createChannelRefund(config: ChannelRefundConfig) {
   const { store, facilitator, refuse } = config;
   return async (call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string): Promise<HttpReply> => {
-    const rec = store.get(id);
+    const rec = await store.get(id);
     if (!rec) return refuse(call, CHANNEL_REASONS.missingChannel, `this server holds no channel ${id}`);
     if (p.voucher.maxClaimableAmount !== rec.charged) return config.corrective(call, id, rec);
     const bad = await config.voucherHolds(call, p, id);
@@ -49,8 +50,9 @@ export function createChannelRefund(config: ChannelRefundConfig) {
       });
     const next: ChannelRecord = { ...rec, onchain: done.snapshot, syncedAt: config.now(), unclaimedSince: 0, last: null };
     // Everything unspent went back: the channel is closed until the payer funds it again.
-    if (BigInt(done.snapshot.balance) <= BigInt(done.snapshot.totalClaimed)) await store.remove(id);
-    else await store.put(id, next);
+    // The money moved: a record that cannot follow (another instance wrote it meanwhile) is refreshed by the claimer's watch.
+    const stored = BigInt(done.snapshot.balance) <= BigInt(done.snapshot.totalClaimed) ? store.remove(id, rec) : store.put(id, next);
+    await stored.catch((err: unknown) => config.fault(`channel ${id} refund not recorded`, err));
     const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState: channelStateOf(id, next) });
     const answer = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
     const response = {

@@ -15,8 +15,13 @@ import type { ReceiptStamp } from './paid-delivery.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import type { PaymentRequirements, SupportedKind } from './x402-types.ts';
 
-/** How often the claimer looks at what is owed, ms. */
+/** How often the claimer looks at what is owed, ms (more often when channels are watched more often). */
 export const CHANNEL_CLAIM_LOOK_MS = 5_000;
+
+/** The claimer's look interval for a watch of `watchSeconds`. */
+export function claimLookMs(watchSeconds: number): number {
+  return Math.min(CHANNEL_CLAIM_LOOK_MS, watchSeconds * 1000);
+}
 
 export interface ChannelSetup {
   readonly rpcUrl: string;
@@ -35,6 +40,8 @@ export interface ChannelSetup {
   readonly stamp: ReceiptStamp;
   readonly challengeFor: (path: string) => ChallengeBuilder;
   readonly fault: (what: string, err: unknown) => void;
+  /** Where the channel records live; default the data dir's log. With the database: its store and its claim lease. */
+  readonly shared?: { readonly store: ChannelStore; readonly lead: () => Promise<boolean> } | null;
 }
 
 /** The running channel path. */
@@ -53,7 +60,7 @@ export interface Channels {
 export function startChannels(setup: ChannelSetup): Channels {
   const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
   const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs);
-  const store = createChannelStore({ dir: setup.dataDir });
+  const store = setup.shared?.store ?? createChannelStore({ dir: setup.dataDir });
   const processor = createChannelProcessor({
     store,
     facilitator,
@@ -70,9 +77,10 @@ export function startChannels(setup: ChannelSetup): Channels {
     requirements: setup.requirements,
     thresholdUnits: BigInt(setup.claimThresholdUnits),
     maxAgeMs: setup.claimAgeSeconds * 1000,
-    intervalMs: Math.min(CHANNEL_CLAIM_LOOK_MS, setup.watchSeconds * 1000),
+    intervalMs: claimLookMs(setup.watchSeconds),
     watchMs: setup.watchSeconds * 1000,
     fault: setup.fault,
+    ...(setup.shared ? { lead: setup.shared.lead } : {}),
   });
   claimer.start();
   const network = setup.requirements.network;

@@ -4,6 +4,11 @@
  * (so the identical retry of a voucher gets its 200 again, not a second charge). Each change is
  * written and fsync'd before the answer that depends on it leaves: an accepted voucher survives
  * kill -9 the way a ledger entry does.
+ *
+ * Every record carries its revision: a write names the revision it was made from and does not
+ * happen when the record moved on meanwhile (`ChannelConflictError`). One instance serializes a
+ * channel's requests itself; with the database (pg-channel-store.ts) two instances serving one
+ * channel at once are held apart this way, and the loser's voucher is refused, not charged twice.
  */
 import type { ChannelConfig } from '../chain/evm-channel-typed-data.ts';
 import type { ChannelSnapshot } from './channel-facilitator.ts';
@@ -33,15 +38,36 @@ export interface ChannelRecord {
   readonly unclaimedSince: number;
   /** The 200 answered for the latest voucher and the resource it answered. */
   readonly last: { readonly resource: string; readonly answer: StoredAnswer } | null;
+  /** The revision this record was read at (0: not stored yet); the store writes it one higher. */
+  readonly rev: number;
 }
 
+/** A write made from a revision that is no longer the stored one: another request changed the channel first. */
+export class ChannelConflictError extends Error {
+  constructor(channelId: string) {
+    super(`channel ${channelId} changed while this request was served`);
+    this.name = 'ChannelConflictError';
+  }
+}
+
+/** What `/health` shows of the stored channels. */
+export interface ChannelSummary {
+  readonly open: number;
+  readonly unclaimedUnits: string;
+  readonly withdrawalsPending: number;
+}
+
+/** The channel records as the channel path uses them: this file's log, or the database (pg-channel-store.ts). */
 export interface ChannelStore {
-  get(channelId: string): ChannelRecord | undefined;
-  /** Resolves once the record is on disk. */
+  get(channelId: string): ChannelRecord | undefined | Promise<ChannelRecord | undefined>;
+  /** Stores `record` as revision `record.rev + 1`; resolves once durable, rejects with ChannelConflictError when `record.rev` is stale. */
   put(channelId: string, record: ChannelRecord): Promise<void>;
-  remove(channelId: string): Promise<void>;
-  entries(): IterableIterator<[string, ChannelRecord]>;
-  size(): number;
+  /** Forgets the channel, if it is still at `record.rev`. */
+  remove(channelId: string, record: ChannelRecord): Promise<void>;
+  /** The channels that owe us (charged beyond what is claimed on chain), at most `limit`. */
+  owing(limit: number): Promise<Array<[string, ChannelRecord]>>;
+  summary(): ChannelSummary | Promise<ChannelSummary>;
+  /** Waits for queued writes. */
   flush(): Promise<void>;
 }
 
@@ -55,12 +81,31 @@ export function unclaimedOf(record: ChannelRecord): bigint {
 export function createChannelStore(config: { readonly dir: string; readonly now?: () => number; readonly maxEntries?: number }): ChannelStore {
   const now = config.now ?? Date.now;
   const log = createDurableRecordLog<ChannelRecord>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? MAX_CHANNELS, now });
+  const check = (id: string, record: ChannelRecord) => {
+    if ((log.get(id)?.rev ?? 0) !== record.rev) throw new ChannelConflictError(id);
+  };
   return {
     get: (id) => log.get(id),
-    put: (id, record) => log.put(id, record, now() + CHANNEL_RECORD_TTL_MS),
-    remove: (id) => log.remove(id),
-    entries: () => log.entries(),
-    size: () => log.size(),
+    async put(id, record) {
+      check(id, record);
+      await log.put(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS);
+    },
+    async remove(id, record) {
+      check(id, record);
+      await log.remove(id);
+    },
+    owing: async (limit) => [...log.entries()].filter(([, r]) => unclaimedOf(r) > 0n).slice(0, limit),
+    summary() {
+      let unclaimed = 0n;
+      let open = 0;
+      let withdrawalsPending = 0;
+      for (const [, r] of log.entries()) {
+        open++;
+        unclaimed += unclaimedOf(r);
+        if (r.onchain.withdrawRequestedAt !== 0) withdrawalsPending++;
+      }
+      return { open, unclaimedUnits: unclaimed.toString(), withdrawalsPending };
+    },
     flush: () => log.flush(),
   };
 }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { x402Client } from '@x402/core/client';
+import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
@@ -154,5 +155,38 @@ describe('paying a tool on Base', () => {
     const receipt = JSON.parse(Buffer.from(r._meta!['x402/receipt'], 'base64').toString());
     expect(receipt).toMatchObject({ network: BASE, resource: '/v1/lending/markets?limit=3', endpoint: '/v1/lending/markets' });
     expect((await balance()) - before).toBe(1000n);
+  });
+});
+
+describe('paying tools through a payment channel', () => {
+  it('takes the deposit with the first call and a voucher with the next, each answered with its charge and a receipt', async () => {
+    const evm = paid.localnet.evm;
+    const key = generateEvmKey();
+    await evm.fundUsdc(evmAddressOfKey(key), 1_000_000n);
+    const payer = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);
+    payer.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+    const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key));
+    payer.register('eip155:*', scheme);
+    const deposit = await paymentFor(payer, 'lending_markets', { limit: 3 });
+    expect((deposit.payload as { type: string }).type).toBe('deposit');
+    const first = await callTool(client, 'lending_markets', { limit: 3 }, { 'x402/payment': deposit });
+    expect(first.isError, first.content[0]!.text).toBeFalsy();
+    const settled = first._meta!['x402/payment-response'];
+    expect(settled).toMatchObject({ success: true, network: BASE, extra: { chargedAmount: '1000', channelState: { chargedCumulativeAmount: '1000' } } });
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const terms = deposit.accepted;
+    const config = scheme.buildChannelConfig(terms);
+    const voucher = await signVoucher(evmAccountFromKey(key), computeChannelId(config, BASE), '2000', BASE);
+    const next = { x402Version: 2, accepted: terms, payload: { type: 'voucher', channelConfig: config, voucher } };
+    const second = await callTool(client, 'lending_markets', { limit: 2 }, { 'x402/payment': next });
+    expect(second.isError, second.content[0]!.text).toBeFalsy();
+    expect(second._meta!['x402/payment-response']).toMatchObject({
+      success: true,
+      transaction: '',
+      extra: { channelState: { chargedCumulativeAmount: '2000' } },
+    });
+    const receipt = JSON.parse(Buffer.from(second._meta!['x402/receipt'], 'base64').toString());
+    expect(receipt).toMatchObject({ network: BASE, resource: '/v1/lending/markets?limit=2' });
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelClaimer } from '../../src/x402/channel-claimer.ts';
 import type { ChannelFacilitator, ChannelSnapshot, ClaimEntry } from '../../src/x402/channel-facilitator.ts';
-import { type ChannelRecord, createChannelStore } from '../../src/x402/channel-store.ts';
+import { ChannelConflictError, type ChannelRecord, createChannelStore } from '../../src/x402/channel-store.ts';
 import { createKeyedQueue } from '../../src/x402/keyed-queue.ts';
 import type { PaymentRequirements } from '../../src/x402/x402-types.ts';
 
@@ -51,6 +51,7 @@ function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaim
     lastRequestAt: 1_000,
     unclaimedSince,
     last: null,
+    rev: 0,
   };
 }
 
@@ -62,7 +63,7 @@ function setup(options: { thresholdUnits?: bigint; claimFails?: boolean; now?: n
   const claims: ClaimEntry[][] = [];
   let sweeps = 0;
   const facilitator = {
-    read: async (id: string) => store.get(id)!.onchain,
+    read: async (id: string) => (store.get(id) as ChannelRecord).onchain,
     claim: async (rows: readonly ClaimEntry[]) => {
       claims.push([...rows]);
       return options.claimFails
@@ -132,8 +133,17 @@ describe('channel claimer', () => {
     await claimer.tick(true);
     expect(claims).toHaveLength(1);
     expect(sweeps()).toBe(0);
-    expect(store.get('0x01')!.onchain.totalClaimed).toBe('0');
+    expect((store.get('0x01') as ChannelRecord).onchain.totalClaimed).toBe('0');
     expect(claimer.status()).toMatchObject({ unclaimedUnits: '1000', lastClaim: null, lastError: expect.stringContaining('claim_simulation_failed') });
+  });
+
+  it('refuses a write made from a stale revision', async () => {
+    const { store } = setup();
+    await store.put('0x01', record(1000));
+    const read = store.get('0x01') as ChannelRecord;
+    await store.put('0x01', { ...read, charged: '2000' });
+    await expect(store.put('0x01', { ...read, charged: '3000' })).rejects.toThrow(ChannelConflictError);
+    expect(store.get('0x01')).toMatchObject({ charged: '2000', rev: 2 });
   });
 
   it('keeps channel records across a reopen of the log', async () => {
