@@ -188,7 +188,13 @@ describe('the database away', () => {
     const url = new URL(db.url);
     url.port = new URL(relay.url).port;
     const q = await quota(100, pool(url.toString(), 800));
-    const cut = { '/v1/smri': async () => ((relay.mode = 'reset'), { mint: 'm', smri: 1, components: {} }) } as unknown as PaidHandlers;
+    // The database goes away while the endpoint runs: after the claim, before the record.
+    const cut = {
+      '/v1/smri': async () => {
+        relay.mode = 'reset';
+        return { mint: 'm', smri: 1, components: {} };
+      },
+    } as unknown as PaidHandlers;
     const reply = await createPreviewCaller({ handlers: cut, stopped: () => null, quota: q })(attempt('192.0.2.81'));
     expect(reply.status).toBe(503);
     expect(JSON.parse(String(reply.body))).toMatchObject({ error: 'database_unavailable' });
