@@ -104,17 +104,21 @@ async function sharedSalt(db: PgQuery): Promise<Buffer> {
   return Buffer.from(row.salt, 'hex');
 }
 
-/** Opens the quota over `db` (its schema migrated): reads the salt and today's count. */
-export async function openPgPreviewQuota(config: PgPreviewQuotaConfig): Promise<PreviewQuota> {
-  const { db } = config;
-  const max = config.maxClientsPerDay ?? PREVIEW_CLIENTS_PER_DAY;
-  const leaseMs = config.leaseMs ?? PREVIEW_CLAIM_LEASE_MS;
-  const hashOf = clientHasherOf(await sharedSalt(db));
+/** This instance's view of the shared quota: runs its queries, keeps the /health figures, forgets old days. */
+interface Tally extends ClaimContext {
+  /** Moves to `day` when later: its first sight forgets the days before yesterday. */
+  rollTo(day: string, now: Date): void;
+  /** Reads the shared count in the background (at most one read at a time). */
+  refresh(): void;
+  size(): number;
+  writable(): boolean;
+}
+
+function createTally(db: PgQuery, now: () => Date): Tally {
   let seen = { day: '', clients: 0 };
   let writable = true;
   let refreshing = false;
-
-  /** Runs `query`, keeping the health figures: `writable` is whether the database last answered. */
+  /** `writable` is whether the database answered the quota's last query. */
   async function run<R>(query: () => Promise<R>): Promise<R> {
     try {
       const result = await query();
@@ -128,65 +132,90 @@ export async function openPgPreviewQuota(config: PgPreviewQuotaConfig): Promise<
   const note = (day: string, clients: number | null | undefined): void => {
     if (clients !== null && clients !== undefined && day >= seen.day) seen = { day, clients };
   };
-  /** The first sight of a day forgets the days before yesterday (an idle database keeps them until then). */
-  const rollTo = (day: string, now: Date): void => {
-    if (day <= seen.day) return;
-    seen = { day, clients: 0 };
-    void run(() => db.query(FORGET, [utcDayOf(new Date(now.getTime() - DAY_MS))])).catch(() => undefined);
-  };
-
-  const ctx: ClaimContext = { db, run, note: (day, clients) => note(day, clients) };
-  const hold = (day: string, hash: string, owner: string): HeldClaim => holdClaim(ctx, day, hash, owner);
-
-  async function claim(remoteIp: string): Promise<ClaimResult> {
-    const now = config.now();
-    const day = utcDayOf(now);
-    rollTo(day, now);
-    const hash = hashOf(remoteIp);
-    const owner = randomUUID();
-    const t = now.getTime();
-    const [row] = await run(() => db.query<ClaimRow>(CLAIM, [day, hash, owner, t + leaseMs, max]));
-    note(day, row?.slot ?? row?.clients);
-    if (row?.claimed) return hold(day, hash, owner);
-    if (row && row.slot !== null) {
-      // The same client won on another instance between this statement's snapshot and its insert.
-      await run(() => db.query(UNSLOT, [day]));
-      return refusalAt('in_flight', now);
-    }
-    if (row?.state === 'used') return refusalAt('used', now);
-    if (row?.state === 'claimed') {
-      const taken = row.lease_until !== null && row.lease_until <= t && (await run(() => db.query(TAKE_OVER, [day, hash, owner, t + leaseMs, t]))).length > 0;
-      return taken ? hold(day, hash, owner) : refusalAt('in_flight', now);
-    }
-    return refusalAt('capacity', now);
-  }
-
-  /** Reads the shared count in the background (at most one read at a time); /health shows the last one. */
-  function refresh(): void {
-    if (refreshing) return;
-    refreshing = true;
-    const day = utcDayOf(config.now());
-    run(() => db.query<{ clients: number }>(COUNT, [day]))
-      .then(
-        ([r]) => note(day, r?.clients ?? 0),
-        () => undefined,
-      )
-      .finally(() => {
-        refreshing = false;
-      });
-  }
-  const size = (): number => (seen.day === utcDayOf(config.now()) ? seen.clients : 0);
-
-  rollTo(utcDayOf(config.now()), config.now());
-  note(seen.day, (await run(() => db.query<{ clients: number }>(COUNT, [seen.day])))[0]?.clients ?? 0);
   return {
-    claim,
+    db,
+    run,
+    note,
+    rollTo(day, at) {
+      if (day <= seen.day) return;
+      seen = { day, clients: 0 };
+      // An idle database keeps old days until some instance's next claim: they are a few rows.
+      void run(() => db.query(FORGET, [utcDayOf(new Date(at.getTime() - DAY_MS))])).catch(() => undefined);
+    },
+    refresh() {
+      if (refreshing) return;
+      refreshing = true;
+      const day = utcDayOf(now());
+      run(() => db.query<{ clients: number }>(COUNT, [day]))
+        .then(
+          ([r]) => note(day, r?.clients ?? 0),
+          () => undefined,
+        )
+        .finally(() => {
+          refreshing = false;
+        });
+    },
+    size: () => (seen.day === utcDayOf(now()) ? seen.clients : 0),
+    writable: () => writable,
+  };
+}
+
+interface ClaimSettings {
+  readonly tally: Tally;
+  readonly hashOf: (remoteIp: string) => string;
+  readonly max: number;
+  readonly leaseMs: number;
+  readonly now: () => Date;
+}
+
+/** One claim: the statement, then what its row says (held, or refused as data). */
+async function claimOn(settings: ClaimSettings, remoteIp: string): Promise<ClaimResult> {
+  const { tally, leaseMs } = settings;
+  const now = settings.now();
+  const day = utcDayOf(now);
+  tally.rollTo(day, now);
+  const hash = settings.hashOf(remoteIp);
+  const owner = randomUUID();
+  const t = now.getTime();
+  const [row] = await tally.run(() => tally.db.query<ClaimRow>(CLAIM, [day, hash, owner, t + leaseMs, settings.max]));
+  tally.note(day, row?.slot ?? row?.clients);
+  if (row?.claimed) return holdClaim(tally, day, hash, owner);
+  if (row && row.slot !== null) {
+    // The same client won on another instance between this statement's snapshot and its insert.
+    await tally.run(() => tally.db.query(UNSLOT, [day]));
+    return refusalAt('in_flight', now);
+  }
+  if (row?.state === 'used') return refusalAt('used', now);
+  if (row?.state === 'claimed' && row.lease_until !== null && row.lease_until <= t) {
+    const taken = await tally.run(() => tally.db.query(TAKE_OVER, [day, hash, owner, t + leaseMs, t]));
+    if (taken.length > 0) return holdClaim(tally, day, hash, owner);
+  }
+  return refusalAt(row?.state ? 'in_flight' : 'capacity', now);
+}
+
+/** Opens the quota over `db` (its schema migrated): reads the salt and today's count. */
+export async function openPgPreviewQuota(config: PgPreviewQuotaConfig): Promise<PreviewQuota> {
+  const { db, now } = config;
+  const hashOf = clientHasherOf(await sharedSalt(db));
+  const tally = createTally(db, now);
+  const settings: ClaimSettings = {
+    tally,
+    hashOf,
+    max: config.maxClientsPerDay ?? PREVIEW_CLIENTS_PER_DAY,
+    leaseMs: config.leaseMs ?? PREVIEW_CLAIM_LEASE_MS,
+    now,
+  };
+  const today = utcDayOf(now());
+  tally.rollTo(today, now());
+  tally.note(today, (await tally.run(() => db.query<{ clients: number }>(COUNT, [today])))[0]?.clients ?? 0);
+  return {
+    claim: (remoteIp) => claimOn(settings, remoteIp),
     // The database is asked at every claim; a fault answers that claim, it stops nothing.
     failure: () => null,
-    size,
+    size: tally.size,
     status() {
-      refresh();
-      return { clientsToday: size(), writable };
+      tally.refresh();
+      return { clientsToday: tally.size(), writable: tally.writable() };
     },
     // The connection pool is the storage's to close (service/storage.ts).
     close: () => Promise.resolve(),
