@@ -5,7 +5,6 @@
  * discovery documents, metrics. `startService` is what main.ts and the integration tests call; it
  * listens and returns the bound URL and a graceful close.
  */
-import { resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
@@ -26,11 +25,10 @@ import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
 import { createPreviewCaller } from './preview/preview-caller.ts';
-import { openPreviewQuota } from './preview/preview-quota.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
-import { openStorage, type Storage } from './service/storage.ts';
+import { openPreviewQuotaOf, openStorage, type Storage } from './service/storage.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -148,12 +146,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let documents: Documents | null = null;
   const stopped = () => paidCallsStopped(killSwitch, ledger);
-  // The free daily preview (docs/preview.md); its quota survives restarts under <dataDir>/preview.
-  const previewQuota = openPreviewQuota({
-    dir: resolve(config.dataDir, 'preview'),
-    maxClientsPerDay: config.previewClientsPerDay,
-    now: options.now ?? (() => new Date()),
-  });
+  // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
+  const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
   const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
 
   const routes = [
@@ -170,7 +164,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         timing: timing.status(),
         ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
         ...trust.status(),
-        preview: { clientsToday: previewQuota.size(), writable: previewQuota.failure() === null },
+        preview: previewQuota.status(),
         ...(channels ? { channels: channels.claimer.status() } : {}),
       }),
     }),

@@ -2,8 +2,9 @@
  * Who a free preview is counted against, and how that is stored. The client is its IP address;
  * an IPv6 client is its /64 prefix, because one host is commonly handed a whole /64 and would
  * otherwise get 2^64 previews a day; an IPv4-mapped IPv6 address (a dual-stack listener's view
- * of an IPv4 client) is the IPv4 address it maps. The quota file keeps only a keyed hash of that
- * key (HMAC-SHA-256 under a random salt of the data dir), so it holds no addresses.
+ * of an IPv4 client) is the IPv4 address it maps. The quota keeps only a keyed hash of that key
+ * (HMAC-SHA-256 under a random salt: the data dir's, or with a database the one row every
+ * instance reads, so all of them hash a client alike), so it holds no addresses.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 /** The salt file inside the preview directory (mode 0600). */
 export const SALT_FILE = 'client-key.salt';
-const SALT_BYTES = 32;
+/** Random bytes of a salt, kept as hex (in the salt file, or the database's `preview_salt` row). */
+export const SALT_BYTES = 32;
 /** Bytes of the HMAC kept per client: 128 bits, collision-free in practice at any daily cap. */
 const HASH_BYTES = 16;
 /** What a stored client hash looks like (base64url of HASH_BYTES). */
@@ -49,21 +51,31 @@ export function clientKeyOf(remoteIp: string): string {
     .join(':')}::/64`;
 }
 
+/** A fresh random salt as hex. */
+export const newSaltHex = (): string => randomBytes(SALT_BYTES).toString('hex');
+
+/** Whether `text` is a salt as stored: SALT_BYTES as lowercase hex. */
+export const isSaltHex = (text: string): boolean => new RegExp(`^[0-9a-f]{${SALT_BYTES * 2}}$`).test(text);
+
 /** The data dir's salt, created (random, mode 0600) on first use. */
 function loadOrCreateSalt(dir: string): Buffer {
   const path = join(dir, SALT_FILE);
   if (!existsSync(path)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileAtomic(path, dir, `${randomBytes(SALT_BYTES).toString('hex')}\n`, 0o600);
+    writeFileAtomic(path, dir, `${newSaltHex()}\n`, 0o600);
   }
   const text = readFileSync(path, 'utf8').trim();
-  if (!new RegExp(`^[0-9a-f]{${SALT_BYTES * 2}}$`).test(text))
+  if (!isSaltHex(text))
     throw new ConfigError([`${path} must hold ${SALT_BYTES} random bytes as hex; delete it to make a new one (today's previews are then forgotten)`]);
   return Buffer.from(text, 'hex');
 }
 
+/** A function from a remote address to the stored hash of its client key under `salt`. */
+export function clientHasherOf(salt: Buffer): (remoteIp: string) => string {
+  return (remoteIp) => createHmac('sha256', salt).update(clientKeyOf(remoteIp), 'utf8').digest().subarray(0, HASH_BYTES).toString('base64url');
+}
+
 /** A function from a remote address to the stored hash of its client key, under `dir`'s salt. */
 export function createClientHasher(dir: string): (remoteIp: string) => string {
-  const salt = loadOrCreateSalt(dir);
-  return (remoteIp) => createHmac('sha256', salt).update(clientKeyOf(remoteIp), 'utf8').digest().subarray(0, HASH_BYTES).toString('base64url');
+  return clientHasherOf(loadOrCreateSalt(dir));
 }

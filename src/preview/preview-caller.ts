@@ -3,11 +3,12 @@
  * (400 naming the parameter, quota untouched), refused while paid calls are stopped (503), then
  * the client's daily claim, the real paid handler, and its answer cut by the endpoint's preview
  * rule. Only a 200 uses the day's preview: the claim is released on any other outcome. No
- * payment, no receipt, no ledger entry.
+ * payment, no receipt, no ledger entry. With the quota in the database a fault of its claim or
+ * record answers 503 `database_unavailable`, and no preview goes out unrecorded.
  */
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
-import { errorReply, type HttpReply } from '../errors.ts';
+import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
 import type { PaidHandler, PaidHandlers } from '../intel/handler-group.ts';
 import type { PreviewQuota, RefusedClaim } from './preview-quota.ts';
 import { truncateAnswer } from './truncate-answer.ts';
@@ -71,7 +72,9 @@ export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller 
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
     if (!handler) return errorReply({ error: 'upstream_unavailable', message: `${entry.path} has no data source in this deployment` });
-    const claim = config.quota.claim(remoteIp);
+    // The file quota decides at once; the database's claim is one statement, awaited (a fault rejects: 503).
+    const pending = config.quota.claim(remoteIp);
+    const claim = pending instanceof Promise ? await pending : pending;
     if (!claim.ok) return previewLimitReply(claim, entry);
     let body: string;
     try {
@@ -84,7 +87,9 @@ export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller 
     }
     try {
       await claim.commit();
-    } catch {
+    } catch (err) {
+      // Not recorded, so not answered: the database's fault as itself, the file's as a stop.
+      if (err instanceof ServiceError) return errorReply(err.body);
       return errorReply({ error: 'service_stopped', message: config.quota.failure() ?? 'the preview could not be recorded' });
     }
     return { status: 200, headers: { 'Content-Type': 'application/json', ...NO_STORE }, body };

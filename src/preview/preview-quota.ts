@@ -44,15 +44,37 @@ export interface RefusedClaim {
   readonly retryAfterSeconds: number;
 }
 
+/** What a claim comes to: held, or refused as data. */
+export type ClaimResult = HeldClaim | RefusedClaim;
+
+/** The quota's part of /health. */
+export interface PreviewStatus {
+  /** Clients given (or being given) a preview today: with a database, the shared count as last read. */
+  readonly clientsToday: number;
+  /** False while previews cannot be recorded (a failed quota file; the database's last answer a fault). */
+  readonly writable: boolean;
+}
+
+/**
+ * The daily quota, in a file (synchronous claim) or in the database (a claim is one statement, so
+ * it resolves later; a database fault rejects with ServiceError `database_unavailable`).
+ */
 export interface PreviewQuota {
   /** Claims today's preview of the client at `remoteIp`. */
-  claim(remoteIp: string): HeldClaim | RefusedClaim;
-  /** Why previews cannot be recorded (the quota file failed), or null. */
+  claim(remoteIp: string): ClaimResult | Promise<ClaimResult>;
+  /** Why previews are stopped before they run (the quota file failed), or null. */
   failure(): string | null;
   /** Clients recorded today plus claims in flight (for /health and bounds checks). */
   size(): number;
+  /** For /health; never waits on the database. */
+  status(): PreviewStatus;
   /** Waits for queued writes. */
   close(): Promise<void>;
+}
+
+/** The quota in the data dir: its claim is decided in memory at once (the record is written at commit). */
+export interface FilePreviewQuota extends PreviewQuota {
+  claim(remoteIp: string): ClaimResult;
 }
 
 /** `YYYY-MM-DD` of `date` in UTC. */
@@ -70,8 +92,13 @@ export function secondsToNextUtcMidnight(date: Date): number {
   return Math.ceil((nextUtcMidnight(date).getTime() - date.getTime()) / 1000);
 }
 
+/** The refusal of a claim at `now` for `reason`: free again at the next UTC midnight. */
+export function refusalAt(reason: RefusalReason, now: Date): RefusedClaim {
+  return { ok: false, reason, nextPreviewAt: nextUtcMidnight(now), retryAfterSeconds: secondsToNextUtcMidnight(now) };
+}
+
 /** Opens the quota: the salt (created on first use) and today's records from disk. */
-export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
+export function openPreviewQuota(config: PreviewQuotaConfig): FilePreviewQuota {
   const max = config.maxClientsPerDay ?? PREVIEW_CLIENTS_PER_DAY;
   const hashOf = createClientHasher(config.dir);
   let day = utcDayOf(config.now());
@@ -85,6 +112,11 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
     if (today <= day) return;
     day = today;
     used = new Set();
+  }
+
+  function size(): number {
+    roll(config.now());
+    return used.size + inFlight.size;
   }
 
   function hold(hash: string): HeldClaim {
@@ -117,12 +149,7 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
       const now = config.now();
       roll(now);
       const hash = hashOf(remoteIp);
-      const refuse = (reason: RefusalReason): RefusedClaim => ({
-        ok: false,
-        reason,
-        nextPreviewAt: nextUtcMidnight(now),
-        retryAfterSeconds: secondsToNextUtcMidnight(now),
-      });
+      const refuse = (reason: RefusalReason): RefusedClaim => refusalAt(reason, now);
       if (used.has(hash)) return refuse('used');
       if (inFlight.has(hash)) return refuse('in_flight');
       if (used.size + inFlight.size >= max) return refuse('capacity');
@@ -130,10 +157,8 @@ export function openPreviewQuota(config: PreviewQuotaConfig): PreviewQuota {
       return hold(hash);
     },
     failure: () => log.failure(),
-    size() {
-      roll(config.now());
-      return used.size + inFlight.size;
-    },
+    size,
+    status: () => ({ clientsToday: size(), writable: log.failure() === null }),
     close: () => log.close(),
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The storage seam, chosen once at start (docs/scaling.md): without `--database-url` the payment
  * state and the kill switch live in files under the data dir, exactly as they always have; with
- * it they live in PostgreSQL, shared by every instance on that database (schema migrated first).
- * The ledger, the preview quota and the channel state stay in files either way for now.
+ * it they live in PostgreSQL, shared by every instance on that database (schema migrated first),
+ * and so does the free preview's daily quota. The channel state stays in files either way for now.
  */
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
+import { openPgPreviewQuota } from '../preview/pg-preview-quota.ts';
+import { openPreviewQuota, type PreviewQuota } from '../preview/preview-quota.ts';
 import { startExpirySweeper, type ExpirySweeper } from '../store/expiry-sweeper.ts';
 import { applyMigrations } from '../store/migrate.ts';
 import { createPgClient, type PgClient } from '../store/pg-client.ts';
@@ -73,4 +75,15 @@ export function openPaymentStores(storage: Storage, options: Readonly<Pick<Confi
 export function openKillSwitch(storage: Storage, dataDir: string, ledger: Pick<Ledger, 'append'>): Promise<KillSwitch> {
   if (storage.database === null) return Promise.resolve(createKillSwitch({ dataDir, ledger }));
   return openPgKillSwitch({ db: storage.database, ledger });
+}
+
+/** The free preview's daily quota of `storage`: `<dataDir>/preview`, or the tables every instance shares. */
+export function openPreviewQuotaOf(
+  storage: Storage,
+  options: Readonly<Pick<Config, 'dataDir' | 'previewClientsPerDay'>>,
+  now: () => Date,
+): Promise<PreviewQuota> {
+  const maxClientsPerDay = options.previewClientsPerDay;
+  if (storage.database === null) return Promise.resolve(openPreviewQuota({ dir: resolve(options.dataDir, 'preview'), maxClientsPerDay, now }));
+  return openPgPreviewQuota({ db: storage.database, maxClientsPerDay, now });
 }

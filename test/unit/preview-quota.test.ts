@@ -18,7 +18,7 @@ import {
   secondsToNextUtcMidnight,
   utcDayOf,
   type HeldClaim,
-  type PreviewQuota,
+  type FilePreviewQuota as PreviewQuota,
   type RefusedClaim,
 } from '../../src/preview/preview-quota.ts';
 
