@@ -1,0 +1,87 @@
+/**
+ * Payment channels on two real service instances sharing one database and one localnet (the
+ * same identity, receiver and receiver authorizer, as one deployment runs them): the official
+ * client pays one channel on both in turn; one voucher sent to both at the same moment is charged
+ * once (the other instance answers busy or the stored 200); one claim puts exactly the charges on
+ * chain.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningService, startService } from '../../src/service.ts';
+import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
+import { channelOf, channelPayer, channelTerms, voucherHeader } from '../helpers/channel-payer.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
+
+const PRICE = 1000n;
+let db: TestDatabase;
+let root: string;
+let localnet: NonNullable<TestService['localnet']>;
+const services: RunningService[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase('pg-channels');
+  root = mkdtempSync(join(tmpdir(), 'pg-channels-'));
+  const started = await startTestLocalnet('pg-channels');
+  localnet = started.localnet;
+  const authorizer = join(root, 'authorizer.key');
+  writeFileSync(authorizer, generateEvmKey(), { mode: 0o600 });
+  const shared = ['--database-url', db.url, '--keypair', join(root, 'identity.json'), '--evm-pay-to', evmAddressOfKey(generateEvmKey())];
+  const channels = ['--channel-authorizer-key', authorizer, '--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
+  for (let i = 0; i < 2; i++) {
+    const argv = ['--port', '0', '--admin-port', '0', '--data-dir', join(root, `instance-${i}`), '--free-rate-per-second', '0', ...shared, ...channels];
+    services.push(await startService(loadConfig({}, argv), { upstreams: started.upstreams }));
+  }
+}, 180_000);
+afterAll(async () => {
+  for (const s of services) await s.close();
+  await localnet?.close();
+  await db?.drop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const charged = (res: Response): string =>
+  (decodePaymentResponseHeader(res.headers.get('payment-response')!).extra as any).channelState.chargedCumulativeAmount;
+
+describe('one channel served by two instances on one database', () => {
+  it('the official client pays on both in turn, one charge after the other; a voucher sent to both at once is charged once; one claim moves exactly the charges', async () => {
+    const [a, b] = services.map((s) => s.url);
+    const terms = await channelTerms(`${a}/v1/epoch`);
+    expect(terms).toEqual(await channelTerms(`${b}/v1/epoch`));
+    const payer = await channelPayer(localnet.evm, 1_000_000n, 100n * PRICE);
+    for (let i = 0; i < 6; i++) {
+      const res = await payer.pay(`${i % 2 === 0 ? a : b}/v1/epoch`);
+      expect(res.status).toBe(200);
+      expect(charged(res)).toBe(String(BigInt(i + 1) * PRICE));
+    }
+
+    const { config, channelId } = channelOf(payer, terms);
+    let total = 6n;
+    for (let round = 0; round < 5; round++) {
+      const header = await voucherHeader(terms, payer.key, config, channelId, (total + 1n) * PRICE);
+      const replies = await Promise.all([a, b].map((url) => fetch(`${url}/v1/epoch`, { headers: { 'PAYMENT-SIGNATURE': header } })));
+      const bodies = await Promise.all(replies.map((r) => r.json() as Promise<any>));
+      expect(replies.some((r) => r.status === 200)).toBe(true);
+      // Two 200s are one answer: the second is the stored 200 of the first, its receipt included.
+      expect(new Set(replies.filter((r) => r.status === 200).map((r) => r.headers.get('x-service-receipt'))).size).toBe(1);
+      for (const [i, r] of replies.entries()) {
+        if (r.status === 200) expect(charged(r)).toBe(String((total + 1n) * PRICE));
+        else
+          expect([r.status, bodies[i].error]).toEqual([402, expect.stringMatching(/^invalid_batch_settlement_evm_(channel_busy|cumulative_amount_mismatch)/)]);
+      }
+      total++;
+    }
+
+    const token = readFileSync(services[1]!.adminTokenPath!, 'utf8').trim();
+    const claim = (await (
+      await fetch(`${services[1]!.adminUrl}/channels/claim`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    ).json()) as any;
+    expect(claim).toMatchObject({ lastError: null, lastClaim: { channels: 1, units: String(total * PRICE) } });
+    expect((await new BatchSettlementChain(localnet.evm).channel(channelId as `0x${string}`)).totalClaimed).toBe(total * PRICE);
+  }, 120_000);
+});
