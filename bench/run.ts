@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchChannelCalls } from './channel-calls.ts';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallengeProfiled, type Target } from './http-challenge.ts';
@@ -64,6 +65,7 @@ function soakMode(mode: string): SoakMode {
 }
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  'channel-calls': () => benchChannelCalls(),
   forensics: () => benchForensics(),
   'http-challenge': () =>
     benchHttpChallengeProfiled({
