@@ -16,9 +16,11 @@
 import { loadavg } from 'node:os';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { evmAddressOfKey, generateEvmKey } from '../src/chain/evm-key-file.ts';
+import { recoverVoucherSigner } from '../src/chain/evm-channel-typed-data.ts';
 import { fundedPayer } from '../test/helpers/svm-payer.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { startMainnetService, type MainnetService } from './mainnet-service.ts';
+import { cpuBetween, readProcessCpu } from './process-cpu.ts';
 import { type BenchRequest, drive, evmPaymentHeaders, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
 
 const PATH = '/v1/epoch';
@@ -54,21 +56,25 @@ function paidGet(url: string, header: string, timings: string[]): BenchRequest {
 
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 
-/** Pre-signed voucher calls, `count` per client, each client on a channel of its own. */
-async function channelLevel(net: Localnet, url: string, clients: number, count: number) {
+/** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
+async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count)));
   const ignored: string[] = [];
   await drive(channels.map((c) => c.headers.slice(0, WARM_CALLS).map((h) => paidGet(url, h, ignored))));
   const timings: string[] = [];
+  const before = readProcessCpu(pid);
   const run = await drive(channels.map((c) => c.headers.slice(WARM_CALLS).map((h) => paidGet(url, h, timings))));
-  return { ...summary(run), medianPhasesMs: medianPhases(timings) };
+  const cpu = cpuBetween(before, readProcessCpu(pid));
+  const perCall = (us: number) => round(us / run.requests);
+  const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
+  return { ...summary(run), medianPhasesMs: medianPhases(timings), serviceCpuUsPerCall: perCall(cpu.schedUs), serviceCpuUsPerCallByThread: byThread };
 }
 
 /** The official client end to end, each client on a channel of its own opened beforehand. */
 async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
   const terms = await channelTermsOf(url);
-  const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, false)));
+  const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
   const run = await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok: (res: Response) => res.status === 200 }))));
   return summary(run);
 }
@@ -85,6 +91,20 @@ async function exactLevels(net: Localnet, service: MainnetService, url: string, 
   return { solana: summary(solana), base: summary(base) };
 }
 
+/** CPU of one voucher's check alone (channel id and signer recovery, no pool hop), µs: the pool task's own work. */
+async function recoveryUs(net: Localnet, url: string): Promise<number> {
+  const terms = await channelTermsOf(url);
+  const { payer, headers } = await openChannel(net.evm, url, terms, 1);
+  const { payload } = JSON.parse(Buffer.from(headers[0]!, 'base64').toString('utf8'));
+  const input = { config: payload.channelConfig, chainId: 8453, channelId: payload.voucher.channelId, maxClaimableAmount: payload.voucher.maxClaimableAmount, signature: payload.voucher.signature };
+  for (let i = 0; i < 20; i++) await recoverVoucherSigner(input);
+  const started = process.cpuUsage();
+  const n = 200;
+  for (let i = 0; i < n; i++) if (!(await recoverVoucherSigner(input)).ok) throw new Error(`voucher of ${payer.address} does not recover`);
+  const used = process.cpuUsage(started);
+  return round((used.user + used.system) / n);
+}
+
 /** Every level: channel, official client, exact on both networks, and the ratios of the level. */
 export async function benchChannelCalls(): Promise<Record<string, unknown>> {
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-channel' });
@@ -95,7 +115,7 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
     const levels = [];
     for (const level of LEVELS) {
       const loadAverage = loadavg().map((x) => round(x, 2));
-      const channel = await channelLevel(net, url, level.concurrency, level.channel);
+      const channel = await channelLevel(net, url, service.pid, level.concurrency, level.channel);
       const official = await officialLevel(net, url, level.concurrency, level.official);
       const exact = await exactLevels(net, service, url, level.concurrency, level.exact);
       levels.push({
@@ -113,11 +133,13 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
       });
     }
     const c1 = levels[0]!;
+    const voucherCheckUs = await recoveryUs(net, url);
     return {
       name: 'channel-calls',
       endpoint: PATH,
       service: 'child process, node dist/server/main.js in mainnet mode; localnet (Solana LiteSVM, 400 ms slots; local EVM, automine) in the bench process',
       levels,
+      voucherCheckCpuUs: voucherCheckUs,
       goals: { channelP50MsAt1: 5, channelVsExactBase: 30, met: { p50At1: c1.channel.p50Ms <= 5, vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30) } },
     };
   } finally {

@@ -21,23 +21,32 @@ export interface OpenChannel {
 /** The channel option of `url`'s 402 (the route's price and our channel terms). */
 export const channelTermsOf = (url: string): Promise<PaymentRequirements> => channelTerms(url);
 
+/** Options of `openChannel`. */
+export interface OpenOptions {
+  /** Sign the vouchers ahead (default); false leaves the paying to the official client. */
+  readonly presign?: boolean;
+  /** The terms of the calls after the opening one, when another route's (default `terms`). */
+  readonly then?: PaymentRequirements;
+}
+
 /**
- * A funded payer whose official client deposits enough for `calls` more calls at `url` (plus the
- * opening one) and opens the channel with one paid call; then, unless `presign` is false, the
- * `calls` vouchers that follow it (without them, the official client pays on by itself).
+ * A funded payer whose official client deposits enough for the opening call at `url` and `calls`
+ * more, and opens the channel with that call; then the `calls` vouchers that follow it. A channel
+ * is the payer's and ours, not a route's: it may be opened on a cheap route and spent on another.
  */
-export async function openChannel(evm: LocalEvm, url: string, terms: PaymentRequirements, calls: number, presign = true): Promise<OpenChannel> {
-  const price = BigInt(terms.amount);
+export async function openChannel(evm: LocalEvm, url: string, terms: PaymentRequirements, calls: number, options: OpenOptions = {}): Promise<OpenChannel> {
+  const next = options.then ?? terms;
+  const [opening, price] = [BigInt(terms.amount), BigInt(next.amount)];
   const minDeposit = BigInt((terms.extra as { minDeposit?: string }).minDeposit ?? '0');
-  const wanted = price * BigInt(calls + 1);
+  const wanted = opening + price * BigInt(calls);
   const payer = await channelPayer(evm, PAYER_FUNDS, wanted > minDeposit ? wanted : minDeposit);
   const opened = await payer.pay(url);
   const body = await opened.text();
   if (opened.status !== 200) throw new Error(`opening a channel at ${url} answered ${opened.status}: ${body}`);
-  if (!presign) return { payer, headers: [] };
-  const { config, channelId } = channelOf(payer, terms);
+  if (options.presign === false) return { payer, headers: [] };
+  const { config, channelId } = channelOf(payer, next);
   const headers: string[] = [];
-  // The opening call charged one price: voucher k (from 0) is the ceiling of k + 2 calls.
-  for (let k = 0; k < calls; k++) headers.push(await voucherHeader(terms, payer.key, config, channelId, price * BigInt(k + 2)));
+  // Cumulative ceilings: what the opening call charged, plus one price per call, in order.
+  for (let k = 1; k <= calls; k++) headers.push(await voucherHeader(next, payer.key, config, channelId, opening + price * BigInt(k)));
   return { payer, headers };
 }

@@ -30,6 +30,7 @@ import { benchScalingModel } from './scaling-model.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
+import { benchSweep } from './sweep.ts';
 import { benchSoak } from './soak.ts';
 import { SOAK_MODES, type SoakMode } from './soak-service.ts';
 import { BUILD_STEP, runSuite, type SuiteStep } from './suite.ts';
@@ -87,6 +88,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'pg-instances': () => benchPgInstances(values.seconds ? { seconds: Number(values.seconds) } : {}),
   'pool-tasks': () => benchPoolTasks(),
   startup: () => benchStartup(),
+  sweep: () => benchSweep(),
   soak: () =>
     benchSoak({
       minutes: Number(values.minutes),
