@@ -41,7 +41,10 @@ export function medianPhases(values: readonly string[]): Record<string, number> 
   for (const value of values)
     for (const part of value.split(',')) {
       const [name, dur] = part.trim().split(';dur=');
-      if (name && dur !== undefined) (byPhase[name] ??= []).push(Number(dur));
+      if (!name || dur === undefined) continue;
+      const list = byPhase[name] ?? [];
+      list.push(Number(dur));
+      byPhase[name] = list;
     }
   return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
 }
@@ -75,7 +78,9 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
 async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
-  const run = await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok: (res: Response) => res.status === 200 }))));
+  const run = await drive(
+    payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok: (res: Response) => res.status === 200 }))),
+  );
   return summary(run);
 }
 
@@ -96,7 +101,13 @@ async function recoveryUs(net: Localnet, url: string): Promise<number> {
   const terms = await channelTermsOf(url);
   const { payer, headers } = await openChannel(net.evm, url, terms, 1);
   const { payload } = JSON.parse(Buffer.from(headers[0]!, 'base64').toString('utf8'));
-  const input = { config: payload.channelConfig, chainId: 8453, channelId: payload.voucher.channelId, maxClaimableAmount: payload.voucher.maxClaimableAmount, signature: payload.voucher.signature };
+  const input = {
+    config: payload.channelConfig,
+    chainId: 8453,
+    channelId: payload.voucher.channelId,
+    maxClaimableAmount: payload.voucher.maxClaimableAmount,
+    signature: payload.voucher.signature,
+  };
   for (let i = 0; i < 20; i++) await recoverVoucherSigner(input);
   const started = process.cpuUsage();
   const n = 200;
@@ -140,7 +151,11 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
       service: 'child process, node dist/server/main.js in mainnet mode; localnet (Solana LiteSVM, 400 ms slots; local EVM, automine) in the bench process',
       levels,
       voucherCheckCpuUs: voucherCheckUs,
-      goals: { channelP50MsAt1: 5, channelVsExactBase: 30, met: { p50At1: c1.channel.p50Ms <= 5, vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30) } },
+      goals: {
+        channelP50MsAt1: 5,
+        channelVsExactBase: 30,
+        met: { p50At1: c1.channel.p50Ms <= 5, vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30) },
+      },
     };
   } finally {
     await service.close();

@@ -26,7 +26,7 @@ export interface OpenOptions {
   /** Sign the vouchers ahead (default); false leaves the paying to the official client. */
   readonly presign?: boolean;
   /** The terms of the calls after the opening one, when another route's (default `terms`). */
-  readonly then?: PaymentRequirements;
+  readonly next?: PaymentRequirements;
 }
 
 /**
@@ -35,7 +35,7 @@ export interface OpenOptions {
  * is the payer's and ours, not a route's: it may be opened on a cheap route and spent on another.
  */
 export async function openChannel(evm: LocalEvm, url: string, terms: PaymentRequirements, calls: number, options: OpenOptions = {}): Promise<OpenChannel> {
-  const next = options.then ?? terms;
+  const next = options.next ?? terms;
   const [opening, price] = [BigInt(terms.amount), BigInt(next.amount)];
   const minDeposit = BigInt((terms.extra as { minDeposit?: string }).minDeposit ?? '0');
   const wanted = opening + price * BigInt(calls);

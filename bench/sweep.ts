@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../src/chain/evm-key-file.ts';
 import { fundedPayer, rpcCall } from '../test/helpers/svm-payer.ts';
+import { medianPhases } from './channel-calls.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { countsBetween, type DelayProxy, startDelayProxy } from './delay-proxy.ts';
 import { startMainnetService, type MainnetService } from './mainnet-service.ts';
@@ -54,7 +55,7 @@ async function paymentsFor(scheme: Scheme, net: Localnet, service: MainnetServic
   // Channels open on a cheap route, so that no batch call runs before the timed phase.
   const epoch = `${service.url}/v1/epoch`;
   const [openTerms, batchTerms] = [await channelTermsOf(epoch), await channelTermsOf(`${service.url}${probe}`)];
-  const channels = await Promise.all(calls.map((list) => openChannel(net.evm, epoch, openTerms, list.length, { then: batchTerms })));
+  const channels = await Promise.all(calls.map((list) => openChannel(net.evm, epoch, openTerms, list.length, { next: batchTerms })));
   return channels.map((c) => [...c.headers]);
 }
 
@@ -64,16 +65,20 @@ interface Sweep {
   readonly wallMs: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Median ms of each Server-Timing phase (`handler` holds the RPC reads and the analysis). */
+  readonly phases: Record<string, number>;
 }
 
 /** The timed sweep: each client's calls one after another; counts the mints that came back with a risk. */
 async function timedSweep(baseUrl: string, calls: string[][], headers: string[][]): Promise<Sweep> {
   let mintsAnswered = 0;
+  const timings: string[] = [];
   const requests = calls.map((list, c) =>
     list.map(
       (path, i): BenchRequest => ({
         send: () => fetch(`${baseUrl}${path}`, { headers: { 'PAYMENT-SIGNATURE': headers[c]![i]! } }),
         ok: (res, body) => {
+          timings.push(res.headers.get('server-timing') ?? '');
           if (res.status !== 200) return false;
           mintsAnswered += (JSON.parse(body) as { results: { risk?: unknown }[] }).results.filter((r) => r.risk).length;
           return true;
@@ -83,7 +88,7 @@ async function timedSweep(baseUrl: string, calls: string[][], headers: string[][
   );
   const started = performance.now();
   const run = await drive(requests);
-  return { answered: run.ok, mintsAnswered, wallMs: performance.now() - started, p50Ms: run.p50Ms, p99Ms: run.p99Ms };
+  return { answered: run.ok, mintsAnswered, wallMs: performance.now() - started, p50Ms: run.p50Ms, p99Ms: run.p99Ms, phases: medianPhases(timings) };
 }
 
 async function lamportsOf(net: Localnet, address: string): Promise<number> {
@@ -91,7 +96,11 @@ async function lamportsOf(net: Localnet, address: string): Promise<number> {
 }
 
 async function weiOf(net: Localnet, address: string): Promise<bigint> {
-  const res = await fetch(net.urls.evm, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }) });
+  const res = await fetch(net.urls.evm, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }),
+  });
   return BigInt(((await res.json()) as { result: string }).result);
 }
 
@@ -101,9 +110,17 @@ async function sweepWith(scheme: Scheme, net: Localnet, service: MainnetService,
   const headers = await paymentsFor(scheme, net, service, calls);
   const feePayer = (await challengeOf(service)).accepts.find((a) => a.network.startsWith('solana:'))!.extra.feePayer!;
   const relayer = evmAddressOfKey(net.evm.relayerKey as EvmHexKey);
-  const [lamports, wei, counts, cpu, loadAverage] = [await lamportsOf(net, feePayer), await weiOf(net, relayer), proxy.counts(), readProcessCpu(service.pid), loadavg()];
+  const [lamports, wei, counts, cpu, loadAverage] = [
+    await lamportsOf(net, feePayer),
+    await weiOf(net, relayer),
+    proxy.counts(),
+    readProcessCpu(service.pid),
+    loadavg(),
+  ];
+  const ownCpu = process.cpuUsage();
   const sweep = await timedSweep(service.url, calls, headers);
   const used = cpuBetween(cpu, readProcessCpu(service.pid));
+  const own = process.cpuUsage(ownCpu);
   const rpc = countsBetween(counts, proxy.counts());
   const callCount = calls.flat().length;
   const price = Number((await challengeOf(service, calls[0]![0]!)).accepts[0]!.amount);
@@ -116,6 +133,7 @@ async function sweepWith(scheme: Scheme, net: Localnet, service: MainnetService,
     seconds: round(sweep.wallMs / 1000, 2),
     callP50Ms: sweep.p50Ms,
     callP99Ms: sweep.p99Ms,
+    medianPhasesMs: sweep.phases,
     cost: {
       paidUsdc: (sweep.answered * price) / 1e6,
       serviceSolanaFeesLamports: lamports - (await lamportsOf(net, feePayer)),
@@ -125,6 +143,8 @@ async function sweepWith(scheme: Scheme, net: Localnet, service: MainnetService,
     rpcCallsByMethod: rpc.calls,
     serviceCpuMsPerCall: round(used.schedUs / callCount / 1000, 2),
     serviceCpuUsPerMint: round(used.schedUs / MINTS),
+    // The bench process: the localnet answering the RPC, the proxy and the clients.
+    benchProcessCpuMsPerCall: round((own.user + own.system) / callCount / 1000, 2),
   };
 }
 

@@ -11,7 +11,12 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 
 const CHAIN_ID = 8453;
 const N = 2n ** 256n - 0x14551231950b75fc4402da1732fc9bebfn;
-const VOUCHER_TYPES = { Voucher: [{ name: 'channelId', type: 'bytes32' }, { name: 'maxClaimableAmount', type: 'uint128' }] } as const;
+const VOUCHER_TYPES = {
+  Voucher: [
+    { name: 'channelId', type: 'bytes32' },
+    { name: 'maxClaimableAmount', type: 'uint128' },
+  ],
+} as const;
 
 function configOf(payer: string): ChannelConfig {
   const other = evmAddressOfKey(generateEvmKey());
@@ -70,7 +75,12 @@ describe('voucher signer recovery', () => {
   });
 
   it('signerOf throws on r = 0 (no point), which the caller turns into a refusal', () => {
-    const hash = hashTypedData({ domain: batchSettlementDomain(CHAIN_ID), types: VOUCHER_TYPES, primaryType: 'Voucher', message: { channelId: `0x${'11'.repeat(32)}`, maxClaimableAmount: 1n } });
+    const hash = hashTypedData({
+      domain: batchSettlementDomain(CHAIN_ID),
+      types: VOUCHER_TYPES,
+      primaryType: 'Voucher',
+      message: { channelId: `0x${'11'.repeat(32)}`, maxClaimableAmount: 1n },
+    });
     expect(() => signerOf(hash, `0x${'00'.repeat(32)}${'00'.repeat(31)}01${'1b'}`)).toThrow();
   });
 });
