@@ -101,14 +101,17 @@ export interface Required {
   readonly resource: unknown;
 }
 
-export async function challengeOf(service: RunningService): Promise<Required> {
-  const challenge = await fetch(`${service.url}${PATH}`);
+/** A service to pay: the in-process one, or a child process at its base URL. */
+export type PaidTarget = Pick<RunningService, 'url'>;
+
+export async function challengeOf(service: PaidTarget, path = PATH): Promise<Required> {
+  const challenge = await fetch(`${service.url}${path}`);
   return JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8')) as Required;
 }
 
 /** Base payment headers (EIP-3009 authorizations signed by the official client), one nonce each. */
-async function evmPaymentHeaders(service: RunningService, key: EvmHexKey, count: number): Promise<Record<string, string>[]> {
-  const required = await challengeOf(service);
+export async function evmPaymentHeaders(service: PaidTarget, key: EvmHexKey, count: number, path = PATH): Promise<Record<string, string>[]> {
+  const required = await challengeOf(service, path);
   const accepted = required.accepts.find((a) => a.network.startsWith('eip155:'))!;
   const client = new ExactEvmScheme(evmAccountFromKey(key));
   const headers: Record<string, string>[] = [];
@@ -121,14 +124,15 @@ async function evmPaymentHeaders(service: RunningService, key: EvmHexKey, count:
 }
 
 /** Payment headers for `count` calls by `payer`, against the route's current terms. */
-export async function paymentHeaders(service: RunningService, localnet: Localnet, payer: TestPayer, count: number): Promise<Record<string, string>[]> {
-  const required = await challengeOf(service);
+export async function paymentHeaders(service: PaidTarget, localnet: Localnet, payer: TestPayer, count: number, path = PATH): Promise<Record<string, string>[]> {
+  const required = await challengeOf(service, path);
   const accepted = required.accepts.find((a) => a.network.startsWith('solana:'))!;
   const headers: Record<string, string>[] = [];
   for (let i = 0; i < count; i++) {
     const transaction = await buildPaymentTx({
       payer,
-      feePayer: service.identity.publicKey,
+      // The service's fee payer, as its challenge names it.
+      feePayer: accepted.extra.feePayer!,
       mint: localnet.stablecoinMint,
       payTo: accepted.payTo,
       amount: BigInt(accepted.amount),

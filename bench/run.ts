@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchChannelCalls } from './channel-calls.ts';
 import { benchForensics } from './forensics.ts';
 import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallengeProfiled, type Target } from './http-challenge.ts';
@@ -30,6 +31,7 @@ import { benchPoolTasks } from './pool-tasks.ts';
 import { benchVoucherRecovery } from './voucher-recovery.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
+import { benchSweep } from './sweep.ts';
 import { benchSoak } from './soak.ts';
 import { SOAK_MODES, type SoakMode } from './soak-service.ts';
 import { BUILD_STEP, runSuite, type SuiteStep } from './suite.ts';
@@ -65,6 +67,7 @@ function soakMode(mode: string): SoakMode {
 }
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  'channel-calls': () => benchChannelCalls(),
   forensics: () => benchForensics(),
   'http-challenge': () =>
     benchHttpChallengeProfiled({
@@ -87,6 +90,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'pool-tasks': () => benchPoolTasks(),
   'voucher-recovery': () => benchVoucherRecovery(),
   startup: () => benchStartup(),
+  sweep: () => benchSweep(),
   soak: () =>
     benchSoak({
       minutes: Number(values.minutes),

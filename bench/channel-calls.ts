@@ -1,0 +1,164 @@
+/**
+ * Paid calls through a payment channel (x402 `batch-settlement` on Base) beside `exact` on Solana
+ * and on Base, in the same run, at the same concurrencies, against the same service: the built
+ * service as a child process in mainnet mode (a core of its own) over a localnet in this process.
+ *
+ * Each concurrent client pays through a channel of its own (one channel's calls are serialized by
+ * design). Its channel is opened by the official client (one deposit call), then its vouchers are
+ * signed before the timed phase: the channel figure is the service's (parse, recovery of the
+ * voucher signature in the pool, handler, receipt, the charge fsync'd). `exact` payments are
+ * built before their timed phase too (paid-calls.ts). The official client's end-to-end figure
+ * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart.
+ *
+ *   npm run build && npm run bench -- channel-calls
+ *   CHANNEL_CPU_PROFILE_DIR=dir npm run bench -- channel-calls   (the child under --cpu-prof)
+ */
+import { loadavg } from 'node:os';
+import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import { evmAddressOfKey, generateEvmKey } from '../src/chain/evm-key-file.ts';
+import { recoverVoucherSigner } from '../src/chain/evm-channel-typed-data.ts';
+import { fundedPayer } from '../test/helpers/svm-payer.ts';
+import { channelTermsOf, openChannel } from './channel-vouchers.ts';
+import { startMainnetService, type MainnetService } from './mainnet-service.ts';
+import { cpuBetween, readProcessCpu } from './process-cpu.ts';
+import { type BenchRequest, drive, evmPaymentHeaders, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
+
+const PATH = '/v1/epoch';
+/** Per level: calls per client through a channel, by the official client end to end, and by `exact`. */
+const LEVELS = [
+  { concurrency: 1, channel: 400, official: 60, exact: 10 },
+  { concurrency: 8, channel: 150, official: 20, exact: 5 },
+  { concurrency: 32, channel: 50, official: 8, exact: 3 },
+] as const;
+/** Untimed voucher calls per channel first: JIT, pool workers and the channel records warm. */
+const WARM_CALLS = 5;
+
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+/** Median ms of each Server-Timing phase over the answers. */
+export function medianPhases(values: readonly string[]): Record<string, number> {
+  const byPhase: Record<string, number[]> = {};
+  for (const value of values)
+    for (const part of value.split(',')) {
+      const [name, dur] = part.trim().split(';dur=');
+      if (!name || dur === undefined) continue;
+      const list = byPhase[name] ?? [];
+      list.push(Number(dur));
+      byPhase[name] = list;
+    }
+  return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
+}
+
+/** A paid GET that must answer 200; its Server-Timing goes to `timings`. */
+function paidGet(url: string, header: string, timings: string[]): BenchRequest {
+  return {
+    send: () => fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } }),
+    ok: (res) => (timings.push(res.headers.get('server-timing') ?? ''), res.status === 200),
+  };
+}
+
+const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
+
+/** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
+async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
+  const terms = await channelTermsOf(url);
+  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count)));
+  const ignored: string[] = [];
+  await drive(channels.map((c) => c.headers.slice(0, WARM_CALLS).map((h) => paidGet(url, h, ignored))));
+  const timings: string[] = [];
+  const before = readProcessCpu(pid);
+  const run = await drive(channels.map((c) => c.headers.slice(WARM_CALLS).map((h) => paidGet(url, h, timings))));
+  const cpu = cpuBetween(before, readProcessCpu(pid));
+  const perCall = (us: number) => round(us / run.requests);
+  const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
+  return { ...summary(run), medianPhasesMs: medianPhases(timings), serviceCpuUsPerCall: perCall(cpu.schedUs), serviceCpuUsPerCallByThread: byThread };
+}
+
+/** The official client end to end, each client on a channel of its own opened beforehand. */
+async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
+  const terms = await channelTermsOf(url);
+  const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
+  const run = await drive(
+    payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok: (res: Response) => res.status === 200 }))),
+  );
+  return summary(run);
+}
+
+/** `exact` on Solana and on Base, payments built before the timed phase (paid-calls.ts). */
+async function exactLevels(net: Localnet, service: MainnetService, url: string, clients: number, count: number) {
+  const svmPayers = await Promise.all(Array.from({ length: clients }, () => fundedPayer(net.urls.rpc, 100_000_000)));
+  const svmHeaders = await Promise.all(svmPayers.map((p) => paymentHeaders(service, net, p, count, PATH)));
+  const solana = await drive(svmHeaders.map((list) => list.map((h) => httpGet(url, h, 200))));
+  const keys = Array.from({ length: clients }, () => generateEvmKey());
+  for (const key of keys) await net.evm.fundUsdc(evmAddressOfKey(key), 100_000_000n);
+  const evmHeaders = await Promise.all(keys.map((k) => evmPaymentHeaders(service, k, count, PATH)));
+  const base = await drive(evmHeaders.map((list) => list.map((h) => httpGet(url, h, 200))));
+  return { solana: summary(solana), base: summary(base) };
+}
+
+/** CPU of one voucher's check alone (channel id and signer recovery, no pool hop), µs: the pool task's own work. */
+async function recoveryUs(net: Localnet, url: string): Promise<number> {
+  const terms = await channelTermsOf(url);
+  const { payer, headers } = await openChannel(net.evm, url, terms, 1);
+  const { payload } = JSON.parse(Buffer.from(headers[0]!, 'base64').toString('utf8'));
+  const input = {
+    config: payload.channelConfig,
+    chainId: 8453,
+    channelId: payload.voucher.channelId,
+    maxClaimableAmount: payload.voucher.maxClaimableAmount,
+    signature: payload.voucher.signature,
+  };
+  for (let i = 0; i < 20; i++) await recoverVoucherSigner(input);
+  const started = process.cpuUsage();
+  const n = 200;
+  for (let i = 0; i < n; i++) if (!(await recoverVoucherSigner(input)).ok) throw new Error(`voucher of ${payer.address} does not recover`);
+  const used = process.cpuUsage(started);
+  return round((used.user + used.system) / n);
+}
+
+/** Every level: channel, official client, exact on both networks, and the ratios of the level. */
+export async function benchChannelCalls(): Promise<Record<string, unknown>> {
+  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-channel' });
+  const profile = process.env.CHANNEL_CPU_PROFILE_DIR;
+  const service = await startMainnetService(net, profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {});
+  try {
+    const url = `${service.url}${PATH}`;
+    const levels = [];
+    for (const level of LEVELS) {
+      const loadAverage = loadavg().map((x) => round(x, 2));
+      const channel = await channelLevel(net, url, service.pid, level.concurrency, level.channel);
+      const official = await officialLevel(net, url, level.concurrency, level.official);
+      const exact = await exactLevels(net, service, url, level.concurrency, level.exact);
+      levels.push({
+        concurrency: level.concurrency,
+        loadAverage,
+        channel,
+        officialClient: official,
+        exactSolana: exact.solana,
+        exactBase: exact.base,
+        ratios: {
+          channelVsExactBase: round(channel.perSecond / exact.base.perSecond, 1),
+          channelVsExactSolana: round(channel.perSecond / exact.solana.perSecond, 1),
+          officialVsExactBase: round(official.perSecond / exact.base.perSecond, 1),
+        },
+      });
+    }
+    const c1 = levels[0]!;
+    const voucherCheckUs = await recoveryUs(net, url);
+    return {
+      name: 'channel-calls',
+      endpoint: PATH,
+      service: 'child process, node dist/server/main.js in mainnet mode; localnet (Solana LiteSVM, 400 ms slots; local EVM, automine) in the bench process',
+      levels,
+      voucherCheckCpuUs: voucherCheckUs,
+      goals: {
+        channelP50MsAt1: 5,
+        channelVsExactBase: 30,
+        met: { p50At1: c1.channel.p50Ms <= 5, vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30) },
+      },
+    };
+  } finally {
+    await service.close();
+    await net.close();
+  }
+}
