@@ -22,7 +22,7 @@ export interface ChannelPayer {
 }
 
 /** A payer funded with `usdc` units whose deposits are `deposit` units each. */
-export async function channelPayer(evm: LocalEvm, usdc: bigint, deposit: bigint): Promise<ChannelPayer> {
+export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>, usdc: bigint, deposit: bigint): Promise<ChannelPayer> {
   const key = generateEvmKey();
   await evm.fundUsdc(evmAddressOfKey(key), usdc);
   const client = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);

@@ -10,9 +10,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReceipt, verifyReceipt } from '../../src/client/receipt-check.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { killService, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
 import { fundedPayer } from '../helpers/svm-payer.ts';
@@ -31,7 +33,38 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The embedded local EVM of the child, as the channel payer funds itself from it (its RPC's cheat method). */
+async function childEvm(): Promise<{ fundUsdc(address: string, units: bigint): Promise<string>; usdcAddress: string }> {
+  const health = (await (await fetch(`${svc.url}/health`)).json()) as { localnet: { evmRpcUrl: string } };
+  const terms = await channelTerms(`${svc.url}/v1/epoch`);
+  return {
+    usdcAddress: terms.asset,
+    async fundUsdc(address, units) {
+      const body = { jsonrpc: '2.0', id: 1, method: 'localnet_fundStablecoin', params: [address, Number(units)] };
+      const r = (await (
+        await fetch(health.localnet.evmRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json()) as { error?: unknown };
+      if (r.error) throw new Error(JSON.stringify(r.error));
+      return address;
+    },
+  };
+}
+
 describe('the built service (npm start)', () => {
+  it('takes 50 calls through one payment channel with one deposit, from the official batch-settlement client', async () => {
+    const payer = await channelPayer(await childEvm(), 1_000_000n, 100_000n);
+    const deposits: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const res = await payer.pay(`${svc.url}/v1/epoch`);
+      expect(res.status).toBe(200);
+      const settle = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      if (settle.transaction) deposits.push(settle.transaction);
+      expect((settle.extra as any).channelState.chargedCumulativeAmount).toBe(String((i + 1) * 1000));
+      await res.arrayBuffer();
+    }
+    expect(deposits).toHaveLength(1);
+  }, 120_000);
+
   it('serves the storefront, its assets and a 402 challenge', async () => {
     const page = await fetch(`${svc.url}/`);
     expect(page.status).toBe(200);
