@@ -12,11 +12,11 @@ import { errorReply, type HttpReply } from '../errors.ts';
 import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
-import { channelStateOf, correctiveReply, withChannelResponse } from './channel-replies.ts';
+import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore } from './channel-store.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
-import { type ReceiptStamp, withSettleFailure } from './paid-delivery.ts';
+import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { replyOf, storableAnswer } from './pending-settlements.ts';
@@ -198,15 +198,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const settling = performance.now();
     const settled = await facilitator.settleDeposit(call.payment, call.requirements);
     timing.add('settle', performance.now() - settling);
-    const network = call.requirements.network;
-    if (!settled.ok)
-      return withSettleFailure(refuse(call, settled.reason, settled.message), {
-        success: false,
-        errorReason: settled.reason,
-        transaction: settled.transaction,
-        network,
-        payer: rec.payer,
-      });
+    if (!settled.ok) return failedOnChain(refuse(call, settled.reason, settled.message), settled, call.requirements.network, rec.payer);
     return commit(
       call,
       id,

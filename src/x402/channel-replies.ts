@@ -6,6 +6,7 @@
  */
 import type { HttpReply } from '../errors.ts';
 import type { ChannelRecord } from './channel-store.ts';
+import { withSettleFailure } from './paid-delivery.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import type { SettleResponse } from './x402-types.ts';
 
@@ -24,6 +25,16 @@ export function channelStateOf(channelId: string, record: ChannelRecord) {
 /** base64 JSON of a channel payment's SettleResponse. */
 export function channelResponseHeader(response: SettleResponse): string {
   return Buffer.from(JSON.stringify(response)).toString('base64');
+}
+
+/** A refused on-chain step (deposit, refund): the 402 with the failed settlement's `PAYMENT-RESPONSE`. */
+export function failedOnChain(
+  refusal: HttpReply,
+  failed: { readonly reason: string; readonly transaction: string },
+  network: string,
+  payer: string,
+): HttpReply {
+  return withSettleFailure(refusal, { success: false, errorReason: failed.reason, transaction: failed.transaction, network, payer });
 }
 
 /** The paid answer with its `PAYMENT-RESPONSE` and receipt headers. */

@@ -3,14 +3,15 @@
  * @x402/fetch), funded on a local EVM, plus hand-made voucher payments for the refusal tests:
  * vouchers signed with the official `signVoucher`, channel ids from the official `computeChannelId`.
  */
-import type { LocalEvm } from '@solana-x402-intel/localnet';
+import { BATCH_SETTLEMENT_ADDRESS, type LocalEvm } from '@solana-x402-intel/localnet';
 import type { PaymentRequirements } from '@x402/core/types';
 import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 
 export const BASE = 'eip155:8453';
-export const CHANNEL_CONTRACT = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003';
+/** The channel contract's canonical address, as the localnet places it. */
+export const CHANNEL_CONTRACT = BATCH_SETTLEMENT_ADDRESS;
 
 /** A funded payer with its official client; `lastPayment` is the last PAYMENT-SIGNATURE it sent. */
 export interface ChannelPayer {
