@@ -1,6 +1,7 @@
 /**
  * The 402 challenge as the console shows it: the `PAYMENT-REQUIRED` header is base64 of the x402
- * v2 PaymentRequired JSON; each `accepts` entry is one way to pay (Solana, Base).
+ * v2 PaymentRequired JSON; each `accepts` entry is one way to pay (Solana, Base, and where
+ * offered a payment channel on Base).
  */
 import { formatUsd } from '../src/catalog/format-usd.ts';
 

@@ -30,13 +30,17 @@ export function commandsView(request: BuiltRequest, paidOnly = false): HTMLEleme
   );
 }
 
+/** A card's title: the chain, and for a channel option what it is (a deposit once, then vouchers). */
+const optionTitle = (o: Challenge['options'][number]): string =>
+  o.scheme === 'batch-settlement' ? `Pay on ${o.chain} through a payment channel` : `Pay on ${o.chain}`;
+
 /** The decoded challenge: one card per payment option, then the whole JSON. */
 export function termsView(challenge: Challenge): HTMLElement {
   const cards = challenge.options.map((o) =>
     h(
       'article',
-      { class: 'term', 'aria-label': `Pay on ${o.chain}` },
-      h('h4', {}, `Pay on ${o.chain}`),
+      { class: 'term', 'aria-label': optionTitle(o) },
+      h('h4', {}, optionTitle(o)),
       h(
         'dl',
         { class: 'facts' },

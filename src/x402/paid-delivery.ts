@@ -59,7 +59,7 @@ export function createReceiptStamp(config: Pick<PaidDeliveryConfig, 'receipts' |
       }
       return { [RECEIPT_HEADER]: issued.headerValue };
     } catch (err) {
-      config.fault(`receipt or ledger entry failed for a paid ${paid.endpoint} answer; answering without a receipt`, err);
+      config.fault(`receipt or ledger entry failed after settlement of a paid ${paid.endpoint} answer; answering without a receipt`, err);
       return {};
     }
   };

@@ -33,12 +33,17 @@ describe('402 challenge', () => {
     expect(body).toEqual(JSON.parse(Buffer.from(header, 'base64').toString()));
     expect(decoded.x402Version).toBe(2);
     expect(decoded.resource.url).toBe(url);
-    expect(decoded.accepts.map((a) => a.network)).toEqual([SOLANA, BASE]);
+    // Both networks with exact, then the payment channel on Base.
+    expect(decoded.accepts.map((a) => [a.scheme, a.network])).toEqual([
+      ['exact', SOLANA],
+      ['exact', BASE],
+      ['batch-settlement', BASE],
+    ]);
     const amount = String(SPEC_PRICES[path]![0]);
     for (const a of decoded.accepts) {
-      expect(a).toMatchObject({ scheme: 'exact', amount, maxTimeoutSeconds: 60 });
+      expect(a).toMatchObject({ amount, maxTimeoutSeconds: 60 });
     }
-    const [svm, evm] = decoded.accepts;
+    const [svm, evm, channel] = decoded.accepts;
     // feePayer is the term; recentBlockhash is the warm blockhash spliced into each challenge.
     expect(svm!.extra).toEqual({ feePayer: t.service.identity.publicKey, recentBlockhash: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
     expect(svm!.payTo).toBe(t.service.terms.svm.payTo);
@@ -46,6 +51,14 @@ describe('402 challenge', () => {
     expect(evm!.extra).toEqual({ name: 'USD Coin', version: '2' });
     expect(evm!.asset).toBe(t.localnet!.evm.usdcAddress);
     expect(evm!.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(channel).toMatchObject({ asset: evm!.asset, payTo: evm!.payTo });
+    expect(channel!.extra).toEqual({
+      receiverAuthorizer: t.service.terms.channel!.receiverAuthorizer,
+      withdrawDelay: 86400,
+      name: 'USD Coin',
+      version: '2',
+      minDeposit: String(SPEC_PRICES[path]![0] * 100),
+    });
   });
 
   it('refuses an undecodable payment with a fresh challenge naming the reason', async () => {
@@ -88,7 +101,11 @@ describe('discovery documents', () => {
       expect(SPEC_PRICES[path], path).toBeDefined();
       expect(item).toMatchObject({ type: 'http', x402Version: 2, mimeType: 'application/json', metadata: { method: 'GET', price: SPEC_PRICES[path]![1] } });
       expect(new Date(item.lastUpdated).toISOString()).toBe(item.lastUpdated);
-      expect(item.accepts.map((a: { network: string }) => a.network)).toEqual([SOLANA, BASE]);
+      expect(item.accepts.map((a: { scheme: string; network: string }) => `${a.scheme} ${a.network}`)).toEqual([
+        `exact ${SOLANA}`,
+        `exact ${BASE}`,
+        `batch-settlement ${BASE}`,
+      ]);
       for (const input of item.metadata.inputs) {
         expect(['string', 'number', 'integer', 'boolean']).toContain(input.type);
         expect(typeof input.required).toBe('boolean');

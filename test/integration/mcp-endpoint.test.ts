@@ -57,7 +57,11 @@ describe.each(['legacy', 'modern'] as const)('tools over the %s protocol', (era)
     // The Solana option carries a live recentBlockhash, which may move between the two challenges.
     const stable = (accepts: any[]) => accepts.map(({ extra: { recentBlockhash: _, ...extra }, ...rest }) => ({ ...rest, extra }));
     expect(stable(required.accepts)).toEqual(stable(http.accepts));
-    expect(required.accepts.map((a: any) => a.network)).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'eip155:8453']);
+    expect(required.accepts.map((a: any) => `${a.scheme} ${a.network}`)).toEqual([
+      'exact solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      'exact eip155:8453',
+      'batch-settlement eip155:8453',
+    ]);
   });
 
   it('refuses an unknown tool with a protocol error', async () => {

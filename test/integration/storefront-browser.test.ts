@@ -86,7 +86,10 @@ describe('the storefront in Chromium', () => {
     await page.locator('#console-result .terms').waitFor();
     const terms = paid.service.terms;
     const solana = await page.getByRole('article', { name: 'Pay on Solana' }).innerText();
-    const base = await page.getByRole('article', { name: 'Pay on Base' }).innerText();
+    const base = await page.getByRole('article', { name: 'Pay on Base', exact: true }).innerText();
+    const channel = await page.getByRole('article', { name: 'Pay on Base through a payment channel' }).innerText();
+    expect(channel).toContain('batch-settlement');
+    expect(channel).toContain(terms.evm.payTo);
     for (const [text, side] of [
       [solana, terms.svm],
       [base, terms.evm],
