@@ -119,7 +119,21 @@ const SUITE_STEPS: readonly SuiteStep[] = [
   { name: 'http-challenge-profile', run: () => profiledRun() },
   // The CPU per paid call is a step of its own below, so paid-calls skips its copy.
   { name: 'paid-calls', run: () => benchPaidCalls({ cpu: false }) },
-  ...['paid-call-cpu', 'ledger', 'startup', 'idle-memory', 'pool-tasks', 'forensics', 'token-analysis', 'market', 'mcp', 'geyser-caches'].map((name) => ({
+  ...[
+    'paid-call-cpu',
+    'ledger',
+    'startup',
+    'idle-memory',
+    'pool-tasks',
+    'voucher-recovery',
+    'channel-calls',
+    'sweep',
+    'forensics',
+    'token-analysis',
+    'market',
+    'mcp',
+    'geyser-caches',
+  ].map((name) => ({
     name,
     run: () => BENCHES[name]!(),
   })),

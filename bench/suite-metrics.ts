@@ -121,6 +121,33 @@ function paidCallMetrics(pc: unknown): Metric[] {
   return out;
 }
 
+const CHANNEL_SCHEMES = ['channel', 'exactBase', 'exactSolana'] as const;
+
+/** The payment channels' figures: calls/s, p50 and the ratio to exact Base per concurrency; the sweep per scheme; the recovery. */
+function channelMetrics(reports: Record<string, unknown>): Metric[] {
+  const out: Array<Omit<Metric, 'value'> & { value: number | null }> = [];
+  for (const level of list(reports['channel-calls'], 'levels')) {
+    const c = numberAt(level, 'concurrency');
+    out.push({ id: `channel.c${c}.perSecond`, label: `channel calls/s, ${c} clients`, better: 'higher', value: numberAt(level, 'channel', 'perSecond') });
+    out.push({ id: `channel.c${c}.p50`, label: `channel p50 ms, ${c} clients`, better: 'lower', value: numberAt(level, 'channel', 'p50Ms') });
+    out.push({
+      id: `channel.c${c}.vsBase`,
+      label: `channel over exact Base, ${c} clients`,
+      better: 'higher',
+      value: numberAt(level, 'ratios', 'channelVsExactBase'),
+    });
+  }
+  for (const key of CHANNEL_SCHEMES)
+    out.push({ id: `sweep.${key}`, label: `sweep mints/s, ${key}`, better: 'higher', value: numberAt(reports.sweep, key, 'mintsPerSecond') });
+  out.push({
+    id: 'voucher.nativeUs',
+    label: 'voucher recovery, native, µs',
+    better: 'lower',
+    value: numberAt(reports['voucher-recovery'], 'meanUs', 'native digest recovery'),
+  });
+  return out.filter((m): m is Metric => m.value !== null);
+}
+
 /** Metrics read at fixed paths: [id, label, better, report name, ...path]. */
 const FIXED: ReadonlyArray<readonly [string, string, Better, string, ...string[]]> = [
   ['cpu.perCall', 'CPU µs per warm paid call', 'lower', 'paid-call-cpu', 'cpuUsPerCall'],
@@ -149,7 +176,7 @@ export function headlineMetrics(results: Pick<SuiteResults, 'reports'>): Metric[
     const n = numberAt(p, 'appenders');
     return value === null ? [] : [{ id: `ledger.sweep.${n}`, label: `ledger group commit appends/s, ${n} in flight`, better: 'higher' as const, value }];
   });
-  return [...challengeMetrics(r['http-challenge']), ...paidCallMetrics(r['paid-calls']), ...fixed, ...sweep];
+  return [...challengeMetrics(r['http-challenge']), ...paidCallMetrics(r['paid-calls']), ...fixed, ...sweep, ...channelMetrics(r)];
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

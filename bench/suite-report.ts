@@ -6,6 +6,7 @@
  */
 import { type Comparison, compareRuns, numberAt, RATIO_LABELS, type SuiteResults } from './suite-metrics.ts';
 import { suitePlots } from './suite-plots.ts';
+import { channelSection } from './suite-channels.ts';
 import { cpuSection, fmt, ledgerSection, paidSection, profileSection, startupSection, table, throughputSection } from './suite-report-sections.ts';
 
 /** The report's markdown and its plots (SVG by file name, in the directory named after the run). */
@@ -114,7 +115,17 @@ export function comparisonSection(rows: readonly Comparison[], previous: Previou
 
 /** Sections for the benchmarks the report has no figures section for: where their figures are. */
 function others(results: SuiteResults, name: string): string {
-  const shown = new Set(['http-challenge', 'http-challenge-profile', 'paid-calls', 'ledger', 'startup', 'idle-memory', 'paid-call-cpu']);
+  const shown = new Set([
+    'http-challenge',
+    'http-challenge-profile',
+    'paid-calls',
+    'ledger',
+    'startup',
+    'idle-memory',
+    'paid-call-cpu',
+    'channel-calls',
+    'sweep',
+  ]);
   const rest = Object.keys(results.reports).filter((k) => !shown.has(k));
   if (rest.length === 0) return '';
   return `## Other benchmarks\n\n${rest.map((k) => `\`${k}\``).join(', ')}: their reports (ratios against references measured in the same run) are under \`reports\` in [${name}.json](${name}.json); [docs/benchmarks.md](../../docs/benchmarks.md) explains each.`;
@@ -134,6 +145,7 @@ export function renderSuiteReport(name: string, results: SuiteResults, previous:
     ledgerSection(r.ledger, name, plots),
     startupSection(r.startup, r['idle-memory']),
     cpuSection(r['paid-call-cpu']),
+    channelSection(r),
     profileSection(r['http-challenge-profile']),
     comparisonSection(previous ? compareRuns(results, previous.results) : [], previous),
     others(results, name),

@@ -189,3 +189,38 @@ describe('suite plumbing', () => {
     expect(log2Ticks(4, 4)).toEqual([4, 8]);
   });
 });
+
+describe('payment channels in the suite', () => {
+  const level = (concurrency: number, channel: number, base: number) => ({
+    concurrency,
+    channel: { perSecond: channel, p50Ms: 4 },
+    officialClient: { perSecond: channel / 2 },
+    exactBase: { perSecond: base },
+    exactSolana: { perSecond: 1 },
+    ratios: { channelVsExactBase: channel / base },
+  });
+  const channels = {
+    'channel-calls': { levels: [level(1, 190, 20), level(32, 640, 45)] },
+    sweep: {
+      channel: { mintsPerSecond: 250, callP50Ms: 300, rpcRequestsPerCall: 1.8 },
+      exactBase: { mintsPerSecond: 120 },
+      exactSolana: { mintsPerSecond: 70 },
+    },
+    'voucher-recovery': { meanUs: { 'native digest recovery': 110 } },
+  };
+
+  it('compares channel calls, their ratio to exact Base, the sweep and the recovery from run to run', () => {
+    const rows = compareRuns(fixture(1, channels), fixture(1, { ...channels, sweep: { ...channels.sweep, channel: { mintsPerSecond: 200 } } }));
+    expect(rows.find((r) => r.id === 'channel.c32.vsBase')).toMatchObject({ current: 640 / 45, better: 'higher' });
+    expect(rows.find((r) => r.id === 'sweep.channel')).toMatchObject({ previous: 200, current: 250, ratio: 1.25 });
+    expect(headlineMetrics(fixture(1, channels)).find((m) => m.id === 'voucher.nativeUs')).toMatchObject({ value: 110, better: 'lower' });
+  });
+
+  it('renders the section with a row per concurrency and per scheme, and says so when the figures are missing', () => {
+    const report = renderSuiteReport('2026-11-24', fixture(1, channels), null).markdown;
+    expect(report).toContain('## Payment channels');
+    expect(report).toContain('| 32 | 640 (p50 4 ms) | 320 | 45 | 1 | 14.2x |');
+    expect(report).toContain('| channel | 250 | 300 | 1.8 |');
+    expect(renderSuiteReport('2026-11-24', fixture(1), null).markdown).toContain('No `channel-calls` or `sweep` figures');
+  });
+});
