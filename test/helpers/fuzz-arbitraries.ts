@@ -97,6 +97,34 @@ export function paymentHeaderFrom(valid: string): fc.Arbitrary<string> {
   );
 }
 
+/** Sets `path` in a copy of `root` (objects along the path copied, the rest shared). */
+function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
+  const [key, ...rest] = path;
+  if (key === undefined) return root;
+  const inner = root[key];
+  return {
+    ...root,
+    [key]: rest.length === 0 ? value : setAt(typeof inner === 'object' && inner !== null ? (inner as Record<string, unknown>) : {}, rest, value),
+  };
+}
+
+/**
+ * A payment header whose payload is mutated deep inside: one field of `payload`, or of an object
+ * in it (a channel payment's `channelConfig`, `voucher`, `deposit`), set to any JSON or a hostile
+ * string, or deleted. Alongside `paymentHeaderFrom`, for payments whose checks are in nested fields.
+ */
+export function nestedPaymentHeaderFrom(valid: string): fc.Arbitrary<string> {
+  const decoded = JSON.parse(Buffer.from(valid, 'base64').toString('utf8')) as Record<string, unknown>;
+  const payload = decoded.payload as Record<string, unknown>;
+  const paths: string[][] = [];
+  for (const [key, value] of Object.entries(payload)) {
+    paths.push(['payload', key]);
+    if (typeof value === 'object' && value !== null) for (const inner of Object.keys(value)) paths.push(['payload', key, inner]);
+  }
+  const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), HOSTILE, fc.constant(undefined));
+  return fc.tuple(fc.constantFrom(...paths), value).map(([path, v]) => b64(JSON.stringify(setAt(decoded, path, v))));
+}
+
 /** MCP tool arguments: the tool's own names with any JSON, and names it does not have. */
 export function toolArguments(names: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
   const key = fc.oneof(fc.constantFrom(...(names.length ? names : ['x'])), fc.string({ maxLength: 10 }));

@@ -10,7 +10,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { FUZZ_SEED, paymentHeaderFrom, queryFor, toolArguments } from '../helpers/fuzz-arbitraries.ts';
+import { channelOf, channelPayer, channelTerms, voucherHeader } from '../helpers/channel-payer.ts';
+import { FUZZ_SEED, nestedPaymentHeaderFrom, paymentHeaderFrom, queryFor, toolArguments } from '../helpers/fuzz-arbitraries.ts';
 import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
 import { officialSvmClient } from '../helpers/official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
@@ -101,6 +102,35 @@ describe('fuzz: payment headers', () => {
     expect([...receipts].every(Boolean)).toBe(true);
     expect(receipts.size).toBeLessThanOrEqual(1);
     expect(before - (await balance())).toBe(BigInt(receipts.size) * 1000n);
+  }, 180_000);
+});
+
+describe('fuzz: channel payments', () => {
+  it('a real voucher mutated anywhere, at top level or deep in its payload: never 5xx, and every charge is one 200', async () => {
+    const path = '/v1/epoch';
+    const payer = await channelPayer(t.localnet!.evm, 1_000_000n, 100_000n);
+    expect((await payer.pay(`${t.url}${path}`)).status).toBe(200);
+    const terms = await channelTerms(`${t.url}${path}`);
+    const { config, channelId } = channelOf(payer, terms);
+    const valid = await voucherHeader(terms, payer.key, config, channelId, 2000n);
+    const unclaimed = async () => BigInt(((await (await get('/health')).json()) as any).channels.unclaimedUnits);
+    const before = await unclaimed();
+    const receipts = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(paymentHeaderFrom(valid), nestedPaymentHeaderFrom(valid)), async (header) => {
+        const res = await get(path, { 'PAYMENT-SIGNATURE': header });
+        await res.arrayBuffer();
+        expect([200, 400, 402, 409, 431]).toContain(res.status);
+        if (res.status === 200) {
+          expect(res.headers.get('payment-response')).toBeTruthy();
+          receipts.add(res.headers.get('x-service-receipt')!);
+        }
+      }),
+      { ...RUN, numRuns: 200 },
+    );
+    // Only the voucher itself (or a mutation that changes nothing it signs) can buy an answer, and only one.
+    expect(receipts.size).toBeLessThanOrEqual(1);
+    expect((await unclaimed()) - before).toBe(BigInt(receipts.size) * 1000n);
   }, 180_000);
 });
 
