@@ -7,7 +7,7 @@
  * is how a withdrawal is noticed.
  */
 import type { ChannelFacilitator } from './channel-facilitator.ts';
-import { ChannelConflictError, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf } from './channel-store.ts';
+import { CHANNEL_ANSWER_KEEP_MS, ChannelConflictError, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf } from './channel-store.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
@@ -122,7 +122,16 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     return units;
   }
 
+  /** Lets go of the last answers whose retry window is over (a record per idle channel, written once). */
+  async function forgetIdleAnswers(): Promise<void> {
+    const before = now() - CHANNEL_ANSWER_KEEP_MS;
+    for (const id of store.idleAnswers(before, MAX_OWING_PER_LOOK)) {
+      await queue.run(id, () => update(id, (r) => (r.last && r.lastRequestAt < before ? { ...r, last: null } : r)));
+    }
+  }
+
   async function look(force: boolean): Promise<void> {
+    await forgetIdleAnswers();
     if (config.lead && !(await config.lead())) return;
     await refresh(await owing());
     const rows = await owing();

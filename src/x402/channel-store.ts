@@ -15,6 +15,8 @@ import type { ChannelSnapshot } from './channel-facilitator.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import type { StoredAnswer } from './pending-settlements.ts';
 
+/** How long a channel's last answer is kept for the identical retry, ms (as long as an exact payment's 200). */
+export const CHANNEL_ANSWER_KEEP_MS = 10 * 60 * 1000;
 /** How long an idle channel's record is kept, ms: far past the longest withdrawal delay (30 days). */
 export const CHANNEL_RECORD_TTL_MS = 400 * 24 * 3600 * 1000;
 /** Channels kept at most (the idle-longest go first). */
@@ -66,6 +68,12 @@ export interface ChannelStore {
   remove(channelId: string, record: ChannelRecord): Promise<void>;
   /** The channels that owe us (charged beyond what is claimed on chain), at most `limit`. */
   owing(limit: number): Promise<Array<[string, ChannelRecord]>>;
+  /**
+   * Channels whose kept last answer is from before `before` (ms), at most `limit`: the answers a
+   * store holds in memory are let go once the retry window is over. A store that keeps them on
+   * disk only (the database) lists none.
+   */
+  idleAnswers(before: number, limit: number): string[];
   summary(): ChannelSummary | Promise<ChannelSummary>;
   /** Waits for queued writes. */
   flush(): Promise<void>;
@@ -95,6 +103,14 @@ export function createChannelStore(config: { readonly dir: string; readonly now?
       await log.remove(id);
     },
     owing: async (limit) => [...log.entries()].filter(([, r]) => unclaimedOf(r) > 0n).slice(0, limit),
+    idleAnswers(before, limit) {
+      const ids: string[] = [];
+      for (const [id, r] of log.entries()) {
+        if (ids.length >= limit) break;
+        if (r.last && r.lastRequestAt < before) ids.push(id);
+      }
+      return ids;
+    },
     summary() {
       let unclaimed = 0n;
       let open = 0;

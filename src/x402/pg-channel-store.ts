@@ -53,6 +53,8 @@ export function createPgChannelStore(config: { readonly db: PgQuery; readonly no
       const rows = await db.query<Row>(OWING, [now(), limit]);
       return rows.map((r) => [r.channel_id, withRev(r)]);
     },
+    // Rows keep their answers on disk, not in memory; they go with the row's expiry.
+    idleAnswers: () => [],
     async summary() {
       const [row] = await db.query<{ open: number; unclaimed: string; withdrawing: number }>(SUMMARY, [now()]);
       return { open: row?.open ?? 0, unclaimedUnits: row?.unclaimed ?? '0', withdrawalsPending: row?.withdrawing ?? 0 };

@@ -137,6 +137,16 @@ describe('channel claimer', () => {
     expect(claimer.status()).toMatchObject({ unclaimedUnits: '1000', lastClaim: null, lastError: expect.stringContaining('claim_simulation_failed') });
   });
 
+  it('lets go of a last answer once its retry window (10 minutes) is over, and keeps a recent one', async () => {
+    const { store, claimer } = setup({ now: 1_000 + 10 * 60_000 + 1 });
+    const answer = { resource: '/v1/epoch', answer: { status: 200, headers: {}, bodyBase64: '' } };
+    await store.put('0x01', { ...record(0), last: answer, lastRequestAt: 1_000 });
+    await store.put('0x02', { ...record(0), last: answer, lastRequestAt: 1_000 + 60_000 });
+    await claimer.tick();
+    expect((store.get('0x01') as ChannelRecord).last).toBeNull();
+    expect((store.get('0x02') as ChannelRecord).last).toEqual(answer);
+  });
+
   it('refuses a write made from a stale revision', async () => {
     const { store } = setup();
     await store.put('0x01', record(1000));
