@@ -34,7 +34,8 @@ const SWEEP_SECONDS = 2;
 const MIB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
-const draft = (i: number): LedgerDraft => ({
+/** The i-th entry a benchmark appends (a paid answer's shape, a distinct receipt hash each). */
+export const draft = (i: number): LedgerDraft => ({
   kind: 'payment',
   endpoint: '/v1/token-risk',
   priceUsdcUnits: 28000,

@@ -13,24 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyMigrations } from '../src/store/migrate.ts';
 import { createPgClient, type PgClient } from '../src/store/pg-client.ts';
-import type { LedgerDraft } from '../src/trust/ledger-entry.ts';
 import { createLedger, type Ledger } from '../src/trust/ledger.ts';
-import { sha256Hex } from '../src/trust/merkle-hash.ts';
 import { createPgLedger } from '../src/trust/pg-ledger.ts';
 import { createTestDatabase } from '../test/helpers/postgres.ts';
+import { BATCH_SWEEP, draft } from './ledger.ts';
 
-/** Appenders in flight per point (all instances together). */
-export const PG_LEDGER_SWEEP = [1, 4, 16, 64, 256] as const;
+/** Appenders in flight per point (all instances together): the file WAL's sweep, so the two compare point for point. */
+export const PG_LEDGER_SWEEP = BATCH_SWEEP;
 const DEFAULT_SECONDS = 2;
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
-
-const draft = (i: number): LedgerDraft => ({
-  kind: 'payment',
-  endpoint: '/v1/token-risk',
-  priceUsdcUnits: 28000,
-  network: 'eip155:8453',
-  receiptSha256: sha256Hex(`receipt-${i}`),
-});
 
 /** Appends from `appenders` loops spread over `ledgers` for `seconds`; appends/s and the mean batch. */
 async function rate(ledgers: readonly Ledger[], appenders: number, seconds: number): Promise<{ perSecond: number; meanBatch: number }> {
