@@ -6,8 +6,8 @@
  * with one `settle`. It also keeps the mirror of each owing channel's on-chain state fresh, which
  * is how a withdrawal is noticed.
  */
-import type { ChannelFacilitator } from './channel-facilitator.ts';
-import { CHANNEL_ANSWER_KEEP_MS, ChannelConflictError, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf } from './channel-store.ts';
+import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
+import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf, updateChannel } from './channel-store.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
@@ -17,8 +17,6 @@ export const MAX_CLAIMS_PER_TX = 50;
 const MAX_READS_PER_TICK = 200;
 /** Owing channels one look claims at most (the rest wait for the next look). */
 const MAX_OWING_PER_LOOK = 2_000;
-/** Times a record update is retried after losing to a concurrent write. */
-const UPDATE_ATTEMPTS = 3;
 
 export interface ChannelClaimerConfig {
   readonly store: ChannelStore;
@@ -71,6 +69,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
   let summary: ChannelSummary = { open: 0, unclaimedUnits: '0', withdrawalsPending: 0 };
 
   const owing = () => store.owing(MAX_OWING_PER_LOOK);
+  const update = (id: string, change: (current: ChannelRecord) => ChannelRecord) => updateChannel(store, id, change);
   const failed = (what: string, message: string) => {
     lastError = `${what}: ${message}`;
     config.fault(what, new Error(message));
@@ -88,21 +87,8 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     );
   }
 
-  /** Applies `change` to the stored record, read again when another request wrote it in between. */
-  async function update(id: string, change: (current: ChannelRecord) => ChannelRecord): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await store.get(id);
-      if (!current) return;
-      try {
-        return await store.put(id, change(current));
-      } catch (err) {
-        if (!(err instanceof ChannelConflictError) || attempt === UPDATE_ATTEMPTS) throw err;
-      }
-    }
-  }
-
   async function claimBatch(rows: [string, ChannelRecord][]): Promise<bigint> {
-    const claims = rows.map(([, r]) => ({ voucher: { channel: r.config, maxClaimableAmount: r.signedMax }, signature: r.signature, totalClaimed: r.charged }));
+    const claims = rows.map(([, r]) => claimEntry(r.config, r.signedMax, r.signature, r.charged));
     const done = await facilitator.claim(claims, config.requirements);
     if (!done.ok) {
       failed('channel claim failed', `${done.reason} ${done.message}`.trim());

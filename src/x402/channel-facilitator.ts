@@ -27,6 +27,11 @@ export interface ClaimEntry {
   readonly totalClaimed: string;
 }
 
+/** The claim row of a channel's voucher: its ceiling and signature, and the total to claim up to. */
+export function claimEntry(channel: ChannelConfig, maxClaimableAmount: string, signature: string, totalClaimed: string): ClaimEntry {
+  return { voucher: { channel, maxClaimableAmount }, signature, totalClaimed };
+}
+
 export type FacilitatorOutcome<T> =
   | ({ readonly ok: true } & T)
   | { readonly ok: false; readonly reason: string; readonly message: string; readonly transaction: string };

@@ -8,12 +8,13 @@
  * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
+import { sameEvmAddress } from '../chain/evm-typed-data.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
-import { ChannelConflictError, type ChannelRecord, type ChannelStore } from './channel-store.ts';
+import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
@@ -27,10 +28,6 @@ export const CHANNEL_MAX_WAITING = 32;
 /** Mirrored on-chain state older than this is re-read after a call, ms (well inside the 15-minute minimum withdrawal delay). */
 export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-function ignoreConflict(err: unknown): void {
-  if (!(err instanceof ChannelConflictError)) throw err;
-}
 
 export interface ChannelProcessorConfig {
   readonly store: ChannelStore;
@@ -50,7 +47,7 @@ export interface ChannelProcessor {
   readonly queue: KeyedQueue;
 }
 
-const same = (a: string, b: unknown) => typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const same = (a: string, b: unknown) => typeof b === 'string' && sameEvmAddress(a, b);
 
 /** Why the channel's config is not for our terms, or null. */
 function termsMismatch(p: ChannelPayload, r: PaymentRequirements): string | null {
@@ -60,6 +57,18 @@ function termsMismatch(p: ChannelPayload, r: PaymentRequirements): string | null
   if (!same(c.token, r.asset)) return CHANNEL_REASONS.tokenMismatch;
   if (c.withdrawDelay !== Number(r.extra.withdrawDelay)) return CHANNEL_REASONS.withdrawDelayMismatch;
   return null;
+}
+
+/** Whether the voucher's ceiling is exactly what we charged plus the price (the scheme's cumulative rule). */
+const raisesByThePrice = (p: ChannelPayload, rec: ChannelRecord, call: PaidCall): boolean =>
+  BigInt(p.voucher.maxClaimableAmount) === BigInt(rec.charged) + BigInt(call.requirements.amount);
+
+/** Runs the paid handler, timed as the `handler` phase. */
+async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
+  const started = performance.now();
+  const answer = await call.answer();
+  timing.add('handler', performance.now() - started);
+  return answer;
 }
 
 /** A channel we hold no record of, from its on-chain state: what is claimed is our baseline charge. */
@@ -108,15 +117,13 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     return same(check.signer, p.channelConfig.payerAuthorizer) ? null : CHANNEL_REASONS.voucherSignature;
   }
 
-  /** Re-reads a stale mirror after the call, inside the channel's queue, without holding the caller. */
-  function syncLater(id: string, rec: ChannelRecord): void {
-    if (now() - rec.syncedAt < CHANNEL_SYNC_MAX_AGE_MS) return;
+  /** Re-reads a mirror synced before `syncedAt` is stale, after the call, inside the channel's queue, without holding the caller. */
+  function syncLater(id: string, syncedAt: number): void {
+    if (now() - syncedAt < CHANNEL_SYNC_MAX_AGE_MS) return;
     void queue
       .run(id, async () => {
         const onchain = await facilitator.read(id);
-        const current = await store.get(id);
-        // Lost to a concurrent write (another instance served the channel): that one is newer anyway.
-        if (current) await store.put(id, { ...current, onchain, syncedAt: now() }).catch(ignoreConflict);
+        await updateChannel(store, id, (current) => ({ ...current, onchain, syncedAt: now() }));
       })
       ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
   }
@@ -143,10 +150,11 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     };
     const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
     const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
-    const receipt = await config.stamp(paidOf(call), call.requirements.network, answer, timing);
+    const paid = paidOf(call);
+    const receipt = await config.stamp(paid, call.requirements.network, answer, timing);
     const reply = withChannelResponse(answer, response, receipt);
     try {
-      await store.put(id, { ...next, last: { resource: paidOf(call).originalUrl, answer: storableAnswer(reply) } });
+      await store.put(id, { ...next, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } });
     } catch (err) {
       // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
       if (err instanceof ChannelConflictError && moved.transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
@@ -154,7 +162,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
       if (moved.transaction === '') return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
     }
-    syncLater(id, { ...next, rev: next.rev + 1 });
+    syncLater(id, next.syncedAt);
     return reply;
   }
 
@@ -169,16 +177,14 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const v = p.voucher;
     if (rec.last && v.signature === rec.signature && v.maxClaimableAmount === rec.signedMax && rec.last.resource === paidOf(call).originalUrl)
       return replyOf(rec.last.answer);
-    if (BigInt(v.maxClaimableAmount) !== BigInt(rec.charged) + BigInt(call.requirements.amount)) return corrective(call, id, rec);
+    if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
     if (BigInt(v.maxClaimableAmount) > BigInt(rec.onchain.balance))
       return refuse(call, CHANNEL_REASONS.exceedsBalance, `the channel holds ${rec.onchain.balance}`);
     const started = performance.now();
     const bad = await voucherHolds(call, p, id);
     timing.add('verify', performance.now() - started);
     if (bad) return refuse(call, bad);
-    const handling = performance.now();
-    const answer = await call.answer();
-    timing.add('handler', performance.now() - handling);
+    const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
     return commit(call, id, rec, p, answer, { transaction: '', amount: '' }, timing);
   }
@@ -190,10 +196,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     if (!verified.ok) return refuse(call, verified.reason, verified.message);
     const known = await store.get(id);
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
-    if (BigInt(p.voucher.maxClaimableAmount) !== BigInt(rec.charged) + BigInt(call.requirements.amount)) return corrective(call, id, rec);
-    const handling = performance.now();
-    const answer = await call.answer();
-    timing.add('handler', performance.now() - handling);
+    if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
+    const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
     const settling = performance.now();
     const settled = await facilitator.settleDeposit(call.payment, call.requirements);

@@ -6,7 +6,7 @@
  * signing both authorizations with our receiver authorizer key. A full refund forgets the channel.
  */
 import type { HttpReply } from '../errors.ts';
-import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, type ChannelPayload } from './channel-payload.ts';
 import { channelStateOf, failedOnChain, withChannelResponse } from './channel-replies.ts';
 import type { ChannelRecord, ChannelStore } from './channel-store.ts';
@@ -35,7 +35,7 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     const remainder = BigInt(rec.onchain.balance) - BigInt(rec.charged);
     if (remainder <= 0n) return refuse(call, CHANNEL_REASONS.refundNoBalance, 'nothing is left to refund');
     const amount = p.amount ?? remainder.toString();
-    const claims = [{ voucher: { channel: p.channelConfig, maxClaimableAmount: rec.charged }, signature: p.voucher.signature, totalClaimed: rec.charged }];
+    const claims = [claimEntry(p.channelConfig, rec.charged, p.voucher.signature, rec.charged)];
     const completed = { type: 'refund', channelConfig: p.channelConfig, voucher: p.voucher, amount, refundNonce: rec.onchain.refundNonce, claims };
     const network = call.requirements.network;
     const done = await facilitator.refund(completed, call.requirements);
@@ -45,7 +45,8 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     // The money moved: a record that cannot follow (another instance wrote it meanwhile) is refreshed by the claimer's watch.
     const stored = BigInt(done.snapshot.balance) <= BigInt(done.snapshot.totalClaimed) ? store.remove(id, rec) : store.put(id, next);
     await stored.catch((err: unknown) => config.fault(`channel ${id} refund not recorded`, err));
-    const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState: channelStateOf(id, next) });
+    const channelState = channelStateOf(id, next);
+    const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState });
     const answer = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
     const response = {
       success: true,
@@ -53,7 +54,7 @@ export function createChannelRefund(config: ChannelRefundConfig) {
       network,
       payer: rec.payer,
       amount: done.amount,
-      extra: { channelState: channelStateOf(id, next) },
+      extra: { channelState },
     };
     return withChannelResponse(answer, response, {});
   };

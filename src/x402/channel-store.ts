@@ -79,6 +79,25 @@ export interface ChannelStore {
   flush(): Promise<void>;
 }
 
+/** Times `updateChannel` tries again after losing to a concurrent write. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * Applies `change` to the stored record of `id` (nothing when there is none), reading it again
+ * when another request wrote it in between; rejects after UPDATE_ATTEMPTS lost races.
+ */
+export async function updateChannel(store: ChannelStore, id: string, change: (current: ChannelRecord) => ChannelRecord): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await store.get(id);
+    if (!current) return;
+    try {
+      return await store.put(id, change(current));
+    } catch (err) {
+      if (!(err instanceof ChannelConflictError) || attempt === UPDATE_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** What a channel owes us beyond what is claimed on chain, token units. */
 export function unclaimedOf(record: ChannelRecord): bigint {
   const owed = BigInt(record.charged) - BigInt(record.onchain.totalClaimed);
