@@ -7,7 +7,9 @@
  * design). Its channel is opened by the official client (one deposit call), then its vouchers are
  * signed before the timed phase: the channel figure is the service's (parse, recovery of the
  * voucher signature in the pool, handler, receipt, the charge fsync'd). `exact` payments are
- * built before their timed phase too (paid-calls.ts). The official client's end-to-end figure
+ * built before their timed phase too (paid-calls.ts). Pre-signed calls of both kinds are sent by a
+ * client process of its own on keep-alive node:http (presigned-calls.ts), which costs the 2 cores a
+ * fifth of what fetch in this process did. The official client's end-to-end figure
  * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart.
  *
  *   npm run build && npm run bench -- channel-calls
@@ -21,7 +23,8 @@ import { fundedPayer } from '../test/helpers/svm-payer.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { startMainnetService, type MainnetService } from './mainnet-service.ts';
 import { cpuBetween, readProcessCpu } from './process-cpu.ts';
-import { type BenchRequest, drive, evmPaymentHeaders, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
+import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
+import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
 
 const PATH = '/v1/epoch';
 /** Per level: calls per client through a channel, by the official client end to end, and by `exact`. */
@@ -49,29 +52,25 @@ export function medianPhases(values: readonly string[]): Record<string, number> 
   return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
 }
 
-/** A paid GET that must answer 200; its Server-Timing goes to `timings`. */
-function paidGet(url: string, header: string, timings: string[]): BenchRequest {
-  return {
-    send: () => fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } }),
-    ok: (res) => (timings.push(res.headers.get('server-timing') ?? ''), res.status === 200),
-  };
-}
-
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
+const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCall: run.clientCpuUsPerCall });
 
 /** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
 async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count)));
-  const ignored: string[] = [];
-  await drive(channels.map((c) => c.headers.slice(0, WARM_CALLS).map((h) => paidGet(url, h, ignored))));
-  const timings: string[] = [];
+  await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, WARM_CALLS)) });
   const before = readProcessCpu(pid);
-  const run = await drive(channels.map((c) => c.headers.slice(WARM_CALLS).map((h) => paidGet(url, h, timings))));
+  const run = await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(WARM_CALLS)) });
   const cpu = cpuBetween(before, readProcessCpu(pid));
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
-  return { ...summary(run), medianPhasesMs: medianPhases(timings), serviceCpuUsPerCall: perCall(cpu.schedUs), serviceCpuUsPerCallByThread: byThread };
+  return {
+    ...lightSummary(run),
+    medianPhasesMs: medianPhases(run.serverTimings),
+    serviceCpuUsPerCall: perCall(cpu.schedUs),
+    serviceCpuUsPerCallByThread: byThread,
+  };
 }
 
 /** The official client end to end, each client on a channel of its own opened beforehand. */
@@ -88,12 +87,13 @@ async function officialLevel(net: Localnet, url: string, clients: number, count:
 async function exactLevels(net: Localnet, service: MainnetService, url: string, clients: number, count: number) {
   const svmPayers = await Promise.all(Array.from({ length: clients }, () => fundedPayer(net.urls.rpc, 100_000_000)));
   const svmHeaders = await Promise.all(svmPayers.map((p) => paymentHeaders(service, net, p, count, PATH)));
-  const solana = await drive(svmHeaders.map((list) => list.map((h) => httpGet(url, h, 200))));
+  const header = (h: Record<string, string>) => h['PAYMENT-SIGNATURE']!;
+  const solana = await drivePresigned({ url, lists: svmHeaders.map((list) => list.map(header)) });
   const keys = Array.from({ length: clients }, () => generateEvmKey());
   for (const key of keys) await net.evm.fundUsdc(evmAddressOfKey(key), 100_000_000n);
   const evmHeaders = await Promise.all(keys.map((k) => evmPaymentHeaders(service, k, count, PATH)));
-  const base = await drive(evmHeaders.map((list) => list.map((h) => httpGet(url, h, 200))));
-  return { solana: summary(solana), base: summary(base) };
+  const base = await drivePresigned({ url, lists: evmHeaders.map((list) => list.map(header)) });
+  return { solana: lightSummary(solana), base: lightSummary(base) };
 }
 
 /** CPU of one voucher's check alone (channel id and signer recovery, no pool hop), µs: the pool task's own work. */
