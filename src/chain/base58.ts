@@ -1,16 +1,13 @@
 /**
- * Base58 (Bitcoin alphabet) for Solana addresses and signatures. The only module that imports
- * kit's codecs for this purpose, so the rest of the service deals in plain strings and bytes.
+ * Base58 (Bitcoin alphabet) for Solana addresses and signatures, so the rest of the service deals
+ * in plain strings and bytes.
  *
- * Decoding is our own, without BigInt: query validation decodes an address on every paid request
- * (the 402 and 400 paths included), and kit's decoder goes through a BigInt per call, which showed
- * in CPU profiles of those paths. The schoolbook conversion below works on a byte array; a 44-
- * character address is about 1,500 small multiply-adds. Encoding (receipts, not per request)
- * stays with kit.
+ * Our own, without BigInt, both ways: query validation decodes an address on every paid request
+ * (the 402 and 400 paths included), and every paid answer encodes its receipt's 64-byte signature;
+ * kit's codec goes through a BigInt division per character, which showed in CPU profiles of both
+ * paths. The schoolbook conversions below work on small digit arrays; a 44-character address is
+ * about 1,500 small multiply-adds.
  */
-import { getBase58Codec } from '@solana/kit';
-
-const CODEC = getBase58Codec();
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** Character code -> digit value, -1 outside the alphabet (codes >= 128 are refused before lookup). */
 const DIGITS = new Int8Array(128).fill(-1);
@@ -71,9 +68,46 @@ export function decodeBase58(text: string): Uint8Array | null {
   return bytes;
 }
 
-/** Encodes bytes as base58 text. */
+/** Five base58 digits per limb: 58^5 < 2^30, so a limb times 256 plus a byte stays exact in a double. */
+const LIMB_DIGITS = 5;
+const LIMB = 58 ** LIMB_DIGITS;
+/** log(256) / log(58^5): limbs per byte, rounded up in the size bound below. */
+const LIMBS_PER_BYTE = 0.27314;
+
+/** Encodes bytes as base58 text: each leading zero byte is a '1', the rest is the number in base 58. */
 export function encodeBase58(bytes: Uint8Array): string {
-  return CODEC.decode(bytes);
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const size = Math.ceil((bytes.length - zeros) * LIMBS_PER_BYTE) + 1;
+  // The number in base 58^5, most significant limb first; the last `length` limbs are in use.
+  const limbs = new Float64Array(size);
+  let length = 0;
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]!;
+    let j = 0;
+    for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
+      carry += 256 * limbs[k]!;
+      const q = Math.floor(carry / LIMB);
+      limbs[k] = carry - q * LIMB;
+      carry = q;
+    }
+    length = j;
+  }
+  let text = '';
+  for (let k = size - length; k < size; k++) {
+    let limb = limbs[k]!;
+    let chunk = '';
+    for (let d = 0; d < LIMB_DIGITS; d++) {
+      const q = Math.floor(limb / 58);
+      chunk = ALPHABET[limb - q * 58]! + chunk;
+      limb = q;
+    }
+    text += chunk;
+  }
+  // The top limb's leading zero digits are not part of the number.
+  let first = 0;
+  while (first < text.length && text.charCodeAt(first) === 49) first++;
+  return '1'.repeat(zeros) + text.slice(first);
 }
 
 /** True when `text` is base58 that decodes to exactly `byteLength` bytes (32 for an address). */

@@ -1,6 +1,6 @@
 /**
- * Our base58 decoder (no BigInt) against two independent ones, kit's codec (what the service used
- * before) and the bs58 package: the same bytes or the same refusal for random, hostile and edge
+ * Our base58 decoder and encoder (no BigInt) against two independent ones, kit's codec (what the
+ * service used before) and the bs58 package: the same bytes or the same refusal for random, hostile and edge
  * inputs, and isBase58OfLength agreeing with "decodes to exactly n bytes" everywhere.
  */
 import { getBase58Codec } from '@solana/kit';
@@ -66,6 +66,20 @@ describe('base58', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('encodes any bytes exactly as kit and bs58 do, leading zero bytes and empty input included', () => {
+    const anyBytes = fc.tuple(fc.nat(6), fc.uint8Array({ maxLength: 80 })).map(([zeros, rest]) => Uint8Array.from([...new Uint8Array(zeros), ...rest]));
+    fc.assert(
+      fc.property(anyBytes, (bytes) => {
+        const text = encodeBase58(bytes);
+        expect(text).toBe(KIT.decode(bytes));
+        expect(text).toBe(bs58.encode(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(encodeBase58(new Uint8Array(0))).toBe('');
+    expect(encodeBase58(new Uint8Array(3))).toBe('111');
   });
 
   it('handles the edges: empty, all ones, the largest 32-byte value, one digit too many', () => {
