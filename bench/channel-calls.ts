@@ -33,8 +33,13 @@ const LEVELS = [
   { concurrency: 8, channel: 150, official: 20, exact: 5 },
   { concurrency: 32, channel: 50, official: 8, exact: 3 },
 ] as const;
-/** Untimed voucher calls per channel first: JIT, pool workers and the channel records warm. */
-const WARM_CALLS = 5;
+/**
+ * Untimed voucher calls first, over the level's channels (at least 5 each): the JIT's optimized code,
+ * the pool workers and the channel records warm. Five per channel left concurrency 1 timing code
+ * V8 had not optimized yet (profiles showed baseline code and inline-cache misses on top).
+ */
+const WARM_CALLS_PER_LEVEL = 200;
+const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_PER_LEVEL / clients));
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
@@ -58,10 +63,11 @@ const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCa
 /** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
 async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
-  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count)));
-  await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, WARM_CALLS)) });
+  const warm = warmCalls(clients);
+  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count)));
+  await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
   const before = readProcessCpu(pid);
-  const run = await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(WARM_CALLS)) });
+  const run = await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm)) });
   const cpu = cpuBetween(before, readProcessCpu(pid));
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
