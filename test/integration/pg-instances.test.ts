@@ -146,7 +146,7 @@ describe('one ledger under load', () => {
     expect(consistency[1]).toEqual(consistency[0]);
     const checkpoints = await Promise.all(group.services.map((s) => readJson(fetch(`${s.url}/trust/checkpoint`))));
     expect(new Set(checkpoints.map((c) => c.signedBy ?? c.publicKey)).size).toBe(1);
-  });
+  }, 90_000);
 
   it('kill -9 of one instance under load loses no acknowledged entry', async () => {
     const victim = group.services[1]!;
@@ -173,7 +173,7 @@ describe('one ledger under load', () => {
     // Started again, it rebuilds the same view from the table.
     const again = await group.start(1);
     expect((await converged([again, ...survivors], tree.treeSize)).merkleRootSha256).toBe(tree.merkleRootSha256);
-  });
+  }, 90_000);
 
   // A call already settled when the database goes rightly waits for its entry (the writer retries
   // for a restart's length), so the load's own workers may all be waiting; new payments, sent by a
