@@ -76,14 +76,8 @@ const client = (timeoutMs?: number): RpcClient => createRpcClient(createRpcTrans
 /** The same client over kit's default transport (fetch), the behaviour to keep. */
 const kitClient = (): RpcClient => createRpcClient(createRpcTransport({ url }, createSolanaRpc(url)));
 
-async function faultOf(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ServiceError);
-  return err as ServiceError;
-}
+/** What a call rejects with: a ServiceError of `code` (and these details or message). */
+const fault = (code: string, more: Record<string, unknown> = {}) => expect.objectContaining({ name: 'ServiceError', code, ...more });
 
 describe('the JSON of RPC messages', () => {
   it('reads integers outside strings as bigints, whatever the strings hold', () => {
@@ -152,9 +146,9 @@ describe('JSON-RPC errors', () => {
 
   it('are an upstream_unavailable fault on reads', async () => {
     answers.getLatestBlockhash = { error: { code: -32005, message: 'Node is unhealthy' } };
-    const fault = await faultOf(client().getLatestBlockhash());
-    expect(fault.code).toBe('upstream_unavailable');
-    expect(fault.details).toMatchObject({ upstream: 'solana-rpc', rpcCode: -32005 });
+    const rejection = client().getLatestBlockhash();
+    await expect(rejection).rejects.toBeInstanceOf(ServiceError);
+    await expect(rejection).rejects.toEqual(fault('upstream_unavailable', { details: { upstream: 'solana-rpc', rpcCode: -32005 } }));
   });
 });
 
@@ -162,15 +156,13 @@ describe('transport faults', () => {
   it.each([500, 503])('HTTP %i is upstream_unavailable, on reads and on writes', async (status) => {
     answers.getEpochInfo = { status, result: '{}' };
     answers.sendTransaction = { status, result: '"x"' };
-    expect((await faultOf(client().getEpochInfo())).code).toBe('upstream_unavailable');
-    expect((await faultOf(client().sendTransaction('AQID'))).code).toBe('upstream_unavailable');
+    await expect(client().getEpochInfo()).rejects.toEqual(fault('upstream_unavailable'));
+    await expect(client().sendTransaction('AQID')).rejects.toEqual(fault('upstream_unavailable'));
   });
 
   it('a server that never answers is upstream_timeout after the time limit', async () => {
     answers.getEpochInfo = { hang: true };
-    const fault = await faultOf(client(20).getEpochInfo());
-    expect(fault.code).toBe('upstream_timeout');
-    expect(fault.message).toBe('Solana RPC getEpochInfo did not answer within 20 ms');
+    await expect(client(20).getEpochInfo()).rejects.toEqual(fault('upstream_timeout', { message: 'Solana RPC getEpochInfo did not answer within 20 ms' }));
   });
 
   it("the caller's signal aborts the request with its reason", async () => {
