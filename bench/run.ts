@@ -28,6 +28,7 @@ import { benchPgInstances } from './pg-instances.ts';
 import { benchPgLedger } from './pg-ledger.ts';
 import { benchScalingModel } from './scaling-model.ts';
 import { benchPoolTasks } from './pool-tasks.ts';
+import { benchRpcTransport } from './rpc-transport.ts';
 import { benchVoucherRecovery } from './voucher-recovery.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
@@ -88,6 +89,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'scaling-model': async () => benchScalingModel(),
   'pg-instances': () => benchPgInstances(values.seconds ? { seconds: Number(values.seconds) } : {}),
   'pool-tasks': () => benchPoolTasks(),
+  'rpc-transport': () => benchRpcTransport(),
   'voucher-recovery': () => benchVoucherRecovery(),
   startup: () => benchStartup(),
   sweep: () => benchSweep(),

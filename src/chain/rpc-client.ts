@@ -1,11 +1,12 @@
 /**
- * The Solana JSON-RPC client of the service: the only module that imports kit's RPC. It exposes
- * the few calls the service makes as plain data (numbers, strings, bytes). Transport faults become
- * ServiceError `upstream_unavailable` / `upstream_timeout`; JSON-RPC errors of the write paths
- * (simulate, send) are returned as data because they judge the transaction, not the upstream.
+ * The Solana JSON-RPC client of the service: kit's RPC over the keep-alive transport of
+ * rpc-http-transport.ts. It exposes the few calls the service makes as plain data (numbers,
+ * strings, bytes). Transport faults become ServiceError `upstream_unavailable` /
+ * `upstream_timeout`; JSON-RPC errors of the write paths (simulate, send) are returned as data
+ * because they judge the transaction, not the upstream.
  */
 import {
-  createSolanaRpc,
+  createSolanaRpcFromTransport,
   isSolanaError,
   type Rpc,
   type SolanaRpcApi,
@@ -15,6 +16,7 @@ import {
   type Signature,
 } from '@solana/kit';
 import { ServiceError } from '../errors.ts';
+import { createRpcHttpTransport } from './rpc-http-transport.ts';
 
 /** Default per-call time limit. */
 export const RPC_TIMEOUT_MS = 10_000;
@@ -101,23 +103,41 @@ export interface RpcTransport {
   judged<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T | RpcFailure>;
 }
 
-/** Creates the transport; every call carries its own time limit and the caller's AbortSignal. */
-export function createRpcTransport(config: RpcClientConfig): RpcTransport {
-  const rpc: Rpc<SolanaRpcApi> = createSolanaRpc(config.url);
+/**
+ * Creates the transport; every call carries its own time limit and the caller's AbortSignal. `rpc`
+ * is kit's RPC object to call through: by default over the keep-alive `node:http` transport
+ * (rpc-http-transport.ts); bench/rpc-transport.ts and its test pass kit's default (fetch) to compare.
+ */
+export function createRpcTransport(
+  config: RpcClientConfig,
+  rpc: Rpc<SolanaRpcApi> = createSolanaRpcFromTransport(createRpcHttpTransport(config.url)),
+): RpcTransport {
   const timeoutMs = config.timeoutMs ?? RPC_TIMEOUT_MS;
 
   async function call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>, keepRpcErrors = false): Promise<T> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // One controller and one timer per request: AbortSignal.timeout + AbortSignal.any cost more CPU
+    // than the rest of a small request's client side (measured, docs/benchmarks.md).
+    const limit = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      limit.abort(new DOMException(`Solana RPC ${what} timed out`, 'TimeoutError'));
+    }, timeoutMs);
+    const onAbort = () => limit.abort(signal!.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await send(abortSignal);
+      return await send(limit.signal);
     } catch (err) {
       const failure = rpcFailureOf(err);
       if (failure && keepRpcErrors) throw err;
       if (failure) throw new ServiceError('upstream_unavailable', `Solana RPC ${what} answered an error`, { upstream: 'solana-rpc', rpcCode: failure.code });
-      if (timeout.aborted) throw new ServiceError('upstream_timeout', `Solana RPC ${what} did not answer within ${timeoutMs} ms`);
+      if (timedOut) throw new ServiceError('upstream_timeout', `Solana RPC ${what} did not answer within ${timeoutMs} ms`);
       if (signal?.aborted) throw signal.reason ?? err;
       throw new ServiceError('upstream_unavailable', `Solana RPC ${what} failed`, { upstream: 'solana-rpc' });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
