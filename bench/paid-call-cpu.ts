@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer } from '../test/helpers/svm-payer.ts';
+import { countsBetween, type DelayProxy, type ProxyCounts, startDelayProxy } from './delay-proxy.ts';
 import { cpuBetween, cpuPlus, type CpuReading, readProcessCpu } from './process-cpu.ts';
 import { localnetMainnetArgs } from './mainnet-args.ts';
 import { measureSignatureWork } from './signature-reference.ts';
@@ -35,10 +36,11 @@ interface Child {
 }
 
 /** Starts the built service in mainnet mode against `net`; resolves at its `listening` line. */
-async function startChild(net: Localnet, dataDir: string, keyFile: string, payTo: string): Promise<Child> {
+async function startChild(net: Localnet, dataDir: string, keyFile: string, payTo: string, rpcUrl: string): Promise<Child> {
   const profile = process.env.PAID_CPU_PROFILE_DIR;
   const nodeFlags = ['--enable-source-maps', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
-  const args = [...['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'], ...localnetMainnetArgs(net, keyFile, payTo)];
+  const netArgs = localnetMainnetArgs(net, keyFile, payTo).map((a) => (a === net.urls.rpc ? rpcUrl : a));
+  const args = [...['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'], ...netArgs];
   const child = spawn(process.execPath, [...nodeFlags, 'dist/server/main.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -136,8 +138,9 @@ function realSizes(payment: string, receipt: string, dataDir: string) {
 }
 
 /** Warm-up, then the timed batches: the child's CPU and the wall time they took, and each answer. */
-async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: number) {
+async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: number, proxy: DelayProxy) {
   let cpu: CpuReading = { schedUs: 0, statUs: 0, threadsUs: {} };
+  const rpcCalls: Record<string, number> = {};
   let wallMs = 0;
   const timings: string[] = [];
   const receipts: string[] = [];
@@ -147,15 +150,23 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     await paidCalls(url, await payments(net, payer, url, WARM_CALLS));
     const headers = await payments(net, payer, url, CALLS_PER_ENDPOINT);
     const before = readProcessCpu(pid);
+    const countsBefore = proxy.counts();
     const started = performance.now();
     const answers = await paidCalls(url, headers);
     wallMs += performance.now() - started;
     cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
+    for (const [method, n] of Object.entries(countsBetween(countsBefore, proxy.counts()).calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
     timings.push(...answers.timings);
     receipts.push(...answers.receipts);
     sent.push(...headers);
   }
-  return { cpu, wallMs, timings, receipts, sent };
+  return { cpu, wallMs, timings, receipts, sent, rpcCalls };
+}
+
+/** JSON-RPC calls per paid call by method: the paid window's minus the idle window's. */
+function rpcCallsPerCall(paid: Readonly<Record<string, number>>, idle: ProxyCounts, calls: number): Record<string, number> {
+  const methods = new Set([...Object.keys(paid), ...Object.keys(idle.calls)]);
+  return Object.fromEntries([...methods].sort().map((m) => [m, round(((paid[m] ?? 0) - (idle.calls[m] ?? 0)) / calls, 2)]));
 }
 
 /** Runs the measurement and returns its report (the `cpu` part of the paid-calls report). */
@@ -165,18 +176,21 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-cpu-'));
   const keyFile = join(dataDir, 'relayer.key');
   let child: Child | null = null;
+  const proxy = await startDelayProxy(net.urls.rpc, 0);
   try {
     // payTo holds a stablecoin account (funding creates it); the fee payer needs SOL for fees.
     const [payTo, payer] = [await fundedPayer(net.urls.rpc, 1), await fundedPayer(net.urls.rpc, 1_000_000_000)];
-    child = await startChild(net, join(dataDir, 'service'), keyFile, payTo.signer.address);
+    child = await startChild(net, join(dataDir, 'service'), keyFile, payTo.signer.address, proxy.url);
     const pid = child.process.pid!;
     const feePayer = (await termsOf(`${child.url}${ENDPOINTS[0]}`)).accepted.extra.feePayer!;
     await rpcCall(net.urls.rpc, 'requestAirdrop', [feePayer, 10_000_000_000]);
-    const paid = await timedCalls(net, payer, child, pid);
+    const paid = await timedCalls(net, payer, child, pid, proxy);
     // The same process at rest for as long: what it spends anyway (Geyser stream, timers).
     const idleBefore = readProcessCpu(pid);
+    const idleCountsBefore = proxy.counts();
     await sleep(paid.wallMs);
     const idle = cpuBetween(idleBefore, readProcessCpu(pid));
+    const idleCounts = countsBetween(idleCountsBefore, proxy.counts());
     const calls = paid.timings.length;
     const perCall = (used: number, background: number) => round((used - background) / calls);
     const cpuUs = perCall(paid.cpu.schedUs, idle.schedUs);
@@ -194,9 +208,11 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
       referenceUs: Object.fromEntries(Object.entries(reference).map(([k, v]) => [k, round(v)])),
       ratio: round(cpuUs / reference.totalUs!, 2),
       medianPhasesMs: medianPhases(paid.timings),
+      rpcCallsPerCall: rpcCallsPerCall(paid.rpcCalls, idleCounts, calls),
     };
   } finally {
     if (child) await stopChild(child);
+    await proxy.close();
     await net.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

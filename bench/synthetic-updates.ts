@@ -34,6 +34,7 @@ export const parsedTx = (i: number): ParsedTransaction => ({
   cuPrice: i % 5 === 0 ? 0 : price(i),
   tipLamports: i % 10 === 0 ? 1_000 + (i % 997) * 100 : 0,
   failed: false,
+  signature: null,
   writable: [keyIds[i % ACCOUNTS]!, keyIds[(i * 31) % ACCOUNTS]!, keyIds[(i * 97) % ACCOUNTS]!],
 });
 

@@ -8,6 +8,7 @@
 import packageJson from '../package.json' with { type: 'json' };
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
+import { createSignatureWatch } from './chain/signature-watch.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
@@ -119,12 +120,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const rpc = createRpcClient(rpcTransport);
   await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
+  // Solana settlements learn their confirmation from the timing group's stream while it is live.
+  const signatures = createSignatureWatch({ isLive: () => timing.streamLive() });
   const { groups, timing } = createHandlerGroups({
     settings: handlerSettings(config),
     rpc,
     rpcTransport,
     pool,
-    geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null },
+    geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null, signatures: signatures.feed },
     market: options.upstreams.market,
   });
   await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
@@ -133,6 +136,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     upstreams: options.upstreams,
     terms,
     rpc,
+    signatures,
     pool,
     blockhashes,
     receipts: trust.receipts,

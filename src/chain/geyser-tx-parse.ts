@@ -2,8 +2,9 @@
  * Reads what the timing caches need from one Yellowstone transaction update, straight from its
  * bytes: the compute-unit price (top-level ComputeBudget SetComputeUnitPrice; the runtime ignores
  * inner ones), lamports sent to the Jito tip accounts by System Transfer / TransferWithSeed in
- * top-level and inner instructions, and the write-locked accounts (static keys by the header's
- * rules plus loaded writable addresses of v0 transactions).
+ * top-level and inner instructions, the write-locked accounts (static keys by the header's rules
+ * plus loaded writable addresses of v0 transactions), and for the signature watch
+ * (signature-watch.ts) the transaction's id and whether it failed.
  */
 
 /** The eight Jito tip accounts on mainnet (jito-labs docs; the localnet world uses the same). */
@@ -26,6 +27,8 @@ const SYSTEM_TRANSFER_WITH_SEED = 11;
 
 /** The fields of `SubscribeUpdateTransactionInfo` read here (structural, so tests can build them). */
 export interface TxInfoLike {
+  /** The first signature (the transaction's id), 64 bytes. */
+  readonly signature?: Uint8Array;
   readonly isVote: boolean;
   readonly transaction?: {
     readonly message?: {
@@ -55,6 +58,8 @@ export interface ParsedTransaction {
   readonly tipLamports: number;
   readonly writable: string[];
   readonly failed: boolean;
+  /** The transaction's id as the update carries it (not copied: read it before the handler returns). */
+  readonly signature: Uint8Array | null;
 }
 
 /** Base64 of a 32-byte key: the map key form of accounts in the caches. */
@@ -123,5 +128,5 @@ export function parseTransaction(info: TxInfoLike, tipIds: ReadonlySet<string>):
     if (isWritable) writable.push(keyId(message.accountKeys[i]!));
   }
   for (const key of meta?.loadedWritableAddresses ?? []) writable.push(keyId(key));
-  return { cuPrice, tipLamports, writable, failed: meta?.err !== undefined && meta.err !== null };
+  return { cuPrice, tipLamports, writable, failed: meta?.err !== undefined && meta.err !== null, signature: info.signature ?? null };
 }

@@ -5,6 +5,7 @@
  */
 import type { PaidPath, ResponseOf } from '../catalog/responses.ts';
 import type { RpcClient, RpcTransport } from '../chain/rpc-client.ts';
+import type { SignatureFeed } from '../chain/signature-watch.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { SlippagePoolTasks } from './market/slippage-map.ts';
 import type { TimingPoolTasks } from './timing/timing-source.ts';
@@ -45,7 +46,8 @@ export interface HandlerDeps {
   readonly rpcTransport: RpcTransport;
   /** Runs the pool tasks the groups need (workers/pool-worker.ts serves them). */
   readonly pool: TaskRunner<IntelPoolTasks>;
-  readonly geyser: { readonly url: string; readonly token: string | null };
+  /** The stream, and the signature watch it feeds besides the timing caches (the payments' confirmations). */
+  readonly geyser: { readonly url: string; readonly token: string | null; readonly signatures?: SignatureFeed };
   readonly market: MarketUrls;
 }
 

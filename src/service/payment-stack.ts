@@ -9,6 +9,7 @@ import { CATALOG } from '../catalog/endpoints.ts';
 import type { BlockhashCache } from '../chain/blockhash-cache.ts';
 import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/evm-key-file.ts';
 import type { RpcClient } from '../chain/rpc-client.ts';
+import type { SignatureWatch } from '../chain/signature-watch.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
@@ -84,6 +85,8 @@ export interface PaymentStackConfig {
   readonly upstreams: PaymentUpstreams;
   readonly terms: PaymentTermsConfig;
   readonly rpc: RpcClient;
+  /** Solana confirmations from the Geyser stream (the RPC is polled without it). */
+  readonly signatures?: SignatureWatch | null;
   readonly pool: WorkerPool<PoolTasks>;
   /** Supplies the recent blockhash of Solana challenges. */
   readonly blockhashes: Pick<BlockhashCache, 'current'>;
@@ -177,6 +180,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     pool,
     commitment: options.svmCommitment,
     confirmTimeoutMs: options.settleTimeoutMs,
+    signatures: config.signatures ?? null,
   });
   const settlement = evmSettlement(options, config.upstreams);
   // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.

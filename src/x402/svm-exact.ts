@@ -2,12 +2,14 @@
  * The Solana `exact` scheme (ExactScheme) as a facilitator runs it: decode the payer's partially
  * signed transaction, apply the x402 exact-SVM rules, check the payer's signatures in the worker
  * pool, simulate over RPC; settle by co-signing as fee payer in the pool, sending, and waiting for
- * the configured commitment. Expected failures are results with x402 reason codes.
+ * the configured commitment (streamed from Geyser when the service has a signature watch, polled
+ * otherwise: svm-confirm.ts). Expected failures are results with x402 reason codes.
  */
 import { createHash } from 'node:crypto';
 import { associatedTokenAddress } from '../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../chain/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../chain/rpc-client.ts';
+import type { SignatureWatch } from '../chain/signature-watch.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { Ed25519Check } from '../trust/ed25519.ts';
@@ -15,7 +17,7 @@ import type { BeforeBroadcast, ExactScheme, SettlementStatus, SettleResult, Veri
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
-import { confirmSignature } from './svm-confirm.ts';
+import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
@@ -34,6 +36,8 @@ export interface SvmExactConfig {
   readonly pool: TaskRunner<SvmPoolTasks>;
   readonly commitment?: RpcCommitment;
   readonly confirmTimeoutMs?: number;
+  /** Confirmations from the Geyser stream; without it (or while it is not live) settlement polls the RPC. */
+  readonly signatures?: SignatureWatch | null;
 }
 
 const BASE64_RE = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -129,15 +133,29 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     signal: AbortSignal,
     beforeBroadcast?: BeforeBroadcast,
   ): Promise<SettleResult> {
-    const network = config.network;
     const decoded = decodePayload(payment);
-    if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network, payer: '' };
+    if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network: config.network, payer: '' };
     const { tx, wire } = decoded;
     const payer = tx.instructions[2] ? (tx.staticAccounts[tx.instructions[2].accountIndices[3] ?? -1] ?? '') : '';
     const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
     const transaction = encodeBase58(feePayerSignature);
     const signed = withSignature(wire, tx, 0, feePayerSignature);
     await beforeBroadcast?.(transaction);
+    // Watched before it is sent: a confirmation streamed in before the send returns is not missed.
+    const watched = config.signatures?.watch(transaction) ?? null;
+    try {
+      return await sendAndConfirm(signed, { transaction, payer, stream: watched ? { watched, live: config.signatures!.live } : null });
+    } finally {
+      watched?.release();
+    }
+  }
+
+  async function sendAndConfirm(
+    signed: Uint8Array,
+    sending: { readonly transaction: string; readonly payer: string; readonly stream: ConfirmStream | null },
+  ): Promise<SettleResult> {
+    const { network } = config;
+    const { transaction, payer, stream } = sending;
     // From here on the payment may land: the caller's disconnect no longer stops anything.
     const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64')).catch((err: unknown) => err);
     // A fault (time-out, connection lost) says nothing about whether the node took the transaction:
@@ -156,7 +174,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
       return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
     }
-    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs);
+    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream);
     if (outcome.status === 'failed')
       return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
     if (outcome.status === 'pending')

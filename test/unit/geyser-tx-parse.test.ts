@@ -69,6 +69,11 @@ describe('parseTransaction', () => {
     expect(parsed.writable).toEqual([payer, tip, dest, tip2].map(keyId));
     expect(parsed.failed).toBe(false);
   });
+  it("hands on the update's signature (the transaction's id) for the signature watch, null when absent", () => {
+    const signature = Uint8Array.from({ length: 64 }, (_, i) => i);
+    expect(parseTransaction(tx({ signature }), tipIds)!.signature).toEqual(signature);
+    expect(parseTransaction(tx(), tipIds)!.signature).toBeNull();
+  });
   it('reports 0 without a SetComputeUnitPrice, flags failures, skips votes', () => {
     const noPrice = tx();
     const message = noPrice.transaction!.message!;

@@ -10,6 +10,8 @@ import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 /** The timing handlers plus the fee bands other groups report. */
 export interface TimingGroup extends HandlerGroup {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
+  /** Whether the Geyser stream is live now (false before start and after close). */
+  streamLive(): boolean;
   /** For /health: the Geyser stream's state and what the caches hold (no URL, no token). */
   status(): Record<string, unknown>;
 }
@@ -43,6 +45,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
       runtime = null;
     },
     feeBands: (signal) => running().feeBands(signal),
+    streamLive: () => runtime?.stream.isLive() ?? false,
     status() {
       if (runtime === null) return { geyser: { state: 'not-started' } };
       const { stream, caches } = runtime;

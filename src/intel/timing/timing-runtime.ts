@@ -1,11 +1,14 @@
 /**
  * The running timing domain: reads the epoch schedule once, opens the Geyser subscription feeding
- * the caches, and builds the four handlers over them (stream first, RPC fallback). Tests and
+ * the caches (and the payments' signature watch, when given), and builds the four handlers over
+ * them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
 import type { ResponseOf } from '../../catalog/responses.ts';
 import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
 import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
+import type { SignatureFeed } from '../../chain/signature-watch.ts';
+import type { GeyserHandlers } from '../../chain/geyser-update-router.ts';
 import { createTimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
 import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
 import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
@@ -29,7 +32,7 @@ export interface TimingRuntimeOptions {
   readonly rpc: RpcClient;
   readonly rpcTransport: RpcTransport;
   readonly pool: TaskRunner<TimingPoolTasks>;
-  readonly geyser: { readonly url: string; readonly token: string | null };
+  readonly geyser: { readonly url: string; readonly token: string | null; readonly signatures?: SignatureFeed };
   readonly staleMs?: number;
   readonly feeWindowSlots?: number;
   readonly tipWindowSlots?: number;
@@ -67,6 +70,22 @@ async function withRetries<T>(load: () => Promise<T>, attempts = SCHEDULE_ATTEMP
   }
 }
 
+/** The caches' handlers, and the signature watch's after them when there is one. */
+function withSignatures(handlers: GeyserHandlers, signatures: SignatureFeed | undefined): GeyserHandlers {
+  if (!signatures) return handlers;
+  return {
+    ...handlers,
+    onSlot(slot, status, atMs, replayed) {
+      handlers.onSlot(slot, status, atMs, replayed);
+      signatures.onSlot(slot, status, atMs, replayed);
+    },
+    onTransaction(slot, tx) {
+      handlers.onTransaction(slot, tx);
+      signatures.onTransaction(slot, tx);
+    },
+  };
+}
+
 /** Starts the stream and waits (bounded) for its first slot. */
 export async function startTimingRuntime(options: TimingRuntimeOptions): Promise<TimingRuntime> {
   const timingRpc = createTimingRpcMethods(options.rpcTransport);
@@ -80,7 +99,7 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
     url: options.geyser.url,
     token: options.geyser.token,
     staleMs: options.staleMs ?? GEYSER_STALE_MS,
-    handlers: caches.handlers,
+    handlers: withSignatures(caches.handlers, options.geyser.signatures),
     ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
     ...(options.backoffMaxMs ? { backoffMaxMs: options.backoffMaxMs } : {}),
   });
