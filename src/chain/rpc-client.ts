@@ -16,7 +16,7 @@ import {
   type Signature,
 } from '@solana/kit';
 import { ServiceError } from '../errors.ts';
-import { createRpcHttpTransport } from './rpc-http-transport.ts';
+import { createRpcHttpPost, createRpcHttpTransport, type RpcHttpPost } from './rpc-http-transport.ts';
 
 /** Default per-call time limit. */
 export const RPC_TIMEOUT_MS = 10_000;
@@ -101,6 +101,8 @@ export interface RpcTransport {
   call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T>;
   /** Write paths: a JSON-RPC error is an answer about the transaction, returned as data. */
   judged<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T | RpcFailure>;
+  /** A raw JSON-RPC POST (text in, text out) on the same kept-alive connections, for JSON-RPC batches kit does not send. */
+  readonly post: RpcHttpPost;
 }
 
 /**
@@ -108,10 +110,9 @@ export interface RpcTransport {
  * is kit's RPC object to call through: by default over the keep-alive `node:http` transport
  * (rpc-http-transport.ts); bench/rpc-transport.ts and its test pass kit's default (fetch) to compare.
  */
-export function createRpcTransport(
-  config: RpcClientConfig,
-  rpc: Rpc<SolanaRpcApi> = createSolanaRpcFromTransport(createRpcHttpTransport(config.url)),
-): RpcTransport {
+export function createRpcTransport(config: RpcClientConfig, kitRpc?: Rpc<SolanaRpcApi>): RpcTransport {
+  const post = createRpcHttpPost(config.url);
+  const rpc = kitRpc ?? createSolanaRpcFromTransport(createRpcHttpTransport(post));
   const timeoutMs = config.timeoutMs ?? RPC_TIMEOUT_MS;
 
   async function call<T>(what: string, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>, keepRpcErrors = false): Promise<T> {
@@ -152,7 +153,7 @@ export function createRpcTransport(
     }
   }
 
-  return { url: config.url, rpc, call: (what, signal, send) => call(what, signal, send), judged };
+  return { url: config.url, rpc, call: (what, signal, send) => call(what, signal, send), judged, post };
 }
 
 /** Creates the client over a transport (or a fresh one from config). */

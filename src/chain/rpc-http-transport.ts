@@ -4,7 +4,8 @@
  * machinery (web streams, header objects, its keep-alive parsing) cost more CPU per request than
  * the signature work of the whole call. What kit's default does and callers see is kept: the
  * message written and read with bigints (rpc-json.ts), a non-2xx answer rejected as kit's
- * `SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR`, the AbortSignal ending the request.
+ * `SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR`, the AbortSignal ending the request. The same POST
+ * carries the JSON-RPC batches kit does not send (rpc-token-methods.ts), on the same connections.
  */
 import { type Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest, Agent as NodeHttpAgent } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -77,8 +78,11 @@ function readBody(res: IncomingMessage): Promise<string> {
   });
 }
 
-/** Creates the transport for `url` (http or https); one agent, so one connection pool, per transport. */
-export function createRpcHttpTransport(url: string): KitRpcTransport {
+/** One JSON-RPC POST over a kept-alive connection: the request text in, the 2xx answer's text out. */
+export type RpcHttpPost = (body: string, signal: AbortSignal | undefined) => Promise<string>;
+
+/** The POST for `url` (http or https); one agent, so one connection pool, per poster. */
+export function createRpcHttpPost(url: string): RpcHttpPost {
   const target = new URL(url);
   const agent = agentFor(target);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -92,11 +96,11 @@ export function createRpcHttpTransport(url: string): KitRpcTransport {
   };
 
   /**
-   * One POST. Not retried, as fetch does not retry a POST: a send may have reached the chain. The
-   * idle timeout below the server's keeps a reused socket from meeting the server's close.
+   * Not retried, as fetch does not retry a POST: a send may have reached the chain. The idle
+   * timeout below the server's keeps a reused socket from meeting the server's close.
    */
-  function post(body: string, signal: AbortSignal | undefined): Promise<string> {
-    return new Promise((resolve, reject) => {
+  return (body, signal) =>
+    new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const req = send({ ...base, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } });
       const onAbort = () => {
@@ -109,8 +113,10 @@ export function createRpcHttpTransport(url: string): KitRpcTransport {
         .finally(() => signal?.removeEventListener('abort', onAbort));
       req.end(body);
     });
-  }
+}
 
+/** kit's transport over `post`: the message written and read with bigints as kit's default does. */
+export function createRpcHttpTransport(post: RpcHttpPost): KitRpcTransport {
   return async function makeRequest({ payload, signal }) {
     return parseRpcJson(await post(stringifyRpcJson(payload), signal)) as never;
   };

@@ -119,9 +119,8 @@ export function createTokenRpcMethods(transport: RpcTransport): TokenRpcMethods 
   ): Promise<T> {
     return transport.call(what, signal, async (abortSignal) => {
       const body = JSON.stringify(requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params })));
-      const res = await fetch(transport.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: abortSignal });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const replies = (await res.json()) as unknown;
+      // Plain JSON (numbers, not kit's bigints): the readers below expect what the node sent.
+      const replies = JSON.parse(await transport.post(body, abortSignal)) as unknown;
       if (!Array.isArray(replies)) throw new Error('batch answered with a single object');
       const byId: JsonRpcReply[] = [];
       for (const r of replies as JsonRpcReply[]) if (typeof r.id === 'number') byId[r.id] = r;

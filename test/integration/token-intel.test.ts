@@ -8,6 +8,7 @@
  * docs/contract.md#response-principles.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { countsBetween, startDelayProxy } from '../../bench/delay-proxy.ts';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { PaidPath } from '../../src/catalog/responses.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
@@ -301,29 +302,33 @@ describe('batch', () => {
     ];
     const q = validateQuery(entry, `mints=${mints.join(',')}`);
     expect(q.ok).toBe(true);
-    const fresh = createTokenGroup(depsFor(net.urls.rpc));
-    const spy = vi.spyOn(globalThis, 'fetch');
-    const body: Any = await (async () => {
-      const b = (await fresh.handlers['/v1/batch/token-risk']!((q as { value: Record<string, unknown> }).value, signal)) as Any;
-      answers.push({ path: '/v1/batch/token-risk', body: b });
-      return b;
-    })();
-    const roundTrips = spy.mock.calls.filter(([u]) => String(u).startsWith(net.urls.rpc)).length;
-    spy.mockRestore();
-    // requested is what the caller sent (BONK twice), count what was evaluated (was 7 and 7).
-    expect(body.requested).toBe(8);
-    expect(body.count).toBe(7);
-    expect(body.results.map((r: Any) => r.error ?? r.risk.riskBand)).toEqual(['high', 'high', 'invalid_mint', 'not_found', 'not_a_mint', 'low', 'high']);
-    expect(body.results[0].mint).toBe(addr('BONK'));
-    expect(body.results[0].risk.disclaimer).toBeTruthy();
-    expect(roundTrips).toBe(2); // mints+largest, then owners (no hook among these)
+    // Round trips counted where they arrive: a proxy in front of the RPC (one HTTP request per round trip, a batch included).
+    const proxy = await startDelayProxy(net.urls.rpc, 0);
+    try {
+      const fresh = createTokenGroup(depsFor(proxy.url));
+      const before = proxy.counts();
+      const body: Any = await (async () => {
+        const b = (await fresh.handlers['/v1/batch/token-risk']!((q as { value: Record<string, unknown> }).value, signal)) as Any;
+        answers.push({ path: '/v1/batch/token-risk', body: b });
+        return b;
+      })();
+      const roundTrips = countsBetween(before, proxy.counts()).requests;
+      // requested is what the caller sent (BONK twice), count what was evaluated (was 7 and 7).
+      expect(body.requested).toBe(8);
+      expect(body.count).toBe(7);
+      expect(body.results.map((r: Any) => r.error ?? r.risk.riskBand)).toEqual(['high', 'high', 'invalid_mint', 'not_found', 'not_a_mint', 'low', 'high']);
+      expect(body.results[0].mint).toBe(addr('BONK'));
+      expect(body.results[0].risk.disclaimer).toBeTruthy();
+      expect(roundTrips).toBe(2); // mints+largest, then owners (no hook among these)
 
-    const single = createTokenGroup(depsFor(net.urls.rpc));
-    const spy2 = vi.spyOn(globalThis, 'fetch');
-    for (const m of [addr('BONK'), addr('USDC'), addr('flat'), addr('pausable')]) await single.handlers['/v1/token-risk']!({ mint: m }, signal);
-    const singles = spy2.mock.calls.filter(([u]) => String(u).startsWith(net.urls.rpc)).length;
-    spy2.mockRestore();
-    expect(singles).toBe(8);
+      const single = createTokenGroup(depsFor(proxy.url));
+      const beforeSingles = proxy.counts();
+      for (const m of [addr('BONK'), addr('USDC'), addr('flat'), addr('pausable')]) await single.handlers['/v1/token-risk']!({ mint: m }, signal);
+      const singles = countsBetween(beforeSingles, proxy.counts()).requests;
+      expect(singles).toBe(8);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
