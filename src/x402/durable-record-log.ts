@@ -9,7 +9,7 @@
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { type FileHandle, open, rename } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLineAppender } from '../trust/line-appender.ts';
 
@@ -40,13 +40,6 @@ interface Entry<T> {
   readonly value: T;
   readonly expiresAt: number;
 }
-
-/**
- * The append handle stays open while writes keep coming and is closed after this long without one:
- * opening and closing the file for every group commit cost two more trips through libuv's thread
- * pool per paid call, and an idle store (a test's, a quiet service's) still holds no descriptor.
- */
-export const RECORD_LOG_IDLE_CLOSE_MS = 1_000;
 
 type LogLine<T> = { readonly k: string; readonly x: number; readonly v: T } | { readonly k: string; readonly del: true };
 
@@ -83,20 +76,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
   let writing: Promise<void> = Promise.resolve();
   const appender = createLineAppender();
-  let handle: FileHandle | null = null;
-  let idleTimer: NodeJS.Timeout | undefined;
-
-  /** Closes the append handle (after a rewrite replaced the file, after a failure, or when idle). */
-  function dropHandle(): Promise<void> {
-    const h = handle;
-    handle = null;
-    return h ? h.close().catch(() => undefined) : Promise.resolve();
-  }
-  // Only armed between batches (writeBatch clears it first), so it never closes a handle in use.
-  const closeWhenIdle = (): void => {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => void dropHandle(), RECORD_LOG_IDLE_CLOSE_MS).unref();
-  };
 
   function liveText(): string {
     const t = now();
@@ -134,8 +113,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       await fh.close();
     }
     await rename(`${path}.tmp`, path);
-    // The open handle is the replaced file's: the next append opens the new one.
-    await dropHandle();
     appender.rewritten();
     linesOnDisk = count;
   }
@@ -144,22 +121,22 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
-    clearTimeout(idleTimer);
     try {
       if (linesOnDisk + batch.length > 2 * Math.max(entries.size, 64)) {
         await compact();
       } else {
-        handle ??= await open(path, 'a', 0o600);
-        await appender.append(handle, batch.map((p) => p.line).join(''));
+        const fh = await open(path, 'a', 0o600);
+        try {
+          await appender.append(fh, batch.map((p) => p.line).join(''));
+        } finally {
+          await fh.close();
+        }
         linesOnDisk += batch.length;
       }
       for (const p of batch) p.done();
     } catch (err) {
-      // A handle that failed is not trusted again: the next batch opens the file anew.
-      await dropHandle();
       for (const p of batch) p.fail(err);
     }
-    closeWhenIdle();
   }
 
   function append(line: string): Promise<void> {
