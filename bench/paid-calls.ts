@@ -79,9 +79,13 @@ export async function drive(perClient: readonly (readonly BenchRequest[])[], kee
   );
   const seconds = (performance.now() - started) / 1000;
   const inOrder = keepLatencies ? latencies.map((ms) => round(ms)) : null;
+  return { ...(inOrder ? { latenciesMs: inOrder } : {}), ...runOf(latencies, ok, seconds) };
+}
+
+/** The figures of a run from its latencies (ms, any order; sorted in place), its expected answers and its length. */
+export function runOf(latencies: number[], ok: number, seconds: number): Run {
   latencies.sort((a, b) => a - b);
   return {
-    ...(inOrder ? { latenciesMs: inOrder } : {}),
     requests: latencies.length,
     ok,
     perSecond: round(latencies.length / seconds),

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { PresignedJob, PresignedOutcome } from './presigned-client.ts';
-import { round, type Run } from './paid-calls.ts';
+import { round, type Run, runOf } from './paid-calls.ts';
 
 const CLIENT = fileURLToPath(new URL('./presigned-client.ts', import.meta.url));
 
@@ -16,8 +16,6 @@ export interface PresignedRun extends Run {
   readonly serverTimings: readonly string[];
   readonly clientCpuUsPerCall: number;
 }
-
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** Sends each list over one connection, in order, all lists at once; resolves with the figures. */
 export function drivePresigned(job: PresignedJob): Promise<PresignedRun> {
@@ -32,17 +30,12 @@ export function drivePresigned(job: PresignedJob): Promise<PresignedRun> {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`presigned client exited ${code}: ${err}`));
       const o = JSON.parse(out.trim()) as PresignedOutcome;
-      const sorted = [...o.latenciesMs].sort((a, b) => a - b);
-      const requests = sorted.length;
+      const run = runOf(o.latenciesMs, o.statuses['200'] ?? 0, o.seconds);
       resolve({
-        requests,
-        ok: o.statuses['200'] ?? 0,
-        perSecond: round(requests / o.seconds),
-        p50Ms: round(percentile(sorted, 50)),
-        p99Ms: round(percentile(sorted, 99)),
+        ...run,
         statuses: o.statuses,
         serverTimings: o.serverTimings,
-        clientCpuUsPerCall: round(o.clientCpuUs / Math.max(1, requests)),
+        clientCpuUsPerCall: round(o.clientCpuUs / Math.max(1, run.requests)),
       });
     });
   });
