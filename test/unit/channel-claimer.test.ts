@@ -13,6 +13,7 @@ import type { ChannelFacilitator, ChannelSnapshot, ClaimEntry } from '../../src/
 import { ChannelConflictError, type ChannelRecord, createChannelStore } from '../../src/x402/channel-store.ts';
 import { createKeyedQueue } from '../../src/x402/keyed-queue.ts';
 import type { PaymentRequirements } from '../../src/x402/x402-types.ts';
+import { oneAddressChannelConfig } from '../helpers/channel-config.ts';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';
 const requirements: PaymentRequirements = {
@@ -30,15 +31,7 @@ afterEach(() => {
 });
 
 function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaimedSince = 1_000): ChannelRecord {
-  const config = {
-    payer: ADDRESS,
-    payerAuthorizer: ADDRESS,
-    receiver: ADDRESS,
-    receiverAuthorizer: ADDRESS,
-    token: ADDRESS,
-    withdrawDelay: 900,
-    salt: `0x${'00'.repeat(32)}`,
-  };
+  const config = oneAddressChannelConfig(ADDRESS);
   const snapshot = { balance: '1000000', totalClaimed: '0', withdrawRequestedAt: 0, refundNonce: '0', ...onchain };
   return {
     config,

@@ -4,17 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_REASONS, parseChannelPayload } from '../../src/x402/channel-payload.ts';
+import { oneAddressChannelConfig } from '../helpers/channel-config.ts';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';
-const config = {
-  payer: ADDRESS,
-  payerAuthorizer: ADDRESS,
-  receiver: ADDRESS,
-  receiverAuthorizer: ADDRESS,
-  token: ADDRESS,
-  withdrawDelay: 900,
-  salt: `0x${'00'.repeat(32)}`,
-};
+const config = oneAddressChannelConfig(ADDRESS);
 const voucher = { channelId: `0x${'AB'.repeat(32)}`, maxClaimableAmount: '3000', signature: `0x${'12'.repeat(65)}` };
 
 describe('parseChannelPayload', () => {
