@@ -12,3 +12,4 @@ export const recoverVoucher = tasks.recoverVoucher;
 export const timingPercentiles = tasks.timingPercentiles;
 export const bucketHolders = tasks.bucketHolders;
 export const slippageCurve = tasks.slippageCurve;
+export const runBatch = tasks.runBatch;

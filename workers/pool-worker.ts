@@ -14,6 +14,7 @@ import type { VerifyResult } from '../src/x402/exact-scheme.ts';
 import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/caches/percentiles.ts';
 import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
 import { bucketHolders as bucketHolderAccounts, type BucketHoldersInput, type HolderDistribution } from '../src/intel/token/holder-buckets.ts';
+import { createBatchTask } from '../src/pool/task-batch.ts';
 
 const data = workerData as { identitySeed?: Uint8Array } | undefined;
 const signWithIdentity = data?.identitySeed ? createEd25519Signer(data.identitySeed) : null;
@@ -53,6 +54,20 @@ export function slippageCurve(input: { readonly points: readonly CurveInputPoint
 export function timingPercentiles(input: PercentilesInput): PercentilesOutput {
   return computePercentiles(input);
 }
+
+/**
+ * Task `runBatch`: tasks of this table requested in one round of the main event loop, sent as one
+ * message (src/pool/task-batch.ts); each settles with its own outcome. The pool sends it, callers do not.
+ */
+export const runBatch = createBatchTask({
+  verifyEd25519Batch,
+  signEd25519,
+  verifyEvmExact,
+  recoverVoucher,
+  bucketHolders,
+  slippageCurve,
+  timingPercentiles,
+});
 
 /** The task table of this entry: what `createWorkerPool<PoolTasks>` runs by name. */
 export type PoolTasks = typeof import('./pool-worker.ts');

@@ -10,6 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { BATCH_TASK_NAME, type BatchedOutcome } from './task-batch.ts';
 
 /** The names of the tasks of table `T`. */
 export type TaskName<T> = { [K in keyof T]: T[K] extends (input: never) => unknown ? K : never }[keyof T] & string;
@@ -29,6 +30,8 @@ export interface WorkerPoolConfig {
 export interface WorkerPool<Tasks> {
   readonly size: number;
   runTask<K extends TaskName<Tasks>>(name: K, input: TaskInput<Tasks[K]>, signal?: AbortSignal): Promise<TaskOutput<Tasks[K]>>;
+  /** Tasks sent to the workers so far, and the messages that carried them (a batch is one). */
+  sent(): { readonly tasks: number; readonly messages: number };
   close(): Promise<void>;
 }
 
@@ -46,6 +49,84 @@ const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs'
 /** How long a worker above the first stays alive without work. */
 export const POOL_IDLE_TIMEOUT_MS = 60_000;
 
+/**
+ * Tasks requested in one round of the event loop leave together (task-batch.ts): up to this many
+ * go to one worker as one batch; a larger round is shared among the workers, a batch each.
+ */
+export const BATCH_SHARE_TASKS = 4;
+
+/** A task waiting for the end of the event loop's round. */
+interface Waiting {
+  readonly name: string;
+  readonly input: unknown;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** The rejection of a task whose signal fired (named as Piscina names its own). */
+function abortError(signal: AbortSignal): Error {
+  const err = new Error('The task has been aborted', { cause: signal.reason });
+  err.name = 'AbortError';
+  return err;
+}
+
+/** `tasks` in `groups` batches of nearly equal size, in order. */
+function shares<T>(tasks: readonly T[], groups: number): T[][] {
+  const size = Math.ceil(tasks.length / groups);
+  return Array.from({ length: Math.ceil(tasks.length / size) }, (_, i) => tasks.slice(i * size, (i + 1) * size));
+}
+
+/** Runs one batch; each task settles with its own outcome, or at once when its signal fires first. */
+function runBatch(piscina: Piscina, batch: readonly Waiting[]): void {
+  const unhook = batch.map((task) => {
+    if (!task.signal) return () => {};
+    const onAbort = () => task.reject(abortError(task.signal!));
+    task.signal.addEventListener('abort', onAbort, { once: true });
+    return () => task.signal!.removeEventListener('abort', onAbort);
+  });
+  const tasks = batch.map(({ name, input }) => ({ name, input }));
+  (piscina.run(tasks, { name: BATCH_TASK_NAME }) as Promise<BatchedOutcome[]>).then(
+    (outcomes) => {
+      for (const [i, task] of batch.entries()) {
+        unhook[i]!();
+        const outcome = outcomes[i]!;
+        if (outcome.ok) task.resolve(outcome.value);
+        else task.reject(outcome.error);
+      }
+    },
+    (err: unknown) => {
+      for (const [i, task] of batch.entries()) {
+        unhook[i]!();
+        task.reject(err);
+      }
+    },
+  );
+}
+
+/**
+ * Sends the round's tasks: a lone task as itself (Piscina's own abort handling), more as batches.
+ * A task whose signal already fired is refused here and never sent.
+ */
+function dispatch(piscina: Piscina, waiting: readonly Waiting[], workers: number, counts: { tasks: number; messages: number }): void {
+  const live = waiting.filter((task) => {
+    if (task.signal?.aborted) task.reject(abortError(task.signal));
+    return !task.signal?.aborted;
+  });
+  counts.tasks += live.length;
+  if (live.length === 1) {
+    counts.messages += 1;
+    const { name, input, signal, resolve, reject } = live[0]!;
+    piscina.run(input, { name, ...(signal ? { signal } : {}) }).then(resolve, reject);
+    return;
+  }
+  if (live.length === 0) return;
+  for (const batch of shares(live, Math.min(workers, Math.ceil(live.length / BATCH_SHARE_TASKS)))) {
+    counts.messages += 1;
+    runBatch(piscina, batch);
+  }
+}
+
 /** Starts the pool over the tasks of `Tasks`; threads are created lazily by Piscina up to `size`. */
 export function createWorkerPool<Tasks>(config: WorkerPoolConfig = {}): WorkerPool<Tasks> {
   const size = config.size ?? availableParallelism();
@@ -60,15 +141,27 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig = {}): WorkerPo
     workerData: config.identitySeed ? { identitySeed: Uint8Array.from(config.identitySeed) } : {},
   });
   let closed = false;
+  let waiting: Waiting[] = [];
+  const counts = { tasks: 0, messages: 0 };
+  // setImmediate runs after the poll phase: every request handled in this round has asked by then.
+  const flush = () => {
+    const round = waiting;
+    waiting = [];
+    dispatch(piscina, round, size, counts);
+  };
   return {
     size,
     runTask(name, input, signal) {
       if (closed) return Promise.reject(new Error('worker pool is closed'));
-      return piscina.run(input, { name, ...(signal ? { signal } : {}) });
+      return new Promise((resolve, reject) => {
+        if (waiting.push({ name, input, signal, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush);
+      });
     },
+    sent: () => ({ ...counts }),
     async close() {
       if (closed) return;
       closed = true;
+      flush();
       await piscina.close();
     },
   };

@@ -38,7 +38,54 @@ describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
   });
 });
 
+describe('tasks asked for in one round of the event loop', () => {
+  const sign = (text: string) => pool.runTask('signEd25519', { message: new TextEncoder().encode(text) });
+  const expected = (text: string) => Buffer.from(nacl.sign.detached(new TextEncoder().encode(text), keys.secretKey));
+
+  it('leave as batches (fewer messages than tasks) and each resolves with its own answer', async () => {
+    const before = pool.sent();
+    const texts = Array.from({ length: 12 }, (_, i) => `receipt ${i}`);
+    const signatures = await Promise.all(texts.map(sign));
+    expect(signatures.map((sig) => Buffer.from(sig))).toEqual(texts.map(expected));
+    const after = pool.sent();
+    expect(after.tasks - before.tasks).toBe(12);
+    // 12 tasks over 2 workers: one batch each.
+    expect(after.messages - before.messages).toBe(2);
+  });
+
+  it('a task that throws fails alone; the rest of its batch answers', async () => {
+    const bad = pool.runTask('verifyEd25519Batch', { checks: null as never });
+    const good = [sign('a'), sign('b')];
+    await expect(bad).rejects.toThrow();
+    expect((await Promise.all(good)).map((s) => Buffer.from(s))).toEqual([expected('a'), expected('b')]);
+  });
+
+  it('an abort rejects its own task with AbortError, before or after it was sent, and leaves the others', async () => {
+    const early = new AbortController();
+    const late = new AbortController();
+    const before = pool.sent();
+    const refused = pool.runTask('signEd25519', { message: new Uint8Array(1) }, early.signal);
+    const abandoned = pool.runTask('signEd25519', { message: new Uint8Array(2) }, late.signal);
+    const kept = sign('kept');
+    early.abort();
+    setImmediate(() => late.abort());
+    await expect(refused).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(abandoned).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Buffer.from(await kept)).toEqual(expected('kept'));
+    // The task aborted before its round ended was never sent.
+    expect(pool.sent().tasks - before.tasks).toBe(2);
+  });
+});
+
 describe('worker entry', () => {
+  it('the batch task runs every other task of the table by name and refuses unknown names', async () => {
+    const tasks = await import('../../workers/pool-worker.ts');
+    const names = Object.keys(tasks).filter((name) => name !== 'runBatch');
+    const outcomes = await tasks.runBatch([...names, 'runBatch', 'toString'].map((name) => ({ name, input: null })));
+    const unknown = outcomes.map((o, i) => (!o.ok && String((o.error as Error).message).startsWith('the pool has no task') ? i : -1)).filter((i) => i >= 0);
+    expect(unknown).toEqual([names.length, names.length + 1]);
+  });
+
   it('the TypeScript-sources entry re-exports every task of workers/pool-worker.ts (its exports are the task table)', async () => {
     const tasks = Object.keys(await import('../../workers/pool-worker.ts')).sort();
     const wrapper = readFileSync(new URL('../../workers/pool-worker-tsx.mjs', import.meta.url), 'utf8');
