@@ -27,11 +27,16 @@ import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './pai
 import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
 
 const PATH = '/v1/epoch';
-/** Per level: calls per client through a channel, by the official client end to end, and by `exact`. */
+/**
+ * Per level: calls per client through a channel, by the official client end to end, and by `exact`.
+ * Each channel level runs for about 5 s: at 50 calls per client, concurrency 32 lasted under 2 s
+ * and measured the clients' start and the queues' drain more than the steady rate (920-960 calls/s
+ * against 1,400 with 200 per client, same code).
+ */
 const LEVELS = [
   { concurrency: 1, channel: 400, official: 60, exact: 10 },
-  { concurrency: 8, channel: 150, official: 20, exact: 5 },
-  { concurrency: 32, channel: 50, official: 8, exact: 3 },
+  { concurrency: 8, channel: 300, official: 20, exact: 5 },
+  { concurrency: 32, channel: 200, official: 8, exact: 3 },
 ] as const;
 /**
  * Untimed voucher calls first, over the level's channels (at least 5 each): the JIT's optimized code,
@@ -150,6 +155,9 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
       });
     }
     const c1 = levels[0]!;
+    const channelPeak = Math.max(...levels.map((l) => l.channel.perSecond));
+    const exactBasePeak = Math.max(...levels.map((l) => l.exactBase.perSecond));
+    const peak = { channelPerSecond: channelPeak, exactBasePerSecond: exactBasePeak, ratio: round(channelPeak / exactBasePeak, 1) };
     const voucherCheckUs = await recoveryUs(net, url);
     return {
       name: 'channel-calls',
@@ -160,7 +168,13 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
       goals: {
         channelP50MsAt1: 5,
         channelVsExactBase: 30,
-        met: { p50At1: c1.channel.p50Ms <= 5, vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30) },
+        // Two readings of "30x the exact Base throughput": at every concurrency, and best against best.
+        met: {
+          p50At1: c1.channel.p50Ms <= 5,
+          vsExactBaseEveryLevel: levels.every((l) => l.ratios.channelVsExactBase >= 30),
+          vsExactBaseAtPeak: peak.ratio >= 30,
+        },
+        peak,
       },
     };
   } finally {
