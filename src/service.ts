@@ -24,7 +24,7 @@ import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
-import { createWorkerPool, type WorkerPool } from './pool/worker-pool.ts';
+import { createWorkerPool, type TaskName, type WorkerPool } from './pool/worker-pool.ts';
 import { createPreviewCaller } from './preview/preview-caller.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
@@ -42,6 +42,9 @@ import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
 export const SERVICE_VERSION: string = packageJson.version;
+
+/** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
+const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
 
 /** What the embedded localnet (or the operator, in mainnet mode) provides. */
 export interface Upstreams {
@@ -101,7 +104,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
-  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32) });
+  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32), soloTasks: SOLO_POOL_TASKS });
   let baseUrl = '';
   const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
   // Files, or the database shared with other instances: chosen here, once.

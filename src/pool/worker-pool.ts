@@ -24,6 +24,11 @@ export interface WorkerPoolConfig {
   readonly size?: number | null;
   /** 32-byte ed25519 seed of the service identity, for `signEd25519`. Never logged. */
   readonly identitySeed?: Uint8Array;
+  /**
+   * Tasks that always travel alone: long CPU work (a large sort, a curve) that would hold up the
+   * short tasks of a paid call batched with it, where alone Piscina would give those another worker.
+   */
+  readonly soloTasks?: readonly string[];
 }
 
 /** A pool that runs the tasks of table `Tasks` by name. */
@@ -104,24 +109,35 @@ function runBatch(piscina: Piscina, batch: readonly Waiting[]): void {
   );
 }
 
+/** Runs one task as itself, with Piscina's own abort handling. */
+function runAlone(piscina: Piscina, { name, input, signal, resolve, reject }: Waiting): void {
+  piscina.run(input, { name, ...(signal ? { signal } : {}) }).then(resolve, reject);
+}
+
 /**
- * Sends the round's tasks: a lone task as itself (Piscina's own abort handling), more as batches.
- * A task whose signal already fired is refused here and never sent.
+ * Sends the round's tasks: solo tasks and a lone task as themselves, the others as batches. A task
+ * whose signal already fired is refused here and never sent.
  */
-function dispatch(piscina: Piscina, waiting: readonly Waiting[], workers: number, counts: { tasks: number; messages: number }): void {
+function dispatch(
+  piscina: Piscina,
+  waiting: readonly Waiting[],
+  workers: number,
+  solo: ReadonlySet<string>,
+  counts: { tasks: number; messages: number },
+): void {
   const live = waiting.filter((task) => {
     if (task.signal?.aborted) task.reject(abortError(task.signal));
     return !task.signal?.aborted;
   });
   counts.tasks += live.length;
-  if (live.length === 1) {
-    counts.messages += 1;
-    const { name, input, signal, resolve, reject } = live[0]!;
-    piscina.run(input, { name, ...(signal ? { signal } : {}) }).then(resolve, reject);
-    return;
-  }
-  if (live.length === 0) return;
-  for (const batch of shares(live, Math.min(workers, Math.ceil(live.length / BATCH_SHARE_TASKS)))) {
+  const alone = live.filter((task) => solo.has(task.name));
+  const batched = live.filter((task) => !solo.has(task.name));
+  // A batch of one would only add the batch's wrapping.
+  if (batched.length === 1) alone.push(batched.pop()!);
+  for (const task of alone) runAlone(piscina, task);
+  counts.messages += alone.length;
+  if (batched.length === 0) return;
+  for (const batch of shares(batched, Math.min(workers, Math.ceil(batched.length / BATCH_SHARE_TASKS)))) {
     counts.messages += 1;
     runBatch(piscina, batch);
   }
@@ -143,11 +159,12 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig = {}): WorkerPo
   let closed = false;
   let waiting: Waiting[] = [];
   const counts = { tasks: 0, messages: 0 };
+  const solo = new Set(config.soloTasks ?? []);
   // setImmediate runs after the poll phase: every request handled in this round has asked by then.
   const flush = () => {
     const round = waiting;
     waiting = [];
-    dispatch(piscina, round, size, counts);
+    dispatch(piscina, round, size, solo, counts);
   };
   return {
     size,

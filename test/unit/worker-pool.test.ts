@@ -77,6 +77,24 @@ describe('tasks asked for in one round of the event loop', () => {
   });
 });
 
+describe('solo tasks', () => {
+  const soloPool = createWorkerPool<PoolTasks>({ size: 2, identitySeed: keys.secretKey.subarray(0, 32), soloTasks: ['timingPercentiles'] });
+  afterAll(() => soloPool.close());
+
+  it('travel alone while the short tasks of the same round share one batch', async () => {
+    const before = soloPool.sent();
+    const values = Float64Array.from({ length: 1000 }, (_, i) => 1000 - i);
+    const percentiles = soloPool.runTask('timingPercentiles', { values, percentiles: [50, 100] });
+    const texts = ['x', 'y', 'z'];
+    const signatures = texts.map((text) => soloPool.runTask('signEd25519', { message: new TextEncoder().encode(text) }));
+    expect(await percentiles).toEqual([500, 1000]);
+    const expected = texts.map((text) => Buffer.from(nacl.sign.detached(new TextEncoder().encode(text), keys.secretKey)));
+    expect((await Promise.all(signatures)).map((sig) => Buffer.from(sig))).toEqual(expected);
+    const after = soloPool.sent();
+    expect([after.tasks - before.tasks, after.messages - before.messages]).toEqual([4, 2]);
+  });
+});
+
 describe('worker entry', () => {
   it('the batch task runs every other task of the table by name and refuses unknown names', async () => {
     const tasks = await import('../../workers/pool-worker.ts');
