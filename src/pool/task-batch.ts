@@ -1,7 +1,7 @@
 /**
  * Tasks sent to a worker together, as one message. On a small virtual machine a pool task's hop
  * costs more than most tasks' work (a message each way and a thread woken on each side: about
- * 70 µs of CPU against 5-8 µs per task in a batch of eight), so the tasks requested while the
+ * 70 µs of CPU, against about 8 µs a task in a batch of eight), so the tasks requested while the
  * event loop handles one round of I/O leave as one batch, and the worker answers with every
  * outcome at once. Both halves live here: the worker entry builds its batch task over its own
  * task table; the pool packs and unpacks.

@@ -83,7 +83,7 @@ function shares<T>(tasks: readonly T[], groups: number): T[][] {
 }
 
 /** Runs one batch; each task settles with its own outcome, or at once when its signal fires first. */
-function runBatch(piscina: Piscina, batch: readonly Waiting[]): void {
+function sendBatch(piscina: Piscina, batch: readonly Waiting[]): void {
   const unhook = batch.map((task) => {
     if (!task.signal) return () => {};
     const onAbort = () => task.reject(abortError(task.signal!));
@@ -110,7 +110,7 @@ function runBatch(piscina: Piscina, batch: readonly Waiting[]): void {
 }
 
 /** Runs one task as itself, with Piscina's own abort handling. */
-function runAlone(piscina: Piscina, { name, input, signal, resolve, reject }: Waiting): void {
+function sendAlone(piscina: Piscina, { name, input, signal, resolve, reject }: Waiting): void {
   piscina.run(input, { name, ...(signal ? { signal } : {}) }).then(resolve, reject);
 }
 
@@ -134,12 +134,12 @@ function dispatch(
   const batched = live.filter((task) => !solo.has(task.name));
   // A batch of one would only add the batch's wrapping.
   if (batched.length === 1) alone.push(batched.pop()!);
-  for (const task of alone) runAlone(piscina, task);
+  for (const task of alone) sendAlone(piscina, task);
   counts.messages += alone.length;
   if (batched.length === 0) return;
   for (const batch of shares(batched, Math.min(workers, Math.ceil(batched.length / BATCH_SHARE_TASKS)))) {
     counts.messages += 1;
-    runBatch(piscina, batch);
+    sendBatch(piscina, batch);
   }
 }
 
