@@ -13,6 +13,7 @@ import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
 import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
 import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
+import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
 
@@ -125,6 +126,7 @@ function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], maxSockets: nu
 export function createHttpServer(config: HttpServerConfig): HttpServer {
   const lookup = createRouteTable([...config.routes, ...feedRoutes(config.feeds ?? [])], config.prefixRoutes ?? []);
   const trusted = trustedProxySet(config.trustedProxies ?? []);
+  const peerText = createPeerAddressText();
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
   // Requests in flight (streams until their last byte): close() waits for them and aborts the
@@ -186,7 +188,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const { headers, bytes } = copyHeaders(req);
-    const remoteIp = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for'], trusted);
+    const remoteIp = clientAddress(peerText(res.getRemoteAddress()), headers['x-forwarded-for'], trusted);
 
     if (path.length + query.length > MAX_URL_BYTES)
       return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
