@@ -8,9 +8,11 @@ import type { LoadResult } from './load-driver.ts';
 
 /**
  * The targets of one round, in the order they run. `bytes402` and `bytes400` are bare uWS writing
- * exactly our 402 and 400 (same-bytes-server.ts): the ceiling of a path that sends those bytes.
+ * exactly our 402 and 400 (hello-server.ts): the ceiling of a path that sends those bytes.
+ * `peer402` and `peer400` write the same after reading the peer's address, which every unpaid
+ * request of ours must (the free rate limit keys on it): the ceiling of our unpaid paths.
  */
-export const TARGETS = ['hello', 'bytes402', 'bytes400', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
+export const TARGETS = ['hello', 'bytes402', 'bytes400', 'peer402', 'peer400', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
 export type Target = (typeof TARGETS)[number];
 
 /** Goals of issue 16: each unpaid path at least this fraction of hello-world... */
@@ -43,6 +45,10 @@ export const RATIO_KEYS = [
   'bytes400VsHello',
   'challenge402VsBytes',
   'invalid400VsBytes',
+  'peer402VsHello',
+  'peer400VsHello',
+  'challenge402VsPeer',
+  'invalid400VsPeer',
 ] as const;
 export type RatioKey = (typeof RATIO_KEYS)[number];
 
@@ -70,6 +76,11 @@ export function roundRatios(r: Partial<Record<Target, Measured>>) {
     bytes400VsHello: of('bytes400', 'hello'),
     challenge402VsBytes: of('challenge402', 'bytes402'),
     invalid400VsBytes: of('invalid400', 'bytes400'),
+    // The same bytes after reading the peer's address: the most a rate-limited path can reach.
+    peer402VsHello: of('peer402', 'hello'),
+    peer400VsHello: of('peer400', 'hello'),
+    challenge402VsPeer: of('challenge402', 'peer402'),
+    invalid400VsPeer: of('invalid400', 'peer400'),
     cpu: {
       challenge402VsHello: cpu('challenge402', 'hello'),
       invalid400VsHello: cpu('invalid400', 'hello'),
@@ -79,6 +90,10 @@ export function roundRatios(r: Partial<Record<Target, Measured>>) {
       bytes400VsHello: cpu('bytes400', 'hello'),
       challenge402VsBytes: cpu('challenge402', 'bytes402'),
       invalid400VsBytes: cpu('invalid400', 'bytes400'),
+      peer402VsHello: cpu('peer402', 'hello'),
+      peer400VsHello: cpu('peer400', 'hello'),
+      challenge402VsPeer: cpu('challenge402', 'peer402'),
+      invalid400VsPeer: cpu('invalid400', 'peer400'),
     },
   };
 }

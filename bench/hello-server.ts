@@ -20,6 +20,14 @@ export interface CapturedReply {
   readonly body: string;
 }
 
+/**
+ * Appended to a captured reply's path: the same bytes, written after reading the peer's address
+ * as the service must on every request (its free rate limit keys on it, and uWS asks the kernel
+ * each time, a `getpeername` per request). The ceiling of a path that sends those bytes to a
+ * rate-limited client.
+ */
+export const PEER_PATH_SUFFIX = '/peer';
+
 /** Headers uWS writes on every reply (or the connection owns): a captured copy would double them. */
 export const HEADERS_UWS_WRITES: ReadonlySet<string> = new Set(['content-length', 'date', 'uwebsockets', 'connection', 'keep-alive', 'transfer-encoding']);
 
@@ -27,13 +35,15 @@ export const HEADERS_UWS_WRITES: ReadonlySet<string> = new Set(['content-length'
 export function startSameBytes(host: string, port: number, replies: Readonly<Record<string, CapturedReply>>): Promise<{ port: number; close(): void }> {
   const app = uWS.App();
   for (const [path, reply] of Object.entries(replies)) {
-    app.get(path, (res) => {
-      res.cork(() => {
+    const send = (res: uWS.HttpResponse): void =>
+      void res.cork(() => {
         res.writeStatus(reply.statusLine);
         for (const [k, v] of reply.headers) res.writeHeader(k, v);
         res.end(reply.body);
       });
-    });
+    app.get(path, send);
+    // The bytes form, the cheapest read of the address uWS offers; its length keeps the call live.
+    app.get(`${path}${PEER_PATH_SUFFIX}`, (res) => void (res.getRemoteAddress().byteLength >= 0 && send(res)));
   }
   return listen(app, host, port);
 }

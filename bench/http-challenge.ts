@@ -29,6 +29,7 @@ import { type Measured, ratioSummary, roundRatios, type RoundRatios, type SweepP
 import { drive } from './load-driver.ts';
 import { type CpuReading, cpuBetween, readProcessCpu } from './process-cpu.ts';
 import { PROFILE_WINDOWS_FILE, summarizeProfileDir } from './profile-summary.ts';
+import { PEER_PATH_SUFFIX } from './hello-server.ts';
 import type { ReferenceTerms } from './reference-server.ts';
 
 /** The benchmarked route and the query of each path. */
@@ -105,6 +106,8 @@ async function startServers(dataDir: string, options: HttpChallengeOptions, proc
     hello: `http://127.0.0.1:${hello.found[0]}/`,
     bytes402: `http://127.0.0.1:${bytes.port}/402`,
     bytes400: `http://127.0.0.1:${bytes.port}/400`,
+    peer402: `http://127.0.0.1:${bytes.port}/402${PEER_PATH_SUFFIX}`,
+    peer400: `http://127.0.0.1:${bytes.port}/400${PEER_PATH_SUFFIX}`,
     challenge402: `${service.url}${ROUTE}?${GOOD_QUERY}`,
     invalid400: `${service.url}${ROUTE}?${BAD_QUERY}`,
     reference402: `http://127.0.0.1:${reference.found[1]}${ROUTE}?${GOOD_QUERY}`,
@@ -114,6 +117,8 @@ async function startServers(dataDir: string, options: HttpChallengeOptions, proc
     hello: hello.process,
     bytes402: bytes.process,
     bytes400: bytes.process,
+    peer402: bytes.process,
+    peer400: bytes.process,
     challenge402: service.process,
     invalid400: service.process,
     reference402: reference.process,

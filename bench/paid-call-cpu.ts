@@ -1,10 +1,10 @@
 /**
  * CPU per warm paid call (issue 16): the service runs as a child process (the build, as `npm
  * start` runs it) in mainnet mode against a localnet in this process, so its CPU time is the
- * service's alone. Its CPU (all threads, /proc) is read around N paid calls at concurrency 1
- * (Solana payments built before each timed batch), the background rate of the same process at
- * rest (Geyser stream, timers) over an equal idle span is subtracted, and the rest is divided by
- * N. The reference is the signature work of one paid call done with the service's own functions
+ * service's alone. Its CPU (all threads, /proc) is read around N paid calls at concurrency 1, and
+ * again around N more with each endpoint's calls all in flight at once (Solana payments built
+ * before each timed batch); the background rate of the same process at rest (Geyser stream,
+ * timers) over an equal idle span is subtracted, and the rest is divided by N. The reference is the signature work of one paid call done with the service's own functions
  * (signature-reference.ts); the split is the median of each `Server-Timing` phase over the calls.
  * `PAID_CPU_PROFILE_DIR=dir` runs the child with `--cpu-prof` (written when it stops).
  */
@@ -94,17 +94,22 @@ async function payments(net: Localnet, payer: TestPayer, url: string, count: num
   return headers;
 }
 
-/** Sends the paid calls one after another; returns each answer's Server-Timing and receipt. */
-async function paidCalls(url: string, headers: readonly string[]): Promise<{ timings: string[]; receipts: string[] }> {
+/** Sends the paid calls, `concurrency` at a time; returns each answer's Server-Timing and receipt. */
+async function paidCalls(url: string, headers: readonly string[], concurrency = 1): Promise<{ timings: string[]; receipts: string[] }> {
   const timings: string[] = [];
   const receipts: string[] = [];
-  for (const header of headers) {
-    const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`paid call ${url} answered ${res.status}: ${body}`);
-    timings.push(res.headers.get('server-timing') ?? '');
-    receipts.push(res.headers.get('x-service-receipt') ?? '');
-  }
+  let next = 0;
+  const caller = async () => {
+    while (next < headers.length) {
+      const header = headers[next++]!;
+      const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`paid call ${url} answered ${res.status}: ${body}`);
+      timings.push(res.headers.get('server-timing') ?? '');
+      receipts.push(res.headers.get('x-service-receipt') ?? '');
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
   return { timings, receipts };
 }
 
@@ -138,7 +143,7 @@ function realSizes(payment: string, receipt: string, dataDir: string) {
 }
 
 /** Warm-up, then the timed batches: the child's CPU and the wall time they took, and each answer. */
-async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: number, proxy: DelayProxy) {
+async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: number, proxy: DelayProxy, concurrency: number) {
   let cpu: CpuReading = { schedUs: 0, statUs: 0, threadsUs: {} };
   const rpcCalls: Record<string, number> = {};
   let wallMs = 0;
@@ -147,12 +152,15 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
   const sent: string[] = [];
   for (const path of ENDPOINTS) {
     const url = `${child.url}${path}`;
-    await paidCalls(url, await payments(net, payer, url, WARM_CALLS));
+    // Warmed at the measured concurrency: calls in flight together spread over every pool worker,
+    // and a worker's start-up (~0.4 s of CPU) belongs to no call.
+    const warm = Math.max(WARM_CALLS, concurrency);
+    await paidCalls(url, await payments(net, payer, url, warm), concurrency);
     const headers = await payments(net, payer, url, CALLS_PER_ENDPOINT);
     const before = readProcessCpu(pid);
     const countsBefore = proxy.counts();
     const started = performance.now();
-    const answers = await paidCalls(url, headers);
+    const answers = await paidCalls(url, headers, concurrency);
     wallMs += performance.now() - started;
     cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
     for (const [method, n] of Object.entries(countsBetween(countsBefore, proxy.counts()).calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
@@ -169,7 +177,51 @@ function rpcCallsPerCall(paid: Readonly<Record<string, number>>, idle: ProxyCoun
   return Object.fromEntries([...methods].sort().map((m) => [m, round(((paid[m] ?? 0) - (idle.calls[m] ?? 0)) / calls, 2)]));
 }
 
-/** Runs the measurement and returns its report (the `cpu` part of the paid-calls report). */
+type Timed = Awaited<ReturnType<typeof timedCalls>>;
+
+/**
+ * The calls at `concurrency`, then the same process at rest for as long (what it spends anyway:
+ * Geyser stream, timers), and the difference per call. At concurrency 1 the rest window is
+ * about 20 times the calls' own CPU, so its noise dominates; calls in flight together share one
+ * settlement wait, and the background per call shrinks by as much.
+ */
+async function cpuPerCall(net: Localnet, payer: TestPayer, child: Child, proxy: DelayProxy, concurrency: number) {
+  const pid = child.process.pid!;
+  const paid = await timedCalls(net, payer, child, pid, proxy, concurrency);
+  const idleBefore = readProcessCpu(pid);
+  const idleCountsBefore = proxy.counts();
+  await sleep(paid.wallMs);
+  const idle = cpuBetween(idleBefore, readProcessCpu(pid));
+  const idleCounts = countsBetween(idleCountsBefore, proxy.counts());
+  const calls = paid.timings.length;
+  const perCall = (used: number, background: number) => round((used - background) / calls);
+  return {
+    paid,
+    figures: {
+      calls,
+      concurrency,
+      paidWallMs: round(paid.wallMs),
+      cpuUsPerCall: perCall(paid.cpu.schedUs, idle.schedUs),
+      cpuUsPerCallFromStat: perCall(paid.cpu.statUs, idle.statUs),
+      idleCpuUsPerSecond: round((idle.schedUs / paid.wallMs) * 1000),
+      cpuUsPerCallByThread: Object.fromEntries(Object.entries(paid.cpu.threadsUs).map(([name, us]) => [name, perCall(us, idle.threadsUs[name] ?? 0)])),
+      medianPhasesMs: medianPhases(paid.timings),
+      rpcCallsPerCall: rpcCallsPerCall(paid.rpcCalls, idleCounts, calls),
+    },
+  };
+}
+
+/** The figures of one concurrency with their ratio to the signature work. */
+const withRatio = (figures: Awaited<ReturnType<typeof cpuPerCall>>['figures'], referenceUs: number) => ({
+  ...figures,
+  ratio: round(figures.cpuUsPerCall / referenceUs, 2),
+});
+
+/**
+ * Runs the measurement and returns its report (the `cpu` part of the paid-calls report): the
+ * calls one at a time (the top-level figures), then each endpoint's calls all in flight at once
+ * (`concurrent`).
+ */
 export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
   if (!existsSync(join(ROOT, 'dist', 'server', 'main.js'))) throw new Error('dist/server/main.js is missing: run `npm run build` first');
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-paid-cpu' });
@@ -181,34 +233,17 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
     // payTo holds a stablecoin account (funding creates it); the fee payer needs SOL for fees.
     const [payTo, payer] = [await fundedPayer(net.urls.rpc, 1), await fundedPayer(net.urls.rpc, 1_000_000_000)];
     child = await startChild(net, join(dataDir, 'service'), keyFile, payTo.signer.address, proxy.url);
-    const pid = child.process.pid!;
     const feePayer = (await termsOf(`${child.url}${ENDPOINTS[0]}`)).accepted.extra.feePayer!;
     await rpcCall(net.urls.rpc, 'requestAirdrop', [feePayer, 10_000_000_000]);
-    const paid = await timedCalls(net, payer, child, pid, proxy);
-    // The same process at rest for as long: what it spends anyway (Geyser stream, timers).
-    const idleBefore = readProcessCpu(pid);
-    const idleCountsBefore = proxy.counts();
-    await sleep(paid.wallMs);
-    const idle = cpuBetween(idleBefore, readProcessCpu(pid));
-    const idleCounts = countsBetween(idleCountsBefore, proxy.counts());
-    const calls = paid.timings.length;
-    const perCall = (used: number, background: number) => round((used - background) / calls);
-    const cpuUs = perCall(paid.cpu.schedUs, idle.schedUs);
-    const reference = measureSignatureWork(realSizes(paid.sent[0]!, paid.receipts[0]!, dataDir));
+    const serial = await cpuPerCall(net, payer, child, proxy, 1);
+    const concurrent = await cpuPerCall(net, payer, child, proxy, CALLS_PER_ENDPOINT);
+    const reference = measureSignatureWork(realSizes(serial.paid.sent[0]!, serial.paid.receipts[0]!, dataDir));
     return {
       endpoints: ENDPOINTS,
-      calls,
-      concurrency: 1,
       child: 'node --enable-source-maps dist/server/main.js (mainnet mode, localnet in the bench process)',
-      paidWallMs: round(paid.wallMs),
-      cpuUsPerCall: cpuUs,
-      cpuUsPerCallFromStat: perCall(paid.cpu.statUs, idle.statUs),
-      idleCpuUsPerSecond: round((idle.schedUs / paid.wallMs) * 1000),
-      cpuUsPerCallByThread: Object.fromEntries(Object.entries(paid.cpu.threadsUs).map(([name, us]) => [name, perCall(us, idle.threadsUs[name] ?? 0)])),
+      ...withRatio(serial.figures, reference.totalUs!),
       referenceUs: Object.fromEntries(Object.entries(reference).map(([k, v]) => [k, round(v)])),
-      ratio: round(cpuUs / reference.totalUs!, 2),
-      medianPhasesMs: medianPhases(paid.timings),
-      rpcCallsPerCall: rpcCallsPerCall(paid.rpcCalls, idleCounts, calls),
+      concurrent: withRatio(concurrent.figures, reference.totalUs!),
     };
   } finally {
     if (child) await stopChild(child);

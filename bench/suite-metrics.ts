@@ -70,6 +70,8 @@ export const TARGET_LABELS = {
   hello: 'bare uWS hello-world',
   bytes402: 'bare uWS writing our 402 bytes',
   bytes400: 'bare uWS writing our 400 bytes',
+  peer402: 'bare uWS reading the peer address, then writing our 402 bytes',
+  peer400: 'bare uWS reading the peer address, then writing our 400 bytes',
   challenge402: 'our 402 challenge',
   invalid400: 'our 400 (bad mint)',
   reference402: '@x402/express 402 (reference)',
@@ -85,6 +87,10 @@ export const RATIO_LABELS = {
   bytes400VsHello: 'our 400 bytes written by bare uWS, over hello-world',
   challenge402VsBytes: 'our 402 over bare uWS writing its bytes',
   invalid400VsBytes: 'our 400 over bare uWS writing its bytes',
+  peer402VsHello: 'our 402 bytes after the peer address read, over hello-world',
+  peer400VsHello: 'our 400 bytes after the peer address read, over hello-world',
+  challenge402VsPeer: 'our 402 over bare uWS reading the peer address and writing its bytes',
+  invalid400VsPeer: 'our 400 over bare uWS reading the peer address and writing its bytes',
 } as const;
 
 /** Each target's median over the rounds at the ratio connection count, of `field`. */
@@ -152,6 +158,7 @@ function channelMetrics(reports: Record<string, unknown>): Metric[] {
 const FIXED: ReadonlyArray<readonly [string, string, Better, string, ...string[]]> = [
   ['cpu.perCall', 'CPU µs per warm paid call', 'lower', 'paid-call-cpu', 'cpuUsPerCall'],
   ['cpu.ratio', 'CPU per paid call over its signature work', 'lower', 'paid-call-cpu', 'ratio'],
+  ['cpu.perCallConcurrent', 'CPU µs per warm paid call, calls in flight together', 'lower', 'paid-call-cpu', 'concurrent', 'cpuUsPerCall'],
   ['ledger.group', 'ledger durable appends/s, group commit', 'higher', 'ledger', 'durableAppends', 'groupCommit', 'appendsPerSecond'],
   ['ledger.groupRatio', 'ledger group commit over one fsync per append', 'higher', 'ledger', 'durableAppends', 'groupCommit', 'ratioToReference'],
   ['ledger.proofP50', 'ledger inclusion proof at 1M leaves, p50 µs', 'lower', 'ledger', 'proofs', 'specProofAtFullSize', 'p50Us'],

@@ -103,18 +103,21 @@ export function startupSection(startup: unknown, idle: unknown): string {
 /** CPU per warm paid call against the signature work it needs, and the Server-Timing split. */
 export function cpuSection(cpu: unknown): string {
   if (cpu === undefined) return `## CPU per warm paid call\n\n${missing('paid-call-cpu')}`;
-  const threads = Object.entries((field(cpu, 'cpuUsPerCallByThread') ?? {}) as Record<string, number>);
+  const concurrent = field(cpu, 'concurrent');
+  const threadsOf = (at: unknown) => (field(at, 'cpuUsPerCallByThread') ?? {}) as Record<string, number>;
+  const names = [...new Set([...Object.keys(threadsOf(cpu)), ...Object.keys(threadsOf(concurrent))])];
   const phases = Object.entries((field(cpu, 'medianPhasesMs') ?? {}) as Record<string, number>);
+  const both = (label: string, ...path: string[]) => [label, fmt(numberAt(cpu, ...path)), fmt(numberAt(concurrent, ...path))];
   return [
     '## CPU per warm paid call',
-    `${fmt(numberAt(cpu, 'calls'))} Solana paid calls one after another against the built service in mainnet mode (a child process); its CPU over all threads minus its idle CPU over as long, per call (a negative share is a thread busier at rest than during the calls).`,
+    `${fmt(numberAt(cpu, 'calls'))} Solana paid calls against the built service in mainnet mode (a child process), one after another, then as many again with ${fmt(numberAt(concurrent, 'concurrency'))} in flight at once; its CPU over all threads minus its idle CPU over as long, per call (a negative share is a thread busier at rest than during the calls). One at a time, the idle CPU subtracted is many times the calls' own, so that column is the noisier.`,
     table(
-      ['', 'µs'],
+      ['µs', 'one at a time', 'all in flight'],
       [
-        ['CPU per paid call', fmt(numberAt(cpu, 'cpuUsPerCall'))],
-        ...threads.map(([name, us]) => [`of which threads named \`${name}\``, fmt(us)]),
-        ["reference: the call's signature work", fmt(numberAt(cpu, 'referenceUs', 'totalUs'))],
-        ['**ratio** (goal <= 2)', `**${fmt(numberAt(cpu, 'ratio'))}**`],
+        both('CPU per paid call', 'cpuUsPerCall'),
+        ...names.map((name) => [`of which threads named \`${name}\``, fmt(threadsOf(cpu)[name] ?? null), fmt(threadsOf(concurrent)[name] ?? null)]),
+        ["reference: the call's signature work", fmt(numberAt(cpu, 'referenceUs', 'totalUs')), ''],
+        ['**ratio** (goal <= 2)', `**${fmt(numberAt(cpu, 'ratio'))}**`, `**${fmt(numberAt(concurrent, 'ratio'))}**`],
       ],
     ),
     table(

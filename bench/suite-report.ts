@@ -79,7 +79,16 @@ function goals(results: SuiteResults): string {
   ].join('\n\n');
 }
 
-const CEILING_ROWS = ['bytes402VsHello', 'bytes400VsHello', 'challenge402VsBytes', 'invalid400VsBytes'] as const;
+const CEILING_ROWS = [
+  'bytes402VsHello',
+  'bytes400VsHello',
+  'challenge402VsBytes',
+  'invalid400VsBytes',
+  'peer402VsHello',
+  'peer400VsHello',
+  'challenge402VsPeer',
+  'invalid400VsPeer',
+] as const;
 
 /**
  * The same-bytes ceiling: bare uWS writing exactly our 402 and 400. Its ratio to hello-world is
@@ -94,7 +103,7 @@ function ceiling(results: SuiteResults): string {
   });
   return [
     '## What the replies themselves cost',
-    'A bare uWS server writing, byte for byte, the 402 and the 400 the service sent (status line, headers, body) and doing nothing else: the most any server sending those replies can reach.',
+    'A bare uWS server writing, byte for byte, the 402 and the 400 the service sent (status line, headers, body) and doing nothing else: the most any server sending those replies can reach. The `peer` rows first read the peer address (a `getpeername` per request in this uWS build), as every unpaid request of ours must for its per-client limit: the most a rate-limited path sending those replies can reach.',
     table(['ratio', 'req/s ratio per round', 'by CPU per round'], rows),
   ].join('\n\n');
 }
