@@ -4,6 +4,7 @@
  * its steps, the goals of issue 16 with their measured ratios, the figure sections with their
  * plots, and the comparison with the previous results file as ratios new/old.
  */
+import { CEILING_KEYS } from './challenge-ratios.ts';
 import { type Comparison, compareRuns, numberAt, RATIO_LABELS, type SuiteResults } from './suite-metrics.ts';
 import { suitePlots } from './suite-plots.ts';
 import { channelSection } from './suite-channels.ts';
@@ -79,17 +80,6 @@ function goals(results: SuiteResults): string {
   ].join('\n\n');
 }
 
-const CEILING_ROWS = [
-  'bytes402VsHello',
-  'bytes400VsHello',
-  'challenge402VsBytes',
-  'invalid400VsBytes',
-  'peer402VsHello',
-  'peer400VsHello',
-  'challenge402VsPeer',
-  'invalid400VsPeer',
-] as const;
-
 /**
  * The same-bytes ceiling: bare uWS writing exactly our 402 and 400. Its ratio to hello-world is
  * what the reply's size alone allows; ours to it is what our work costs on top.
@@ -97,7 +87,7 @@ const CEILING_ROWS = [
 function ceiling(results: SuiteResults): string {
   const hc = results.reports['http-challenge'];
   const rounds = Array.isArray(field(hc, 'rounds')) ? (field(hc, 'rounds') as unknown[]) : [];
-  const rows = CEILING_ROWS.map((key) => {
+  const rows = CEILING_KEYS.map((key) => {
     const perRound = (path: string[]) => rounds.map((r) => fmt(numberAt(r, 'ratios', ...path))).join(' / ');
     return [RATIO_LABELS[key], perRound([key]), perRound(['cpu', key])];
   });
