@@ -38,6 +38,7 @@ import type { Ledger } from './trust/ledger.ts';
 import type { ExactScheme } from './x402/exact-scheme.ts';
 import type { PaymentProcessor } from './x402/payment-processor.ts';
 import type { PaymentTermsConfig } from './x402/payment-terms.ts';
+import { inlinePoolTasks } from '../workers/pool-inline.ts';
 import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
@@ -104,7 +105,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
-  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: identity.secretKey.subarray(0, 32), soloTasks: SOLO_POOL_TASKS });
+  const seed = identity.secretKey.subarray(0, 32);
+  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: seed, soloTasks: SOLO_POOL_TASKS, inlineWhenIdle: inlinePoolTasks(seed) });
   let baseUrl = '';
   const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
   // Files, or the database shared with other instances: chosen here, once.

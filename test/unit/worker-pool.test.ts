@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
+import { inlinePoolTasks } from '../../workers/pool-inline.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 const keys = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(7));
@@ -93,6 +94,73 @@ describe('solo tasks', () => {
     expect((await Promise.all(signatures)).map((sig) => Buffer.from(sig))).toEqual(texts.map(expected));
     const after = soloPool.sent();
     expect([after.tasks - before.tasks, after.messages - before.messages]).toEqual([4, 2]);
+  });
+});
+
+describe('short tasks while the pool idles', () => {
+  const ran: string[] = [];
+  const inlineSign = inlinePoolTasks(keys.secretKey.subarray(0, 32)).signEd25519!;
+  const idlePool = createWorkerPool<PoolTasks>({
+    size: 2,
+    identitySeed: keys.secretKey.subarray(0, 32),
+    soloTasks: ['timingPercentiles'],
+    inlineWhenIdle: {
+      signEd25519: (input) => {
+        ran.push(new TextDecoder().decode(input.message));
+        return inlineSign(input);
+      },
+      verifyEd25519Batch: () => {
+        throw new Error('inline failure');
+      },
+    },
+  });
+  afterAll(() => idlePool.close());
+  const signOn = (text: string, signal?: AbortSignal) => idlePool.runTask('signEd25519', { message: new TextEncoder().encode(text) }, signal);
+
+  it('run on the calling thread with the same answer when nothing is pending, and go to the workers once something is', async () => {
+    ran.length = 0;
+    const before = idlePool.sent();
+    expect(Buffer.from(await signOn('alone'))).toEqual(expected('alone'));
+    expect(ran).toEqual(['alone']);
+    // A long task pending: the same short task now goes to the workers, and so do the ones after it.
+    const values = Float64Array.from({ length: 200_000 }, (_, i) => i);
+    const long = idlePool.runTask('timingPercentiles', { values, percentiles: [50] });
+    const queued = await Promise.all(['a', 'b'].map((text) => signOn(text)));
+    expect(queued.map((sig) => Buffer.from(sig))).toEqual(['a', 'b'].map(expected));
+    await long;
+    expect(ran).toEqual(['alone']);
+    // Everything settled: idle again, inline again.
+    expect(Buffer.from(await signOn('idle again'))).toEqual(expected('idle again'));
+    const after = idlePool.sent();
+    expect([after.inline - before.inline, after.tasks - before.tasks]).toEqual([2, 3]);
+    expect(ran).toEqual(['alone', 'idle again']);
+  });
+
+  it('an inline task that throws rejects, an aborted signal rejects it unrun, and the pool stays idle', async () => {
+    await expect(idlePool.runTask('verifyEd25519Batch', { checks: [] })).rejects.toThrow('inline failure');
+    const aborted = new AbortController();
+    aborted.abort();
+    ran.length = 0;
+    await expect(signOn('never', aborted.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(ran).toEqual([]);
+    await signOn('still inline');
+    expect(ran).toEqual(['still inline']);
+  });
+
+  it('an aborted batched task counts as settled once: the pool is idle again after its round', async () => {
+    const values = Float64Array.from({ length: 200_000 }, (_, i) => i);
+    const long = idlePool.runTask('timingPercentiles', { values, percentiles: [50] });
+    const controller = new AbortController();
+    const abandoned = signOn('abandoned', controller.signal);
+    const kept = signOn('kept');
+    // After the round is sent: the abort rejects at once, and the batch's outcome for it comes later.
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await expect(abandoned).rejects.toMatchObject({ name: 'AbortError' });
+    await Promise.all([long, kept]);
+    ran.length = 0;
+    await signOn('after');
+    expect(ran).toEqual(['after']);
   });
 });
 

@@ -1,0 +1,20 @@
+/**
+ * The pool's short tasks as the main thread runs them while the pool idles (`inlineWhenIdle` of
+ * src/pool/worker-pool.ts): the same pure functions the worker entry (pool-worker.ts) runs, so a
+ * task's answer does not depend on where it ran. Only tasks measured at about a tenth of a
+ * millisecond or less belong here: a receipt's or a co-signature's ed25519 signature, and a
+ * payment channel voucher's EIP-712 recovery.
+ */
+import { recoverVoucherSigner } from '../src/chain/evm-channel-typed-data.ts';
+import type { InlineTasks } from '../src/pool/worker-pool.ts';
+import { createEd25519Signer } from '../src/trust/ed25519.ts';
+import type { PoolTasks } from './pool-worker.ts';
+
+/** The inline tasks, signing with the identity whose 32-byte seed the workers also get. Never logged. */
+export function inlinePoolTasks(identitySeed: Uint8Array): InlineTasks<PoolTasks> {
+  const sign = createEd25519Signer(identitySeed);
+  return {
+    signEd25519: ({ message }) => sign(message),
+    recoverVoucher: recoverVoucherSigner,
+  };
+}
