@@ -4,7 +4,8 @@
  * service's alone. Its CPU (all threads, /proc) is read around N paid calls at concurrency 1, and
  * again around N more with each endpoint's calls all in flight at once (Solana payments built
  * before each timed batch); the background rate of the same process at rest (Geyser stream,
- * timers) over an equal idle span is subtracted, and the rest is divided by N. The reference is the signature work of one paid call done with the service's own functions
+ * timers) over an equal idle span is subtracted, and the rest is divided by N. The reference is
+ * the signature work of one paid call done with the service's own functions
  * (signature-reference.ts); the split is the median of each `Server-Timing` phase over the calls.
  * `PAID_CPU_PROFILE_DIR=dir` runs the child with `--cpu-prof` (written when it stops).
  */
@@ -176,8 +177,6 @@ function rpcCallsPerCall(paid: Readonly<Record<string, number>>, idle: ProxyCoun
   const methods = new Set([...Object.keys(paid), ...Object.keys(idle.calls)]);
   return Object.fromEntries([...methods].sort().map((m) => [m, round(((paid[m] ?? 0) - (idle.calls[m] ?? 0)) / calls, 2)]));
 }
-
-type Timed = Awaited<ReturnType<typeof timedCalls>>;
 
 /**
  * The calls at `concurrency`, then the same process at rest for as long (what it spends anyway:
