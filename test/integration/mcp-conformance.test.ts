@@ -8,10 +8,11 @@
  * plus the 2026-07-28 HTTP header validation (pending in the suite, and passed here). Checks that
  * do not apply to this server are listed, each with its reason, in
  * test/fixtures/mcp-conformance-baseline.yml; any other failing check, and any baselined check
- * that starts passing, fails the suite's run and this test.
+ * that starts passing, fails the suite's run and this test. The same server answers the curl call
+ * docs/mcp.md shows, read from the page, with the answer the page pastes.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +99,35 @@ describe('MCP conformance suite', () => {
     },
     RUN_TIMEOUT_MS,
   );
+});
+
+describe('the curl call of docs/mcp.md', () => {
+  const page = readFileSync(join(ROOT, 'docs/mcp.md'), 'utf8');
+  const command = /```sh\n(curl -s http:\/\/127\.0\.0\.1:8402\/mcp [\s\S]*?)```/.exec(page)?.[1] ?? '';
+  const headers = Object.fromEntries([...command.matchAll(/-H '([^:']+): ([^']*)'/g)].map((m) => [m[1]!, m[2]!]));
+  const body = /-d '([^']*)'/.exec(command)?.[1] ?? '';
+
+  it('answers one server-sent event carrying the JSON-RPC result, as the page shows', async () => {
+    expect(headers).toEqual({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' });
+    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers, body });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const text = await res.text();
+    const shown = /```\n(event: message\ndata: .*)\n```/.exec(page)?.[1] ?? '';
+    expect(text.split('\n')[0]).toBe(shown.split('\n')[0]);
+    const answer = JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+    const documented = JSON.parse(/^data: (.*)$/m.exec(shown)?.[1] ?? 'null');
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: JSON.parse(body).id,
+      result: { structuredContent: { schema: documented.result.structuredContent.schema } },
+    });
+    expect(Object.keys(answer.result.structuredContent).sort()).toEqual(Object.keys(documented.result.structuredContent).sort());
+  });
+
+  it('answers 406 with the body the page shows when Accept does not name both types', async () => {
+    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(res.status).toBe(406);
+    expect(page).toContain(`\n${await res.text()}\n`);
+  });
 });
