@@ -6,11 +6,11 @@
  * directory, named so that verify-receipt finds them.
  */
 import { formatUsd } from '../catalog/format-usd.ts';
-import { optionValue } from './cli-args.ts';
+import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode } from './cli-error.ts';
 import { type CommandContext, endpointParams } from './command-context.ts';
 import { buildEndpointRequest } from './endpoint-request.ts';
-import { expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
+import { DEFAULT_KEYPAIR_PATH, expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
 import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt } from './receipt-files.ts';
 import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, request, serviceError } from './service-http.ts';
 import { isLoopbackUrl, resolveServiceUrl, serviceHref } from './service-url.ts';
@@ -41,8 +41,15 @@ function settlementLine(s: Settlement): string {
   return `paid on ${s.network}: transaction ${s.transaction}${s.payer ? `, payer ${s.payer}` : ''}`;
 }
 
-/** Pays and reads the answer; a refusal of the price becomes exit 3 whatever the client threw. */
-async function payAndFetch(ctx: CommandContext, href: string, path: string): Promise<Answer> {
+/** The command that funds the payer of this call on the localnet. */
+function fundCommand(ctx: CommandContext): string {
+  const evmKey = optionValue(ctx.args, 'evm-key');
+  if (evmKey !== undefined) return `x402-intel localnet fund --evm-key ${evmKey}`;
+  return `x402-intel localnet fund --keypair ${optionValue(ctx.args, 'keypair') ?? `~/${DEFAULT_KEYPAIR_PATH}`}`;
+}
+
+/** Pays and reads the answer (and whether it paid on the embedded localnet); a refusal of the price becomes exit 3 whatever the client threw. */
+async function payAndFetch(ctx: CommandContext, href: string, path: string): Promise<{ answer: Answer; localnet: boolean }> {
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const maxUnits = parseUnits(optionValue(ctx.args, 'max-price') ?? DEFAULT_MAX_PRICE_USD, USDC_DECIMALS, '--max-price');
   const key = await loadPayerKey({
@@ -63,7 +70,7 @@ async function payAndFetch(ctx: CommandContext, href: string, path: string): Pro
     const answer = await request(href, {}, payer.fetch, PAID_CALL_TIMEOUT_MS);
     const refused = payer.refusal();
     if (refused) throw priceRefused(refused, maxUnits, path);
-    return answer;
+    return { answer, localnet: localnet !== null };
   } catch (err) {
     const refused = payer.refusal();
     throw refused ? priceRefused(refused, maxUnits, path) : err;
@@ -78,13 +85,14 @@ function saveOrExplain(dir: string, answer: Answer, header: string | null): Save
 
 /** Runs `call`. */
 export async function runCall(ctx: CommandContext): Promise<ExitCode> {
-  const [pathArg, ...extra] = ctx.args.positionals;
-  if (pathArg === undefined || extra.length > 0) throw new CliError('usage', 'usage: x402-intel call <path> [--<param> <value> ...] [options]', EXIT.usage);
-  const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS));
+  const [pathArg] = takePositionals(ctx.args, ['<path>'], 'call <path> [--<param> <value> ...] [options]') as [string];
+  const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS), { command: 'call', options: CALL_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
-  const answer = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
+  const { answer, localnet } = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
   const settlement = decodeSettlement(answer.headers.get('payment-response'));
   if (settlement) ctx.out.note(settlementLine(settlement));
+  // The usual first refusal on the localnet is a new wallet that holds nothing yet.
+  if (answer.status === 402 && localnet) ctx.out.note(`the payment was refused; a new payer needs local USDC first: ${fundCommand(ctx)}`);
   if (answer.status !== 200) throw serviceError(answer, req.entry.path);
   const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
   const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));

@@ -4,7 +4,7 @@
  * so an endpoint parameter never needs registering here. A repeated option is refused: its meaning
  * would be ambiguous, as the service refuses a repeated query parameter.
  */
-import { usageError } from './cli-error.ts';
+import { usageAbout, usageError } from './cli-error.ts';
 
 /** The command line split into positionals and options. */
 export interface ParsedArgs {
@@ -15,6 +15,8 @@ export interface ParsedArgs {
 
 /** Switches of every command: they take no value. */
 export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm']);
+/** The switches every command takes (the others belong to one command). */
+const GLOBAL_SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version']);
 
 const SHORT: Readonly<Record<string, string>> = { '-h': 'help', '-V': 'version' };
 const OPTION_NAME_RE = /^[A-Za-z][A-Za-z0-9-]*$/;
@@ -74,8 +76,22 @@ export function assertKnownOptions(args: ParsedArgs, allowed: readonly string[],
   }
 }
 
-/** Throws a usage error unless exactly `count` positionals follow the command. */
-export function expectPositionals(args: ParsedArgs, count: number, usage: string): readonly string[] {
-  if (args.positionals.length !== count) throw usageError(`usage: ${usage}`);
-  return args.positionals;
+/** Throws a usage error naming the first switch that is not a global one (for commands whose other options are endpoint parameters). */
+export function assertGlobalSwitchesOnly(args: ParsedArgs, command: string): void {
+  for (const [name, value] of args.options) {
+    if (value === true && !GLOBAL_SWITCHES.has(name)) throw usageError(`${command} has no switch --${name}`);
+  }
+}
+
+/**
+ * The positionals after the command word, one per name in `names` (`<path>`; a name ending in `?`
+ * may be left out); a usage error names the first one missing or the first one too many.
+ */
+export function takePositionals(args: ParsedArgs, names: readonly string[], usage: string): readonly string[] {
+  const given = args.positionals;
+  const required = names.filter((n) => !n.endsWith('?')).length;
+  if (given.length < required) throw usageAbout(`missing ${names[given.length]}`, usage);
+  const extra = given[names.length];
+  if (extra !== undefined) throw usageAbout(`unexpected argument "${extra.slice(0, 80)}"`, usage, { argument: extra.slice(0, 80) });
+  return given;
 }

@@ -27,13 +27,19 @@ export const EXIT = {
 /** One of the documented exit statuses. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** A failure the CLI expected: a snake_case code for scripts, a sentence for people, the exit status. */
+/**
+ * A failure the CLI expected: a snake_case code for scripts, a sentence for people, the exit
+ * status. `plain`, when given, is what a person reads instead of the bare sentence (the service's
+ * answer says which URL answered, its HTTP status and code before its sentence); the --json
+ * document keeps code, sentence and details apart.
+ */
 export class CliError extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly exit: ExitCode,
     readonly details: Readonly<Record<string, unknown>> = {},
+    readonly plain: string = message,
   ) {
     super(message);
     this.name = 'CliError';
@@ -42,6 +48,10 @@ export class CliError extends Error {
 
 /** A usage error (exit 2). */
 export const usageError = (message: string, details?: Readonly<Record<string, unknown>>): CliError => new CliError('usage', message, EXIT.usage, details);
+
+/** A usage error about one argument, followed by the command's usage line. */
+export const usageAbout = (problem: string, usage: string, details?: Readonly<Record<string, unknown>>): CliError =>
+  usageError(`${problem}; usage: x402-intel ${usage}`, details);
 
 /** Error codes of Node's network stack (undici and the resolver) that mean "could not reach". */
 const NETWORK_CODES = new Set([

@@ -19,7 +19,7 @@ export interface Output {
   note(line: string): void;
   /** The result: `doc` as JSON in --json mode, else what `plain` renders. */
   result(doc: unknown, plain: () => string | Uint8Array): void;
-  /** A failure: `{"error","message",...details}` in --json mode, else `x402-intel: message` on stderr. */
+  /** A failure: `{"error","message",...details}` in --json mode, else `x402-intel: ` and its plain line on stderr. */
   failure(err: CliError): void;
 }
 
@@ -42,7 +42,7 @@ export function createOutput(io: CliIo, json: boolean): Output {
     },
     failure(err) {
       if (json) io.stdout(`${JSON.stringify({ error: err.code, message: err.message, ...err.details }, null, 2)}\n`);
-      else io.stderr(withNewline(`x402-intel: ${err.message}`));
+      else io.stderr(withNewline(`x402-intel: ${err.plain}`));
     },
   };
 }

@@ -54,11 +54,17 @@ function mergeParams(inline: string, params: ReadonlyMap<string, string>): Map<s
   return merged;
 }
 
+/** The command whose options are not endpoint parameters, named in an unknown parameter's message (a mistyped option lands there). */
+export interface OwnOptions {
+  readonly command: string;
+  readonly options: readonly string[];
+}
+
 /**
  * Checks `pathArg` and `params` against the catalog the way the service will (validateQuery), so a
  * request the service would refuse never leaves this machine; throws a usage error otherwise.
  */
-export function buildEndpointRequest(pathArg: string, params: ReadonlyMap<string, string>): EndpointRequest {
+export function buildEndpointRequest(pathArg: string, params: ReadonlyMap<string, string>, own?: OwnOptions): EndpointRequest {
   const [name = '', inline = ''] = pathArg.split(/\?(.*)/s);
   const entry = findEndpoint(name);
   if (!entry) throw usageError(`unknown endpoint "${name.slice(0, 80)}"; the paid endpoints: ${knownPaths()}`);
@@ -67,9 +73,9 @@ export function buildEndpointRequest(pathArg: string, params: ReadonlyMap<string
   for (const param of merged.keys()) {
     if (!accepted.has(param)) {
       const list = describeParams(entry);
-      throw usageError(`${entry.path} has no parameter "${param}"; ${list.length > 0 ? `its parameters:\n  ${list.join('\n  ')}` : 'it takes none'}`, {
-        param,
-      });
+      const ownList = own ? `\n${own.command}'s own options: ${own.options.map((o) => `--${o}`).join(', ')}` : '';
+      const accepted = list.length > 0 ? `its parameters:\n  ${list.join('\n  ')}` : 'it takes none';
+      throw usageError(`${entry.path} has no parameter "${param}"; ${accepted}${ownList}`, { param });
     }
   }
   const query = new URLSearchParams([...merged]).toString();

@@ -6,6 +6,7 @@
 import { describeInputs } from '../catalog/discovery.ts';
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
 import { formatUsd } from '../catalog/format-usd.ts';
+import { takePositionals } from './cli-args.ts';
 import { EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import { describeParams, findEndpoint } from './endpoint-request.ts';
@@ -37,8 +38,7 @@ function renderOne(entry: EndpointEntry, detailed: boolean): string {
 
 /** Runs `endpoints`. */
 export async function runEndpoints(ctx: CommandContext): Promise<ExitCode> {
-  const [path, ...extra] = ctx.args.positionals;
-  if (extra.length > 0) throw usageError('usage: x402-intel endpoints [<path>]');
+  const [path] = takePositionals(ctx.args, ['<path>?'], 'endpoints [<path>]');
   if (path !== undefined) {
     const entry = findEndpoint(path);
     if (!entry) throw usageError(`unknown endpoint "${path.slice(0, 80)}"; x402-intel endpoints lists them`);

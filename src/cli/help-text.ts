@@ -60,15 +60,18 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     examples: ['x402-intel verify-proof 1'],
   },
   localnet: {
-    usage: 'localnet fund <solana-pubkey-or-0x-address> [--sol <n>] [--usdc <n>]',
+    usage: 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>]',
     summary: 'fund a wallet on the embedded localnet (refused when the service runs on a real chain)',
     options: [
+      ['--keypair <file>', 'fund the address of this Solana keypair file (instead of an address)'],
+      ['--evm-key <file>', 'fund the address of this Base key file (instead of an address)'],
       ['--sol <n>', 'SOL for a Solana address (default 1; a payer needs none: the service pays the fee)'],
       ['--usdc <n>', 'local stablecoin (default 10)'],
       URL_OPTION,
     ],
     examples: [
-      'x402-intel localnet fund $(solana-keygen pubkey ~/.config/solana/id.json)',
+      'x402-intel localnet fund --keypair payer.json',
+      'x402-intel localnet fund --evm-key base.key --usdc 5',
       'x402-intel localnet fund 0x1111111111111111111111111111111111111111 --usdc 5',
     ],
   },

@@ -6,14 +6,14 @@
 import { resolve } from 'node:path';
 import { evmAddressOfKey, loadOrCreateEvmKey } from '../chain/evm-key-file.ts';
 import { createSolanaKeypairFile } from '../chain/solana-keypair-file.ts';
-import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
+import { takePositionals } from './cli-args.ts';
+import { CliError, EXIT, type ExitCode } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import { existsSync } from 'node:fs';
 
 /** Runs `keygen`. */
 export async function runKeygen(ctx: CommandContext): Promise<ExitCode> {
-  const [file, ...extra] = ctx.args.positionals;
-  if (file === undefined || extra.length > 0) throw usageError('usage: x402-intel keygen <file> [--evm]');
+  const [file] = takePositionals(ctx.args, ['<file>'], 'keygen <file> [--evm]') as [string];
   const path = resolve(ctx.cwd, file);
   const evm = ctx.args.options.has('evm');
   if (existsSync(path)) throw new CliError('key_file_exists', `${path} already exists; it is left as it is (choose another file)`, EXIT.keyFile);

@@ -6,8 +6,8 @@
  * that reports no localnet (mainnet mode) is refused: there is no faucet for real money.
  */
 import { isBase58OfLength } from '../chain/base58.ts';
-import { optionValue } from './cli-args.ts';
-import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
+import { optionValue, takePositionals } from './cli-args.ts';
+import { CliError, EXIT, type ExitCode, usageAbout, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import { loadPayerKey, payerAddress } from './payer-keys.ts';
 import { localnetUrls, readHealth, rpcCall } from './service-http.ts';
@@ -34,15 +34,23 @@ function rpcUnits(units: bigint, option: string): number {
   return Number(units);
 }
 
-const USAGE = 'usage: x402-intel localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>] [--url <service>]';
+const USAGE = 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>] [--url <service>]';
 
 /** The address to fund: the positional, or the public address of the key file given (read under the usual key-file rules). */
 async function targetAddress(ctx: CommandContext): Promise<string> {
-  const [sub, address, ...extra] = ctx.args.positionals;
+  const [sub, address] = takePositionals(ctx.args, ['the subcommand: fund', '<address>?'], USAGE);
+  if (sub !== 'fund') throw usageAbout(`unknown localnet subcommand "${sub!.slice(0, 40)}"; the one there is: fund`, USAGE);
   const keypair = optionValue(ctx.args, 'keypair');
   const evmKey = optionValue(ctx.args, 'evm-key');
-  const given = [address, keypair, evmKey].filter((v) => v !== undefined).length;
-  if (sub !== 'fund' || given !== 1 || extra.length > 0) throw usageError(USAGE);
+  const named = [
+    ['<address>', address],
+    ['--keypair', keypair],
+    ['--evm-key', evmKey],
+  ]
+    .filter(([, v]) => v !== undefined)
+    .map(([n]) => n);
+  if (named.length === 0) throw usageAbout('missing the address to fund (or --keypair <file>, or --evm-key <file>, to fund the address of a key file)', USAGE);
+  if (named.length > 1) throw usageAbout(`give one of <address>, --keypair, --evm-key; got ${named.join(' and ')}`, USAGE);
   if (address !== undefined) return address;
   const network = keypair !== undefined ? 'solana' : 'base';
   return payerAddress(await loadPayerKey({ network, keypair, evmKey, home: ctx.home, cwd: ctx.cwd }));
@@ -57,7 +65,7 @@ export async function runLocalnetFund(ctx: CommandContext): Promise<ExitCode> {
   const lamports = parseUnits(solOption ?? DEFAULT_FUND_SOL, SOL_DECIMALS, '--sol');
   const units = parseUnits(optionValue(ctx.args, 'usdc') ?? DEFAULT_FUND_USDC, USDC_DECIMALS, '--usdc');
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
-  const urls = localnetUrls(await readHealth(base));
+  const urls = localnetUrls(await readHealth(base, true));
   if (!urls)
     throw new CliError('not_embedded', `${base} reports no embedded localnet in /health (it runs against a real chain): there is nothing to fund`, EXIT.failed);
   const rpcUrl = kind === 'solana' ? urls.rpcUrl : urls.evmRpcUrl;

@@ -3,6 +3,7 @@
  * where solana-keygen writes one) or an EVM key file (one 0x hex key). Both must be mode 0600;
  * any problem with a key file exits 6 with a sentence that names the file and never its content.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { evmAccountFromKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
 import { readSolanaKeypairFile } from '../chain/solana-keypair-file.ts';
@@ -42,19 +43,31 @@ export function parseNetwork(value: string | undefined): PayNetwork {
   return network as PayNetwork;
 }
 
+/** The key file's name a newcomer is told to make when none is given: the README's. */
+const NEW_KEY_FILE = { solana: 'payer.json', base: 'base.key' } as const;
+
+/** A key-file problem as exit 6; a file that is not there gets the keygen command that makes one. */
+function keyFileError(err: ConfigError, network: PayNetwork, path: string, given: string | undefined): CliError {
+  const problem = err.problems.join('; ');
+  if (existsSync(path)) return new CliError('key_file', problem, EXIT.keyFile);
+  const file = given ?? NEW_KEY_FILE[network];
+  const keygen = `x402-intel keygen ${file}${network === 'base' ? ' --evm' : ''}`;
+  const then = given === undefined ? `, then pay with --keypair ${file}` : '';
+  return new CliError('key_file', `${problem}; make one with: ${keygen}${then}`, EXIT.keyFile);
+}
+
 /** Reads the key the network needs; a key-file problem is exit 6, a missing or misplaced option exit 2. */
 export async function loadPayerKey(o: KeyOptions): Promise<PayerKey> {
+  if (o.network === 'solana' && o.evmKey !== undefined) throw usageError('--evm-key pays on Base: add --network base, or leave it out');
+  if (o.network === 'base' && o.keypair !== undefined) throw usageError('--keypair pays on Solana: leave out --network base, or give --evm-key');
+  if (o.network === 'base' && o.evmKey === undefined) throw usageError('--network base needs --evm-key <file> (a file holding one 0x hex key, mode 0600)');
+  const given = o.network === 'solana' ? o.keypair : o.evmKey;
+  const path = expandPath(given ?? join(o.home, DEFAULT_KEYPAIR_PATH), o.home, o.cwd);
   try {
-    if (o.network === 'solana') {
-      if (o.evmKey !== undefined) throw usageError('--evm-key pays on Base: add --network base, or leave it out');
-      const path = expandPath(o.keypair ?? join(o.home, DEFAULT_KEYPAIR_PATH), o.home, o.cwd);
-      return { network: 'solana', signer: await readSolanaKeypairFile(path) };
-    }
-    if (o.keypair !== undefined) throw usageError('--keypair pays on Solana: leave out --network base, or give --evm-key');
-    if (o.evmKey === undefined) throw usageError('--network base needs --evm-key <file> (a file holding one 0x hex key, mode 0600)');
-    return { network: 'base', account: evmAccountFromKey(readEvmKeyFile(expandPath(o.evmKey, o.home, o.cwd))) };
+    if (o.network === 'solana') return { network: 'solana', signer: await readSolanaKeypairFile(path) };
+    return { network: 'base', account: evmAccountFromKey(readEvmKeyFile(path)) };
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError('key_file', err.problems.join('; '), EXIT.keyFile);
+    if (err instanceof ConfigError) throw keyFileError(err, o.network, path, given);
     throw err;
   }
 }

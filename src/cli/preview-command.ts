@@ -3,7 +3,7 @@
  * (`GET /preview/<path>`), no key, no payment. When today's preview is used up the service answers
  * 429; the CLI says when the next one is available and how to pay for the call instead (exit 4).
  */
-import { optionValue } from './cli-args.ts';
+import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode } from './cli-error.ts';
 import { type CommandContext, endpointParams } from './command-context.ts';
 import { buildEndpointRequest, type EndpointRequest } from './endpoint-request.ts';
@@ -38,22 +38,26 @@ export function previewLimitError(answer: Answer, req: EndpointRequest): CliErro
   const when = nextPreviewAt ? `at ${nextPreviewAt}` : 'later';
   const wait = retryAfterSeconds !== null ? ` (in ${formatWait(retryAfterSeconds)})` : '';
   const said = typeof body.message === 'string' ? `${body.message.replace(/\.?$/, '.')}\n` : '';
-  return new CliError('preview_limit_reached', `${said}Next free preview ${when}${wait}. To pay for this call now: ${payCommand(req)}`, EXIT.previewLimit, {
-    status: 429,
-    retryAfterSeconds,
-    nextPreviewAt,
-    pay: payCommand(req),
-  });
+  const message = `${said}Next free preview ${when}${wait}. To pay for this call now: ${payCommand(req)}`;
+  const details = { status: 429, retryAfterSeconds, nextPreviewAt, pay: payCommand(req) };
+  return new CliError(
+    'preview_limit_reached',
+    message,
+    EXIT.previewLimit,
+    details,
+    `/preview${req.entry.path} answered HTTP 429 preview_limit_reached: ${message}`,
+  );
 }
 
 /** Runs `preview`. */
 export async function runPreview(ctx: CommandContext): Promise<ExitCode> {
-  const [pathArg, ...extra] = ctx.args.positionals;
-  if (pathArg === undefined || extra.length > 0) throw new CliError('usage', 'usage: x402-intel preview <path> [--<param> <value> ...]', EXIT.usage);
-  const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, PREVIEW_OPTIONS));
+  const [pathArg] = takePositionals(ctx.args, ['<path>'], 'preview <path> [--<param> <value> ...]') as [string];
+  const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, PREVIEW_OPTIONS), { command: 'preview', options: PREVIEW_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const answer = await request(serviceHref(base, `/preview${req.pathAndQuery}`));
-  if (answer.status === 429) throw previewLimitError(answer, req);
+  // The day's preview used up is exit 4; any other 429 (the free request rate) is an error like the rest.
+  const code = (answer.json as { error?: unknown } | undefined)?.error;
+  if (answer.status === 429 && (code === undefined || code === 'preview_limit_reached')) throw previewLimitError(answer, req);
   if (answer.status !== 200) throw serviceError(answer, `/preview${req.entry.path}`);
   ctx.out.result(answer.json ?? null, () => new TextDecoder().decode(answer.bytes));
   return EXIT.ok;

@@ -4,7 +4,7 @@
  * (a sentence on stderr, or the --json error document) and turned into its exit status.
  */
 import packageJson from '../../package.json' with { type: 'json' };
-import { assertKnownOptions, type ParsedArgs, parseArgs } from './cli-args.ts';
+import { assertGlobalSwitchesOnly, assertKnownOptions, type ParsedArgs, parseArgs } from './cli-args.ts';
 import { EXIT, type ExitCode, toCliError, usageError } from './cli-error.ts';
 import { type CliIo, createOutput, type Output } from './cli-output.ts';
 import type { Command } from './command-context.ts';
@@ -68,6 +68,7 @@ async function dispatch(args: ParsedArgs, out: Output, env: CliEnvironment): Pro
   const command = COMMANDS[word];
   const commandArgs: ParsedArgs = { positionals: rest, options: args.options };
   if (command.options !== null) assertKnownOptions(commandArgs, command.options, word);
+  else assertGlobalSwitchesOnly(commandArgs, word);
   const run = await command.load();
   return run({ args: commandArgs, out, env: env.env, cwd: env.cwd, home: env.home });
 }

@@ -5,7 +5,7 @@
  */
 import type { TrustFetch } from '../client/receipt-check.ts';
 import { CliError, EXIT, toCliError } from './cli-error.ts';
-import { serviceHref } from './service-url.ts';
+import { SERVICE_URL_HINT, serviceHref } from './service-url.ts';
 
 /** Deadline of a free request (health, trust, preview, localnet RPC), ms. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -35,23 +35,58 @@ export async function readAnswer(res: Response): Promise<Answer> {
   return { status: res.status, headers: res.headers, bytes, json: parseJson(bytes) };
 }
 
-/** GET `url` (or runs `send`) under a deadline; a failure to reach it is a CliError with exit 5 naming `url`. */
-export async function request(url: string, init: RequestInit = {}, send: typeof fetch = fetch, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer> {
+/**
+ * GET `url` (or runs `send`) under a deadline; a failure to reach it is a CliError with exit 5
+ * naming `url` and, when `url` is the service's (not an RPC's), how to name another service.
+ */
+export async function request(
+  url: string,
+  init: RequestInit = {},
+  send: typeof fetch = fetch,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+  service = true,
+): Promise<Answer> {
   try {
     const res = await send(url, { ...init, headers: { accept: 'application/json', ...init.headers }, signal: AbortSignal.timeout(timeoutMs) });
     return await readAnswer(res);
   } catch (err) {
-    throw toCliError(err, url);
+    const failure = toCliError(err, url);
+    if (!service || failure.code !== 'unreachable') throw failure;
+    throw new CliError(failure.code, `${failure.message}; ${SERVICE_URL_HINT}`, failure.exit, failure.details);
   }
 }
 
-/** The service's error body as a CliError (exit 1): its code and sentence, the HTTP status and the parameter named. */
+/** `invalid_network: no settlement path ...` (a 402 challenge's `error`) or a bare code, split; null when it is neither. */
+const REASON_RE = /^([a-z][a-z0-9_]*)(?::\s*([\s\S]*))?$/;
+
+/** The `error` of the body, else of the x402 v2 PAYMENT-REQUIRED header (base64 JSON) a 402 may carry alone. */
+function errorText(body: Readonly<Record<string, unknown>>, headers: Headers): string | null {
+  if (typeof body.error === 'string') return body.error;
+  const header = headers.get('payment-required');
+  if (!header) return null;
+  try {
+    const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { error?: unknown };
+    return typeof challenge.error === 'string' ? challenge.error : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The service's answer other than 200 as a CliError (exit 1): its code (a 402's x402 reason) and
+ * sentence, the HTTP status and the parameter named; a person reads all of it on one line,
+ * `<what> answered HTTP <status> <code>: <sentence>`.
+ */
 export function serviceError(answer: Answer, what: string): CliError {
   const body = (typeof answer.json === 'object' && answer.json !== null ? answer.json : {}) as Record<string, unknown>;
-  const code = typeof body.error === 'string' ? body.error : `http_${answer.status}`;
-  const message = typeof body.message === 'string' ? body.message : `${what} answered HTTP ${answer.status}`;
+  const error = errorText(body, answer.headers);
+  const parts = error === null ? null : REASON_RE.exec(error);
+  const sentence = typeof body.message === 'string' ? body.message : parts ? parts[2] || null : error;
+  const code = parts?.[1] ?? null;
+  const status = `${what} answered HTTP ${answer.status}`;
+  const plain = [status, code ? ` ${code}` : '', sentence ? `: ${sentence}` : ''].join('');
   const param = typeof body.param === 'string' ? { param: body.param } : {};
-  return new CliError(code, message, EXIT.failed, { status: answer.status, ...param });
+  return new CliError(code ?? `http_${answer.status}`, sentence ?? status, EXIT.failed, { status: answer.status, ...param }, plain);
 }
 
 /** GET of the service's public trust endpoints, as the client-side checks want it. */
@@ -62,9 +97,11 @@ export function createTrustFetch(base: string, send: typeof fetch = fetch): Trus
   };
 }
 
-/** `/health` of the service, or null when it does not answer 200 with a JSON object. */
-export async function readHealth(base: string, send: typeof fetch = fetch): Promise<Readonly<Record<string, unknown>> | null> {
-  const answer = await request(serviceHref(base, '/health'), {}, send);
+/** `/health` of the service, or null when it does not answer 200 with a JSON object (`strict`: an answer other than 200 throws its serviceError). */
+export async function readHealth(base: string, strict = false): Promise<Readonly<Record<string, unknown>> | null> {
+  const href = serviceHref(base, '/health');
+  const answer = await request(href);
+  if (strict && answer.status !== 200) throw serviceError(answer, href);
   const ok = answer.status === 200 && typeof answer.json === 'object' && answer.json !== null && !Array.isArray(answer.json);
   return ok ? (answer.json as Record<string, unknown>) : null;
 }
@@ -79,11 +116,8 @@ export function localnetUrls(health: Readonly<Record<string, unknown>> | null): 
 
 /** One JSON-RPC 2.0 call; a JSON-RPC error is a CliError (exit 1) carrying the server's message. */
 export async function rpcCall(url: string, method: string, params: readonly unknown[]): Promise<unknown> {
-  const answer = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
+  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) };
+  const answer = await request(url, init, fetch, REQUEST_TIMEOUT_MS, false);
   const body = answer.json as { result?: unknown; error?: { message?: unknown } } | undefined;
   if (answer.status !== 200 || typeof body !== 'object' || body === null)
     throw new CliError('rpc_failed', `${method}: HTTP ${answer.status} from ${url}`, EXIT.failed);

@@ -9,6 +9,8 @@ import { usageError } from './cli-error.ts';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8402';
 /** The environment variable that names the service when --url is absent. */
 export const SERVICE_URL_ENV = 'X402_INTEL_URL';
+/** Said when the service cannot be reached: the usual cause is a service started elsewhere than the default. */
+export const SERVICE_URL_HINT = `is the service running there? Name another with --url <base> or $${SERVICE_URL_ENV} (npm start serves ${DEFAULT_SERVICE_URL} unless given --port)`;
 
 /** The normalized base URL (no trailing slash); throws a usage error for anything but a plain http(s) URL. */
 export function resolveServiceUrl(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {

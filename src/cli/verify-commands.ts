@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { type CheckReport, parseReceipt, verifyProofAt, verifyReceipt } from '../client/receipt-check.ts';
-import { optionValue } from './cli-args.ts';
+import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import type { Output } from './cli-output.ts';
@@ -26,8 +26,7 @@ function printReport(out: Output, report: CheckReport, doc: Record<string, unkno
 
 /** Runs `verify-receipt <receipt-file> [--body <file>]`. */
 export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
-  const [file, ...extra] = ctx.args.positionals;
-  if (file === undefined || extra.length > 0) throw usageError('usage: x402-intel verify-receipt <receipt-file> [--body <file>] [--url <service>]');
+  const [file] = takePositionals(ctx.args, ['<receipt-file>'], 'verify-receipt <receipt-file> [--body <file>] [--url <service>]') as [string];
   const receiptFile = resolve(ctx.cwd, file);
   const parsed = parseReceipt(readInputFile(receiptFile, 'the receipt file').toString('utf8'));
   if (!parsed.ok) throw new CliError('invalid_receipt', `${receiptFile}: ${parsed.reason}`, EXIT.failed);
@@ -50,8 +49,7 @@ export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
 
 /** Runs `verify-proof <index>`. */
 export async function runVerifyProof(ctx: CommandContext): Promise<ExitCode> {
-  const [text, ...extra] = ctx.args.positionals;
-  if (text === undefined || extra.length > 0) throw usageError('usage: x402-intel verify-proof <ledger-index> [--url <service>]');
+  const [text] = takePositionals(ctx.args, ['<ledger-index>'], 'verify-proof <ledger-index> [--url <service>]') as [string];
   if (!/^\d{1,15}$/.test(text)) throw usageError(`the ledger index must be a non-negative integer; got "${text.slice(0, 32)}"`);
   const index = Number(text);
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);

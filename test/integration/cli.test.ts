@@ -151,6 +151,27 @@ describe('x402-intel call', () => {
   );
 });
 
+describe('x402-intel call: the service says no', () => {
+  it(
+    "prints the service's HTTP status, code and reason without --json: a payer with no money (402), an account that is not a mint (404)",
+    async () => {
+      writeSolanaKeypair(join(work, 'unfunded.json'));
+      const size = await ledgerSize();
+      const refused = await cli(['call', '/v1/epoch', '--keypair', 'unfunded.json']);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/x402-intel: \/v1\/epoch answered HTTP 402 [a-z][a-z0-9_]+: \S/);
+      expect(refused.stderr).toContain('x402-intel localnet fund --keypair unfunded.json');
+
+      const notFound = await cli(['call', '/v1/smri', '--mint', '11111111111111111111111111111112']);
+      expect(notFound.code).toBe(1);
+      expect(notFound.stderr).toContain('x402-intel: /v1/smri answered HTTP 404 not_found: ');
+      expect(await ledgerSize()).toBe(size);
+    },
+    PAID_TEST_MS,
+  );
+});
+
 describe('x402-intel verify-receipt and verify-proof', () => {
   it(
     'verifies the saved receipt with its body found next to it (exit 0)',
