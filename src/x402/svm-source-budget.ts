@@ -71,6 +71,8 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
   const now = config.now ?? (() => performance.now());
   const sources = new Map<string, SourceState>();
   const reads = new Map<string, NotedRead>();
+  /** Every spent finish in time order, so a source nobody touches again is still forgotten. */
+  const finishes: { readonly at: number; readonly source: string }[] = [];
 
   function forgetOld(state: SourceState, source: string): void {
     const horizon = now() - RECENT_MS;
@@ -97,7 +99,10 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
   function finish(source: string, state: SourceState, amount: bigint, spent: boolean): void {
     state.inFlight -= amount;
     state.holds--;
-    if (spent) state.spent.push({ at: now(), amount });
+    if (spent) {
+      state.spent.push({ at: now(), amount });
+      finishes.push({ at: now(), source });
+    }
     for (const wake of [...state.wake]) wake();
     forgetOld(state, source);
   }
@@ -151,8 +156,18 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     }
   }
 
+  /** Forgets what aged out: amortized, a few entries per verification. */
+  function sweep(at: number): void {
+    while (finishes.length > 0 && finishes[0]!.at < at - RECENT_MS) {
+      const { source } = finishes.shift()!;
+      const state = sources.get(source);
+      if (state) forgetOld(state, source);
+    }
+  }
+
   function noteRead(key: string, source: string, balance: bigint): void {
     const at = now();
+    sweep(at);
     reads.delete(key);
     reads.set(key, { source, balance, at });
     // Oldest first: a read whose answer was not a 200 never settles and ages out here.
