@@ -10,6 +10,7 @@ export const SVM_REASON = {
   feePayerMismatch: 'invalid_exact_svm_fee_payer_mismatch',
   couldNotBeDecoded: 'invalid_exact_svm_payload_transaction_could_not_be_decoded',
   signatureInvalid: 'invalid_exact_svm_payload_signature_invalid',
+  excessiveSigners: 'invalid_exact_svm_payload_excessive_signers',
   altUnavailable: 'invalid_exact_svm_smart_wallet_alt_resolution_not_available',
   instructionsLength: 'invalid_exact_svm_payload_transaction_instructions_length',
   computeLimit: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',

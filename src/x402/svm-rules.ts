@@ -4,7 +4,8 @@
  * associated token account, then only Memo or Lighthouse), and fee-payer isolation (our key pays
  * the fee, appears in no instruction and is not the transfer authority). Stricter than the spec
  * where our fee payer's money is at stake: the limit may not exceed what the transfer needs with a
- * margin, and limit x price (the priority fee we pay) stays under a per-settlement ceiling.
+ * margin, limit x price (the priority fee we pay) stays under a per-settlement ceiling, and the
+ * signatures (5,000 lamports each) are capped.
  * Signatures and simulation are checked elsewhere (pool, RPC).
  */
 import type { WireInstruction, WireTransaction } from '../chain/svm-wire.ts';
@@ -26,6 +27,12 @@ export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
 export const MAX_PAYMENT_COMPUTE_UNITS = 40_000;
 /** Default ceiling of one settlement's priority fee (limit x price), lamports: one signature's base fee. */
 export const DEFAULT_MAX_PRIORITY_FEE_LAMPORTS = 5_000;
+/**
+ * Most signatures a payment may carry, ours included: each is 5,000 lamports of base fee to our fee
+ * payer. The official client's has 2 (ours and the transfer authority's); one more leaves room for
+ * a co-signing wallet.
+ */
+export const MAX_REQUIRED_SIGNATURES = 3;
 /** The base fee per signature the fee payer pays (Solana's, fixed). */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
@@ -113,6 +120,7 @@ function checkOptional(tx: WireTransaction): SvmReason | null {
 /** Applies every layout and isolation rule; the first broken rule is the reason. */
 export function checkSvmPaymentRules(tx: WireTransaction, terms: SvmRuleTerms): SvmRuleResult {
   const fail = (reason: SvmReason, payer = ''): SvmRuleResult => ({ ok: false, reason, payer });
+  if (tx.numRequiredSignatures > MAX_REQUIRED_SIGNATURES) return fail(SVM_REASON.excessiveSigners);
   if (tx.staticAccounts[0] !== terms.feePayer) return fail(SVM_REASON.feePayerMismatch);
   if (tx.addressTableLookups > 0) return fail(SVM_REASON.altUnavailable);
   const accountCount = tx.staticAccounts.length;

@@ -6,7 +6,9 @@
  * proxy, so the tests see how many transactions really reached `sendTransaction`; the fee payer's
  * lamports are read from the chain before and after.
  */
+import { AccountRole, address, createKeyPairSignerFromPrivateKeyBytes, type Instruction } from '@solana/kit';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { randomBytes } from 'node:crypto';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,7 @@ import { startService, type RunningService } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { startRpcMethodCounter, type RpcMethodCounter } from '../helpers/rpc-method-counter.ts';
-import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type PaymentTxOptions, type TestPayer } from '../helpers/svm-payer.ts';
+import { buildPaymentTx, fundedPayer, MEMO_PROGRAM, rpcCall, tokenBalance, type PaymentTxOptions, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 /** What the official client's payment costs our fee payer: two signatures and 20,000 CU at 1 micro-lamport. */
@@ -107,6 +109,23 @@ describe('issue 28 row 1: a compute budget that makes our fee payer pay', () => 
     expect(BigInt(after.spentLamports.total - spentBefore.total)).toBe(OFFICIAL_FEE_LAMPORTS);
     expect(after.spentLamports.priority - spentBefore.priority).toBe(1);
     expect(typeof after.lamports).toBe('number');
+  });
+});
+
+describe('found in review: signers the payer adds, each billed 5,000 lamports to our fee payer', () => {
+  it('a memo naming 6 more signers of its own (8 signatures, 40,001 lamports): 402 before anything is signed or sent', async () => {
+    const extraSigners = await Promise.all(Array.from({ length: 6 }, () => createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(randomBytes(32)))));
+    const memo: Instruction = {
+      programAddress: address(MEMO_PROGRAM),
+      accounts: extraSigners.map((signer) => ({ address: signer.address, role: AccountRole.READONLY_SIGNER, signer })),
+      data: new TextEncoder().encode('signed by many'),
+    };
+    const [lamports, sent] = [await feePayerLamports(), sends()];
+    const res = await paid(await handBuilt({ extra: [memo] }));
+    expect(res.status).toBe(402);
+    expect((await readJson(res)).error.split(':')[0]).toBe('invalid_exact_svm_payload_excessive_signers');
+    expect(sends()).toBe(sent);
+    expect(await feePayerLamports()).toBe(lamports);
   });
 });
 

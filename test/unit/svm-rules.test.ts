@@ -98,6 +98,11 @@ describe('checkSvmPaymentRules', () => {
       tx([limit(), price(), transfer(), memo], { staticAccounts: [ACCOUNTS[1]!, ACCOUNTS[0]!, ...ACCOUNTS.slice(2)] }),
       SVM_REASON.feePayerMismatch,
     ],
+    [
+      'four signatures (20,000 lamports of base fee)',
+      tx([limit(), price(), transfer(), memo], { numRequiredSignatures: 4, signatures: Array.from({ length: 4 }, () => new Uint8Array(64)) }),
+      SVM_REASON.excessiveSigners,
+    ],
     ['address table lookups', tx([limit(), price(), transfer(), memo], { addressTableLookups: 1 }), SVM_REASON.altUnavailable],
     ['account index out of range', tx([limit(), price(), transfer({ accounts: [2, 3, 4, 99] }), memo]), SVM_REASON.couldNotBeDecoded],
     ['two instructions', tx([transfer(), memo]), SVM_REASON.instructionsLength],
