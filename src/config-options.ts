@@ -58,6 +58,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'ip-list', help: 'Comma-separated addresses of reverse proxies whose X-Forwarded-For names the client (rate limits and previews then count that client). Default: none; the peer address is the client.' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
   { flag: 'svm-commitment', env: 'SVM_COMMITMENT', kind: 'commitment', default: 'confirmed', help: 'Commitment a Solana settlement must reach before the paid answer is sent (confirmed or finalized).' },
+  { flag: 'svm-max-priority-fee', env: 'SVM_MAX_PRIORITY_FEE', kind: 'int', default: '5000', help: 'Most lamports of priority fee (compute-unit limit x price) one Solana settlement may cost the fee payer, on top of the base fee of 5000 per signature; a payment asking for more is refused (402 invalid_exact_svm_payload_transaction_priority_fee_too_high) before anything is signed. The official client asks for 1.' },
   { flag: 'settle-timeout-ms', env: 'SETTLE_TIMEOUT_MS', kind: 'int', default: '30000', help: 'How long a Solana settlement may take to reach the commitment; beyond it the payment answers 402 settlement_pending.' },
   { flag: 'slot-ms', env: 'LOCALNET_SLOT_MS', kind: 'int', default: '400', help: 'Embedded localnet: milliseconds per slot.' },
   { flag: 'slots-per-epoch', env: 'LOCALNET_SLOTS_PER_EPOCH', kind: 'int', default: '432', help: 'Embedded localnet: slots per epoch (short, so epoch transitions are seen).' },

@@ -69,6 +69,8 @@ export interface Config {
   readonly adminPort: number;
   readonly adminToken: string | null;
   readonly svmCommitment: 'confirmed' | 'finalized';
+  /** Ceiling of one Solana settlement's priority fee (limit x price), lamports. */
+  readonly svmMaxPriorityFee: number;
   readonly settleTimeoutMs: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
 }
@@ -226,6 +228,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     adminPort: Number(get('admin-port')),
     adminToken: get('admin-token'),
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
+    svmMaxPriorityFee: Number(get('svm-max-priority-fee')),
     settleTimeoutMs: Number(get('settle-timeout-ms')),
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),

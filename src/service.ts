@@ -149,7 +149,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     processor: options.processor,
     schemes: options.schemes,
   });
-  const { challenges, processor, channels } = payments;
+  const { challenges, processor, channels, feePayer } = payments;
   const metrics = createRequestMetrics();
   const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
@@ -175,6 +175,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         ...trust.status(),
         preview: previewQuota.status(),
         ...(channels ? { channels: channels.claimer.status() } : {}),
+        feePayer: feePayer.status(),
       }),
     }),
     ...createTrustRoutes({
@@ -233,6 +234,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await previewQuota.close();
     await mcp.close();
     blockhashes.close();
+    feePayer.close();
     await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
     await ledger.close();
     await storage.close();

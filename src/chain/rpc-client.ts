@@ -38,7 +38,15 @@ export interface RpcFailure {
   readonly message: string;
 }
 
-export type SimulateOutcome = { readonly ok: true; readonly err: unknown; readonly logs: readonly string[] } | RpcFailure;
+export type SimulateOutcome =
+  | {
+      readonly ok: true;
+      readonly err: unknown;
+      readonly logs: readonly string[];
+      /** The data of the accounts asked for, as the simulation left them (null: absent), in the order asked. */
+      readonly accounts?: readonly (Uint8Array | null)[];
+    }
+  | RpcFailure;
 export type SendOutcome = { readonly ok: true; readonly signature: string } | RpcFailure;
 
 export interface SignatureStatus {
@@ -64,7 +72,8 @@ export interface AccountInfo {
 export interface RpcClient {
   readonly url: string;
   getLatestBlockhash(signal?: AbortSignal): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
-  simulateTransaction(wireBase64: string, signal?: AbortSignal): Promise<SimulateOutcome>;
+  /** With `accounts`, the answer carries their data after the simulated transaction (same state, no extra request). */
+  simulateTransaction(wireBase64: string, signal?: AbortSignal, accounts?: readonly string[]): Promise<SimulateOutcome>;
   sendTransaction(wireBase64: string, signal?: AbortSignal): Promise<SendOutcome>;
   getSignatureStatus(signature: string, signal?: AbortSignal): Promise<SignatureStatus | null>;
   getEpochInfo(signal?: AbortSignal): Promise<EpochInfo>;
@@ -167,7 +176,8 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
       const { value } = await call('getLatestBlockhash', signal, (s) => rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: s }));
       return { blockhash: value.blockhash, lastValidBlockHeight: Number(value.lastValidBlockHeight) };
     },
-    async simulateTransaction(wireBase64, signal) {
+    async simulateTransaction(wireBase64, signal, accounts) {
+      const asked = accounts?.length ? { accounts: { addresses: accounts as Address[], encoding: 'base64' as const } } : {};
       const out = await judged('simulateTransaction', signal, (s) =>
         rpc
           .simulateTransaction(wireBase64 as Base64EncodedWireTransaction, {
@@ -175,11 +185,17 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
             sigVerify: false,
             replaceRecentBlockhash: false,
             commitment: 'confirmed',
+            ...asked,
           })
           .send({ abortSignal: s }),
       );
       if ('ok' in out) return out;
-      return { ok: true, err: out.value.err === null ? null : jsonSafe(out.value.err), logs: out.value.logs ?? [] };
+      const err = out.value.err === null ? null : jsonSafe(out.value.err);
+      if (!accounts?.length) return { ok: true, err, logs: out.value.logs ?? [] };
+      // kit types the answer by the config's literal shape; the accounts asked for come base64.
+      const answered = (out.value as { accounts?: readonly ({ readonly data: readonly [string, string] } | null)[] | null }).accounts ?? [];
+      const data = answered.map((a) => (a ? new Uint8Array(Buffer.from(a.data[0], 'base64')) : null));
+      return { ok: true, err, logs: out.value.logs ?? [], accounts: data };
     },
     async sendTransaction(wireBase64, signal) {
       const out = await judged('sendTransaction', signal, (s) =>

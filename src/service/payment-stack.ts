@@ -24,6 +24,8 @@ import { createPaymentProcessor, type PaymentProcessor } from '../x402/payment-p
 import { createChallengeBuilder, type ChallengeBuilder, type ChannelTerms, type PaymentTermsConfig } from '../x402/payment-terms.ts';
 import type { ReplayGuard } from '../x402/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/svm-exact.ts';
+import { createFeePayerWatch, type FeePayerWatch } from '../x402/svm-fee-payer.ts';
+import { MAX_PAYMENT_COMPUTE_UNITS } from '../x402/svm-rules.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
 
 /** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
@@ -81,7 +83,9 @@ function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: Paymen
 
 /** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
 export interface PaymentStackConfig {
-  readonly options: Readonly<Pick<Config, 'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels'>>;
+  readonly options: Readonly<
+    Pick<Config, 'dataDir' | 'svmCommitment' | 'svmMaxPriorityFee' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels'>
+  >;
   readonly upstreams: PaymentUpstreams;
   readonly terms: PaymentTermsConfig;
   readonly rpc: RpcClient;
@@ -106,6 +110,8 @@ export interface PaymentStack {
   readonly processor: PaymentProcessor | null;
   /** The payment channel path when offered (the caller closes it). */
   readonly channels: Channels | null;
+  /** The Solana fee payer's balance and fee spend, for /health (the caller closes it). */
+  readonly feePayer: FeePayerWatch;
 }
 
 /** The terms of both networks; fails with a ConfigError when a stablecoin is unknown. */
@@ -173,6 +179,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
   const stores = openPaymentStores(config.storage, options);
   const { replayGuard } = stores;
+  const limits = { maxComputeUnits: MAX_PAYMENT_COMPUTE_UNITS, maxPriorityFeeLamports: options.svmMaxPriorityFee };
+  const feePayer = createFeePayerWatch({ address: terms.svm.feePayer, rpc: config.rpc, limits });
   const svm = createSvmExactScheme({
     network: SOLANA_MAINNET_CAIP2,
     feePayer: terms.svm.feePayer,
@@ -181,6 +189,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     commitment: options.svmCommitment,
     confirmTimeoutMs: options.settleTimeoutMs,
     signatures: config.signatures ?? null,
+    maxPriorityFeeLamports: options.svmMaxPriorityFee,
+    onFee: (fee) => feePayer.record(fee),
   });
   const settlement = evmSettlement(options, config.upstreams);
   // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.
@@ -216,5 +226,5 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           challengeFor: (path) => challenges.get(path)!,
           channels,
         });
-  return { challenges, replayGuard, processor, channels };
+  return { challenges, replayGuard, processor, channels, feePayer };
 }

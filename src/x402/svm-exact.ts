@@ -13,11 +13,15 @@ import type { SignatureWatch } from '../chain/signature-watch.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { Ed25519Check } from '../trust/ed25519.ts';
-import type { BeforeBroadcast, ExactScheme, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { BeforeBroadcast, ExactScheme, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
+import type { SettlementFee } from './svm-fee-payer.ts';
 import { SVM_REASON } from './svm-reasons.ts';
-import { checkSvmPaymentRules, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
+import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
+import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
+import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
+import { readSourceBalance, sourceBalanceBefore, transferOf } from './svm-source-read.ts';
 
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
@@ -38,20 +42,30 @@ export interface SvmExactConfig {
   readonly confirmTimeoutMs?: number;
   /** Confirmations from the Geyser stream; without it (or while it is not live) settlement polls the RPC. */
   readonly signatures?: SignatureWatch | null;
+  /** Most lamports of priority fee (limit x price) one settlement may cost the fee payer; default one signature's fee. */
+  readonly maxPriorityFeeLamports?: number;
+  /** Keeps settlements from one token account within its balance; default one of its own. */
+  readonly sources?: SourceBudget;
+  /** Told the fee of every settlement the node accepted (/health). */
+  readonly onFee?: (fee: SettlementFee) => void;
 }
-
-const BASE64_RE = /^[A-Za-z0-9+/]+={0,2}$/;
-const COMMITMENT_RANK: Readonly<Record<RpcCommitment, number>> = { processed: 0, confirmed: 1, finalized: 2 };
 
 function isSendOutcome(value: unknown): value is SendOutcome {
   return typeof value === 'object' && value !== null && 'ok' in value;
 }
 
-/** The wire bytes of `payload.transaction`, or null when it is not strict base64. */
-export function payloadWire(payment: PaymentPayload): Uint8Array | null {
-  const text = payment.payload.transaction;
-  if (typeof text !== 'string' || text.length % 4 !== 0 || !BASE64_RE.test(text)) return null;
-  return new Uint8Array(Buffer.from(text, 'base64'));
+/** The message hash: one message is one payment however many valid signatures exist for it. */
+function keyOf(tx: WireTransaction): string {
+  return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
+}
+
+const PAYER_BUSY =
+  "this payer's token account is committed, by its settlements in flight, up to the balance read at verification; nothing was signed or sent; retry once they finish";
+
+/** What a settlement did to the payer's tokens, for its reservation. */
+function outcomeOf(result: SettleResult): SettlementOutcome {
+  if (result.success || result.errorReason === SVM_REASON.duplicateSettlement) return 'spent';
+  return result.errorReason === SVM_REASON.settlementPending ? 'unknown' : 'unspent';
 }
 
 function decodePayload(payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null {
@@ -68,6 +82,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const feePayerBytes = decodeBase58(config.feePayer);
   if (feePayerBytes?.length !== 32) throw new Error('fee payer must be a base58 32-byte key');
   const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
+  const maxPriorityFeeLamports = BigInt(config.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
+  const sources = config.sources ?? createSourceBudget();
 
   function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
     const key = `${payTo}:${asset}`;
@@ -110,20 +126,26 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const decoded = decodePayload(payment);
     if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
     const { tx, wire } = decoded;
+    const amount = BigInt(requirements.amount);
     const rules = checkSvmPaymentRules(tx, {
       asset: requirements.asset,
-      amount: BigInt(requirements.amount),
+      amount,
       feePayer: config.feePayer,
+      maxPriorityFeeLamports,
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
     if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer };
     const simulating = performance.now();
-    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
+    // The source's balance comes back with the simulation: what settlement will reserve against.
+    const { source } = rules.transfer;
+    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal, [source]);
     const simulateMs = performance.now() - simulating;
     if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs };
     if (sim.err !== null)
       return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
+    const balance = sourceBalanceBefore(sim.accounts?.[0] ?? null, rules.transfer, amount);
+    if (balance !== null) sources.noteRead(keyOf(tx), source, balance);
     return { isValid: true, payer: rules.payer, simulateMs };
   }
 
@@ -136,28 +158,52 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const decoded = decodePayload(payment);
     if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network: config.network, payer: '' };
     const { tx, wire } = decoded;
-    const payer = tx.instructions[2] ? (tx.staticAccounts[tx.instructions[2].accountIndices[3] ?? -1] ?? '') : '';
-    const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
-    const transaction = encodeBase58(feePayerSignature);
-    const signed = withSignature(wire, tx, 0, feePayerSignature);
-    await beforeBroadcast?.(transaction);
-    // Watched before it is sent: a confirmation streamed in before the send returns is not missed.
-    const watched = config.signatures?.watch(transaction) ?? null;
+    const transfer = transferOf(tx);
+    // Reserved before anything is signed: a payer's settlements in flight stay within its balance.
+    const hold = await reserveSource(tx, transfer, signal);
+    if (!hold)
+      return { success: false, errorReason: SVM_REASON.payerBusy, errorMessage: PAYER_BUSY, transaction: '', network: config.network, payer: transfer.payer };
+    let outcome: SettlementOutcome = 'unspent';
     try {
-      return await sendAndConfirm(signed, { transaction, payer, stream: watched ? { watched, live: config.signatures!.live } : null });
+      const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
+      const transaction = encodeBase58(feePayerSignature);
+      const signed = withSignature(wire, tx, 0, feePayerSignature);
+      await beforeBroadcast?.(transaction);
+      // Watched before it is sent: a confirmation streamed in before the send returns is not missed.
+      const watched = config.signatures?.watch(transaction) ?? null;
+      try {
+        const stream = watched ? { watched, live: config.signatures!.live } : null;
+        const result = await sendAndConfirm(signed, { transaction, payer: transfer.payer, stream, fee: settlementFee(tx) });
+        outcome = outcomeOf(result);
+        return result;
+      } finally {
+        watched?.release();
+      }
     } finally {
-      watched?.release();
+      hold.end(outcome);
     }
+  }
+
+  /** The reservation of this payment's amount; its verification's read, or (rarely: not kept) a fresh one. */
+  async function reserveSource(tx: WireTransaction, transfer: ReturnType<typeof transferOf>, signal: AbortSignal) {
+    const key = keyOf(tx);
+    if (!sources.hasRead(key)) {
+      const balance = await readSourceBalance(config.rpc, transfer.source, signal);
+      if (balance !== null) sources.noteRead(key, transfer.source, balance);
+    }
+    return sources.reserve(key, transfer.source, transfer.amount, signal);
   }
 
   async function sendAndConfirm(
     signed: Uint8Array,
-    sending: { readonly transaction: string; readonly payer: string; readonly stream: ConfirmStream | null },
+    sending: { readonly transaction: string; readonly payer: string; readonly stream: ConfirmStream | null; readonly fee: SettlementFee },
   ): Promise<SettleResult> {
     const { network } = config;
     const { transaction, payer, stream } = sending;
     // From here on the payment may land: the caller's disconnect no longer stops anything.
     const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64')).catch((err: unknown) => err);
+    // Accepted (or maybe accepted: a fault): from here the fee payer may be billed.
+    if (!isSendOutcome(sent) || sent.ok) config.onFee?.(sending.fee);
     // A fault (time-out, connection lost) says nothing about whether the node took the transaction:
     // it may still land, so it is pending under the signature we already know, never "failed".
     if (!isSendOutcome(sent)) {
@@ -182,39 +228,16 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     return { success: true, transaction, network, payer };
   }
 
-  /**
-   * Blockhash first, then status: once the blockhash is no longer valid the transaction can never
-   * land, so a status read after that is final (read the other way round, it could land between).
-   */
-  async function settlementStatus(
-    payment: PaymentPayload,
-    _requirements: PaymentRequirements,
-    transaction: string,
-    signal: AbortSignal,
-  ): Promise<SettlementStatus> {
-    const wire = payloadWire(payment);
-    if (!wire) return { status: 'failed', reason: SVM_REASON.couldNotBeDecoded, message: 'the payment transaction cannot be decoded' };
-    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
-    const expired = sim.ok ? JSON.stringify(sim.err ?? null).includes('BlockhashNotFound') : /BlockhashNotFound|blockhash not found/i.test(sim.message);
-    const status = await config.rpc.getSignatureStatus(transaction, signal);
-    if (status?.err) return { status: 'failed', reason: SVM_REASON.transactionFailed, message: `failed on chain: ${JSON.stringify(status.err)}` };
-    if (status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment]) return { status: 'landed' };
-    if (status === null && expired)
-      return { status: 'failed', reason: SVM_REASON.blockhashExpired, message: 'the transaction never landed and its blockhash has expired' };
-    return { status: 'pending', message: status ? `at ${status.confirmationStatus ?? 'unknown'}, waiting for ${commitment}` : 'not seen yet' };
-  }
-
   return {
     network: config.network,
     supportedExtra: { feePayer: config.feePayer },
     signers: [config.feePayer],
     replayKey(payment) {
       const decoded = decodePayload(payment);
-      // The message hash: one message is one payment however many valid signatures exist for it.
-      return decoded ? `svm:${createHash('sha256').update(decoded.tx.messageBytes).digest('hex')}` : null;
+      return decoded ? keyOf(decoded.tx) : null;
     },
     verify,
     settle,
-    settlementStatus,
+    settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
   };
 }

@@ -10,11 +10,15 @@ export const SVM_REASON = {
   feePayerMismatch: 'invalid_exact_svm_fee_payer_mismatch',
   couldNotBeDecoded: 'invalid_exact_svm_payload_transaction_could_not_be_decoded',
   signatureInvalid: 'invalid_exact_svm_payload_signature_invalid',
+  excessiveSigners: 'invalid_exact_svm_payload_excessive_signers',
   altUnavailable: 'invalid_exact_svm_smart_wallet_alt_resolution_not_available',
   instructionsLength: 'invalid_exact_svm_payload_transaction_instructions_length',
   computeLimit: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',
+  computeLimitTooHigh: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high',
   computePrice: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction',
   computePriceTooHigh: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+  /** Ours: compute-unit limit x price over the per-settlement priority-fee ceiling (the reference caps the price alone). */
+  priorityFeeTooHigh: 'invalid_exact_svm_payload_transaction_priority_fee_too_high',
   noTransfer: 'invalid_exact_svm_payload_no_transfer_instruction',
   feePayerTransferringFunds: 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
   mintMismatch: 'invalid_exact_svm_payload_mint_mismatch',
@@ -28,6 +32,11 @@ export const SVM_REASON = {
   transactionFailed: 'invalid_exact_svm_transaction_failed',
   /** Ours: a pending settlement that can no longer land (no reference code exists for it). */
   blockhashExpired: 'invalid_exact_svm_transaction_expired',
+  /**
+   * Ours: this payer's token account is already committed, by settlements of ours in flight, up to
+   * the balance read when the payment was verified; nothing was signed or sent.
+   */
+  payerBusy: 'payer_busy',
   settlementPending: 'settlement_pending',
   duplicateSettlement: 'duplicate_settlement',
 } as const;

@@ -2,8 +2,11 @@
  * The x402 exact-SVM transaction rules, pure: instruction layout (3-7: compute-unit limit,
  * compute-unit price under the cap, TransferChecked of exactly `amount` of `asset` to payTo's
  * associated token account, then only Memo or Lighthouse), and fee-payer isolation (our key pays
- * the fee, appears in no instruction and is not the transfer authority). Signatures and simulation
- * are checked elsewhere (pool, RPC).
+ * the fee, appears in no instruction and is not the transfer authority). Stricter than the spec
+ * where our fee payer's money is at stake: the limit may not exceed what the transfer needs with a
+ * margin, limit x price (the priority fee we pay) stays under a per-settlement ceiling, and the
+ * signatures (5,000 lamports each) are capped.
+ * Signatures and simulation are checked elsewhere (pool, RPC).
  */
 import type { WireInstruction, WireTransaction } from '../chain/svm-wire.ts';
 import { SVM_REASON, type SvmReason } from './svm-reasons.ts';
@@ -15,6 +18,24 @@ export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 export const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95';
 /** x402's cap on the compute-unit price (MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS in @x402/svm). */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+/**
+ * The largest compute-unit limit a payment may make our fee payer buy. The official client sets
+ * 20,000; its whole transaction consumes 692 CU on the localnet (whose token program is the lean
+ * one), and the classic SPL Token TransferChecked is reported at about 6,000 CU. Twice the
+ * official figure leaves room for a Token-2022 mint and wallet-injected Lighthouse checks.
+ */
+export const MAX_PAYMENT_COMPUTE_UNITS = 40_000;
+/** Default ceiling of one settlement's priority fee (limit x price), lamports: one signature's base fee. */
+export const DEFAULT_MAX_PRIORITY_FEE_LAMPORTS = 5_000;
+/**
+ * Most signatures a payment may carry, ours included: each is 5,000 lamports of base fee to our fee
+ * payer. The official client's has 2 (ours and the transfer authority's); one more leaves room for
+ * a co-signing wallet.
+ */
+export const MAX_REQUIRED_SIGNATURES = 3;
+/** The base fee per signature the fee payer pays (Solana's, fixed). */
+export const LAMPORTS_PER_SIGNATURE = 5_000n;
+const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
 export const MIN_INSTRUCTIONS = 3;
 export const MAX_INSTRUCTIONS = 7;
 
@@ -31,6 +52,8 @@ export interface SvmRuleTerms {
   readonly asset: string;
   readonly amount: bigint;
   readonly feePayer: string;
+  /** Most lamports of priority fee (limit x price) one settlement may cost the fee payer. */
+  readonly maxPriorityFeeLamports: bigint;
   /** payTo's associated token account for `asset` under each token program. */
   readonly destinations: { readonly [TOKEN_PROGRAM]: string; readonly [TOKEN_2022_PROGRAM]: string };
 }
@@ -40,6 +63,23 @@ export type SvmRuleResult =
   | { readonly ok: false; readonly reason: SvmReason; readonly payer: string };
 
 const u64At = (data: Uint8Array, at: number): bigint => Buffer.from(data.buffer, data.byteOffset, data.byteLength).readBigUInt64LE(at);
+const u32At = (data: Uint8Array, at: number): number => Buffer.from(data.buffer, data.byteOffset, data.byteLength).readUInt32LE(at);
+
+/** The priority fee a limit and a price cost, as Solana charges it: ceil(limit x price / 10^6) lamports. */
+export function priorityFeeLamports(units: number, microLamportsPerUnit: bigint): bigint {
+  const product = BigInt(units) * microLamportsPerUnit;
+  return (product + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
+}
+
+/**
+ * What the fee payer pays for a transaction that passed the rules (limit and price are its first
+ * two instructions): the base fee per signature and the priority fee.
+ */
+export function settlementFee(tx: WireTransaction): { readonly baseLamports: bigint; readonly priorityLamports: bigint } {
+  const [limit, price] = tx.instructions;
+  const priority = limit && price ? priorityFeeLamports(u32At(limit.data, 1), u64At(price.data, 1)) : 0n;
+  return { baseLamports: LAMPORTS_PER_SIGNATURE * BigInt(tx.numRequiredSignatures), priorityLamports: priority };
+}
 
 function programOf(tx: WireTransaction, ix: WireInstruction): string {
   return tx.staticAccounts[ix.programIndex] ?? '';
@@ -54,13 +94,18 @@ function tokenPayer(tx: WireTransaction): string {
   return '';
 }
 
-function checkComputeBudget(tx: WireTransaction): SvmReason | null {
+/** Limit then price, in the reference's order; then what the two cost our fee payer together. */
+function checkComputeBudget(tx: WireTransaction, maxPriorityFeeLamports: bigint): SvmReason | null {
   const [limit, price] = tx.instructions;
   if (!limit || programOf(tx, limit) !== COMPUTE_BUDGET_PROGRAM || limit.data[0] !== SET_COMPUTE_UNIT_LIMIT || limit.data.length !== COMPUTE_LIMIT_DATA_BYTES)
     return SVM_REASON.computeLimit;
+  const units = u32At(limit.data, 1);
+  if (units > MAX_PAYMENT_COMPUTE_UNITS) return SVM_REASON.computeLimitTooHigh;
   if (!price || programOf(tx, price) !== COMPUTE_BUDGET_PROGRAM || price.data[0] !== SET_COMPUTE_UNIT_PRICE || price.data.length !== COMPUTE_PRICE_DATA_BYTES)
     return SVM_REASON.computePrice;
-  if (u64At(price.data, 1) > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return SVM_REASON.computePriceTooHigh;
+  const microLamports = u64At(price.data, 1);
+  if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return SVM_REASON.computePriceTooHigh;
+  if (priorityFeeLamports(units, microLamports) > maxPriorityFeeLamports) return SVM_REASON.priorityFeeTooHigh;
   return null;
 }
 
@@ -75,13 +120,14 @@ function checkOptional(tx: WireTransaction): SvmReason | null {
 /** Applies every layout and isolation rule; the first broken rule is the reason. */
 export function checkSvmPaymentRules(tx: WireTransaction, terms: SvmRuleTerms): SvmRuleResult {
   const fail = (reason: SvmReason, payer = ''): SvmRuleResult => ({ ok: false, reason, payer });
+  if (tx.numRequiredSignatures > MAX_REQUIRED_SIGNATURES) return fail(SVM_REASON.excessiveSigners);
   if (tx.staticAccounts[0] !== terms.feePayer) return fail(SVM_REASON.feePayerMismatch);
   if (tx.addressTableLookups > 0) return fail(SVM_REASON.altUnavailable);
   const accountCount = tx.staticAccounts.length;
   if (tx.instructions.some((ix) => ix.programIndex >= accountCount || ix.accountIndices.some((a) => a >= accountCount)))
     return fail(SVM_REASON.couldNotBeDecoded);
   if (tx.instructions.length < MIN_INSTRUCTIONS || tx.instructions.length > MAX_INSTRUCTIONS) return fail(SVM_REASON.instructionsLength);
-  const budget = checkComputeBudget(tx);
+  const budget = checkComputeBudget(tx, terms.maxPriorityFeeLamports);
   if (budget) return fail(budget);
   const payer = tokenPayer(tx);
   const transfer = tx.instructions[2]!;

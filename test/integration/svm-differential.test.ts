@@ -1,11 +1,13 @@
 /**
  * Differential check of our exact-SVM verifier against the reference facilitator of @x402/svm
  * (its ExactSvmScheme with a signer over the localnet RPC): the same payloads, judged by both,
- * must get the same verdict and, when invalid, the same reason. One documented divergence: we
- * refuse a fee payer named in ANY instruction (x402 spec: fee payer isolation); the reference's
- * static path only checks the transfer authority, so it reports a later rule instead.
+ * must get the same verdict and, when invalid, the same reason. Two documented divergences, both
+ * where we are stricter: we refuse a fee payer named in ANY instruction (x402 spec: fee payer
+ * isolation; the reference's static path only checks the transfer authority, so it reports a later
+ * rule instead), and a priority fee (limit x price) over our per-settlement ceiling (the reference
+ * caps the price alone). The reference is given our compute-unit cap, which it supports as an option.
  */
-import { address, createKeyPairSignerFromPrivateKeyBytes, type Instruction } from '@solana/kit';
+import { AccountRole, address, createKeyPairSignerFromPrivateKeyBytes, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { ExactSvmScheme as ReferenceFacilitator } from '@x402/svm/exact/facilitator';
 import { toFacilitatorSvmSigner } from '@x402/svm';
@@ -19,6 +21,7 @@ import type { PoolTasks } from '../../workers/pool-worker.ts';
 import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
 import { createSvmExactScheme } from '../../src/x402/svm-exact.ts';
+import { MAX_PAYMENT_COMPUTE_UNITS, MAX_REQUIRED_SIGNATURES } from '../../src/x402/svm-rules.ts';
 import { buildPaymentTx, fundedPayer, MEMO_PROGRAM, rpcCall, type PaymentTxOptions, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
@@ -35,6 +38,12 @@ let payer: TestPayer;
 let broke: TestPayer;
 let requirements: PaymentRequirements;
 
+let extraSigners: KeyPairSigner[] = [];
+const memoSignedBy = (signers: readonly KeyPairSigner[]): Instruction => ({
+  programAddress: address(MEMO_PROGRAM),
+  accounts: signers.map((signer) => ({ address: signer.address, role: AccountRole.READONLY_SIGNER, signer })),
+  data: new TextEncoder().encode('co-signed'),
+});
 const memo = (text: string): Instruction => ({ programAddress: address(MEMO_PROGRAM), data: new TextEncoder().encode(text) });
 
 beforeAll(async () => {
@@ -48,9 +57,14 @@ beforeAll(async () => {
   await rpcCall(rpcUrl, 'localnet_fundStablecoin', [payTo, 0]);
   pool = createWorkerPool({ size: 1, identitySeed: seed });
   ours = createSvmExactScheme({ network: SOLANA, feePayer, rpc: createRpcClient({ url: rpcUrl }), pool });
-  reference = new ReferenceFacilitator(toFacilitatorSvmSigner(identity, { defaultRpcUrl: rpcUrl }));
+  // The reference caps the compute-unit limit and the signatures only when told to: told ours, it judges them as we do.
+  reference = new ReferenceFacilitator(toFacilitatorSvmSigner(identity, { defaultRpcUrl: rpcUrl }), undefined, {
+    maxComputeUnits: MAX_PAYMENT_COMPUTE_UNITS,
+    maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+  });
   payer = await fundedPayer(rpcUrl, 1_000_000);
   broke = await fundedPayer(rpcUrl, 10);
+  extraSigners = await Promise.all([1, 2].map(() => createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(randomBytes(32)))));
   requirements = { scheme: 'exact', network: SOLANA, amount: '1000', asset: localnet.stablecoinMint, payTo, maxTimeoutSeconds: 60, extra: { feePayer } };
 });
 afterAll(async () => {
@@ -81,7 +95,12 @@ const zeroPayerSignature = (p: PaymentPayload): PaymentPayload => {
 
 const CASES: readonly Case[] = [
   { name: 'valid: the official client layout', expectValid: true },
-  { name: 'valid: compute-unit price exactly at the cap', tx: (o) => ({ ...o, cuPrice: 5_000_000n }), expectValid: true },
+  // At the price cap the limit must stay small for limit x price to fit our priority-fee ceiling (5,000 lamports).
+  { name: 'valid: compute-unit price exactly at the cap', tx: (o) => ({ ...o, cuPrice: 5_000_000n, cuLimit: 1_000 }), expectValid: true },
+  { name: 'compute-unit limit over our cap', tx: (o) => ({ ...o, cuLimit: MAX_PAYMENT_COMPUTE_UNITS + 1 }), expectValid: false },
+  { name: 'a memo naming two more signers (4 signatures)', tx: (o) => ({ ...o, extra: [memoSignedBy(extraSigners)] }), expectValid: false },
+  { name: 'valid: a memo naming one more signer (3 signatures)', tx: (o) => ({ ...o, extra: [memoSignedBy(extraSigners.slice(0, 1))] }), expectValid: true },
+  { name: 'compute-unit limit 1,400,000 at the price cap', tx: (o) => ({ ...o, cuLimit: 1_400_000, cuPrice: 5_000_000n }), expectValid: false },
   { name: 'valid: two memos after the transfer', tx: (o) => ({ ...o, extra: [memo('second')] }), expectValid: true },
   { name: 'amount one unit short', tx: (o) => ({ ...o, amount: o.amount - 1n }), expectValid: false },
   { name: 'amount one unit over', tx: (o) => ({ ...o, amount: o.amount + 1n }), expectValid: false },
@@ -158,5 +177,13 @@ describe('our verifier and the @x402/svm reference facilitator agree', () => {
     const theirs = await reference.verify(payload as never, requirements as never);
     expect(mine).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds' });
     expect(theirs.isValid).toBe(false);
+  });
+
+  it('diverges only where we are stricter: limit x price over our priority-fee ceiling (the reference caps the price alone)', async () => {
+    const payload = await payloadFor({ name: 'priority fee', expectValid: false, tx: (o) => ({ ...o, cuPrice: 5_000_000n }) });
+    const mine = await ours.verify(payload, requirements, new AbortController().signal);
+    const theirs = await reference.verify(payload as never, requirements as never);
+    expect(mine).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_svm_payload_transaction_priority_fee_too_high' });
+    expect(theirs.isValid).toBe(true);
   });
 });

@@ -43,6 +43,13 @@ async function payment(feePayer: string): Promise<{ payment: PaymentPayload; req
   };
 }
 
+/** Settled without a verification here, so the payer's token account is read before signing: it holds enough. */
+async function payerTokenAccount() {
+  const data = new Uint8Array(165);
+  Buffer.from(data.buffer).writeBigUInt64LE(1_000_000n, 64);
+  return { owner: SOME_ADDRESS, lamports: 1n, data };
+}
+
 /**
  * An RPC whose send hands the transaction to the stream at once (its confirmation arrives before
  * the send's answer does) and whose status queries are counted, answering `status`.
@@ -60,6 +67,7 @@ function rpcStreamingOnSend(watch: SignatureWatch | null, status: SignatureStatu
       counts.polls++;
       return status;
     },
+    getAccountInfo: payerTokenAccount,
   };
   return { rpc: rpc as unknown as RpcClient, counts };
 }
@@ -94,10 +102,13 @@ describe('settlement and the signature watch', () => {
   it('a send the node refuses releases the entry too', async () => {
     const feePayer = (await createKeyPairSignerFromPrivateKeyBytes(seed)).address;
     const watch = createSignatureWatch({ isLive: () => true });
-    const rpc = { sendTransaction: async (): Promise<SendOutcome> => ({ ok: false, code: -32002, message: 'Blockhash not found' }) } as unknown as RpcClient;
+    const rpc = {
+      sendTransaction: async (): Promise<SendOutcome> => ({ ok: false, code: -32002, message: 'Blockhash not found' }),
+      getAccountInfo: payerTokenAccount,
+    } as unknown as RpcClient;
     const scheme = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer, rpc, pool, signatures: watch });
     const { payment: p, requirements } = await payment(feePayer);
-    expect(await scheme.settle(p, requirements, signal)).toMatchObject({ success: false, errorReason: expect.any(String) });
+    expect(await scheme.settle(p, requirements, signal)).toMatchObject({ success: false, errorReason: 'invalid_exact_svm_transaction_failed' });
     expect(watch.size).toBe(0);
   });
 });

@@ -3,6 +3,9 @@ import type { WireInstruction, WireTransaction } from '../../src/chain/svm-wire.
 import {
   checkSvmPaymentRules,
   COMPUTE_BUDGET_PROGRAM,
+  MAX_PAYMENT_COMPUTE_UNITS,
+  priorityFeeLamports,
+  settlementFee,
   LIGHTHOUSE_PROGRAM,
   MEMO_PROGRAM,
   TOKEN_2022_PROGRAM,
@@ -29,6 +32,7 @@ const TERMS: SvmRuleTerms = {
   asset: ACCOUNTS[3]!,
   amount: 1000n,
   feePayer: ACCOUNTS[0]!,
+  maxPriorityFeeLamports: 5_000n,
   destinations: { [TOKEN_PROGRAM]: ACCOUNTS[4]!, [TOKEN_2022_PROGRAM]: 'Dest2022111111111111111111111111111111111' },
 };
 
@@ -37,7 +41,12 @@ const u64 = (v: bigint) => {
   b.writeBigUInt64LE(v);
   return [...b];
 };
-const limit = (units = 20_000): WireInstruction => ({ programIndex: 5, accountIndices: [], data: Uint8Array.from([2, units & 255, (units >> 8) & 255, 0, 0]) });
+const u32 = (v: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v);
+  return [...b];
+};
+const limit = (units = 20_000): WireInstruction => ({ programIndex: 5, accountIndices: [], data: Uint8Array.from([2, ...u32(units)]) });
 const price = (micro = 1n): WireInstruction => ({ programIndex: 5, accountIndices: [], data: Uint8Array.from([3, ...u64(micro)]) });
 const transfer = (o: { amount?: bigint; accounts?: number[]; program?: number; data?: number[] } = {}): WireInstruction => ({
   programIndex: o.program ?? 6,
@@ -73,6 +82,13 @@ describe('checkSvmPaymentRules', () => {
     const r = checkSvmPaymentRules(tx([limit(), price(), transfer(), memo]), TERMS);
     expect(r).toMatchObject({ ok: true, payer: ACCOUNTS[1], transfer: { destination: ACCOUNTS[4], authority: ACCOUNTS[1] } });
   });
+  it('accepts a limit at ours whose priority fee is exactly the ceiling', () => {
+    expect(reasonOf(tx([limit(MAX_PAYMENT_COMPUTE_UNITS), price(125_000n), transfer(), memo]))).toBe('ok');
+    expect(checkSvmPaymentRules(tx([limit(40_000), price(125_000n), transfer(), memo]), { ...TERMS, maxPriorityFeeLamports: 4_999n })).toMatchObject({
+      ok: false,
+      reason: SVM_REASON.priorityFeeTooHigh,
+    });
+  });
   it('accepts Memo and Lighthouse after the transfer, up to 7 instructions', () => {
     expect(reasonOf(tx([limit(), price(), transfer(), memo, { ...memo, programIndex: 8 }, memo, memo]))).toBe('ok');
   });
@@ -82,6 +98,11 @@ describe('checkSvmPaymentRules', () => {
       tx([limit(), price(), transfer(), memo], { staticAccounts: [ACCOUNTS[1]!, ACCOUNTS[0]!, ...ACCOUNTS.slice(2)] }),
       SVM_REASON.feePayerMismatch,
     ],
+    [
+      'four signatures (20,000 lamports of base fee)',
+      tx([limit(), price(), transfer(), memo], { numRequiredSignatures: 4, signatures: Array.from({ length: 4 }, () => new Uint8Array(64)) }),
+      SVM_REASON.excessiveSigners,
+    ],
     ['address table lookups', tx([limit(), price(), transfer(), memo], { addressTableLookups: 1 }), SVM_REASON.altUnavailable],
     ['account index out of range', tx([limit(), price(), transfer({ accounts: [2, 3, 4, 99] }), memo]), SVM_REASON.couldNotBeDecoded],
     ['two instructions', tx([transfer(), memo]), SVM_REASON.instructionsLength],
@@ -90,6 +111,15 @@ describe('checkSvmPaymentRules', () => {
     ['limit data too long', tx([{ ...limit(), data: Uint8Array.from([2, 0, 0, 0, 0, 0]) }, price(), transfer(), memo]), SVM_REASON.computeLimit],
     ['price missing', tx([limit(), transfer(), memo]), SVM_REASON.computePrice],
     ['price over the cap', tx([limit(), price(5_000_001n), transfer(), memo]), SVM_REASON.computePriceTooHigh],
+    ['limit one unit over ours', tx([limit(MAX_PAYMENT_COMPUTE_UNITS + 1), price(), transfer(), memo]), SVM_REASON.computeLimitTooHigh],
+    [
+      'limit 1,400,000 at the price cap (the limit is judged first)',
+      tx([limit(1_400_000), price(5_000_000n), transfer(), memo]),
+      SVM_REASON.computeLimitTooHigh,
+    ],
+    ['limit 1,400,000 with no price instruction', tx([limit(1_400_000), transfer(), memo]), SVM_REASON.computeLimitTooHigh],
+    ['the official limit at the price cap: 100,000 lamports', tx([limit(20_000), price(5_000_000n), transfer(), memo]), SVM_REASON.priorityFeeTooHigh],
+    ['limit at ours, one lamport over the ceiling', tx([limit(40_000), price(125_001n), transfer(), memo]), SVM_REASON.priorityFeeTooHigh],
     ['transfer by another program', tx([limit(), price(), { ...transfer(), programIndex: 7 }, memo]), SVM_REASON.noTransfer],
     ['plain Transfer (3) instead of TransferChecked', tx([limit(), price(), transfer({ data: [3, ...u64(1000n)] }), memo]), SVM_REASON.noTransfer],
     ['TransferChecked with trailing bytes', tx([limit(), price(), transfer({ data: [12, ...u64(1000n), 6, 0] }), memo]), SVM_REASON.noTransfer],
@@ -105,5 +135,22 @@ describe('checkSvmPaymentRules', () => {
     ['unknown seventh', tx([limit(), price(), transfer(), memo, memo, memo, { ...memo, programIndex: 5 }]), SVM_REASON.unknownSeventh],
   ])('%s', (_why, t, reason) => {
     expect(reasonOf(t)).toBe(reason);
+  });
+});
+
+describe('what a settlement costs the fee payer', () => {
+  it('prices limit x price as Solana charges it: rounded up to whole lamports', () => {
+    expect(priorityFeeLamports(20_000, 1n)).toBe(1n);
+    expect(priorityFeeLamports(1_400_000, 5_000_000n)).toBe(7_000_000n);
+    expect(priorityFeeLamports(40_000, 125_000n)).toBe(5_000n);
+    expect(priorityFeeLamports(40_000, 125_001n)).toBe(5_001n);
+    expect(priorityFeeLamports(0, 5_000_000n)).toBe(0n);
+  });
+  it("the official client's transaction: two signatures and one lamport of priority (10,001 in all)", () => {
+    expect(settlementFee(tx([limit(), price(), transfer(), memo]))).toEqual({ baseLamports: 10_000n, priorityLamports: 1n });
+  });
+  it('the issue 28 attack: 7,010,000 lamports', () => {
+    const fee = settlementFee(tx([limit(1_400_000), price(5_000_000n), transfer(), memo]));
+    expect(fee.baseLamports + fee.priorityLamports).toBe(7_010_000n);
   });
 });

@@ -1,0 +1,188 @@
+/**
+ * Settlements in flight from one source token account never add up to more than its balance as
+ * read when each payment was verified. Racing payments from one payer each pass verification alone
+ * (each simulation sees the whole balance); on a real cluster every one we send that then fails on
+ * chain is still billed to our fee payer. So before signing, a settlement reserves its amount:
+ * what its verification read, less the settlements in flight and those that finished spending since
+ * that read, must cover it. One that does not fit waits (bounded) for the settlements ahead of it,
+ * or is refused; a payer whose calls are covered never waits.
+ *
+ * A settlement whose fate is unknown (sent, not confirmed) stays in flight for UNKNOWN_HOLD_MS,
+ * past its blockhash's life, so a read that does not show it yet cannot commit the same tokens.
+ * Reads and finishes older than RECENT_MS are forgotten; a read that old is treated as stale.
+ */
+
+/** How long a settlement that does not fit waits for those ahead of it before `payer_busy`. */
+export const SOURCE_WAIT_MS = 3_000;
+/** A sent settlement whose outcome is unknown counts as in flight this long (a blockhash lives ~60-90 s). */
+export const UNKNOWN_HOLD_MS = 120_000;
+/** Verification reads and spent finishes kept per source; longer than any verify-to-settle span. */
+export const RECENT_MS = 300_000;
+/** Most verification reads kept waiting for their settlement (a non-200 answer never settles). */
+export const MAX_NOTED_READS = 50_000;
+
+export type SettlementOutcome = 'spent' | 'unspent' | 'unknown';
+
+/** A reservation: end it once with what became of the settlement. */
+export interface SourceHold {
+  end(outcome: SettlementOutcome): void;
+}
+
+export interface SourceBudgetConfig {
+  readonly waitMs?: number;
+  readonly unknownHoldMs?: number;
+  /** Monotonic milliseconds (tests inject one); default performance.now. */
+  readonly now?: () => number;
+}
+
+export interface SourceBudget {
+  /** Whether verification noted a read for the payment `key` (and it is still kept). */
+  hasRead(key: string): boolean;
+  /** Records what verification read: `balance` of `source` before the payment `key` moves anything. */
+  noteRead(key: string, source: string, balance: bigint): void;
+  /**
+   * Reserves `amount` from `source` for the payment `key`; null when its verification read is
+   * unknown (or stale), or it does not fit within the wait. The caller then refuses the payment.
+   */
+  reserve(key: string, source: string, amount: bigint, signal?: AbortSignal): Promise<SourceHold | null>;
+  /** Sources with settlements in flight or recent finishes (bounded by activity, for tests). */
+  readonly trackedSources: number;
+}
+
+interface SourceState {
+  inFlight: bigint;
+  holds: number;
+  waiting: number;
+  /** Finished settlements that spent tokens: when, and how much. */
+  readonly spent: { at: number; amount: bigint }[];
+  readonly wake: Set<() => void>;
+}
+
+interface NotedRead {
+  readonly source: string;
+  readonly balance: bigint;
+  readonly at: number;
+}
+
+/** Creates the budget of every source (one per scheme, in memory: a restart has nothing in flight). */
+export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudget {
+  const waitMs = config.waitMs ?? SOURCE_WAIT_MS;
+  const unknownHoldMs = config.unknownHoldMs ?? UNKNOWN_HOLD_MS;
+  const now = config.now ?? (() => performance.now());
+  const sources = new Map<string, SourceState>();
+  const reads = new Map<string, NotedRead>();
+  /** Every spent finish in time order, so a source nobody touches again is still forgotten. */
+  const finishes: { readonly at: number; readonly source: string }[] = [];
+
+  function forgetOld(state: SourceState, source: string): void {
+    const horizon = now() - RECENT_MS;
+    while (state.spent.length > 0 && state.spent[0]!.at < horizon) state.spent.shift();
+    if (state.holds === 0 && state.waiting === 0 && state.spent.length === 0) sources.delete(source);
+  }
+
+  function stateOf(source: string): SourceState {
+    let state = sources.get(source);
+    if (!state) {
+      state = { inFlight: 0n, holds: 0, waiting: 0, spent: [], wake: new Set() };
+      sources.set(source, state);
+    }
+    return state;
+  }
+
+  /** What the read leaves for this payment: less what is in flight and what was spent since the read. */
+  function available(state: SourceState, read: NotedRead): bigint {
+    let spentSince = 0n;
+    for (const s of state.spent) if (s.at >= read.at) spentSince += s.amount;
+    return read.balance - state.inFlight - spentSince;
+  }
+
+  function finish(source: string, state: SourceState, amount: bigint, spent: boolean): void {
+    state.inFlight -= amount;
+    state.holds--;
+    if (spent) {
+      state.spent.push({ at: now(), amount });
+      finishes.push({ at: now(), source });
+    }
+    for (const wake of [...state.wake]) wake();
+    forgetOld(state, source);
+  }
+
+  /** Resolves when a settlement of this source finishes, the time is up, or the caller leaves. */
+  function changed(state: SourceState, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        state.wake.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      state.wake.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  function holdFor(source: string, state: SourceState, amount: bigint): SourceHold {
+    state.inFlight += amount;
+    state.holds++;
+    let ended = false;
+    return {
+      end(outcome) {
+        if (ended) return;
+        ended = true;
+        if (outcome !== 'unknown') return finish(source, state, amount, outcome === 'spent');
+        setTimeout(() => finish(source, state, amount, true), unknownHoldMs).unref();
+      },
+    };
+  }
+
+  async function reserve(key: string, source: string, amount: bigint, signal?: AbortSignal): Promise<SourceHold | null> {
+    const read = reads.get(key);
+    reads.delete(key);
+    if (!read || read.source !== source || read.at < now() - RECENT_MS) return null;
+    const state = stateOf(source);
+    const deadline = now() + waitMs;
+    state.waiting++;
+    try {
+      while (available(state, read) < amount) {
+        // Nothing ahead of it to finish: waiting cannot make room.
+        if (state.holds === 0 || signal?.aborted || now() >= deadline) return null;
+        await changed(state, deadline - now(), signal);
+      }
+      return holdFor(source, state, amount);
+    } finally {
+      state.waiting--;
+      forgetOld(state, source);
+    }
+  }
+
+  /** Forgets what aged out: amortized, a few entries per verification. */
+  function sweep(at: number): void {
+    while (finishes.length > 0 && finishes[0]!.at < at - RECENT_MS) {
+      const { source } = finishes.shift()!;
+      const state = sources.get(source);
+      if (state) forgetOld(state, source);
+    }
+  }
+
+  function noteRead(key: string, source: string, balance: bigint): void {
+    const at = now();
+    sweep(at);
+    reads.delete(key);
+    reads.set(key, { source, balance, at });
+    // Oldest first: a read whose answer was not a 200 never settles and ages out here.
+    for (const [k, r] of reads) {
+      if (reads.size <= MAX_NOTED_READS && r.at >= at - RECENT_MS) break;
+      reads.delete(k);
+    }
+  }
+
+  return {
+    hasRead: (key) => reads.has(key),
+    noteRead,
+    reserve,
+    get trackedSources() {
+      return sources.size;
+    },
+  };
+}
