@@ -13,7 +13,8 @@
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
-import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
+import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { createFreshMirror, freshRecord } from './channel-mirror.ts';
 import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
@@ -67,24 +68,6 @@ async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpRepl
   return answer;
 }
 
-/** A channel we hold no record of, from its on-chain state: what is claimed is our baseline charge. */
-function freshRecord(p: ChannelPayload, onchain: ChannelSnapshot, now: number): ChannelRecord {
-  const c = onchain.totalClaimed;
-  return {
-    config: p.channelConfig,
-    payer: p.channelConfig.payer,
-    charged: c,
-    signedMax: c,
-    signature: '',
-    onchain,
-    syncedAt: now,
-    lastRequestAt: 0,
-    unclaimedSince: 0,
-    last: null,
-    rev: 0,
-  };
-}
-
 /** Creates the processor of channel payments. */
 export function createChannelProcessor(config: ChannelProcessorConfig): ChannelProcessor {
   const { store, facilitator } = config;
@@ -96,6 +79,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     correctiveReply(config.challengeFor(call.entry.path), call.resourceUrl, CHANNEL_REASONS.cumulativeMismatch, id, rec);
   const signerProof = createSignerProof(config);
   const mirrorMaxAgeMs = config.mirrorMaxAgeMs ?? CHANNEL_SYNC_MAX_AGE_MS;
+  const withFreshMirror = createFreshMirror({ store, facilitator, maxAgeMs: mirrorMaxAgeMs, now, fault: config.fault });
 
   /** Null when the channel takes paid calls, else the refusal. */
   const closedTo = (call: PaidCall, rec: ChannelRecord): HttpReply | null =>
@@ -104,13 +88,6 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       : rec.onchain.withdrawRequestedAt !== 0
         ? refuse(call, CHANNEL_REASONS.withdrawalPending, "the payer's timed withdrawal from this channel is pending; it takes no vouchers until it ends")
         : null;
-
-  /** The record with its on-chain mirror no older than the bound (read again when it is), or null when the chain cannot be read. */
-  async function withFreshMirror(id: string, rec: ChannelRecord): Promise<ChannelRecord | null> {
-    if (now() - rec.syncedAt < mirrorMaxAgeMs) return rec;
-    const onchain = await facilitator.read(id).catch(() => null);
-    return onchain ? { ...rec, onchain, syncedAt: now() } : null;
-  }
 
   /** Re-reads a mirror synced before `syncedAt` is stale, after the call, inside the channel's queue, without holding the caller. */
   function syncLater(id: string, syncedAt: number): void {
