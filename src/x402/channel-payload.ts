@@ -2,8 +2,9 @@
  * The `payload` of an x402 `batch-settlement` payment on EVM, read from untrusted JSON: a
  * `voucher` (the channel exists, a new cumulative ceiling), a `deposit` (a voucher plus a
  * token authorization that funds the channel) or a `refund` (a zero-charge voucher asking for
- * the unspent escrow back). Shape only; signatures and money are checked later, in the pool and
- * on chain. Reason codes are the scheme's, as the official facilitator spells them.
+ * the unspent escrow back). Shape, and whether the config is for our terms; signatures and money
+ * are checked later, in the pool and on chain. Reason codes are the scheme's, as the official
+ * facilitator spells them.
  */
 import type { ChannelConfig } from '../chain/evm-channel-typed-data.ts';
 import { isEvmAddress, sameEvmAddress } from '../chain/evm-typed-data.ts';
