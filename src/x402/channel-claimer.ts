@@ -5,6 +5,12 @@
  * withdrawal (we must claim before its delay ends), then sweeps the claimed funds to our receiver
  * with one `settle`. It also keeps the mirror of each owing channel's on-chain state fresh, which
  * is how a withdrawal is noticed.
+ *
+ * One channel whose claim reverts (a smart-wallet payer whose signature no longer holds, a voucher
+ * over what a finished withdrawal left) makes its whole batch revert. A batch whose simulation
+ * reverts is split in halves, each tried again, down to the one channel at fault, which is
+ * quarantined (it takes no more calls, and is shown in the status) while every other is claimed.
+ * Any other failure (the RPC, a receipt that did not come) leaves the batch for the next look.
  */
 import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
 import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf, updateChannel } from './channel-store.ts';
@@ -17,6 +23,10 @@ export const MAX_CLAIMS_PER_TX = 50;
 const MAX_READS_PER_TICK = 200;
 /** Owing channels one look claims at most (the rest wait for the next look). */
 const MAX_OWING_PER_LOOK = 2_000;
+/** Quarantined channels the status lists by id at most (all are counted). */
+const MAX_QUARANTINED_LISTED = 20;
+/** The facilitator's reason for a claim whose simulation failed (the chain refused it before anything was sent). */
+const CLAIM_SIMULATION_FAILED = 'invalid_batch_settlement_evm_claim_simulation_failed';
 
 export interface ChannelClaimerConfig {
   readonly store: ChannelStore;
@@ -46,6 +56,21 @@ export interface ChannelStatus extends ChannelSummary {
   readonly lastClaim: { readonly at: string; readonly transaction: string; readonly channels: number; readonly units: string } | null;
   readonly lastSweep: { readonly at: string; readonly transaction: string; readonly units: string } | null;
   readonly lastError: string | null;
+  /** Channels whose claim reverted on its own, as of the last look: they take no more calls. */
+  readonly quarantined: { readonly count: number; readonly channels: readonly QuarantinedChannel[] };
+}
+
+export interface QuarantinedChannel {
+  readonly channelId: string;
+  readonly since: string;
+  readonly reason: string;
+  /** What it owes us that could not be claimed, token units. */
+  readonly unclaimedUnits: string;
+}
+
+/** Whether a failed claim says the chain refused the batch itself (a revert), not that it could not be asked. */
+export function claimReverted(failure: { readonly reason: string; readonly message: string }): boolean {
+  return failure.reason === CLAIM_SIMULATION_FAILED && /revert/i.test(failure.message);
 }
 
 export interface ChannelClaimer {
@@ -67,12 +92,15 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let summary: ChannelSummary = { open: 0, unclaimedUnits: '0', withdrawalsPending: 0 };
+  let quarantined: ChannelStatus['quarantined'] = { count: 0, channels: [] };
+  let quarantinedThisLook = 0;
 
   const owing = () => store.owing(MAX_OWING_PER_LOOK);
   const update = (id: string, change: (current: ChannelRecord) => ChannelRecord) => updateChannel(store, id, change);
-  const failed = (what: string, message: string) => {
-    lastError = `${what}: ${message}`;
-    config.fault(what, new Error(message));
+  // The status is public (/health): it carries our reason code only; the library's message goes to the log.
+  const failed = (what: string, reason: string, message = '') => {
+    lastError = `${what}: ${reason}`;
+    config.fault(what, new Error(`${reason} ${message}`.trim()));
   };
 
   async function refresh(rows: [string, ChannelRecord][]): Promise<void> {
@@ -87,12 +115,28 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     );
   }
 
+  /** Marks each row's voucher published before the claim that makes it public goes out (channel-signer-proof.ts). */
+  async function markPublished(rows: [string, ChannelRecord][]): Promise<void> {
+    for (const [id, r] of rows) {
+      const published = (current: ChannelRecord) =>
+        BigInt(current.published ?? '0') >= BigInt(r.signedMax) ? current : { ...current, published: r.signedMax };
+      await queue.run(id, () => update(id, published));
+    }
+  }
+
+  /** Claims the rows in one transaction; on a revert, each half alone, down to the channel at fault. Resolves to the units claimed. */
   async function claimBatch(rows: [string, ChannelRecord][]): Promise<bigint> {
+    await markPublished(rows);
     const claims = rows.map(([, r]) => claimEntry(r.config, r.signedMax, r.signature, r.charged));
     const done = await facilitator.claim(claims, config.requirements);
     if (!done.ok) {
-      failed('channel claim failed', `${done.reason} ${done.message}`.trim());
-      return 0n;
+      if (!claimReverted(done)) {
+        failed('channel claim failed', done.reason, done.message);
+        return 0n;
+      }
+      if (rows.length === 1) return quarantine(rows[0]!, done.reason, done.message).then(() => 0n);
+      const half = Math.ceil(rows.length / 2);
+      return (await claimBatch(rows.slice(0, half))) + (await claimBatch(rows.slice(half)));
     }
     let units = 0n;
     for (const [id, claimed] of rows) {
@@ -108,6 +152,25 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     return units;
   }
 
+  /** The channel's claim reverts on its own: it takes no more calls and is left out of claims. */
+  async function quarantine([id]: [string, ChannelRecord], reason: string, message: string): Promise<void> {
+    failed(`channel ${id} quarantined: its claim reverts`, reason, message);
+    quarantinedThisLook++;
+    await queue.run(id, () => update(id, (current) => (current.quarantined ? current : { ...current, quarantined: { at: now(), reason } })));
+  }
+
+  /** The status's view of the quarantined channels among the owing ones. */
+  function noteQuarantined(rows: [string, ChannelRecord][]): void {
+    const held = rows.filter(([, r]) => r.quarantined);
+    const channels = held.slice(0, MAX_QUARANTINED_LISTED).map(([channelId, r]) => ({
+      channelId,
+      since: new Date(r.quarantined!.at).toISOString(),
+      reason: r.quarantined!.reason,
+      unclaimedUnits: unclaimedOf(r).toString(),
+    }));
+    quarantined = { count: held.length, channels };
+  }
+
   /** Lets go of the last answers whose retry window is over (a record per idle channel, written once). */
   async function forgetIdleAnswers(): Promise<void> {
     const before = now() - CHANNEL_ANSWER_KEEP_MS;
@@ -117,10 +180,14 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
   }
 
   async function look(force: boolean): Promise<void> {
+    quarantinedThisLook = 0;
     await forgetIdleAnswers();
     if (config.lead && !(await config.lead())) return;
-    await refresh(await owing());
-    const rows = await owing();
+    const open = (rows: [string, ChannelRecord][]) => rows.filter(([, r]) => !r.quarantined);
+    await refresh(open(await owing()));
+    const all = await owing();
+    noteQuarantined(all);
+    const rows = open(all);
     if (rows.length === 0) return;
     const total = rows.reduce((sum, [, r]) => sum + unclaimedOf(r), 0n);
     const oldest = Math.min(...rows.map(([, r]) => r.unclaimedSince || now()));
@@ -128,9 +195,11 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     if (!(force || withdrawing || total >= config.thresholdUnits || now() - oldest >= config.maxAgeMs)) return;
     let claimed = 0n;
     for (let i = 0; i < rows.length; i += MAX_CLAIMS_PER_TX) claimed += await claimBatch(rows.slice(i, i + MAX_CLAIMS_PER_TX));
+    // The channels quarantined by this look are shown now, not at the next one.
+    if (quarantinedThisLook > 0) noteQuarantined(await owing());
     if (claimed === 0n) return;
     const swept = await facilitator.sweep(config.requirements);
-    if (!swept.ok) return failed('channel sweep failed', `${swept.reason} ${swept.message}`.trim());
+    if (!swept.ok) return failed('channel sweep failed', swept.reason, swept.message);
     lastSweep = { at: new Date(now()).toISOString(), transaction: swept.transaction, units: swept.amount };
     lastError = null;
   }
@@ -140,7 +209,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
       // A forced look waits for an ordinary one under way, then runs itself.
       if (running && force) return running.then(() => this.tick(true));
       running ??= look(force)
-        .catch((err: unknown) => failed('channel claims', err instanceof Error ? err.message : String(err)))
+        .catch((err: unknown) => failed('channel claims', 'unexpected_error', err instanceof Error ? err.message : String(err)))
         .finally(() => {
           running = null;
         });
@@ -151,7 +220,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
       const fresh = store.summary();
       if (fresh instanceof Promise) void fresh.then((s) => (summary = s)).catch(() => undefined);
       else summary = fresh;
-      return { ...summary, lastClaim, lastSweep, lastError };
+      return { ...summary, lastClaim, lastSweep, lastError, quarantined };
     },
     start() {
       timer ??= setInterval(() => void this.tick(), config.intervalMs);

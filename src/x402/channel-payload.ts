@@ -2,16 +2,21 @@
  * The `payload` of an x402 `batch-settlement` payment on EVM, read from untrusted JSON: a
  * `voucher` (the channel exists, a new cumulative ceiling), a `deposit` (a voucher plus a
  * token authorization that funds the channel) or a `refund` (a zero-charge voucher asking for
- * the unspent escrow back). Shape only; signatures and money are checked later, in the pool and
- * on chain. Reason codes are the scheme's, as the official facilitator spells them.
+ * the unspent escrow back). Shape, and whether the config is for our terms; signatures and money
+ * are checked later, in the pool and on chain. Reason codes are the scheme's, as the official
+ * facilitator spells them.
  */
 import type { ChannelConfig } from '../chain/evm-channel-typed-data.ts';
-import { isEvmAddress } from '../chain/evm-typed-data.ts';
+import { isEvmAddress, sameEvmAddress } from '../chain/evm-typed-data.ts';
+import type { PaymentRequirements } from './x402-types.ts';
 
 /** The scheme's name in `accepts`. */
 export const BATCH_SETTLEMENT_SCHEME = 'batch-settlement';
 
-/** x402 reason codes of the batch-settlement scheme that this server gives itself. */
+/**
+ * x402 reason codes of the batch-settlement scheme that this server gives itself; all are the
+ * scheme's but `channelQuarantined`, ours (a claim of the channel reverted on its own).
+ */
 export const CHANNEL_REASONS = {
   payloadType: 'invalid_batch_settlement_evm_payload_type',
   voucherPayload: 'invalid_batch_settlement_evm_voucher_payload',
@@ -33,6 +38,7 @@ export const CHANNEL_REASONS = {
   refundAmountInvalid: 'invalid_batch_settlement_evm_refund_amount_invalid',
   withdrawalPending: 'invalid_batch_settlement_evm_withdrawal_pending',
   rpcReadFailed: 'invalid_batch_settlement_evm_rpc_read_failed',
+  channelQuarantined: 'invalid_batch_settlement_evm_channel_quarantined',
 } as const;
 
 /** The voucher part every payload type carries. */
@@ -140,4 +146,16 @@ export function parseChannelPayload(payload: unknown): ParsedChannelPayload {
   if (p.amount !== undefined && (!isUint128(p.amount) || p.amount === '0'))
     return { ok: false, reason: CHANNEL_REASONS.refundAmountInvalid, message: 'amount is not a positive uint128 decimal string' };
   return { ok: true, payload: { ...base, type: 'refund', amount: (p.amount as string | undefined) ?? null } };
+}
+
+const same = (a: string, b: unknown) => typeof b === 'string' && sameEvmAddress(a, b);
+
+/** Why the channel's config is not for our terms, or null. */
+export function termsMismatch(p: ChannelPayload, r: PaymentRequirements): string | null {
+  const c = p.channelConfig;
+  if (!same(c.receiver, r.payTo)) return CHANNEL_REASONS.receiverMismatch;
+  if (!same(c.receiverAuthorizer, r.extra.receiverAuthorizer)) return CHANNEL_REASONS.receiverAuthorizerMismatch;
+  if (!same(c.token, r.asset)) return CHANNEL_REASONS.tokenMismatch;
+  if (c.withdrawDelay !== Number(r.extra.withdrawDelay)) return CHANNEL_REASONS.withdrawDelayMismatch;
+  return null;
 }

@@ -1,19 +1,24 @@
 /**
  * Paid calls over a payment channel (x402 `batch-settlement` on Base), the per-request half of
- * the scheme: requests of one channel are serialized; a voucher must raise the payer's
- * cumulative ceiling by exactly the price over what we charged (else the corrective 402); its
- * signature is recovered in the pool, against the channel's mirrored on-chain balance, with no
- * chain round trip; the handler runs; only a 200 commits the charge, durably, before it leaves.
+ * the scheme: requests of one channel are serialized; the voucher must first be proven the
+ * channel signer's own (channel-signer-proof.ts: a stranger who knows only the public channel id
+ * gets a plain 402 and learns nothing); it must raise the payer's cumulative ceiling by exactly
+ * the price over what we charged (else the corrective 402, which hands back our state and the
+ * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
+ * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
+ * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
+ * durably, before it leaves.
  * A deposit is verified and sent on chain by the facilitator around the same steps. Claiming the
  * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
-import { sameEvmAddress } from '../chain/evm-typed-data.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
-import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
-import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
+import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { createFreshMirror, freshRecord } from './channel-mirror.ts';
+import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
+import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
@@ -21,13 +26,15 @@ import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { replyOf, storableAnswer } from './pending-settlements.ts';
-import type { PaymentRequirements } from './x402-types.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
-/** Mirrored on-chain state older than this is re-read after a call, ms (well inside the 15-minute minimum withdrawal delay). */
+/**
+ * The mirror's freshness bound, ms: a voucher is never checked against on-chain state read longer
+ * ago than this (nor than the watch interval, when shorter); an older mirror is read again first.
+ * Well inside the 15-minute minimum withdrawal delay, so a withdrawal is seen before it can finish.
+ */
 export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export interface ChannelProcessorConfig {
   readonly store: ChannelStore;
@@ -39,24 +46,14 @@ export interface ChannelProcessorConfig {
   readonly chainId: number;
   readonly fault: (what: string, err: unknown) => void;
   readonly now?: () => number;
+  /** The mirror's freshness bound, ms (default CHANNEL_SYNC_MAX_AGE_MS). */
+  readonly mirrorMaxAgeMs?: number;
 }
 
 export interface ChannelProcessor {
   process(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
   /** The per-channel queue: the claimer updates records inside it too. */
   readonly queue: KeyedQueue;
-}
-
-const same = (a: string, b: unknown) => typeof b === 'string' && sameEvmAddress(a, b);
-
-/** Why the channel's config is not for our terms, or null. */
-function termsMismatch(p: ChannelPayload, r: PaymentRequirements): string | null {
-  const c = p.channelConfig;
-  if (!same(c.receiver, r.payTo)) return CHANNEL_REASONS.receiverMismatch;
-  if (!same(c.receiverAuthorizer, r.extra.receiverAuthorizer)) return CHANNEL_REASONS.receiverAuthorizerMismatch;
-  if (!same(c.token, r.asset)) return CHANNEL_REASONS.tokenMismatch;
-  if (c.withdrawDelay !== Number(r.extra.withdrawDelay)) return CHANNEL_REASONS.withdrawDelayMismatch;
-  return null;
 }
 
 /** Whether the voucher's ceiling is exactly what we charged plus the price (the scheme's cumulative rule). */
@@ -71,24 +68,6 @@ async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpRepl
   return answer;
 }
 
-/** A channel we hold no record of, from its on-chain state: what is claimed is our baseline charge. */
-function freshRecord(p: ChannelPayload, onchain: ChannelSnapshot, now: number): ChannelRecord {
-  const c = onchain.totalClaimed;
-  return {
-    config: p.channelConfig,
-    payer: p.channelConfig.payer,
-    charged: c,
-    signedMax: c,
-    signature: '',
-    onchain,
-    syncedAt: now,
-    lastRequestAt: 0,
-    unclaimedSince: 0,
-    last: null,
-    rev: 0,
-  };
-}
-
 /** Creates the processor of channel payments. */
 export function createChannelProcessor(config: ChannelProcessorConfig): ChannelProcessor {
   const { store, facilitator } = config;
@@ -98,28 +77,22 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   const corrective = (call: PaidCall, id: string, rec: ChannelRecord) =>
     correctiveReply(config.challengeFor(call.entry.path), call.resourceUrl, CHANNEL_REASONS.cumulativeMismatch, id, rec);
+  const signerProof = createSignerProof(config);
+  const mirrorMaxAgeMs = config.mirrorMaxAgeMs ?? CHANNEL_SYNC_MAX_AGE_MS;
+  const withFreshMirror = createFreshMirror({ store, facilitator, maxAgeMs: mirrorMaxAgeMs, now, fault: config.fault });
 
-  /** The voucher's signer is the channel's payer authorizer (an EIP-1271 payer is asked on chain). */
-  async function voucherHolds(call: PaidCall, p: ChannelPayload, id: string): Promise<string | null> {
-    if (same(ZERO_ADDRESS, p.channelConfig.payerAuthorizer)) {
-      const v = await facilitator.verify(call.payment, call.requirements);
-      return v.ok ? null : v.reason;
-    }
-    const input = {
-      config: p.channelConfig,
-      chainId: config.chainId,
-      channelId: id,
-      maxClaimableAmount: p.voucher.maxClaimableAmount,
-      signature: p.voucher.signature,
-    };
-    const check = await config.recover(input, call.request.signal);
-    if (!check.ok) return check.reason === 'channel_id_mismatch' ? CHANNEL_REASONS.channelIdMismatch : CHANNEL_REASONS.voucherSignature;
-    return same(check.signer, p.channelConfig.payerAuthorizer) ? null : CHANNEL_REASONS.voucherSignature;
-  }
+  /** Null when the channel takes paid calls, else the refusal. */
+  const closedTo = (call: PaidCall, rec: ChannelRecord): HttpReply | null =>
+    rec.quarantined
+      ? refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls')
+      : rec.onchain.withdrawRequestedAt !== 0
+        ? refuse(call, CHANNEL_REASONS.withdrawalPending, "the payer's timed withdrawal from this channel is pending; it takes no vouchers until it ends")
+        : null;
 
   /** Re-reads a mirror synced before `syncedAt` is stale, after the call, inside the channel's queue, without holding the caller. */
   function syncLater(id: string, syncedAt: number): void {
-    if (now() - syncedAt < CHANNEL_SYNC_MAX_AGE_MS) return;
+    // Half the bound: a busy channel's mirror is renewed in the background before a call has to wait for it.
+    if (now() - syncedAt < mirrorMaxAgeMs / 2) return;
     void queue
       .run(id, async () => {
         const onchain = await facilitator.read(id);
@@ -166,24 +139,37 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     return reply;
   }
 
+  /** The stored record of the channel, or one from its on-chain state; a refusal when there is no funded channel. */
+  async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
+    const rec = await store.get(id);
+    if (rec) return rec;
+    const onchain = await facilitator.read(id).catch(() => null);
+    if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
+    if (onchain.balance === '0') return refuse(call, CHANNEL_REASONS.channelNotFound, `no funded channel ${id}`);
+    return freshRecord(p, onchain, now());
+  }
+
   async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
-    let rec = await store.get(id);
-    if (!rec) {
-      const onchain = await facilitator.read(id).catch(() => null);
-      if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
-      if (onchain.balance === '0') return refuse(call, CHANNEL_REASONS.channelNotFound, `no funded channel ${id}`);
-      rec = freshRecord(p, onchain, now());
-    }
+    const started = performance.now();
+    const bad = await signerProof(call, p, id);
+    timing.add('verify', performance.now() - started);
+    // Nothing of the channel's state goes to a request not proven to come from its signer.
+    if (bad) return refuse(call, bad);
+    const known = await recordOf(call, id, p);
+    if (!('config' in known)) return known;
     const v = p.voucher;
-    if (rec.last && v.signature === rec.signature && v.maxClaimableAmount === rec.signedMax && rec.last.resource === paidOf(call).originalUrl)
-      return replyOf(rec.last.answer);
-    if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
+    // A voucher anyone may have read off the chain proves nothing: no stored answer, no corrective state.
+    if (isPublished(known, v.maxClaimableAmount)) return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
+    if (known.quarantined) return closedTo(call, known)!;
+    if (known.last && v.signature === known.signature && v.maxClaimableAmount === known.signedMax && known.last.resource === paidOf(call).originalUrl)
+      return replyOf(known.last.answer);
+    if (!raisesByThePrice(p, known, call)) return corrective(call, id, known);
+    const rec = await withFreshMirror(id, known);
+    if (!rec) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
+    const closed = closedTo(call, rec);
+    if (closed) return closed;
     if (BigInt(v.maxClaimableAmount) > BigInt(rec.onchain.balance))
       return refuse(call, CHANNEL_REASONS.exceedsBalance, `the channel holds ${rec.onchain.balance}`);
-    const started = performance.now();
-    const bad = await voucherHolds(call, p, id);
-    timing.add('verify', performance.now() - started);
-    if (bad) return refuse(call, bad);
     const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
     return commit(call, id, rec, p, answer, { transaction: '', amount: '' }, timing);
@@ -196,6 +182,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     if (!verified.ok) return refuse(call, verified.reason, verified.message);
     const known = await store.get(id);
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
+    const closed = closedTo(call, rec);
+    if (closed) return closed;
     if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
     const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
@@ -214,7 +202,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     );
   }
 
-  const refund = createChannelRefund({ store, facilitator, refuse, corrective, voucherHolds, now, fault: config.fault });
+  const refund = createChannelRefund({ store, facilitator, refuse, corrective, signerProof, now, fault: config.fault });
 
   return {
     queue,

@@ -9,6 +9,7 @@ import type { HttpReply } from '../errors.ts';
 import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, type ChannelPayload } from './channel-payload.ts';
 import { channelStateOf, failedOnChain, withChannelResponse } from './channel-replies.ts';
+import { isPublished, type SignerProof } from './channel-signer-proof.ts';
 import type { ChannelRecord, ChannelStore } from './channel-store.ts';
 import type { PaidCall } from './paid-call.ts';
 
@@ -17,8 +18,8 @@ export interface ChannelRefundConfig {
   readonly facilitator: ChannelFacilitator;
   readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
   readonly corrective: (call: PaidCall, id: string, rec: ChannelRecord) => HttpReply;
-  /** Null when the voucher's signature holds, else the reason. */
-  readonly voucherHolds: (call: PaidCall, p: ChannelPayload, id: string) => Promise<string | null>;
+  /** Null when the payload is proven to come from the channel's signer, else the reason. */
+  readonly signerProof: SignerProof;
   readonly now: () => number;
   readonly fault: (what: string, err: unknown) => void;
 }
@@ -27,11 +28,18 @@ export interface ChannelRefundConfig {
 export function createChannelRefund(config: ChannelRefundConfig) {
   const { store, facilitator, refuse } = config;
   return async (call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string): Promise<HttpReply> => {
+    // A refund moves money at our gas: nothing happens, and nothing of the channel is told, before the signer is proven.
+    const bad = await config.signerProof(call, p, id);
+    if (bad) return refuse(call, bad);
     const rec = await store.get(id);
     if (!rec) return refuse(call, CHANNEL_REASONS.missingChannel, `this server holds no channel ${id}`);
-    if (p.voucher.maxClaimableAmount !== rec.charged) return config.corrective(call, id, rec);
-    const bad = await config.voucherHolds(call, p, id);
-    if (bad) return refuse(call, bad);
+    if (rec.quarantined) return refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls');
+    if (p.voucher.maxClaimableAmount !== rec.charged) {
+      // An old voucher read off the chain proves nothing: no corrective state for it.
+      if (isPublished(rec, p.voucher.maxClaimableAmount))
+        return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
+      return config.corrective(call, id, rec);
+    }
     const remainder = BigInt(rec.onchain.balance) - BigInt(rec.charged);
     if (remainder <= 0n) return refuse(call, CHANNEL_REASONS.refundNoBalance, 'nothing is left to refund');
     const amount = p.amount ?? remainder.toString();

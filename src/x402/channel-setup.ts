@@ -9,7 +9,7 @@ import type { EvmHexKey } from '../chain/evm-key-file.ts';
 import type { EvmRelayer } from '../chain/evm-relayer.ts';
 import { createChannelClaimer, type ChannelClaimer } from './channel-claimer.ts';
 import { createChannelFacilitator } from './channel-facilitator.ts';
-import { createChannelProcessor, type ChannelProcessor } from './channel-processor.ts';
+import { CHANNEL_SYNC_MAX_AGE_MS, createChannelProcessor, type ChannelProcessor } from './channel-processor.ts';
 import { createChannelStore, type ChannelStore } from './channel-store.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
@@ -69,6 +69,8 @@ export function startChannels(setup: ChannelSetup): Channels {
     challengeFor: setup.challengeFor,
     chainId: setup.chainId,
     fault: setup.fault,
+    // A shorter watch is an operator asking for a fresher view of the chain: vouchers get it too.
+    mirrorMaxAgeMs: Math.min(CHANNEL_SYNC_MAX_AGE_MS, setup.watchSeconds * 1000),
   });
   const claimer = createChannelClaimer({
     store,

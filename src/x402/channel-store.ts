@@ -38,6 +38,13 @@ export interface ChannelRecord {
   readonly lastRequestAt: number;
   /** When the oldest unclaimed charge was made, ms (0 when everything charged is claimed). */
   readonly unclaimedSince: number;
+  /**
+   * The highest voucher ceiling we sent on chain in a claim (its calldata makes the voucher public),
+   * set before the claim goes out; absent before the first claim.
+   */
+  readonly published?: string;
+  /** Set when a claim of this channel's voucher reverted on its own: no more calls are served on it. */
+  readonly quarantined?: { readonly at: number; readonly reason: string };
   /** The 200 answered for the latest voucher and the resource it answered. */
   readonly last: { readonly resource: string; readonly answer: StoredAnswer } | null;
   /** The revision this record was read at (0: not stored yet); the store writes it one higher. */

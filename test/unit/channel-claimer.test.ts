@@ -1,8 +1,10 @@
 /**
  * When the claimer claims: not before the threshold or the age; at once for a channel whose payer
- * started a timed withdrawal; every owing channel, 50 per transaction, then one sweep; a failed
- * claim leaves the records as they were and says why in the status. Over a real channel log and
- * a recording stand-in of the on-chain half.
+ * started a timed withdrawal; every owing channel, 50 per transaction, then one sweep; a claim
+ * that cannot be asked leaves the records as they were and says why in the status; a batch that
+ * reverts is bisected down to the channel at fault, which is quarantined while the rest are
+ * claimed. Over a real channel log and a recording stand-in of the on-chain half, whose claim
+ * reverts when a row carries the signature `0xbad` (as the contract's does for one bad voucher).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +32,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaimedSince = 1_000): ChannelRecord {
+function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaimedSince = 1_000, signature = '0xsig'): ChannelRecord {
   const config = oneAddressChannelConfig(ADDRESS);
   const snapshot = { balance: '1000000', totalClaimed: '0', withdrawRequestedAt: 0, refundNonce: '0', ...onchain };
   return {
@@ -38,7 +40,7 @@ function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaim
     payer: ADDRESS,
     charged: String(charged),
     signedMax: String(charged),
-    signature: '0xsig',
+    signature,
     onchain: snapshot,
     syncedAt: 1_000,
     lastRequestAt: 1_000,
@@ -48,20 +50,24 @@ function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaim
   };
 }
 
-function setup(options: { thresholdUnits?: bigint; claimFails?: boolean; now?: number } = {}) {
+const REVERTED = { ok: false as const, reason: 'invalid_batch_settlement_evm_claim_simulation_failed', message: 'execution reverted', transaction: '' };
+const RPC_DOWN = { ok: false as const, reason: 'invalid_batch_settlement_evm_claim_simulation_failed', message: 'HTTP request failed', transaction: '' };
+
+function setup(options: { thresholdUnits?: bigint; rpcDown?: boolean; now?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'claimer-'));
   dirs.push(dir);
   const now = () => options.now ?? 2_000;
   const store = createChannelStore({ dir, now });
   const claims: ClaimEntry[][] = [];
+  const publishedAtClaim: (string | undefined)[] = [];
   let sweeps = 0;
   const facilitator = {
     read: async (id: string) => (store.get(id) as ChannelRecord).onchain,
     claim: async (rows: readonly ClaimEntry[]) => {
       claims.push([...rows]);
-      return options.claimFails
-        ? { ok: false as const, reason: 'invalid_batch_settlement_evm_claim_simulation_failed', message: 'reverted', transaction: '' }
-        : { ok: true as const, transaction: '0xclaim' };
+      publishedAtClaim.push((store.get('0x01') as ChannelRecord | undefined)?.published);
+      if (options.rpcDown) return RPC_DOWN;
+      return rows.some((r) => r.signature === '0xbad') ? REVERTED : { ok: true as const, transaction: '0xclaim' };
     },
     sweep: async () => {
       sweeps++;
@@ -80,7 +86,7 @@ function setup(options: { thresholdUnits?: bigint; claimFails?: boolean; now?: n
     fault: () => {},
     now,
   });
-  return { store, claimer, claims, sweeps: () => sweeps };
+  return { store, claimer, claims, publishedAtClaim, sweeps: () => sweeps };
 }
 
 describe('channel claimer', () => {
@@ -120,14 +126,62 @@ describe('channel claimer', () => {
     expect(claimer.status().withdrawalsPending).toBe(1);
   });
 
-  it('leaves the records as they were when the claim fails, and says why', async () => {
-    const { store, claimer, claims, sweeps } = setup({ claimFails: true });
+  it('leaves the records as they were when the claim cannot be asked (no revert: not bisected), and says why without the library message', async () => {
+    const { store, claimer, claims, sweeps } = setup({ rpcDown: true });
     await store.put('0x01', record(1000));
+    await store.put('0x02', record(1000));
     await claimer.tick(true);
-    expect(claims).toHaveLength(1);
+    expect(claims.map((c) => c.length)).toEqual([2]);
     expect(sweeps()).toBe(0);
-    expect((store.get('0x01') as ChannelRecord).onchain.totalClaimed).toBe('0');
-    expect(claimer.status()).toMatchObject({ unclaimedUnits: '1000', lastClaim: null, lastError: expect.stringContaining('claim_simulation_failed') });
+    expect(store.get('0x01') as ChannelRecord).toMatchObject({ onchain: { totalClaimed: '0' } });
+    expect((store.get('0x01') as ChannelRecord).quarantined).toBeUndefined();
+    const status = claimer.status();
+    expect(status).toMatchObject({
+      unclaimedUnits: '2000',
+      lastClaim: null,
+      lastError: expect.stringContaining('claim_simulation_failed'),
+      quarantined: { count: 0 },
+    });
+    expect(status.lastError).not.toContain('HTTP');
+  });
+
+  it('bisects a reverting batch: the one channel at fault is quarantined, every other is claimed, one sweep', async () => {
+    const { store, claimer, claims, sweeps } = setup();
+    const id = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    for (let i = 0; i < 60; i++) await store.put(id(i), record(1000, {}, 1_000, i === 37 ? '0xbad' : '0xsig'));
+    await claimer.tick(true);
+    // 50 rows fail, 25 and 25: the half with row 37 is split again (13 and 12, 6 and 6, ...) down to it; the last 10 at once.
+    expect(claims.filter((c) => c.length === 1 && c[0]!.signature === '0xbad')).toHaveLength(1);
+    expect(claims.at(-1)).toHaveLength(10);
+    expect(sweeps()).toBe(1);
+    for (let i = 0; i < 60; i++) {
+      const r = store.get(id(i)) as ChannelRecord;
+      if (i === 37)
+        expect(r).toMatchObject({ onchain: { totalClaimed: '0' }, quarantined: { at: 2_000, reason: 'invalid_batch_settlement_evm_claim_simulation_failed' } });
+      else expect(r).toMatchObject({ onchain: { totalClaimed: '1000' } });
+    }
+    const status = claimer.status();
+    expect(status).toMatchObject({ unclaimedUnits: '1000', lastClaim: { transaction: '0xclaim' } });
+    expect(status.quarantined).toEqual({
+      count: 1,
+      channels: [
+        { channelId: id(37), since: new Date(2_000).toISOString(), reason: 'invalid_batch_settlement_evm_claim_simulation_failed', unclaimedUnits: '1000' },
+      ],
+    });
+    // The quarantined channel is left out of later claims: no batch reverts on it again.
+    await store.put(id(0), { ...(store.get(id(0)) as ChannelRecord), charged: '2000', signedMax: '2000' });
+    const before = claims.length;
+    await claimer.tick(true);
+    expect(claims.slice(before).map((c) => c.map((r) => r.signature))).toEqual([['0xsig']]);
+    expect(claimer.status().quarantined.count).toBe(1);
+  });
+
+  it('marks a voucher published before the claim that makes it public goes out', async () => {
+    const { store, claimer, publishedAtClaim } = setup();
+    await store.put('0x01', record(3000));
+    await claimer.tick(true);
+    expect(publishedAtClaim).toEqual(['3000']);
+    expect(store.get('0x01')).toMatchObject({ published: '3000', onchain: { totalClaimed: '3000' } });
   });
 
   it('lets go of a last answer once its retry window (10 minutes) is over, and keeps a recent one', async () => {
