@@ -9,6 +9,7 @@
 import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
 import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf, updateChannel } from './channel-store.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
+import { plainReason } from './reason-messages.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
 /** Channels claimed in one transaction at most (gas grows with each row). */
@@ -70,9 +71,10 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
 
   const owing = () => store.owing(MAX_OWING_PER_LOOK);
   const update = (id: string, change: (current: ChannelRecord) => ChannelRecord) => updateChannel(store, id, change);
-  const failed = (what: string, message: string) => {
-    lastError = `${what}: ${message}`;
-    config.fault(what, new Error(message));
+  // /health shows what failed in our words and the reason code; the facilitator's text (a viem error names the RPC URL) goes to the log.
+  const failed = (what: string, message: string, reason?: string) => {
+    lastError = reason === undefined ? what : `${what}: ${plainReason(reason, 'failed')}`;
+    config.fault(what, new Error(reason === undefined ? message : `${reason} ${message}`.trim()));
   };
 
   async function refresh(rows: [string, ChannelRecord][]): Promise<void> {
@@ -91,7 +93,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     const claims = rows.map(([, r]) => claimEntry(r.config, r.signedMax, r.signature, r.charged));
     const done = await facilitator.claim(claims, config.requirements);
     if (!done.ok) {
-      failed('channel claim failed', `${done.reason} ${done.message}`.trim());
+      failed('channel claim failed', done.message, done.reason);
       return 0n;
     }
     let units = 0n;
@@ -130,7 +132,7 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
     for (let i = 0; i < rows.length; i += MAX_CLAIMS_PER_TX) claimed += await claimBatch(rows.slice(i, i + MAX_CLAIMS_PER_TX));
     if (claimed === 0n) return;
     const swept = await facilitator.sweep(config.requirements);
-    if (!swept.ok) return failed('channel sweep failed', `${swept.reason} ${swept.message}`.trim());
+    if (!swept.ok) return failed('channel sweep failed', swept.message, swept.reason);
     lastSweep = { at: new Date(now()).toISOString(), transaction: swept.transaction, units: swept.amount };
     lastError = null;
   }
