@@ -10,7 +10,7 @@ import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
-import { logRefusal, refusalSentence } from './reason-messages.ts';
+import { refusalSentence } from './reason-messages.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -166,14 +166,13 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       const asked = performance.now();
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
       timing.lap('settle', asked);
-      if (status.status === 'pending') {
-        logRefusal(SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
+      // What the chain said of it (not seen yet, or an RPC's failure to say) is not the payer's to read.
+      if (status.status === 'pending')
         return refuse(
           call,
           SETTLEMENT_PENDING,
           `transaction ${record.transaction} is not confirmed yet; retry the same payment to get the answer once it lands`,
         );
-      }
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).
         await pending.resolve(key);

@@ -110,6 +110,6 @@ export function refusalSentence(reason: string, detail: string | undefined): str
 }
 
 /** Logs a refusal's own text when its reason says an upstream failed. */
-export function logRefusal(reason: string, detail: string | undefined): void {
+function logRefusal(reason: string, detail: string | undefined): void {
   if (detail && UPSTREAM_REASONS.has(reason)) console.error(`payments: refused ${reason}: ${oneLine(detail)}`);
 }
