@@ -1,8 +1,8 @@
 /**
  * No configured secret reaches a client or the log. The built service runs in mainnet mode against
  * a localnet, every upstream behind a fault proxy and every upstream option carrying a marker: the
- * Solana and Base RPC URLs in a path segment and an `api-key` query, the market sources in their
- * path, the Geyser token, the market API keys, and the database URL's application name (its
+ * Solana RPC, Base RPC and Geyser URLs in a path segment and an `api-key` query, the market sources
+ * in their path, the Geyser token, the market API keys, and the database URL's application name (its
  * password is a secret too). Each upstream in turn answers 500, resets, answers garbage or hangs
  * while paid calls arrive on Solana and Base over HTTP and MCP, beside the free routes, `/health`,
  * `/uptime` and the live ledger feed. No response body, header (decoded), MCP result, WebSocket
@@ -16,7 +16,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
@@ -72,8 +72,9 @@ beforeAll(async () => {
   service = await spawnService(
     dataDir,
     [
-      ...['--rpc-url', `${rpc.url}/${MARKER}/rpc?api-key=${MARKER}`, '--geyser-url', geyser.url, '--geyser-token', `${MARKER}-geyser`],
-      ...['--evm-rpc-url', `${evm.url}/v2/${MARKER}?api-key=${MARKER}`, '--evm-relayer-key', relayerKey, '--database-url', dbUrl.href],
+      ...['--rpc-url', `${rpc.url}/${MARKER}/rpc?api-key=${MARKER}`, '--geyser-url', `${geyser.url}/${MARKER}?api-key=${MARKER}`],
+      ...['--geyser-token', `${MARKER}-geyser`, '--evm-rpc-url', `${evm.url}/v2/${MARKER}?api-key=${MARKER}`],
+      ...['--evm-relayer-key', relayerKey, '--database-url', dbUrl.href],
       ...['--svm-pay-to', payTo, '--svm-asset', localnet.stablecoinMint, '--evm-pay-to', evmAddressOfKey(generateEvmKey())],
       ...['--evm-asset', localnet.evm.usdcAddress, '--jupiter-api-key', `${MARKER}-jupiter`, '--magiceden-api-key', `${MARKER}-magiceden`],
       ...['--jupiter-url', marketUrl, '--geckoterminal-url', marketUrl, '--magiceden-url', marketUrl, '--lending-url', marketUrl],
@@ -164,7 +165,9 @@ beforeEach(() => {
 const expectNoLeak = () => expect(seen.leaks(secrets, from)).toEqual([]);
 
 describe('no configured secret reaches a client', () => {
-  it('with every upstream passing, a paid call answers (the faults below are met past verification)', async () => {
+  it('with every upstream passing, the Geyser stream is live and a paid call answers (the faults below are met past verification)', async () => {
+    const health = async () => JSON.parse(await seen.response('passing: GET /health', await fetch(`${service.url}/health`)));
+    await vi.waitUntil(async () => (await health()).timing.geyser.live === true, { timeout: 60_000, interval: 200 });
     const statuses = await runPaid('passing', EPOCH.path, await paymentsFor(EPOCH.path));
     expect(statuses.slice(0, 2)).toEqual([200, 200]);
     await freeCalls('passing', toolNameOf(QUOTE.path));
