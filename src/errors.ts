@@ -47,6 +47,27 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The one sentence a client reads for each fault whose cause lies outside its request (an upstream,
+ * the disk, the database, a bug). Fixed, so nothing of the fault's own text (a library's message
+ * carrying an upstream URL, an API key, a connection string, a stack) reaches a client: that text
+ * goes to the log (`replyForError`), where the process redacts configured URLs and keys.
+ */
+export const FAULT_MESSAGE = {
+  internal_error: 'The service failed to answer this request.',
+  upstream_unavailable: 'An upstream data source failed to answer; retry later.',
+  upstream_timeout: 'An upstream data source did not answer in time; retry later.',
+  snapshot_unavailable: "The RPC will not list this mint's holders (it excludes the mint from its secondary indexes).",
+  settlement_failed: 'The payment could not be settled; nothing was charged.',
+  storage_unavailable: 'The service could not record this payment on its disk; nothing was charged; retry later.',
+  database_unavailable: 'The service could not reach its database; nothing was charged; retry later.',
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+/** The sentence a client reads for `code` when the code has a fixed one, else null. */
+export function faultMessage(code: ErrorCode): string | null {
+  return (FAULT_MESSAGE as Partial<Record<ErrorCode, string>>)[code] ?? null;
+}
+
 /** A parameter error names the parameter it is about (`*` for the query as a whole). */
 interface ParamDetails {
   readonly param: string;
@@ -86,9 +107,9 @@ export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
     return ERROR_STATUS[this.code];
   }
 
-  /** The error body this fault answers with: its details, then its code and message. */
+  /** The error body this fault answers with: its details, then its code and its code's fixed sentence (or our own message). */
   get body(): ErrorBody<C> {
-    return { ...this.details, error: this.code, message: this.message } as ErrorBody<C>;
+    return { ...this.details, error: this.code, message: faultMessage(this.code) ?? this.message } as ErrorBody<C>;
   }
 }
 
@@ -112,8 +133,31 @@ export function errorReply(body: ErrorBody, headers?: Readonly<Record<string, st
   return { status: ERROR_STATUS[body.error], headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
-/** The reply for anything thrown: a ServiceError answers with its code and details; unknown faults never leak their message. */
+/** `text` on one log line (viem's messages run to twenty lines). */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** The text of anything thrown, for the log only, on one line: its message and its causes' (undici's "fetch failed" says why in its cause). */
+export function logText(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return oneLine(parts.join(': '));
+}
+
+/**
+ * The reply for anything thrown: a ServiceError answers with its code, details and its code's
+ * sentence; unknown faults answer `internal_error`. The text of a fault with a fixed sentence
+ * goes to the log instead, so an operator still learns why.
+ */
 export function replyForError(err: unknown): HttpReply {
-  if (err instanceof ServiceError) return errorReply(err.body);
-  return errorReply({ error: 'internal_error', message: 'The service failed to answer this request.' });
+  if (err instanceof ServiceError) {
+    if (faultMessage(err.code) !== null) console.error(`fault ${err.code}: ${logText(err)}`);
+    return errorReply(err.body);
+  }
+  console.error(`fault internal_error: ${logText(err)}`);
+  return errorReply({ error: 'internal_error', message: FAULT_MESSAGE.internal_error });
 }

@@ -5,14 +5,27 @@
  * The only place the service reaches the localnet package, and only through a dynamic import, so
  * mainnet mode never loads LiteSVM, EDR or the gRPC server.
  */
+import { format } from 'node:util';
 import { helpText, loadConfig, type Config } from './config.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError, logText } from './errors.ts';
 import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
+import { createLogRedactor } from './log-redactor.ts';
 import { startService, type Upstreams } from './service.ts';
 import { UPSTREAM_CLOSE_MS } from './service/close-within.ts';
 
 /** The latest a SIGINT/SIGTERM exits: the drain, the state files, the upstreams, and a margin. */
 const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + ABORT_GRACE_MS + UPSTREAM_CLOSE_MS + 5_000;
+
+/** Until the options are read, only the URLs a library writes into its errors are cut. */
+let redact = createLogRedactor({});
+
+/** Every line the process prints passes the redactor: a fault's details reach the log, its secrets do not. */
+function redactConsole(): void {
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const write = console[level].bind(console);
+    console[level] = (...args: unknown[]) => write(redact(format(...args)));
+  }
+}
 
 interface Closeable {
   close(): Promise<void>;
@@ -40,6 +53,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig(process.env, argv);
+  redact = createLogRedactor(config);
   const { upstreams, localnet } = await upstreamsFor(config);
   const service = await startService(config, { upstreams });
   if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
@@ -72,6 +86,13 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+redactConsole();
+// Node would print an escaped fault itself, past the redactor.
+process.on('uncaughtException', (err) => {
+  console.error(`fatal: ${logText(err)}`);
+  process.exit(1);
+});
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(err.message);
@@ -79,7 +100,6 @@ main().catch((err: unknown) => {
     process.exit(2);
   }
   // undici's "fetch failed" says nothing by itself: the system error (code, address) is its cause.
-  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  console.error(err instanceof Error ? `fatal: ${err.message}${cause}` : err);
+  console.error(`fatal: ${logText(err)}`);
   process.exit(1);
 });

@@ -198,7 +198,10 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
       try {
         await session();
       } catch (error) {
-        lastError = { message: describeGeyserError(error), atMs: Date.now() };
+        const message = describeGeyserError(error);
+        // The log keeps the gRPC text (once per change, not once per reconnect); /health shows a fixed sentence for it.
+        if (message !== lastError?.message) console.error(`geyser: ${message}`);
+        lastError = { message, atMs: Date.now() };
         // A connection that never subscribed may be wedged: build a fresh client next time.
         if (subscriptions === before) client = null;
       }

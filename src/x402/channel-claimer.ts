@@ -15,6 +15,7 @@
 import { type ChannelFacilitator, claimEntry } from './channel-facilitator.ts';
 import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, type ChannelStore, type ChannelSummary, unclaimedOf, updateChannel } from './channel-store.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
+import { plainReason } from './reason-messages.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
 /** Channels claimed in one transaction at most (gas grows with each row). */
@@ -97,9 +98,9 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
 
   const owing = () => store.owing(MAX_OWING_PER_LOOK);
   const update = (id: string, change: (current: ChannelRecord) => ChannelRecord) => updateChannel(store, id, change);
-  // The status is public (/health): it carries our reason code only; the library's message goes to the log.
+  // /health shows what failed and our reason code; the library's message (a viem error names the RPC URL) goes to the log.
   const failed = (what: string, reason: string, message = '') => {
-    lastError = `${what}: ${reason}`;
+    lastError = `${what}: ${plainReason(reason, 'failed')}`;
     config.fault(what, new Error(`${reason} ${message}`.trim()));
   };
 

@@ -22,6 +22,7 @@ import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, type PaidCall } from './paid-call.ts';
+import { refusalSentence } from './reason-messages.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
@@ -179,7 +180,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const started = performance.now();
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);
-    if (!verified.ok) return refuse(call, verified.reason, verified.message);
+    if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
     const known = await store.get(id);
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     const closed = closedTo(call, rec);
@@ -190,7 +191,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const settling = performance.now();
     const settled = await facilitator.settleDeposit(call.payment, call.requirements);
     timing.add('settle', performance.now() - settling);
-    if (!settled.ok) return failedOnChain(refuse(call, settled.reason, settled.message), settled, call.requirements.network, rec.payer);
+    if (!settled.ok)
+      return failedOnChain(refuse(call, settled.reason, refusalSentence(settled.reason, settled.message)), settled, call.requirements.network, rec.payer);
     return commit(
       call,
       id,

@@ -12,6 +12,7 @@ import { channelStateOf, failedOnChain, withChannelResponse } from './channel-re
 import { isPublished, type SignerProof } from './channel-signer-proof.ts';
 import type { ChannelRecord, ChannelStore } from './channel-store.ts';
 import type { PaidCall } from './paid-call.ts';
+import { refusalSentence } from './reason-messages.ts';
 
 export interface ChannelRefundConfig {
   readonly store: ChannelStore;
@@ -47,7 +48,7 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     const completed = { type: 'refund', channelConfig: p.channelConfig, voucher: p.voucher, amount, refundNonce: rec.onchain.refundNonce, claims };
     const network = call.requirements.network;
     const done = await facilitator.refund(completed, call.requirements);
-    if (!done.ok) return failedOnChain(refuse(call, done.reason, done.message), done, network, rec.payer);
+    if (!done.ok) return failedOnChain(refuse(call, done.reason, refusalSentence(done.reason, done.message)), done, network, rec.payer);
     const next: ChannelRecord = { ...rec, onchain: done.snapshot, syncedAt: config.now(), unclaimedSince: 0, last: null };
     // Everything unspent went back: the channel is closed until the payer funds it again.
     // The money moved: a record that cannot follow (another instance wrote it meanwhile) is refreshed by the claimer's watch.

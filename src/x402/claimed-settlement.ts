@@ -10,6 +10,7 @@ import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
+import { refusalSentence } from './reason-messages.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -96,7 +97,8 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     }
     // Definitely not charged (refused, failed on chain): nothing left to resolve.
     if (recorder.recorded) await pending.resolve(key);
-    return withSettleFailure(refuse(call, settled.errorReason ?? 'settlement_failed', settled.errorMessage), settled);
+    const reason = settled.errorReason ?? 'settlement_failed';
+    return withSettleFailure(refuse(call, reason, refusalSentence(reason, settled.errorMessage)), settled);
   }
 
   async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string, timing: PaidTiming): Promise<HttpReply> {
@@ -108,7 +110,10 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       const simulateMs = verified.simulateMs ?? 0;
       mark = timing.lap('verify', mark + simulateMs);
       if (verified.simulateMs !== undefined) timing.add('simulate', simulateMs);
-      if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
+      if (!verified.isValid) {
+        const reason = verified.invalidReason ?? 'invalid_payment';
+        return refuse(call, reason, refusalSentence(reason, verified.invalidMessage));
+      }
       const answer = await call.answer().catch(replyForError);
       mark = timing.lap('handler', mark);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
@@ -161,11 +166,17 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       const asked = performance.now();
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
       timing.lap('settle', asked);
-      if (status.status === 'pending') return refuse(call, SETTLEMENT_PENDING, `transaction ${record.transaction}: ${status.message}`);
+      // What the chain said of it (not seen yet, or an RPC's failure to say) is not the payer's to read.
+      if (status.status === 'pending')
+        return refuse(
+          call,
+          SETTLEMENT_PENDING,
+          `transaction ${record.transaction} is not confirmed yet; retry the same payment to get the answer once it lands`,
+        );
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).
         await pending.resolve(key);
-        return refuse(call, status.reason, status.message);
+        return refuse(call, status.reason, refusalSentence(status.reason, status.message));
       }
       keepClaim = true;
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };

@@ -6,6 +6,7 @@
  */
 import { ConfigError } from '../errors.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
+import { plainReason } from './reason-messages.ts';
 import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
 import type { SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
@@ -111,7 +112,8 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       if (typeof b.isValid !== 'boolean')
         return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: 'facilitator /verify answer has no isValid', payer };
       if (b.isValid) return { isValid: true, payer };
-      const invalidReason = typeof b.invalidReason === 'string' ? b.invalidReason : EVM_REASONS.unexpectedVerifyError;
+      // The facilitator's words are not ours: its reason must be a plain code to reach a client.
+      const invalidReason = plainReason(b.invalidReason, EVM_REASONS.unexpectedVerifyError);
       return { isValid: false, invalidReason, invalidMessage: typeof b.invalidMessage === 'string' ? b.invalidMessage : 'refused by the facilitator', payer };
     },
     /**
@@ -155,7 +157,7 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
         };
       const transaction = typeof b.transaction === 'string' ? b.transaction : '';
       if (b.success && transaction !== '') return { success: true, transaction, network, payer };
-      const errorReason = typeof b.errorReason === 'string' ? b.errorReason : EVM_REASONS.unexpectedSettleError;
+      const errorReason = plainReason(b.errorReason, EVM_REASONS.unexpectedSettleError);
       return {
         success: false,
         errorReason,

@@ -19,10 +19,11 @@ export interface FaultProxy {
 
 const SLOW_MS = 300;
 
-async function forward(target: string, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+async function forward(target: string, req: IncomingMessage, res: ServerResponse, body: Buffer, stripPrefix: string): Promise<void> {
+  const path = req.url ?? '/';
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-  const upstream = await fetch(new URL(req.url ?? '/', target), {
+  const upstream = await fetch(new URL(path.startsWith(stripPrefix) ? path.slice(stripPrefix.length) || '/' : path, target), {
     method: req.method,
     headers,
     ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
@@ -31,8 +32,12 @@ async function forward(target: string, req: IncomingMessage, res: ServerResponse
   res.end(Buffer.from(await upstream.arrayBuffer()));
 }
 
-/** Starts a proxy to `target` (an http:// base URL) in mode `pass`. */
-export async function startFaultProxy(target: string): Promise<FaultProxy> {
+/**
+ * Starts a proxy to `target` (an http:// base URL) in mode `pass`. `stripPrefix` is cut from the
+ * front of each request's path before it is forwarded: the service may be given a base URL with a
+ * path of its own (one carrying an API key) that the upstream does not know.
+ */
+export async function startFaultProxy(target: string, stripPrefix = ''): Promise<FaultProxy> {
   const hung = new Set<ServerResponse>();
   const proxy: FaultProxy = { url: '', mode: 'pass', faulted: 0, close: async () => undefined };
   const server: Server = createServer((req, res) => {
@@ -45,7 +50,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       if (mode === 'reset') return void req.socket.destroy();
       if (mode === 'fail') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream exploded');
       if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","result":<<<');
-      const go = () => forward(target, req, res, Buffer.concat(chunks)).catch(() => req.socket.destroy());
+      const go = () => forward(target, req, res, Buffer.concat(chunks), stripPrefix).catch(() => req.socket.destroy());
       if (mode === 'slow') setTimeout(go, SLOW_MS);
       else void go();
     });

@@ -195,7 +195,7 @@ describe('a settlement not confirmed within the settle time-out', () => {
     }
     const stillPending = await paid(url, header);
     expect(stillPending.status).toBe(402);
-    expect((await readJson(stillPending)).error).toMatch(/^settlement_pending: transaction \w+: not seen yet/);
+    expect((await readJson(stillPending)).error).toMatch(/^settlement_pending: transaction \w+ is not confirmed yet/);
     // Only exactly this payment resolves the record: the same transaction in an altered payload does not.
     const altered = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
     altered.payload.note = 'altered';

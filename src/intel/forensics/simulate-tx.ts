@@ -26,7 +26,7 @@ export function decodeSimulationInput(base64: string): WireTransaction {
   const bytes = decodeBase64(base64);
   if (bytes === null) throw new ServiceError('invalid_transaction', 'tx is not valid base64', { param: 'tx' });
   const decoded = decodeWireTransaction(bytes);
-  if (!decoded.ok) throw new ServiceError('invalid_transaction', `tx is not a decodable transaction: ${decoded.message}`, { param: 'tx' });
+  if (!decoded.ok) throw new ServiceError('invalid_transaction', 'tx is not a decodable transaction', { param: 'tx' });
   return decoded.tx;
 }
 

@@ -36,7 +36,7 @@ async function load(client: LendingClient): Promise<MarketRow[]> {
   const rows = markets.map((m, i): MarketRow => {
     const s = settled[i]!;
     if (s.status === 'fulfilled') return { name: m.name, address: m.address, tvlUsd: marketTvlUsd(s.value), reserves: s.value.length, isPrimary: m.isPrimary };
-    const why = s.reason instanceof ServiceError ? `${s.reason.code}: ${s.reason.message}` : 'reserve metrics could not be read';
+    const why = s.reason instanceof ServiceError ? `${s.reason.code}: ${s.reason.body.message}` : 'reserve metrics could not be read';
     return { name: m.name, address: m.address, tvlUsd: 'unknown', reserves: 'unknown', isPrimary: m.isPrimary, error: why };
   });
   const failed = settled.filter((s) => s.status === 'rejected');

@@ -53,7 +53,7 @@ async function load(me: MagicEdenClient, symbol: string): Promise<Snapshot> {
   const salesValue =
     sales.status === 'fulfilled'
       ? sales.value
-      : { error: sales.reason instanceof ServiceError ? `${sales.reason.code}: ${sales.reason.message}` : 'activities could not be read' };
+      : { error: sales.reason instanceof ServiceError ? `${sales.reason.code}: ${sales.reason.body.message}` : 'activities could not be read' };
   return { found: true, stats: stats.value, sales: salesValue, sinceUnixSec };
 }
 

@@ -29,7 +29,7 @@ function sizes(amount: bigint, mults: readonly number[]): bigint[] {
 }
 
 function describe(reason: unknown): { point: string; fault: ServiceError | null } {
-  if (reason instanceof ServiceError) return { point: `${reason.code}: ${reason.message}`, fault: reason.status === 502 ? reason : null };
+  if (reason instanceof ServiceError) return { point: `${reason.code}: ${reason.body.message}`, fault: reason.status === 502 ? reason : null };
   return { point: 'internal_error: the size could not be quoted', fault: null };
 }
 

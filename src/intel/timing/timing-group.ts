@@ -7,6 +7,19 @@ import { ServiceError } from '../../errors.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
 
+/**
+ * The stream's last failure as /health shows it: one fixed sentence per kind of failure. The gRPC
+ * text itself (an endpoint's own words, an address) is in the log (geyser-client.ts).
+ */
+export function geyserErrorSentence(message: string): string {
+  const stale = /no slot update for \d+ ms/.exec(message);
+  if (stale) return `${stale[0]}: stream treated as stale`;
+  if (/did not complete within/.test(message)) return 'the connection did not complete within the connect time-out';
+  if (/unauthenticated|x-token|permission/i.test(message)) return 'the endpoint refused the x-token (unauthenticated)';
+  if (/reset|closed|cancel|protocol|frame|transport|unavailable|refused/i.test(message)) return 'the connection was reset, closed or broke the protocol';
+  return 'the stream failed (details in the service log)';
+}
+
 /** The timing handlers plus the fee bands other groups report. */
 export interface TimingGroup extends HandlerGroup {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
@@ -58,7 +71,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
           lastSlotAgeMs: s.lastSlotAtMs === null ? null : Date.now() - s.lastSlotAtMs,
           subscriptions: s.subscriptions,
           updates: s.updates,
-          lastError: s.lastError?.message ?? null,
+          lastError: s.lastError ? geyserErrorSentence(s.lastError.message) : null,
         },
         caches: {
           absorbed: caches.absorbed,

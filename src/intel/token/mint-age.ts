@@ -28,7 +28,7 @@ export function mintAgeOf(h: RpcElement<MintHistory>, nowUnix: number): MintAge 
       atLeastDays: null,
       firstActivityUnix: null,
       signaturesRead: 'unknown',
-      note: `getSignaturesForAddress failed (JSON-RPC ${h.code}): ${h.message}`,
+      note: `getSignaturesForAddress failed (JSON-RPC ${h.code})`,
       error: 'history_unavailable',
     };
   }

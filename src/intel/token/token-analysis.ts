@@ -57,7 +57,7 @@ async function holdersOf(s: Extract<TokenSnapshot, { kind: 'mint' }>, pool: Task
     const message =
       s.holders.error === 'snapshot_unavailable'
         ? `the RPC excludes this mint from its secondary indexes (JSON-RPC ${s.holders.rpcCode}): too many token accounts to snapshot`
-        : `getTokenLargestAccounts failed (JSON-RPC ${s.holders.rpcCode}): ${s.holders.message}`;
+        : `getTokenLargestAccounts failed (JSON-RPC ${s.holders.rpcCode})`;
     return { ok: false, error: s.holders.error, message, rpcCode: s.holders.rpcCode };
   }
   const distribution = await pool.runTask(

@@ -98,7 +98,11 @@ export async function readSnapshots(rpc: TokenRpcMethods, mints: readonly string
           ok: false,
           error: largest.code === RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX ? 'snapshot_unavailable' : 'holders_unavailable',
           rpcCode: largest.code,
-          message: largest.message,
+          // Ours, never the RPC's own text (a provider may write anything there, its URL or key included).
+          message:
+            largest.code === RPC_KEY_EXCLUDED_FROM_SECONDARY_INDEX
+              ? 'the RPC excludes this mint from its secondary indexes'
+              : `the RPC refused getTokenLargestAccounts (JSON-RPC ${largest.code})`,
         };
     const hookId = hookProgramId(p.mint);
     const pdAddress = hookId ? (programDatas.get(hookId) ?? null) : null;
