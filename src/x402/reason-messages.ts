@@ -25,6 +25,10 @@ export const PAYMENT_REASON_MESSAGE: Readonly<Record<string, string>> = {
   invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction: "The payment transaction's compute limit instruction is missing or invalid.",
   invalid_exact_svm_payload_transaction_instructions_compute_price_instruction: "The payment transaction's compute price instruction is missing or invalid.",
   invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high: 'The payment transaction asks too high a compute price.',
+  invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high: 'The payment transaction asks more compute units than a transfer needs.',
+  invalid_exact_svm_payload_transaction_priority_fee_too_high: "The payment transaction's priority fee (compute limit times price) is above our ceiling.",
+  invalid_exact_svm_payload_excessive_signers: 'The payment transaction needs more signatures than a transfer does.',
+  payer_busy: "The payer's settlements in flight already use its balance; retry once they land.",
   invalid_exact_svm_payload_no_transfer_instruction: 'The payment transaction has no token transfer.',
   invalid_exact_svm_payload_transaction_fee_payer_transferring_funds: 'The payment transaction moves funds of the fee payer.',
   invalid_exact_svm_payload_mint_mismatch: 'The payment transfers another token than the one asked.',
@@ -75,6 +79,7 @@ export const PAYMENT_REASON_MESSAGE: Readonly<Record<string, string>> = {
   invalid_batch_settlement_evm_refund_no_balance: 'Nothing is left to refund.',
   invalid_batch_settlement_evm_refund_amount_invalid: 'The refund amount is invalid.',
   invalid_batch_settlement_evm_withdrawal_pending: 'A withdrawal of this channel is pending.',
+  invalid_batch_settlement_evm_channel_quarantined: 'This channel takes no more calls: its claim reverts on chain.',
   invalid_batch_settlement_evm_rpc_read_failed: 'The channel could not be read on chain; retry later.',
 };
 
