@@ -8,6 +8,7 @@ import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
+import type { FailedPayments } from './failed-payments.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
 import type { ReplayGuard } from './replay-guard.ts';
@@ -21,6 +22,8 @@ export interface ClaimedSettlementConfig {
   readonly deliver: PaidDelivery;
   readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
   readonly fault: (what: string, err: unknown) => void;
+  /** Where a payment its verification refused is remembered, so its repeats cost no verification. */
+  readonly failed?: Pick<FailedPayments, 'remember'>;
 }
 
 /** Settles claimed payments, fresh or pending since an earlier attempt. */
@@ -108,7 +111,11 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       const simulateMs = verified.simulateMs ?? 0;
       mark = timing.lap('verify', mark + simulateMs);
       if (verified.simulateMs !== undefined) timing.add('simulate', simulateMs);
-      if (!verified.isValid) return refuse(call, verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
+      if (!verified.isValid) {
+        const refusal = { reason: verified.invalidReason ?? 'invalid_payment', message: verified.invalidMessage };
+        if (!verified.transient) config.failed?.remember(key, payloadSha256(call), refusal);
+        return refuse(call, refusal.reason, refusal.message);
+      }
       const answer = await call.answer().catch(replyForError);
       mark = timing.lap('handler', mark);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.

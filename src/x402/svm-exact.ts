@@ -121,7 +121,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const simulating = performance.now();
     const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
     const simulateMs = performance.now() - simulating;
-    if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs };
+    if (!sim.ok)
+      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs, transient: true };
     if (sim.err !== null)
       return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
     return { isValid: true, payer: rules.payer, simulateMs };
