@@ -27,7 +27,10 @@ export interface PaidCallerConfig {
   readonly admission?: PaidAdmission;
 }
 
-/** How a call that carried a matching payment ended: paid (a 200), refused for its payment or request, or by a fault of ours. */
+/**
+ * How a call that carried a matching payment ended: paid (a 200 its payment bought now), refused
+ * for its payment or request, or neither (a fault of ours, or the kept 200 of an earlier payment).
+ */
 export type PaymentOutcome = 'paid' | 'failed' | 'neutral';
 
 /**
@@ -113,14 +116,20 @@ function createQueryVerdicts(): (entry: EndpointEntry, query: string) => HttpRep
 
 const freezeReply = (reply: HttpReply): HttpReply => Object.freeze({ ...reply, headers: Object.freeze({ ...reply.headers }) });
 
-const outcomeOf = (status: number): PaymentOutcome => (status === 200 ? 'paid' : status >= 500 ? 'neutral' : 'failed');
+/**
+ * A 200 is a payment of this call only when its handler ran: the same payment again gets its kept
+ * answer with no new charge, and must not count as paid (else repeating one payment would refill
+ * the free bucket for ever).
+ */
+const outcomeOf = (status: number, answered: boolean): PaymentOutcome =>
+  status === 200 ? (answered ? 'paid' : 'neutral') : status >= 500 ? 'neutral' : 'failed';
 
 /** Creates the caller over the routes' challenges, handlers and the payment processor. */
 export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
   const verdictOf = createQueryVerdicts();
   const admission = config.admission;
 
-  function serve(attempt: PaidAttempt, builder: ChallengeBuilder, decoded: DecodeResult | null): HttpReply | Promise<HttpReply> {
+  function serve(attempt: PaidAttempt, builder: ChallengeBuilder, decoded: DecodeResult | null, onAnswer?: () => void): HttpReply | Promise<HttpReply> {
     const { entry, query, resourceUrl } = attempt;
     const refused = verdictOf(entry, query);
     if (refused !== null) return refused;
@@ -133,13 +142,19 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
     const signal = attempt.signal;
+    const answer = answerWith(entry, handler, checked.value, signal);
     return config.processor.process({
       entry,
       payment: decoded.payment,
       requirements: decoded.requirements,
       resourceUrl,
       request: { path: entry.path, query, signal },
-      answer: answerWith(entry, handler, checked.value, signal),
+      answer: onAnswer
+        ? () => {
+            onAnswer();
+            return answer();
+          }
+        : answer,
     });
   }
 
@@ -149,20 +164,23 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     if (!decoded.ok) return limits.unmatched(client) ?? serve(attempt, builder, decoded);
     const refused = limits.matched(client);
     if (refused) return refused;
+    let answered = false;
     let reply: HttpReply | Promise<HttpReply>;
     try {
-      reply = serve(attempt, builder, decoded);
+      reply = serve(attempt, builder, decoded, () => {
+        answered = true;
+      });
     } catch (err) {
       limits.ended(client, 'neutral');
       throw err;
     }
     if (!(reply instanceof Promise)) {
-      limits.ended(client, outcomeOf(reply.status));
+      limits.ended(client, outcomeOf(reply.status, answered));
       return reply;
     }
     return reply.then(
       (r) => {
-        limits.ended(client, outcomeOf(r.status));
+        limits.ended(client, outcomeOf(r.status, answered));
         return r;
       },
       (err: unknown) => {

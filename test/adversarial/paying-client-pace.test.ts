@@ -4,8 +4,9 @@
  * token its 402 took. One address pays 500 channel calls back to back and 200 Base `exact` calls
  * at 8 in flight, an MCP client pays its tools after fetching each PaymentRequired: all answered,
  * no 429. The same address sending only unpaid requests is then limited as before, and a client
- * alternating unpaid requests with refused payments is limited too. The service's clock is pinned
- * (no refill) and the burst is 8, so without the rule the limit is hit after a few calls.
+ * alternating unpaid requests with refused payments, or with one payment sent again and again, is
+ * limited too. The service's clock is pinned (no refill) and the burst is 8, so without the rule
+ * the limit is hit after a few calls.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -100,6 +101,25 @@ describe('other clients', () => {
     // The challenge above took the first token.
     expect(unpaid).toEqual([...Array<number>(BURST - 1).fill(402), 429, 429, 429]);
     expect(paid).toEqual(Array<number>(BURST + 2).fill(402));
+  });
+
+  it('one payment sent again and again (its kept 200 each time) gives nothing back: the unpaid requests between are limited', async () => {
+    const me = { 'X-Forwarded-For': '198.51.100.70' };
+    let sent = '';
+    const recording: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      for (const [k, v] of Object.entries(me)) headers.set(k, v);
+      sent = headers.get('payment-signature') ?? sent;
+      return fetch(input, { ...init, headers });
+    };
+    const pay = wrapFetchWithPayment(recording, await exactBasePayer(PRICE * 10n)) as typeof fetch;
+    expect(await statusOf(await pay(`${t.url}/v1/epoch`))).toBe(200);
+    const unpaid: number[] = [];
+    for (let i = 0; i < BURST + 2; i++) {
+      unpaid.push(await statusOf(await fetch(`${t.url}/v1/epoch`, { headers: me })));
+      expect(await statusOf(await fetch(`${t.url}/v1/epoch`, { headers: { ...me, 'PAYMENT-SIGNATURE': sent } }))).toBe(200);
+    }
+    expect(unpaid).toEqual([...Array<number>(BURST).fill(402), 429, 429]);
   });
 
   it('an MCP client that fetches each PaymentRequired, then pays, is not limited either', async () => {
