@@ -122,9 +122,12 @@ describe('other clients', () => {
     expect(unpaid).toEqual([...Array<number>(BURST).fill(402), 429, 429]);
   });
 
-  it('an MCP client that fetches each PaymentRequired, then pays, is not limited either', async () => {
-    const client = new Client({ name: 'pace-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    const headers = { 'X-Forwarded-For': '198.51.100.60' };
+  it.each([
+    ['2026-07-28', { pin: '2026-07-28' }, '198.51.100.60'],
+    ['2025-11-25 (stateless fallback)', 'legacy', '198.51.100.61'],
+  ] as const)('an MCP client (protocol %s) that fetches each PaymentRequired, then pays, is not limited either', async (_era, mode, address) => {
+    const client = new Client({ name: 'pace-test', version: '1.0.0' }, { versionNegotiation: { mode } });
+    const headers = { 'X-Forwarded-For': address };
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers } }));
     const payer = await exactBasePayer(PRICE * 100n);
     try {
