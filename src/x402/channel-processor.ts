@@ -15,8 +15,9 @@ import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './cha
 import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
+import { createFailedPayments, type FailedPayments } from './failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
-import { paidOf, type PaidCall } from './paid-call.ts';
+import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
@@ -39,6 +40,8 @@ export interface ChannelProcessorConfig {
   readonly chainId: number;
   readonly fault: (what: string, err: unknown) => void;
   readonly now?: () => number;
+  /** Vouchers on a channel found unfunded a moment ago (default: a fresh memory): their repeats cost no chain read. */
+  readonly failed?: FailedPayments;
 }
 
 export interface ChannelProcessor {
@@ -94,6 +97,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   const { store, facilitator } = config;
   const now = config.now ?? Date.now;
   const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
+  const failed = config.failed ?? createFailedPayments();
   const refuse = (call: PaidCall, reason: string, message?: string) =>
     config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   const corrective = (call: PaidCall, id: string, rec: ChannelRecord) =>
@@ -169,9 +173,15 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
     let rec = await store.get(id);
     if (!rec) {
+      const known = failed.recall(id, () => payloadSha256(call));
+      if (known) return refuse(call, known.reason, known.message);
       const onchain = await facilitator.read(id).catch(() => null);
       if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
-      if (onchain.balance === '0') return refuse(call, CHANNEL_REASONS.channelNotFound, `no funded channel ${id}`);
+      if (onchain.balance === '0') {
+        const unfunded = { reason: CHANNEL_REASONS.channelNotFound, message: `no funded channel ${id}` };
+        failed.remember(id, payloadSha256(call), unfunded);
+        return refuse(call, unfunded.reason, unfunded.message);
+      }
       rec = freshRecord(p, onchain, now());
     }
     const v = p.voucher;

@@ -2,7 +2,8 @@
  * Attacks on the per-client free limit (issue 29 rows 2, 3, 4 and the MCP batch): a payment
  * header lifts the limit only once it decodes and matches the route; a refused payment repeated
  * is answered from memory (no second simulation) and its repeats are limited apart; on /mcp the
- * HTTP payment header means nothing and each batch element counts. One service for the file, its
+ * HTTP payment header means nothing and each batch element counts; a voucher on a channel nobody
+ * funded, repeated, is read on chain once. One service for the file, its
  * clock pinned (no refill), a burst of 8; each test is its own client behind the trusted proxy.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/service.ts';
+import type { PaymentRequirements } from '@x402/core/types';
+import { channelOf, channelPayer, voucherHeader } from '../helpers/channel-payer.ts';
 import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
 import { officialSvmClient } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -29,12 +32,15 @@ const FAILED_BURST = 60;
 let localnet: Localnet;
 let service: RunningService;
 let relay: Server;
+let evmRelay: Server;
 let dataDir: string;
 /** JSON-RPC methods the service sent to the Solana RPC, by name. */
 const rpcMethods = new Map<string, number>();
+/** JSON-RPC methods the service sent to the EVM RPC, by name. */
+const evmMethods = new Map<string, number>();
 
-/** Relays the service's Solana RPC to the localnet, counting the methods it calls. */
-function countingRelay(target: string): Promise<Server> {
+/** Relays the service's RPC calls to the localnet, counting the methods it calls. */
+function countingRelay(target: string, rpcMethods: Map<string, number>): Promise<Server> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,19 +58,23 @@ function countingRelay(target: string): Promise<Server> {
 beforeAll(async () => {
   const started = await startTestLocalnet('free-limit-admission');
   localnet = started.localnet;
-  relay = await countingRelay(localnet.urls.rpc);
+  relay = await countingRelay(localnet.urls.rpc, rpcMethods);
+  evmRelay = await countingRelay(started.upstreams.evm!.rpcUrl, evmMethods);
   dataDir = mkdtempSync(join(tmpdir(), 'admission-'));
   const limits = ['--free-rate-per-second', '1', '--free-burst', String(BURST), '--trusted-proxies', '127.0.0.1'];
   const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...limits]);
   const pinned = new Date('2026-11-24T12:00:00Z');
-  const rpcUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
-  service = await startService(config, { upstreams: { ...started.upstreams, rpcUrl }, now: () => pinned });
+  const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const evm = { ...started.upstreams.evm!, rpcUrl: urlOf(evmRelay) };
+  service = await startService(config, { upstreams: { ...started.upstreams, rpcUrl: urlOf(relay), evm }, now: () => pinned });
 }, 120_000);
 
 afterAll(async () => {
   await service?.close();
-  relay?.closeAllConnections();
-  await new Promise((r) => relay?.close(r));
+  for (const server of [relay, evmRelay]) {
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+  }
   await localnet?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -135,6 +145,32 @@ describe('a refused payment sent again and again (row 3)', () => {
     const again = await get(EPOCH, { ...me, 'PAYMENT-SIGNATURE': header });
     expect(again.headers.get('retry-after')).toBeTruthy();
     expect(await readJson(again)).toMatchObject({ error: 'rate_limited' });
+  });
+});
+
+describe('a voucher on a channel nobody funded, sent again and again', () => {
+  it('is read on chain once and answered from memory after', async () => {
+    const me = newClient();
+    const challenge = await get(EPOCH, me);
+    const { accepts } = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString()) as { accepts: PaymentRequirements[] };
+    const terms = accepts.find((a) => a.scheme === 'batch-settlement')!;
+    // A payer with a channel config and id, and no deposit: the channel holds nothing on chain.
+    const payer = await channelPayer(localnet.evm, 0n, 100_000n);
+    const { config, channelId } = channelOf(payer, terms);
+    const header = await voucherHeader(terms, payer.key, config, channelId, BigInt(terms.amount));
+    const chainCalls = () => [...evmMethods.values()].reduce((a, b) => a + b, 0);
+    const before = chainCalls();
+    const first = await get(EPOCH, { ...me, 'PAYMENT-SIGNATURE': header });
+    expect(first.status).toBe(402);
+    expect(decodePaymentRequiredHeader(first.headers.get('payment-required')!).error).toMatch(/channel_not_found/);
+    const read = chainCalls();
+    expect(read).toBeGreaterThan(before);
+    for (let i = 0; i < 5; i++) {
+      const again = await get(EPOCH, { ...me, 'PAYMENT-SIGNATURE': header });
+      expect(again.status).toBe(402);
+      expect(decodePaymentRequiredHeader(again.headers.get('payment-required')!).error).toMatch(/channel_not_found/);
+    }
+    expect(chainCalls()).toBe(read);
   });
 });
 
