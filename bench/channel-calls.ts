@@ -10,7 +10,10 @@
  * built before their timed phase too (paid-calls.ts). Pre-signed calls of both kinds are sent by a
  * client process of its own on keep-alive node:http (presigned-calls.ts), which costs the 2 cores a
  * fifth of what fetch in this process did. The official client's end-to-end figure
- * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart.
+ * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart, and once
+ * more against a second service with the per-client free limit at its defaults: the official
+ * client asks unpaid first, so its 402s count against the limit, and every call from this one
+ * address must still be a 200 (a paid call gives back the token its 402 took).
  *
  *   npm run build && npm run bench -- channel-calls
  *   CHANNEL_CPU_PROFILE_DIR=dir npm run bench -- channel-calls   (the child under --cpu-prof)
@@ -44,6 +47,13 @@ const LEVELS = [
  * V8 had not optimized yet (profiles showed baseline code and inline-cache misses on top).
  */
 const WARM_CALLS_PER_LEVEL = 200;
+/** The official client's full flow from one address under the default free limit (20 a second, 60 at once): calls per client. */
+const LIMITED_LEVELS = [
+  { concurrency: 1, calls: 200 },
+  { concurrency: 8, calls: 40 },
+  { concurrency: 32, calls: 15 },
+] as const;
+const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'];
 const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_PER_LEVEL / clients));
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
@@ -84,14 +94,30 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
   };
 }
 
-/** The official client end to end, each client on a channel of its own opened beforehand. */
+/** The official client end to end, each client on a channel of its own opened beforehand; how many answers were 429. */
 async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
-  const run = await drive(
-    payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok: (res: Response) => res.status === 200 }))),
-  );
-  return summary(run);
+  let rateLimited = 0;
+  const ok = (res: Response) => {
+    if (res.status === 429) rateLimited++;
+    return res.status === 200;
+  };
+  const run = await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok }))));
+  return { ...summary(run), rateLimited };
+}
+
+/** The official client's full flow at each concurrency, against a service with the default free limit. */
+async function officialUnderFreeLimit(net: Localnet) {
+  const service = await startMainnetService(net, { extraArgs: DEFAULT_FREE_LIMIT });
+  try {
+    const url = `${service.url}${PATH}`;
+    const levels = [];
+    for (const level of LIMITED_LEVELS) levels.push({ concurrency: level.concurrency, ...(await officialLevel(net, url, level.concurrency, level.calls)) });
+    return { freeLimit: DEFAULT_FREE_LIMIT.join(' '), levels };
+  } finally {
+    await service.close();
+  }
 }
 
 /** `exact` on Solana and on Base, payments built before the timed phase (paid-calls.ts). */
@@ -159,12 +185,14 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
     const exactBasePeak = Math.max(...levels.map((l) => l.exactBase.perSecond));
     const peak = { channelPerSecond: channelPeak, exactBasePerSecond: exactBasePeak, ratio: round(channelPeak / exactBasePeak, 1) };
     const voucherCheckUs = await recoveryUs(net, url);
+    const officialClientFreeLimitOn = await officialUnderFreeLimit(net);
     return {
       name: 'channel-calls',
       endpoint: PATH,
       service: 'child process, node dist/server/main.js in mainnet mode; localnet (Solana LiteSVM, 400 ms slots; local EVM, automine) in the bench process',
       levels,
       voucherCheckCpuUs: voucherCheckUs,
+      officialClientFreeLimitOn,
       goals: {
         channelP50MsAt1: 5,
         channelVsExactBase: 30,

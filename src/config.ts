@@ -64,6 +64,9 @@ export interface Config {
   /** Token bucket per client on requests without a payment header: refill per second (0: off) and size. */
   readonly freeRatePerSecond: number;
   readonly freeBurst: number;
+  /** Token bucket per client on payments refused for the payment or its request (off with the free limit). */
+  readonly failedPaymentRatePerSecond: number;
+  readonly failedPaymentBurst: number;
   /** Peers whose X-Forwarded-For names the client. */
   readonly trustedProxies: readonly string[];
   readonly adminPort: number;
@@ -221,6 +224,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     previewClientsPerDay: Number(get('preview-clients-per-day')),
     freeRatePerSecond: Number(get('free-rate-per-second')),
     freeBurst: Number(get('free-burst')),
+    failedPaymentRatePerSecond: Number(get('failed-payment-rate-per-second')),
+    failedPaymentBurst: Number(get('failed-payment-burst')),
     trustedProxies: (get('trusted-proxies') ?? '')
       .split(',')
       .map((ip) => ip.trim())

@@ -6,20 +6,21 @@
  * listens and returns the bound URL and a graceful close.
  */
 import packageJson from '../package.json' with { type: 'json' };
+import { CATALOG } from './catalog/endpoints.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
 import { createSignatureWatch } from './chain/signature-watch.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
+import { createClientAdmission } from './http/client-admission.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { renderDocuments } from './service/documents.ts';
-import { createMcpRoute } from './http/mcp-route.ts';
+import { createMcpRoute, MCP_PATH } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
 import { createProcessMetrics } from './http/process-metrics.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
-import { createRateLimiter, freeRequestAdmission } from './http/rate-limiter.ts';
 import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
@@ -158,6 +159,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
   const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
   const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
+  // The per-client limits (docs/operations.md#limits-per-client); a pinned clock (tests) pins their buckets: no refill.
+  const paidPaths = new Set(CATALOG.map((e) => e.path));
+  const admission = createClientAdmission({
+    free: { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst },
+    failed: { ratePerSecond: config.failedPaymentRatePerSecond, burst: config.failedPaymentBurst },
+    ...{ paidPaths, callsPath: MCP_PATH, ...(options.now ? { now: () => options.now!().getTime() } : {}) },
+  });
+  const paid = { challenges, handlers, processor, stopped, admission: admission.paid };
 
   const routes = [
     ...createFreeRoutes({
@@ -187,25 +196,22 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       sign,
       methodology: METHODOLOGY,
     }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, ...paid }),
   ];
   // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
   const mcp = createMcpRoute({
     serviceName: config.serviceName,
     version: SERVICE_VERSION,
     baseUrl: () => baseUrl,
-    paid: { challenges, handlers, processor, stopped },
+    paid,
     freeRoutes: routes,
+    admitCalls: admission.calls,
   });
-  // Free requests are limited per client (docs/operations.md#limits-per-client); paid ones by their payment.
-  const freeLimit = { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst };
-  // A pinned clock (tests) pins the buckets too: no refill, so what a test sees is exact.
-  const limiterClock = options.now ? { now: () => options.now!().getTime() } : {};
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
     ...storefront.serve([...routes, mcp.route], [preview]),
     trustedProxies: config.trustedProxies,
-    admit: freeRequestAdmission(createRateLimiter({ ...freeLimit, ...limiterClock }), freeLimit),
+    admit: admission.door,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
   storefront.start(server);

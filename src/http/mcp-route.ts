@@ -6,10 +6,13 @@
  * call. GET and DELETE on /mcp (session operations of a stateful server) answer 405, since only
  * POST is routed. Also the in-process call of the free routes the MCP free tools answer with.
  */
-import { errorReply } from '../errors.ts';
+import { CATALOG } from '../catalog/endpoints.ts';
+import { errorReply, type HttpReply } from '../errors.ts';
 import type { FreeRouteCall } from '../mcp/free-tools.ts';
 import { createMcpEndpoint } from '../mcp/mcp-server.ts';
 import { createMcpTools } from '../mcp/mcp-tools.ts';
+import { toolNameOf } from '../mcp/paid-tools.ts';
+import { X402_PAYMENT_META } from '../mcp/tool-result.ts';
 import { createPaidCaller, type PaidCallerConfig } from '../x402/paid-caller.ts';
 import type { AnyReply, HttpRequestData, Route } from './route.ts';
 import { MAX_BODY_BYTES } from './server.ts';
@@ -28,6 +31,11 @@ export interface McpRouteConfig {
   readonly freeRoutes: readonly Route[];
   /** How long a sample is served before it is computed again (default one minute). */
   readonly sampleTtlMs?: number;
+  /**
+   * The per-client limit of `count` calls of one request (client-admission.ts): a 429 reply, or
+   * null to go on. Absent: no limit.
+   */
+  readonly admitCalls?: (client: string, count: number) => HttpReply | null;
 }
 
 /** The MCP route, and the end of the endpoint's in-flight exchanges (after the server drained). */
@@ -55,6 +63,32 @@ async function replyOf(response: Response): Promise<AnyReply> {
   return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
 }
 
+const PAID_TOOLS = new Set(CATALOG.map((e) => toolNameOf(e.path)));
+
+/** A paid tool's call carrying a payment: the paid caller counts it (by whether its payment matches), not the free limit. */
+function carriesPayment(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+  if (method !== 'tools/call' || typeof params !== 'object' || params === null || typeof params.name !== 'string') return false;
+  return PAID_TOOLS.has(params.name) && typeof params._meta === 'object' && params._meta !== null && params._meta[X402_PAYMENT_META] !== undefined;
+}
+
+/**
+ * The body as JSON (undefined when it is not JSON: the library answers the parse error) and how
+ * many calls of it the free limit counts: each element of a batch, at least one per request.
+ */
+export function countCalls(body: Buffer | null): { readonly parsed: unknown; readonly count: number } {
+  let parsed: unknown;
+  try {
+    parsed = body === null ? undefined : JSON.parse(body.toString('utf8'));
+  } catch {
+    return { parsed: undefined, count: 1 };
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  const counted = messages.filter((m) => !carriesPayment(m)).length;
+  return { parsed, count: messages.length === 0 ? 1 : counted };
+}
+
 /** The MCP endpoint over the catalog's tools, and its route. */
 export function createMcpRoute(config: McpRouteConfig): McpRoute {
   const tools = createMcpTools({
@@ -74,9 +108,12 @@ export function createMcpRoute(config: McpRouteConfig): McpRoute {
     method: 'POST',
     path: MCP_PATH,
     async handler(req) {
+      const { parsed, count } = countCalls(req.body);
+      const refused = config.admitCalls?.(req.remoteIp, count);
+      if (refused) return refused;
       const request = webRequest(`${config.baseUrl()}${req.path}${req.query ? `?${req.query}` : ''}`, req);
       if (!request) return errorReply({ error: 'invalid_request', message: 'a request header cannot be read' });
-      return replyOf(await endpoint.fetch(request));
+      return replyOf(await endpoint.fetch(request, req.remoteIp, parsed));
     },
   };
   return { route, close: () => endpoint.close() };

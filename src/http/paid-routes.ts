@@ -22,12 +22,14 @@ class HttpAttempt implements PaidAttempt {
   readonly query: string;
   readonly resourceUrl: string;
   readonly payment: SentPayment;
+  readonly client: string;
   constructor(
     readonly entry: EndpointEntry,
     private readonly req: HttpRequestData,
     baseUrl: string,
   ) {
     this.query = req.query;
+    this.client = req.remoteIp;
     this.resourceUrl = `${baseUrl}${req.path}${req.query ? `?${req.query}` : ''}`;
     const header = paymentHeader(req.headers);
     this.payment = header === null ? null : { header };

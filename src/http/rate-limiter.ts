@@ -5,9 +5,6 @@
  * the least recently seen dropped first (a dropped client starts again with a full bucket, which
  * only an attacker rotating through more addresses than the cap could use).
  */
-import { errorReply, type HttpReply } from '../errors.ts';
-import { clientKeyOf } from '../preview/client-key.ts';
-import type { HttpRequestData } from './route.ts';
 
 /** How many clients are tracked at most: ~100 bytes each, so about 10 MB at the default. */
 export const RATE_LIMIT_MAX_CLIENTS = 100_000;
@@ -26,7 +23,15 @@ export interface RateLimiterConfig {
 export type RateDecision = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number };
 
 export interface RateLimiter {
-  take(clientKey: string): RateDecision;
+  /**
+   * Takes `count` tokens (default 1). Admitted when the bucket holds `count`, or a full bucket
+   * when `count` is more than the burst: the rest is owed, and the bucket refills from below zero.
+   */
+  take(clientKey: string, count?: number): RateDecision;
+  /** Whether a token is there now, taking none. */
+  has(clientKey: string): boolean;
+  /** Gives `count` tokens back (never beyond the burst). */
+  refund(clientKey: string, count?: number): void;
   /** Clients tracked now. */
   size(): number;
 }
@@ -47,14 +52,17 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
   const buckets = new Map<string, Bucket>();
   // The most recently seen client, already last in the Map's order.
   let lastKey: string | null = null;
-  if (config.ratePerSecond <= 0) return { take: () => ADMITTED, size: () => 0 };
+  if (config.ratePerSecond <= 0) return { take: () => ADMITTED, has: () => true, refund: () => {}, size: () => 0 };
+  const refill = (bucket: Bucket, t: number) => {
+    bucket.tokens = Math.min(burst, bucket.tokens + (t - bucket.atMs) * perMs);
+    bucket.atMs = t;
+  };
   return {
-    take(clientKey) {
+    take(clientKey, count = 1) {
       const t = now();
       const seen = buckets.get(clientKey);
       const bucket = seen ?? { tokens: burst, atMs: t };
-      bucket.tokens = Math.min(burst, bucket.tokens + (t - bucket.atMs) * perMs);
-      bucket.atMs = t;
+      refill(bucket, t);
       // Re-inserted when another client came in between: the Map's order is then least recently
       // seen first. A run of one client's requests (a kept-alive connection) skips the churn of
       // a delete and set per request, which showed in CPU profiles.
@@ -64,43 +72,24 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
         lastKey = clientKey;
         if (buckets.size > maxClients) buckets.delete(buckets.keys().next().value!);
       }
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
+      const need = Math.min(count, burst);
+      if (bucket.tokens >= need) {
+        bucket.tokens -= count;
         return ADMITTED;
       }
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((need - bucket.tokens) / perMs / 1000)) };
+    },
+    has(clientKey) {
+      const bucket = buckets.get(clientKey);
+      if (!bucket) return true;
+      refill(bucket, now());
+      return bucket.tokens >= 1;
+    },
+    refund(clientKey, count = 1) {
+      // An unknown client's bucket is full by definition: nothing to give back.
+      const bucket = buckets.get(clientKey);
+      if (bucket) bucket.tokens = Math.min(burst, bucket.tokens + count);
     },
     size: () => buckets.size,
-  };
-}
-
-/**
- * The admission rule of the public listener: requests that carry a payment are limited by the
- * payment itself; every other request of a client takes a token of its bucket, or gets 429
- * `rate_limited` with `Retry-After`. Clients are keyed like the free preview (an IPv6 /64 is one).
- */
-export function freeRequestAdmission(limiter: RateLimiter, config: Pick<RateLimiterConfig, 'ratePerSecond' | 'burst'>) {
-  // Off: nothing to key or count on the hot path.
-  if (config.ratePerSecond <= 0) return (): HttpReply | null => null;
-  // A client sends its requests in runs on one connection: its key is worked out once per run.
-  let lastIp = '';
-  let lastKey = '';
-  return (req: Pick<HttpRequestData, 'remoteIp' | 'headers'>): HttpReply | null => {
-    if (req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined) return null;
-    if (req.remoteIp !== lastIp) {
-      lastKey = clientKeyOf(req.remoteIp);
-      lastIp = req.remoteIp;
-    }
-    const decision = limiter.take(lastKey);
-    if (decision.ok) return null;
-    const s = decision.retryAfterSeconds;
-    return errorReply(
-      {
-        error: 'rate_limited',
-        message: `too many requests from this client: at most ${config.ratePerSecond} a second (${config.burst} at once) without a payment; retry in ${s} s`,
-        retryAfterSeconds: s,
-      },
-      { 'Retry-After': String(s) },
-    );
   };
 }

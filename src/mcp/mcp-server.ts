@@ -35,7 +35,11 @@ export interface McpEndpointConfig {
 
 /** A web-standard MCP endpoint: one `Request` in, one `Response` (JSON or a finite SSE stream) out. */
 export interface McpEndpoint {
-  fetch(request: Request): Promise<Response>;
+  /**
+   * `client` is the caller's address, for the per-client limits of paid tool calls; `parsedBody`
+   * the body when the caller already parsed it (then it is not parsed again).
+   */
+  fetch(request: Request, client: string, parsedBody?: unknown): Promise<Response>;
   /** Ends in-flight exchanges of the current protocol; the stateless fallback holds nothing. */
   close(): Promise<void>;
 }
@@ -64,6 +68,18 @@ function reportError(err: Error): void {
   if (!CLIENT_REFUSAL_RE.test(err.message)) console.error(`mcp: ${err.message}`);
 }
 
+/**
+ * The caller's address rides through the library as the request's pass-through `authInfo` (no
+ * token is involved: the library only hands it to the factory), the one field it carries intact
+ * to both protocol eras.
+ */
+const CLIENT_EXTRA = 'x402IntelClient';
+
+function clientOf(context: McpRequestContext): string {
+  const client = context.authInfo?.extra?.[CLIENT_EXTRA];
+  return typeof client === 'string' ? client : '';
+}
+
 /** Creates the endpoint over the tools. */
 export function createMcpEndpoint(config: McpEndpointConfig): McpEndpoint {
   const list = { tools: config.tools.definitions.map((t) => ({ ...t })) };
@@ -82,7 +98,8 @@ export function createMcpEndpoint(config: McpEndpointConfig): McpEndpoint {
       // The library ends a call when its exchange ends; the HTTP request's own signal is the
       // client going away, which must also stop a paid call before it settles.
       const signal = context.requestInfo ? AbortSignal.any([ctx.mcpReq.signal, context.requestInfo.signal]) : ctx.mcpReq.signal;
-      const result = await config.tools.call({ name, arguments: args ?? {}, meta: (_meta ?? {}) as Record<string, unknown>, signal });
+      const client = clientOf(context);
+      const result = await config.tools.call({ name, arguments: args ?? {}, meta: (_meta ?? {}) as Record<string, unknown>, signal, client });
       if (result === null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       return server.projectCallToolResult(result, undefined);
     });
@@ -96,7 +113,14 @@ export function createMcpEndpoint(config: McpEndpointConfig): McpEndpoint {
     return allowed.hosts;
   };
   return {
-    fetch: (request) => Promise.resolve(originValidationResponse(request, allowedHosts()) ?? handler.fetch(request)),
+    fetch: (request, client, parsedBody) =>
+      Promise.resolve(
+        originValidationResponse(request, allowedHosts()) ??
+          handler.fetch(request, {
+            authInfo: { token: '', clientId: '', scopes: [], extra: { [CLIENT_EXTRA]: client } },
+            ...(parsedBody !== undefined ? { parsedBody } : {}),
+          }),
+      ),
     close: () => handler.close(),
   };
 }

@@ -40,6 +40,8 @@ export interface ToolCall {
   readonly meta: Readonly<Record<string, unknown>>;
   /** Fires when the client goes away or cancels the call. */
   readonly signal: AbortSignal;
+  /** The caller's address as the HTTP front end saw it ('' when unknown). */
+  readonly client: string;
 }
 
 export interface PaidTools {
@@ -54,14 +56,14 @@ export function createPaidTools(caller: PaidCaller): PaidTools {
   const definitions = new Map(CATALOG.map((e) => [toolNameOf(e.path), definitionOf(e)]));
   return {
     definitions: [...definitions.values()],
-    call({ name, arguments: args, meta, signal }) {
+    call({ name, arguments: args, meta, signal, client }) {
       const entry = byName.get(name);
       if (!entry) return null;
       const converted = argumentsToQuery(definitions.get(name)!.inputSchema, args);
       if (!converted.ok) return Promise.resolve(errorResult(converted.error));
       const sent = meta[X402_PAYMENT_META];
       const payment = sent === undefined ? null : { object: sent };
-      const attempt = { entry, query: converted.query, resourceUrl: toolResourceUrl(name), payment, signal };
+      const attempt = { entry, client, query: converted.query, resourceUrl: toolResourceUrl(name), payment, signal };
       // Through a promise either way: a synchronous answer (a 402) or a throw becomes the tool's result or rejection.
       return Promise.resolve(attempt).then(caller).then(resultOfReply);
     },

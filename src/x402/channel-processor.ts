@@ -20,8 +20,9 @@ import { createChannelRefund } from './channel-refund.ts';
 import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
 import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
+import { createFailedPayments, type FailedPayments } from './failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
-import { paidOf, type PaidCall } from './paid-call.ts';
+import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { refusalSentence } from './reason-messages.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
@@ -49,6 +50,8 @@ export interface ChannelProcessorConfig {
   readonly now?: () => number;
   /** The mirror's freshness bound, ms (default CHANNEL_SYNC_MAX_AGE_MS). */
   readonly mirrorMaxAgeMs?: number;
+  /** Vouchers on a channel found unfunded a moment ago (default: a fresh memory): their repeats cost no chain read. */
+  readonly failed?: FailedPayments;
 }
 
 export interface ChannelProcessor {
@@ -74,6 +77,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   const { store, facilitator } = config;
   const now = config.now ?? Date.now;
   const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
+  const failed = config.failed ?? createFailedPayments();
   const refuse = (call: PaidCall, reason: string, message?: string) =>
     config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   const corrective = (call: PaidCall, id: string, rec: ChannelRecord) =>
@@ -144,9 +148,16 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
     const rec = await store.get(id);
     if (rec) return rec;
+    const known = failed.recall(id, () => payloadSha256(call));
+    if (known) return refuse(call, known.reason, known.message);
     const onchain = await facilitator.read(id).catch(() => null);
     if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
-    if (onchain.balance === '0') return refuse(call, CHANNEL_REASONS.channelNotFound, `no funded channel ${id}`);
+    if (onchain.balance === '0') {
+      // Remembered: a repeat of this voucher on an unfunded channel costs no chain read.
+      const unfunded = { reason: CHANNEL_REASONS.channelNotFound, message: `no funded channel ${id}` };
+      failed.remember(id, payloadSha256(call), unfunded);
+      return refuse(call, unfunded.reason, unfunded.message);
+    }
     return freshRecord(p, onchain, now());
   }
 

@@ -8,6 +8,7 @@ import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
+import type { FailedPayments } from './failed-payments.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from './pending-settlements.ts';
 import { refusalSentence } from './reason-messages.ts';
@@ -22,6 +23,8 @@ export interface ClaimedSettlementConfig {
   readonly deliver: PaidDelivery;
   readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
   readonly fault: (what: string, err: unknown) => void;
+  /** Where a payment its verification refused is remembered, so its repeats cost no verification. */
+  readonly failed?: Pick<FailedPayments, 'remember'>;
 }
 
 /** Settles claimed payments, fresh or pending since an earlier attempt. */
@@ -112,7 +115,9 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       if (verified.simulateMs !== undefined) timing.add('simulate', simulateMs);
       if (!verified.isValid) {
         const reason = verified.invalidReason ?? 'invalid_payment';
-        return refuse(call, reason, refusalSentence(reason, verified.invalidMessage));
+        const refusal = { reason, message: refusalSentence(reason, verified.invalidMessage) };
+        if (!verified.transient) config.failed?.remember(key, payloadSha256(call), refusal);
+        return refuse(call, refusal.reason, refusal.message);
       }
       const answer = await call.answer().catch(replyForError);
       mark = timing.lap('handler', mark);

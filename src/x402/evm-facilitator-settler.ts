@@ -107,7 +107,7 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
     async verifyOnChain(parsed, payment, requirements, signal): Promise<VerifyResult> {
       const payer = parsed.authorization.from;
       const posted = await postJson(`${base}/verify`, requestBody(payment, requirements), FACILITATOR_VERIFY_TIMEOUT_MS, signal);
-      if (!posted.ok) return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: posted.message, payer };
+      if (!posted.ok) return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: posted.message, payer, transient: true };
       const b = posted.body;
       if (typeof b.isValid !== 'boolean')
         return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: 'facilitator /verify answer has no isValid', payer };

@@ -43,7 +43,7 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       const state = await config.reader.payerState(payer, parsed.authorization.nonce);
       if (!state.ok) {
         const reason = state.kind === 'not_eip3009' ? EVM_REASONS.eip3009NotSupported : EVM_REASONS.unexpectedVerifyError;
-        return { isValid: false, invalidReason: reason, invalidMessage: state.message, payer };
+        return { isValid: false, invalidReason: reason, invalidMessage: state.message, payer, transient: state.kind !== 'not_eip3009' };
       }
       if (state.nonceUsed)
         return { isValid: false, invalidReason: EVM_REASONS.nonceAlreadyUsed, invalidMessage: 'this authorization nonce is already used on chain', payer };

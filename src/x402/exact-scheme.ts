@@ -17,6 +17,11 @@ export interface VerifyResult {
    * balance read), when it got that far: the paid answer's `Server-Timing` shows it apart.
    */
   readonly simulateMs?: number;
+  /**
+   * The refusal came from a chain or facilitator that could not be asked (down, timed out), not
+   * from the payment: the same payment may pass a moment later, so it is not remembered as failed.
+   */
+  readonly transient?: boolean;
 }
 
 export interface SettleResult {

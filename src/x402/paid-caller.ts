@@ -23,6 +23,26 @@ export interface PaidCallerConfig {
    * null. While set, every paid call answers 503 before any payment is taken.
    */
   readonly stopped?: () => string | null;
+  /** The per-client limits of calls that carry a payment; none: no limits. */
+  readonly admission?: PaidAdmission;
+}
+
+/**
+ * How a call that carried a matching payment ended: paid (a 200 its payment bought now), refused
+ * for its payment or request, or neither (a fault of ours, or the kept 200 of an earlier payment).
+ */
+export type PaymentOutcome = 'paid' | 'failed' | 'neutral';
+
+/**
+ * The per-client limits a call with a payment passes (the transport's own limit skipped it): a
+ * payment that does not decode or match the route's terms counts like an unpaid call; a matching
+ * one is admitted while the client's failed payments are within their limit, and its outcome
+ * is reported once known.
+ */
+export interface PaidAdmission {
+  unmatched(client: string): HttpReply | null;
+  matched(client: string): HttpReply | null;
+  ended(client: string, outcome: PaymentOutcome): void;
 }
 
 /** The payment a call carried: the HTTP header value, the MCP `_meta` object, or none. */
@@ -31,6 +51,8 @@ export type SentPayment = { readonly header: string } | { readonly object: unkno
 /** One paid call as its transport received it. */
 export interface PaidAttempt {
   readonly entry: EndpointEntry;
+  /** The caller's address as the front end saw it (behind trusted proxies, the forwarded one). */
+  readonly client: string;
   /** The query string (without `?`) the answer is for; it is also the receipt's `resource`. */
   readonly query: string;
   /** The resource URL the 402 challenge names: the request URL, or `mcp://tool/<name>`. */
@@ -94,31 +116,84 @@ function createQueryVerdicts(): (entry: EndpointEntry, query: string) => HttpRep
 
 const freezeReply = (reply: HttpReply): HttpReply => Object.freeze({ ...reply, headers: Object.freeze({ ...reply.headers }) });
 
+/**
+ * A 200 is a payment of this call only when its handler ran: the same payment again gets its kept
+ * answer with no new charge, and must not count as paid (else repeating one payment would refill
+ * the free bucket for ever).
+ */
+const outcomeOf = (status: number, answered: boolean): PaymentOutcome =>
+  status === 200 ? (answered ? 'paid' : 'neutral') : status >= 500 ? 'neutral' : 'failed';
+
 /** Creates the caller over the routes' challenges, handlers and the payment processor. */
 export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
   const verdictOf = createQueryVerdicts();
-  return (attempt) => {
-    const { entry, query, resourceUrl, payment } = attempt;
-    const builder = config.challenges.get(entry.path)!;
+  const admission = config.admission;
+
+  function serve(attempt: PaidAttempt, builder: ChallengeBuilder, decoded: DecodeResult | null, onAnswer?: () => void): HttpReply | Promise<HttpReply> {
+    const { entry, query, resourceUrl } = attempt;
     const refused = verdictOf(entry, query);
     if (refused !== null) return refused;
     const stopped = config.stopped?.() ?? null;
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
-    if (payment === null) return builder.reply(resourceUrl);
+    if (decoded === null) return builder.reply(resourceUrl);
     const checked = validateQuery(entry, query);
     if (!checked.ok) return errorReply(checked.error);
-    const decoded = decodeSent(payment, builder);
     if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);
     if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
     const signal = attempt.signal;
+    const answer = answerWith(entry, handler, checked.value, signal);
     return config.processor.process({
       entry,
       payment: decoded.payment,
       requirements: decoded.requirements,
       resourceUrl,
       request: { path: entry.path, query, signal },
-      answer: answerWith(entry, handler, checked.value, signal),
+      answer: onAnswer
+        ? () => {
+            onAnswer();
+            return answer();
+          }
+        : answer,
     });
+  }
+
+  /** A call with a payment, under the client's limits: the outcome of a matching one is reported when known. */
+  function admitted(attempt: PaidAttempt, builder: ChallengeBuilder, decoded: DecodeResult, limits: PaidAdmission): HttpReply | Promise<HttpReply> {
+    const client = attempt.client;
+    if (!decoded.ok) return limits.unmatched(client) ?? serve(attempt, builder, decoded);
+    const refused = limits.matched(client);
+    if (refused) return refused;
+    let answered = false;
+    let reply: HttpReply | Promise<HttpReply>;
+    try {
+      reply = serve(attempt, builder, decoded, () => {
+        answered = true;
+      });
+    } catch (err) {
+      limits.ended(client, 'neutral');
+      throw err;
+    }
+    if (!(reply instanceof Promise)) {
+      limits.ended(client, outcomeOf(reply.status, answered));
+      return reply;
+    }
+    return reply.then(
+      (r) => {
+        limits.ended(client, outcomeOf(r.status, answered));
+        return r;
+      },
+      (err: unknown) => {
+        limits.ended(client, 'neutral');
+        throw err;
+      },
+    );
+  }
+
+  return (attempt) => {
+    const builder = config.challenges.get(attempt.entry.path)!;
+    if (attempt.payment === null) return serve(attempt, builder, null);
+    const decoded = decodeSent(attempt.payment, builder);
+    return admission ? admitted(attempt, builder, decoded, admission) : serve(attempt, builder, decoded);
   };
 }

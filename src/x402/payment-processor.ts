@@ -19,8 +19,9 @@ import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import type { ChannelProcessor } from './channel-processor.ts';
 import { createClaimedSettlement } from './claimed-settlement.ts';
 import type { ExactScheme } from './exact-scheme.ts';
+import { createFailedPayments, type FailedPayments } from './failed-payments.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
-import { paidOf, type PaidCall } from './paid-call.ts';
+import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { createPaidDelivery } from './paid-delivery.ts';
 import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
@@ -54,6 +55,8 @@ export interface PaymentProcessorConfig {
   readonly onFault?: (what: string, err: unknown) => void;
   /** Payment channels (`batch-settlement`), when offered: their processor and `/facilitator/supported` kind. */
   readonly channels?: { readonly processor: ChannelProcessor; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
+  /** Payments refused by their verification a moment ago (default: a fresh memory). */
+  readonly failed?: FailedPayments;
 }
 
 function reportFault(what: string, err: unknown): void {
@@ -74,13 +77,14 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard) });
   const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs });
   const fault = config.onFault ?? reportFault;
+  const failed = config.failed ?? createFailedPayments();
 
   function refuse(call: PaidCall, reason: string, message?: string): HttpReply {
     return config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   }
 
   const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, fault });
-  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault });
+  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault, failed });
 
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
     // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.
@@ -91,6 +95,9 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
     const key = scheme.replayKey(call.payment);
     if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
+    // Refused a moment ago: the same refusal, with no signature check or chain round trip.
+    const refused = failed.recall(key, () => payloadSha256(call));
+    if (refused) return refuse(call, refused.reason, refused.message);
     const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);

@@ -141,7 +141,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const { source } = rules.transfer;
     const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal, [source]);
     const simulateMs = performance.now() - simulating;
-    if (!sim.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs };
+    if (!sim.ok)
+      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs, transient: true };
     if (sim.err !== null)
       return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
     const balance = sourceBalanceBefore(sim.accounts?.[0] ?? null, rules.transfer, amount);

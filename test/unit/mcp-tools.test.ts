@@ -83,15 +83,15 @@ describe('arguments become the HTTP query', () => {
       reached.push(a);
       return json(400, { error: 'invalid_parameter', param: 'mint', message: 'mint is not a base58 address of 32 bytes' });
     });
-    const bad = await t.call({ name: 'smri', arguments: { mint: { a: 1 } }, meta: {}, signal });
+    const bad = await t.call({ name: 'smri', arguments: { mint: { a: 1 } }, meta: {}, signal, client: '' });
     expect(bad).toMatchObject({ isError: true, structuredContent: { error: 'invalid_parameter', param: 'mint' } });
     expect(reached).toHaveLength(0);
-    await t.call({ name: 'smri', arguments: { mint: 'x' }, meta: { 'x402/payment': { p: 1 } }, signal });
+    await t.call({ name: 'smri', arguments: { mint: 'x' }, meta: { 'x402/payment': { p: 1 } }, signal, client: '' });
     expect(reached[0]).toMatchObject({ query: 'mint=x', resourceUrl: 'mcp://tool/smri', payment: { object: { p: 1 } } });
   });
 
   it('an unknown tool is no result (the server answers it with a protocol error)', () => {
-    expect(tools().call({ name: 'nope', arguments: {}, meta: {}, signal })).toBeNull();
+    expect(tools().call({ name: 'nope', arguments: {}, meta: {}, signal, client: '' })).toBeNull();
   });
 });
 

@@ -1,0 +1,105 @@
+/**
+ * The per-client limits of the public listener (docs/operations.md#limits-per-client), one rule
+ * for HTTP and MCP:
+ *
+ * - Every call takes a token of its client's free bucket (an HTTP request, each element of an MCP
+ *   JSON-RPC batch), except a call carrying a payment that decodes and matches the route's terms:
+ *   the paid caller judges that (a paid route's payment header, a paid tool's `_meta` payment),
+ *   and a payment that does not match takes the free token after all.
+ * - A matching payment takes a token of the client's failed-payment bucket while it is checked;
+ *   it gets it back unless the payment or its request was refused, so a client's refused payments
+ *   are limited apart (each one may have cost a chain round trip).
+ * - A paid call that succeeds gives one token back to the free bucket: the one its 402 challenge
+ *   took (the official clients ask unpaid first), so a client that pays is never slowed by the
+ *   free limit, and one that only collects 402s, or pays with refused payments, is.
+ *
+ * Clients are keyed like the free preview (an IPv6 /64 is one). With the free limit off, the
+ * failed-payment limit is off too.
+ */
+import { errorReply, type HttpReply } from '../errors.ts';
+import { clientKeyOf } from '../preview/client-key.ts';
+import { paymentHeader } from '../x402/decode-payment.ts';
+import type { PaidAdmission } from '../x402/paid-caller.ts';
+import { createRateLimiter, type RateLimiter, type RateLimiterConfig } from './rate-limiter.ts';
+import type { HttpRequestData } from './route.ts';
+
+type Limit = Pick<RateLimiterConfig, 'ratePerSecond' | 'burst'>;
+
+export interface ClientAdmissionConfig {
+  /** Calls without a (matching) payment. */
+  readonly free: Limit;
+  /** Payments refused for the payment or its request. */
+  readonly failed: Limit;
+  /** Paths whose payment header the paid caller judges: the paid routes. */
+  readonly paidPaths: ReadonlySet<string>;
+  /** The path whose calls are counted once its body is read (MCP): the front end only checks a token is left. */
+  readonly callsPath: string;
+  /** Milliseconds, monotonic; injected by tests. */
+  readonly now?: () => number;
+}
+
+export interface ClientAdmission {
+  /** The front end's check before routing (HttpServerConfig.admit): a 429 reply, or null to go on. */
+  door(req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>): HttpReply | null;
+  /** `count` calls of one request (the elements of a JSON-RPC batch), all admitted or none. */
+  calls(client: string, count: number): HttpReply | null;
+  /** The limits of calls that carry a payment, for the paid caller. */
+  readonly paid: PaidAdmission;
+}
+
+function refusal(what: string, limit: Limit, retryAfterSeconds: number): HttpReply {
+  const s = retryAfterSeconds;
+  const message = `too many ${what} from this client: at most ${limit.ratePerSecond} a second (${limit.burst} at once); retry in ${s} s`;
+  return errorReply({ error: 'rate_limited', message, retryAfterSeconds: s }, { 'Retry-After': String(s) });
+}
+
+const OPEN: ClientAdmission = {
+  door: () => null,
+  calls: () => null,
+  paid: { unmatched: () => null, matched: () => null, ended: () => {} },
+};
+
+/** Creates the limits; with the free rate 0 everything is admitted and nothing tracked. */
+export function createClientAdmission(config: ClientAdmissionConfig): ClientAdmission {
+  if (config.free.ratePerSecond <= 0) return OPEN;
+  const clock = config.now ? { now: config.now } : {};
+  const free = createRateLimiter({ ...config.free, ...clock });
+  const failed: RateLimiter = createRateLimiter({ ...config.failed, ...clock });
+  // A client sends its requests in runs on one connection: its key is worked out once per run.
+  let lastIp = '';
+  let lastKey = clientKeyOf('');
+  const keyOf = (ip: string): string => {
+    if (ip !== lastIp) {
+      lastKey = clientKeyOf(ip);
+      lastIp = ip;
+    }
+    return lastKey;
+  };
+  const takeFree = (client: string, count = 1): HttpReply | null => {
+    const decision = free.take(keyOf(client), count);
+    return decision.ok ? null : refusal('requests without a payment', config.free, decision.retryAfterSeconds);
+  };
+  return {
+    door(req) {
+      if (req.path === config.callsPath) {
+        const key = keyOf(req.remoteIp);
+        return free.has(key) ? null : takeFree(req.remoteIp);
+      }
+      if (config.paidPaths.has(req.path) && paymentHeader(req.headers) !== null) return null;
+      return takeFree(req.remoteIp);
+    },
+    calls: (client, count) => (count > 0 ? takeFree(client, count) : null),
+    paid: {
+      unmatched: (client) => takeFree(client),
+      matched(client) {
+        const decision = failed.take(keyOf(client));
+        return decision.ok ? null : refusal('refused payments', config.failed, decision.retryAfterSeconds);
+      },
+      ended(client, outcome) {
+        const key = keyOf(client);
+        if (outcome !== 'failed') failed.refund(key);
+        if (outcome === 'paid') free.refund(key);
+      },
+    },
+  };
+}
