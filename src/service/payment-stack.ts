@@ -124,7 +124,7 @@ export function paymentTerms(config: Readonly<PaymentTermsOptions>, feePayer: st
 
 /** The Base settlement path: a remote facilitator, our own relayer, or the local EVM's relayer. */
 function evmSettlement(config: PaymentStackConfig['options'], upstreams: PaymentUpstreams): EvmSettlement | null {
-  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl };
+  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl, rpcUrl: config.evmRpcUrl ?? upstreams.evm?.rpcUrl ?? null };
   if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
   if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
   return null;
