@@ -70,6 +70,9 @@ export interface Config {
   readonly adminToken: string | null;
   readonly svmCommitment: 'confirmed' | 'finalized';
   readonly settleTimeoutMs: number;
+  /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
+  readonly paymentRecordsMax: number;
+  readonly channelsMax: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
 }
 
@@ -227,6 +230,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     adminToken: get('admin-token'),
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
     settleTimeoutMs: Number(get('settle-timeout-ms')),
+    paymentRecordsMax: Number(get('payment-records-max')),
+    channelsMax: Number(get('channels-max')),
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),

@@ -81,7 +81,12 @@ function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: Paymen
 
 /** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
 export interface PaymentStackConfig {
-  readonly options: Readonly<Pick<Config, 'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels'>>;
+  readonly options: Readonly<
+    Pick<
+      Config,
+      'dataDir' | 'svmCommitment' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels' | 'paymentRecordsMax' | 'channelsMax'
+    >
+  >;
   readonly upstreams: PaymentUpstreams;
   readonly terms: PaymentTermsConfig;
   readonly rpc: RpcClient;
@@ -152,6 +157,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     stamp: createReceiptStamp({ receipts: config.receipts, fault }),
     challengeFor: (path) => challenges.get(path)!,
     fault,
+    maxChannels: options.channelsMax,
     // With the database every instance serves every channel: the records are rows, and one instance at a time claims.
     shared: db ? { store: createPgChannelStore({ db }), lead: createPgClaimLease({ db, holder: randomUUID(), leaseMs: 3 * claimLookMs(watch) }) } : null,
   });
@@ -212,6 +218,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
       : createPaymentProcessor({
           schemes: [svm, ...evm, ...(config.schemes ?? [])],
           ...stores,
+          recordsMax: options.paymentRecordsMax,
           receipts: config.receipts,
           challengeFor: (path) => challenges.get(path)!,
           channels,

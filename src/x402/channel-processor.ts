@@ -9,7 +9,7 @@
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
 import { sameEvmAddress } from '../chain/evm-typed-data.ts';
-import { errorReply, type HttpReply } from '../errors.ts';
+import { errorReply, type HttpReply, replyForError } from '../errors.ts';
 import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
@@ -20,7 +20,7 @@ import { paidOf, type PaidCall } from './paid-call.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
-import { replyOf, storableAnswer } from './pending-settlements.ts';
+import { paymentsFull, replyOf, storableAnswer } from './pending-settlements.ts';
 import type { PaymentRequirements } from './x402-types.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
@@ -169,6 +169,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
     let rec = await store.get(id);
     if (!rec) {
+      // A channel we do not hold yet only while there is room: the channels held are never dropped for it.
+      if (store.full?.()) return replyForError(paymentsFull());
       const onchain = await facilitator.read(id).catch(() => null);
       if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
       if (onchain.balance === '0') return refuse(call, CHANNEL_REASONS.channelNotFound, `no funded channel ${id}`);
@@ -195,6 +197,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, verified.message);
     const known = await store.get(id);
+    if (!known && store.full?.()) return replyForError(paymentsFull());
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
     const answer = await answerTimed(call, timing);
