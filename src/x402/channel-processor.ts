@@ -9,7 +9,7 @@
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
 import { sameEvmAddress } from '../chain/evm-typed-data.ts';
-import { errorReply, type HttpReply, replyForError } from '../errors.ts';
+import { errorReply, type HttpReply, replyForError, ServiceError } from '../errors.ts';
 import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, parseChannelPayload, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
@@ -128,7 +128,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
   }
 
-  /** A 200 was produced: receipt, then the charge made durable, then the answer. */
+  /** A 200: the charge durable first (the channel's next revision), then receipt and ledger entry, then the answer kept for its retry. */
   async function commit(
     call: PaidCall,
     id: string,
@@ -138,8 +138,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     moved: { transaction: string; amount: string },
     timing: PaidTiming,
   ) {
-    const t = now();
-    const max = p.voucher.maxClaimableAmount;
+    const [t, max] = [now(), p.voucher.maxClaimableAmount];
     const next: ChannelRecord = {
       ...rec,
       charged: max,
@@ -148,22 +147,35 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       lastRequestAt: t,
       unclaimedSince: rec.unclaimedSince || t,
     };
+    // No kept answer until this one is: the previous answer must not pass for this voucher's.
+    const unstored = await storeCharge(call, id, { ...next, last: null }, moved.transaction);
+    if (unstored) return unstored;
     const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
     const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
     const paid = paidOf(call);
     const receipt = await config.stamp(paid, call.requirements.network, answer, timing);
     const reply = withChannelResponse(answer, response, receipt);
-    try {
-      await store.put(id, { ...next, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } });
-    } catch (err) {
-      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
-      if (err instanceof ChannelConflictError && moved.transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
-      config.fault(`channel ${id} charge not stored`, err);
-      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
-      if (moved.transaction === '') return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
-    }
+    await store
+      .put(id, { ...next, rev: next.rev + 1, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })
+      .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
     syncLater(id, next.syncedAt);
     return reply;
+  }
+
+  /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
+  async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
+    try {
+      await store.put(id, next);
+      return null;
+    } catch (err) {
+      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
+      if (err instanceof ChannelConflictError && transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
+      config.fault(`channel ${id} charge not stored`, err);
+      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
+      if (transaction !== '') return null;
+      if (err instanceof ServiceError) return replyForError(err);
+      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+    }
   }
 
   async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
