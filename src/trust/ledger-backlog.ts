@@ -86,8 +86,10 @@ export function createLedgerBacklog(config: LedgerBacklogConfig): LedgerBacklog 
       const { bodyBase64, ...rest } = stored;
       try {
         await config.issue({ ...rest, body: Buffer.from(bodyBase64, 'base64') });
-      } catch {
-        return;
+      } catch (err) {
+        // Refused by the ledger: tried again later. Appended but not signed: done (appending again would duplicate it).
+        if (err instanceof LedgerAppendError) return;
+        config.fault?.('a reconciled ledger entry was appended but its receipt was not signed', err);
       }
       waiting.delete(k);
       await write({ k, del: true }).catch((err: unknown) =>
