@@ -90,5 +90,5 @@ export async function openTrustStack(config: Readonly<TrustStackConfig>): Promis
   // What waited before a restart is appended now, before any new payment (paidCallsStopped holds them off meanwhile).
   void backlog.drain();
   const receipts = withLedgerBacklog(issuer, backlog, fault);
-  return { ledger, killSwitch, receipts, backlog, status: createTrustStatus({ ledger, killSwitch }) };
+  return { ledger, killSwitch, receipts, backlog, status: createTrustStatus({ ledger, killSwitch, backlog }) };
 }
