@@ -75,6 +75,9 @@ export interface Config {
   /** Ceiling of one Solana settlement's priority fee (limit x price), lamports. */
   readonly svmMaxPriorityFee: number;
   readonly settleTimeoutMs: number;
+  /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
+  readonly paymentRecordsMax: number;
+  readonly channelsMax: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
 }
 
@@ -235,6 +238,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
     svmMaxPriorityFee: Number(get('svm-max-priority-fee')),
     settleTimeoutMs: Number(get('settle-timeout-ms')),
+    paymentRecordsMax: Number(get('payment-records-max')),
+    channelsMax: Number(get('channels-max')),
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),

@@ -40,6 +40,11 @@ export const ERROR_STATUS = {
   storage_unavailable: 503,
   /** The PostgreSQL database (`--database-url`) refused, failed or did not answer a read or write the payment needs: nothing was charged. */
   database_unavailable: 503,
+  /**
+   * The service holds as many payment records (pending settlements, answers kept for their retry,
+   * payment channels) as it is configured to: a new paid call is refused before anything is charged.
+   */
+  payments_full: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
   shutting_down: 503,

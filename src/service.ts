@@ -155,7 +155,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
   let documents: Documents | null = null;
-  const stopped = () => paidCallsStopped(killSwitch, ledger);
+  const stopped = () => paidCallsStopped(killSwitch, ledger, trust.backlog);
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
   const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
   const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
@@ -242,6 +242,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     blockhashes.close();
     feePayer.close();
     await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
+    await trust.backlog.close();
     await ledger.close();
     await storage.close();
     const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);

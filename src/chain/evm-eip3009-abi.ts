@@ -35,6 +35,15 @@ export const EIP3009_TOKEN_ABI = [
   },
   {
     type: 'event',
+    name: 'AuthorizationUsed',
+    anonymous: false,
+    inputs: [
+      { name: 'authorizer', type: 'address', indexed: true },
+      { name: 'nonce', type: 'bytes32', indexed: true },
+    ],
+  },
+  {
+    type: 'event',
     name: 'Transfer',
     anonymous: false,
     inputs: [

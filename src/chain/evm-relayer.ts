@@ -4,12 +4,13 @@
  * with a locally tracked account nonce, so concurrent settlements never collide on a nonce;
  * waiting for receipts runs concurrently.
  */
-import { createWalletClient, defineChain, http, parseEventLogs, parseSignature, type Chain, type PublicClient, type WalletClient } from 'viem';
+import { createWalletClient, defineChain, encodeFunctionData, http, keccak256, parseSignature, type Chain, type PublicClient, type WalletClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
 import type { EvmHexKey } from './evm-key-file.ts';
 import type { TransferAuthorizationToRecover } from './evm-typed-data.ts';
 import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal, revertReasonOf } from './evm-token-reader.ts';
+import { readTransferReceipt } from './evm-transfer-receipt.ts';
 
 /** Receipt polling period, ms: a quarter of Base's 2 s block time; local automine answers at once. */
 export const EVM_RECEIPT_POLL_MS = 250;
@@ -19,8 +20,14 @@ export type TransferAuthorizationCall = Omit<TransferAuthorizationToRecover, 'do
 
 export type SubmitResult =
   | { readonly ok: true; readonly hash: string }
-  /** `refused`: the token reverted in gas estimation (message carries its reason); `rpc`: not sent. */
-  | { readonly ok: false; readonly kind: 'refused' | 'rpc'; readonly message: string };
+  /**
+   * `refused`: the token reverted in gas estimation (message carries its reason), nothing signed;
+   * `rpc`: the RPC failed; `hash` is set when the signed transaction was handed to the node (it may have it).
+   */
+  | { readonly ok: false; readonly kind: 'refused' | 'rpc'; readonly message: string; readonly hash?: string };
+
+/** Called with the hash of the signed transaction right before it is sent; a throw means it is not sent. */
+export type BeforeSend = (hash: string) => Promise<void>;
 
 export type ReceiptResult = { readonly status: 'success' } | { readonly status: 'reverted' | 'transfer_mismatch' | 'timeout'; readonly message: string };
 
@@ -33,14 +40,15 @@ export interface RelayedCall {
 
 export interface EvmRelayer {
   readonly address: string;
-  submit(call: TransferAuthorizationCall): Promise<SubmitResult>;
+  /** Signs the transfer, tells `beforeSend` its hash, then broadcasts it. */
+  submit(call: TransferAuthorizationCall, beforeSend?: BeforeSend): Promise<SubmitResult>;
   /**
    * Sends any call from the same account, in the same queue as `submit`: both share one account
    * nonce, so channel deposits and claims never collide with exact settlements. Rejects with the
    * node's error (the official facilitator code that calls it maps errors to reasons itself).
    */
   sendCall(call: RelayedCall): Promise<`0x${string}`>;
-  /** Waits up to `timeoutMs` for the receipt and checks its Transfer(from, to, value) log. */
+  /** Waits up to `timeoutMs` for the receipt and checks its AuthorizationUsed(from, nonce) and Transfer(from, to, value) logs. */
   waitForTransfer(hash: string, call: TransferAuthorizationCall, timeoutMs: number): Promise<ReceiptResult>;
 }
 
@@ -96,25 +104,35 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
   let nextNonce: number | null = null;
   let tail: Promise<unknown> = Promise.resolve();
 
-  async function send(call: TransferAuthorizationCall): Promise<SubmitResult> {
+  /** Prepares (gas estimation: a token refusal shows here) and signs; the hash is known before anything is sent. */
+  async function sign(call: TransferAuthorizationCall): Promise<`0x${string}`> {
+    nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+    const data = encodeFunctionData({ abi: EIP3009_TOKEN_ABI, functionName: 'transferWithAuthorization', args: transferArgs(call) });
+    const request = await wallet.prepareTransactionRequest({ account, chain, to: asset, data, nonce: nextNonce });
+    return wallet.signTransaction({ ...request, account, chain } as Parameters<WalletClient['signTransaction']>[0]);
+  }
+
+  async function send(call: TransferAuthorizationCall, beforeSend?: BeforeSend): Promise<SubmitResult> {
+    let signed: `0x${string}`;
     try {
-      nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
-      const hash = await wallet.writeContract({
-        account,
-        chain,
-        address: asset,
-        abi: EIP3009_TOKEN_ABI,
-        functionName: 'transferWithAuthorization',
-        args: transferArgs(call),
-        nonce: nextNonce,
-      });
-      nextNonce++;
+      signed = await sign(call);
+    } catch (err) {
+      nextNonce = null;
+      const refused = isContractRefusal(err) || /revert/i.test(errorMessage(err));
+      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err) };
+    }
+    const hash = keccak256(signed);
+    // A throw here (the settlement record not written) sends nothing; the account nonce stays unused.
+    await beforeSend?.(hash);
+    try {
+      await wallet.sendRawTransaction({ serializedTransaction: signed });
+      nextNonce = (nextNonce ?? 0) + 1;
       return { ok: true, hash };
     } catch (err) {
       // Re-read the account nonce next time: a failed send may or may not have consumed it.
       nextNonce = null;
       const refused = isContractRefusal(err) || /revert/i.test(errorMessage(err));
-      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err) };
+      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err), hash };
     }
   }
 
@@ -132,9 +150,9 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
 
   return {
     address: account.address,
-    submit(call) {
-      const run = tail.then(() => send(call));
-      tail = run;
+    submit(call, beforeSend) {
+      const run = tail.then(() => send(call, beforeSend));
+      tail = run.catch(() => undefined);
       return run;
     },
     sendCall(call) {
@@ -144,20 +162,10 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     },
     async waitForTransfer(hash, call, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
+      const expected = { asset, from: call.from, to: call.to, value: call.value, nonce: call.nonce };
       for (;;) {
-        const receipt = await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => null);
-        if (receipt) {
-          if (receipt.status !== 'success') return { status: 'reverted', message: `transaction ${hash} reverted` };
-          const transfers = parseEventLogs({
-            abi: EIP3009_TOKEN_ABI,
-            eventName: 'Transfer',
-            logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()),
-          });
-          const matched = transfers.some(
-            (t) => t.args.from.toLowerCase() === call.from.toLowerCase() && t.args.to.toLowerCase() === call.to.toLowerCase() && t.args.value === call.value,
-          );
-          return matched ? { status: 'success' } : { status: 'transfer_mismatch', message: `transaction ${hash} has no matching Transfer log` };
-        }
+        const found = await readTransferReceipt(publicClient, hash, expected);
+        if (found.kind === 'found') return found.ok ? { status: 'success' } : { status: found.status, message: found.message };
         if (Date.now() >= deadline) return { status: 'timeout', message: `no receipt for ${hash} within ${timeoutMs} ms` };
         await sleep(Math.min(EVM_RECEIPT_POLL_MS, Math.max(0, deadline - Date.now())));
       }

@@ -5,6 +5,7 @@
  */
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, http, type PublicClient } from 'viem';
 import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
+import { type ExpectedTransfer, readTransferReceipt, type TransferReceipt } from './evm-transfer-receipt.ts';
 
 /** Per-request RPC time-out, ms. */
 export const EVM_RPC_TIMEOUT_MS = 10_000;
@@ -18,6 +19,8 @@ export interface EvmTokenReader {
   /** EIP-712 domain name and version as the contract reports them. */
   domain(): Promise<{ readonly name: string; readonly version: string }>;
   payerState(from: string, nonce: string): Promise<PayerStateResult>;
+  /** The receipt of `hash` judged against the payment it must carry (evm-transfer-receipt.ts). */
+  transferReceipt(hash: string, expected: Omit<ExpectedTransfer, 'asset'>): Promise<TransferReceipt>;
 }
 
 export interface EvmTokenReaderConfig {
@@ -74,5 +77,6 @@ export function createEvmTokenReader(config: EvmTokenReaderConfig): EvmTokenRead
         return { ok: false, kind: 'rpc', message: balance.reason instanceof Error ? balance.reason.message : String(balance.reason) };
       return { ok: true, nonceUsed: used.value, balance: balance.value };
     },
+    transferReceipt: (hash, expected) => readTransferReceipt(client, hash, { ...expected, asset: config.asset }),
   };
 }

@@ -84,7 +84,19 @@ function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: Paymen
 /** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
 export interface PaymentStackConfig {
   readonly options: Readonly<
-    Pick<Config, 'dataDir' | 'svmCommitment' | 'svmMaxPriorityFee' | 'settleTimeoutMs' | 'facilitatorUrl' | 'evmRpcUrl' | 'evmRelayerKeyPath' | 'channels'>
+    Pick<
+      Config,
+      | 'dataDir'
+      | 'svmCommitment'
+      | 'svmMaxPriorityFee'
+      | 'settleTimeoutMs'
+      | 'facilitatorUrl'
+      | 'evmRpcUrl'
+      | 'evmRelayerKeyPath'
+      | 'channels'
+      | 'paymentRecordsMax'
+      | 'channelsMax'
+    >
   >;
   readonly upstreams: PaymentUpstreams;
   readonly terms: PaymentTermsConfig;
@@ -130,7 +142,7 @@ export function paymentTerms(config: Readonly<PaymentTermsOptions>, feePayer: st
 
 /** The Base settlement path: a remote facilitator, our own relayer, or the local EVM's relayer. */
 function evmSettlement(config: PaymentStackConfig['options'], upstreams: PaymentUpstreams): EvmSettlement | null {
-  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl };
+  if (config.facilitatorUrl) return { kind: 'facilitator', url: config.facilitatorUrl, rpcUrl: config.evmRpcUrl ?? upstreams.evm?.rpcUrl ?? null };
   if (config.evmRpcUrl && config.evmRelayerKeyPath) return { kind: 'relayer', rpcUrl: config.evmRpcUrl, relayerKey: readEvmKeyFile(config.evmRelayerKeyPath) };
   if (upstreams.evm) return { kind: 'relayer', rpcUrl: upstreams.evm.rpcUrl, relayerKey: upstreams.evm.relayerKey };
   return null;
@@ -158,6 +170,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     stamp: createReceiptStamp({ receipts: config.receipts, fault }),
     challengeFor: (path) => challenges.get(path)!,
     fault,
+    maxChannels: options.channelsMax,
     // With the database every instance serves every channel: the records are rows, and one instance at a time claims.
     shared: db ? { store: createPgChannelStore({ db }), lead: createPgClaimLease({ db, holder: randomUUID(), leaseMs: 3 * claimLookMs(watch) }) } : null,
   });
@@ -222,6 +235,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
       : createPaymentProcessor({
           schemes: [svm, ...evm, ...(config.schemes ?? [])],
           ...stores,
+          recordsMax: options.paymentRecordsMax,
           receipts: config.receipts,
           challengeFor: (path) => challenges.get(path)!,
           channels,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { SignBytes } from '../trust/checkpoint.ts';
 import type { KillSwitch } from '../trust/kill-switch.ts';
 import { createLedger, type Ledger } from '../trust/ledger.ts';
+import { createLedgerBacklog, type LedgerBacklog, withLedgerBacklog } from '../trust/ledger-backlog.ts';
 import { createPgLedger } from '../trust/pg-ledger.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import { createTrustStatus, type TrustStatus } from '../trust/trust-status.ts';
@@ -33,6 +34,8 @@ export interface TrustStack {
   readonly ledger: Ledger;
   readonly killSwitch: KillSwitch;
   readonly receipts: ReceiptIssuer;
+  /** Settled answers whose ledger entry waits to be appended (the caller closes it before the ledger). */
+  readonly backlog: LedgerBacklog;
   /** The trust fields of /health. */
   readonly status: () => TrustStatus;
 }
@@ -41,8 +44,15 @@ export interface TrustStack {
  * A paid 200 must leave with its ledger entry on disk: once the ledger cannot write (a failed
  * write or fsync), paid calls stop before anyone pays, as they do under the kill switch.
  */
-export function paidCallsStopped(killSwitch: Pick<KillSwitch, 'isActive'>, ledger: Pick<Ledger, 'failure'>): string | null {
+export function paidCallsStopped(
+  killSwitch: Pick<KillSwitch, 'isActive'>,
+  ledger: Pick<Ledger, 'failure'>,
+  backlog: Pick<LedgerBacklog, 'size'> = { size: () => 0 },
+): string | null {
   if (killSwitch.isActive()) return 'paid calls are stopped by the operator';
+  // Settled answers wait for their entries: no new payment until the ledger has taken them.
+  const waiting = backlog.size();
+  if (waiting > 0) return `paid calls are stopped: ${waiting} settled answer(s) wait for their ledger entries; retry shortly`;
   const failure = ledger.failure();
   if (failure === null) return null;
   // The file ledger stays stopped until a restart; the database's comes back with the database.
@@ -67,7 +77,7 @@ export async function openTrustStack(config: Readonly<TrustStackConfig>): Promis
     await ledger.close();
     throw err;
   });
-  const receipts = createReceiptIssuer({
+  const issuer = createReceiptIssuer({
     ledger,
     service: config.serviceName,
     serviceVersion: config.serviceVersion,
@@ -75,5 +85,10 @@ export async function openTrustStack(config: Readonly<TrustStackConfig>): Promis
     publicKey: config.publicKey,
     sign: config.sign,
   });
-  return { ledger, killSwitch, receipts, status: createTrustStatus({ ledger, killSwitch }) };
+  const fault = (what: string, err: unknown) => console.error(`ledger: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+  const backlog = createLedgerBacklog({ dir: join(config.dataDir, 'ledger-backlog'), issue: issuer.issue, fault });
+  // What waited before a restart is appended now, before any new payment (paidCallsStopped holds them off meanwhile).
+  void backlog.drain();
+  const receipts = withLedgerBacklog(issuer, backlog, fault);
+  return { ledger, killSwitch, receipts, backlog, status: createTrustStatus({ ledger, killSwitch, backlog }) };
 }

@@ -56,6 +56,14 @@ export interface ReceiptIssuer {
   issue(answer: PaidAnswer): Promise<IssuedReceipt>;
 }
 
+/** The ledger refused the entry of a paid answer (the receipt was not issued). */
+export class LedgerAppendError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`ledger append failed: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'LedgerAppendError';
+  }
+}
+
 /** Creates the issuer; `issue` resolves after the entry is on disk and the receipt is signed. */
 export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): ReceiptIssuer {
   const now = config.now ?? (() => new Date());
@@ -93,7 +101,10 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
           return receiptSha256(unsigned);
         },
       });
-      const ledger = await appended;
+      // Told apart from a signing failure: only an entry that is surely not appended may be appended again later.
+      const ledger = await appended.catch((err: unknown) => {
+        throw new LedgerAppendError(err);
+      });
       const ledgerMs = performance.now() - started;
       // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
       if (signed === null) throw new ServiceError('internal_error', 'the ledger assigned no slot to the receipt');

@@ -9,6 +9,8 @@ import type { Ledger } from './ledger.ts';
 export interface TrustStatusConfig {
   readonly ledger: Pick<Ledger, 'head' | 'failure'>;
   readonly killSwitch: Pick<KillSwitch, 'state'>;
+  /** Settled answers whose entries wait to be appended (ledger-backlog.ts); none when absent. */
+  readonly backlog?: { size(): number };
   readonly now?: () => number;
 }
 
@@ -24,6 +26,8 @@ export type TrustStatus = {
     readonly lastEntryAgeSeconds: number | null;
     /** False after a write or fsync failure: appends are refused until a restart. */
     readonly writable: boolean;
+    /** Settled answers whose entries wait to be appended; paid calls stop while it is above 0. */
+    readonly backlog: number;
   };
   readonly killSwitch: { readonly active: boolean; readonly since: string | null };
 };
@@ -43,6 +47,7 @@ export function createTrustStatus(config: Readonly<TrustStatusConfig>): () => Tr
         lastEntryAt: head.lastAppendAt,
         lastEntryAgeSeconds: age,
         writable: config.ledger.failure() === null,
+        backlog: config.backlog?.size() ?? 0,
       },
       killSwitch: { active: ks.active, since: ks.since },
     };

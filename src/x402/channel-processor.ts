@@ -12,7 +12,7 @@
  * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../chain/evm-channel-typed-data.ts';
-import { errorReply, type HttpReply } from '../errors.ts';
+import { errorReply, type HttpReply, replyForError, ServiceError } from '../errors.ts';
 import type { ChannelFacilitator } from './channel-facilitator.ts';
 import { createFreshMirror, freshRecord } from './channel-mirror.ts';
 import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
@@ -27,7 +27,7 @@ import { refusalSentence } from './reason-messages.ts';
 import type { ReceiptStamp } from './paid-delivery.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
-import { replyOf, storableAnswer } from './pending-settlements.ts';
+import { paymentsFull, replyOf, storableAnswer } from './pending-settlements.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
@@ -106,7 +106,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
   }
 
-  /** A 200 was produced: receipt, then the charge made durable, then the answer. */
+  /** A 200: the charge durable first (the channel's next revision), then receipt and ledger entry, then the answer kept for its retry. */
   async function commit(
     call: PaidCall,
     id: string,
@@ -116,8 +116,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     moved: { transaction: string; amount: string },
     timing: PaidTiming,
   ) {
-    const t = now();
-    const max = p.voucher.maxClaimableAmount;
+    const [t, max] = [now(), p.voucher.maxClaimableAmount];
     const next: ChannelRecord = {
       ...rec,
       charged: max,
@@ -126,28 +125,43 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       lastRequestAt: t,
       unclaimedSince: rec.unclaimedSince || t,
     };
+    // No kept answer until this one is: the previous answer must not pass for this voucher's.
+    const unstored = await storeCharge(call, id, { ...next, last: null }, moved.transaction);
+    if (unstored) return unstored;
     const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
     const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
     const paid = paidOf(call);
     const receipt = await config.stamp(paid, call.requirements.network, answer, timing);
     const reply = withChannelResponse(answer, response, receipt);
-    try {
-      await store.put(id, { ...next, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } });
-    } catch (err) {
-      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
-      if (err instanceof ChannelConflictError && moved.transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
-      config.fault(`channel ${id} charge not stored`, err);
-      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
-      if (moved.transaction === '') return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
-    }
+    await store
+      .put(id, { ...next, rev: next.rev + 1, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })
+      .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
     syncLater(id, next.syncedAt);
     return reply;
+  }
+
+  /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
+  async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
+    try {
+      await store.put(id, next);
+      return null;
+    } catch (err) {
+      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
+      if (err instanceof ChannelConflictError && transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
+      config.fault(`channel ${id} charge not stored`, err);
+      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
+      if (transaction !== '') return null;
+      if (err instanceof ServiceError) return replyForError(err);
+      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+    }
   }
 
   /** The stored record of the channel, or one from its on-chain state; a refusal when there is no funded channel. */
   async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
     const rec = await store.get(id);
     if (rec) return rec;
+    // A channel we do not hold yet only while there is room: the channels held are never dropped for it.
+    if (store.full?.()) return replyForError(paymentsFull());
     const known = failed.recall(id, () => payloadSha256(call));
     if (known) return refuse(call, known.reason, known.message);
     const onchain = await facilitator.read(id).catch(() => null);
@@ -193,6 +207,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
     const known = await store.get(id);
+    if (!known && store.full?.()) return replyForError(paymentsFull());
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     const closed = closedTo(call, rec);
     if (closed) return closed;

@@ -42,6 +42,8 @@ export interface ChannelSetup {
   readonly fault: (what: string, err: unknown) => void;
   /** Where the channel records live; default the data dir's log. With the database: its store and its claim lease. */
   readonly shared?: { readonly store: ChannelStore; readonly lead: () => Promise<boolean> } | null;
+  /** Channels the data dir's log holds at most (new ones are refused beyond it; none owing is dropped). */
+  readonly maxChannels?: number;
 }
 
 /** The running channel path. */
@@ -60,7 +62,7 @@ export interface Channels {
 export function startChannels(setup: ChannelSetup): Channels {
   const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
   const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs);
-  const store = setup.shared?.store ?? createChannelStore({ dir: setup.dataDir });
+  const store = setup.shared?.store ?? createChannelStore({ dir: setup.dataDir, ...(setup.maxChannels ? { maxEntries: setup.maxChannels } : {}) });
   const processor = createChannelProcessor({
     store,
     facilitator,

@@ -13,13 +13,18 @@
 import type { ChannelConfig } from '../chain/evm-channel-typed-data.ts';
 import type { ChannelSnapshot } from './channel-facilitator.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
-import type { StoredAnswer } from './pending-settlements.ts';
+import { paymentsFull, type StoredAnswer } from './pending-settlements.ts';
 
 /** How long a channel's last answer is kept for the identical retry, ms (as long as an exact payment's 200). */
 export const CHANNEL_ANSWER_KEEP_MS = 10 * 60 * 1000;
 /** How long an idle channel's record is kept, ms: far past the longest withdrawal delay (30 days). */
 export const CHANNEL_RECORD_TTL_MS = 400 * 24 * 3600 * 1000;
-/** Channels kept at most (the idle-longest go first). */
+/**
+ * Default of --channels-max: channels held at once. Only a channel that owes nothing (all it was
+ * charged is claimed on chain) and whose last answer's retry window is over may make room for a
+ * new one; an owing channel is never dropped (it would restart from the on-chain totalClaimed and
+ * could be spent again). With no such channel a new channel gets 503 `payments_full`.
+ */
 export const MAX_CHANNELS = 100_000;
 const FILE = 'channels.log';
 
@@ -82,6 +87,8 @@ export interface ChannelStore {
    */
   idleAnswers(before: number, limit: number): string[];
   summary(): ChannelSummary | Promise<ChannelSummary>;
+  /** Bounded stores only: no room for a channel not stored yet (it is refused before any charge). */
+  full?(): boolean;
   /** Waits for queued writes. */
   flush(): Promise<void>;
 }
@@ -113,14 +120,30 @@ export function unclaimedOf(record: ChannelRecord): bigint {
 
 /** Opens the channel log under `dir` (the data directory). */
 export function createChannelStore(config: { readonly dir: string; readonly now?: () => number; readonly maxEntries?: number }): ChannelStore {
+  // maxEntries: where new channels stop (see MAX_CHANNELS); nothing owing is ever dropped.
   const now = config.now ?? Date.now;
   const log = createDurableRecordLog<ChannelRecord>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? MAX_CHANNELS, now });
   const check = (id: string, record: ChannelRecord) => {
     if ((log.get(id)?.rev ?? 0) !== record.rev) throw new ChannelConflictError(id);
   };
+  /** The first channel (idle-longest first) that may leave: owes nothing, its answer's retry window over. */
+  const droppable = (): string | undefined => {
+    const before = now() - CHANNEL_ANSWER_KEEP_MS;
+    for (const [id, r] of log.entries()) if (unclaimedOf(r) === 0n && r.lastRequestAt < before) return id;
+    return undefined;
+  };
+  /** Room for one more channel, made by dropping a settled-and-claimed one if need be. */
+  const roomFor = async (id: string): Promise<void> => {
+    if (log.get(id) !== undefined || !log.full()) return;
+    const gone = droppable();
+    if (gone === undefined) throw paymentsFull();
+    await log.remove(gone);
+  };
   return {
     get: (id) => log.get(id),
     async put(id, record) {
+      check(id, record);
+      await roomFor(id);
       check(id, record);
       await log.put(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS);
     },
@@ -148,6 +171,7 @@ export function createChannelStore(config: { readonly dir: string; readonly now?
       }
       return { open, unclaimedUnits: unclaimed.toString(), withdrawalsPending };
     },
+    full: () => log.full() && droppable() === undefined,
     flush: () => log.flush(),
   };
 }

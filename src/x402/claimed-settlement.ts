@@ -132,7 +132,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
         if (scheme.settlementStatus)
           await recorder.record(call.requirements.network, verified.payer ?? '', transaction).catch((err: unknown) => {
             fault('a pending settlement could not be recorded; the payment was not sent', err);
-            if (err instanceof ServiceError && err.code === 'database_unavailable') throw err;
+            if (err instanceof ServiceError && (err.code === 'database_unavailable' || err.code === 'payments_full')) throw err;
             throw new ServiceError(
               'storage_unavailable',
               'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',

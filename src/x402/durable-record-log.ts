@@ -3,8 +3,10 @@
  * settlements, payment-identifier answers): an append-only JSON-lines log under the data dir,
  * each write group-committed with one fsync before its promise resolves, read back at start.
  *
- * Bounded: every record has an expiry (dropped at load and when the log is compacted) and the map
- * holds at most `maxEntries` (the oldest go first). The log is rewritten from memory (temp file,
+ * Bounded by expiry only: every record has one (dropped at load and when the log is compacted).
+ * A live record is never dropped to make room: it is money state (a charged payer's retry, a
+ * pending settlement). `full()` tells callers the log holds `maxEntries`, so they refuse new paid
+ * calls before charging; puts of calls already under way still land. The log is rewritten from memory (temp file,
  * fsync, rename) at start and whenever it holds more than twice the live records, so disk use
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
  */
@@ -18,6 +20,7 @@ export interface DurableRecordLogConfig {
   readonly dir: string;
   /** File name inside `dir`. */
   readonly file: string;
+  /** Where `full()` turns true; never a reason to drop a live record. */
   readonly maxEntries: number;
   readonly now?: () => number;
 }
@@ -30,6 +33,8 @@ export interface DurableRecordLog<T> {
   /** Forgets `key`; resolves once the removal is on disk. */
   remove(key: string): Promise<void>;
   size(): number;
+  /** Whether the live records reach `maxEntries`: new paid calls are to be refused. */
+  full(): boolean;
   /** The live records, oldest put first. */
   entries(): IterableIterator<[string, T]>;
   /** Waits for queued writes. */
@@ -80,7 +85,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   function liveText(): string {
     const t = now();
     for (const [k, e] of entries) if (e.expiresAt <= t) entries.delete(k);
-    while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
     return [...entries].map(([k, e]) => lineOf(k, e)).join('');
   }
 
@@ -176,8 +180,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       const earlier = entries.get(key);
       entries.delete(key);
       entries.set(key, entry);
-      // Oldest first out; a compaction later drops evicted lines from disk too.
-      while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value!);
       return append(lineOf(key, entry)).catch((err: unknown) => {
         // Not on disk: memory must not hold what a restart would not (a pending settlement that
         // was never sent must not be resolved against the chain by the payment's retry).
@@ -196,6 +198,10 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     size() {
       dropExpired();
       return entries.size;
+    },
+    full() {
+      dropExpired();
+      return entries.size >= config.maxEntries;
     },
     *entries() {
       dropExpired();

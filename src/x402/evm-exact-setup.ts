@@ -16,7 +16,8 @@ import { BASE_MAINNET_CAIP2 } from './x402-types.ts';
 
 export type EvmSettlement =
   | { readonly kind: 'relayer'; readonly rpcUrl: string; readonly relayerKey: EvmHexKey }
-  | { readonly kind: 'facilitator'; readonly url: string };
+  /** `rpcUrl`: our own read of Base, to check the facilitator's transactions (optional). */
+  | { readonly kind: 'facilitator'; readonly url: string; readonly rpcUrl?: string | null };
 
 export interface EvmExactSetup {
   /** Default `eip155:8453`. */
@@ -46,6 +47,7 @@ export async function startEvmExactScheme(setup: EvmExactSetup): Promise<ExactSc
     const settler = createFacilitatorSettler({
       url: setup.settlement.url,
       signers: facilitatorSignersFor(support, network),
+      chain: setup.settlement.rpcUrl ? createEvmTokenReader({ rpcUrl: setup.settlement.rpcUrl, asset: setup.asset }) : null,
       ...(setup.settleTimeoutMs ? { settleTimeoutMs: setup.settleTimeoutMs } : {}),
     });
     return createEvmExactScheme({ network, settler, ...extra });

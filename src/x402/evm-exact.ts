@@ -72,10 +72,10 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
       // nonce in the transaction, and a refusal comes back as the matching x402 reason.
       return settler.settle(parsed.payload, payment, requirements, signal, beforeBroadcast);
     },
-    async settlementStatus(payment, requirements, _transaction, signal) {
+    async settlementStatus(payment, requirements, transaction, signal) {
       const parsed = parseEvmExactPayload(payment.payload);
       if (!parsed.ok) return { status: 'failed', reason: parsed.reason, message: parsed.message };
-      return settler.settlementStatus(parsed.payload, payment, requirements, signal);
+      return settler.settlementStatus(parsed.payload, requirements, transaction, payment, signal);
     },
   };
 }

@@ -4,11 +4,13 @@
  * paymentRequirements}`, `GET /supported` once at start. Transport failures and malformed
  * answers are data (`unexpected_*` reasons), never exceptions.
  */
+import type { EvmTokenReader } from '../chain/evm-token-reader.ts';
 import { ConfigError } from '../errors.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import { plainReason } from './reason-messages.ts';
-import { EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
-import type { SettleResult, VerifyResult } from './exact-scheme.ts';
+import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler, pendingStatusOf } from './evm-settler.ts';
+import type { EvmExactPayload } from './evm-verify.ts';
+import type { SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 /** Time-out of a /verify or /supported call, ms. */
@@ -20,6 +22,13 @@ export interface FacilitatorSettlerConfig {
   /** Signers for our network from the facilitator's /supported. */
   readonly signers: readonly string[];
   readonly settleTimeoutMs?: number;
+  /**
+   * Our own read of Base (`--evm-rpc-url` beside `--facilitator-url`): the facilitator's
+   * transaction is then believed only once its receipt shows the payment. Without it, its word is taken.
+   */
+  readonly chain?: Pick<EvmTokenReader, 'payerState' | 'transferReceipt'> | null;
+  /** Unix seconds; injectable for tests. */
+  readonly nowSeconds?: () => number;
 }
 
 export interface FacilitatorSupport {
@@ -101,6 +110,32 @@ export function facilitatorSignersFor(support: FacilitatorSupport, network: stri
 export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmSettler {
   const base = config.url.replace(/\/+$/, '');
   const settleTimeoutMs = config.settleTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  const nowSeconds = config.nowSeconds ?? (() => Date.now() / 1000);
+
+  async function statusOnChain(parsed: EvmExactPayload, requirements: PaymentRequirements, transaction: string): Promise<SettlementStatus> {
+    const { from, nonce, validBefore, value } = parsed.authorization;
+    const expired = nowSeconds() > Number(validBefore) + EVM_EXPIRY_SKEW_SECONDS;
+    const state = await config.chain!.payerState(from, nonce);
+    if (!state.ok) return { status: 'pending', message: `authorization state unreadable: ${state.message}` };
+    const found = await config.chain!.transferReceipt(transaction, { from, to: requirements.payTo, value: BigInt(value), nonce });
+    return pendingStatusOf(found, state.nonceUsed, expired);
+  }
+
+  /** The facilitator's success, believed once the transaction's receipt shows the payment (when we can read the chain). */
+  async function checkedSuccess(
+    parsed: EvmExactPayload,
+    requirements: PaymentRequirements,
+    transaction: string,
+    network: string,
+    payer: string,
+  ): Promise<SettleResult> {
+    if (!config.chain) return { success: true, transaction, network, payer };
+    const status = await statusOnChain(parsed, requirements, transaction);
+    if (status.status === 'landed') return { success: true, transaction, network, payer };
+    const errorReason = status.status === 'failed' ? status.reason : EVM_REASONS.settlementPending;
+    return { success: false, errorReason, errorMessage: `facilitator reported ${transaction}: ${status.message}`, transaction, network, payer };
+  }
+
   return {
     kind: 'facilitator',
     signers: config.signers,
@@ -117,11 +152,14 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
       return { isValid: false, invalidReason, invalidMessage: typeof b.invalidMessage === 'string' ? b.invalidMessage : 'refused by the facilitator', payer };
     },
     /**
-     * Asks the facilitator to settle again: x402 facilitators reconcile a retried settle of the
-     * same payload with the transaction already sent. Only success or a definite on-chain failure
-     * resolve it; anything else (a nonce-used refusal included: it cannot say by whom) stays pending.
+     * With our own read of the chain and a recorded transaction, its receipt decides (as for the
+     * relayer). Otherwise the facilitator is asked to settle again: x402 facilitators reconcile a
+     * retried settle of the same payload with the transaction already sent. Only success or a
+     * definite on-chain failure resolve it; anything else (a nonce-used refusal included: it
+     * cannot say by whom) stays pending.
      */
-    async settlementStatus(parsed, payment, requirements, signal) {
+    async settlementStatus(parsed, requirements, transaction, payment, signal) {
+      if (config.chain && transaction !== '') return statusOnChain(parsed, requirements, transaction);
       const again = await this.settle(parsed, payment, requirements, signal);
       if (again.success) return { status: 'landed' };
       const reason = again.errorReason ?? EVM_REASONS.unexpectedSettleError;
@@ -156,7 +194,7 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
           payer,
         };
       const transaction = typeof b.transaction === 'string' ? b.transaction : '';
-      if (b.success && transaction !== '') return { success: true, transaction, network, payer };
+      if (b.success && transaction !== '') return checkedSuccess(parsed, requirements, transaction, network, payer);
       const errorReason = plainReason(b.errorReason, EVM_REASONS.unexpectedSettleError);
       return {
         success: false,

@@ -1,12 +1,12 @@
 /**
  * Settles EVM `exact` payments with our own relayer: reads nonce and balance from the token at
- * verify time; at settle time submits `transferWithAuthorization` and waits for a receipt whose
- * Transfer log matches the authorization. Everything the token refuses maps to an x402 reason.
+ * verify time; at settle time signs `transferWithAuthorization`, records its hash, submits it and
+ * waits for a receipt whose AuthorizationUsed and Transfer logs match the authorization. Everything the token refuses maps to an x402 reason.
  */
 import type { EvmRelayer, TransferAuthorizationCall } from '../chain/evm-relayer.ts';
 import type { EvmTokenReader } from '../chain/evm-token-reader.ts';
 import { EVM_REASONS, reasonOfTransferError } from './evm-reasons.ts';
-import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler } from './evm-settler.ts';
+import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler, pendingStatusOf } from './evm-settler.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
 
 export interface RelayerSettlerConfig {
@@ -64,19 +64,18 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       if (signal.aborted)
         return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
       const call = toCall(parsed);
-      // The hash comes back from the broadcast; the nonce identifies the payment until then.
-      await beforeBroadcast?.('');
-      const sent = await config.relayer.submit(call);
+      // The hash is known once signed: the pending record names our transaction before it is sent.
+      const sent = await config.relayer.submit(call, beforeBroadcast);
       if (!sent.ok && sent.kind === 'refused')
-        return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: '', network, payer };
+        return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: sent.hash ?? '', network, payer };
       // An RPC fault may come after the node took the transaction (a lost answer): it may land,
-      // so it is pending and resolved by the authorization nonce, never "failed".
+      // so it is pending and resolved by our transaction's receipt, never "failed".
       if (!sent.ok)
         return {
           success: false,
           errorReason: EVM_REASONS.settlementPending,
           errorMessage: `broadcast outcome unknown: ${sent.message}`,
-          transaction: '',
+          transaction: sent.hash ?? '',
           network,
           payer,
         };
@@ -91,18 +90,19 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
       return { success: false, errorReason, errorMessage: receipt.message, transaction: sent.hash, network, payer };
     },
     /**
-     * By the authorization's nonce, not the transaction: the authorization can only move exactly
-     * the price to payTo, so a used nonce means this payment arrived, whichever transaction carried it.
+     * By our transaction's receipt, never by the nonce alone: the payer can cancel the nonce
+     * (`cancelAuthorization`) or spend it in another transaction, and then nothing reached payTo.
      */
-    async settlementStatus(parsed) {
+    async settlementStatus(parsed, requirements, transaction) {
       const { from, nonce, validBefore } = parsed.authorization;
       // Expiry is read first: once past it no transaction can use the nonce, so the state read after is final.
       const expired = nowSeconds() > Number(validBefore) + EVM_EXPIRY_SKEW_SECONDS;
+      // The nonce before the receipt: a nonce used while our transaction has no receipt after it was used by another one.
       const state = await config.reader.payerState(from, nonce);
       if (!state.ok) return { status: 'pending', message: `authorization state unreadable: ${state.message}` };
-      if (state.nonceUsed) return { status: 'landed' };
-      if (expired) return { status: 'failed', reason: EVM_REASONS.validBeforeExpired, message: 'the authorization expired before any transaction used it' };
-      return { status: 'pending', message: 'the authorization nonce is not used yet' };
+      const expected = { from, to: requirements.payTo, value: BigInt(parsed.authorization.value), nonce };
+      const found = transaction === '' ? ({ kind: 'none' } as const) : await config.reader.transferReceipt(transaction, expected);
+      return pendingStatusOf(found, state.nonceUsed, expired);
     },
   };
 }

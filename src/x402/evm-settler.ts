@@ -3,6 +3,8 @@
  * relayer (key + RPC, see evm-relayer-settler.ts) or a remote x402 facilitator
  * (evm-facilitator-settler.ts). Both check chain state at verify time and settle for real.
  */
+import type { TransferReceipt } from '../chain/evm-transfer-receipt.ts';
+import { EVM_REASONS } from './evm-reasons.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
 import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
@@ -27,8 +29,17 @@ export interface EvmSettler {
     signal: AbortSignal,
     beforeBroadcast?: BeforeBroadcast,
   ): Promise<SettleResult>;
-  /** Where a settlement reported `settlement_pending` stands now. */
-  settlementStatus(parsed: EvmExactPayload, payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<SettlementStatus>;
+  /**
+   * Where a settlement reported `settlement_pending` stands now; `transaction` is the hash it
+   * recorded ('' when none). Landed means that transaction's receipt shows the payment, never a used nonce alone.
+   */
+  settlementStatus(
+    parsed: EvmExactPayload,
+    requirements: PaymentRequirements,
+    transaction: string,
+    payment: PaymentPayload,
+    signal: AbortSignal,
+  ): Promise<SettlementStatus>;
 }
 
 /**
@@ -36,3 +47,21 @@ export interface EvmSettler {
  * carry the authorization (the token refuses it at or after validBefore).
  */
 export const EVM_EXPIRY_SKEW_SECONDS = 60;
+
+/** Where a pending settlement stands, from our transaction's receipt and the nonce's state. */
+export function pendingStatusOf(found: TransferReceipt, nonceUsed: boolean, expired: boolean): SettlementStatus {
+  if (found.kind === 'unreadable') return { status: 'pending', message: `receipt unreadable: ${found.message}` };
+  if (found.kind === 'found') {
+    if (found.ok) return { status: 'landed' };
+    const reason = found.status === 'reverted' ? EVM_REASONS.transactionFailed : EVM_REASONS.transferEventMismatch;
+    return { status: 'failed', reason, message: found.message };
+  }
+  if (nonceUsed)
+    return {
+      status: 'failed',
+      reason: EVM_REASONS.nonceAlreadyUsed,
+      message: 'the authorization nonce was used by another transaction (cancelled or spent elsewhere); this payment did not reach payTo',
+    };
+  if (expired) return { status: 'failed', reason: EVM_REASONS.validBeforeExpired, message: 'the authorization expired before any transaction used it' };
+  return { status: 'pending', message: 'our transaction has no receipt yet' };
+}

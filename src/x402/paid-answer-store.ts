@@ -2,7 +2,8 @@
  * The durable half of the x402 `payment-identifier` extension: every paid 200 answered under an
  * id is written (fsync'd) before it leaves, with the fingerprint of the payment that bought it,
  * so after a restart the same id and payload get the same answer again without a new charge, and
- * the same id with another payload still gets 409. Bounded by count and age like the memory cache.
+ * the same id with another payload still gets 409. Answers leave at the end of their retry window,
+ * never earlier: at the bound (--payment-records-max) new calls with an id are refused instead.
  */
 import type { HttpReply } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
@@ -36,6 +37,8 @@ export interface PaidAnswerStore {
   claim?(id: string, fingerprint: string): Promise<IdClaim>;
   /** Gives a claim back when its answer was not a 200 (the same as forgetting it in memory). */
   release?(id: string, fingerprint: string): Promise<void>;
+  /** Bounded stores only: no room for another answer (new paid calls with an id are refused, nothing evicted). */
+  full?(): boolean;
 }
 
 /** The file log: lookups answer at once, from memory. */
@@ -65,5 +68,6 @@ export function createPaidAnswerStore(config: {
     lookup: (id, fingerprint) => lookupOf(log.get(id), fingerprint),
     remember: (id, fingerprint, reply) => log.put(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
     size: () => log.size(),
+    full: () => log.full(),
   };
 }

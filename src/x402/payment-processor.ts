@@ -26,7 +26,7 @@ import { createPaidDelivery } from './paid-delivery.ts';
 import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
-import { createPendingSettlements, type PendingSettlements } from './pending-settlements.ts';
+import { createPendingSettlements, paymentsFull, type PendingSettlements } from './pending-settlements.ts';
 import { createPaidTiming, type PaidTiming, withServerTiming } from './paid-timing.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from './x402-types.ts';
@@ -47,6 +47,8 @@ export interface PaymentProcessorConfig {
   /** The route's challenge builder, for 402 answers that name the reason. */
   readonly challengeFor: (path: string) => ChallengeBuilder;
   readonly idempotencyTtlMs?: number;
+  /** Bound of the file stores (pending settlements, payment-identifier answers): beyond it new paid calls get 503. */
+  readonly recordsMax?: number;
   /** Durable pending settlements; default: beside the replay record. */
   readonly pending?: PendingSettlements;
   /** Durable payment-identifier answers; default: beside the replay record. */
@@ -74,8 +76,9 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const schemes = new Map(config.schemes.map((s) => [s.network, s]));
   const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS;
   const idempotency = createIdempotencyCache<HttpReply>({ ttlMs });
-  const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard) });
-  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs });
+  const bound = config.recordsMax === undefined ? {} : { maxEntries: config.recordsMax };
+  const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard), ...bound });
+  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs, ...bound });
   const fault = config.onFault ?? reportFault;
   const failed = config.failed ?? createFailedPayments();
 
@@ -101,6 +104,8 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
+    // A new payment only while its settlement can be recorded: the records held are never dropped for it.
+    if (pending.full?.()) return replyForError(paymentsFull());
     const claim = await config.replayGuard.acquire(key);
     if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
     if (claim === 'settled') {
@@ -125,6 +130,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       found.kind === 'acquired' && paidAnswers.release
         ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err))
         : Promise.resolve();
+    if (paidAnswers.full?.()) {
+      await giveBack();
+      return replyForError(paymentsFull());
+    }
     const r = await processPayment(call, timing).catch(async (err: unknown) => {
       await giveBack();
       throw err;

@@ -6,11 +6,14 @@
  * the stored 200 once it landed, or the x402 error once it can no longer land. Once a 200 is sent
  * it is kept with the record, for the identical retry of the same payment.
  */
-import type { HttpReply } from '../errors.ts';
+import { type HttpReply, ServiceError } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
 
-/** Most settlement records remembered (pending ones and the 200s kept for retries); the oldest go first. */
+/**
+ * Default of --payment-records-max: settlement records held at once (pending ones and the 200s
+ * kept for retries). None is dropped before its time: beyond it new paid calls get 503 `payments_full`.
+ */
 export const PENDING_SETTLEMENTS_MAX = 10_000;
 /** How long a pending settlement can be resolved by a retry (the replay record's lifetime). */
 export const PENDING_SETTLEMENT_TTL_MS = REPLAY_KEY_TTL_MS;
@@ -50,12 +53,19 @@ export interface PendingSettlements {
   resolve(key: string): Promise<void>;
   /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
+  /** Bounded stores only: no room for a new settlement (new paid calls are refused, nothing evicted). */
+  full?(): boolean;
 }
 
 /** The file log: reads answer at once, from memory. */
 export interface FilePendingSettlements extends PendingSettlements {
   get(key: string): PendingSettlement | undefined;
   size(): number;
+}
+
+/** The fault of a new paid call while the payment records are at their bound: 503 before any charge. */
+export function paymentsFull(): ServiceError<'payments_full'> {
+  return new ServiceError('payments_full', 'the service holds as many unsettled payments and kept answers as it may; nothing was charged; retry shortly');
 }
 
 /** The error of keepDelivered without a record: the record is written before every broadcast. */
@@ -86,7 +96,11 @@ export function createPendingSettlements(config: {
   const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });
   return {
     get: (key) => log.get(key),
-    record: (key, pending) => log.put(key, pending, now() + ttlMs),
+    record(key, pending) {
+      // A new settlement only while there is room: the records held are never dropped for it.
+      if (log.get(key) === undefined && log.full()) return Promise.reject(paymentsFull());
+      return log.put(key, pending, now() + ttlMs);
+    },
     resolve: (key) => log.remove(key),
     async keepDelivered(key, reply) {
       const record = log.get(key);
@@ -95,5 +109,6 @@ export function createPendingSettlements(config: {
       await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
     },
     size: () => log.size(),
+    full: () => log.full(),
   };
 }

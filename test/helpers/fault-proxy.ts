@@ -12,6 +12,8 @@ export type FaultMode = 'pass' | 'hang' | 'slow' | 'reset' | 'fail' | 'garbage';
 export interface FaultProxy {
   readonly url: string;
   mode: FaultMode;
+  /** When set, the mode applies only to requests whose body it matches (e.g. one JSON-RPC method); the rest pass. */
+  onlyWhen: ((body: string) => boolean) | null;
   /** Requests that met a fault (anything but pass and slow). */
   faulted: number;
   close(): Promise<void>;
@@ -39,18 +41,19 @@ async function forward(target: string, req: IncomingMessage, res: ServerResponse
  */
 export async function startFaultProxy(target: string, stripPrefix = ''): Promise<FaultProxy> {
   const hung = new Set<ServerResponse>();
-  const proxy: FaultProxy = { url: '', mode: 'pass', faulted: 0, close: async () => undefined };
+  const proxy: FaultProxy = { url: '', mode: 'pass', onlyWhen: null, faulted: 0, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const mode = proxy.mode;
+      const body = Buffer.concat(chunks);
+      const mode = proxy.onlyWhen && !proxy.onlyWhen(body.toString('utf8')) ? 'pass' : proxy.mode;
       if (mode !== 'pass' && mode !== 'slow') proxy.faulted++;
       if (mode === 'hang') return void hung.add(res);
       if (mode === 'reset') return void req.socket.destroy();
       if (mode === 'fail') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream exploded');
       if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","result":<<<');
-      const go = () => forward(target, req, res, Buffer.concat(chunks), stripPrefix).catch(() => req.socket.destroy());
+      const go = () => forward(target, req, res, body, stripPrefix).catch(() => req.socket.destroy());
       if (mode === 'slow') setTimeout(go, SLOW_MS);
       else void go();
     });

@@ -30,6 +30,8 @@ let payer: TestPayer;
 let payFetch: typeof fetch;
 /** SHA-256 of every receipt a caller received, by ledger index. */
 const acknowledged = new Map<number, string>();
+/** Paid calls answered 200 (with a receipt or without): each must end with one ledger entry. */
+let answered = 0;
 
 /** Lowers (or lifts) the running service's file-size limit: the soft limit only. */
 const limitFileSize = (bytes: number | 'unlimited'): void => void execFileSync('prlimit', ['--pid', String(svc.pid), `--fsize=${bytes}:`]);
@@ -60,6 +62,7 @@ async function paidCall(): Promise<{ status: number; body: any; receipt: boolean
   }
   // Charged exactly for a 200, and nothing for anything else.
   expect(await balance()).toBe(res.status === 200 ? before - PRICE : before);
+  if (res.status === 200) answered++;
   return { status: res.status, body, receipt: header !== null };
 }
 
@@ -114,6 +117,10 @@ describe("only the ledger's file refused", () => {
     const log = await readJson(fetch(`${svc.url}/ledger?limit=1000`));
     expect(chainProblem(log.entries)).toBeNull();
     for (const [index, receiptSha256] of acknowledged) expect(log.entries.find((e: { index: number }) => e.index === index)?.receiptSha256).toBe(receiptSha256);
+    // The answer that left without a receipt had its entry recorded aside: it is appended now, before new payments.
+    const payments = async () => (await readJson(fetch(`${svc.url}/ledger?limit=1000`))).entries.filter((e: { kind: string }) => e.kind === 'payment').length;
+    await vi.waitUntil(async () => (await payments()) === answered, { timeout: 30_000, interval: 100 });
     expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
+    expect(await payments()).toBe(answered);
   }, 240_000);
 });

@@ -57,17 +57,39 @@ describe('durable record log', () => {
     expect([again.get('short'), again.get('long')]).toEqual([undefined, 'l']);
   });
 
-  it('stays bounded: the oldest go first, and the file is compacted', async () => {
+  it('never drops a live record at its bound: full() turns true instead, and the file stays compact', async () => {
     const dir = freshDir();
     const log = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3, now: fixedNow });
-    for (let i = 0; i < 500; i++) await log.put(`k${i}`, i, IN_A_MINUTE);
-    expect(log.size()).toBe(3);
-    expect([log.get('k496'), log.get('k497'), log.get('k499')]).toEqual([undefined, 497, 499]);
+    for (let i = 0; i < 3; i++) await log.put(`k${i}`, i, IN_A_MINUTE);
+    expect(log.full()).toBe(true);
+    // Puts of calls already under way still land; nothing held is evicted for them.
+    await log.put('k3', 3, IN_A_MINUTE);
+    expect([log.get('k0'), log.get('k3'), log.size()]).toEqual([0, 3, 4]);
+    for (let i = 0; i < 500; i++) await log.put('k0', i, IN_A_MINUTE);
     const lines = readFileSync(join(dir, 'x.log'), 'utf8').trim().split('\n').length;
     expect(lines).toBeLessThanOrEqual(2 * 64 + 1);
     const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 3, now: fixedNow });
-    expect(again.size()).toBe(3);
-    expect(again.get('k499')).toBe(499);
+    expect([again.size(), again.get('k0'), again.get('k1')]).toEqual([4, 499, 1]);
+    await again.remove('k1');
+    await again.remove('k2');
+    expect(again.full()).toBe(false);
+  });
+
+  it('a pending-settlement store at its bound refuses a new settlement with payments_full, never the update of one it holds', async () => {
+    const store = createPendingSettlements({ dir: freshDir(), maxEntries: 1, now: fixedNow });
+    const record = {
+      network: 'n',
+      transaction: 't',
+      payer: 'p',
+      payloadSha256: 'h',
+      answer: storableAnswer({ status: 200, body: 'a' }),
+      paid: { originalUrl: '/', endpoint: '/', priceUsdcUnits: 1 },
+      recordedAt: 0,
+    };
+    await store.record('a', record);
+    await expect(store.record('b', record)).rejects.toMatchObject({ code: 'payments_full' });
+    await store.keepDelivered('a', { status: 200, body: 'a' });
+    expect(store.get('a')?.delivered).toBeDefined();
   });
 });
 
