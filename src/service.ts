@@ -95,6 +95,8 @@ export interface RunningService {
   readonly adminTokenPath: string | null;
   /** Where the payment state and kill switch live (files, or the shared database). */
   readonly storage: Pick<Storage, 'kind' | 'where'>;
+  /** Requests of the public listener in flight now (answered asynchronously and not finished). */
+  inFlight(): number;
   /** Graceful and bounded: see CloseReport. */
   close(): Promise<CloseReport>;
 }
@@ -240,5 +242,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     return { unclosed: late.filter((what): what is string => what !== null) };
   }
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, close };
+  const inFlight = () => server.inFlight();
+  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, inFlight, close };
 }

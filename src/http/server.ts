@@ -137,7 +137,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   let drained: (() => void) | null = null;
   const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
 
-  // uWS wants onAborted before the callback returns unanswered; the signal follows it.
+  const leave = (state: RequestState) => {
+    running.delete(state);
+    if (draining && running.size === 0) drained?.();
+  };
+  // uWS wants onAborted before the callback returns unanswered; the signal follows it. A request
+  // whose body was still arriving has no handler to wait for: it leaves the in-flight set at once.
   const track = (res: uWS.HttpResponse, state: RequestState) => {
     if (state.tracked) return;
     state.tracked = true;
@@ -145,12 +150,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     res.onAborted(() => {
       state.clientGone = true;
       abortRequest(state);
+      if (state.readingBody) leave(state);
     });
   };
   const done = (state: RequestState, status: number) => {
-    if (state.tracked) running.delete(state);
     config.onResponse?.(status, performance.now() - state.started);
-    if (draining && running.size === 0) drained?.();
+    if (state.tracked) leave(state);
   };
   const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
@@ -203,7 +208,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     if (typeof found !== 'function') return finish(res, state, found);
     if (method !== 'POST') return dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, null, state));
     track(res, state);
+    state.readingBody = true;
     readBody(res, MAX_BODY_BYTES, (body) => {
+      state.readingBody = false;
       if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
       dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, body, state));
     });
