@@ -100,6 +100,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Thrown while the service starts when another process holds what it needs: its port, its data
+ * directory. The message names it in words ("port 8402 is in use"); the exit status is 2.
+ */
+export class InUseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InUseError';
+  }
+}
+
 /** A reply as plain data: what routes and the payment processor return and the HTTP front end writes. */
 export interface HttpReply {
   readonly status: number;
