@@ -59,6 +59,10 @@ export interface Config {
   readonly magicedenApiKey: string | null;
   readonly marketTimeoutMs: number;
   readonly poolSize: number | null;
+  /** Pool tasks pending at most; beyond it new paid and free work answers 503 busy. */
+  readonly poolMaxQueue: number;
+  /** WebSocket feed sockets open at once: over all clients, and per client. */
+  readonly feedSockets: { readonly max: number; readonly perClient: number };
   /** Cap of distinct clients given a free preview per UTC day. */
   readonly previewClientsPerDay: number;
   /** Token bucket per client on requests without a payment header: refill per second (0: off) and size. */
@@ -216,6 +220,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     magicedenApiKey: get('magiceden-api-key'),
     marketTimeoutMs: Number(get('market-timeout-ms')),
     poolSize: poolSize ? Number(poolSize) : null,
+    poolMaxQueue: Number(get('pool-max-queue')),
+    feedSockets: Object.freeze({ max: Number(get('feed-max-sockets')), perClient: Number(get('feed-sockets-per-client')) }),
     previewClientsPerDay: Number(get('preview-clients-per-day')),
     freeRatePerSecond: Number(get('free-rate-per-second')),
     freeBurst: Number(get('free-burst')),

@@ -206,6 +206,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const server = createHttpServer({
     ...storefront.serve([...routes, mcp.route], [preview]),
     trustedProxies: config.trustedProxies,
+    feedSockets: config.feedSockets,
     admit: freeRequestAdmission(createRateLimiter({ ...freeLimit, ...limiterClock }), freeLimit),
     onResponse: (status, ms) => metrics.record(status, ms),
   });

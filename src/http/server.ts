@@ -11,7 +11,7 @@ import { errorReply, InUseError, replyForError, type HttpReply } from '../errors
 import { abortRequest, CopiedRequest, createRequestState, isPromiseLike, type RequestState, signalOf } from './request-state.ts';
 import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
-import { FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
+import { FEED_MAX_SOCKETS, FEED_SOCKETS_PER_CLIENT, type Feed, feedRoutes } from './feed.ts';
 import { openFeeds } from './feed-sockets.ts';
 import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
 import { listenFailure } from './listen-failure.ts';
@@ -47,8 +47,8 @@ export interface HttpServerConfig {
   readonly onResponse?: (status: number, durationMs: number) => void;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
   readonly feeds?: readonly Feed[];
-  /** Feed sockets open at once (default FEED_MAX_SOCKETS). */
-  readonly maxFeedSockets?: number;
+  /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
+  readonly feedSockets?: { readonly max: number; readonly perClient: number };
 }
 
 export interface HttpServer {
@@ -104,7 +104,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const running = new Set<RequestState>();
   let draining = false;
   let drained: (() => void) | null = null;
-  const closeFeeds = openFeeds(app, config.feeds ?? [], { maxSockets: config.maxFeedSockets ?? FEED_MAX_SOCKETS, refuse: () => draining, write });
+  const limits = config.feedSockets ?? { max: FEED_MAX_SOCKETS, perClient: FEED_SOCKETS_PER_CLIENT };
+  const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
+  const closeFeeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit });
 
   const leave = (state: RequestState) => {
     running.delete(state);
