@@ -42,6 +42,8 @@ export const ERROR_STATUS = {
   database_unavailable: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
+  /** The CPU pool's queue is full (`--pool-max-queue`): a paid call is refused before its payment is verified, nothing charged; `Retry-After` says when to retry. */
+  busy: 503,
   shutting_down: 503,
 } as const satisfies Record<string, number>;
 

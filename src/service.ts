@@ -24,12 +24,13 @@ import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
-import { createWorkerPool, type TaskName, type WorkerPool } from './pool/worker-pool.ts';
+import type { WorkerPool } from './pool/worker-pool.ts';
 import { createPreviewCaller } from './preview/preview-caller.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
 import { openPreviewQuotaOf, openStorage, type Storage } from './service/storage.ts';
+import { createServicePool } from './service/service-pool.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -38,14 +39,10 @@ import type { Ledger } from './trust/ledger.ts';
 import type { ExactScheme } from './x402/exact-scheme.ts';
 import type { PaymentProcessor } from './x402/payment-processor.ts';
 import type { PaymentTermsConfig } from './x402/payment-terms.ts';
-import { inlinePoolTasks } from '../workers/pool-inline.ts';
 import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
 export const SERVICE_VERSION: string = packageJson.version;
-
-/** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
-const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
 
 /** What the embedded localnet (or the operator, in mainnet mode) provides. */
 export interface Upstreams {
@@ -108,9 +105,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
   const seed = identity.secretKey.subarray(0, 32);
-  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: seed, soloTasks: SOLO_POOL_TASKS, inlineWhenIdle: inlinePoolTasks(seed) });
+  const { pool, sign } = createServicePool(config, seed);
   let baseUrl = '';
-  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
   // Files, or the database shared with other instances: chosen here, once.
   const storage = await openStorage(config);
   const trust = await openTrustStack({
@@ -159,7 +155,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const stopped = () => paidCallsStopped(killSwitch, ledger);
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
   const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
-  const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
+  const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, busy: pool.busy, quota: previewQuota }));
 
   const routes = [
     ...createFreeRoutes({
@@ -188,14 +184,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       sign,
       methodology: METHODOLOGY,
     }),
-    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped }),
+    ...createPaidRoutes({ baseUrl: () => baseUrl, challenges, handlers, processor, stopped, busy: pool.busy }),
   ];
   // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
   const mcp = createMcpRoute({
     serviceName: config.serviceName,
     version: SERVICE_VERSION,
     baseUrl: () => baseUrl,
-    paid: { challenges, handlers, processor, stopped },
+    paid: { challenges, handlers, processor, stopped, busy: pool.busy },
     freeRoutes: routes,
   });
   // Free requests are limited per client (docs/operations.md#limits-per-client); paid ones by their payment.
