@@ -3,10 +3,10 @@
  * once at start with every problem reported together. The option table (config-options.ts) is
  * also what `--help` prints and what docs/configuration.md#options is generated from.
  */
-import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { isBase58OfLength } from './chain/base58.ts';
 import { ConfigError } from './errors.ts';
+import { parseProxyEntry } from './http/client-address.ts';
 
 import { OPTIONS, type Kind } from './config-options.ts';
 
@@ -100,8 +100,8 @@ function checkValue(kind: Kind, name: string, value: string): string | null {
     case 'count':
       return /^(?:0|[1-9]\d{0,8})$/.test(value) ? null : `${name} must be a non-negative integer, got "${value}"`;
     case 'ip-list': {
-      const bad = value.split(',').find((ip) => isIP(ip.trim()) === 0);
-      return bad === undefined ? null : `${name} must list IP addresses separated by commas, got "${bad}"`;
+      const bad = value.split(',').find((entry) => parseProxyEntry(entry) === null);
+      return bad === undefined ? null : `${name} must list IP addresses or CIDR ranges (10.0.0.0/8) separated by commas, got "${bad}"`;
     }
     case 'string':
       return value.length > 0 ? null : `${name} must not be empty`;
