@@ -8,11 +8,11 @@
  *
  * A lock left by a process that died (SIGKILL, a crash) is stale and taken over: its PID is not
  * running, or runs with another start time (the PID was reused: a container's service is PID 1
- * on every run). Taking over moves the stale file aside and checks that the file moved is the
- * one judged stale; a live lock another start wrote meanwhile is put back. The lock is removed
- * on close and at exit, and only while it still names this holder.
+ * on every run). Of several starts that find one stale lock, one replaces it (takeOver); the
+ * others then find the new holder alive. The lock is removed at exit, and only while it still
+ * names this holder.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { InUseError } from '../errors.ts';
@@ -97,18 +97,47 @@ function shown(dir: string): string {
   return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
 }
 
-/** Moves a stale lock aside; one that turns out not to be the file judged stale is put back. */
-function takeOver(path: string, judged: string, aside: string): void {
+/**
+ * Replaces the stale lock `judged` with ours (`staged`), or returns false to look again. One
+ * start at a time takes a given stale lock over: the one that creates its takeover token (a name
+ * derived from the stale content; creating it fails if it exists). The token's holder replaces
+ * the lock in one rename, and only while the lock is still the stale one; a start that gets the
+ * token later finds the lock replaced and gives it back.
+ */
+function takeOver(path: string, judged: string, staged: string, probe: ProcessProbe): boolean {
+  const token = `${path}.takeover-${createHash('sha256').update(judged).digest('hex').slice(0, 16)}`;
   try {
-    renameSync(path, aside);
+    linkSync(staged, token);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // another start took it over first
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another start is taking it over, or died doing so: its token is then removed.
+    const other = parseHolder(readIfThere(token) ?? '');
+    if (other === null || !holderIsLive(other, probe)) removeIfThere(token);
+    return false;
   }
   try {
-    if (readFileSync(aside, 'utf8') !== judged) linkSync(aside, path);
+    if (readIfThere(path) !== judged) return false;
+    renameSync(token, path);
+    return true;
   } finally {
-    unlinkSync(aside);
+    removeIfThere(token);
+  }
+}
+
+function readIfThere(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 
@@ -131,20 +160,15 @@ export function lockDataDir(dir: string, probe: ProcessProbe = SYSTEM_PROBE, onE
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      let seen: string;
-      try {
-        seen = readFileSync(path, 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
+      const seen = readIfThere(path);
+      if (seen === null) continue;
       const other = parseHolder(seen);
       if (other !== null && holderIsLive(other, probe)) throw new InUseError(`data directory ${shown(dir)} is in use by process ${other.pid}`);
-      takeOver(path, seen, `${staged}.stale`);
+      if (takeOver(path, seen, staged, probe)) return held(path, content, holder.nonce, onExit);
     }
     throw new InUseError(`data directory ${shown(dir)} is being locked by other starts at the same time; try again`);
   } finally {
-    unlinkSync(staged);
+    removeIfThere(staged);
   }
 }
 
