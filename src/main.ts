@@ -1,5 +1,6 @@
 /**
- * Composition root: loadConfig -> lock the data directory -> start the embedded localnet when no upstream is configured ->
+ * Composition root: loadConfig -> lock the data directory -> start the embedded localnet when no
+ * upstream is configured ->
  * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish (for at most
  * the drain time), close the ledger, then the upstreams, and exit 0; a second signal exits at once.
  * The only place the service reaches the localnet package, and only through a dynamic import, so
