@@ -3,10 +3,10 @@
  * once at start with every problem reported together. The option table (config-options.ts) is
  * also what `--help` prints and what docs/configuration.md#options is generated from.
  */
-import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { isBase58OfLength } from './chain/base58.ts';
 import { ConfigError } from './errors.ts';
+import { parseProxyEntry } from './http/client-address.ts';
 
 import { OPTIONS, type Kind } from './config-options.ts';
 
@@ -59,6 +59,10 @@ export interface Config {
   readonly magicedenApiKey: string | null;
   readonly marketTimeoutMs: number;
   readonly poolSize: number | null;
+  /** Pool tasks pending at most; beyond it new paid and free work answers 503 busy. */
+  readonly poolMaxQueue: number;
+  /** WebSocket feed sockets open at once: over all clients, and per client. */
+  readonly feedSockets: { readonly max: number; readonly perClient: number };
   /** Cap of distinct clients given a free preview per UTC day. */
   readonly previewClientsPerDay: number;
   /** Token bucket per client on requests without a payment header: refill per second (0: off) and size. */
@@ -104,8 +108,8 @@ function checkValue(kind: Kind, name: string, value: string): string | null {
     case 'count':
       return /^(?:0|[1-9]\d{0,8})$/.test(value) ? null : `${name} must be a non-negative integer, got "${value}"`;
     case 'ip-list': {
-      const bad = value.split(',').find((ip) => isIP(ip.trim()) === 0);
-      return bad === undefined ? null : `${name} must list IP addresses separated by commas, got "${bad}"`;
+      const bad = value.split(',').find((entry) => parseProxyEntry(entry) === null);
+      return bad === undefined ? null : `${name} must list IP addresses or CIDR ranges (10.0.0.0/8) separated by commas, got "${bad}"`;
     }
     case 'string':
       return value.length > 0 ? null : `${name} must not be empty`;
@@ -224,6 +228,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     magicedenApiKey: get('magiceden-api-key'),
     marketTimeoutMs: Number(get('market-timeout-ms')),
     poolSize: poolSize ? Number(poolSize) : null,
+    poolMaxQueue: Number(get('pool-max-queue')),
+    feedSockets: Object.freeze({ max: Number(get('feed-max-sockets')), perClient: Number(get('feed-sockets-per-client')) }),
     previewClientsPerDay: Number(get('preview-clients-per-day')),
     freeRatePerSecond: Number(get('free-rate-per-second')),
     freeBurst: Number(get('free-burst')),

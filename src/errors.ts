@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   payments_full: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
+  /** The CPU pool's queue is full (`--pool-max-queue`): a paid call is refused before its payment is verified, nothing charged; `Retry-After` says when to retry. */
+  busy: 503,
   shutting_down: 503,
 } as const satisfies Record<string, number>;
 
@@ -123,6 +125,17 @@ export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Thrown while the service starts when another process holds what it needs: its port, its data
+ * directory. The message names it in words ("port 8402 is in use"); the exit status is 2.
+ */
+export class InUseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InUseError';
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Composition root: loadConfig -> start the embedded localnet when no upstream is configured ->
+ * Composition root: loadConfig -> lock the data directory -> start the embedded localnet when no
+ * upstream is configured ->
  * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish (for at most
  * the drain time), close the ledger, then the upstreams, and exit 0; a second signal exits at once.
  * The only place the service reaches the localnet package, and only through a dynamic import, so
@@ -7,11 +8,12 @@
  */
 import { format } from 'node:util';
 import { helpText, loadConfig, type Config } from './config.ts';
-import { ConfigError, logText } from './errors.ts';
+import { ConfigError, InUseError, logText } from './errors.ts';
 import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
 import { createLogRedactor } from './log-redactor.ts';
 import { startService, type Upstreams } from './service.ts';
 import { UPSTREAM_CLOSE_MS } from './service/close-within.ts';
+import { lockDataDir } from './service/data-dir-lock.ts';
 
 /** The latest a SIGINT/SIGTERM exits: the drain, the state files, the upstreams, and a margin. */
 const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + ABORT_GRACE_MS + UPSTREAM_CLOSE_MS + 5_000;
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
   }
   const config = loadConfig(process.env, argv);
   redact = createLogRedactor(config);
+  // Held until exit; taken before the localnet starts, so a second start on this directory fails at once.
+  lockDataDir(config.dataDir);
   const { upstreams, localnet } = await upstreamsFor(config);
   const service = await startService(config, { upstreams });
   if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
@@ -94,6 +98,11 @@ process.on('uncaughtException', (err) => {
 });
 
 main().catch((err: unknown) => {
+  // Another process holds our port or data directory: the message says which.
+  if (err instanceof InUseError) {
+    console.error(err.message);
+    process.exit(2);
+  }
   if (err instanceof ConfigError) {
     console.error(err.message);
     console.error('run with --help for the list of options');

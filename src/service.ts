@@ -6,16 +6,14 @@
  * listens and returns the bound URL and a graceful close.
  */
 import packageJson from '../package.json' with { type: 'json' };
-import { CATALOG } from './catalog/endpoints.ts';
 import { createBlockhashCache } from './chain/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from './chain/rpc-client.ts';
 import { createSignatureWatch } from './chain/signature-watch.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
-import { createClientAdmission } from './http/client-admission.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { renderDocuments } from './service/documents.ts';
-import { createMcpRoute, MCP_PATH } from './http/mcp-route.ts';
+import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
@@ -25,12 +23,14 @@ import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
 import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
-import { createWorkerPool, type TaskName, type WorkerPool } from './pool/worker-pool.ts';
+import type { WorkerPool } from './pool/worker-pool.ts';
 import { createPreviewCaller } from './preview/preview-caller.ts';
 import { createHandlerGroups, handlerSettings } from './service/handler-groups.ts';
 import { paymentTerms, startPaymentStack, type EmbeddedEvm } from './service/payment-stack.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
+import { createServiceAdmission } from './service/client-limits.ts';
 import { openPreviewQuotaOf, openStorage, type Storage } from './service/storage.ts';
+import { createServicePool } from './service/service-pool.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -39,14 +39,10 @@ import type { Ledger } from './trust/ledger.ts';
 import type { ExactScheme } from './x402/exact-scheme.ts';
 import type { PaymentProcessor } from './x402/payment-processor.ts';
 import type { PaymentTermsConfig } from './x402/payment-terms.ts';
-import { inlinePoolTasks } from '../workers/pool-inline.ts';
 import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
 export const SERVICE_VERSION: string = packageJson.version;
-
-/** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
-const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
 
 /** What the embedded localnet (or the operator, in mainnet mode) provides. */
 export interface Upstreams {
@@ -96,6 +92,8 @@ export interface RunningService {
   readonly adminTokenPath: string | null;
   /** Where the payment state and kill switch live (files, or the shared database). */
   readonly storage: Pick<Storage, 'kind' | 'where'>;
+  /** Requests of the public listener in flight now (answered asynchronously and not finished). */
+  inFlight(): number;
   /** Graceful and bounded: see CloseReport. */
   close(): Promise<CloseReport>;
 }
@@ -107,9 +105,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
   const seed = identity.secretKey.subarray(0, 32);
-  const pool = createWorkerPool<PoolTasks>({ size: config.poolSize, identitySeed: seed, soloTasks: SOLO_POOL_TASKS, inlineWhenIdle: inlinePoolTasks(seed) });
+  const { pool, sign } = createServicePool(config, seed);
   let baseUrl = '';
-  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message });
   // Files, or the database shared with other instances: chosen here, once.
   const storage = await openStorage(config);
   const trust = await openTrustStack({
@@ -158,15 +155,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const stopped = () => paidCallsStopped(killSwitch, ledger, trust.backlog);
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
   const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
-  const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, quota: previewQuota }));
-  // The per-client limits (docs/operations.md#limits-per-client); a pinned clock (tests) pins their buckets: no refill.
-  const paidPaths = new Set(CATALOG.map((e) => e.path));
-  const admission = createClientAdmission({
-    free: { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst },
-    failed: { ratePerSecond: config.failedPaymentRatePerSecond, burst: config.failedPaymentBurst },
-    ...{ paidPaths, callsPath: MCP_PATH, ...(options.now ? { now: () => options.now!().getTime() } : {}) },
-  });
-  const paid = { challenges, handlers, processor, stopped, admission: admission.paid };
+  const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, busy: pool.busy, quota: previewQuota }));
+  const admission = createServiceAdmission(config, options.now);
+  const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
 
   const routes = [
     ...createFreeRoutes({
@@ -211,6 +202,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const server = createHttpServer({
     ...storefront.serve([...routes, mcp.route], [preview]),
     trustedProxies: config.trustedProxies,
+    feedSockets: config.feedSockets,
     admit: admission.door,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
@@ -249,5 +241,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     return { unclosed: late.filter((what): what is string => what !== null) };
   }
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, close };
+  const inFlight = () => server.inFlight();
+  return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, inFlight, close };
 }

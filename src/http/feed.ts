@@ -14,6 +14,8 @@ export const FEED_IDLE_TIMEOUT_SECONDS = 120;
 export const FEED_MAX_BACKPRESSURE_BYTES = 256 * 1024;
 /** Feed sockets open at once, over all feeds; further upgrades answer 503. */
 export const FEED_MAX_SOCKETS = 1000;
+/** Feed sockets one client may hold open at once; further upgrades of that client answer 429. */
+export const FEED_SOCKETS_PER_CLIENT = 20;
 
 /**
  * A WebSocket feed at `path`: a subscriber first gets `onOpen()`'s messages (the current state),

@@ -17,11 +17,13 @@ export interface RequestState {
   controller: AbortController | null;
   /** Registered for abort notifications and counted in flight (asynchronous requests only). */
   tracked: boolean;
+  /** Its body is still arriving: no handler runs yet, so an abort ends it at once. */
+  readingBody: boolean;
 }
 
 /** A fresh state for a request that arrived now. */
 export function createRequestState(): RequestState {
-  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false };
+  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false, readingBody: false };
 }
 
 /** The request's signal, made on first use (already aborted if the request was). */

@@ -7,12 +7,14 @@
  * synchronously is answered in the same callback (request-state.ts).
  */
 import uWS from 'uWebSockets.js';
-import { errorReply, replyForError, type HttpReply } from '../errors.ts';
+import { errorReply, InUseError, replyForError, type HttpReply } from '../errors.ts';
 import { abortRequest, CopiedRequest, createRequestState, isPromiseLike, type RequestState, signalOf } from './request-state.ts';
 import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
-import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, FEED_MAX_SOCKETS, type Feed, feedRoutes } from './feed.ts';
+import { FEED_MAX_SOCKETS, FEED_SOCKETS_PER_CLIENT, type Feed, feedRoutes } from './feed.ts';
+import { openFeeds } from './feed-sockets.ts';
 import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
+import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
@@ -45,8 +47,8 @@ export interface HttpServerConfig {
   readonly onResponse?: (status: number, durationMs: number) => void;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
   readonly feeds?: readonly Feed[];
-  /** Feed sockets open at once (default FEED_MAX_SOCKETS). */
-  readonly maxFeedSockets?: number;
+  /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
+  readonly feedSockets?: { readonly max: number; readonly perClient: number };
 }
 
 export interface HttpServer {
@@ -81,46 +83,13 @@ function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean
 }
 
 /**
- * Registers the feeds' WebSocket routes: a bounded number of sockets, small inbound messages,
- * idle timeout with automatic pings, and a backpressure limit past which a slow subscriber is
- * closed (it reconnects and gets the current state again) instead of buffering without end.
+ * uWS's listen with options. Its typings omit the host form the binding takes, and declare the
+ * option as an enum the binding does not export (it exports the constant itself).
  */
-function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], maxSockets: number, refuse: () => boolean): () => void {
-  const sockets = new Set<uWS.WebSocket<{ readonly feed: Feed }>>();
-  for (const feed of feeds) {
-    app.ws<{ readonly feed: Feed }>(feed.path, {
-      maxPayloadLength: FEED_MAX_PAYLOAD_BYTES,
-      idleTimeout: FEED_IDLE_TIMEOUT_SECONDS,
-      sendPingsAutomatically: true,
-      maxBackpressure: FEED_MAX_BACKPRESSURE_BYTES,
-      closeOnBackpressureLimit: 1,
-      upgrade(res, req, context) {
-        const key = req.getHeader('sec-websocket-key');
-        const protocol = req.getHeader('sec-websocket-protocol');
-        const extensions = req.getHeader('sec-websocket-extensions');
-        if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
-        if (sockets.size >= maxSockets) {
-          const message = `the feeds are full (${maxSockets} sockets open); retry later, or poll the HTTP endpoint instead`;
-          return write(res, errorReply({ error: 'feed_full', message }, { 'Retry-After': '30' }), true);
-        }
-        res.cork(() => res.upgrade({ feed }, key, protocol, extensions, context));
-      },
-      open(ws) {
-        sockets.add(ws);
-        try {
-          for (const m of feed.onOpen()) ws.send(m);
-          ws.subscribe(feed.path);
-        } catch {
-          ws.end(1011, 'feed unavailable');
-        }
-      },
-      close: (ws) => void sockets.delete(ws),
-    });
-  }
-  return () => {
-    for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
-  };
-}
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => void;
+const EXCLUSIVE_PORT = (uWS as unknown as { readonly LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+const listenExclusive = (app: uWS.TemplatedApp, host: string, port: number, cb: (socket: uWS.us_listen_socket | false) => void) =>
+  (app.listen as unknown as ListenWithOptions).call(app, host, port, EXCLUSIVE_PORT, cb);
 
 /** Creates the uWS front end over the given routes. */
 export function createHttpServer(config: HttpServerConfig): HttpServer {
@@ -135,9 +104,16 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const running = new Set<RequestState>();
   let draining = false;
   let drained: (() => void) | null = null;
-  const closeFeeds = openFeeds(app, config.feeds ?? [], config.maxFeedSockets ?? FEED_MAX_SOCKETS, () => draining);
+  const limits = config.feedSockets ?? { max: FEED_MAX_SOCKETS, perClient: FEED_SOCKETS_PER_CLIENT };
+  const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
+  const closeFeeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit });
 
-  // uWS wants onAborted before the callback returns unanswered; the signal follows it.
+  const leave = (state: RequestState) => {
+    running.delete(state);
+    if (draining && running.size === 0) drained?.();
+  };
+  // uWS wants onAborted before the callback returns unanswered; the signal follows it. A request
+  // whose body was still arriving has no handler to wait for: it leaves the in-flight set at once.
   const track = (res: uWS.HttpResponse, state: RequestState) => {
     if (state.tracked) return;
     state.tracked = true;
@@ -145,12 +121,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     res.onAborted(() => {
       state.clientGone = true;
       abortRequest(state);
+      if (state.readingBody) leave(state);
     });
   };
   const done = (state: RequestState, status: number) => {
-    if (state.tracked) running.delete(state);
     config.onResponse?.(status, performance.now() - state.started);
-    if (draining && running.size === 0) drained?.();
+    if (state.tracked) leave(state);
   };
   const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
@@ -203,7 +179,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     if (typeof found !== 'function') return finish(res, state, found);
     if (method !== 'POST') return dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, null, state));
     track(res, state);
+    state.readingBody = true;
     readBody(res, MAX_BODY_BYTES, (body) => {
+      state.readingBody = false;
       if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
       dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, body, state));
     });
@@ -212,8 +190,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   return {
     listen(host, port) {
       return new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+        // Exclusive: by default uWS shares a port (SO_REUSEPORT) and a second service would split the traffic.
+        listenExclusive(app, host, port, (socket) => {
+          if (!socket) return void listenFailure(host, port).then((why) => reject(new InUseError(why)));
           listenSocket = socket;
           resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
         });

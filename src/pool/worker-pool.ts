@@ -10,6 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
 import { BATCH_TASK_NAME, type BatchedOutcome } from './task-batch.ts';
 
 /** The names of the tasks of table `T`. */
@@ -40,12 +41,26 @@ export interface WorkerPoolConfig<Tasks = unknown> {
    * event loop does no more CPU work than it did.
    */
   readonly inlineWhenIdle?: InlineTasks<Tasks>;
+  /** Tasks pending (waiting or running) at most; a task beyond it is refused (default POOL_MAX_QUEUE). */
+  readonly maxQueue?: number;
+}
+
+/** How a task is run: `mustRun` exempts it from the queue bound. */
+export interface TaskOptions {
+  /**
+   * Work that follows a charge (a receipt's signature) or the service's own bookkeeping: refusing
+   * it would leave a payment without its answer, so it always queues.
+   */
+  readonly mustRun?: boolean;
 }
 
 /** A pool that runs the tasks of table `Tasks` by name. */
 export interface WorkerPool<Tasks> {
   readonly size: number;
-  runTask<K extends TaskName<Tasks>>(name: K, input: TaskInput<Tasks[K]>, signal?: AbortSignal): Promise<TaskOutput<Tasks[K]>>;
+  /** Runs a task; rejects with ServiceError `busy` while the queue is full, unless `mustRun`. */
+  runTask<K extends TaskName<Tasks>>(name: K, input: TaskInput<Tasks[K]>, signal?: AbortSignal, options?: TaskOptions): Promise<TaskOutput<Tasks[K]>>;
+  /** True while the queue is full: new work would be refused (callers answer 503 before starting it). */
+  busy(): boolean;
   /** Tasks sent to the workers so far, the messages that carried them (a batch is one), and tasks run inline. */
   sent(): { readonly tasks: number; readonly messages: number; readonly inline: number };
   close(): Promise<void>;
@@ -61,6 +76,18 @@ export type TaskRunner<Tasks> = Pick<WorkerPool<Tasks>, 'runTask'>;
  */
 const RUNNING_FROM_TS = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : './pool-worker.js', import.meta.url);
+
+/** Tasks pending at most, by default: on 2 cores about 50 ms of signatures, a few seconds of the longest tasks. */
+export const POOL_MAX_QUEUE = 1000;
+/** What a refused caller is told to wait, seconds: the queue drains in well under that. */
+export const POOL_BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** The refusal of work while the queue is full. */
+export const poolBusyError = (): ServiceError<'busy'> =>
+  new ServiceError('busy', 'the service is at capacity; nothing was charged; retry in a moment', { retryAfterSeconds: POOL_BUSY_RETRY_AFTER_SECONDS });
+
+/** The 503 of work refused before it started, with `Retry-After`. */
+export const poolBusyReply = (): HttpReply => errorReply(poolBusyError().body, { 'Retry-After': String(POOL_BUSY_RETRY_AFTER_SECONDS) });
 
 /** How long a worker above the first stays alive without work. */
 export const POOL_IDLE_TIMEOUT_MS = 60_000;
@@ -174,6 +201,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
   let pending = 0;
   const inline = (config.inlineWhenIdle ?? {}) as Readonly<Record<string, ((input: unknown) => unknown) | undefined>>;
   const solo = new Set(config.soloTasks ?? []);
+  const maxQueue = config.maxQueue ?? POOL_MAX_QUEUE;
   // setImmediate runs after the poll phase: every request handled in this round has asked by then.
   const flush = () => {
     const round = waiting;
@@ -182,8 +210,9 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
   };
   return {
     size,
-    runTask(name, input, signal) {
+    runTask(name, input, signal, options) {
       if (closed) return Promise.reject(new Error('worker pool is closed'));
+      if (pending >= maxQueue && !options?.mustRun) return Promise.reject(poolBusyError());
       const here = inline[name];
       if (here && pending === 0) {
         if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -205,6 +234,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
         if (waiting.push(task) === 1) setImmediate(flush);
       });
     },
+    busy: () => pending >= maxQueue,
     sent: () => ({ ...counts }),
     async close() {
       if (closed) return;

@@ -10,6 +10,7 @@ import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
 import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
 import type { PaidHandler, PaidHandlers } from '../intel/handler-group.ts';
+import { poolBusyReply } from '../pool/worker-pool.ts';
 import type { PreviewQuota, RefusedClaim } from './preview-quota.ts';
 import { truncateAnswer } from './truncate-answer.ts';
 
@@ -19,6 +20,8 @@ export interface PreviewCallerConfig {
   /** Why paid calls are refused right now (kill switch, ledger failure), or null; previews stop with them. */
   readonly stopped: () => string | null;
   readonly quota: PreviewQuota;
+  /** True while the CPU pool's queue is full: the preview answers 503 `busy`, its quota untouched. */
+  readonly busy?: () => boolean;
 }
 
 /** One preview request as the transport received it. */
@@ -70,6 +73,7 @@ export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller 
     if (!checked.ok) return errorReply(checked.error);
     const stopped = config.stopped() ?? config.quota.failure();
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
+    if (config.busy?.()) return poolBusyReply();
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
     if (!handler) return errorReply({ error: 'upstream_unavailable', message: `${entry.path} has no data source in this deployment` });
     // The file quota decides at once; the database's claim is one statement, awaited (a fault rejects: 503).

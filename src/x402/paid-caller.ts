@@ -10,6 +10,7 @@ import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { PaidHandler, PaidHandlers } from '../intel/handler-group.ts';
+import { poolBusyReply } from '../pool/worker-pool.ts';
 import { decodePayment, matchPayment, type DecodeResult } from './decode-payment.ts';
 import type { PaymentProcessor } from './payment-processor.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
@@ -25,6 +26,8 @@ export interface PaidCallerConfig {
   readonly stopped?: () => string | null;
   /** The per-client limits of calls that carry a payment; none: no limits. */
   readonly admission?: PaidAdmission;
+  /** True while the CPU pool's queue is full: a paid call answers 503 `busy` before its payment is verified. */
+  readonly busy?: () => boolean;
 }
 
 /**
@@ -136,6 +139,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     const stopped = config.stopped?.() ?? null;
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
     if (decoded === null) return builder.reply(resourceUrl);
+    if (config.busy?.()) return poolBusyReply();
     const checked = validateQuery(entry, query);
     if (!checked.ok) return errorReply(checked.error);
     if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);

@@ -47,11 +47,11 @@ export interface RefusedUpgrade {
   readonly body: string;
 }
 
-/** Sends a WebSocket upgrade request; resolves with the raw socket when upgraded, or the refusal. */
-export function rawUpgrade(url: string): Promise<{ upgraded: Socket } | { refused: RefusedUpgrade }> {
+/** Sends a WebSocket upgrade request (with `headers` besides); resolves with the raw socket when upgraded, or the refusal. */
+export function rawUpgrade(url: string, headers: Readonly<Record<string, string>> = {}): Promise<{ upgraded: Socket } | { refused: RefusedUpgrade }> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers },
     });
     req.on('upgrade', (_res, socket) => resolve({ upgraded: socket }));
     req.on('response', (res) => {

@@ -5,7 +5,7 @@
  * ending every feed socket (1001) so shutdown never waits on them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FEED_MAX_BACKPRESSURE_BYTES } from '../../src/http/feed.ts';
+import { FEED_MAX_BACKPRESSURE_BYTES, FEED_SOCKETS_PER_CLIENT } from '../../src/http/feed.ts';
 import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { openFeed, rawUpgrade } from '../helpers/feed-client.ts';
 
@@ -14,7 +14,8 @@ let server: HttpServer | null = null;
 
 async function start(maxFeedSockets?: number): Promise<{ server: HttpServer; http: string; ws: string }> {
   let opened = 0;
-  server = createHttpServer({ routes: [], feeds: [{ path: PATH, onOpen: () => [`hello ${++opened}`, 'state'] }], maxFeedSockets });
+  const feedSockets = maxFeedSockets === undefined ? undefined : { max: maxFeedSockets, perClient: FEED_SOCKETS_PER_CLIENT };
+  server = createHttpServer({ routes: [], feeds: [{ path: PATH, onOpen: () => [`hello ${++opened}`, 'state'] }], feedSockets });
   const port = await server.listen('127.0.0.1', 0);
   return { server, http: `http://127.0.0.1:${port}${PATH}`, ws: `ws://127.0.0.1:${port}${PATH}` };
 }

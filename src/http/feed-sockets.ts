@@ -1,0 +1,108 @@
+/**
+ * The feeds' WebSocket routes on the uWS app (types only from uWS: server.ts loads it): a bounded
+ * number of sockets, small inbound messages, idle timeout with automatic pings, and a
+ * backpressure limit past which a slow subscriber is closed (it reconnects and gets the current
+ * state again) instead of buffering without end.
+ *
+ * An upgrade is a free request like any other: it takes a token of its client's free rate limit
+ * (a payment header on it buys nothing: a feed is never paid for). And one client (keyed like the
+ * limit: an IPv4 address, an IPv6 /64) holds at most `perClient` sockets, so no single client can
+ * take the whole global cap and shut every other client out of the feed.
+ */
+import type uWS from 'uWebSockets.js';
+import { errorReply, type HttpReply } from '../errors.ts';
+import { clientKeyOf } from '../preview/client-key.ts';
+import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, type Feed } from './feed.ts';
+import { copyHeaders } from './request-copy.ts';
+import type { HttpRequestData } from './route.ts';
+
+/** What a refused upgrade is told to wait before retrying, seconds. */
+const FEED_RETRY_AFTER_SECONDS = 30;
+
+export interface FeedSocketsConfig {
+  /** Feed sockets open at once, over all feeds. */
+  readonly max: number;
+  /** Feed sockets one client may hold open at once. */
+  readonly perClient: number;
+  /** True while the server drains: upgrades are refused. */
+  readonly refuse: () => boolean;
+  /** Writes a refusal and closes the connection. */
+  readonly write: (res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean) => void;
+  /** The client's address of an upgrade (the peer, or the hop a trusted proxy names). */
+  readonly clientOf: (res: uWS.HttpResponse, forwardedFor: string | undefined) => string;
+  /** The server's admission (the free rate limit): a reply refuses the upgrade. */
+  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+}
+
+interface SocketData {
+  readonly feed: Feed;
+  readonly client: string;
+}
+
+const retryLater = { 'Retry-After': String(FEED_RETRY_AFTER_SECONDS) };
+
+/** Why an upgrade of `client` is refused now, or null to upgrade it. */
+function refusal(config: FeedSocketsConfig, open: number, clientOpen: number): HttpReply | null {
+  if (clientOpen >= config.perClient) {
+    const message = `this client holds ${clientOpen} feed sockets, the most one client may hold; close one, or poll the HTTP endpoint instead`;
+    return errorReply({ error: 'rate_limited', message, retryAfterSeconds: FEED_RETRY_AFTER_SECONDS }, retryLater);
+  }
+  if (open >= config.max) {
+    const message = `the feeds are full (${config.max} sockets open); retry later, or poll the HTTP endpoint instead`;
+    return errorReply({ error: 'feed_full', message }, retryLater);
+  }
+  return null;
+}
+
+/** Registers every feed's route; returns what closes their sockets (at shutdown). */
+export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config: FeedSocketsConfig): () => void {
+  const { refuse, write } = config;
+  const sockets = new Set<uWS.WebSocket<SocketData>>();
+  const perClient = new Map<string, number>();
+  for (const feed of feeds) {
+    app.ws<SocketData>(feed.path, {
+      maxPayloadLength: FEED_MAX_PAYLOAD_BYTES,
+      idleTimeout: FEED_IDLE_TIMEOUT_SECONDS,
+      sendPingsAutomatically: true,
+      maxBackpressure: FEED_MAX_BACKPRESSURE_BYTES,
+      closeOnBackpressureLimit: 1,
+      upgrade(res, req, context) {
+        const key = req.getHeader('sec-websocket-key');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        const { headers } = copyHeaders(req);
+        const remoteIp = config.clientOf(res, headers['x-forwarded-for']);
+        if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
+        delete headers['payment-signature'];
+        delete headers['x-payment'];
+        const limited = config.admit?.({ remoteIp, headers, path: feed.path });
+        if (limited) return write(res, limited, true);
+        const client = clientKeyOf(remoteIp);
+        const refused = refusal(config, sockets.size, perClient.get(client) ?? 0);
+        if (refused) return write(res, refused, true);
+        res.cork(() => res.upgrade<SocketData>({ feed, client }, key, protocol, extensions, context));
+      },
+      open(ws) {
+        sockets.add(ws);
+        const { client } = ws.getUserData();
+        perClient.set(client, (perClient.get(client) ?? 0) + 1);
+        try {
+          for (const m of feed.onOpen()) ws.send(m);
+          ws.subscribe(feed.path);
+        } catch {
+          ws.end(1011, 'feed unavailable');
+        }
+      },
+      close(ws) {
+        sockets.delete(ws);
+        const { client } = ws.getUserData();
+        const left = (perClient.get(client) ?? 1) - 1;
+        if (left > 0) perClient.set(client, left);
+        else perClient.delete(client);
+      },
+    });
+  }
+  return () => {
+    for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The service's one worker pool over the worker entry's tasks, and the signer of the trust side
+ * (receipts, checkpoints) on it.
+ */
+import type { Config } from '../config.ts';
+import { createWorkerPool, type TaskName, type WorkerPool } from '../pool/worker-pool.ts';
+import { inlinePoolTasks } from '../../workers/pool-inline.ts';
+import type { PoolTasks } from '../../workers/pool-worker.ts';
+
+/** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
+const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
+
+/** The pool, and `sign` (ed25519 under the identity whose 32-byte `seed` is given). */
+export function createServicePool(
+  config: Readonly<Pick<Config, 'poolSize' | 'poolMaxQueue'>>,
+  seed: Uint8Array,
+): { pool: WorkerPool<PoolTasks>; sign: (message: Uint8Array) => Promise<Uint8Array> } {
+  const pool = createWorkerPool<PoolTasks>({
+    size: config.poolSize,
+    maxQueue: config.poolMaxQueue,
+    identitySeed: seed,
+    soloTasks: SOLO_POOL_TASKS,
+    inlineWhenIdle: inlinePoolTasks(seed),
+  });
+  // A receipt follows a charge: the queue bound never refuses its signature.
+  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message }, undefined, { mustRun: true });
+  return { pool, sign };
+}
