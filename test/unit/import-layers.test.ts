@@ -35,7 +35,7 @@ const RULES: ImportRules = {
     { name: 'cli', paths: ['src/cli/'] },
     { name: 'main', paths: ['src/main.ts'] },
     { name: 'service', paths: ['src/service.ts', 'src/service/'] },
-    { name: 'config/workers', paths: ['src/config.ts', 'src/config-options.ts', 'src/log-redactor.ts', 'workers/'] },
+    { name: 'config/workers', paths: ['src/config.ts', 'src/config-options.ts', 'src/config-parse.ts', 'src/log-redactor.ts', 'workers/'] },
     { name: 'http', paths: ['src/http/'] },
     { name: 'mcp', paths: ['src/mcp/'] },
     { name: 'preview', paths: ['src/preview/'] },
