@@ -4,47 +4,25 @@
  * storing the charge, so the loser, refused `channel_busy` for a call it never charged, left a
  * ledger entry behind. Now the charge takes the channel's revision first: one entry per charge.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
 import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
 import { channelOf, channelPayer, channelTerms, voucherHeader } from '../helpers/channel-payer.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
+import { type ChannelInstances, startChannelInstances } from '../helpers/channel-instances.ts';
 
 const PRICE = 1000n;
 const ROUNDS = 8;
-let db: TestDatabase;
+let group: ChannelInstances;
+let localnet: ChannelInstances['localnet'];
+let services: ChannelInstances['services'];
 let client: PgClient;
-let root: string;
-let localnet: NonNullable<TestService['localnet']>;
-const services: RunningService[] = [];
-
 beforeAll(async () => {
-  db = await createTestDatabase('adversarial-ledger-race');
-  root = mkdtempSync(join(tmpdir(), 'ledger-race-'));
-  const started = await startTestLocalnet('adversarial-ledger-race');
-  localnet = started.localnet;
-  const authorizer = join(root, 'authorizer.key');
-  writeFileSync(authorizer, generateEvmKey(), { mode: 0o600 });
-  const shared = ['--database-url', db.url, '--keypair', join(root, 'identity.json'), '--evm-pay-to', evmAddressOfKey(generateEvmKey())];
-  const channels = ['--channel-authorizer-key', authorizer, '--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
-  for (let i = 0; i < 2; i++) {
-    const argv = ['--port', '0', '--admin-port', '0', '--data-dir', join(root, `instance-${i}`), '--free-rate-per-second', '0', ...shared, ...channels];
-    services.push(await startService(loadConfig({}, argv), { upstreams: started.upstreams }));
-  }
-  client = createPgClient({ url: db.url });
+  group = await startChannelInstances('adversarial-ledger-race');
+  ({ localnet, services } = group);
+  client = createPgClient({ url: group.db.url });
 }, 180_000);
 afterAll(async () => {
   await client?.close();
-  for (const s of services) await s.close();
-  await localnet?.close();
-  await db?.drop();
-  rmSync(root, { recursive: true, force: true });
+  await group?.close();
 });
 
 const paymentEntries = async (): Promise<number> =>

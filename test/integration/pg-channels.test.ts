@@ -5,44 +5,24 @@
  * once (the other instance answers busy or the stored 200); one claim puts exactly the charges on
  * chain.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { channelOf, channelPayer, channelTerms, voucherHeader } from '../helpers/channel-payer.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
+import { type ChannelInstances, startChannelInstances } from '../helpers/channel-instances.ts';
 
 const PRICE = 1000n;
-let db: TestDatabase;
-let root: string;
-let localnet: NonNullable<TestService['localnet']>;
-const services: RunningService[] = [];
+let group: ChannelInstances;
+let localnet: ChannelInstances['localnet'];
+let services: ChannelInstances['services'];
 
 beforeAll(async () => {
-  db = await createTestDatabase('pg-channels');
-  root = mkdtempSync(join(tmpdir(), 'pg-channels-'));
-  const started = await startTestLocalnet('pg-channels');
-  localnet = started.localnet;
-  const authorizer = join(root, 'authorizer.key');
-  writeFileSync(authorizer, generateEvmKey(), { mode: 0o600 });
-  const shared = ['--database-url', db.url, '--keypair', join(root, 'identity.json'), '--evm-pay-to', evmAddressOfKey(generateEvmKey())];
-  const channels = ['--channel-authorizer-key', authorizer, '--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
-  for (let i = 0; i < 2; i++) {
-    const argv = ['--port', '0', '--admin-port', '0', '--data-dir', join(root, `instance-${i}`), '--free-rate-per-second', '0', ...shared, ...channels];
-    services.push(await startService(loadConfig({}, argv), { upstreams: started.upstreams }));
-  }
+  group = await startChannelInstances('pg-channels');
+  ({ localnet, services } = group);
 }, 180_000);
 afterAll(async () => {
-  for (const s of services) await s.close();
-  await localnet?.close();
-  await db?.drop();
-  rmSync(root, { recursive: true, force: true });
+  await group?.close();
 });
 
 const charged = (res: Response): string =>
