@@ -25,7 +25,8 @@ export const PAYMENT_REASON_MESSAGE: Readonly<Record<string, string>> = {
   invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction: "The payment transaction's compute limit instruction is missing or invalid.",
   invalid_exact_svm_payload_transaction_instructions_compute_price_instruction: "The payment transaction's compute price instruction is missing or invalid.",
   invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high: 'The payment transaction asks too high a compute price.',
-  invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high: 'The payment transaction asks more compute units than a transfer needs.',
+  invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high:
+    'The payment transaction asks more compute units than a transfer needs.',
   invalid_exact_svm_payload_transaction_priority_fee_too_high: "The payment transaction's priority fee (compute limit times price) is above our ceiling.",
   invalid_exact_svm_payload_excessive_signers: 'The payment transaction needs more signatures than a transfer does.',
   payer_busy: "The payer's settlements in flight already use its balance; retry once they land.",
