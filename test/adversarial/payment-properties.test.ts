@@ -19,7 +19,17 @@ import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-t
 import { DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, LAMPORTS_PER_SIGNATURE } from '../../src/x402/svm-rules.ts';
 import { FUZZ_SEED } from '../helpers/fuzz-arbitraries.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
-import { type EvmContext, type EvmPayment, evmMutation, flipWireByte, oneIn, svmMutation, svmOptions, svmSignatures } from '../helpers/payment-mutations.ts';
+import {
+  type EvmContext,
+  type EvmPayment,
+  evmMutation,
+  flipWireByte,
+  oneIn,
+  resign,
+  svmMutation,
+  svmOptions,
+  svmSignatures,
+} from '../helpers/payment-mutations.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
@@ -142,15 +152,17 @@ describe('Base exact: the official authorization changed anywhere', () => {
     const sentBefore: string[] = [];
     let fresh = 0;
     await fc.assert(
-      fc.asyncProperty(evmMutation, oneIn(8), async (mutation, replay) => {
+      fc.asyncProperty(evmMutation, oneIn(8), fc.boolean(), async (mutation, replay, signAgain) => {
         const required = await challenge();
         const accepted = required.accepts.find((a) => a.network === BASE && a.scheme === 'exact') as PaymentRequirements;
         const honest = (await client.createPaymentPayload(required)) as unknown as EvmPayment;
         const ctx: EvmContext = { nowSeconds: Math.floor(Date.now() / 1000), stranger: evmAddressOfKey(generateEvmKey()), settledNonces };
         // A replay sends a payment sent before again, as it was: its 200 (if it had one) may come back, never a second charge.
-        const header = replay && sentBefore.length ? sentBefore[sentBefore.length - 1]! : encode(mutation ? mutation.change(honest, ctx) : honest);
+        const changed = mutation ? mutation.change(honest, ctx) : honest;
+        const resigned = signAgain && mutation?.field.startsWith('authorization.');
+        const header = replay && sentBefore.length ? sentBefore[sentBefore.length - 1]! : encode(resigned ? await resign(changed, key) : changed);
         const [received, spentFrom] = [await balanceOf(payTo), await balanceOf(from)];
-        const label = replay ? 'replay' : (mutation?.field ?? 'unchanged');
+        const label = replay ? 'replay' : `${mutation?.field ?? 'unchanged'}${resigned ? ' (signed again)' : ''}`;
         const { status, receipt } = await send(header, label);
         const [gained, lost] = [(await balanceOf(payTo)) - received, spentFrom - (await balanceOf(from))];
         const charged = status === 200 && !receipts.has(receipt!);

@@ -8,6 +8,7 @@
 import { AccountRole, address, createKeyPairSignerFromPrivateKeyBytes, createNoopSigner, type Address, type Instruction } from '@solana/kit';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
+import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
 import { MEMO_PROGRAM, type PaymentTxOptions } from './svm-payer.ts';
 
 /** The Solana mutations of one run, drawn as data so a counterexample prints readably. */
@@ -159,6 +160,42 @@ export interface EvmContext {
   readonly nowSeconds: number;
   readonly stranger: string;
   readonly settledNonces: readonly string[];
+}
+
+const TRANSFER_WITH_AUTHORIZATION = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const;
+
+/**
+ * `p` with its authorization signed again by `key` over the payment's own terms (the payer is the
+ * attacker: it signs whatever it likes). An authorization EIP-712 cannot encode is left as it is.
+ */
+export async function resign(p: EvmPayment, key: EvmHexKey): Promise<EvmPayment> {
+  const a = p.payload.authorization;
+  const extra = (p.accepted.extra ?? {}) as { name?: string; version?: string };
+  try {
+    const signature = await evmAccountFromKey(key).signTypedData({
+      domain: { name: extra.name, version: extra.version, chainId: 8453, verifyingContract: p.accepted.asset as `0x${string}` },
+      types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: a.from as `0x${string}`,
+        to: a.to as `0x${string}`,
+        value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter),
+        validBefore: BigInt(a.validBefore),
+        nonce: a.nonce as `0x${string}`,
+      },
+    });
+    return withSig(p, signature);
+  } catch {
+    return p;
+  }
 }
 
 const withAuth = (p: EvmPayment, auth: Partial<EvmAuthorization>): EvmPayment => ({
