@@ -62,6 +62,8 @@ const svmChange: fc.Arbitrary<Partial<SvmMutation>> = fc.oneof(
   cuLimit.map((v) => ({ cuLimit: v })),
   cuPrice.map((v) => ({ cuPrice: v })),
   fc.record({ cuLimit: fc.integer({ min: 692, max: 40_000 }), cuPrice: fc.bigInt({ min: 0n, max: 125_000n }) }),
+  // A budget on the ceiling's edges, under the limit cap and x402's price cap: only the ceiling stands in the way.
+  fc.record({ cuLimit: fc.constantFrom(20_000, 39_999, 40_000), cuPrice: fc.constantFrom(125_000n, 125_001n, 250_000n, 250_001n, 5_000_000n) }),
   fc.constantFrom(-1n, 1n).map((v) => ({ amountDelta: v as -1n | 1n })),
   fc.constantFrom(5, 7, 0, 255).map((v) => ({ decimals: v })),
   fc.constant({ otherMint: true }),
@@ -216,8 +218,11 @@ function malleate(signature: string): string {
 const authField = <K extends keyof EvmAuthorization>(
   field: K,
   values: fc.Arbitrary<(ctx: EvmContext, auth: EvmAuthorization) => string>,
-): fc.Arbitrary<EvmMutation> =>
-  values.map((value) => ({ field: `authorization.${field}`, change: (p, ctx) => withAuth(p, { [field]: value(ctx, p.payload.authorization) }) }));
+): fc.WeightedArbitrary<EvmMutation> => ({
+  // Twice the weight of the other changes: a payer signing its own authorization again makes these the live ones.
+  weight: 2,
+  arbitrary: values.map((value) => ({ field: `authorization.${field}`, change: (p, ctx) => withAuth(p, { [field]: value(ctx, p.payload.authorization) }) })),
+});
 
 const plusValue = (delta: bigint) => (_: EvmContext, a: EvmAuthorization) => String(BigInt(a.value) + delta);
 const timeAt = (offset: number) => (ctx: EvmContext) => String(ctx.nowSeconds + offset);
