@@ -19,17 +19,8 @@ import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-t
 import { DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, LAMPORTS_PER_SIGNATURE, MAX_REQUIRED_SIGNATURES } from '../../src/x402/svm-rules.ts';
 import { FUZZ_SEED } from '../helpers/fuzz-arbitraries.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
-import {
-  type EvmContext,
-  type EvmPayment,
-  evmMutation,
-  flipWireByte,
-  oneIn,
-  resign,
-  svmMutation,
-  svmOptions,
-  svmSignatures,
-} from '../helpers/payment-mutations.ts';
+import { type EvmContext, type EvmPayment, evmMutation, resign } from '../helpers/evm-payment-mutations.ts';
+import { flipWireByte, oneIn, svmMutation, svmOptions, svmSignatures } from '../helpers/svm-payment-mutations.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
