@@ -63,6 +63,9 @@ describe('Solana exact: a transaction rebuilt with any part changed', () => {
   let payer: TestPayer;
   beforeAll(async () => {
     payer = await fundedPayer(t.localnet!.urls.rpc, 1_000_000);
+    // The bound below is the ceiling the service runs with, as it reports it.
+    const limits = ((await (await fetch(`${t.url}/health`)).json()) as { feePayer: { limits: { maxPriorityFeeLamports: number } } }).feePayer.limits;
+    expect(BigInt(limits.maxPriorityFeeLamports)).toBe(CEILING_LAMPORTS);
   });
 
   const rpc = () => t.localnet!.urls.rpc;
