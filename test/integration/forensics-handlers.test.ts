@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
 import { responseErrors } from '../helpers/check-response.ts';
-import { ServiceError } from '../../src/errors.ts';
+import { FAULT_MESSAGE, ServiceError } from '../../src/errors.ts';
 import type { FeeBands, HandlerDeps, PaidHandler } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup, type ForensicsPeers } from '../../src/intel/forensics/forensics-group.ts';
 import { createTokenGroup } from '../../src/intel/token/token-group.ts';
@@ -236,7 +236,8 @@ describe('pretrade', () => {
     const body = (await handlers['/v1/pretrade']!({ mint: mint.address }, signal)) as Record<string, any>;
     checkSchema('/v1/pretrade', body);
     expect(body.digest).toMatchObject({ error: 'upstream_unavailable' });
-    expect(body.tokenIntel).toMatchObject({ error: 'upstream_unavailable', message: 'peer not running' });
+    // The peer's own text ('peer not running') goes to the log; the answer carries the code's fixed sentence.
+    expect(body.tokenIntel).toMatchObject({ error: 'upstream_unavailable', message: FAULT_MESSAGE.upstream_unavailable });
     expect(body.priorityFee).toMatchObject({ error: 'upstream_unavailable' });
     const top = [...mint.holders].sort((a, b) => (b.amount > a.amount ? 1 : -1))[0]!;
     expect(body.largestHolder).toMatchObject({ account: top.address, owner: top.owner });
