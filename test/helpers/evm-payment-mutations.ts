@@ -5,16 +5,8 @@
  */
 import fc from 'fast-check';
 import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
-
-/** An EIP-3009 authorization as the official EVM exact client writes it. */
-export interface EvmAuthorization {
-  readonly from: string;
-  readonly to: string;
-  readonly value: string;
-  readonly validAfter: string;
-  readonly validBefore: string;
-  readonly nonce: string;
-}
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
+import type { EvmAuthorization } from '../../src/x402/evm-verify.ts';
 
 /** secp256k1's group order: s and n - s are the two signatures of one message (malleability). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -34,15 +26,6 @@ export interface EvmContext {
   readonly settledNonces: readonly string[];
 }
 
-const TRANSFER_WITH_AUTHORIZATION = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const;
-
 /**
  * `p` with its authorization signed again by `key` over the payment's own terms (the payer is the
  * attacker: it signs whatever it likes). An authorization EIP-712 cannot encode is left as it is.
@@ -53,7 +36,7 @@ export async function resign(p: EvmPayment, key: EvmHexKey): Promise<EvmPayment>
   try {
     const signature = await evmAccountFromKey(key).signTypedData({
       domain: { name: extra.name, version: extra.version, chainId: 8453, verifyingContract: p.accepted.asset as `0x${string}` },
-      types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: a.from as `0x${string}`,
