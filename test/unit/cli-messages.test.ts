@@ -17,29 +17,13 @@ import { EXIT } from '../../src/cli/cli-error.ts';
 import { buildEndpointRequest } from '../../src/cli/endpoint-request.ts';
 import { COMMAND_NAMES, type CommandName, commandHelp } from '../../src/cli/help-text.ts';
 import { DEFAULT_RECEIPT_DIR } from '../../src/cli/receipt-files.ts';
-import { runCli } from '../../src/cli/run-cli.ts';
 import { repositoryRoot } from '../helpers/import-layers.ts';
+import { runCliIn } from '../helpers/cli-in-process.ts';
 
 const ROOT = repositoryRoot(import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'cli-messages-'));
 
-/** Runs the CLI in-process in `dir` (home `dir/home`, no key there); resolves with the status and what it printed. */
-async function run(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: (c) => {
-      stdout += typeof c === 'string' ? c : Buffer.from(c).toString();
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    cwd: dir,
-    home: join(dir, 'home'),
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], env: Record<string, string> = {}) => runCliIn(dir, argv, env);
 
 /** A service that answers every request with `status` and `body` (JSON when not a string). */
 let reply: { status: number; body: unknown; headers?: Record<string, string> } = { status: 200, body: {} };

@@ -16,9 +16,9 @@ import { EXIT_STATUSES } from '../../src/cli/help-text.ts';
 import { DEFAULT_KEYPAIR_PATH, loadPayerKey, payerAddress } from '../../src/cli/payer-keys.ts';
 import { formatWait, previewLimitError } from '../../src/cli/preview-command.ts';
 import { receiptStem, saveReceipt } from '../../src/cli/receipt-files.ts';
-import { runCli } from '../../src/cli/run-cli.ts';
 import { serviceError } from '../../src/cli/service-http.ts';
 import { ConfigError } from '../../src/errors.ts';
+import { runCliIn } from '../helpers/cli-in-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,23 +33,7 @@ function keypairFile(name: string, mode: number): { path: string; text: string }
   return { path, text };
 }
 
-/** Runs the CLI in-process; resolves with the status and what it printed. */
-async function run(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: (c) => {
-      stdout += typeof c === 'string' ? c : Buffer.from(c).toString();
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    cwd: dir,
-    home: join(dir, 'home'),
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], env: Record<string, string> = {}) => runCliIn(dir, argv, env);
 
 const answer = (status: number, json: unknown, headers: Record<string, string> = {}) => ({
   status,

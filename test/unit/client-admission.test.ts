@@ -4,16 +4,9 @@ import { createClientAdmission } from '../../src/http/client-admission.ts';
 import { countCalls } from '../../src/http/mcp-route.ts';
 import { createRateLimiter } from '../../src/http/rate-limiter.ts';
 import { createFailedPayments } from '../../src/x402/failed-payments.ts';
+import { manualClock } from '../helpers/manual-clock.ts';
 
-function clock() {
-  let t = 1_000;
-  return {
-    now: () => t,
-    advance(ms: number) {
-      t += ms;
-    },
-  };
-}
+const clock = manualClock;
 
 describe('rate limiter: counted takes and refunds', () => {
   it('takes several tokens at once, all or none', () => {

@@ -2,16 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { clientAddress, trustedProxySet } from '../../src/http/client-address.ts';
 import { createRateLimiter } from '../../src/http/rate-limiter.ts';
+import { manualClock } from '../helpers/manual-clock.ts';
 
-function clock() {
-  let t = 1_000;
-  return {
-    now: () => t,
-    advance(ms: number) {
-      t += ms;
-    },
-  };
-}
+const clock = manualClock;
 
 describe('rate limiter', () => {
   it('admits a burst, then one request per refill interval, and says when to come back', () => {

@@ -6,19 +6,12 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSourceBudget, RECENT_MS } from '../../src/x402/svm-source-budget.ts';
+import { manualClock } from '../helpers/manual-clock.ts';
 
 const A = 'SourceA';
 const PRICE = 1000n;
 
-function clock(start = 1_000) {
-  let t = start;
-  return {
-    now: () => t,
-    advance(ms: number) {
-      t += ms;
-    },
-  };
-}
+const clock = manualClock;
 
 afterEach(() => {
   vi.useRealTimers();

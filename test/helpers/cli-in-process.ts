@@ -1,0 +1,21 @@
+/** Runs the x402-intel CLI in this process, in a directory of the test's, capturing what it prints. */
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.ts';
+
+/** Runs `argv` with working directory `dir` and home `dir/home`; resolves with the exit status and the output. */
+export async function runCliIn(dir: string, argv: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: (c) => {
+      stdout += typeof c === 'string' ? c : Buffer.from(c).toString();
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env,
+    cwd: dir,
+    home: join(dir, 'home'),
+  });
+  return { code, stdout, stderr };
+}
