@@ -5,7 +5,8 @@
  *   writes whatever is waiting in one batch, so that count bounds the batch size (the report gives
  *   the mean batch per fsync it reached);
  * - proof time at 1M leaves (trees built by appending leaf hashes directly, no WAL);
- * - start-up recovery of a 1M-entry WAL (replay, chain verification, tree and node-file rebuild).
+ * - start-up recovery of a 1M-entry WAL (replay, chain verification, tree and node-file rebuild);
+ * - the replay guard's settled keys per second (bench/replay-guard.ts), the paid path's other durable append.
  * Register in bench/run.ts as `ledger: () => benchLedger()`.
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { RFC6962_HASHER, sha256, sha256Hex, SPEC_HASHER } from '../src/trust/mer
 import { createFileNodeStore } from '../src/trust/merkle-node-store.ts';
 import { buildConsistencyProof, buildRfc6962InclusionProof, buildSpecInclusionProof } from '../src/trust/merkle-proof.ts';
 import { createMerkleTree, type MerkleTree } from '../src/trust/merkle-tree.ts';
+import { benchReplayGuard } from './replay-guard.ts';
 
 /** Options; defaults are the issue's figures. */
 export interface LedgerBenchOptions {
@@ -217,6 +219,7 @@ export async function benchLedger(options: LedgerBenchOptions = {}): Promise<Rec
         groupCommitOneClient: groupedSingle,
       },
       batchSweep: { secondsPerPoint: SWEEP_SECONDS, points: await batchSweep(root, SWEEP_SECONDS) },
+      replayGuard: { seconds, points: await benchReplayGuard(root, seconds) },
       proofs: proofBench(join(root, 'trees'), leaves, options.proofSamples ?? 20_000),
       recovery: await recoveryBench(join(root, 'recovery'), leaves),
     };

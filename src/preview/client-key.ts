@@ -7,10 +7,11 @@
  * instance reads, so all of them hash a client alike), so it holds no addresses.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFileSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { ConfigError } from '../errors.ts';
-import { writeFileAtomic } from '../trust/kill-switch.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** The salt file inside the preview directory (mode 0600). */
@@ -61,8 +62,8 @@ export const isSaltHex = (text: string): boolean => new RegExp(`^[0-9a-f]{${SALT
 function loadOrCreateSalt(dir: string): Buffer {
   const path = join(dir, SALT_FILE);
   if (!existsSync(path)) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileAtomic(path, dir, `${newSaltHex()}\n`, 0o600);
+    makeDirSync(dir);
+    replaceFileSync(path, `${newSaltHex()}\n`, 0o600);
   }
   const text = readFileSync(path, 'utf8').trim();
   if (!isSaltHex(text))

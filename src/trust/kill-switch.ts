@@ -2,13 +2,15 @@
  * The operator kill switch (docs/contract.md#kill-switch): while active every paid call answers 503.
  *
  * Order of a transition: the audit entry is appended and durable first, then the state file is
- * replaced atomically (temp file, fsync, rename, fsync of the directory), and only then does
+ * replaced atomically (src/durable/atomic-replace.ts: temp file, fsync, rename, fsync of the directory), and only then does
  * `isActive()` change. A crash in between leaves an audit entry for a transition that did not
  * take effect (the operator got no answer and retries); it can never leave a transition in
  * effect that the public ledger does not show.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFile } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { ServiceError } from '../errors.ts';
 import type { Ledger } from './ledger.ts';
 
@@ -84,29 +86,10 @@ function readState(path: string): KillSwitchState {
   return Object.freeze({ active: parsed.active, since: parsed.since, reason: parsed.reason, ledgerIndex: parsed.ledgerIndex });
 }
 
-/** Replaces `path` with `text` so that a crash leaves either the old or the new file, whole. */
-export function writeFileAtomic(path: string, dir: string, text: string, mode = 0o644): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', mode);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
-}
-
 /** Opens the kill switch with the state persisted under `dataDir` (inactive when none). */
 export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch {
   const now = config.now ?? (() => new Date());
-  mkdirSync(config.dataDir, { recursive: true });
+  makeDirSync(config.dataDir, 0o777);
   const path = join(config.dataDir, KILL_SWITCH_FILE_NAME);
   let current = readState(path);
   // Transitions run one at a time so two concurrent activations append one audit entry.
@@ -118,7 +101,7 @@ export function createKillSwitch(config: Readonly<KillSwitchConfig>): KillSwitch
       const event = active ? KILL_SWITCH_EVENTS.activated : KILL_SWITCH_EVENTS.released;
       const appended = await config.ledger.append(reason === undefined ? { kind: 'audit', event } : { kind: 'audit', event, reason });
       const next: KillSwitchState = Object.freeze({ active, since: now().toISOString(), reason: reason ?? null, ledgerIndex: appended.index });
-      writeFileAtomic(path, config.dataDir, `${JSON.stringify(next)}\n`);
+      await replaceFile(path, `${JSON.stringify(next)}\n`, 0o644);
       current = next;
       return { state: next, changed: true };
     };

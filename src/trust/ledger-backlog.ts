@@ -6,9 +6,9 @@
  * first, on every `drain`. While anything waits, new paid calls are refused (trust-stack.ts
  * `paidCallsStopped`): no payment is taken that the ledger cannot record.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { makeDirSync } from '../durable/file-sync.ts';
+import { openLineLog, readCompleteLines } from '../durable/line-log.ts';
 import { LedgerAppendError, type PaidAnswer, type ReceiptIssuer } from './receipt-issuer.ts';
 
 const FILE = 'ledger-backlog.log';
@@ -40,11 +40,8 @@ export interface LedgerBacklogConfig {
 
 function load(path: string): Map<number, Stored> {
   const waiting = new Map<number, Stored>();
-  if (!existsSync(path)) return waiting;
-  const lines = readFileSync(path, 'utf8').split('\n');
   // A torn last line after a crash is never a record (its answer was not sent: the write comes first).
-  lines.pop();
-  for (const text of lines) {
+  for (const text of readCompleteLines(path)) {
     let line: Line;
     try {
       line = JSON.parse(text) as Line;
@@ -59,27 +56,14 @@ function load(path: string): Map<number, Stored> {
 
 /** Opens the backlog under `dir` (loading what waited before a restart) and starts its retry timer. */
 export function createLedgerBacklog(config: LedgerBacklogConfig): LedgerBacklog {
-  mkdirSync(config.dir, { recursive: true, mode: 0o700 });
+  makeDirSync(config.dir);
   const path = resolve(config.dir, FILE);
   const waiting = load(path);
   let next = Math.max(0, ...waiting.keys()) + 1;
-  let writes: Promise<void> = Promise.resolve();
   let draining: Promise<void> | null = null;
-
-  /** Appends one line with fsync; lines are written one after another. */
-  function write(line: Line): Promise<void> {
-    const run = writes.then(async () => {
-      const fh = await open(path, 'a', 0o600);
-      try {
-        await fh.writeFile(`${JSON.stringify(line)}\n`);
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-    });
-    writes = run.catch(() => undefined);
-    return run;
-  }
+  // Lines queued together share one write and one fsync; each resolves once durable.
+  const log = openLineLog<Line>({ path, flush: (lines, file) => file.append(lines.map((l) => `${JSON.stringify(l)}\n`).join('')) });
+  const write = (line: Line): Promise<void> => log.add(line);
 
   async function drainOnce(): Promise<void> {
     for (const [k, stored] of [...waiting]) {
@@ -122,7 +106,7 @@ export function createLedgerBacklog(config: LedgerBacklogConfig): LedgerBacklog 
     async close() {
       clearInterval(timer);
       await draining;
-      await writes;
+      await log.close();
     },
   };
 }

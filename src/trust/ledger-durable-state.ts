@@ -4,7 +4,9 @@
  * index and both Merkle trees, and a torn tail left by a crash is cut. After open, only entries
  * that became durable are absorbed, so the state never runs ahead of the disk.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { ensureFileSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { join } from 'node:path';
 import { GENESIS_PREV_HASH, parseEntryLine, type LedgerEntry } from './ledger-entry.ts';
 import { replayWal, type TornTail } from './ledger-wal.ts';
@@ -73,16 +75,10 @@ function createOffsetIndex(): OffsetIndex {
 }
 
 function openWalFd(dir: string): number {
-  mkdirSync(dir, { recursive: true });
+  makeDirSync(dir, 0o777);
   const path = join(dir, WAL_FILE_NAME);
-  closeSync(openSync(path, 'a'));
-  // Make the (possibly new) directory entry itself durable before any acknowledged append.
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
+  // A new WAL's directory entry is made durable before any append to it is acknowledged.
+  ensureFileSync(path, 0o666);
   return openSync(path, 'r+');
 }
 

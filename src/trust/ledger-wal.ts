@@ -8,7 +8,9 @@
  * JSON to the end of the file is cut, provided NO later line parses; a bad line followed by a
  * good one, or a JSON line that is not the expected entry, is corruption and refuses to open.
  */
-import { fdatasync, readSync, write } from 'node:fs';
+import { readSync } from 'node:fs';
+import { dataSync, writeAll } from '../durable/file-sync.ts';
+import { createGroupCommit } from '../durable/group-commit.ts';
 import { ServiceError } from '../errors.ts';
 
 const REPLAY_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -100,17 +102,7 @@ export interface WalIo {
 }
 
 /** Real I/O: a full positional write (partial writes continued) and fdatasync. */
-export const NODE_WAL_IO: WalIo = {
-  async write(fd, buf, position) {
-    let done = 0;
-    while (done < buf.length) {
-      done += await new Promise<number>((resolve, reject) =>
-        write(fd, buf, done, buf.length - done, position + done, (err, n) => (err ? reject(err) : resolve(n))),
-      );
-    }
-  },
-  sync: (fd) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve()))),
-};
+export const NODE_WAL_IO: WalIo = { write: writeAll, sync: dataSync };
 
 /** Counters of the committer. */
 export interface CommitStats {
@@ -142,32 +134,27 @@ export interface GroupCommitter<T> {
   failure(): Error | null;
 }
 
-interface Pending<T> {
+interface Queued<T> {
   readonly bytes: Buffer;
   readonly item: T;
-  readonly resolve: (offset: number) => void;
-  readonly reject: (err: Error) => void;
+  offset: number;
 }
 
 /**
- * Creates a committer: appends made while a batch is being written, or within one event-loop
- * turn (setImmediate runs after the I/O phase that delivered concurrent requests), share the
- * next single write + fdatasync.
+ * Creates the WAL's committer on the shared group commit (src/durable/group-commit.ts): appends
+ * made while a batch is being written, or within one event-loop turn, share the next single
+ * write + fdatasync at the end of the verified WAL.
  */
 export function createGroupCommitter<T>(config: Readonly<GroupCommitConfig<T>>): GroupCommitter<T> {
-  const stats: CommitStats = { appends: 0, commits: 0, bytes: 0, maxBatch: 0 };
-  let queue: Pending<T>[] = [];
   let position = config.position;
-  let running: Promise<void> | null = null;
-  let active = false;
+  let appends = 0;
+  let bytes = 0;
   let failed: ServiceError | null = null;
-
-  async function run(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (queue.length > 0) {
-      const batch = config.groupCommit ? queue : queue.slice(0, 1);
-      queue = config.groupCommit ? [] : queue.slice(1);
-      const buf = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
+  const commit = createGroupCommit<Queued<T>>({
+    grouped: config.groupCommit,
+    async flush(batch) {
+      if (failed) throw failed;
+      const buf = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((q) => q.bytes));
       try {
         await config.io.write(config.fd, buf, position);
         await config.io.sync(config.fd);
@@ -175,46 +162,30 @@ export function createGroupCommitter<T>(config: Readonly<GroupCommitConfig<T>>):
         // After a failed write or fsync the file state is unknown (fsync errors are not
         // retryable): stop accepting appends; a restart replays and cuts the torn tail.
         failed = new ServiceError('internal_error', `ledger write failed (${(err as Error).message}); the ledger is stopped until restart`);
-        for (const p of [...batch, ...queue]) p.reject(failed);
-        queue = [];
-        return;
+        throw failed;
       }
-      stats.commits += 1;
-      stats.bytes += buf.length;
-      stats.maxBatch = Math.max(stats.maxBatch, batch.length);
-      let offset = position;
-      position += buf.length;
-      for (const p of batch) {
-        config.onDurable(p.item, offset);
-        p.resolve(offset);
-        offset += p.bytes.length;
+      bytes += buf.length;
+      for (const q of batch) {
+        q.offset = position;
+        position += q.bytes.length;
+        config.onDurable(q.item, q.offset);
       }
-    }
-  }
-
-  function kick(): void {
-    if (active) return;
-    active = true;
-    running = run().finally(() => {
-      active = false;
-      running = null;
-      // An append queued between the end of the loop and this callback still gets written.
-      if (queue.length > 0 && !failed) kick();
-    });
-  }
+    },
+  });
 
   return {
-    commit(bytes, item) {
-      if (failed) return Promise.reject(failed);
-      stats.appends += 1;
-      const promise = new Promise<number>((resolve, reject) => queue.push({ bytes, item, resolve, reject }));
-      kick();
-      return promise;
+    async commit(buf, item) {
+      if (failed) throw failed;
+      appends += 1;
+      const queued: Queued<T> = { bytes: buf, item, offset: -1 };
+      await commit.add(queued);
+      return queued.offset;
     },
-    drain: async () => {
-      while (running) await running;
+    drain: commit.drain,
+    stats() {
+      const s = commit.stats();
+      return { appends, commits: s.commits, bytes, maxBatch: s.maxBatch };
     },
-    stats: () => ({ ...stats }),
     failure: () => failed,
   };
 }

@@ -6,14 +6,13 @@
  * Bounded by expiry only: every record has one (dropped at load and when the log is compacted).
  * A live record is never dropped to make room: it is money state (a charged payer's retry, a
  * pending settlement). `full()` tells callers the log holds `maxEntries`, so they refuse new paid
- * calls before charging; puts of calls already under way still land. The log is rewritten from memory (temp file,
- * fsync, rename) at start and whenever it holds more than twice the live records, so disk use
+ * calls before charging; puts of calls already under way still land. The log is rewritten from memory
+ * (atomically: src/durable/) at start and whenever it holds more than twice the live records, so disk use
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createLineAppender } from '../trust/line-appender.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
+import { openLineLog, readCompleteLines } from '../durable/line-log.ts';
 
 export interface DurableRecordLogConfig {
   /** Directory of the log (created if absent). */
@@ -50,11 +49,7 @@ type LogLine<T> = { readonly k: string; readonly x: number; readonly v: T } | { 
 
 function readLog<T>(path: string, now: number): Map<string, Entry<T>> {
   const live = new Map<string, Entry<T>>();
-  if (!existsSync(path)) return live;
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // The last piece is '' after a complete file, or a line torn by a crash mid-append: never a record.
-  lines.pop();
-  for (const line of lines) {
+  for (const line of readCompleteLines(path)) {
     let parsed: LogLine<T>;
     try {
       parsed = JSON.parse(line) as LogLine<T>;
@@ -74,13 +69,9 @@ const lineOf = <T>(key: string, e: Entry<T>): string => `${JSON.stringify({ k: k
 /** Opens (or creates) the log and loads its live records. */
 export function createDurableRecordLog<T>(config: DurableRecordLogConfig): DurableRecordLog<T> {
   const now = config.now ?? Date.now;
-  mkdirSync(config.dir, { recursive: true, mode: 0o700 });
+  makeDirSync(config.dir);
   const path = resolve(config.dir, config.file);
   const entries = readLog<T>(path, now());
-  let linesOnDisk = 0;
-  let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
-  let writing: Promise<void> = Promise.resolve();
-  const appender = createLineAppender();
 
   function liveText(): string {
     const t = now();
@@ -88,67 +79,26 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     return [...entries].map(([k, e]) => lineOf(k, e)).join('');
   }
 
-  /** At start, synchronously: a missing data dir or a permission problem fails start-up, not a payment. */
-  function compactNow(): void {
-    const text = liveText();
-    const fd = openSync(`${path}.tmp`, 'w', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(`${path}.tmp`, path);
-    linesOnDisk = entries.size;
-  }
-  compactNow();
-
-  /** While serving: the same rewrite (temp file, fsync, rename) without blocking the event loop. */
-  async function compact(): Promise<void> {
-    // Snapshot now; puts and removals made meanwhile are queued lines appended after the rename.
-    const text = liveText();
-    const count = entries.size;
-    const fh = await open(`${path}.tmp`, 'w', 0o600);
-    try {
-      // writeFile, not write: write may store part of the text and resolve.
-      await fh.writeFile(text);
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await rename(`${path}.tmp`, path);
-    appender.rewritten();
-    linesOnDisk = count;
-  }
-
-  async function writeBatch(): Promise<void> {
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    try {
-      if (linesOnDisk + batch.length > 2 * Math.max(entries.size, 64)) {
-        await compact();
+  // Rewritten from memory at start; while serving, a batch that would take the file past twice
+  // the live records rewrites it instead (a snapshot now: the batch's own records are in memory
+  // already, and puts and removals made meanwhile are appended after the rename).
+  const startText = liveText();
+  let linesOnDisk = entries.size;
+  const log = openLineLog<string>({
+    path,
+    startText,
+    flush: async (lines, file) => {
+      if (linesOnDisk + lines.length > 2 * Math.max(entries.size, 64)) {
+        const count = entries.size;
+        await file.replace(liveText());
+        linesOnDisk = count;
       } else {
-        const fh = await open(path, 'a', 0o600);
-        try {
-          await appender.append(fh, batch.map((p) => p.line).join(''));
-        } finally {
-          await fh.close();
-        }
-        linesOnDisk += batch.length;
+        await file.append(lines.join(''));
+        linesOnDisk += lines.length;
       }
-      for (const p of batch) p.done();
-    } catch (err) {
-      for (const p of batch) p.fail(err);
-    }
-  }
-
-  function append(line: string): Promise<void> {
-    return new Promise<void>((done, fail) => {
-      pending.push({ line, done, fail });
-      writing = writing.then(writeBatch);
-    });
-  }
+    },
+  });
+  const append = (line: string): Promise<void> => log.add(line);
 
   /**
    * Drops expired records from the front. Records are kept in the order they were last put and
@@ -207,6 +157,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       dropExpired();
       for (const [k, e] of entries) yield [k, e.value];
     },
-    flush: () => writing,
+    flush: () => log.drain(),
   };
 }

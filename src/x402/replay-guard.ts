@@ -9,10 +9,9 @@
  * maxTimeoutSeconds 60), after which the chain itself refuses the transaction. The record is two
  * generations of files rotated every TTL, so disk use is at most about two TTLs of payments.
  */
-import { existsSync, mkdirSync, openSync, readFileSync, closeSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createLineAppender } from '../trust/line-appender.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
+import { openLineLog, readCompleteLines } from '../durable/line-log.ts';
 
 /** How long a settled payment's key is remembered. */
 export const REPLAY_KEY_TTL_MS = 10 * 60_000;
@@ -59,11 +58,7 @@ export interface FileReplayGuard extends ReplayGuard {
 const KEY_RE = /^[A-Za-z0-9:_-]{1,200}$/;
 
 function loadFile(path: string, into: Map<string, number>, now: number): void {
-  if (!existsSync(path)) return;
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // The last piece is '' after a complete file, or a line torn by a crash mid-append: never a key.
-  lines.pop();
-  for (const line of lines) {
+  for (const line of readCompleteLines(path)) {
     const space = line.indexOf(' ');
     const expires = Number(line.slice(0, space));
     const key = line.slice(space + 1);
@@ -75,46 +70,28 @@ function loadFile(path: string, into: Map<string, number>, now: number): void {
 export function createReplayGuard(config: ReplayGuardConfig): FileReplayGuard {
   const ttlMs = config.ttlMs ?? REPLAY_KEY_TTL_MS;
   const now = config.now ?? Date.now;
-  mkdirSync(config.dir, { recursive: true, mode: 0o700 });
+  makeDirSync(config.dir);
   const currentPath = resolve(config.dir, CURRENT_FILE);
   const previousPath = resolve(config.dir, PREVIOUS_FILE);
   const settled = new Map<string, number>();
   loadFile(previousPath, settled, now());
   loadFile(currentPath, settled, now());
   const inFlight = new Set<string>();
-  // Created now so a missing data dir or permission problem fails start-up, not a payment.
-  closeSync(openSync(currentPath, 'a', 0o600));
-  let handle: Promise<FileHandle> = open(currentPath, 'a', 0o600);
   let rotatedAt = now();
-  let pending: { line: string; done: () => void; fail: (err: unknown) => void }[] = [];
-  let writing: Promise<void> = Promise.resolve();
-  const appender = createLineAppender();
-
-  async function rotateIfDue(): Promise<void> {
-    const t = now();
-    if (t - rotatedAt < ttlMs) return;
-    rotatedAt = t;
-    await (await handle).close();
-    await rm(previousPath, { force: true });
-    await rename(currentPath, previousPath);
-    handle = open(currentPath, 'a', 0o600);
-    appender.rewritten();
-    for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
-  }
-
-  /** Group commit: every line queued while the previous write ran shares one write and one fsync. */
-  async function flush(): Promise<void> {
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    try {
-      await rotateIfDue();
-      await appender.append(await handle, batch.map((p) => p.line).join(''));
-      for (const p of batch) p.done();
-    } catch (err) {
-      for (const p of batch) p.fail(err);
-    }
-  }
+  // Every line queued while the previous write ran shares one write and one fsync; the TTL's
+  // rotation (current becomes previous, a new current starts) goes first when it is due.
+  const log = openLineLog<string>({
+    path: currentPath,
+    flush: async (lines, file) => {
+      const t = now();
+      if (t - rotatedAt >= ttlMs) {
+        rotatedAt = t;
+        await file.rotate(previousPath);
+        for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
+      }
+      await file.append(lines.join(''));
+    },
+  });
 
   return {
     dir: config.dir,
@@ -133,15 +110,9 @@ export function createReplayGuard(config: ReplayGuardConfig): FileReplayGuard {
       const expires = now() + ttlMs;
       settled.set(key, expires);
       inFlight.delete(key);
-      return new Promise<void>((done, fail) => {
-        pending.push({ line: `${expires} ${key}\n`, done, fail });
-        writing = writing.then(flush);
-      });
+      return log.add(`${expires} ${key}\n`);
     },
     size: () => settled.size + inFlight.size,
-    async close() {
-      await writing;
-      await (await handle).close();
-    },
+    close: () => log.close(),
   };
 }

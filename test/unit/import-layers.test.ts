@@ -26,7 +26,8 @@ import { checkImports, readSources, repositoryRoot, type ImportRules } from '../
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
  *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
- *   the market sources; errors.ts is the fault taxonomy and the one path from a fault to a reply;
+ *   the market sources; durable is how every file store writes (group commit, atomic replace,
+ *   line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
  * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
  *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
  */
@@ -46,6 +47,7 @@ const RULES: ImportRules = {
     { name: 'store', paths: ['src/store/'] },
     { name: 'catalog', paths: ['src/catalog/'] },
     { name: 'chain', paths: ['src/chain/'] },
+    { name: 'durable', paths: ['src/durable/'] },
     { name: 'errors', paths: ['src/errors.ts'] },
     { name: 'client', paths: ['src/client/'] },
   ],
