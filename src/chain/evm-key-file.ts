@@ -3,7 +3,9 @@
  * key per file, mode 0600. A key file readable by group or others is refused, as ssh does, and a
  * key never appears in an error message or log.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { createFileOnceSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { dirname } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ConfigError } from '../errors.ts';
@@ -28,8 +30,8 @@ export function readEvmKeyFile(path: string): EvmHexKey {
 /** Reads the key file, creating it (0600, directory 0700) with a fresh key when absent. */
 export function loadOrCreateEvmKey(path: string): EvmHexKey {
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${generateEvmKey()}\n`, { mode: 0o600, flag: 'wx' });
+    makeDirSync(dirname(path));
+    createFileOnceSync(path, `${generateEvmKey()}\n`, 0o600);
   }
   return readEvmKeyFile(path);
 }

@@ -5,7 +5,7 @@
  * renamed over `path`, and then the directory is fsync'd, because until then the rename itself
  * lives only in memory and a crash can bring the old file back.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { closeFile, dataSync, openFile, renameFile, syncDir, syncDirSync, writeAll } from './file-sync.ts';
 
@@ -26,10 +26,9 @@ export async function replaceFile(path: string, data: string | Buffer, mode = 0o
   await syncDir(dirname(path));
 }
 
-/** `replaceFile` at start-up, where a failure is to stop the start. */
-export function replaceFileSync(path: string, data: string | Buffer, mode = 0o600): void {
-  const tmp = tempPathOf(path);
-  const fd = openSync(tmp, 'w', mode);
+/** Writes `data` to a new file `tmp` and fsyncs it. */
+function writeSyncedSync(tmp: string, data: string | Buffer, mode: number, flags: string): void {
+  const fd = openSync(tmp, flags, mode);
   try {
     const buf = typeof data === 'string' ? Buffer.from(data) : data;
     for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, done);
@@ -37,7 +36,30 @@ export function replaceFileSync(path: string, data: string | Buffer, mode = 0o60
   } finally {
     closeSync(fd);
   }
+}
+
+/** `replaceFile` at start-up, where a failure is to stop the start. */
+export function replaceFileSync(path: string, data: string | Buffer, mode = 0o600): void {
+  const tmp = tempPathOf(path);
+  writeSyncedSync(tmp, data, mode, 'w');
   renameSync(tmp, path);
+  syncDirSync(dirname(path));
+}
+
+/**
+ * Creates `path` with `data` once, durably and whole (a key made at the first start): throws
+ * EEXIST, leaving it as it is, when the file exists or another process creates it meanwhile.
+ * The content is fsync'd under a name of this process's own, then hard-linked into place (which
+ * never replaces a file), and the directory fsync'd.
+ */
+export function createFileOnceSync(path: string, data: string | Buffer, mode = 0o600): void {
+  const tmp = `${tempPathOf(path)}-${process.pid}`;
+  writeSyncedSync(tmp, data, mode, 'wx');
+  try {
+    linkSync(tmp, path);
+  } finally {
+    unlinkSync(tmp);
+  }
   syncDirSync(dirname(path));
 }
 

@@ -3,7 +3,9 @@
  * (mode 0600) and reused on every start. Callers print the file's path, never the token.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { createFileOnceSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.ts';
 
@@ -38,9 +40,9 @@ export function resolveAdminToken(configured: string | null, dataDir: string): A
   const path = join(dataDir, ADMIN_TOKEN_FILE_NAME);
   let created = false;
   if (!existsSync(path)) {
-    mkdirSync(dataDir, { recursive: true });
-    // flag 'wx': never overwrite a token another process created in the meantime.
-    writeFileSync(path, `${randomBytes(GENERATED_TOKEN_BYTES).toString('base64url')}\n`, { mode: TOKEN_FILE_MODE, flag: 'wx' });
+    makeDirSync(dataDir, 0o777);
+    // Never overwrites a token another process created in the meantime.
+    createFileOnceSync(path, `${randomBytes(GENERATED_TOKEN_BYTES).toString('base64url')}\n`, TOKEN_FILE_MODE);
     created = true;
   } else if ((statSync(path).mode & 0o077) !== 0) {
     chmodSync(path, TOKEN_FILE_MODE);

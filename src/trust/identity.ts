@@ -5,7 +5,9 @@
  * the worker pool needs to sign.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { createFileOnceSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { dirname } from 'node:path';
 import { encodeBase58 } from '../chain/base58.ts';
 import { ConfigError } from '../errors.ts';
@@ -52,13 +54,13 @@ function parseKeyFile(path: string): Uint8Array {
 export function loadOrCreateIdentity(path: string): Identity {
   let created = false;
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    makeDirSync(dirname(path));
     const { privateKey } = generateKeyPairSync('ed25519');
     const jwk = privateKey.export({ format: 'jwk' });
     const seed = Buffer.from(jwk.d!, 'base64url');
     const pub = Buffer.from(jwk.x!, 'base64url');
-    // flag 'wx': never overwrite a key file another process created in the meantime.
-    writeFileSync(path, JSON.stringify([...seed, ...pub]), { mode: KEY_FILE_MODE, flag: 'wx' });
+    // Durable before anything is signed with it; never overwrites a key file another process created meanwhile.
+    createFileOnceSync(path, JSON.stringify([...seed, ...pub]), KEY_FILE_MODE);
     created = true;
   } else if ((statSync(path).mode & 0o077) !== 0) {
     // A key readable by others is tightened rather than refused: the operator keeps running.

@@ -91,6 +91,15 @@ export function recordingFs(orig: Fs): Fs {
       if (!err) events.push({ op: 'rename', from: resolve(from), to: resolve(to) });
       cb(err);
     });
+  fs.writeFileSync = (path: unknown, data: unknown, options?: unknown) => {
+    const existed = typeof path !== 'string' || orig.existsSync(path);
+    orig.writeFileSync(path as string, data as string, options as undefined);
+    if (!existed) events.push({ op: 'create', path: resolve(path as string) });
+  };
+  fs.linkSync = (from: string, to: string) => {
+    orig.linkSync(from, to);
+    events.push({ op: 'create', path: resolve(to) });
+  };
   fs.mkdirSync = (path: string, options?: { recursive?: boolean; mode?: number }) => {
     const first = orig.mkdirSync(path, options);
     if (first !== undefined) events.push({ op: 'mkdir', path: resolve(first) });

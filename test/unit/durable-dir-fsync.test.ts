@@ -12,8 +12,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { entriesMade, events, unsyncedEntries } from '../helpers/fs-recorder.ts';
 import { replaceFile } from '../../src/durable/atomic-replace.ts';
 import { openLineLog } from '../../src/durable/line-log.ts';
+import { loadOrCreateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { resolveAdminToken } from '../../src/http/admin-token.ts';
 import { createClientHasher } from '../../src/preview/client-key.ts';
 import { openDayClaimLog } from '../../src/preview/day-claim-log.ts';
+import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
 import { createKillSwitch } from '../../src/trust/kill-switch.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
 import { createLedgerBacklog } from '../../src/trust/ledger-backlog.ts';
@@ -97,6 +100,14 @@ describe('directory fsync after every rename and new file, before the promise re
     await kill.activate('test');
     expectAllSynced();
     await ledger.close();
+  });
+
+  it('the keys made at the first start: the identity, the admin token, an EVM key', () => {
+    loadOrCreateIdentity(join(root, 'identity.json'));
+    resolveAdminToken(null, root);
+    loadOrCreateEvmKey(join(root, 'evm-payto.key'));
+    expect(events.filter((e) => e.op === 'create').length).toBeGreaterThanOrEqual(3);
+    expectAllSynced();
   });
 
   it('the preview salt, in a directory of its own', () => {
