@@ -5,7 +5,9 @@
  * no error message carries any part of the file.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { createFileOnceSync } from '../durable/atomic-replace.ts';
+import { makeDirSync } from '../durable/file-sync.ts';
 import { dirname } from 'node:path';
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { ConfigError } from '../errors.ts';
@@ -54,8 +56,8 @@ export async function createSolanaKeypairFile(path: string): Promise<KeyPairSign
   if (existsSync(path)) throw new ConfigError([`${WHAT} ${path} already exists; it is left as it is`]);
   const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
   const bytes = [...Buffer.from(jwk.d!, 'base64url'), ...Buffer.from(jwk.x!, 'base64url')];
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(bytes)}\n`, { mode: 0o600, flag: 'wx' });
+  makeDirSync(dirname(path));
+  createFileOnceSync(path, `${JSON.stringify(bytes)}\n`, 0o600);
   bytes.fill(0);
   return readSolanaKeypairFile(path);
 }

@@ -39,7 +39,7 @@ describe('kill switch', () => {
     const reopened = createKillSwitch({ dataDir, ledger });
     expect(reopened.state()).toEqual(activeState);
     expect(JSON.parse(readFileSync(join(dataDir, KILL_SWITCH_FILE_NAME), 'utf8'))).toEqual(activeState);
-    expect(readdirSync(dataDir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(dataDir).filter((f) => f.includes('.tmp'))).toEqual([]);
     const released = await reopened.release();
     expect(released).toMatchObject({ changed: true, state: { active: false, reason: null } });
     expect(ledger.recent(10).map((e) => (e.kind === 'audit' ? [e.index, e.event, e.reason] : null))).toEqual([
