@@ -6,8 +6,8 @@
  *   start. So a torn tail found at open is cut (it was never acknowledged: an append resolves
  *   only after its write and fdatasync), and after a failed append the next one begins with a
  *   newline: the fragment stays a line of its own, which every reader skips.
- * - A replaced or rotated file is a new inode: appends must go to it (the file is opened by name
- *   for each batch), and the rename must be durable (atomic-replace.ts) before anything appended
+ * - A replaced, rotated or removed file is a new inode or none: appends must go to the file the
+ *   name holds now, and the rename must be durable (atomic-replace.ts) before anything appended
  *   to the new file is acknowledged.
  */
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync } from 'node:fs';
@@ -27,6 +27,8 @@ export interface AppendFile {
   replace(text: string): Promise<void>;
   /** Renames the file to `to` (replacing what is there) and starts an empty one at `path`, both durable. */
   rotate(to: string): Promise<void>;
+  /** Closes the file (a later append opens it again). */
+  close(): Promise<void>;
 }
 
 /** The length of the file at `fd` without its unterminated last line. */
@@ -61,40 +63,42 @@ export function cutTornTailSync(path: string): number {
 export function openAppendFile(path: string, mode = 0o600): AppendFile {
   ensureFileSync(path, mode);
   cutTornTailSync(path);
+  let fd: number | null = openSync(path, 'a', mode);
   let mayBeTorn = false;
 
   /**
-   * The file by its name at each append (not an fd kept open, which would go on writing to a file
-   * replaced, rotated or removed meanwhile, and lose what it acknowledges); a missing file is
-   * created with its directory entry made durable.
+   * The file now at `path`. The fd is kept between appends, but one whose file was removed or
+   * replaced meanwhile (no name left: nlink 0, an in-memory fstat) would go on taking appends
+   * that no restart reads, so it is reopened by name; a missing file is created with its
+   * directory entry made durable.
    */
-  async function openNamed(): Promise<number> {
+  async function current(): Promise<number> {
+    if (fd !== null && fstatSync(fd).nlink > 0) return fd;
+    await drop();
     try {
-      return await openFile(path, constants.O_WRONLY | constants.O_APPEND);
+      fd = await openFile(path, constants.O_WRONLY | constants.O_APPEND);
+      return fd;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    const fd = await openFile(path, 'a', mode);
-    try {
-      await syncDir(dirname(path));
-    } catch (err) {
-      await closeFile(fd);
-      throw err;
-    }
-    return fd;
+    const created = await openFile(path, 'a', mode);
+    fd = created;
+    await syncDir(dirname(path));
+    return created;
+  }
+  async function drop(): Promise<void> {
+    const old = fd;
+    fd = null;
+    if (old !== null) await closeFile(old);
   }
 
   return {
     path,
     async append(text) {
       try {
-        const fd = await openNamed();
-        try {
-          await writeAll(fd, Buffer.from(mayBeTorn ? `\n${text}` : text), null);
-          await dataSync(fd);
-        } finally {
-          await closeFile(fd);
-        }
+        const at = await current();
+        await writeAll(at, Buffer.from(mayBeTorn ? `\n${text}` : text), null);
+        await dataSync(at);
         mayBeTorn = false;
       } catch (err) {
         mayBeTorn = true;
@@ -102,15 +106,21 @@ export function openAppendFile(path: string, mode = 0o600): AppendFile {
       }
     },
     async replace(text) {
-      await replaceFile(path, text, mode);
-      mayBeTorn = false;
+      try {
+        await replaceFile(path, text, mode);
+        mayBeTorn = false;
+      } finally {
+        // Whether or not the rename happened, the open fd may name the old file now: reopen by name.
+        await drop();
+      }
     },
     async rotate(to) {
+      await drop();
       await renameFile(path, to);
       mayBeTorn = false;
-      // The new file and the rename become durable with one fsync of the directory.
-      await closeFile(await openFile(path, 'a', mode));
-      await syncDir(dirname(path));
+      // current() creates the new file and fsyncs the directory: the rename and the new file at once.
+      await current();
     },
+    close: drop,
   };
 }

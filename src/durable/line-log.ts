@@ -26,7 +26,7 @@ export interface LineLog<T> {
   /** Resolves when nothing is queued or being written. */
   drain(): Promise<void>;
   stats(): Readonly<GroupCommitStats>;
-  /** Waits for queued writes. */
+  /** Waits for queued writes and closes the file. */
   close(): Promise<void>;
 }
 
@@ -49,6 +49,9 @@ export function openLineLog<T>(config: LineLogConfig<T>): LineLog<T> {
     add: commit.add,
     drain: commit.drain,
     stats: commit.stats,
-    close: commit.drain,
+    async close() {
+      await commit.drain();
+      await file.close();
+    },
   };
 }

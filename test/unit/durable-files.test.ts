@@ -92,7 +92,7 @@ describe('appends', () => {
     expect(readFileSync(path, 'utf8')).toBe('first\nseco\nthird\nfourth\n');
   });
 
-  it('a replaced or rotated file gets the later appends (opened by name, not a stale fd)', async () => {
+  it('a replaced or rotated file gets the later appends (not the old file through a stale fd)', async () => {
     const path = join(root, 'x.log');
     const file = openAppendFile(path);
     await file.append('old\n');
