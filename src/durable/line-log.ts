@@ -26,7 +26,7 @@ export interface LineLog<T> {
   /** Resolves when nothing is queued or being written. */
   drain(): Promise<void>;
   stats(): Readonly<GroupCommitStats>;
-  /** Waits for queued writes and closes the file. */
+  /** Waits for queued writes and closes the file; later adds are refused. */
   close(): Promise<void>;
 }
 
@@ -45,11 +45,14 @@ export function openLineLog<T>(config: LineLogConfig<T>): LineLog<T> {
   if (config.startText !== undefined) replaceFileSync(config.path, config.startText, mode);
   const file = openAppendFile(config.path, mode);
   const commit = createGroupCommit<T>({ flush: (batch) => config.flush(batch, file) });
+  let closed = false;
   return {
-    add: commit.add,
+    // Refused after close: the owner has let go of the file, and an add would open it again.
+    add: (item) => (closed ? Promise.reject(new Error(`${config.path} is closed`)) : commit.add(item)),
     drain: commit.drain,
     stats: commit.stats,
     async close() {
+      closed = true;
       await commit.drain();
       await file.close();
     },

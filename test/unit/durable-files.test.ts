@@ -105,7 +105,7 @@ describe('appends', () => {
     expect(readCompleteLines(join(root, 'x.previous'))).toEqual(['compacted', 'after']);
   });
 
-  it('a line log hands each batch to its flush and resolves once written', async () => {
+  it('a line log hands each batch to its flush, resolves once written, and refuses after close', async () => {
     const path = join(root, 'x.log');
     const batches: string[][] = [];
     const log = openLineLog<string>({
@@ -118,6 +118,7 @@ describe('appends', () => {
     });
     await Promise.all(['a\n', 'b\n'].map((l) => log.add(l)));
     await log.close();
+    await expect(log.add('late\n')).rejects.toThrow(/is closed/);
     expect(batches).toEqual([['a\n', 'b\n']]);
     expect(readCompleteLines(path)).toEqual(['kept', 'a', 'b']);
   });
