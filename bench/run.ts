@@ -137,6 +137,7 @@ const SUITE_STEPS: readonly SuiteStep[] = [
     'market',
     'mcp',
     'geyser-caches',
+    'tlog-tiles',
   ].map((name) => ({
     name,
     run: () => BENCHES[name]!(),
