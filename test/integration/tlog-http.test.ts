@@ -44,7 +44,7 @@ async function appendUpTo(size: number): Promise<void> {
 const get = (path: string) => fetch(`${url}${path}`);
 const bytesOf = async (path: string) => Buffer.from(await (await get(path)).arrayBuffer());
 
-beforeAll(async () => {
+async function start(): Promise<void> {
   identity = loadOrCreateIdentity(join(dir, 'identity.json'));
   ledger = await createLedger({ dir: join(dir, 'ledger') });
   const sign = (m: Uint8Array) => signEd25519(identity.secretKey, m);
@@ -61,7 +61,9 @@ beforeAll(async () => {
   });
   server = createHttpServer({ routes: [...trust, ...tlog.routes], prefixRoutes: tlog.prefixRoutes });
   url = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
-});
+}
+
+beforeAll(start);
 afterAll(async () => {
   await server?.close();
   await ledger?.close();
@@ -223,5 +225,18 @@ describe("Go's sumdb note and tlog packages", () => {
     const { pub } = await logKey();
     const go = await runGoVerifier(goBinary, { url, vkey: pub.noteVerifierKey!, oldFile: file, newFile: file, indexes: [0] });
     expect(go.ok).toBe(false);
+  });
+});
+
+describe('after a restart', () => {
+  it('serves the same checkpoint, tiles and bundles (node files rebuilt from the WAL)', async () => {
+    const paths = ['/checkpoint', '/tile/0/000', '/tile/0/002.p/37', '/tile/1/000.p/2', '/tile/entries/001', '/tile/entries/002.p/37'];
+    const before = await Promise.all(paths.map(bytesOf));
+    await server.close();
+    await ledger.close();
+    await start();
+    const after = await Promise.all(paths.map(bytesOf));
+    for (const [i, p] of paths.entries()) expect(after[i]!.equals(before[i]!), p).toBe(true);
+    expect(before[0]!.toString().split('\n')[1]).toBe('549');
   });
 });
