@@ -8,8 +8,8 @@
  */
 import { ConfigError, errorReply, type HttpReply } from '../errors.ts';
 import type { LedgerReader } from '../trust/ledger-reader.ts';
+import { type CheckpointNoteSigner, createCheckpointNoteSigner } from '../trust/checkpoint-note-signer.ts';
 import { encodeVerifierKey, isValidKeyName, type NoteSigner } from '../trust/signed-note.ts';
-import { signCheckpoint } from '../trust/tlog-checkpoint.ts';
 import { parseTilePath, TILE_WIDTH } from '../trust/tlog-tiles.ts';
 import type { Route } from './route.ts';
 import { parameterless } from './trust-query.ts';
@@ -36,6 +36,8 @@ export interface TlogRoutesConfig {
 
 /** The routes, and the note key fields `/trust/pubkey` publishes. */
 export interface TlogRoutes {
+  /** The signed checkpoint `/checkpoint` serves, for anything else that needs it. */
+  readonly checkpoints: CheckpointNoteSigner;
   readonly routes: Route[];
   readonly prefixRoutes: Route[];
   readonly noteKey: Readonly<Record<string, string>>;
@@ -51,26 +53,13 @@ export function defaultLogOrigin(publicUrl: string | null, serviceName: string, 
   return raw.replace(/[\s\u0085+]/gu, '-');
 }
 
-function checkpointRoute(config: Readonly<TlogRoutesConfig>, origin: string): Route {
-  const signer: NoteSigner = { keyName: origin, publicKey: config.identity.publicKeyBytes, sign: config.sign };
-  // One signature per tree size (Ed25519 is deterministic: re-signing would give the same bytes).
-  let cached: { size: number; note: Promise<string> } | null = null;
+function checkpointRoute(checkpoints: CheckpointNoteSigner): Route {
   return {
     method: 'GET',
     path: '/checkpoint',
     async handler() {
-      const head = config.ledger.head();
-      if (cached?.size !== head.treeSize) {
-        const rootHash = Buffer.from(head.merkleRootRfc6962, 'hex');
-        const note = signCheckpoint({ origin, treeSize: head.treeSize, rootHash, extensions: [] }, [signer]);
-        cached = { size: head.treeSize, note };
-        // A failed signing must not stay cached: the next request tries again.
-        note.catch(() => {
-          if (cached?.note === note) cached = null;
-        });
-      }
-      const body = await cached.note;
-      return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body };
+      const { note } = await checkpoints.current();
+      return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: note };
     },
   };
 }
@@ -92,9 +81,11 @@ function tileReply(config: Readonly<TlogRoutesConfig>, path: string): HttpReply 
 export function createTlogRoutes(config: Readonly<TlogRoutesConfig>): TlogRoutes {
   const origin = config.origin ?? defaultLogOrigin(config.publicUrl, config.serviceName, config.identity.publicKey);
   if (!isValidKeyName(origin)) throw new ConfigError([`the log origin ${JSON.stringify(origin)} is not a valid note key name (see --log-origin)`]);
+  const checkpoints = createCheckpointNoteSigner({ ledger: config.ledger, origin, publicKey: config.identity.publicKeyBytes, sign: config.sign });
   const tiles: Route = { method: 'GET', path: TILE_PREFIX, handler: (req) => tileReply(config, req.path) };
   return {
-    routes: [parameterless(checkpointRoute(config, origin))],
+    checkpoints,
+    routes: [parameterless(checkpointRoute(checkpoints))],
     prefixRoutes: [parameterless(tiles)],
     noteKey: { logOrigin: origin, noteKeyName: origin, noteVerifierKey: encodeVerifierKey(origin, config.identity.publicKeyBytes) },
   };
