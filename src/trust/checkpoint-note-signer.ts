@@ -21,7 +21,8 @@ export interface CheckpointNoteSignerConfig {
 
 /** A signed checkpoint of the log. */
 export interface CheckpointNote {
-  readonly treeSize: number;
+  /** Its tree size. */
+  readonly size: number;
   /** The signed note's wire form. */
   readonly note: string;
 }
@@ -35,16 +36,16 @@ export interface CheckpointNoteSigner {
 
 export function createCheckpointNoteSigner(config: Readonly<CheckpointNoteSignerConfig>): CheckpointNoteSigner {
   const signer: NoteSigner = { keyName: config.origin, publicKey: config.publicKey, sign: config.sign };
-  let cached: { treeSize: number; note: Promise<CheckpointNote> } | null = null;
+  let cached: { size: number; note: Promise<CheckpointNote> } | null = null;
   return {
     origin: config.origin,
     current() {
       const head = config.ledger.head();
-      if (cached?.treeSize !== head.treeSize) {
+      if (cached?.size !== head.treeSize) {
         const rootHash = Buffer.from(head.merkleRootRfc6962, 'hex');
-        const { treeSize } = head;
-        const note = signCheckpoint({ origin: config.origin, treeSize, rootHash, extensions: [] }, [signer]).then((text) => ({ treeSize, note: text }));
-        cached = { treeSize, note };
+        const size = head.treeSize;
+        const note = signCheckpoint({ origin: config.origin, treeSize: size, rootHash, extensions: [] }, [signer]).then((text) => ({ size, note: text }));
+        cached = { size, note };
         note.catch(() => {
           if (cached?.note === note) cached = null;
         });
