@@ -21,6 +21,8 @@ export interface Config {
   readonly port: number;
   readonly publicUrl: string | null;
   readonly serviceName: string;
+  /** Origin line and note key name of `/checkpoint`; null: derived (http/tlog-routes.ts defaultLogOrigin). */
+  readonly logOrigin: string | null;
   readonly dataDir: string;
   /** PostgreSQL for the shared payment state and kill switch (docs/scaling.md); null: files under dataDir. Secret: never log it. */
   readonly databaseUrl: string | null;
@@ -114,6 +116,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (delay < 900 || delay > 2_592_000) problems.push(`--channel-withdraw-delay must be 900-2592000 seconds (the scheme's bounds), got ${delay}`);
   else if (Number(get('channel-watch-seconds')) * 3 > delay)
     problems.push('--channel-watch-seconds must be at most a third of --channel-withdraw-delay (a withdrawal must be seen well before it can complete)');
+  const origin = get('log-origin');
+  if (origin !== null && /[\s\u0085+]/u.test(origin)) problems.push('--log-origin must not contain spaces or + (it is a signed-note key name)');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = resolve(get('data-dir')!);
@@ -125,6 +129,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     port: Number(get('port')),
     publicUrl: get('public-url')?.replace(/\/+$/, '') ?? null,
     serviceName: get('service-name')!,
+    logOrigin: origin,
     dataDir,
     databaseUrl: get('database-url'),
     keypairPath: keypair ? (isAbsolute(keypair) ? keypair : resolve(keypair)) : resolve(dataDir, 'identity.json'),
