@@ -51,6 +51,8 @@ async function expectExtensions(required: Required, resourceUrl: string, type: '
   expect(validateDiscoveryExtensionSpec(bazaar)).toEqual({ valid: true });
   expect((bazaar as { info: { input: { type: string } } }).info.input.type).toBe(type);
   expect(required.resource).toMatchObject({ serviceName: 'solana-x402-intel' });
+  // A loopback service names no icon: a catalog must not be sent to fetch from its own host.
+  expect(required.resource).not.toHaveProperty('iconUrl');
   const offers = extractOffersFromPaymentRequired(required);
   expect(offers).toHaveLength(required.accepts.length);
   for (const offer of offers) {

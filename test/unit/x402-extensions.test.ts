@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG, type EndpointEntry } from '../../src/catalog/endpoints.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { publishedSchema } from '../../src/mcp/tool-arguments.ts';
-import { declareCatalogDiscovery, discoveryOf } from '../../src/service/route-extensions.ts';
+import { challengeExtensionsOf, declareCatalogDiscovery, discoveryOf } from '../../src/service/route-extensions.ts';
 import { didDocument, didWebOf, keyIdOf } from '../../src/trust/did-web.ts';
 import { createOfferReceipts, OFFER_VALIDITY_SECONDS } from '../../src/x402/offer-receipts.ts';
 import { paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
@@ -73,6 +73,16 @@ describe('bazaar declarations (official validators)', () => {
       });
     },
   );
+
+  it('names the service and tags, and the icon only under a public host a catalog may fetch', () => {
+    const entry = CATALOG[0]!;
+    const fields = (baseUrl: string) =>
+      challengeExtensionsOf(entry, { serviceName: 'solana-x402-intel', discovery: declared, baseUrl: () => baseUrl, offers: null }).resourceFields();
+    const tags = JSON.stringify(entry.tags);
+    expect(fields('https://intel.example')).toBe(`,"serviceName":"solana-x402-intel","tags":${tags},"iconUrl":"https://intel.example/icon.svg"`);
+    for (const local of ['http://127.0.0.1:8402', 'http://localhost:8402', 'http://[::1]:8402'])
+      expect(fields(local)).toBe(`,"serviceName":"solana-x402-intel","tags":${tags}`);
+  });
 
   it('a catalog the validators refuse does not start: ConfigError naming the route', () => {
     const smri = CATALOG.find((e) => e.path === '/v1/smri')!;
