@@ -24,7 +24,16 @@ import { loadOrCreateIdentity } from '../src/trust/identity.ts';
 import { MAX_TIMEOUT_SECONDS } from '../src/x402/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../src/x402/x402-types.ts';
 import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from './bench-processes.ts';
-import { blockhashValid, captureReply, countsDelta, fetchChallenge, statusCounts, termDifferences } from './challenge-checks.ts';
+import {
+  blockhashValid,
+  captureReply,
+  type ChallengeBytes,
+  challengeBytes,
+  countsDelta,
+  fetchChallenge,
+  statusCounts,
+  termDifferences,
+} from './challenge-checks.ts';
 import { type Measured, ratioSummary, roundRatios, type RoundRatios, type SweepPoint, TARGETS, type Target } from './challenge-ratios.ts';
 import { drive } from './load-driver.ts';
 import { type CpuReading, cpuBetween, readProcessCpu } from './process-cpu.ts';
@@ -65,6 +74,8 @@ interface Servers {
   /** The process serving each target. */
   readonly owners: Readonly<Record<Target, BenchProcess>>;
   readonly urls: Readonly<Record<Target, string>>;
+  /** Sizes of our 402 as sent, with what the x402 extensions add to it. */
+  readonly bytes402: ChallengeBytes;
 }
 
 /** Starts every server; each process joins `processes` as it starts, so the caller stops them all even when a later one fails. */
@@ -124,16 +135,16 @@ async function startServers(dataDir: string, options: HttpChallengeOptions, proc
     reference402: reference.process,
     health: service.process,
   };
-  return { processes, localnet, serviceUrl: service.url, service: service.process, owners, urls };
+  return { processes, localnet, serviceUrl: service.url, service: service.process, owners, urls, bytes402: bytes.bytes402 };
 }
 
 /** Captures our 402 and 400 as sent and starts a bare uWS server writing exactly those bytes. */
-async function startSameBytesServer(serviceUrl: string, dataDir: string): Promise<{ process: BenchProcess; port: string }> {
+async function startSameBytesServer(serviceUrl: string, dataDir: string): Promise<{ process: BenchProcess; port: string; bytes402: ChallengeBytes }> {
   const replies = { '/402': await captureReply(`${serviceUrl}${ROUTE}?${GOOD_QUERY}`), '/400': await captureReply(`${serviceUrl}${ROUTE}?${BAD_QUERY}`) };
   const file = join(dataDir, 'same-bytes.json');
   writeFileSync(file, JSON.stringify(replies));
   const started = await spawnNode('bench/hello-server.ts', [file], [/^listening (\d+)/m]);
-  return { process: started.process, port: started.found[0]! };
+  return { process: started.process, port: started.found[0]!, bytes402: challengeBytes(replies['/402']) };
 }
 
 /** Fails unless both servers answer the same terms and ours carries what a payer needs. */
@@ -240,6 +251,7 @@ export async function benchHttpChallenge(options: HttpChallengeOptions): Promise
       seconds: options.seconds,
       connections: ratioConnections(options.connections),
       sweptConnections: options.connections,
+      challenge402Bytes: servers.bytes402,
       rounds,
       ...ratioSummary(rounds),
     };

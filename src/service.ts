@@ -32,6 +32,7 @@ import { closeWithin, type CloseReport } from './service/close-within.ts';
 import { createServiceAdmission } from './service/client-limits.ts';
 import { openPreviewQuotaOf, openStorage, type Storage } from './service/storage.ts';
 import { createServicePool } from './service/service-pool.ts';
+import { createExtensionStack } from './service/extension-stack.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
@@ -105,9 +106,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
   const terms = paymentTerms(config, identity.publicKey, options.upstreams);
-  const seed = identity.secretKey.subarray(0, 32);
-  const { pool, sign } = createServicePool(config, seed);
+  const { pool, sign } = createServicePool(config, identity.secretKey.subarray(0, 32));
   let baseUrl = '';
+  const extensions = createExtensionStack({ serviceName: config.serviceName, publicKeyBytes: identity.publicKeyBytes, sign, baseUrl: () => baseUrl });
   // Files, or the database shared with other instances: chosen here, once.
   const storage = await openStorage(config);
   const trust = await openTrustStack({
@@ -147,6 +148,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     storage,
     processor: options.processor,
     schemes: options.schemes,
+    extensions: extensions.payments,
   });
   const { challenges, processor, channels, feePayer } = payments;
   const metrics = createRequestMetrics();
@@ -159,7 +161,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, busy: pool.busy, quota: previewQuota }));
   const admission = createServiceAdmission(config, options.now);
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
-
   const tlog = createTlogRoutes({ ledger, identity, sign, origin: config.logOrigin, publicUrl: config.publicUrl, serviceName: config.serviceName });
   const routes = [
     ...createFreeRoutes({
@@ -192,6 +193,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }),
     ...tlog.routes,
     ...createPaidRoutes({ baseUrl: () => baseUrl, ...paid }),
+    ...extensions.routes,
   ];
   // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
   const mcp = createMcpRoute({
@@ -214,6 +216,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const port = await server.listen(config.host, config.port);
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
+  await extensions.start(challenges);
   documents = renderDocuments({
     baseUrl,
     serviceName: config.serviceName,
@@ -232,6 +235,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   async function close(): Promise<CloseReport> {
     storefront.close();
     processMetrics.close();
+    extensions.close();
     await Promise.all([server.close(), admin.close()]);
     await previewQuota.close();
     await mcp.close();

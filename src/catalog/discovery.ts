@@ -111,6 +111,7 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
     `- ${ctx.baseUrl}/openapi.json: OpenAPI 3.1 with x-x402-price`,
     `- ${ctx.baseUrl}/pricing: prices for people`,
     `- ${ctx.baseUrl}/facilitator/supported: payment kinds and signers`,
+    `- ${ctx.baseUrl}/.well-known/did.json: the did:web document whose key signs the x402 offers and receipts`,
     `- ${ctx.baseUrl}/health, ${ctx.baseUrl}/uptime: status and metrics`,
     '',
     'Answers state facts with thresholds; values that cannot be determined are "unknown". Not financial advice.',

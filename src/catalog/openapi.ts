@@ -97,6 +97,8 @@ const FREE_PATHS: Readonly<Record<string, { summary: string; type: string }>> = 
   '/llms.txt': { summary: 'Text catalog for language-model agents', type: 'text/plain' },
   '/pricing': { summary: 'Catalog and prices for people', type: 'text/html' },
   '/facilitator/supported': { summary: 'Supported payment kinds and signers (x402 SupportedResponse)', type: 'application/json' },
+  '/.well-known/did.json': { summary: 'did:web document: the key that signs x402 offers and receipts', type: 'application/did+json' },
+  '/icon.svg': { summary: 'Service icon (the x402 bazaar iconUrl)', type: 'image/svg+xml' },
 };
 
 /** The OpenAPI 3.1.0 document. */
@@ -109,7 +111,7 @@ export function buildOpenApi(ctx: DiscoveryContext): object {
         operationId: `free${path.replace(/[^A-Za-z0-9]+(\w?)/g, (_, c: string) => c.toUpperCase())}`,
         summary: f.summary,
         tags: ['free'],
-        responses: { '200': { description: 'OK', content: { [f.type]: { schema: f.type === 'application/json' ? { type: 'object' } : { type: 'string' } } } } },
+        responses: { '200': { description: 'OK', content: { [f.type]: { schema: f.type.endsWith('json') ? { type: 'object' } : { type: 'string' } } } } },
       },
     };
   }

@@ -11,7 +11,8 @@ import { CliError, EXIT, type ExitCode } from './cli-error.ts';
 import { type CommandContext, endpointParams } from './command-context.ts';
 import { buildEndpointRequest } from './endpoint-request.ts';
 import { DEFAULT_KEYPAIR_PATH, expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
-import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt } from './receipt-files.ts';
+import { extensionPayloadOf, extensionReceiptOf, type ReceiptPayload } from './offer-receipt-check.ts';
+import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt, saveX402Receipt } from './receipt-files.ts';
 import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, request, serviceError } from './service-http.ts';
 import { isLoopbackUrl, resolveServiceUrl, serviceHref } from './service-url.ts';
 import { formatUnits, parseUnits, USDC_DECIMALS } from './usd-amount.ts';
@@ -34,6 +35,10 @@ function priceRefused(r: PriceRefusal, maxUnits: bigint, path: string): CliError
     EXIT.priceRefused,
     { amountUnits: r.amount, maxUnits: maxUnits.toString(), network: r.network, asset: r.asset },
   );
+}
+
+function x402ReceiptLine(p: ReceiptPayload): string {
+  return `x402 receipt (offer-receipt extension): ${p.resourceUrl} paid by ${p.payer} on ${p.network}, issued ${new Date(p.issuedAt * 1000).toISOString()}`;
 }
 
 function settlementLine(s: Settlement): string {
@@ -96,8 +101,12 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
   if (answer.status !== 200) throw serviceError(answer, req.entry.path);
   const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
   const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));
+  const x402 = extensionReceiptOf(answer.headers);
+  const x402File = saved && x402 ? saveX402Receipt(saved.receiptFile, x402) : null;
+  const x402Payload = x402 ? extensionPayloadOf(x402) : null;
+  if (x402Payload) ctx.out.note(x402ReceiptLine(x402Payload));
   if (saved) {
-    ctx.out.note(`receipt saved: ${saved.receiptFile} (body: ${saved.bodyFile})`);
+    ctx.out.note(`receipt saved: ${saved.receiptFile} (body: ${saved.bodyFile}${x402File ? `; x402 receipt: ${x402File}` : ''})`);
     ctx.out.note(`check it any time: x402-intel verify-receipt ${saved.receiptFile}`);
   } else ctx.out.note('the answer carries no readable X-Service-Receipt: nothing saved');
   const receipt = decodeReceiptHeader(answer.headers.get('x-service-receipt'))?.receipt;
@@ -109,6 +118,7 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
       answer: answer.json ?? null,
       settlement,
       receipt: saved ? { ledgerIndex: receipt?.ledgerIndex ?? null, file: saved.receiptFile, bodyFile: saved.bodyFile } : null,
+      x402Receipt: x402 ? { file: x402File, payload: x402Payload, signed: x402 } : null,
     },
     () => new TextDecoder().decode(answer.bytes),
   );

@@ -12,6 +12,8 @@ import { CliError, EXIT } from './cli-error.ts';
 /** File name endings of a saved receipt and of the body it covers. */
 export const RECEIPT_SUFFIX = '.receipt.json';
 export const BODY_SUFFIX = '.body.json';
+/** Ending of the x402 `offer-receipt` receipt saved beside ours (the signed object as the settlement carried it). */
+export const X402_RECEIPT_SUFFIX = '.x402-receipt.json';
 /** Where receipts go when --receipt-dir is absent (relative to the working directory). */
 export const DEFAULT_RECEIPT_DIR = 'x402-receipts';
 /** Digits the ledger index is padded to, so a directory listing sorts in ledger order. */
@@ -72,6 +74,22 @@ export function bodyFileFor(receiptFile: string): string | null {
   if (!receiptFile.endsWith(RECEIPT_SUFFIX)) return null;
   const body = receiptFile.slice(0, -RECEIPT_SUFFIX.length) + BODY_SUFFIX;
   return existsSync(body) ? body : null;
+}
+
+/** The x402 extension receipt's file beside a receipt file (whether or not it exists). */
+export function x402ReceiptFileFor(receiptFile: string): string | null {
+  return receiptFile.endsWith(RECEIPT_SUFFIX) ? receiptFile.slice(0, -RECEIPT_SUFFIX.length) + X402_RECEIPT_SUFFIX : null;
+}
+
+/** Writes the x402 extension receipt beside a saved receipt; returns its file. */
+export function saveX402Receipt(receiptFile: string, receipt: Readonly<Record<string, unknown>>): string {
+  const file = x402ReceiptFileFor(receiptFile)!;
+  try {
+    writeFileSync(file, `${JSON.stringify(receipt)}\n`, { flag: 'wx' });
+    return file;
+  } catch (err) {
+    throw new CliError('receipt_not_saved', `paid, but the x402 receipt could not be saved as ${file}: ${(err as Error).message}`, EXIT.failed);
+  }
 }
 
 /** Reads a file as bytes; a missing file is a usage error naming the option. */

@@ -3,13 +3,15 @@
  * service's public trust endpoints, so nothing depends on the service's own verdict. Each check
  * prints PASS or FAIL with what it saw, then the verdict; any FAIL exits 1.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type CheckReport, parseReceipt, verifyProofAt, verifyReceipt } from '../client/receipt-check.ts';
+import { type CheckLine, type CheckReport, parseReceipt, type TrustFetch, verifyProofAt, verifyReceipt } from '../client/receipt-check.ts';
 import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import type { Output } from './cli-output.ts';
-import { bodyFileFor, readInputFile } from './receipt-files.ts';
+import { checkExtensionReceipt } from './offer-receipt-check.ts';
+import { bodyFileFor, readInputFile, x402ReceiptFileFor } from './receipt-files.ts';
 import { createTrustFetch } from './service-http.ts';
 import { resolveServiceUrl } from './service-url.ts';
 
@@ -24,6 +26,20 @@ function printReport(out: Output, report: CheckReport, doc: Record<string, unkno
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
+/** The checks of the x402 extension receipt saved beside ours (`call` saves it when the answer carried one). */
+async function x402Lines(file: string, ours: Record<string, unknown>, get: TrustFetch): Promise<CheckLine[]> {
+  let receipt: unknown;
+  try {
+    receipt = JSON.parse(readInputFile(file, 'the x402 receipt file').toString('utf8'));
+  } catch {
+    return [{ name: 'x402 receipt', ok: false, detail: `${file} is not JSON` }];
+  }
+  if (typeof receipt !== 'object' || receipt === null) return [{ name: 'x402 receipt', ok: false, detail: `${file} is not a receipt object` }];
+  const signedBy = (ours.signature as { signedBy?: unknown } | undefined)?.signedBy;
+  const fields = { signedBy: String(signedBy ?? ''), network: String(ours.network ?? ''), endpoint: String(ours.endpoint ?? '') };
+  return checkExtensionReceipt(receipt as Record<string, unknown>, fields, get);
+}
+
 /** Runs `verify-receipt <receipt-file> [--body <file>]`. */
 export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
   const [file] = takePositionals(ctx.args, ['<receipt-file>'], 'verify-receipt <receipt-file> [--body <file>] [--url <service>]') as [string];
@@ -35,11 +51,15 @@ export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
   const body = bodyFile ? new Uint8Array(readInputFile(bodyFile, 'the body file')) : undefined;
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   ctx.out.note(`checking ${receiptFile}${bodyFile ? ` and ${bodyFile}` : ' (no body file: the body is not checked)'} against ${base}`);
-  const report = await verifyReceipt(parsed.receipt, createTrustFetch(base), body ? { body } : {});
+  const get = createTrustFetch(base);
+  const ours = await verifyReceipt(parsed.receipt, get, body ? { body } : {});
+  const x402File = x402ReceiptFileFor(receiptFile);
+  const x402 = x402File && existsSync(x402File) ? await x402Lines(x402File, parsed.receipt, get) : [];
+  const report = { ok: ours.ok && x402.every((l) => l.ok), lines: [...ours.lines, ...x402] };
   return printReport(
     ctx.out,
     report,
-    { receiptFile, bodyFile: bodyFile ?? null, service: base },
+    { receiptFile, bodyFile: bodyFile ?? null, x402ReceiptFile: x402.length > 0 ? x402File : null, service: base },
     {
       ok: 'VERIFIED: signed by the service and included in its signed ledger',
       failed: 'NOT VERIFIED',

@@ -31,6 +31,7 @@ import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
 /** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
 const BASE_CHAIN_ID = 8453;
 import type { PoolTasks } from '../../workers/pool-worker.ts';
+import type { PaymentExtensions } from './extension-stack.ts';
 import { openPaymentStores, type Storage } from './storage.ts';
 
 /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
@@ -113,6 +114,8 @@ export interface PaymentStackConfig {
   readonly processor?: PaymentProcessor | null;
   /** Exact schemes of other networks, registered beside Solana's. */
   readonly schemes?: readonly ExactScheme[];
+  /** The x402 extensions of the challenges (bazaar, offers) and of the settlements (the extension receipt). */
+  readonly extensions?: PaymentExtensions;
 }
 
 /** The challenges by route path, the replay record (the caller closes it), the processor and the payment channels. */
@@ -167,7 +170,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     watchSeconds: watch,
     confirmationTimeoutMs: options.settleTimeoutMs,
     recover: (input, signal) => pool.runTask('recoverVoucher', input, signal),
-    stamp: createReceiptStamp({ receipts: config.receipts, fault }),
+    stamp: createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensions?.extensionReceipt, fault }),
     challengeFor: (path) => challenges.get(path)!,
     fault,
     maxChannels: options.channelsMax,
@@ -189,7 +192,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
       return extra;
     },
   };
-  const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live)]));
+  const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live, config.extensions?.extensionsFor(e))]));
   const stores = openPaymentStores(config.storage, options);
   const { replayGuard } = stores;
   const limits = { maxComputeUnits: MAX_PAYMENT_COMPUTE_UNITS, maxPriorityFeeLamports: options.svmMaxPriorityFee };
@@ -237,6 +240,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           ...stores,
           recordsMax: options.paymentRecordsMax,
           receipts: config.receipts,
+          extensionReceipt: config.extensions?.extensionReceipt,
           challengeFor: (path) => challenges.get(path)!,
           channels,
         });

@@ -131,7 +131,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
     const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
     const paid = paidOf(call);
-    const receipt = await config.stamp(paid, call.requirements.network, answer, timing);
+    const receipt = await config.stamp(paid, call.requirements.network, answer, timing, { resourceUrl: call.resourceUrl, payer: rec.payer });
     const reply = withChannelResponse(answer, response, receipt);
     await store
       .put(id, { ...next, rev: next.rev + 1, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })

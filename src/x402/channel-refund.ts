@@ -65,6 +65,6 @@ export function createChannelRefund(config: ChannelRefundConfig) {
       amount: done.amount,
       extra: { channelState },
     };
-    return withChannelResponse(answer, response, {});
+    return withChannelResponse(answer, response, { headers: {}, extensions: null });
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { HttpReply } from '../errors.ts';
 import type { ChannelRecord } from './channel-store.ts';
-import { withSettleFailure } from './paid-delivery.ts';
+import { type StampedReceipts, withSettleFailure } from './paid-delivery.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import type { SettleResponse } from './x402-types.ts';
 
@@ -37,9 +37,10 @@ export function failedOnChain(
   return withSettleFailure(refusal, { success: false, errorReason: failed.reason, transaction: failed.transaction, network, payer });
 }
 
-/** The paid answer with its `PAYMENT-RESPONSE` and receipt headers. */
-export function withChannelResponse(answer: HttpReply, response: SettleResponse, receiptHeaders: Readonly<Record<string, string>>): HttpReply {
-  return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': channelResponseHeader(response), ...receiptHeaders } };
+/** The paid answer with its `PAYMENT-RESPONSE` (and the x402 extension receipt in it) and our receipt's header. */
+export function withChannelResponse(answer: HttpReply, response: SettleResponse, receipts: StampedReceipts): HttpReply {
+  const settled = receipts.extensions ? { ...response, extensions: receipts.extensions } : response;
+  return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': channelResponseHeader(settled), ...receipts.headers } };
 }
 
 /**

@@ -85,7 +85,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     payer?: string,
   ): Promise<HttpReply> {
     if (settled.success) {
-      const reply = await deliver(key, settled, answer, paidOf(call), timing);
+      const reply = await deliver(key, settled, answer, paidOf(call), timing, call.resourceUrl);
       if (recorder.recorded) await closeRecord(call, key, reply);
       return reply;
     }
@@ -185,7 +185,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       }
       keepClaim = true;
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
-      const reply = await deliver(key, settled, replyOf(record.answer), record.paid, timing);
+      const reply = await deliver(key, settled, replyOf(record.answer), record.paid, timing, call.resourceUrl);
       await closeRecord(call, key, reply);
       return reply;
     } catch (err) {

@@ -22,7 +22,7 @@ import type { ExactScheme } from './exact-scheme.ts';
 import { createFailedPayments, type FailedPayments } from './failed-payments.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
-import { createPaidDelivery } from './paid-delivery.ts';
+import { createPaidDelivery, type ExtensionReceipt } from './paid-delivery.ts';
 import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from './paid-answer-store.ts';
 import type { ChallengeBuilder } from './payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from './payment-identifier.ts';
@@ -43,6 +43,8 @@ export interface PaymentProcessorConfig {
   readonly schemes: readonly ExactScheme[];
   /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
   readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
+  /** The x402 `offer-receipt` receipt of each paid answer, in its settlement response (absent: none). */
+  readonly extensionReceipt?: ExtensionReceipt;
   readonly replayGuard: ReplayGuard;
   /** The route's challenge builder, for 402 answers that name the reason. */
   readonly challengeFor: (path: string) => ChallengeBuilder;
@@ -86,7 +88,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     return config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
   }
 
-  const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, fault });
+  const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
   const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault, failed });
 
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {

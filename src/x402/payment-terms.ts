@@ -7,8 +7,11 @@
  */
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { ERROR_STATUS, type HttpReply } from '../errors.ts';
+import { createAcceptsRenderer, createSplicedBase64, type LiveTerms } from './challenge-splice.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } from './x402-types.ts';
+
+export { createSplicedBase64, type LiveTerms };
 
 /** Every challenge gives the payer 60 s (docs/contract.md#payment-terms). */
 export const MAX_TIMEOUT_SECONDS = 60;
@@ -92,15 +95,6 @@ export interface ChallengeBuilder {
   replyWithExtra(resourceUrl: string, error: string, scheme: PaymentRequirements['scheme'], extra: Readonly<Record<string, unknown>>): HttpReply;
 }
 
-/** Per-challenge values that change over time (kept out of `accepts`, which payments must match). */
-export interface LiveTerms {
-  /**
-   * Extra fields spliced into the Solana option, e.g. a warm `recentBlockhash`; null for none.
-   * The same object while the values stay the same, a new one when they change (never mutated).
-   */
-  readonly svmExtra: () => Readonly<Record<string, string>> | null;
-}
-
 /** Why a plain challenge (no payment sent) is a 402. */
 const DEFAULT_CHALLENGE_ERROR = 'Payment required';
 /**
@@ -111,90 +105,81 @@ export const MAX_KEPT_CHALLENGES = 64;
 /** Longer resource URLs get a challenge built every time (their query is an unusual one). */
 const MAX_KEPT_URL_CHARS = 512;
 
-const EXTENSIONS_JSON = JSON.stringify({ [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION });
+/** The `payment-identifier` member every challenge's `extensions` starts with. */
+const PAYMENT_IDENTIFIER_MEMBER = `${JSON.stringify(PAYMENT_IDENTIFIER)}:${JSON.stringify(PAYMENT_IDENTIFIER_DECLARATION)}`;
+
+/** Which front end a challenge goes out on: its extensions differ (an MCP tool's discovery is a tool's). */
+export type ChallengeTransport = 'http' | 'mcp';
+/** Resource URLs of MCP tools use this scheme (`mcp://tool/<name>`); every other resource is an HTTP URL. */
+const MCP_RESOURCE_SCHEME = 'mcp:';
+const transportOf = (resourceUrl: string): ChallengeTransport => (resourceUrl.startsWith(MCP_RESOURCE_SCHEME) ? 'mcp' : 'http');
 
 /**
- * Renders `accepts` with live extra fields added to the Solana option (the first). `extra` is that
- * option's last key, so its closing `}}` is where the live fields go; the last rendering is reused
- * while the live values stay the same (a blockhash lives ~2 s in the cache).
+ * What a route's challenges carry beside its terms, as JSON text ready to splice: read on every
+ * challenge, so each returns the same string while its content stays the same (the built
+ * challenge is kept until one of them changes).
  */
-function createAcceptsRenderer(accepts: readonly PaymentRequirements[], live?: LiveTerms): () => string {
-  const staticJson = JSON.stringify(accepts);
-  if (!live) return () => staticJson;
-  const [svm, ...rest] = accepts;
-  const svmJson = JSON.stringify(svm);
-  const svmHead = svmJson.slice(0, -2);
-  const restJson = rest.map((r) => `,${JSON.stringify(r)}`).join('');
-  let lastKey = '';
-  let lastJson = staticJson;
-  let lastExtra: Readonly<Record<string, string>> | null = null;
-  return () => {
-    const extra = live.svmExtra();
-    if (!extra) return staticJson;
-    // The live terms hand out one object per value: the same object renders the same JSON.
-    if (extra === lastExtra) return lastJson;
-    lastExtra = extra;
-    const fields = Object.entries(extra)
-      .map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`)
-      .join('');
-    if (fields !== lastKey) {
-      lastKey = fields;
-      lastJson = `[${svmHead}${fields}}}${restJson}]`;
-    }
-    return lastJson;
-  };
+export interface ChallengeExtensions {
+  /** Members added to the challenge's `resource` object (the service metadata), each led by a comma; '' for none. */
+  resourceFields(): string;
+  /** Members of `extensions` after `payment-identifier`, each led by a comma; '' for none. */
+  members(transport: ChallengeTransport): string;
 }
 
-/**
- * Base64 of `head + tail` where `tail` is fixed and long and `head` varies and is short: base64
- * works in 3-byte groups, so the tail's encoding only depends on where it starts modulo 3. The
- * tail is encoded once per alignment (from byte 0, 1 or 2, the skipped bytes going with the head),
- * and each call encodes only the head and the 0-2 tail bytes that complete its last group.
- */
-export function createSplicedBase64(tail: string): (head: string) => string {
-  // The bytes a head borrows are taken as characters: they must be one byte each.
-  if (!(tail.charCodeAt(0) < 0x80 && tail.charCodeAt(1) < 0x80)) throw new Error('the fixed part must start with two ASCII characters');
-  const tails = [0, 1, 2].map((skip) => Buffer.from(tail.slice(skip)).toString('base64'));
-  return (head) => {
-    const borrow = (3 - (Buffer.byteLength(head) % 3)) % 3;
-    return Buffer.from(borrow === 0 ? head : head + tail.slice(0, borrow)).toString('base64') + tails[borrow];
-  };
+/** Everything of a challenge after its resource URL, for the current live terms and extensions. */
+interface Tail {
+  readonly accepts: string;
+  readonly fields: string;
+  readonly members: string;
+  /** The rest of the `resource` object after its URL. */
+  readonly resource: string;
+  readonly extensions: string;
+  readonly tail: string;
+  readonly base64: (head: string) => string;
 }
+
+const headOf = (resourceUrl: string, error: string) => `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
 
 /** Precomputes the route's terms and returns a builder of its 402 challenges. */
-export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig, live?: LiveTerms): ChallengeBuilder {
+export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig, live?: LiveTerms, extensions?: ChallengeExtensions): ChallengeBuilder {
   const accepts = paymentRequirementsFor(entry, terms);
   const acceptsJson = createAcceptsRenderer(accepts, live);
-  const resourceTail = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"}`;
-  // Everything after the resource URL is fixed while the live terms are: its base64 is kept.
-  let spliced: { readonly accepts: string; readonly tail: string; readonly base64: (head: string) => string } | null = null;
-  const tailNow = () => {
+  const resourceHead = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"`;
+  // Everything after the resource URL is fixed while the live terms and extensions are: its base64 is kept.
+  const tails: Record<ChallengeTransport, Tail | null> = { http: null, mcp: null };
+  const tailNow = (transport: ChallengeTransport): Tail => {
     const json = acceptsJson();
-    if (spliced?.accepts !== json) {
-      const tail = `${resourceTail},"accepts":${json},"extensions":${EXTENSIONS_JSON}}`;
-      spliced = { accepts: json, tail, base64: createSplicedBase64(tail) };
-    }
-    return spliced;
+    const fields = extensions?.resourceFields() ?? '';
+    const members = extensions?.members(transport) ?? '';
+    const kept = tails[transport];
+    if (kept?.accepts === json && kept.fields === fields && kept.members === members) return kept;
+    const resource = `${resourceHead}${fields}}`;
+    const ext = `{${PAYMENT_IDENTIFIER_MEMBER}${members}}`;
+    const tail = `${resource},"accepts":${json},"extensions":${ext}}`;
+    const built = { accepts: json, fields, members, resource, extensions: ext, tail, base64: createSplicedBase64(tail) };
+    tails[transport] = built;
+    return built;
   };
-  const render = (resourceUrl: string, error: string): HttpReply => {
-    const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
-    const { tail, base64 } = tailNow();
+  const render = (resourceUrl: string, error: string, now: Tail): HttpReply => {
+    const head = headOf(resourceUrl, error);
     return Object.freeze({
       status: ERROR_STATUS.payment_required,
-      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(head) }),
-      body: head + tail,
+      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': now.base64(head) }),
+      body: head + now.tail,
     });
   };
   // The plain challenge of a URL is the same bytes until the live terms change (a new blockhash,
   // about every 2 s): callers polling a route get the reply already built, not 7 kB of new strings.
-  const plain = new Map<string, HttpReply>();
-  let plainFor: object | null = null;
+  const plain: Record<ChallengeTransport, { readonly replies: Map<string, HttpReply>; for: Tail | null }> = {
+    http: { replies: new Map(), for: null },
+    mcp: { replies: new Map(), for: null },
+  };
   return {
     accepts,
     replyWithExtra(resourceUrl, error, scheme, extra) {
       const patched = accepts.map((r) => (r.scheme === scheme ? { ...r, extra: { ...r.extra, ...extra } } : r));
-      const head = `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
-      const body = `${head}${resourceTail},"accepts":${JSON.stringify(patched)},"extensions":${EXTENSIONS_JSON}}`;
+      const now = tailNow(transportOf(resourceUrl));
+      const body = `${headOf(resourceUrl, error)}${now.resource},"accepts":${JSON.stringify(patched)},"extensions":${now.extensions}}`;
       return {
         status: ERROR_STATUS.payment_required,
         headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') },
@@ -202,18 +187,20 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
       };
     },
     reply(resourceUrl, error) {
-      if (error !== undefined) return render(resourceUrl, error);
-      const now = tailNow();
-      if (plainFor !== now) {
-        plain.clear();
-        plainFor = now;
+      const transport = transportOf(resourceUrl);
+      const now = tailNow(transport);
+      if (error !== undefined) return render(resourceUrl, error, now);
+      const kept = plain[transport];
+      if (kept.for !== now) {
+        kept.replies.clear();
+        kept.for = now;
       }
-      const kept = plain.get(resourceUrl);
-      if (kept) return kept;
-      const built = render(resourceUrl, DEFAULT_CHALLENGE_ERROR);
+      const known = kept.replies.get(resourceUrl);
+      if (known) return known;
+      const built = render(resourceUrl, DEFAULT_CHALLENGE_ERROR, now);
       if (resourceUrl.length > MAX_KEPT_URL_CHARS) return built;
-      if (plain.size >= MAX_KEPT_CHALLENGES) plain.delete(plain.keys().next().value!);
-      plain.set(resourceUrl, built);
+      if (kept.replies.size >= MAX_KEPT_CHALLENGES) kept.replies.delete(kept.replies.keys().next().value!);
+      kept.replies.set(resourceUrl, built);
       return built;
     },
   };

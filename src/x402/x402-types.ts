@@ -45,6 +45,8 @@ export interface SettleResponse {
   readonly amount?: string;
   /** A channel payment's charge and channel snapshot. */
   readonly extra?: Readonly<Record<string, unknown>>;
+  /** The answers of x402 extensions by key (the signed `offer-receipt` receipt). */
+  readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
 /** One x402 `SupportedKind`: a scheme and network this service settles now. */

@@ -7,7 +7,7 @@
  * unreachable service; and the free daily preview, then its limit (exit 4).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign as edSign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -89,6 +89,10 @@ describe('x402-intel call', () => {
       expect(createHash('sha256').update(body).digest('hex')).toBe(receipt.responseSha256);
       expect(JSON.parse(body.toString())).toEqual(doc.answer);
       expect(before - (await solanaBalance())).toBe(1000n);
+      // The x402 offer-receipt receipt is shown and saved beside ours.
+      expect(doc.x402Receipt.file).toBe(doc.receipt.file.replace(/\.receipt\.json$/, '.x402-receipt.json'));
+      expect(doc.x402Receipt.payload).toMatchObject({ version: 1, resourceUrl: `${t.url}/v1/epoch`, payer: solanaAddress, network: SOLANA });
+      expect(JSON.parse(readFileSync(doc.x402Receipt.file, 'utf8'))).toEqual(doc.x402Receipt.signed);
       solanaReceipt = { file: doc.receipt.file, bodyFile: doc.receipt.bodyFile, ledgerIndex: doc.receipt.ledgerIndex };
     },
     PAID_TEST_MS,
@@ -182,7 +186,36 @@ describe('x402-intel verify-receipt and verify-proof', () => {
       expect(run.stdout).not.toContain('FAIL');
       expect(run.stdout).toContain('PASS  sha256(body) equals responseSha256');
       expect(run.stdout).toContain('PASS  entry.receiptSha256 equals sha256(canonicalReceipt)');
+      expect(run.stdout).toContain('PASS  x402 receipt signer');
+      expect(run.stdout).toContain('PASS  x402 receipt signature');
       expect(run.stdout).toContain('VERIFIED');
+    },
+    PAID_TEST_MS,
+  );
+
+  it(
+    'fails an x402 receipt whose payload was changed, or signed by another key under our key id (exit 1)',
+    async () => {
+      const signed = JSON.parse(readFileSync(solanaReceipt!.file.replace(/\.receipt\.json$/, '.x402-receipt.json'), 'utf8'));
+      const [header, payload] = signed.signature.split('.');
+      const changed = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const otherPayer = Buffer.from(JSON.stringify({ ...changed, payer: evmAddress })).toString('base64url');
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const strangerSig = edSign(null, Buffer.from(`${header}.${payload}`), stranger).toString('base64url');
+      for (const [name, signature] of [
+        ['changed', `${header}.${otherPayer}.${signed.signature.split('.')[2]}`],
+        ['stranger', `${header}.${payload}.${strangerSig}`],
+      ]) {
+        const dir = join(work, `x402-${name}`);
+        mkdirSync(dir);
+        copyFileSync(solanaReceipt!.file, join(dir, 'r.receipt.json'));
+        copyFileSync(solanaReceipt!.bodyFile, join(dir, 'r.body.json'));
+        writeFileSync(join(dir, 'r.x402-receipt.json'), JSON.stringify({ ...signed, signature }));
+        const run = await cli(['verify-receipt', join(dir, 'r.receipt.json'), '--json']);
+        expect(run.code, run.stdout + run.stderr).toBe(1);
+        const report = JSON.parse(run.stdout);
+        expect(report.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['x402 receipt signature']);
+      }
     },
     PAID_TEST_MS,
   );

@@ -94,6 +94,40 @@ describe('402 challenge from kept parts', () => {
     expect(builder.reply(url(0))).toBe(renewed);
   });
 
+  it('carries each transport its own extensions and service metadata, kept until they change', () => {
+    const members = { http: ',"bazaar":{"info":{"input":{"type":"http"}}}', mcp: ',"bazaar":{"info":{"input":{"type":"mcp"}}}' };
+    let offers = ',"offer-receipt":{"info":{"offers":[1]}}';
+    const builder = createChallengeBuilder(ENTRY, TERMS, undefined, {
+      resourceFields: () => ',"serviceName":"s","tags":["a"]',
+      members: (transport) => members[transport] + offers,
+    });
+    const web = 'http://x/v1/smri?mint=a';
+    const tool = 'mcp://tool/smri';
+    const parsed = (url: string) => JSON.parse(builder.reply(url).body as string);
+    expect(parsed(web).resource).toEqual({ url: web, description: ENTRY.description, mimeType: 'application/json', serviceName: 's', tags: ['a'] });
+    expect(parsed(web).extensions).toEqual({
+      [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION,
+      bazaar: { info: { input: { type: 'http' } } },
+      'offer-receipt': { info: { offers: [1] } },
+    });
+    expect(parsed(tool).extensions.bazaar).toEqual({ info: { input: { type: 'mcp' } } });
+    // Kept per transport while the extensions stand: asking one transport does not drop the other's.
+    const kept = builder.reply(web);
+    expect(builder.reply(tool)).toBe(builder.reply(tool));
+    expect(builder.reply(web)).toBe(kept);
+    expect(Buffer.from(kept.headers!['PAYMENT-REQUIRED']!, 'base64').toString()).toBe(kept.body);
+    // Re-signed offers: a new challenge, the header still the base64 of its body.
+    offers = ',"offer-receipt":{"info":{"offers":[2]}}';
+    const renewed = builder.reply(web);
+    expect(renewed).not.toBe(kept);
+    expect(JSON.parse(renewed.body as string).extensions['offer-receipt']).toEqual({ info: { offers: [2] } });
+    expect(Buffer.from(renewed.headers!['PAYMENT-REQUIRED']!, 'base64').toString()).toBe(renewed.body);
+    // A corrective 402 carries the same extensions.
+    const corrective = JSON.parse(builder.replyWithExtra(web, 'x', 'exact', { k: 1 }).body as string);
+    expect(corrective.extensions['offer-receipt']).toEqual({ info: { offers: [2] } });
+    expect(corrective.resource.serviceName).toBe('s');
+  });
+
   it('splices base64 of any head onto a kept tail exactly as encoding the whole', () => {
     fc.assert(
       fc.property(
