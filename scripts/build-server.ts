@@ -20,6 +20,8 @@ import { build, type Plugin } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the built service goes (gitignored). */
 export const SERVER_OUT_DIR = join(ROOT, 'dist', 'server');
+/** What is bundled: output name (`<name>.js` in SERVER_OUT_DIR) -> its source. */
+export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = { main: 'src/main.ts', 'pool-worker': 'workers/pool-worker.ts' };
 /** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
 const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
 
@@ -40,7 +42,7 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
   rmSync(outDir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: 'src/main.ts', 'pool-worker': 'workers/pool-worker.ts' },
+    entryPoints: { ...SERVER_ENTRY_POINTS },
     outdir: outDir,
     bundle: true,
     splitting: true,

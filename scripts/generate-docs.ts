@@ -1,12 +1,14 @@
 /**
  * The tables in the docs that copy code are rendered from the code, never typed by hand: the
  * options (OPTIONS), the paid catalog (CATALOG), the MCP tools (generated from the catalog), the
- * preview rules (the catalog's `preview`) and the error codes (ERROR_STATUS). Each lives in
+ * preview rules (the catalog's `preview`), the error codes (ERROR_STATUS) and the import layers'
+ * order (test/helpers/layer-map.ts, wherever a document states it). Each lives in
  * a docs file between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; everything
  * outside the markers is prose and left alone.
  *
  *   node --import tsx scripts/generate-docs.ts           rewrites the regions in place
- *   node --import tsx scripts/generate-docs.ts --check   exits 1 naming each drifted region and broken link
+ *   node --import tsx scripts/generate-docs.ts --check   exits 1 naming each drifted region, broken link and
+ *                                                         path of the README's code map that does not exist
  *
  * test/unit/docs-drift.test.ts runs the same checks in `npm test`.
  */
@@ -19,6 +21,8 @@ import { OPTIONS } from '../src/config.ts';
 import { ERROR_STATUS } from '../src/errors.ts';
 import { createMcpTools } from '../src/mcp/mcp-tools.ts';
 import { toolNameOf } from '../src/mcp/paid-tools.ts';
+import { LAYER_RULES, layerOrderLine } from '../test/helpers/layer-map.ts';
+import { codeMapProblems } from './code-map.ts';
 import { brokenCitations, brokenLinks, docFiles } from './docs-links.ts';
 
 /** The repository root (this file sits in scripts/). */
@@ -98,6 +102,8 @@ export const GENERATORS: Readonly<Record<string, () => string>> = {
   'cli-exit-statuses': cliExitStatusTable,
   'preview-rules': previewRulesTable,
   'error-codes': errorCodesTable,
+  // The import layers, top first, from the rules test/unit/import-layers.test.ts enforces.
+  'layer-order': () => layerOrderLine(LAYER_RULES),
 };
 
 const REGION_RE = /<!-- generated:([a-z-]+) -->\n([\s\S]*?)<!-- \/generated:([a-z-]+) -->/g;
@@ -140,7 +146,7 @@ export function docsProblems(root: string = REPO_ROOT): string[] {
     for (const name of driftedRegions(text)) problems.push(`${file}: generated region "${name}" differs from the code (run npm run docs)`);
   }
   for (const name of Object.keys(GENERATORS)) if (!seen.has(name)) problems.push(`no document holds the generated region "${name}"`);
-  return [...problems, ...brokenLinks(root), ...brokenCitations(root)];
+  return [...problems, ...brokenLinks(root), ...brokenCitations(root), ...codeMapProblems(root)];
 }
 
 function main(argv: readonly string[]): number {

@@ -10,6 +10,8 @@ export interface SingleFlightCacheConfig {
   readonly max: number;
   /** How long a loaded value is served before it is loaded again. */
   readonly ttlMs: number;
+  /** The monotonic clock the TTL runs on (ms); `performance.now()` unless a test moves its own. */
+  readonly now?: () => number;
 }
 
 /** A cached value and when it was loaded. */
@@ -52,7 +54,9 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 
 /** Creates an empty cache. */
 export function createSingleFlightCache<V extends object | string | number | boolean>(config: SingleFlightCacheConfig): SingleFlightCache<V> {
-  const entries = new LRUCache<string, { value: V; loadedAtMs: number }>({ max: config.max, ttl: config.ttlMs });
+  // An injected clock is read on every call: lru-cache's default 1 ms reading cache would hide a test's step.
+  const clock = config.now ? { perf: { now: config.now }, ttlResolution: 0 } : {};
+  const entries = new LRUCache<string, { value: V; loadedAtMs: number }>({ max: config.max, ttl: config.ttlMs, ...clock });
   const inFlight = new Map<string, Promise<{ value: V; loadedAtMs: number }>>();
   return {
     async get(key, load, signal) {

@@ -1,6 +1,6 @@
 /**
- * One-way WebSocket feeds as the front end serves them (the sockets themselves live in server.ts,
- * the only importer of uWS): what a feed is, the limits every feed socket runs under, and the
+ * One-way WebSocket feeds as the front end serves them (the sockets themselves live in
+ * feed-sockets.ts; no uWS here): what a feed is, the limits every feed socket runs under, and the
  * answer a plain GET of a feed's path gets.
  */
 import { errorReply } from '../errors.ts';

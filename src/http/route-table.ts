@@ -2,7 +2,7 @@
  * How the front end finds a request's handler: exact paths first, then path prefixes (e.g.
  * `/preview/`, `/assets/`); an unknown path answers 404 and a known path with another method 405
  * naming what it allows. Also the status line texts and CORS headers the front end writes. No
- * uWS here: the server (the only importer of uWS) asks this table.
+ * uWS here: the server asks this table.
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import type { AnyReply, HttpHandler, Route } from './route.ts';

@@ -1,5 +1,6 @@
 /**
- * The HTTP front end on uWebSockets.js: the only module that imports it. It knows nothing of
+ * The HTTP front end on uWebSockets.js (only src/http/ imports it: this server, the request copy,
+ * the stream writer and the WebSocket feeds). It knows nothing of
  * payments or intelligence; it copies each request into a plain `HttpRequestData` before any
  * await, enforces size limits, answers CORS and 404/405 itself, runs the matching handler with an
  * AbortSignal that fires when the client goes away, and writes the reply corked, never after an

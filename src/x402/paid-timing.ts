@@ -33,9 +33,15 @@ export interface PaidTiming {
 /** Milliseconds with two decimals (10 µs): finer than the clock's jitter would be noise. */
 const formatMs = (ms: number): string => String(Math.round(ms * 100) / 100);
 
+/** What a recorder reads: `performance.now()` in the service, a clock the test moves in tests. */
+export interface PaidTimingConfig {
+  readonly now?: () => number;
+}
+
 /** Starts the recorder of one paid call; `total` runs from now until `header()`. */
-export function createPaidTiming(): PaidTiming {
-  const started = performance.now();
+export function createPaidTiming(config: PaidTimingConfig = {}): PaidTiming {
+  const now = config.now ?? (() => performance.now());
+  const started = now();
   // NaN marks a phase that did not run in this call (a retry that only resolved its settlement).
   const spent = new Float64Array(PAID_PHASES.length).fill(Number.NaN);
   const add = (phase: PaidPhase, ms: number): void => {
@@ -45,12 +51,12 @@ export function createPaidTiming(): PaidTiming {
   return {
     add,
     lap(phase, since) {
-      const now = performance.now();
-      add(phase, now - since);
-      return now;
+      const reading = now();
+      add(phase, reading - since);
+      return reading;
     },
     header() {
-      spent[TOTAL] = performance.now() - started;
+      spent[TOTAL] = now() - started;
       let value = '';
       for (let i = 0; i < TOTAL; i++) {
         if (Number.isNaN(spent[i]!)) continue;

@@ -123,17 +123,18 @@ describe('wallet-scan', () => {
 
 /** Produced transactions whose slot is confirmed, so getTransaction answers them. */
 async function confirmedProduced(min: number): Promise<ProducedTransaction[]> {
-  for (let i = 0; i < 100; i += 1) {
+  const confirmedNow = (): ProducedTransaction[] | false => {
     const confirmed = localnet.chain.slot('confirmed');
     const done = localnet.producer
       .history()
       .filter((s) => s.slot <= confirmed)
       .flatMap((s) => s.transactions)
       .filter((t) => t.landed && t.signature !== null);
-    if (done.length >= min && done.some((t) => t.tipLamports > 0n) && done.some((t) => t.kind === 'swap')) return done;
-    await new Promise((r) => setTimeout(r, 400));
-  }
-  throw new Error('the producer did not confirm enough traffic');
+    return done.length >= min && done.some((t) => t.tipLamports > 0n) && done.some((t) => t.kind === 'swap') && done;
+  };
+  return vi.waitUntil(confirmedNow, { timeout: 40_000, interval: 100 }).catch(() => {
+    throw new Error('the producer did not confirm enough traffic');
+  });
 }
 
 describe('tx-inspect', () => {

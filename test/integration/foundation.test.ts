@@ -220,8 +220,8 @@ describe('front end', () => {
         let data = '';
         socket.on('data', (d) => (data += d.toString()));
         socket.on('close', () => resolve(data));
+        // The server ends the connection itself: a socket it kept open would time the test out.
         socket.on('error', () => resolve(data));
-        setTimeout(() => socket.destroy(), 1500);
       });
     const huge = await send(`GET /health HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(200_000)}\r\n\r\n`);
     expect(huge === '' || /^HTTP\/1\.1 4\d\d/.test(huge)).toBe(true);

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
@@ -85,18 +85,18 @@ async function officialPaymentHeader(url: string, paymentId?: string): Promise<s
 
 const paid = (url: string, header: string, signal?: AbortSignal) => fetch(url, { headers: { 'PAYMENT-SIGNATURE': header }, ...(signal ? { signal } : {}) });
 const balanceOf = (owner: string) => tokenBalance(localnet.urls.rpc, owner, localnet.stablecoinMint);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Retries the same payment until it is answered 200; every answer before must be settlement_pending. */
 async function retryUntilAnswered(url: string, header: string): Promise<Response> {
-  for (let i = 0; i < 60; i++) {
+  const answered = async (): Promise<Response | false> => {
     const res = await paid(url, header);
     if (res.status === 200) return res;
     expect(res.status).toBe(402);
     expect((await readJson(res)).error).toMatch(/^settlement_pending/);
-    await sleep(500);
-  }
-  throw new Error('the pending settlement was never answered');
+    return false;
+  };
+  return vi.waitUntil(answered, { timeout: 30_000, interval: 500 }).catch((err: unknown) => {
+    throw err instanceof Error && !/Timed out/.test(err.message) ? err : new Error('the pending settlement was never answered');
+  });
 }
 
 beforeAll(async () => {
@@ -259,12 +259,13 @@ describe('payment-identifier answers survive a restart', () => {
     abort.abort();
     await gone;
     // However far settlement had got when the client left, the retry ends in one 200 and one charge.
-    let answered: Response | null = null;
-    for (let i = 0; i < 30 && !answered; i++) {
-      const res = await paid(url, header);
-      if (res.status === 200) answered = res;
-      else await sleep(300);
-    }
+    const answered = await vi.waitUntil(
+      async () => {
+        const res = await paid(url, header);
+        return res.status === 200 && res;
+      },
+      { timeout: 20_000, interval: 300 },
+    );
     expect(answered?.status).toBe(200);
     expect(decodePaymentResponseHeader(answered!.headers.get('payment-response')!)).toMatchObject({ success: true, payer: payer.signer.address });
     expect(await balanceOf(service.terms.svm.payTo)).toBe(before + EPOCH_PRICE);

@@ -10,7 +10,7 @@
  */
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
 import { startInstanceGroup, type InstanceGroup } from '../helpers/instance-group.ts';
 import { chainProblem, sha256Hex, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
@@ -69,12 +69,17 @@ async function load(
 
 /** Waits until every running instance serves the same tree of at least `size` entries; returns it. */
 async function converged(services: readonly ServiceProcess[], size: number): Promise<{ treeSize: number; merkleRootSha256: string; entries: ServedEntry[] }> {
-  for (let i = 0; ; i++) {
+  let last: unknown[] = [];
+  const agreeing = async () => {
     const logs = await Promise.all(services.map((s) => readJson(fetch(`${s.url}/trust/log?limit=1000`))));
+    last = logs.map((l) => `${l.treeSize}/${l.merkleRootSha256}`);
     const same = logs.every((l) => l.treeSize === logs[0].treeSize && l.merkleRootSha256 === logs[0].merkleRootSha256);
-    if ((same && logs[0].treeSize >= size) || i > 100) return logs[0];
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return same && logs[0].treeSize >= size && logs[0];
+  };
+  // Never returns a tree the instances disagree on: a time-out says what each one served.
+  return vi.waitUntil(agreeing, { timeout: 20_000, interval: 100 }).catch((err: unknown) => {
+    throw err instanceof Error && !/Timed out/.test(err.message) ? err : new Error(`the instances did not converge on ${size} entries: ${last.join(', ')}`);
+  });
 }
 
 beforeAll(async () => {
@@ -194,7 +199,7 @@ describe('one ledger under load', () => {
       () => phase === 'back' && backOks() >= 6,
       (x) => seen[phase].push(x),
     );
-    while (seen.before.filter((x) => x === 200).length < 6) await new Promise((r) => setTimeout(r, 100));
+    await vi.waitUntil(() => seen.before.filter((x) => x === 200).length >= 6, { timeout: 60_000, interval: 100 });
     phase = 'away';
     await away();
     const probe = officialSvmFetch(await fundedPayer(group.net.urls.rpc, 10_000_000), target());

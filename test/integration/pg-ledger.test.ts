@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/store/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
 import type { Ledger } from '../../src/trust/ledger.ts';
@@ -37,8 +37,9 @@ const open = async (c: PgClient = client(), options: { retryMs?: number } = {}):
 const payment = (n: number) =>
   ({ kind: 'payment', endpoint: '/v1/epoch', priceUsdcUnits: 1000 + n, network: 'solana:test', receiptSha256: n.toString(16).padStart(64, '0') }) as const;
 
+/** Waits until every ledger's view holds `size` entries (they poll the database). */
 async function settled(ls: readonly Ledger[], size: number): Promise<void> {
-  for (let i = 0; i < 200 && ls.some((l) => l.head().treeSize < size); i++) await new Promise((r) => setTimeout(r, 25));
+  await vi.waitUntil(() => ls.every((l) => l.head().treeSize >= size), { timeout: 10_000, interval: 25 });
 }
 
 beforeAll(async () => {
@@ -82,7 +83,8 @@ describe('one chain across instances', () => {
     const before = ledger.head().treeSize;
     relay.mode = 'reset';
     const pending = ledger.append(payment(1_000));
-    await new Promise((r) => setTimeout(r, 400));
+    // The append has met the reset connection (and keeps retrying) once the ledger reports it.
+    await vi.waitUntil(() => ledger.failure() !== null, { timeout: 10_000, interval: 10 });
     expect(ledger.failure()).toMatch(/database is unavailable/);
     relay.mode = 'pass';
     const r = await pending;

@@ -1,6 +1,7 @@
 /**
  * The docs stay true to the code: every table that copies code (options, catalog, error codes)
- * is exactly what scripts/generate-docs.ts renders from the code now, every relative link in
+ * and the import layers' order are exactly what scripts/generate-docs.ts renders from the code
+ * now, the README's code map names paths that exist, every relative link in
  * README.md and docs/ resolves to a file and anchor of the repository, and every
  * `docs/<page>.md#<anchor>` a source comment cites exists.
  */
@@ -8,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchorsOf, brokenCitations, brokenLinks, docFiles, linkProblems, slug } from '../../scripts/docs-links.ts';
+import { codeMapProblems } from '../../scripts/code-map.ts';
 import { docsProblems, driftedRegions, GENERATORS, regenerate, regionsOf, REPO_ROOT } from '../../scripts/generate-docs.ts';
+import { LAYER_RULES } from '../helpers/layer-map.ts';
 
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 
@@ -50,6 +53,50 @@ describe('generated tables', () => {
     expect(text).toContain('| `/v1/decision` | $0.05 (50000) | intelligence | `mint`, `action`?,');
     expect(text).toContain('| `/v1/token-risk` | $0.028 (28000) |');
     expect(text).toMatch(/^\| 409 \| `payment_identifier_conflict` \|$/m);
+  });
+});
+
+describe('the layer order', () => {
+  const LAYER_DOCS = ['README.md', 'docs/contract.md', 'docs/development.md'];
+
+  it('is generated from the import-layers rules wherever a document states it', () => {
+    for (const file of LAYER_DOCS) expect(regionsOf(read(file)).map((r) => r.name)).toContain('layer-order');
+    const line = GENERATORS['layer-order']!();
+    expect(line.split(' > ')).toHaveLength(LAYER_RULES.layers.length);
+    expect(line).toMatch(/^`cli` > `main` > .* > `pool`, `trust` > .* > `client`$/);
+  });
+
+  it('is typed by hand nowhere: no other run of layer names joined by ">" outside the generated regions', () => {
+    const names = LAYER_RULES.layers.flatMap((l) => l.name.split('/'));
+    const run = new RegExp(`\\b(?:${names.join('|')})\\b\`?,?\\s*>\\s*\`?(?:${names.join('|')})\\b`);
+    for (const file of docFiles(REPO_ROOT)) {
+      const outside = read(file).replace(/<!-- generated:([a-z-]+) -->[\s\S]*?<!-- \/generated:\1 -->/g, '');
+      expect([file, run.exec(outside)?.[0] ?? null]).toEqual([file, null]);
+    }
+  });
+
+  it('detects the order edited by hand, and regenerating restores it', () => {
+    const text = read('docs/development.md');
+    const edited = text.replace('`pool`, `trust` > `store`', '`pool`, `trust`');
+    expect(edited).not.toBe(text);
+    expect(driftedRegions(edited)).toEqual(['layer-order']);
+    expect(regenerate(edited)).toBe(text);
+  });
+});
+
+describe('the README code map', () => {
+  it('names only paths that exist, or that the build writes', () => {
+    expect(codeMapProblems(REPO_ROOT)).toEqual([]);
+  });
+
+  it('reports a path that is not there and a build output the build does not write', () => {
+    const readme = read('README.md')
+      .replace('src/x402/paid-caller.ts', 'src/x402/no-such-caller.ts')
+      .replace('dist/server/pool-worker.js', 'dist/workers/pool-worker.js');
+    expect(codeMapProblems(REPO_ROOT, readme)).toEqual([
+      expect.stringMatching(/^README\.md code map: dist\/workers\/pool-worker\.js is not written by npm run build/),
+      'README.md code map: src/x402/no-such-caller.ts does not exist',
+    ]);
   });
 });
 

@@ -72,10 +72,22 @@ describe('createSourceBudget', () => {
   });
 
   it('waits a bounded time for the settlements ahead, and stops when the caller leaves', async () => {
-    const budget = createSourceBudget({ waitMs: 20, now: () => performance.now() });
+    vi.useFakeTimers();
+    const c = clock();
+    const budget = createSourceBudget({ waitMs: 20, now: c.now });
     for (const k of ['k1', 'k2', 'k3']) budget.noteRead(k, A, PRICE);
     const first = await budget.reserve('k1', A, PRICE);
-    expect(await budget.reserve('k2', A, PRICE)).toBeNull();
+    const second = budget.reserve('k2', A, PRICE);
+    let waited: unknown = 'still waiting';
+    void second.then((r) => {
+      waited = r;
+    });
+    c.advance(19);
+    await vi.advanceTimersByTimeAsync(19);
+    expect(waited).toBe('still waiting');
+    c.advance(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await second).toBeNull();
     const left = new AbortController();
     const third = budget.reserve('k3', A, PRICE, left.signal);
     left.abort();

@@ -122,7 +122,8 @@ describe('localnet geyser: slow subscriber and throughput', () => {
     const tx = await makeTransaction(payer, chain.nextSlot(), 0, { cuPrice: 5n, tipLamports: 1_000n });
     for (let i = 0; i < 40 && small.stats().slowSubscribersClosed === 0; i += 1) {
       chain.produceSlot(Array.from({ length: 500 }, () => tx));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // One turn of the event loop: the server writes, meets the paused reader and counts its queue.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     expect(small.stats().slowSubscribersClosed).toBe(1);
     expect(small.stats().subscribers).toBe(0);

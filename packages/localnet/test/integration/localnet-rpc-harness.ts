@@ -22,6 +22,7 @@ import { getMintEncoder, getMintSize } from '@solana-program/token';
 import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
 import { startRpcServer, type RpcServer } from '../../src/rpc-server.ts';
 import { SPL_TOKEN_PROGRAM_ID } from '../../src/token-layout.ts';
+import { vi } from 'vitest';
 
 /** Slot length of the test chain's ticker. */
 export const TEST_SLOT_MS = 40;
@@ -89,13 +90,14 @@ export async function signedBase64(h: Harness, payer: KeyPairSigner, ixs: readon
 /** Polls getSignatureStatuses until the signature reaches `level`. */
 export async function waitFor(h: Harness, signature: string, level: 'confirmed' | 'finalized' = 'confirmed'): Promise<void> {
   const rank = { processed: 0, confirmed: 1, finalized: 2 } as const;
-  for (let i = 0; i < 200; i++) {
+  const reached = async (): Promise<boolean> => {
     const { value } = await h.rpc.getSignatureStatuses([signature as Signature]).send();
     const status = value[0]?.confirmationStatus;
-    if (status && rank[status] >= rank[level]) return;
-    await new Promise((r) => setTimeout(r, TEST_SLOT_MS / 2));
-  }
-  throw new Error(`signature ${signature} never reached ${level}`);
+    return status !== null && status !== undefined && rank[status] >= rank[level];
+  };
+  await vi.waitUntil(reached, { timeout: 100 * TEST_SLOT_MS, interval: TEST_SLOT_MS / 2 }).catch(() => {
+    throw new Error(`signature ${signature} never reached ${level}`);
+  });
 }
 
 /** Raw JSON-RPC POST (for batches and malformed input). */

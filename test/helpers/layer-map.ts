@@ -1,0 +1,94 @@
+/**
+ * The layer map of the service: the one statement of which layer may import which, read by
+ * test/unit/import-layers.test.ts (which enforces it) and by scripts/generate-docs.ts (which
+ * writes the order into the docs). Change the order here and run `npm run docs`.
+ */
+import type { ImportRules } from './import-layers.ts';
+
+/**
+ * Top layer first. Why each sits where it does:
+ * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
+ *   sits above main, and the rule below narrows what it may reach (the client checks, the
+ *   catalog, the key-file readers of chain, errors.ts), never the server, payments or HTTP side;
+ * - main.ts starts everything (and alone starts the embedded localnet);
+ * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
+ * - config.ts and workers/ are the composition's own leaves: the options only the composition
+ *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
+ *   thread's entry, whose exports are the pool's task table;
+ * - http turns requests into calls and replies into bytes; mcp serves the same calls as MCP
+ *   tools (web Request in, Response out), below http, which drives it; preview serves a paid
+ *   endpoint's answer, cut, once a day per client for free, beside the paid flow rather than in
+ *   it (it imports nothing of x402); x402 takes and settles payments;
+ *   intel computes the paid answers; caches hold the live chain figures intel reads;
+ * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
+ *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
+ *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
+ *   the market sources; durable is how every file store writes (group commit, atomic replace,
+ *   line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
+ * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
+ *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
+ */
+export const LAYER_RULES: ImportRules = {
+  layers: [
+    { name: 'cli', paths: ['src/cli/'] },
+    { name: 'main', paths: ['src/main.ts'] },
+    { name: 'service', paths: ['src/service.ts', 'src/service/'] },
+    { name: 'config/workers', paths: ['src/config.ts', 'src/config-options.ts', 'src/config-parse.ts', 'src/log-redactor.ts', 'workers/'] },
+    { name: 'http', paths: ['src/http/'] },
+    { name: 'mcp', paths: ['src/mcp/'] },
+    { name: 'preview', paths: ['src/preview/'] },
+    { name: 'x402', paths: ['src/x402/'] },
+    { name: 'intel', paths: ['src/intel/'] },
+    { name: 'caches', paths: ['src/caches/'] },
+    { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
+    { name: 'store', paths: ['src/store/'] },
+    { name: 'catalog', paths: ['src/catalog/'] },
+    { name: 'chain', paths: ['src/chain/'] },
+    { name: 'durable', paths: ['src/durable/'] },
+    { name: 'errors', paths: ['src/errors.ts'] },
+    { name: 'client', paths: ['src/client/'] },
+  ],
+  // The embedded localnet is its own workspace package beside the product: only main.ts starts it.
+  apart: [{ place: 'src/localnet/', packageName: /^@solana-x402-intel\/localnet$/, importers: ['src/main.ts'] }],
+  libraries: {
+    'uWebSockets.js': 'src/http/',
+    '@modelcontextprotocol/server': 'src/mcp/mcp-server.ts',
+    piscina: 'src/pool/worker-pool.ts',
+    'lru-cache': 'src/caches/single-flight-cache.ts',
+    typebox: 'src/catalog/',
+    '@solana/kit': 'src/chain/',
+    '@solana-program/token': 'src/chain/',
+    '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
+    viem: 'src/chain/',
+    secp256k1: 'src/chain/secp256k1-recover.ts',
+    '@noble/curves': 'src/client/client-crypto.ts',
+    '@noble/hashes': 'src/client/client-crypto.ts',
+    '@scure/base': 'src/client/client-crypto.ts',
+    pg: 'src/store/pg-client.ts',
+    // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
+    // re-exports the decoder the CLI needs), so the service's own sources import none of these.
+    '@x402/fetch': 'src/cli/x402-payer.ts',
+    '@x402/svm': 'src/cli/x402-payer.ts',
+    // @x402/evm has two users in two programs: the CLI pays with its client, and the service runs
+    // its batch-settlement facilitator (deposits, claims, refunds on chain) in process.
+    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channel-facilitator.ts'],
+    // The bazaar and offer-receipt extensions: the service declares, signs and validates with them;
+    // the CLI checks the receipts it is given with the same library's client-side verification.
+    '@x402/extensions': ['src/x402/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
+  },
+};
+
+/** What the CLI may import besides its own files: what a client of the service needs, and nothing of the service's serving side. */
+export const CLI_REACH = ['src/cli/', 'src/client/', 'src/catalog/', 'src/chain/', 'src/errors.ts'];
+
+/** The layer order as the docs state it, top first: `cli` > `main` > ... (a shared layer as `pool`, `trust`). */
+export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {
+  return rules.layers
+    .map((l) =>
+      l.name
+        .split('/')
+        .map((part) => `\`${part}\``)
+        .join(', '),
+    )
+    .join(' > ');
+}
