@@ -16,6 +16,8 @@ import { refusalSentence } from './reason-messages.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
+/** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
+const EARLY_EXTRA = Object.freeze({ settlement: 'submitted' });
 
 /** What settling a claimed payment uses; `refuse` answers the route's 402 naming the reason. */
 export interface ClaimedSettlementConfig {
@@ -179,7 +181,8 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     const run = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
     const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, async (transaction) => {
       c.timing.lap('settle', mark);
-      const reply = await deliver(key, { success: true, transaction, network: call.requirements.network, payer: c.payer }, c.answer, paid, c.timing);
+      const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
+      const reply = await deliver(key, settled, c.answer, paid, c.timing);
       await closeRecord(call, key, reply);
       return reply;
     });

@@ -55,7 +55,7 @@ export interface EarlyAnswers {
   /** The share of an early answer already sent (found unresolved at start): held whatever the caps say. */
   hold(payer: string, units: number): EarlyTicket;
   confirmed(key: string, ticket: EarlyTicket): Promise<void>;
-  /** Records the failure, bars the payer, logs it in the ledger; every step is tried, faults reported. */
+  /** Records the failure, bars the payer, logs it in the ledger, then gives the share back; every step is tried, faults reported. */
   failed(key: string, ticket: EarlyTicket, failure: Omit<EarlyFailure, 'status' | 'failedAt'>): Promise<void>;
   readonly store: EarlyAnswerStore;
   /** Aborted at close: the background confirmations stop (a restart takes them up again). */
@@ -130,12 +130,11 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
     },
     hold: (payer, units) => ticket(payer, units),
     async confirmed(key, t) {
-      t.release();
       counts.confirmed++;
       await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
+      t.release();
     },
     async failed(key, t, failure) {
-      t.release();
       counts.failed++;
       counts.failedUnits += t.units;
       const failedAt = now();
@@ -151,6 +150,8 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
           .append({ kind: 'audit', event: EARLY_FAILED_EVENT, reason: ledgerReason(failure) })
           .catch((err: unknown) => fault('the ledger event of a failed early answer not appended', err)),
       ]);
+      // Given back only once the loss is on record: /health's exposure never drops before it is.
+      t.release();
     },
     store,
     signal: closing.signal,

@@ -32,6 +32,8 @@ export interface SettleResult {
   /** Transaction signature (Solana) or hash (EVM); empty string when nothing was sent. */
   readonly transaction: string;
   readonly network: string;
+  /** Added to the `PAYMENT-RESPONSE` as its `extra` (an early answer says its settlement is only submitted). */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** Where a settlement that was reported `settlement_pending` stands now. */

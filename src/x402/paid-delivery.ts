@@ -25,7 +25,13 @@ export interface PaidDeliveryConfig {
 
 /** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header. */
 export function paymentResponseHeader(settled: SettleResult): string {
-  const body: SettleResponse = { success: settled.success, transaction: settled.transaction, network: settled.network, payer: settled.payer ?? '' };
+  const body: SettleResponse = {
+    success: settled.success,
+    transaction: settled.transaction,
+    network: settled.network,
+    payer: settled.payer ?? '',
+    ...(settled.extra ? { extra: settled.extra } : {}),
+  };
   return Buffer.from(JSON.stringify(body)).toString('base64');
 }
 
