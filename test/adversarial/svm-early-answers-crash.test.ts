@@ -93,6 +93,7 @@ describe('kill -9 with early answers in flight', () => {
       }),
     );
     // Every answer arrived while its transaction was held: all of them early.
+    expect(rpc.passedThrough).toEqual([]);
     expect(rpc.held).toHaveLength(2 * CALLS_EACH);
     for (const { res } of answers) {
       expect(res.status).toBe(200);

@@ -21,6 +21,8 @@ export interface HeldSendRpc {
   holding: boolean;
   /** Transactions accepted and held, not yet released or dropped (base64 wire). */
   readonly held: string[];
+  /** Sends passed through while holding because their preflight failed: what the simulation said. */
+  readonly passedThrough: string[];
   /** Resolves once `count` transactions are held. */
   heldAtLeast(count: number): Promise<void>;
   /** Sends every held transaction on to the chain; resolves with each one's signature or error. */
@@ -46,6 +48,7 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
     url: '',
     holding: false,
     held: [],
+    passedThrough: [],
     heldAtLeast: (count) => (proxy.held.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     async release() {
       const wires = proxy.held.splice(0);
@@ -71,9 +74,12 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
       id: req.id,
       method: 'simulateTransaction',
       params: [wire, { encoding: 'base64', sigVerify: true, commitment: 'processed' }],
-    })) as { result?: { value: { err: unknown } } };
+    })) as { result?: { value: { err: unknown } }; error?: unknown };
     // A preflight that fails is the node's own answer: the send goes through to get it.
-    if (!sim.result || sim.result.value.err !== null) return call(target, req);
+    if (!sim.result || sim.result.value.err !== null) {
+      proxy.passedThrough.push(JSON.stringify(sim.error ?? sim.result?.value.err));
+      return call(target, req);
+    }
     proxy.held.push(wire);
     for (const w of waiters.splice(0))
       if (proxy.held.length >= w.count) w.resolve();
