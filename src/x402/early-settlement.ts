@@ -77,7 +77,9 @@ export function createEarlySettlement(config: {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
 
-  function fail(f: Followed, payer: string, reason: string, message: string): Promise<void> {
+  async function fail(f: Followed, payer: string, reason: string, message: string): Promise<void> {
+    // Another instance on the same database may have followed it to its end already: one record, one ledger event.
+    if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
     const { sha, index } = receiptOf(f.reply);
     return answers.failed(f.key, f.ticket, {
       network: f.network,
