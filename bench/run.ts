@@ -33,6 +33,7 @@ import { benchRpcTransport } from './rpc-transport.ts';
 import { benchVoucherRecovery } from './voucher-recovery.ts';
 import { latestResults, writeReport } from './report-files.ts';
 import { benchStartup } from './startup.ts';
+import { benchSvmEarly } from './svm-early.ts';
 import { benchSweep } from './sweep.ts';
 import { benchSoak } from './soak.ts';
 import { SOAK_MODES, type SoakMode } from './soak-service.ts';
@@ -95,6 +96,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'voucher-recovery': () => benchVoucherRecovery(),
   startup: () => benchStartup(),
   sweep: () => benchSweep(),
+  'svm-early': () => benchSvmEarly(),
   soak: () =>
     benchSoak({
       minutes: Number(values.minutes),
@@ -131,6 +133,7 @@ const SUITE_STEPS: readonly SuiteStep[] = [
     'pool-tasks',
     'voucher-recovery',
     'channel-calls',
+    'svm-early',
     'sweep',
     'forensics',
     'token-analysis',

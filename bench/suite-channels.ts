@@ -13,6 +13,8 @@ const SCHEMES = [
   ['channel', 'channel'],
   ['exactBase', '`exact` Base'],
   ['exactSolana', '`exact` Solana'],
+  // The batch route is above the early-answer ceiling: this row still waits for confirmation.
+  ['exactSolanaEarly', '`exact` Solana, early answers on (route above the ceiling)'],
 ] as const;
 
 /** Channel calls per concurrency beside exact, and the sweep per scheme. */

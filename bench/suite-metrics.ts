@@ -127,7 +127,7 @@ function paidCallMetrics(pc: unknown): Metric[] {
   return out;
 }
 
-const CHANNEL_SCHEMES = ['channel', 'exactBase', 'exactSolana'] as const;
+const CHANNEL_SCHEMES = ['channel', 'exactBase', 'exactSolana', 'exactSolanaEarly'] as const;
 
 /** The payment channels' figures: calls/s, p50 and the ratio to exact Base per concurrency; the sweep per scheme; the recovery. */
 function channelMetrics(reports: Record<string, unknown>): Metric[] {

@@ -28,7 +28,13 @@ const PER_CALL = 10;
 const CONCURRENCY = 8;
 /** Added to every Solana RPC request, ms: a hosted mainnet RPC's round trip. */
 export const RPC_DELAY_MS = 25;
-const SCHEMES = ['exactSolana', 'exactBase', 'channel'] as const;
+/**
+ * `exactSolanaEarly` is the Solana sweep against a second service with early answers at their
+ * defaults (docs/payments.md#early-answers); the first runs with them off, as before they existed.
+ * The batch route ($0.10) is above the early-answer ceiling ($0.005), so both wait for confirmation:
+ * `earlyAnswered` counts the answers that did not (expected 0).
+ */
+const SCHEMES = ['exactSolana', 'exactSolanaEarly', 'exactBase', 'channel'] as const;
 type Scheme = (typeof SCHEMES)[number];
 
 /** The calls of a sweep (10 mints each), dealt to the clients in turn. */
@@ -41,7 +47,7 @@ function dealCalls(mints: readonly string[]): string[][] {
 /** Payment headers for each client's calls, made before the timed phase. */
 async function paymentsFor(scheme: Scheme, net: Localnet, service: MainnetService, calls: string[][]): Promise<string[][]> {
   const probe = calls[0]![0]!;
-  if (scheme === 'exactSolana') {
+  if (scheme === 'exactSolana' || scheme === 'exactSolanaEarly') {
     const payers = await Promise.all(calls.map(() => fundedPayer(net.urls.rpc, 100_000_000)));
     const lists = await Promise.all(payers.map((p, i) => paymentHeaders(service, net, p, calls[i]!.length, probe)));
     return lists.map((l) => l.map((h) => h['PAYMENT-SIGNATURE']!));
@@ -65,6 +71,8 @@ interface Sweep {
   readonly wallMs: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Answers sent before their Solana payment was confirmed (PAYMENT-RESPONSE extra.settlement `submitted`). */
+  readonly earlyAnswered: number;
   /** Median ms of each Server-Timing phase (`handler` holds the RPC reads and the analysis). */
   readonly phases: Record<string, number>;
 }
@@ -72,6 +80,7 @@ interface Sweep {
 /** The timed sweep: each client's calls one after another; counts the mints that came back with a risk. */
 async function timedSweep(baseUrl: string, calls: string[][], headers: string[][]): Promise<Sweep> {
   let mintsAnswered = 0;
+  let earlyAnswered = 0;
   const timings: string[] = [];
   const requests = calls.map((list, c) =>
     list.map(
@@ -80,6 +89,12 @@ async function timedSweep(baseUrl: string, calls: string[][], headers: string[][
         ok: (res, body) => {
           timings.push(res.headers.get('server-timing') ?? '');
           if (res.status !== 200) return false;
+          if (
+            Buffer.from(res.headers.get('payment-response') ?? '', 'base64')
+              .toString('utf8')
+              .includes('"submitted"')
+          )
+            earlyAnswered++;
           mintsAnswered += (JSON.parse(body) as { results: { risk?: unknown }[] }).results.filter((r) => r.risk).length;
           return true;
         },
@@ -88,7 +103,15 @@ async function timedSweep(baseUrl: string, calls: string[][], headers: string[][
   );
   const started = performance.now();
   const run = await drive(requests);
-  return { answered: run.ok, mintsAnswered, wallMs: performance.now() - started, p50Ms: run.p50Ms, p99Ms: run.p99Ms, phases: medianPhases(timings) };
+  return {
+    answered: run.ok,
+    mintsAnswered,
+    earlyAnswered,
+    wallMs: performance.now() - started,
+    p50Ms: run.p50Ms,
+    p99Ms: run.p99Ms,
+    phases: medianPhases(timings),
+  };
 }
 
 async function lamportsOf(net: Localnet, address: string): Promise<number> {
@@ -128,6 +151,7 @@ async function sweepWith(scheme: Scheme, net: Localnet, service: MainnetService,
     loadAverage: loadAverage.map((x) => round(x, 2)),
     calls: callCount,
     answered: sweep.answered,
+    earlyAnswered: sweep.earlyAnswered,
     mintsAnswered: sweep.mintsAnswered,
     mintsPerSecond: round(sweep.mintsAnswered / (sweep.wallMs / 1000)),
     seconds: round(sweep.wallMs / 1000, 2),
@@ -153,10 +177,12 @@ export async function benchSweep(): Promise<Record<string, unknown>> {
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-sweep' });
   const proxy = await startDelayProxy(net.urls.rpc, RPC_DELAY_MS);
   const profile = process.env.SWEEP_CPU_PROFILE_DIR;
-  const service = await startMainnetService(net, { rpcUrl: proxy.url, ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {}) });
+  const profiled = profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {};
+  const service = await startMainnetService(net, { rpcUrl: proxy.url, extraArgs: ['--svm-early-ceiling', '0'], ...profiled });
+  const early = await startMainnetService(net, { rpcUrl: proxy.url });
   try {
     const results: Record<string, Awaited<ReturnType<typeof sweepWith>>> = {};
-    for (const scheme of SCHEMES) results[scheme] = await sweepWith(scheme, net, service, proxy);
+    for (const scheme of SCHEMES) results[scheme] = await sweepWith(scheme, net, scheme === 'exactSolanaEarly' ? early : service, proxy);
     const channel = results.channel!;
     return {
       name: 'sweep',
@@ -170,11 +196,13 @@ export async function benchSweep(): Promise<Record<string, unknown>> {
       ratios: {
         channelVsExactBase: round(channel.mintsPerSecond / results.exactBase!.mintsPerSecond, 2),
         channelVsExactSolana: round(channel.mintsPerSecond / results.exactSolana!.mintsPerSecond, 2),
+        exactSolanaEarlyVsExactSolana: round(results.exactSolanaEarly!.mintsPerSecond / results.exactSolana!.mintsPerSecond, 2),
       },
       goals: { channelMintsPerSecond: 200, met: channel.mintsPerSecond >= 200 },
     };
   } finally {
     await service.close();
+    await early.close();
     await proxy.close();
     await net.close();
   }

@@ -79,6 +79,8 @@ export interface Config {
   /** Ceiling of one Solana settlement's priority fee (limit x price), lamports. */
   readonly svmMaxPriorityFee: number;
   readonly settleTimeoutMs: number;
+  /** Early answers of cheap Solana payments: the price ceiling, the caps (token units) and the bar after a failure. */
+  readonly svmEarly: { readonly ceilingUnits: number; readonly payerCapUnits: number; readonly globalCapUnits: number; readonly barMs: number };
   /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
   readonly paymentRecordsMax: number;
   readonly channelsMax: number;
@@ -181,6 +183,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     svmCommitment: get('svm-commitment') as 'confirmed' | 'finalized',
     svmMaxPriorityFee: Number(get('svm-max-priority-fee')),
     settleTimeoutMs: Number(get('settle-timeout-ms')),
+    svmEarly: Object.freeze({
+      ceilingUnits: Number(get('svm-early-ceiling')),
+      payerCapUnits: Number(get('svm-early-payer-cap')),
+      globalCapUnits: Number(get('svm-early-global-cap')),
+      barMs: Number(get('svm-early-bar-seconds')) * 1000,
+    }),
     paymentRecordsMax: Number(get('payment-records-max')),
     channelsMax: Number(get('channels-max')),
     localnet: Object.freeze({

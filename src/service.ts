@@ -145,12 +145,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     pool,
     blockhashes,
     receipts: trust.receipts,
+    ledger,
     storage,
     processor: options.processor,
     schemes: options.schemes,
     extensions: extensions.payments,
   });
-  const { challenges, processor, channels, feePayer } = payments;
+  const { challenges, processor, channels, feePayer, early } = payments;
   const metrics = createRequestMetrics();
   const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
@@ -179,6 +180,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         preview: previewQuota.status(),
         ...(channels ? { channels: channels.claimer.status() } : {}),
         feePayer: feePayer.status(),
+        earlyAnswers: early.status(),
       }),
     }),
     ...createTrustRoutes({
@@ -241,6 +243,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await mcp.close();
     blockhashes.close();
     feePayer.close();
+    early.close();
     await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
     await trust.backlog.close();
     await ledger.close();

@@ -13,7 +13,9 @@ import type { SignatureWatch } from '../chain/signature-watch.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
+import type { Ledger } from '../trust/ledger.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
+import { createEarlyAnswers, type EarlyAnswers } from '../x402/early-answers.ts';
 import { createEvmRelayer, type EvmRelayer } from '../chain/evm-relayer.ts';
 import { claimLookMs, startChannels, type Channels } from '../x402/channel-setup.ts';
 import { createPgChannelStore, createPgClaimLease } from '../x402/pg-channel-store.ts';
@@ -27,12 +29,12 @@ import { createSvmExactScheme } from '../x402/svm-exact.ts';
 import { createFeePayerWatch, type FeePayerWatch } from '../x402/svm-fee-payer.ts';
 import { MAX_PAYMENT_COMPUTE_UNITS } from '../x402/svm-rules.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
-
-/** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
-const BASE_CHAIN_ID = 8453;
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import type { PaymentExtensions } from './extension-stack.ts';
 import { openPaymentStores, type Storage } from './storage.ts';
+
+/** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
+const BASE_CHAIN_ID = 8453;
 
 /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
 export interface EmbeddedEvm {
@@ -91,6 +93,7 @@ export interface PaymentStackConfig {
       | 'svmCommitment'
       | 'svmMaxPriorityFee'
       | 'settleTimeoutMs'
+      | 'svmEarly'
       | 'facilitatorUrl'
       | 'evmRpcUrl'
       | 'evmRelayerKeyPath'
@@ -108,6 +111,7 @@ export interface PaymentStackConfig {
   /** Supplies the recent blockhash of Solana challenges. */
   readonly blockhashes: Pick<BlockhashCache, 'current'>;
   readonly receipts: ReceiptIssuer;
+  readonly ledger: Pick<Ledger, 'append'>;
   /** Where the replay guard, pending settlements and payment-identifier answers live. */
   readonly storage: Storage;
   /** Replaces the built-in payment processor (null: no payments accepted). */
@@ -127,6 +131,7 @@ export interface PaymentStack {
   readonly channels: Channels | null;
   /** The Solana fee payer's balance and fee spend, for /health (the caller closes it). */
   readonly feePayer: FeePayerWatch;
+  readonly early: EarlyAnswers;
 }
 
 /** The terms of both networks; fails with a ConfigError when a stablecoin is unknown. */
@@ -194,7 +199,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
   };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live, config.extensions?.extensionsFor(e))]));
   const stores = openPaymentStores(config.storage, options);
-  const { replayGuard } = stores;
+  const early = createEarlyAnswers({ limits: options.svmEarly, store: stores.earlyStore, ledger: config.ledger });
   const limits = { maxComputeUnits: MAX_PAYMENT_COMPUTE_UNITS, maxPriorityFeeLamports: options.svmMaxPriorityFee };
   const feePayer = createFeePayerWatch({ address: terms.svm.feePayer, rpc: config.rpc, limits });
   const svm = createSvmExactScheme({
@@ -243,6 +248,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           extensionReceipt: config.extensions?.extensionReceipt,
           challengeFor: (path) => challenges.get(path)!,
           channels,
+          early,
         });
-  return { challenges, replayGuard, processor, channels, feePayer };
+  return { challenges, replayGuard: stores.replayGuard, processor, channels, feePayer, early };
 }

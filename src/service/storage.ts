@@ -14,7 +14,9 @@ import { createPgClient, type PgClient } from '../store/pg-client.ts';
 import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import { openPgKillSwitch } from '../trust/pg-kill-switch.ts';
+import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/early-answer-store.ts';
 import type { PaidAnswerStore } from '../x402/paid-answer-store.ts';
+import { createPgEarlyAnswerStore } from '../x402/pg-early-answer-store.ts';
 import type { PendingSettlements } from '../x402/pending-settlements.ts';
 import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/pg-replay-guard.ts';
 import { createPgPaidAnswerStore } from '../x402/pg-paid-answer-store.ts';
@@ -35,6 +37,8 @@ export interface PaymentStores {
   readonly replayGuard: ReplayGuard;
   readonly pending?: PendingSettlements;
   readonly paidAnswers?: PaidAnswerStore;
+  /** Early answers' outcomes and barred payers, beside the replay record. */
+  readonly earlyStore: EarlyAnswerStore;
 }
 
 /** Opens the storage `config` names: files, or the database with its schema migrated. */
@@ -63,11 +67,13 @@ export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'dat
 /** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
 export function openPaymentStores(storage: Storage, options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'>>): PaymentStores {
   const db = storage.database;
-  if (db === null) return { replayGuard: createReplayGuard({ dir: resolve(options.dataDir, 'replay') }) };
+  const dir = resolve(options.dataDir, 'replay');
+  if (db === null) return { replayGuard: createReplayGuard({ dir }), earlyStore: createEarlyAnswerStore({ dir }) };
   return {
     replayGuard: createPgReplayGuard({ db, claimLeaseMs: options.settleTimeoutMs + CLAIM_LEASE_MARGIN_MS }),
     pending: createPgPendingSettlements({ db }),
     paidAnswers: createPgPaidAnswerStore({ db }),
+    earlyStore: createPgEarlyAnswerStore({ db }),
   };
 }
 

@@ -5,6 +5,7 @@
  * The claim is released unless the payment settled (then the replay record keeps it).
  */
 import { replyForError, ServiceError, type HttpReply } from '../errors.ts';
+import type { EarlySettlement } from './early-settlement.ts';
 import type { ExactScheme, SettleResult } from './exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from './paid-call.ts';
 import { type PaidDelivery, withSettleFailure } from './paid-delivery.ts';
@@ -15,6 +16,8 @@ import { refusalSentence } from './reason-messages.ts';
 import type { ReplayGuard } from './replay-guard.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
+/** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
+const EARLY_EXTRA = Object.freeze({ settlement: 'submitted' });
 
 /** What settling a claimed payment uses; `refuse` answers the route's 402 naming the reason. */
 export interface ClaimedSettlementConfig {
@@ -25,6 +28,8 @@ export interface ClaimedSettlementConfig {
   readonly fault: (what: string, err: unknown) => void;
   /** Where a payment its verification refused is remembered, so its repeats cost no verification. */
   readonly failed?: Pick<FailedPayments, 'remember'>;
+  /** Early answers of cheap calls (early-settlement.ts); absent or null: every call waits for confirmation. */
+  readonly early?: EarlySettlement | null;
 }
 
 /** Settles claimed payments, fresh or pending since an earlier attempt. */
@@ -57,6 +62,8 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
   function pendingRecorder(call: PaidCall, key: string, answer: HttpReply) {
     const recorder = {
       recorded: false,
+      /** The payment is being answered early: its record carries it, for a restart to follow. */
+      early: false,
       record(network: string, payer: string, transaction: string): Promise<void> {
         recorder.recorded = true;
         return pending.record(key, {
@@ -67,6 +74,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
           answer: storableAnswer(answer),
           paid: paidOf(call),
           recordedAt: Date.now(),
+          ...(recorder.early ? { early: { payment: call.payment } } : {}),
         });
       },
     };
@@ -139,7 +147,12 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
             );
           });
       };
-      const settled = await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      const early = await settleEarly(call, scheme, key, { answer, recorder, beforeBroadcast, timing, payer: verified.payer ?? '' });
+      if (early && 'reply' in early) {
+        keepClaim = true;
+        return early.reply;
+      }
+      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
       timing.lap('settle', mark);
       keepClaim = settled.success;
       return await afterSettle(call, key, answer, recorder, settled, timing, verified.payer);
@@ -148,6 +161,34 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     } finally {
       if (!keepClaim) await releaseClaim(key);
     }
+  }
+
+  /**
+   * The early answer, when the scheme reports acceptance and the bounds admit this payer and price:
+   * the 200 once the node took the transaction. Null: not admitted, today's path.
+   */
+  async function settleEarly(
+    call: PaidCall,
+    scheme: ExactScheme,
+    key: string,
+    c: { answer: HttpReply; recorder: Recorder; beforeBroadcast: (tx: string) => Promise<void>; timing: PaidTiming; payer: string },
+  ) {
+    const paid = paidOf(call);
+    const ticket = config.early && scheme.reportsAcceptance ? await config.early.answers.admit(c.payer, paid.priceUsdcUnits) : null;
+    if (!config.early || !ticket) return null;
+    c.recorder.early = true;
+    const mark = performance.now();
+    const run = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
+    const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, async (transaction) => {
+      c.timing.lap('settle', mark);
+      const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
+      const reply = await deliver(key, settled, c.answer, paid, c.timing);
+      await closeRecord(call, key, reply);
+      return reply;
+    });
+    // Not accepted: today's outcome, and its record (if any) is no early answer's.
+    if ('settled' in result) c.recorder.early = false;
+    return result;
   }
 
   /** Gives the claim back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease). */

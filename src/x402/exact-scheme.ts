@@ -32,6 +32,8 @@ export interface SettleResult {
   /** Transaction signature (Solana) or hash (EVM); empty string when nothing was sent. */
   readonly transaction: string;
   readonly network: string;
+  /** Added to the `PAYMENT-RESPONSE` as its `extra` (an early answer says its settlement is only submitted). */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** Where a settlement that was reported `settlement_pending` stands now. */
@@ -49,6 +51,12 @@ export type SettlementStatus =
  */
 export type BeforeBroadcast = (transaction: string) => Promise<void>;
 
+/**
+ * Called by `settle` once the node accepted the transaction (the send returned and its preflight
+ * passed), before the wait for the commitment: the moment an early answer may leave (early-settlement.ts).
+ */
+export type OnAccepted = (transaction: string) => void;
+
 /** One network's exact scheme: verify before answering, settle only after a 200 is ready. */
 export interface ExactScheme {
   /** CAIP-2 network id this scheme serves. */
@@ -63,7 +71,15 @@ export interface ExactScheme {
    */
   replayKey(payment: PaymentPayload): string | null;
   verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
-  settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast): Promise<SettleResult>;
+  settle(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    signal: AbortSignal,
+    beforeBroadcast?: BeforeBroadcast,
+    onAccepted?: OnAccepted,
+  ): Promise<SettleResult>;
+  /** The scheme tells `onAccepted` of a send the node took before its confirmation: early answers are possible. */
+  readonly reportsAcceptance?: boolean;
   /**
    * Checks a settlement that `settle` reported pending (`transaction` is what it returned).
    * Schemes without it never leave a pending settlement behind: the pending answer is final.

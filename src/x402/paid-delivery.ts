@@ -45,6 +45,7 @@ export function paymentResponseHeader(settled: SettleResult, extensions?: Readon
     transaction: settled.transaction,
     network: settled.network,
     payer: settled.payer ?? '',
+    ...(settled.extra ? { extra: settled.extra } : {}),
     ...(extensions ? { extensions } : {}),
   };
   return Buffer.from(JSON.stringify(body)).toString('base64');

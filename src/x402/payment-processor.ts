@@ -18,6 +18,8 @@ import { errorReply, replyForError, type HttpReply } from '../errors.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
 import type { ChannelProcessor } from './channel-processor.ts';
 import { createClaimedSettlement } from './claimed-settlement.ts';
+import type { EarlyAnswers } from './early-answers.ts';
+import { createEarlySettlement } from './early-settlement.ts';
 import type { ExactScheme } from './exact-scheme.ts';
 import { createFailedPayments, type FailedPayments } from './failed-payments.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
@@ -61,6 +63,8 @@ export interface PaymentProcessorConfig {
   readonly channels?: { readonly processor: ChannelProcessor; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
   /** Payments refused by their verification a moment ago (default: a fresh memory). */
   readonly failed?: FailedPayments;
+  /** The bounds of early answers for cheap calls; absent: every call waits for its confirmation. */
+  readonly early?: EarlyAnswers | null;
 }
 
 function reportFault(what: string, err: unknown): void {
@@ -89,7 +93,18 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   }
 
   const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
-  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({ replayGuard: config.replayGuard, pending, deliver, refuse, fault, failed });
+  const early = config.early ? createEarlySettlement({ answers: config.early, pending, fault }) : null;
+  // The early answers a stop left unresolved count against the caps again and are followed to their end.
+  early?.recover((network) => schemes.get(network)).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
+  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({
+    replayGuard: config.replayGuard,
+    pending,
+    deliver,
+    refuse,
+    fault,
+    failed,
+    early,
+  });
 
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
     // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.

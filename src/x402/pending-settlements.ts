@@ -9,6 +9,7 @@
 import { type HttpReply, ServiceError } from '../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
+import type { PaymentPayload } from './x402-types.ts';
 
 /**
  * Default of --payment-records-max: settlement records held at once (pending ones and the 200s
@@ -43,6 +44,8 @@ export interface PendingSettlement {
    * the identical retry of the same payment gets it, with no new charge.
    */
   readonly delivered?: StoredAnswer;
+  /** An early answer (early-settlement.ts): the payment, so a restart can ask the chain where it stands. */
+  readonly early?: { readonly payment: PaymentPayload };
 }
 
 /** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
@@ -53,6 +56,8 @@ export interface PendingSettlements {
   resolve(key: string): Promise<void>;
   /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
+  /** The records of early answers (confirmed or not: the outcome is kept elsewhere), for a restart to settle. */
+  listEarly(): Promise<Array<[string, PendingSettlement]>>;
   /** Bounded stores only: no room for a new settlement (new paid calls are refused, nothing evicted). */
   full?(): boolean;
 }
@@ -108,6 +113,7 @@ export function createPendingSettlements(config: {
       if (!record) throw noRecordToKeep(key);
       await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
     },
+    listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined)),
     size: () => log.size(),
     full: () => log.full(),
   };

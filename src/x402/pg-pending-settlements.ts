@@ -25,6 +25,7 @@ export interface PgPendingSettlementsConfig {
 const GET = 'select record, delivered from pending_settlements where key = $1 and expires_at > $2';
 const RECORD = `insert into pending_settlements (key, record, delivered, expires_at) values ($1, $2::json, null, $3)
   on conflict (key) do update set record = excluded.record, delivered = null, expires_at = excluded.expires_at`;
+const LIST_EARLY = `select key, record, delivered from pending_settlements where record->>'early' is not null and expires_at > $1`;
 const RESOLVE = 'delete from pending_settlements where key = $1';
 const KEEP_DELIVERED = 'update pending_settlements set delivered = $2::json, expires_at = $3 where key = $1 and expires_at > $4 returning 1';
 
@@ -43,6 +44,10 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
       // The delivered answer has its own column: a record is written before anything was delivered.
       const { delivered: _, ...record } = pending;
       await db.query(RECORD, [key, JSON.stringify(record), now() + ttlMs]);
+    },
+    async listEarly() {
+      const rows = await db.query<{ key: string; record: PendingSettlement; delivered: StoredAnswer | null }>(LIST_EARLY, [now()]);
+      return rows.map((r): [string, PendingSettlement] => [r.key, r.delivered ? { ...r.record, delivered: r.delivered } : r.record]);
     },
     async resolve(key) {
       await db.query(RESOLVE, [key]);

@@ -13,7 +13,7 @@ import type { SignatureWatch } from '../chain/signature-watch.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../chain/svm-wire.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { Ed25519Check } from '../trust/ed25519.ts';
-import type { BeforeBroadcast, ExactScheme, SettleResult, VerifyResult } from './exact-scheme.ts';
+import type { BeforeBroadcast, ExactScheme, OnAccepted, SettleResult, VerifyResult } from './exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 import type { SettlementFee } from './svm-fee-payer.ts';
 import { SVM_REASON } from './svm-reasons.ts';
@@ -155,6 +155,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     _requirements: PaymentRequirements,
     signal: AbortSignal,
     beforeBroadcast?: BeforeBroadcast,
+    onAccepted?: OnAccepted,
   ): Promise<SettleResult> {
     const decoded = decodePayload(payment);
     if (!decoded) return { success: false, errorReason: SVM_REASON.couldNotBeDecoded, transaction: '', network: config.network, payer: '' };
@@ -174,7 +175,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       const watched = config.signatures?.watch(transaction) ?? null;
       try {
         const stream = watched ? { watched, live: config.signatures!.live } : null;
-        const result = await sendAndConfirm(signed, { transaction, payer: transfer.payer, stream, fee: settlementFee(tx) });
+        const result = await sendAndConfirm(signed, { transaction, payer: transfer.payer, stream, fee: settlementFee(tx) }, onAccepted);
         outcome = outcomeOf(result);
         return result;
       } finally {
@@ -198,6 +199,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   async function sendAndConfirm(
     signed: Uint8Array,
     sending: { readonly transaction: string; readonly payer: string; readonly stream: ConfirmStream | null; readonly fee: SettlementFee },
+    onAccepted?: OnAccepted,
   ): Promise<SettleResult> {
     const { network } = config;
     const { transaction, payer, stream } = sending;
@@ -221,6 +223,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
       return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
     }
+    onAccepted?.(transaction);
     const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream);
     if (outcome.status === 'failed')
       return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
@@ -239,6 +242,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     },
     verify,
     settle,
+    reportsAcceptance: true,
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
   };
 }

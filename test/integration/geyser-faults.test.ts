@@ -51,6 +51,9 @@ beforeAll(async () => {
     '0',
     '--geyser-stale-ms',
     String(STALE_MS),
+    // Each paid answer waits for its confirmation here (no early answers): that wait is what is faulted.
+    '--svm-early-ceiling',
+    '0',
   ]);
   service = await startService(config, { upstreams: { ...started.upstreams, geyserUrl: relay.url } });
   payer = await fundedPayer(localnet.urls.rpc, 2_000_000);

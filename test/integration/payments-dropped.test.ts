@@ -29,7 +29,8 @@ let evmClient: x402Client;
 let evmPayer = '';
 
 beforeAll(async () => {
-  t = await startTestService();
+  // The confirmed path (a close while the settlement confirms): no early answer for the $0.001 route tested here.
+  t = await startTestService({}, ['--svm-early-ceiling', '0']);
   svmPayer = await fundedPayer(t.localnet!.urls.rpc, 1_000_000);
   const key = generateEvmKey();
   evmPayer = evmAddressOfKey(key);

@@ -44,7 +44,20 @@ afterAll(async () => {
 async function startWith(geyserUrl: string, argv: readonly string[] = []): Promise<RunningService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'geyser-confirm-'));
   dataDirs.push(dataDir);
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...argv]);
+  // Each answer waits for its confirmation here (no early answers), so the counts are read after it.
+  const config = loadConfig({}, [
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--free-rate-per-second',
+    '0',
+    '--svm-early-ceiling',
+    '0',
+    ...argv,
+  ]);
   return startService(config, { upstreams: { ...upstreams, rpcUrl: proxy.url, geyserUrl } });
 }
 

@@ -59,7 +59,9 @@ async function startLossyProxy(target: string): Promise<typeof proxy> {
 }
 
 async function start(dataDir: string, settleTimeoutMs: number): Promise<RunningService> {
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--settle-timeout-ms', String(settleTimeoutMs)]);
+  // The confirmed path (dearer routes, payers past their cap): no early answer for the $0.001 route tested here.
+  const early = ['--svm-early-ceiling', '0'];
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--settle-timeout-ms', String(settleTimeoutMs), ...early]);
   return startService(config, { upstreams: { ...upstreams, rpcUrl: proxy.url } });
 }
 

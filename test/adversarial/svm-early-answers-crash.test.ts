@@ -1,0 +1,138 @@
+/**
+ * kill -9 with early answers in flight (docs/security.md, "Solana early answers"): the real
+ * service as a child process in mainnet mode, against a localnet in this test's process (the chain
+ * outlives the service) behind an RPC that accepts transactions and holds them back
+ * (test/helpers/held-send-rpc.ts). Two payers get early answers; the service is killed before any
+ * of their transactions lands; one payer then drains its token account, and the held transactions
+ * go on to the chain. After the restart on the same data dir, every early answer is confirmed or
+ * recorded failed, each failed receipt has its ledger event, and the payer whose payment failed
+ * is barred from early answers across the restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localnetMainnetArgs } from '../../bench/mainnet-args.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { type HeldSendRpc, startHeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
+import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
+
+const PRICE = 1_000;
+const CALLS_EACH = 5;
+let root: string;
+let net: Localnet;
+let rpc: HeldSendRpc;
+let args: string[];
+let service: ServiceProcess | null = null;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'early-crash-'));
+  net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'early-crash' });
+  rpc = await startHeldSendRpc(net.urls.rpc);
+  const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;
+  const mainnet = localnetMainnetArgs(net, join(root, 'relayer.key'), payTo);
+  args = [...mainnet.map((a) => (a === net.urls.rpc ? rpc.url : a)), '--evm-pay-to', evmAddressOfKey(generateEvmKey())];
+  service = await spawnService(join(root, 'data'), args);
+  const challenge = await fetch(`${service.url}/v1/tipfloor`);
+  const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8'));
+  const feePayer = required.accepts.find((a: { network: string }) => a.network.startsWith('solana:')).extra.feePayer as string;
+  await rpcCall(net.urls.rpc, 'requestAirdrop', [feePayer, 10_000_000_000]);
+}, 240_000);
+
+afterAll(async () => {
+  await killService(service);
+  await rpc?.close();
+  await net?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const health = async (s: ServiceProcess) => (await readJson(fetch(`${s.url}/health`))).earlyAnswers;
+
+async function until<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  for (;;) {
+    const v = await read();
+    if (check(v)) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The payer moves its whole balance away, straight to the chain. */
+async function drain(payer: TestPayer, to: string): Promise<void> {
+  const { value } = await rpcCall<{ value: { blockhash: string } }>(net.urls.rpc, 'getLatestBlockhash', [{ commitment: 'processed' }]);
+  const amount = await tokenBalance(net.urls.rpc, payer.signer.address, net.stablecoinMint);
+  const wire = await buildPaymentTx({
+    payer,
+    feePayer: payer.signer.address,
+    mint: net.stablecoinMint,
+    payTo: to,
+    amount,
+    blockhash: value.blockhash,
+    arrange: ({ transfer }) => [transfer],
+  });
+  await rpcCall(net.urls.rpc, 'sendTransaction', [wire, { encoding: 'base64' }]);
+}
+
+describe('kill -9 with early answers in flight', () => {
+  it('after the restart each is confirmed or recorded failed, with its ledger event, and the failed payer stays barred', async () => {
+    const honest = await fundedPayer(net.urls.rpc, 100 * PRICE);
+    const cheat = await fundedPayer(net.urls.rpc, 100 * PRICE);
+    rpc.holding = true;
+    const answers = await Promise.all(
+      [honest, cheat].flatMap((p) => {
+        const pay = officialSvmFetch(p, { rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint });
+        return Array.from({ length: CALLS_EACH }, async () => {
+          const res = await pay(`${service!.url}/v1/tipfloor`);
+          await res.arrayBuffer();
+          return { payer: p, res };
+        });
+      }),
+    );
+    // Every answer arrived while its transaction was held: all of them early.
+    expect(rpc.passedThrough).toEqual([]);
+    expect(rpc.held).toHaveLength(2 * CALLS_EACH);
+    for (const { res } of answers) {
+      expect(res.status).toBe(200);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).extra).toEqual({ settlement: 'submitted' });
+    }
+    await killService(service);
+    await drain(cheat, honest.signer.address);
+    rpc.holding = false;
+    await rpc.release();
+
+    service = await spawnService(join(root, 'data'), args);
+    const after = await until(
+      () => health(service!),
+      (h) => h.confirmed + h.failed === 2 * CALLS_EACH && h.exposureUnits === 0,
+    );
+    expect(after.failed).toBe(CALLS_EACH);
+    expect(after.failedUnits).toBe(CALLS_EACH * PRICE);
+
+    const log = await readJson(fetch(`${service.url}/ledger?limit=1000`));
+    const byIndex = new Map<number, { receiptSha256?: string }>(log.entries.map((e: { index: number }) => [e.index, e]));
+    const events: string[] = log.entries.filter((e: { event?: string }) => e.event === 'payment.failed-after-answer').map((e: { reason: string }) => e.reason);
+    for (const { payer, res } of answers) {
+      const receipt = JSON.parse(Buffer.from(res.headers.get('x-service-receipt')!, 'base64').toString('utf8'));
+      const sha = byIndex.get(receipt.ledgerIndex)!.receiptSha256!;
+      expect(events.filter((r) => r.includes(sha))).toHaveLength(payer === cheat ? 1 : 0);
+    }
+
+    // The bar outlived the process: the cheat's next call waits for the chain.
+    await rpcCall(net.urls.rpc, 'localnet_fundStablecoin', [cheat.signer.address, 10 * PRICE]);
+    rpc.holding = true;
+    const before = await health(service);
+    const pay = officialSvmFetch(cheat, { rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint });
+    const call = pay(`${service.url}/v1/tipfloor`);
+    await rpc.heldAtLeast(1);
+    expect((await health(service)).answered).toBe(before.answered);
+    rpc.holding = false;
+    await rpc.release();
+    const res = await call;
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).extra).toBeUndefined();
+  }, 600_000);
+});
