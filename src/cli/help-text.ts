@@ -6,7 +6,7 @@ import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
 /** The commands, in the order the help lists them. */
-export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'endpoints', 'help'] as const;
+export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'witness', 'endpoints', 'help'] as const;
 /** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -80,6 +80,22 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: 'write a new key file to pay from (Solana CLI keypair, or a Base 0x key with --evm), mode 0600; prints the address',
     options: [['--evm', 'a Base (EVM) key instead of a Solana keypair']],
     examples: ['x402-intel keygen payer.json', 'x402-intel keygen base.key --evm'],
+  },
+  witness: {
+    usage: 'witness keygen --name <name> --key <file> | witness serve --key <file> --log <vkey> ...',
+    summary: "a transparency-log witness: cosigns a log's checkpoints after checking each extends the last it saw",
+    options: [
+      ['--name <name>', 'keygen: the witness key name, e.g. witness.example.org/w1'],
+      ['--key <file>', 'the witness key file (keygen writes it, mode 0600; serve reads it)'],
+      ['--log <vkey>', "serve: a log's note verifier key, repeatable (its origin is the key's name)"],
+      ['--host <ip>', 'serve: the interface to listen on (default 127.0.0.1)'],
+      ['--port <n>', 'serve: the port (default 8404; 0 picks a free one)'],
+      ['--data-dir <dir>', 'serve: where the latest cosigned size and root of each log are kept (default ./.witness)'],
+    ],
+    examples: [
+      'x402-intel witness keygen --name witness.example.org/w1 --key witness.key',
+      'x402-intel witness serve --key witness.key --log "$(curl -s localhost:8402/trust/pubkey | jq -r .vkey)"',
+    ],
   },
   endpoints: {
     usage: 'endpoints [<path>]',
