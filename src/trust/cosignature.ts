@@ -6,7 +6,7 @@
  * text. A witness's verifier key is a vkey of type 0x04: `<name>+<key ID hex>+base64(0x04 || key)`.
  * Lines and note framing come from signed-note.ts; this file adds only what the cosignature defines.
  */
-import { verifyEd25519Batch } from './ed25519.ts';
+import { type Ed25519Check, verifyEd25519Batch } from './ed25519.ts';
 import { decodeBase64Strict, formatSignatureLine, isValidKeyName, noteKeyId, parseNote } from './signed-note.ts';
 
 /** Signature type byte of timestamped Ed25519 witness cosignatures. */
@@ -68,23 +68,36 @@ export function cosignatureLine(key: CosignerKey, sign: (message: Uint8Array) =>
   return formatSignatureLine({ keyName: key.name, keyId: key.keyId, signature: Buffer.concat([stamp, signature]) });
 }
 
+/** A cosignature line of a known key, read but not yet verified, with the check that verifies it. */
+export interface CosignatureCandidate extends Cosignature {
+  readonly line: string;
+  readonly check: Ed25519Check;
+}
+
 /**
- * The cosignatures in a signed checkpoint (or in bare signature lines after its text) that verify
- * against `keys`: at most one per key; lines of unknown keys are ignored, a known key's line that
- * fails to verify counts for nothing. Note text and lines are adversarial input.
+ * The lines after a checkpoint's text that claim to be cosignatures by `keys`: at most one per key
+ * (the first), lines of unknown keys ignored. Lines and text are adversarial input; the checks are
+ * the caller's to run (in the pool on the service, at once elsewhere).
  */
-export function verifiedCosignatures(noteText: string, lines: readonly string[], keys: readonly CosignerKey[]): Cosignature[] {
-  const parsed = parseNote(`${noteText}\n${lines.map((l) => (l.endsWith('\n') ? l : `${l}\n`)).join('')}`);
-  if (!parsed.ok) return [];
-  const found: Cosignature[] = [];
-  for (const sig of parsed.value.signatures) {
-    const key = keys.find((k) => k.name === sig.keyName && k.keyId === sig.keyId);
-    if (!key || found.some((f) => f.key === key) || sig.signature.length !== TIMESTAMP_BYTES + SIGNATURE_BYTES) continue;
+export function cosignatureCandidates(noteText: string, lines: readonly string[], keys: readonly CosignerKey[]): CosignatureCandidate[] {
+  const found: CosignatureCandidate[] = [];
+  for (const raw of lines) {
+    const line = raw.endsWith('\n') ? raw : `${raw}\n`;
+    const parsed = parseNote(`${noteText}\n${line}`);
+    const sig = parsed.ok && parsed.value.signatures.length === 1 ? parsed.value.signatures[0]! : null;
+    const key = sig && keys.find((k) => k.name === sig.keyName && k.keyId === sig.keyId);
+    if (!sig || !key || found.some((f) => f.key === key) || sig.signature.length !== TIMESTAMP_BYTES + SIGNATURE_BYTES) continue;
     const timestamp = Buffer.from(sig.signature.subarray(0, TIMESTAMP_BYTES)).readBigUInt64BE();
     if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) continue;
     const message = cosignedMessage(noteText, Number(timestamp));
-    const [ok] = verifyEd25519Batch([{ publicKey: key.publicKey, message, signature: sig.signature.subarray(TIMESTAMP_BYTES) }]);
-    if (ok) found.push({ key, timestamp: Number(timestamp) });
+    found.push({ key, timestamp: Number(timestamp), line, check: { publicKey: key.publicKey, message, signature: sig.signature.subarray(TIMESTAMP_BYTES) } });
   }
   return found;
+}
+
+/** The cosignatures among `lines` that verify against `keys` (checked at once, on this thread). */
+export function verifiedCosignatures(noteText: string, lines: readonly string[], keys: readonly CosignerKey[]): CosignatureCandidate[] {
+  const candidates = cosignatureCandidates(noteText, lines, keys);
+  const verdicts = verifyEd25519Batch(candidates.map((c) => c.check));
+  return candidates.filter((_, i) => verdicts[i]);
 }

@@ -29,8 +29,8 @@ export type WitnessAnswer =
 export interface WitnessClientConfig {
   /** The witness's submission prefix (…/add-checkpoint is appended). */
   readonly url: string;
-  /** Keeps the lines that are this witness's valid cosignatures of the note's text. */
-  readonly acceptCosignatures: (lines: readonly string[]) => readonly string[];
+  /** Keeps the lines that are this witness's valid cosignatures of the submitted note. */
+  readonly acceptCosignatures: (lines: readonly string[], note: string) => Promise<readonly string[]>;
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
 }
@@ -65,6 +65,9 @@ export async function submitCheckpoint(config: Readonly<WitnessClientConfig>, s:
   if (text === null) return { kind: 'refused', reason: `HTTP ${res.status} with an unreadable body` };
   if (res.status === 409 && SIZE_RE.test(text)) return { kind: 'conflict', size: Number(text.trim()) };
   if (res.status !== 200) return { kind: 'refused', reason: `HTTP ${res.status}` };
-  const lines = config.acceptCosignatures(text.split('\n').filter((l) => l !== ''));
+  const lines = await config.acceptCosignatures(
+    text.split('\n').filter((l) => l !== ''),
+    s.note,
+  );
   return lines.length > 0 ? { kind: 'cosigned', lines } : { kind: 'refused', reason: 'no cosignature by its key verified' };
 }
