@@ -21,6 +21,8 @@ export interface Config {
   readonly port: number;
   readonly publicUrl: string | null;
   readonly serviceName: string;
+  /** Origin line and note key name of `/checkpoint`; null: derived (http/tlog-routes.ts defaultLogOrigin). */
+  readonly logOrigin: string | null;
   readonly dataDir: string;
   /** PostgreSQL for the shared payment state and kill switch (docs/scaling.md); null: files under dataDir. Secret: never log it. */
   readonly databaseUrl: string | null;
@@ -120,6 +122,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
   const witnesses = (get('witness') ?? '').split(/\s+/).flatMap((entry) => parseWitnessEntry(entry) ?? []);
   const quorum = get('witness-quorum') === null ? witnesses.length : Number(get('witness-quorum'));
   if (quorum > witnesses.length) problems.push(`--witness-quorum (${quorum}) is more than the ${witnesses.length} witness(es) configured`);
+  const origin = get('log-origin');
+  if (origin !== null && /[\s\u0085+]/u.test(origin)) problems.push('--log-origin must not contain spaces or + (it is a signed-note key name)');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = resolve(get('data-dir')!);
@@ -131,6 +135,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     port: Number(get('port')),
     publicUrl: get('public-url')?.replace(/\/+$/, '') ?? null,
     serviceName: get('service-name')!,
+    logOrigin: origin,
     dataDir,
     databaseUrl: get('database-url'),
     keypairPath: keypair ? (isAbsolute(keypair) ? keypair : resolve(keypair)) : resolve(dataDir, 'identity.json'),

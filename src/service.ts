@@ -15,6 +15,7 @@ import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { renderDocuments } from './service/documents.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
 import { createTrustRoutes } from './http/trust-routes.ts';
+import { createTlogRoutes } from './http/tlog-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
 import { createProcessMetrics } from './http/process-metrics.ts';
@@ -159,6 +160,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const admission = createServiceAdmission(config, options.now);
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
 
+  const tlog = createTlogRoutes({ ledger, identity, sign, origin: config.logOrigin, publicUrl: config.publicUrl, serviceName: config.serviceName });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -186,7 +188,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       serviceVersion: SERVICE_VERSION,
       sign,
       methodology: METHODOLOGY,
+      noteKey: tlog.noteKey,
     }),
+    ...tlog.routes,
     ...createPaidRoutes({ baseUrl: () => baseUrl, ...paid }),
   ];
   // MCP tools at POST /mcp (docs/mcp.md): the paid ones through the same processor as the paid routes.
@@ -200,7 +204,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   });
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
-    ...storefront.serve([...routes, mcp.route], [preview]),
+    ...storefront.serve([...routes, mcp.route], [preview, ...tlog.prefixRoutes]),
     trustedProxies: config.trustedProxies,
     feedSockets: config.feedSockets,
     admit: admission.door,

@@ -32,6 +32,8 @@ export interface TrustRoutesConfig {
   readonly sign: SignBytes;
   /** The scoring and data methodology published in `/trust/sir`. */
   readonly methodology: Readonly<Record<string, unknown>>;
+  /** The signed-note key of `/checkpoint` (tlog-routes.ts), added to `/trust/pubkey`. */
+  readonly noteKey?: Readonly<Record<string, string>>;
   readonly now?: () => Date;
 }
 
@@ -205,6 +207,7 @@ export function createTrustRoutes(config: Readonly<TrustRoutesConfig>): Route[] 
     algorithm: 'ed25519',
     encoding: 'base58',
     usage: ['receipt signatures (signature.signedBy)', 'checkpoint signatures', 'Solana fee payer of settled payments'],
+    ...config.noteKey,
   });
   return [
     logRoute('/ledger', config),

@@ -16,6 +16,7 @@ import {
   type Rfc6962InclusionProof,
   type SpecInclusionProof,
 } from './merkle-proof.ts';
+import { readTile, type TileRef } from './tlog-tiles.ts';
 
 /** The durable head of the ledger. */
 export interface LedgerHead {
@@ -40,6 +41,8 @@ export interface LedgerReader {
   proof(index: number, treeSize: number | undefined, format: 'rfc6962'): LedgerAnswer<Rfc6962InclusionProof>;
   proof(index: number, treeSize?: number, format?: HashRule): LedgerAnswer<SpecInclusionProof | Rfc6962InclusionProof>;
   consistency(fromSize: number, toSize?: number, format?: HashRule): LedgerAnswer<ConsistencyProof>;
+  /** A C2SP tile or entry bundle of the RFC 6962 tree (tlog-tiles.ts), or null when the tree is too small for it. */
+  tile(tile: TileRef): Uint8Array | null;
 }
 
 function readText(fd: number, start: number, end: number): string {
@@ -96,5 +99,6 @@ export function createLedgerReader(fd: number, state: Readonly<DurableState>): L
       if (!isCount(fromSize) || fromSize > toSize) return { ok: false, reason: `from must be 0..${toSize}` };
       return { ok: true, value: buildConsistencyProof(format === 'spec' ? state.specTree : state.rfcTree, fromSize, toSize) };
     },
+    tile: (tile) => readTile(state, tile),
   };
 }

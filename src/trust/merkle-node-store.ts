@@ -23,6 +23,8 @@ export interface NodeStore {
   count(level: number): number;
   /** A copy of node (level, index); index must be < count(level). */
   read(level: number, index: number): Uint8Array;
+  /** Nodes [start, start + count) of `level`, concatenated (one positional read for the file store); all must be stored. */
+  readRange(level: number, start: number, count: number): Uint8Array;
   append(level: number, hash: Uint8Array): void;
   /** Writes buffered nodes out (file store); no durability promise. */
   flush(): void;
@@ -58,6 +60,13 @@ function memoryRead(level: MemoryLevel, index: number): Uint8Array {
   return Buffer.from(level.buf.subarray(start, start + HASH_BYTES));
 }
 
+function checkRange(level: number, start: number, count: number, have: number): void {
+  checkLevel(level);
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(count) && start >= 0 && count >= 0 && start + count <= have)) {
+    throw new ServiceError('internal_error', `merkle nodes (${level}, ${start}..+${count}) not stored (level holds ${have})`);
+  }
+}
+
 function checkLevel(level: number): void {
   if (!Number.isInteger(level) || level < 0 || level >= MAX_LEVELS) {
     throw new ServiceError('internal_error', `merkle node level ${level} out of range`);
@@ -82,6 +91,11 @@ export function createMemoryNodeStore(): NodeStore {
       const l = levelAt(level);
       if (!(index >= 0 && index < l.count)) throw missingNode(level, index, l.count);
       return memoryRead(l, index);
+    },
+    readRange(level, start, count) {
+      const l = levelAt(level);
+      checkRange(level, start, count, l.count);
+      return Buffer.from(l.buf.subarray(start * HASH_BYTES, (start + count) * HASH_BYTES));
     },
     append: (level, hash) => memoryAppend(levelAt(level), hash),
     flush: () => undefined,
@@ -129,6 +143,25 @@ function fileLevelRead(level: FileLevel, index: number): Uint8Array {
   return out;
 }
 
+function readAt(fd: number, out: Buffer, position: number): void {
+  let got = 0;
+  while (got < out.length) {
+    const n = readSync(fd, out, got, out.length - got, position + got);
+    if (n === 0) throw new ServiceError('internal_error', `merkle node file ended at byte ${position + got}`);
+    got += n;
+  }
+}
+
+/** Nodes [start, start + count) of a file level: the flushed part in one read, the rest from the write buffer. */
+function fileLevelReadRange(level: FileLevel, start: number, count: number): Uint8Array {
+  const out = Buffer.allocUnsafe(count * HASH_BYTES);
+  const fromFile = Math.max(0, Math.min(start + count, level.flushed) - start);
+  if (fromFile > 0) readAt(level.fd, out.subarray(0, fromFile * HASH_BYTES), start * HASH_BYTES);
+  const pendingStart = Math.max(start, level.flushed) - level.flushed;
+  level.pending.copy(out, fromFile * HASH_BYTES, pendingStart * HASH_BYTES, (pendingStart + count - fromFile) * HASH_BYTES);
+  return out;
+}
+
 /** A node store whose lower levels live in append-only files under `config.dir`. */
 export function createFileNodeStore(config: Readonly<FileNodeStoreConfig>): NodeStore {
   const hotLevelMin = config.hotLevelMin ?? DEFAULT_HOT_LEVEL_MIN;
@@ -160,6 +193,11 @@ export function createFileNodeStore(config: Readonly<FileNodeStoreConfig>): Node
       const have = count(level);
       if (!(index >= 0 && index < have)) throw missingNode(level, index, have);
       return level >= hotLevelMin ? memoryRead(hotAt(level), index) : fileLevelRead(coldAt(level), index);
+    },
+    readRange(level, start, n) {
+      checkRange(level, start, n, count(level));
+      if (level >= hotLevelMin) return Buffer.from(hotAt(level).buf.subarray(start * HASH_BYTES, (start + n) * HASH_BYTES));
+      return fileLevelReadRange(coldAt(level), start, n);
     },
     append(level, hash) {
       checkLevel(level);

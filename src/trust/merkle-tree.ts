@@ -33,6 +33,11 @@ export interface MerkleTree {
   append(data: Uint8Array): number;
   /** The leaf hash stored at `index`. */
   leafHash(index: number): Uint8Array;
+  /**
+   * Stored perfect-subtree roots [start, start + count) of `level` (node i covers leaves
+   * [i·2^level, (i+1)·2^level)), concatenated: the hashes of a C2SP tile, read without hashing.
+   */
+  nodes(level: number, start: number, count: number): Uint8Array;
   /** MTH of the first `treeSize` leaves (default: all). */
   root(treeSize?: number): Uint8Array;
   /** RFC 6962 PATH(index, D[treeSize]), bottom-up, with the side of each sibling. */
@@ -142,6 +147,7 @@ export function createMerkleTree(config: Readonly<MerkleTreeConfig>): MerkleTree
       if (!Number.isSafeInteger(index) || index < 0 || index >= size) throw badSize(`leaf ${index} outside 0..${size - 1}`);
       return store.read(0, index);
     },
+    nodes: (level, start, count) => store.readRange(level, start, count),
     root(treeSize = size) {
       checkSize(treeSize);
       if (treeSize === 0) return hasher.empty();
