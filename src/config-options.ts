@@ -3,7 +3,19 @@
  * prints and what docs/configuration.md#options is generated from; config.ts reads and checks it.
  */
 
-export type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment' | 'count' | 'ip-list' | 'database-url' | 'witness-list';
+export type Kind =
+  | 'string'
+  | 'port'
+  | 'int'
+  | 'url'
+  | 'svm-address'
+  | 'evm-address'
+  | 'bool'
+  | 'commitment'
+  | 'count'
+  | 'ip-list'
+  | 'database-url'
+  | 'witness-list';
 
 export interface OptionSpec {
   readonly flag: string;

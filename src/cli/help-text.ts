@@ -48,10 +48,19 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     examples: ['x402-intel preview /v1/epoch', `x402-intel preview /v1/smri --mint ${BONK}`],
   },
   'verify-receipt': {
-    usage: 'verify-receipt <receipt-file> [--body <file>]',
-    summary: "check a receipt's signature, its body and its entry in the service's signed ledger",
-    options: [['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'], URL_OPTION],
-    examples: ['x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json', 'x402-intel verify-receipt receipt.b64 --body body.json'],
+    usage: 'verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>]]',
+    summary: "check a receipt's signature, its body and its entry in the service's signed ledger (online, or offline with --policy)",
+    options: [
+      ['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'],
+      ['--policy <file>', 'check offline against this policy (log key, witness keys, quorum; JSON, see docs/trust-and-proofs.md)'],
+      ['--proof <file>', 'with --policy: the tlog-proof (default: the .tlog-proof saved next to the receipt)'],
+      URL_OPTION,
+    ],
+    examples: [
+      'x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json',
+      'x402-intel verify-receipt receipt.b64 --body body.json',
+      'x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json --policy policy.json',
+    ],
   },
   'verify-proof': {
     usage: 'verify-proof <ledger-index>',

@@ -40,7 +40,8 @@ export function createTlogProofRoute(config: Readonly<TlogProofRouteConfig>): Ro
       if (!q.ok) return q.reply;
       const index = intParam(q.params, 'index', { min: 0, max: Number.MAX_SAFE_INTEGER });
       if (!index.ok) return index.reply;
-      if (index.value >= config.ledger.head().treeSize) return errorReply({ error: 'not_found', param: 'index', message: `no ledger entry ${index.value} yet` });
+      if (index.value >= config.ledger.head().treeSize)
+        return errorReply({ error: 'not_found', param: 'index', message: `no ledger entry ${index.value} yet` });
       const checkpoint = await checkpointFor(config, index.value);
       if (checkpoint === null)
         return errorReply(
@@ -49,7 +50,8 @@ export function createTlogProofRoute(config: Readonly<TlogProofRouteConfig>): Ro
         );
       const proof = config.ledger.proof(index.value, checkpoint.size, 'rfc6962');
       const entry = config.ledger.entry(index.value);
-      if (!proof.ok || entry === null) return errorReply({ error: 'not_found', param: 'index', message: `no ledger entry ${index.value} under the checkpoint` });
+      if (!proof.ok || entry === null)
+        return errorReply({ error: 'not_found', param: 'index', message: `no ledger entry ${index.value} under the checkpoint` });
       const body = formatTlogProof({
         index: index.value,
         extra: Buffer.from(JSON.stringify(entry), 'utf8'),

@@ -32,6 +32,8 @@ export interface TlogRoutesConfig {
   readonly origin: string | null;
   readonly publicUrl: string | null;
   readonly serviceName: string;
+  /** With witnesses: the cosigned checkpoint `/checkpoint` serves (null until one was submitted: the head's then). */
+  readonly witnessed?: { servedNote(): string | null } | null;
 }
 
 /** The routes, and the note key fields `/trust/pubkey` publishes. */
@@ -39,6 +41,8 @@ export interface TlogRoutes {
   readonly routes: Route[];
   readonly prefixRoutes: Route[];
   readonly noteKey: Readonly<Record<string, string>>;
+  /** The signed checkpoint of the current head (the one `/checkpoint` serves without witnesses), signed once per size. */
+  readonly signHead: () => Promise<{ readonly size: number; readonly note: string }>;
 }
 
 /**
@@ -51,25 +55,32 @@ export function defaultLogOrigin(publicUrl: string | null, serviceName: string, 
   return raw.replace(/[\s\u0085+]/gu, '-');
 }
 
-function checkpointRoute(config: Readonly<TlogRoutesConfig>, origin: string): Route {
+/** Signs the head's checkpoint once per tree size (Ed25519 is deterministic: re-signing would give the same bytes). */
+function headSigner(config: Readonly<TlogRoutesConfig>, origin: string): TlogRoutes['signHead'] {
   const signer: NoteSigner = { keyName: origin, publicKey: config.identity.publicKeyBytes, sign: config.sign };
-  // One signature per tree size (Ed25519 is deterministic: re-signing would give the same bytes).
   let cached: { size: number; note: Promise<string> } | null = null;
+  return async () => {
+    const head = config.ledger.head();
+    if (cached?.size !== head.treeSize) {
+      const rootHash = Buffer.from(head.merkleRootRfc6962, 'hex');
+      const note = signCheckpoint({ origin, treeSize: head.treeSize, rootHash, extensions: [] }, [signer]);
+      cached = { size: head.treeSize, note };
+      // A failed signing must not stay cached: the next request tries again.
+      note.catch(() => {
+        if (cached?.note === note) cached = null;
+      });
+    }
+    const { size, note } = cached;
+    return { size, note: await note };
+  };
+}
+
+function checkpointRoute(config: Readonly<TlogRoutesConfig>, signHead: TlogRoutes['signHead']): Route {
   return {
     method: 'GET',
     path: '/checkpoint',
     async handler() {
-      const head = config.ledger.head();
-      if (cached?.size !== head.treeSize) {
-        const rootHash = Buffer.from(head.merkleRootRfc6962, 'hex');
-        const note = signCheckpoint({ origin, treeSize: head.treeSize, rootHash, extensions: [] }, [signer]);
-        cached = { size: head.treeSize, note };
-        // A failed signing must not stay cached: the next request tries again.
-        note.catch(() => {
-          if (cached?.note === note) cached = null;
-        });
-      }
-      const body = await cached.note;
+      const body = config.witnessed?.servedNote() ?? (await signHead()).note;
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body };
     },
   };
@@ -93,8 +104,10 @@ export function createTlogRoutes(config: Readonly<TlogRoutesConfig>): TlogRoutes
   const origin = config.origin ?? defaultLogOrigin(config.publicUrl, config.serviceName, config.identity.publicKey);
   if (!isValidKeyName(origin)) throw new ConfigError([`the log origin ${JSON.stringify(origin)} is not a valid note key name (see --log-origin)`]);
   const tiles: Route = { method: 'GET', path: TILE_PREFIX, handler: (req) => tileReply(config, req.path) };
+  const signHead = headSigner(config, origin);
   return {
-    routes: [parameterless(checkpointRoute(config, origin))],
+    signHead,
+    routes: [parameterless(checkpointRoute(config, signHead))],
     prefixRoutes: [parameterless(tiles)],
     noteKey: { logOrigin: origin, noteKeyName: origin, noteVerifierKey: encodeVerifierKey(origin, config.identity.publicKeyBytes) },
   };

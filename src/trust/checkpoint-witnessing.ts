@@ -109,7 +109,7 @@ export function createCheckpointWitnessing(config: Readonly<CheckpointWitnessing
       const answer = await submitCheckpoint(w, { oldSize, proof, note: cp.note }, abort.signal);
       if (answer.kind === 'cosigned') {
         Object.assign(view, { known: cp.size, cosigned: cp.size, at: now().toISOString(), error: null });
-        cosignatures.set(w.name, answer.lines.join('\n') + '\n');
+        cosignatures.set(w.name, answer.lines.join(''));
         return;
       }
       if (answer.kind === 'refused' || conflicts === MAX_CONFLICTS) {

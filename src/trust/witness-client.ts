@@ -22,6 +22,7 @@ export interface Submission {
 
 /** What a witness answered. */
 export type WitnessAnswer =
+  /** The witness's cosignature lines that verified, each ending in a newline. */
   | { readonly kind: 'cosigned'; readonly lines: readonly string[] }
   | { readonly kind: 'conflict'; readonly size: number }
   | { readonly kind: 'refused'; readonly reason: string };
