@@ -122,6 +122,7 @@ export function createCheckpointWitnessing(config: Readonly<CheckpointWitnessing
   }
 
   async function round(): Promise<void> {
+    if (abort.signal.aborted) return;
     const cp = await config.signHead();
     if (latest?.size !== cp.size) latest = { size: cp.size, note: cp.note, cosignatures: new Map() };
     const current = latest;

@@ -29,7 +29,13 @@ let witnesses: RunningWitness[];
 const running = new Set<RunningService>();
 
 const start = async (dataDir: string, quorum?: number) => {
-  const s = await startWitnessedService({ upstreams: localnet.upstreams, dataDir, keypairPath: identity.keypairPath, witnesses, ...(quorum === undefined ? {} : { quorum }) });
+  const s = await startWitnessedService({
+    upstreams: localnet.upstreams,
+    dataDir,
+    keypairPath: identity.keypairPath,
+    witnesses,
+    ...(quorum === undefined ? {} : { quorum }),
+  });
   running.add(s);
   return s;
 };
@@ -103,7 +109,13 @@ describe('a forked log', () => {
       // Two checkpoints of size 4, both signed by the log's key, with different roots: a fork.
       expect(Buffer.from(checkpointOf(forkNote).rootHash).equals(Buffer.from(checkpointOf(honestNote).rootHash))).toBe(false);
       const forkText = parseNote(forkNote);
-      expect(forkText.ok && forkNote.slice(forkText.value.text.length + 1).split('\n').filter(Boolean).length).toBe(1);
+      expect(
+        forkText.ok &&
+          forkNote
+            .slice(forkText.value.text.length + 1)
+            .split('\n')
+            .filter(Boolean).length,
+      ).toBe(1);
       for (const w of witnesses) {
         const same = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: addCheckpointBody({ oldSize: 4, proof: [], note: forkNote }) });
         expect([same.status, same.headers.get('content-type'), await same.text()]).toEqual([409, 'text/x.tlog.size', '4\n']);
@@ -125,9 +137,14 @@ describe('a forked log', () => {
       const verify = await runCliIn(work, ['verify-receipt', doc.receipt.file, '--policy', 'policy.json', '--json']);
       expect(verify.code).toBe(1);
       const failed = JSON.parse(verify.stdout).checks.filter((c: { ok: boolean }) => !c.ok);
-      expect(failed.map((c: { name: string; detail: string }) => [c.name, c.detail])).toEqual([["cosigned by at least 2 of the policy's 2 witness(es)", '0: none']]);
+      expect(failed.map((c: { name: string; detail: string }) => [c.name, c.detail])).toEqual([
+        ["cosigned by at least 2 of the policy's 2 witness(es)", '0: none'],
+      ]);
       // The first history's cosignatures copied onto the fork's proof count for nothing.
-      const honestLines = honestNote.slice(parseNote(honestNote).ok ? honestNote.lastIndexOf('\n\n') + 2 : 0).split('\n').filter((l) => l.includes('witness.test/'));
+      const honestLines = honestNote
+        .slice(parseNote(honestNote).ok ? honestNote.lastIndexOf('\n\n') + 2 : 0)
+        .split('\n')
+        .filter((l) => l.includes('witness.test/'));
       expect(honestLines).toHaveLength(2);
       const spliced = `${readFileSync(doc.receipt.tlogProofFile, 'utf8')}${honestLines.map((l) => `${l}\n`).join('')}`;
       writeFileSync(join(work, 'spliced.tlog-proof'), spliced);
