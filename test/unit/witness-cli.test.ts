@@ -56,13 +56,13 @@ describe('x402-intel witness', () => {
 
   it('answers POST /add-checkpoint only; other paths, methods and oversized bodies get JSON errors', async () => {
     const other = await fetch(`${witness.url}/checkpoint`);
-    expect([other.status, (await other.json()).error]).toEqual([404, 'not_found']);
+    expect([other.status, ((await other.json()) as { error: string }).error]).toEqual([404, 'not_found']);
     const get = await fetch(`${witness.url}/add-checkpoint`);
-    expect([get.status, (await get.json()).error]).toEqual([405, 'method_not_allowed']);
+    expect([get.status, ((await get.json()) as { error: string }).error]).toEqual([405, 'method_not_allowed']);
     const big = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: 'x'.repeat(MAX_ADD_CHECKPOINT_BYTES + 1) });
-    expect([big.status, (await big.json()).error]).toEqual([413, 'payload_too_large']);
+    expect([big.status, ((await big.json()) as { error: string }).error]).toEqual([413, 'payload_too_large']);
     const junk = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: 'old 0\n' });
-    expect([junk.status, (await junk.json()).error]).toEqual([400, 'invalid_request']);
+    expect([junk.status, ((await junk.json()) as { error: string }).error]).toEqual([400, 'invalid_request']);
     log.append('a');
     const ok = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: `old 0\n\n${await log.checkpoint()}` });
     expect([ok.status, (await ok.text()).startsWith('\u2014 witness.test/cli ')]).toEqual([200, true]);
