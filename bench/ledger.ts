@@ -151,7 +151,8 @@ function closeTrees(...trees: MerkleTree[]): void {
 }
 
 /** Writes a valid chained WAL of `n` entries directly (what n durable appends would leave). */
-function writeWal(dir: string, n: number): number {
+/** Writes a valid n-entry WAL straight to `dir` (sealed lines, no fsync per entry); returns its bytes. */
+export function writeWal(dir: string, n: number): number {
   mkdirSync(dir, { recursive: true });
   const fd = openSync(join(dir, WAL_FILE_NAME), 'w');
   let prevHash = GENESIS_PREV_HASH;

@@ -18,6 +18,7 @@ import { benchGeyserCaches } from './geyser-caches.ts';
 import { benchHttpChallengeProfiled, type Target } from './http-challenge.ts';
 import { benchIdleMemory } from './idle-memory.ts';
 import { benchLedger } from './ledger.ts';
+import { benchTlogTiles } from './tlog-tiles.ts';
 import { benchTokenAnalysis } from './token-analysis.ts';
 import { benchMarket } from './market.ts';
 import { benchMcp } from './mcp.ts';
@@ -80,6 +81,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   'idle-memory': () => benchIdleMemory(),
   'geyser-caches': () => benchGeyserCaches(),
   'token-analysis': () => benchTokenAnalysis(),
+  'tlog-tiles': () => benchTlogTiles(values.seconds ? { seconds: Number(values.seconds) } : {}),
   market: () => benchMarket(),
   mcp: () => benchMcp(),
   'paid-calls': () => benchPaidCalls(),
@@ -135,6 +137,7 @@ const SUITE_STEPS: readonly SuiteStep[] = [
     'market',
     'mcp',
     'geyser-caches',
+    'tlog-tiles',
   ].map((name) => ({
     name,
     run: () => BENCHES[name]!(),

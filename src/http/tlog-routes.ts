@@ -8,8 +8,8 @@
  */
 import { ConfigError, errorReply, type HttpReply } from '../errors.ts';
 import type { LedgerReader } from '../trust/ledger-reader.ts';
+import { type CheckpointNoteSigner, createCheckpointNoteSigner } from '../trust/checkpoint-note-signer.ts';
 import { encodeVerifierKey, isValidKeyName, type NoteSigner } from '../trust/signed-note.ts';
-import { signCheckpoint } from '../trust/tlog-checkpoint.ts';
 import { parseTilePath, TILE_WIDTH } from '../trust/tlog-tiles.ts';
 import type { Route } from './route.ts';
 import { parameterless } from './trust-query.ts';
@@ -38,11 +38,11 @@ export interface TlogRoutesConfig {
 
 /** The routes, and the note key fields `/trust/pubkey` publishes. */
 export interface TlogRoutes {
+  /** The signed checkpoint `/checkpoint` serves, for anything else that needs it. */
+  readonly checkpoints: CheckpointNoteSigner;
   readonly routes: Route[];
   readonly prefixRoutes: Route[];
   readonly noteKey: Readonly<Record<string, string>>;
-  /** The signed checkpoint of the current head (the one `/checkpoint` serves without witnesses), signed once per size. */
-  readonly signHead: () => Promise<{ readonly size: number; readonly note: string }>;
 }
 
 /**
@@ -55,32 +55,12 @@ export function defaultLogOrigin(publicUrl: string | null, serviceName: string, 
   return raw.replace(/[\s\u0085+]/gu, '-');
 }
 
-/** Signs the head's checkpoint once per tree size (Ed25519 is deterministic: re-signing would give the same bytes). */
-function headSigner(config: Readonly<TlogRoutesConfig>, origin: string): TlogRoutes['signHead'] {
-  const signer: NoteSigner = { keyName: origin, publicKey: config.identity.publicKeyBytes, sign: config.sign };
-  let cached: { size: number; note: Promise<string> } | null = null;
-  return async () => {
-    const head = config.ledger.head();
-    if (cached?.size !== head.treeSize) {
-      const rootHash = Buffer.from(head.merkleRootRfc6962, 'hex');
-      const note = signCheckpoint({ origin, treeSize: head.treeSize, rootHash, extensions: [] }, [signer]);
-      cached = { size: head.treeSize, note };
-      // A failed signing must not stay cached: the next request tries again.
-      note.catch(() => {
-        if (cached?.note === note) cached = null;
-      });
-    }
-    const { size, note } = cached;
-    return { size, note: await note };
-  };
-}
-
-function checkpointRoute(config: Readonly<TlogRoutesConfig>, signHead: TlogRoutes['signHead']): Route {
+function checkpointRoute(checkpoints: CheckpointNoteSigner, witnessed: TlogRoutesConfig['witnessed']): Route {
   return {
     method: 'GET',
     path: '/checkpoint',
     async handler() {
-      const body = config.witnessed?.servedNote() ?? (await signHead()).note;
+      const body = witnessed?.servedNote() ?? (await checkpoints.current()).note;
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body };
     },
   };
@@ -103,11 +83,11 @@ function tileReply(config: Readonly<TlogRoutesConfig>, path: string): HttpReply 
 export function createTlogRoutes(config: Readonly<TlogRoutesConfig>): TlogRoutes {
   const origin = config.origin ?? defaultLogOrigin(config.publicUrl, config.serviceName, config.identity.publicKey);
   if (!isValidKeyName(origin)) throw new ConfigError([`the log origin ${JSON.stringify(origin)} is not a valid note key name (see --log-origin)`]);
+  const checkpoints = createCheckpointNoteSigner({ ledger: config.ledger, origin, publicKey: config.identity.publicKeyBytes, sign: config.sign });
   const tiles: Route = { method: 'GET', path: TILE_PREFIX, handler: (req) => tileReply(config, req.path) };
-  const signHead = headSigner(config, origin);
   return {
-    signHead,
-    routes: [parameterless(checkpointRoute(config, signHead))],
+    checkpoints,
+    routes: [parameterless(checkpointRoute(checkpoints, config.witnessed))],
     prefixRoutes: [parameterless(tiles)],
     noteKey: { logOrigin: origin, noteKeyName: origin, noteVerifierKey: encodeVerifierKey(origin, config.identity.publicKeyBytes) },
   };

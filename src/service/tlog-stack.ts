@@ -47,8 +47,8 @@ export function createTlogStack(config: Readonly<TlogStackConfig>): TlogStack {
     serviceName: options.serviceName,
     witnessed: { servedNote: () => witnessing?.servedNote() ?? null },
   });
-  witnessing = createWitnessStack({ options, ledger, pool: config.pool, signHead: tlog.signHead });
-  const proofRoute = createTlogProofRoute({ ledger, witnessed: witnessing, signHead: tlog.signHead });
+  witnessing = createWitnessStack({ options, ledger, pool: config.pool, signHead: () => tlog.checkpoints.current() });
+  const proofRoute = createTlogProofRoute({ ledger, witnessed: witnessing, signHead: () => tlog.checkpoints.current() });
   const trust = createTrustRoutes({
     ...config.trustDocs,
     ledger,

@@ -9,15 +9,11 @@
  * with the cosignature lines it got. A restart submits the current checkpoint again with old size
  * 0; each witness's 409 tells its size, so nothing needs to be stored here.
  */
+import type { CheckpointNote } from './checkpoint-note-signer.ts';
 import type { Ledger } from './ledger.ts';
 import { submitCheckpoint, type WitnessClientConfig } from './witness-client.ts';
 
-/** A signed checkpoint note of the ledger's current head. */
-export interface CheckpointNote {
-  readonly size: number;
-  /** The whole note: text, empty line, the log's signature line(s). */
-  readonly note: string;
-}
+export type { CheckpointNote };
 
 /** One configured witness. */
 export interface WitnessEndpoint extends WitnessClientConfig {

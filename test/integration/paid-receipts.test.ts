@@ -16,6 +16,8 @@ import { runCliProcess } from '../helpers/cli-process.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
+import { decodeVerifierKey } from '../../src/trust/signed-note.ts';
+import { openCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
 
 const paid = usePaidService();
 
@@ -83,6 +85,28 @@ describe('receipts of real paid calls', () => {
     );
     expect(verdict.valid).toBe(true);
   });
+
+  it('a paid call lands in the tiled log: /checkpoint opens with the published vkey, its entry bundle holds the entry', async () => {
+    const res = await paid.pay('/v1/epoch');
+    expect(res.status).toBe(200);
+    const receipt = JSON.parse(Buffer.from(res.headers.get('x-service-receipt')!, 'base64').toString());
+    const pub = await readJson(fetch(`${paid.url}/trust/pubkey`));
+    // No --public-url and no --log-origin: the origin is the service name and the identity key.
+    expect(pub.logOrigin).toBe(`solana-x402-intel/${pub.publicKey}`);
+    const key = decodeVerifierKey(pub.noteVerifierKey);
+    if (!key.ok) throw new Error(key.reason);
+    const opened = openCheckpoint(await (await fetch(`${paid.url}/checkpoint`)).text(), key.value, pub.logOrigin);
+    if (!opened.ok) throw new Error(opened.reason);
+    const { treeSize } = opened.value.checkpoint;
+    expect(treeSize).toBeGreaterThan(receipt.ledgerIndex);
+    const n = Math.floor(receipt.ledgerIndex / 256);
+    const width = Math.min(256, treeSize - n * 256);
+    const bundle = Buffer.from(await (await fetch(`${paid.url}/tile/entries/${String(n).padStart(3, '0')}${width < 256 ? `.p/${width}` : ''}`)).arrayBuffer());
+    const at = (receipt.ledgerIndex % 256) * 34;
+    const entry = (await readJson(fetch(`${paid.url}/trust/proof?index=${receipt.ledgerIndex}&format=rfc6962`))).entry;
+    expect(bundle.subarray(at + 2, at + 34).toString('hex')).toBe(entry.entrySha256);
+    expect(entry.receiptSha256).toBe(sha256(JSON.stringify((({ signature: _s, ...u }) => u)(receipt))).toString('hex'));
+  }, 120_000);
 
   it('x402-intel verify-receipt (a child process, as a user runs it) proves the answer was signed and logged, and refuses tampered ones', async () => {
     const res = await paid.pay('/v1/epoch?rate=primary');

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
@@ -21,6 +22,7 @@ import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
 import { RFC6962_HASHER } from '../../src/trust/merkle-hash.ts';
 import { decodeVerifierKey } from '../../src/trust/signed-note.ts';
 import { openCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
+import { FUZZ_SEED } from '../helpers/fuzz-arbitraries.ts';
 import { buildGoVerifier, runGoVerifier } from '../helpers/go-tlog.ts';
 import { readJson } from '../helpers/read-json.ts';
 
@@ -42,7 +44,7 @@ async function appendUpTo(size: number): Promise<void> {
 const get = (path: string) => fetch(`${url}${path}`);
 const bytesOf = async (path: string) => Buffer.from(await (await get(path)).arrayBuffer());
 
-beforeAll(async () => {
+async function start(): Promise<void> {
   identity = loadOrCreateIdentity(join(dir, 'identity.json'));
   ledger = await createLedger({ dir: join(dir, 'ledger') });
   const sign = (m: Uint8Array) => signEd25519(identity.secretKey, m);
@@ -59,7 +61,9 @@ beforeAll(async () => {
   });
   server = createHttpServer({ routes: [...trust, ...tlog.routes], prefixRoutes: tlog.prefixRoutes });
   url = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
-});
+}
+
+beforeAll(start);
 afterAll(async () => {
   await server?.close();
   await ledger?.close();
@@ -67,7 +71,7 @@ afterAll(async () => {
 });
 
 async function logKey() {
-  const pub = await readJson<Record<string, string>>(await get('/trust/pubkey'));
+  const pub = await readJson(await get('/trust/pubkey'));
   const key = decodeVerifierKey(pub.noteVerifierKey!);
   if (!key.ok) throw new Error(key.reason);
   return { pub, key: key.value };
@@ -84,7 +88,7 @@ describe('GET /checkpoint', () => {
     const text = await res.text();
     const opened = openCheckpoint(text, key, ORIGIN);
     if (!opened.ok) throw new Error(opened.reason);
-    const json = await readJson<{ treeSize: number; rootHash: { rfc6962: string } }>(await get('/trust/checkpoint'));
+    const json = await readJson(await get('/trust/checkpoint'));
     expect(opened.value.checkpoint.treeSize).toBe(21);
     expect(Buffer.from(opened.value.checkpoint.rootHash).toString('hex')).toBe(json.rootHash.rfc6962);
     // Checked again with tweetnacl alone: the signature is over the note text, after a 4-byte key ID.
@@ -97,7 +101,7 @@ describe('GET /checkpoint', () => {
   it('refuses a query', async () => {
     const res = await get('/checkpoint?size=3');
     expect(res.status).toBe(400);
-    expect((await readJson<{ error: string }>(res)).error).toBe('unknown_parameter');
+    expect((await readJson(res)).error).toBe('unknown_parameter');
   });
 });
 
@@ -112,7 +116,7 @@ describe('GET /tile/...', () => {
     const tile = Buffer.from(await res.arrayBuffer());
     expect(tile.length).toBe(256 * 32);
     for (const i of [0, 5, 255]) {
-      const proof = await readJson<{ leafHash: string }>(await get(`/trust/proof?index=${i}&format=rfc6962`));
+      const proof = await readJson(await get(`/trust/proof?index=${i}&format=rfc6962`));
       expect(tile.subarray(i * 32, (i + 1) * 32).toString('hex')).toBe(proof.leafHash);
     }
   });
@@ -123,13 +127,13 @@ describe('GET /tile/...', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=60');
     expect((await res.arrayBuffer()).byteLength).toBe(40 * 32);
     const level1 = await bytesOf('/tile/1/000.p/1');
-    const consistency = await readJson<{ toRoot: string }>(await get('/trust/consistency?from=0&to=256'));
+    const consistency = await readJson(await get('/trust/consistency?from=0&to=256'));
     expect(level1.toString('hex')).toBe(consistency.toRoot);
   });
 
   it('serves entry bundles whose entries are the raw entrySha256 each leaf hashes', async () => {
     const bundle = await bytesOf('/tile/entries/001.p/40');
-    const log = await readJson<{ entries: Array<{ index: number; entrySha256: string }> }>(await get('/ledger?limit=40'));
+    const log = (await readJson(get('/ledger?limit=40'))) as { entries: Array<{ index: number; entrySha256: string }> };
     expect(bundle.length).toBe(40 * 34);
     log.entries.forEach((e, i) => {
       expect(bundle.readUInt16BE(i * 34)).toBe(32);
@@ -143,7 +147,7 @@ describe('GET /tile/...', () => {
     for (const path of ['/tile/0/001', '/tile/0/001.p/41', '/tile/entries/002.p/1', '/tile/1/000', '/tile/2/000.p/1', '/tile/63/000']) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
-      expect((await readJson<{ error: string }>(res)).error).toBe('not_found');
+      expect((await readJson(res)).error).toBe('not_found');
     }
     for (const path of [
       '/tile/',
@@ -157,9 +161,25 @@ describe('GET /tile/...', () => {
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(400);
-      const body = await readJson<{ error: string; message: string }>(res);
+      const body = await readJson(res);
       expect(body.error, path).toMatch(/^(invalid_parameter|unknown_parameter)$/);
     }
+    expect((await get('/tile/0/000')).status).toBe(200);
+  });
+});
+
+describe('tile paths from anyone', () => {
+  it('never answer 5xx: anything but a tile in the tree is a 4xx JSON error, and the server stays up', async () => {
+    const segment = fc.oneof(fc.constantFrom('x001', '000', '001.p', '255', 'entries', '..', '%00', 'x000', '1', ''), fc.string({ maxLength: 12 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { maxLength: 8 }), async (parts) => {
+        const res = await get(`/tile/${parts.map((p) => encodeURIComponent(p)).join('/')}`);
+        const body = Buffer.from(await res.arrayBuffer());
+        expect(res.status).toBeLessThan(500);
+        if (res.status !== 200) expect(JSON.parse(body.toString()).error).toMatch(/^(invalid_parameter|not_found|unknown_parameter)$/);
+      }),
+      { seed: FUZZ_SEED, numRuns: 300 },
+    );
     expect((await get('/tile/0/000')).status).toBe(200);
   });
 });
@@ -183,13 +203,11 @@ describe("Go's sumdb note and tlog packages", () => {
     if (!go.ok) throw new Error(go.stderr);
     const r = go.report;
     expect(r).toMatchObject({ origin: ORIGIN, oldSize: 300, newSize: 549, entriesChecked: 549 });
-    const consistency = await readJson<{ fromRoot: string; toRoot: string; proof: string[] }>(await get('/trust/consistency?from=300&to=549'));
+    const consistency = await readJson(await get('/trust/consistency?from=300&to=549'));
     expect([r.oldRoot, r.newRoot]).toEqual([consistency.fromRoot, consistency.toRoot]);
     expect(r.consistency).toEqual(consistency.proof);
     for (const inc of r.inclusion) {
-      const ours = await readJson<{ entrySha256: string; leafHash: string; auditPath: string[] }>(
-        await get(`/trust/proof?index=${inc.index}&treeSize=549&format=rfc6962`),
-      );
+      const ours = await readJson(await get(`/trust/proof?index=${inc.index}&treeSize=549&format=rfc6962`));
       expect(inc, `entry ${inc.index}`).toEqual({ index: inc.index, entry: ours.entrySha256, leafHash: ours.leafHash, proof: ours.auditPath });
     }
   });
@@ -207,5 +225,18 @@ describe("Go's sumdb note and tlog packages", () => {
     const { pub } = await logKey();
     const go = await runGoVerifier(goBinary, { url, vkey: pub.noteVerifierKey!, oldFile: file, newFile: file, indexes: [0] });
     expect(go.ok).toBe(false);
+  });
+});
+
+describe('after a restart', () => {
+  it('serves the same checkpoint, tiles and bundles (node files rebuilt from the WAL)', async () => {
+    const paths = ['/checkpoint', '/tile/0/000', '/tile/0/002.p/37', '/tile/1/000.p/2', '/tile/entries/001', '/tile/entries/002.p/37'];
+    const before = await Promise.all(paths.map(bytesOf));
+    await server.close();
+    await ledger.close();
+    await start();
+    const after = await Promise.all(paths.map(bytesOf));
+    for (const [i, p] of paths.entries()) expect(after[i]!.equals(before[i]!), p).toBe(true);
+    expect(before[0]!.toString().split('\n')[1]).toBe('549');
   });
 });

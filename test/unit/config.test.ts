@@ -88,6 +88,13 @@ describe('loadConfig', () => {
     expect(p.length).toBeGreaterThanOrEqual(6);
   });
 
+  it('takes a log origin that can be a note key name, and none by default', () => {
+    expect(loadConfig({}, []).logOrigin).toBeNull();
+    expect(loadConfig({ LOG_ORIGIN: 'intel.example.com/log' }, []).logOrigin).toBe('intel.example.com/log');
+    for (const bad of ['intel example', 'a+b', 'tab\there'])
+      expect(problems({}, ['--log-origin', bad])).toContain('--log-origin must not contain spaces or + (it is a signed-note key name)');
+  });
+
   it('reports a flag without a value and stray arguments', () => {
     expect(problems({}, ['--port'])).toContain('--port needs a value');
     expect(problems({}, ['serve'])).toContain('unexpected argument "serve"');
