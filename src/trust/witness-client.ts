@@ -42,9 +42,23 @@ export function addCheckpointBody(s: Submission): string {
   return `old ${s.oldSize}\n${proof}\n${s.note}`;
 }
 
+/** The answer's text, or null past MAX_ANSWER_BYTES (read no further: a witness is untrusted). */
 async function readCapped(res: Response): Promise<string | null> {
-  const text = await res.text();
-  return Buffer.byteLength(text) > MAX_ANSWER_BYTES ? null : text;
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Sends one submission; a network fault, a timeout or an abort is a refusal with a fixed reason. */

@@ -108,4 +108,20 @@ describe('checkpoint witnessing', () => {
     // Below the quorum /checkpoint still serves the newest checkpoint, with the one cosignature it got.
     expect(witnessing.servedNote()?.match(/^\u2014 /gm)).toHaveLength(2);
   });
+
+  it('stops reading a witness answer past 64 KiB', async () => {
+    const log = createTestLog();
+    log.append('a');
+    const [w] = await witnessesOf(log, 1);
+    const flood = createServer((_req, res) => {
+      res.write(Buffer.alloc(1024 * 1024, 0x41));
+      res.end();
+    });
+    await new Promise<void>((r) => flood.listen(0, '127.0.0.1', () => r()));
+    cleanup.push(() => new Promise<void>((r) => flood.close(() => r())));
+    const witnessing = witnessingOf(log, [endpoint({ url: `http://127.0.0.1:${(flood.address() as AddressInfo).port}`, vkey: w!.vkey })], 1);
+    witnessing.start();
+    await witnessing.idle();
+    expect(witnessing.status().witnesses[0]?.error).toBe('HTTP 200 with an unreadable body');
+  });
 });
