@@ -103,7 +103,7 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     ],
     examples: [
       'x402-intel witness keygen --name witness.example.org/w1 --key witness.key',
-      'x402-intel witness serve --key witness.key --log "$(curl -s localhost:8402/trust/pubkey | jq -r .vkey)"',
+      'x402-intel witness serve --key witness.key --log "$(curl -s localhost:8402/trust/pubkey | jq -r .noteVerifierKey)"',
     ],
   },
   endpoints: {
