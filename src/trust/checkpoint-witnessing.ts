@@ -76,7 +76,62 @@ const MAX_CONFLICTS = 2;
 
 const withCosignatures = (c: CosignedCheckpoint): string => c.note + [...c.cosignatures.values()].join('');
 
+/** RFC 6962 consistency proof from `oldSize` (0: none needed) to `size`, or null when the ledger cannot give one. */
+function proofFrom(ledger: CheckpointWitnessingConfig['ledger'], oldSize: number, size: number): Uint8Array[] | null {
+  if (oldSize > size) return null;
+  if (oldSize === 0 || oldSize === size) return [];
+  const proof = ledger.consistency(oldSize, size, 'rfc6962');
+  return proof.ok ? proof.value.proof.map((h) => new Uint8Array(Buffer.from(h, 'hex'))) : null;
+}
+
+/**
+ * Submits `cp` to one witness from the size it last told us, following its 409s (at most
+ * MAX_CONFLICTS); records the outcome in `view` and a verified cosignature in `cosignatures`.
+ */
+async function submitTo(
+  ctx: { readonly ledger: CheckpointWitnessingConfig['ledger']; readonly now: () => Date; readonly signal: AbortSignal },
+  w: WitnessEndpoint,
+  view: WitnessView,
+  cp: CheckpointNote,
+  cosignatures: Map<string, string>,
+): Promise<void> {
+  let oldSize = view.known;
+  for (let conflicts = 0; ; conflicts++) {
+    const proof = proofFrom(ctx.ledger, oldSize, cp.size);
+    if (proof === null) {
+      view.error = `the witness knows size ${oldSize}, beyond this checkpoint (${cp.size})`;
+      return;
+    }
+    const answer = await submitCheckpoint(w, { oldSize, proof, note: cp.note }, ctx.signal);
+    if (answer.kind === 'cosigned') {
+      Object.assign(view, { known: cp.size, cosigned: cp.size, at: ctx.now().toISOString(), error: null });
+      cosignatures.set(w.name, answer.lines.join(''));
+      return;
+    }
+    if (answer.kind === 'refused' || conflicts === MAX_CONFLICTS) {
+      view.error = answer.kind === 'refused' ? answer.reason : 'the witness keeps reporting another size';
+      return;
+    }
+    view.known = answer.size;
+    oldSize = answer.size;
+  }
+}
+
+/** Calls `run` once after each group of appends (the listener runs on the commit path: it only queues). */
+function onEachCommit(ledger: CheckpointWitnessingConfig['ledger'], run: () => void): () => void {
+  let queued = false;
+  return ledger.onAppend(() => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      run();
+    });
+  });
+}
+
 /** The witnessing of the ledger's checkpoints; idle until start(). */
+
 export function createCheckpointWitnessing(config: Readonly<CheckpointWitnessingConfig>): CheckpointWitnessing {
   const now = config.now ?? (() => new Date());
   const views = new Map<WitnessEndpoint, WitnessView>(config.witnesses.map((w) => [w, { known: 0, cosigned: null, at: null, error: null }]));
@@ -87,42 +142,13 @@ export function createCheckpointWitnessing(config: Readonly<CheckpointWitnessing
   let again = false;
   let stop: (() => void) | null = null;
 
-  function proofFrom(oldSize: number, size: number): Uint8Array[] | null {
-    if (oldSize === 0 || oldSize === size) return [];
-    const proof = config.ledger.consistency(oldSize, size, 'rfc6962');
-    return proof.ok ? proof.value.proof.map((h) => new Uint8Array(Buffer.from(h, 'hex'))) : null;
-  }
-
-  async function submitTo(w: WitnessEndpoint, cp: CheckpointNote, cosignatures: Map<string, string>): Promise<void> {
-    const view = views.get(w)!;
-    let oldSize = view.known;
-    for (let conflicts = 0; ; conflicts++) {
-      const proof = oldSize > cp.size ? null : proofFrom(oldSize, cp.size);
-      if (proof === null) {
-        view.error = `the witness knows size ${oldSize}, beyond this checkpoint (${cp.size})`;
-        return;
-      }
-      const answer = await submitCheckpoint(w, { oldSize, proof, note: cp.note }, abort.signal);
-      if (answer.kind === 'cosigned') {
-        Object.assign(view, { known: cp.size, cosigned: cp.size, at: now().toISOString(), error: null });
-        cosignatures.set(w.name, answer.lines.join(''));
-        return;
-      }
-      if (answer.kind === 'refused' || conflicts === MAX_CONFLICTS) {
-        view.error = answer.kind === 'refused' ? answer.reason : 'the witness keeps reporting another size';
-        return;
-      }
-      view.known = answer.size;
-      oldSize = answer.size;
-    }
-  }
-
   async function round(): Promise<void> {
     if (abort.signal.aborted) return;
     const cp = await config.signHead();
     if (latest?.size !== cp.size) latest = { size: cp.size, note: cp.note, cosignatures: new Map() };
     const current = latest;
-    await Promise.all(config.witnesses.map((w) => submitTo(w, cp, current.cosignatures)));
+    const ctx = { ledger: config.ledger, now, signal: abort.signal };
+    await Promise.all(config.witnesses.map((w) => submitTo(ctx, w, views.get(w)!, cp, current.cosignatures)));
     if (current.cosignatures.size >= config.quorum && (quorate === null || current.size >= quorate.size))
       quorate = { ...current, cosignatures: new Map(current.cosignatures) };
   }
@@ -147,16 +173,7 @@ export function createCheckpointWitnessing(config: Readonly<CheckpointWitnessing
   return {
     start() {
       if (config.witnesses.length === 0 || stop) return;
-      let queued = false;
-      // One round per group commit at most: the listener runs on the commit path and must be quick.
-      stop = config.ledger.onAppend(() => {
-        if (queued) return;
-        queued = true;
-        setImmediate(() => {
-          queued = false;
-          schedule();
-        });
-      });
+      stop = onEachCommit(config.ledger, schedule);
       schedule();
     },
     servedNote() {
