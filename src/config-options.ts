@@ -3,7 +3,19 @@
  * prints and what docs/configuration.md#options is generated from; config.ts reads and checks it.
  */
 
-export type Kind = 'string' | 'port' | 'int' | 'url' | 'svm-address' | 'evm-address' | 'bool' | 'commitment' | 'count' | 'ip-list' | 'database-url';
+export type Kind =
+  | 'string'
+  | 'port'
+  | 'int'
+  | 'url'
+  | 'svm-address'
+  | 'evm-address'
+  | 'bool'
+  | 'commitment'
+  | 'count'
+  | 'ip-list'
+  | 'database-url'
+  | 'witness-list';
 
 export interface OptionSpec {
   readonly flag: string;
@@ -11,6 +23,8 @@ export interface OptionSpec {
   readonly kind: Kind;
   readonly help: string;
   readonly default?: string;
+  /** The flag may be given more than once; its values are joined with spaces (as the env var lists them). */
+  readonly repeatable?: true;
 }
 
 /** Every option the service reads, in the order `--help` and docs/configuration.md#options list them. */
@@ -61,6 +75,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'ip-list', help: 'Comma-separated addresses (IPv4 or IPv6, in any textual form) or CIDR ranges (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client (rate limits and previews then count that client). An IPv4 proxy seen by a dual-stack listener as ::ffff:a.b.c.d matches too. Default: none; the peer address is the client.' },
   { flag: 'feed-max-sockets', env: 'FEED_MAX_SOCKETS', kind: 'int', default: '1000', help: 'WebSocket feed sockets (/ledger/live) open at once over all clients; beyond it an upgrade answers 503 feed_full.' },
   { flag: 'feed-sockets-per-client', env: 'FEED_SOCKETS_PER_CLIENT', kind: 'int', default: '20', help: 'WebSocket feed sockets one client (IPv4 address, IPv6 /64) may hold open at once; beyond it an upgrade answers 429 rate_limited. Each upgrade also takes a token of the client\'s free rate limit.' },
+  { flag: 'witness', env: 'WITNESSES', kind: 'witness-list', repeatable: true, help: 'A transparency-log witness that cosigns our checkpoints (c2sp.org/tlog-witness), as URL=VKEY: its submission URL and its cosigner vkey. Repeat the flag for each witness (the env var lists them separated by spaces). After each group of ledger entries the checkpoint is submitted to every witness with a consistency proof; /checkpoint carries the cosignatures it got (docs/trust-and-proofs.md#mirroring-and-witnessing-this-log). The URL may hold credentials: it is never printed.' },
+  { flag: 'witness-quorum', env: 'WITNESS_QUORUM', kind: 'count', help: 'Cosignatures a checkpoint needs before /trust/tlog-proof serves proofs under it (and /checkpoint prefers it). Default: every configured witness.' },
   { flag: 'pool-size', env: 'POOL_SIZE', kind: 'int', help: 'Worker threads in the CPU pool. Default: available cores.' },
   { flag: 'pool-max-queue', env: 'POOL_MAX_QUEUE', kind: 'int', default: '1000', help: 'CPU pool tasks waiting or running at most; while it is full a new paid call or preview answers 503 busy with Retry-After, before any payment is verified or charged.' },
   { flag: 'svm-commitment', env: 'SVM_COMMITMENT', kind: 'commitment', default: 'confirmed', help: 'Commitment a Solana settlement must reach before the paid answer is sent (confirmed or finalized).' },

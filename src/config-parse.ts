@@ -5,6 +5,7 @@
 import { isBase58OfLength } from './chain/base58.ts';
 import { OPTIONS, type Kind } from './config-options.ts';
 import { parseProxyEntry } from './http/client-address.ts';
+import { decodeCosignerKey } from './trust/cosignature.ts';
 
 const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -33,6 +34,11 @@ export function checkValue(kind: Kind, name: string, value: string): string | nu
       const bad = value.split(',').find((entry) => parseProxyEntry(entry) === null);
       return bad === undefined ? null : `${name} must list IP addresses or CIDR ranges (10.0.0.0/8) separated by commas, got "${bad}"`;
     }
+    case 'witness-list': {
+      const bad = value.split(/\s+/).findIndex((entry) => parseWitnessEntry(entry) === null);
+      // Never echoed: a witness URL may carry credentials.
+      return bad < 0 ? null : `${name} entry ${bad + 1} must be URL=VKEY (an http(s) URL, then the witness's cosigner vkey; value not shown)`;
+    }
     case 'string':
       return value.length > 0 ? null : `${name} must not be empty`;
     case 'database-url':
@@ -41,9 +47,20 @@ export function checkValue(kind: Kind, name: string, value: string): string | nu
   }
 }
 
+/** One `--witness` value: the URL, then `=` and the witness's cosigner vkey (the URL may itself hold `=`). */
+export function parseWitnessEntry(entry: string): { readonly url: string; readonly vkey: string } | null {
+  for (let at = entry.indexOf('='); at > 0; at = entry.indexOf('=', at + 1)) {
+    const url = entry.slice(0, at);
+    const vkey = entry.slice(at + 1);
+    if (/^https?:\/\/\S+$/.test(url) && URL.canParse(url) && decodeCosignerKey(vkey) !== null) return { url, vkey };
+  }
+  return null;
+}
+
 /** Splits argv into flag values; unknown flags and missing values are problems. */
 export function parseArgv(argv: readonly string[], problems: string[]): Map<string, string> {
   const known = new Set(OPTIONS.map((o) => o.flag));
+  const repeatable = new Set(OPTIONS.filter((o) => o.repeatable).map((o) => o.flag));
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -68,7 +85,8 @@ export function parseArgv(argv: readonly string[], problems: string[]): Map<stri
       value = next;
       i++;
     }
-    out.set(flag, value);
+    const before = out.get(flag);
+    out.set(flag, before !== undefined && repeatable.has(flag) ? `${before} ${value}` : value);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.ts';
-import { checkValue, parseArgv } from './config-parse.ts';
+import { checkValue, parseArgv, parseWitnessEntry } from './config-parse.ts';
 import { OPTIONS } from './config-options.ts';
 
 export { OPTIONS } from './config-options.ts';
@@ -84,6 +84,9 @@ export interface Config {
   /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
   readonly paymentRecordsMax: number;
   readonly channelsMax: number;
+  /** Witnesses of the log's checkpoints (URL secret: may hold credentials) and the cosignatures a proof needs. */
+  readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
+  readonly witnessQuorum: number;
   readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
 }
 
@@ -118,6 +121,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (delay < 900 || delay > 2_592_000) problems.push(`--channel-withdraw-delay must be 900-2592000 seconds (the scheme's bounds), got ${delay}`);
   else if (Number(get('channel-watch-seconds')) * 3 > delay)
     problems.push('--channel-watch-seconds must be at most a third of --channel-withdraw-delay (a withdrawal must be seen well before it can complete)');
+  const witnesses = (get('witness') ?? '').split(/\s+/).flatMap((entry) => parseWitnessEntry(entry) ?? []);
+  const quorum = get('witness-quorum') === null ? witnesses.length : Number(get('witness-quorum'));
+  if (quorum > witnesses.length) problems.push(`--witness-quorum (${quorum}) is more than the ${witnesses.length} witness(es) configured`);
   const origin = get('log-origin');
   if (origin !== null && /[\s\u0085+]/u.test(origin)) problems.push('--log-origin must not contain spaces or + (it is a signed-note key name)');
   if (problems.length > 0) throw new ConfigError(problems);
@@ -191,6 +197,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     }),
     paymentRecordsMax: Number(get('payment-records-max')),
     channelsMax: Number(get('channels-max')),
+    witnesses: Object.freeze(witnesses),
+    witnessQuorum: quorum,
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),

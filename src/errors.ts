@@ -49,6 +49,8 @@ export const ERROR_STATUS = {
   feed_full: 503,
   /** The CPU pool's queue is full (`--pool-max-queue`): a paid call is refused before its payment is verified, nothing charged; `Retry-After` says when to retry. */
   busy: 503,
+  /** No checkpoint holding the asked ledger entry has its witnesses' quorum of cosignatures yet (`/trust/tlog-proof`); `Retry-After` says when to ask again. */
+  checkpoint_pending: 503,
   shutting_down: 503,
 } as const satisfies Record<string, number>;
 

@@ -14,8 +14,6 @@ import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
 import { renderDocuments } from './service/documents.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
-import { createTrustRoutes } from './http/trust-routes.ts';
-import { createTlogRoutes } from './http/tlog-routes.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
 import { createProcessMetrics } from './http/process-metrics.ts';
@@ -35,6 +33,7 @@ import { createServicePool } from './service/service-pool.ts';
 import { createExtensionStack } from './service/extension-stack.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
+import { createTlogStack } from './service/tlog-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
 import type { Ledger } from './trust/ledger.ts';
@@ -162,7 +161,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const preview = createPreviewRoute(createPreviewCaller({ handlers, stopped, busy: pool.busy, quota: previewQuota }));
   const admission = createServiceAdmission(config, options.now);
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
-  const tlog = createTlogRoutes({ ledger, identity, sign, origin: config.logOrigin, publicUrl: config.publicUrl, serviceName: config.serviceName });
+  const trustDocs = { baseUrl: () => baseUrl, serviceVersion: SERVICE_VERSION, methodology: METHODOLOGY };
+  const tlog = createTlogStack({ options: config, ledger, identity, sign, pool, trustDocs });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -177,21 +177,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         timing: timing.status(),
         ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
         ...trust.status(),
+        ...tlog.status(),
         preview: previewQuota.status(),
         ...(channels ? { channels: channels.claimer.status() } : {}),
         feePayer: feePayer.status(),
         earlyAnswers: early.status(),
       }),
-    }),
-    ...createTrustRoutes({
-      ledger,
-      identity,
-      baseUrl: () => baseUrl,
-      serviceName: config.serviceName,
-      serviceVersion: SERVICE_VERSION,
-      sign,
-      methodology: METHODOLOGY,
-      noteKey: tlog.noteKey,
     }),
     ...tlog.routes,
     ...createPaidRoutes({ baseUrl: () => baseUrl, ...paid }),
@@ -236,6 +227,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
    */
   async function close(): Promise<CloseReport> {
     storefront.close();
+    tlog.close();
     processMetrics.close();
     extensions.close();
     await Promise.all([server.close(), admin.close()]);

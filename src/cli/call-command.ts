@@ -13,6 +13,7 @@ import { buildEndpointRequest } from './endpoint-request.ts';
 import { DEFAULT_KEYPAIR_PATH, expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
 import { extensionPayloadOf, extensionReceiptOf, type ReceiptPayload } from './offer-receipt-check.ts';
 import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt, saveX402Receipt } from './receipt-files.ts';
+import { fetchTlogProof, saveTlogProof } from './tlog-proof-files.ts';
 import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, request, serviceError } from './service-http.ts';
 import { isLoopbackUrl, resolveServiceUrl, serviceHref } from './service-url.ts';
 import { formatUnits, parseUnits, USDC_DECIMALS } from './usd-amount.ts';
@@ -82,6 +83,19 @@ async function payAndFetch(ctx: CommandContext, href: string, path: string): Pro
   }
 }
 
+/** The receipt's tlog-proof beside it; a proof that cannot be had now is a note (the call itself succeeded). */
+async function saveProof(ctx: CommandContext, base: string, saved: SavedReceipt, index: unknown): Promise<string | null> {
+  if (!Number.isSafeInteger(index)) return null;
+  try {
+    const file = saveTlogProof(saved.receiptFile, await fetchTlogProof(base, index as number));
+    ctx.out.note(`tlog-proof saved: ${file} (offline: x402-intel verify-receipt ${saved.receiptFile} --policy <policy.json>)`);
+    return file;
+  } catch (err) {
+    ctx.out.note(`no tlog-proof saved (${(err as Error).message}); fetch it later from ${base}/trust/tlog-proof?index=${String(index)}`);
+    return null;
+  }
+}
+
 function saveOrExplain(dir: string, answer: Answer, header: string | null): SavedReceipt | null {
   const decoded = decodeReceiptHeader(header);
   if (!decoded) return null;
@@ -110,6 +124,7 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
     ctx.out.note(`check it any time: x402-intel verify-receipt ${saved.receiptFile}`);
   } else ctx.out.note('the answer carries no readable X-Service-Receipt: nothing saved');
   const receipt = decodeReceiptHeader(answer.headers.get('x-service-receipt'))?.receipt;
+  const proofFile = saved ? await saveProof(ctx, base, saved, receipt?.ledgerIndex) : null;
   ctx.out.result(
     {
       endpoint: req.entry.path,
@@ -117,7 +132,7 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
       listPrice: formatUsd(req.entry.priceUnits),
       answer: answer.json ?? null,
       settlement,
-      receipt: saved ? { ledgerIndex: receipt?.ledgerIndex ?? null, file: saved.receiptFile, bodyFile: saved.bodyFile } : null,
+      receipt: saved ? { ledgerIndex: receipt?.ledgerIndex ?? null, file: saved.receiptFile, bodyFile: saved.bodyFile, tlogProofFile: proofFile } : null,
       x402Receipt: x402 ? { file: x402File, payload: x402Payload, signed: x402 } : null,
     },
     () => new TextDecoder().decode(answer.bytes),

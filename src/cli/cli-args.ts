@@ -15,6 +15,10 @@ export interface ParsedArgs {
 
 /** Switches of every command: they take no value. */
 export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm']);
+/** Options that may be given more than once (each value kept, in order): the logs a witness witnesses. */
+export const REPEATABLE: ReadonlySet<string> = new Set(['log']);
+/** Joins the values of a repeated option inside ParsedArgs (no value of a repeatable option holds it). */
+const REPEAT_SEPARATOR = '\n';
 /** The switches every command takes (the others belong to one command). */
 const GLOBAL_SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version']);
 
@@ -27,6 +31,11 @@ export function parseArgs(argv: readonly string[], switches: ReadonlySet<string>
   const options = new Map<string, string | true>();
   const set = (name: string, value: string | true): void => {
     if (!OPTION_NAME_RE.test(name)) throw usageError(`"--${name.slice(0, 40)}" is not an option name`);
+    if (typeof value === 'string' && REPEATABLE.has(name)) {
+      if (value.includes(REPEAT_SEPARATOR)) throw usageError(`--${name} takes one line`);
+      const before = options.get(name);
+      return void options.set(name, before === undefined ? value : `${before}${REPEAT_SEPARATOR}${value}`);
+    }
     if (options.has(name)) throw usageError(`--${name} is given more than once`);
     options.set(name, value);
   };
@@ -63,6 +72,12 @@ export function parseArgs(argv: readonly string[], switches: ReadonlySet<string>
 export function optionValue(args: ParsedArgs, name: string): string | undefined {
   const v = args.options.get(name);
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of a repeatable option, in the order given. */
+export function optionValues(args: ParsedArgs, name: string): string[] {
+  const v = args.options.get(name);
+  return typeof v === 'string' ? v.split(REPEAT_SEPARATOR) : [];
 }
 
 /** Throws a usage error naming the first option not in `allowed` (and what is allowed). */

@@ -6,7 +6,7 @@ import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
 /** The commands, in the order the help lists them. */
-export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'endpoints', 'help'] as const;
+export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'witness', 'endpoints', 'help'] as const;
 /** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -48,10 +48,19 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     examples: ['x402-intel preview /v1/epoch', `x402-intel preview /v1/smri --mint ${BONK}`],
   },
   'verify-receipt': {
-    usage: 'verify-receipt <receipt-file> [--body <file>]',
-    summary: "check a receipt's signature, its body and its entry in the service's signed ledger",
-    options: [['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'], URL_OPTION],
-    examples: ['x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json', 'x402-intel verify-receipt receipt.b64 --body body.json'],
+    usage: 'verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>]]',
+    summary: "check a receipt's signature, its body and its entry in the service's signed ledger (online, or offline with --policy)",
+    options: [
+      ['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'],
+      ['--policy <file>', 'check offline against this policy (log key, witness keys, quorum; JSON, see docs/trust-and-proofs.md)'],
+      ['--proof <file>', 'with --policy: the tlog-proof (default: the .tlog-proof saved next to the receipt)'],
+      URL_OPTION,
+    ],
+    examples: [
+      'x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json',
+      'x402-intel verify-receipt receipt.b64 --body body.json',
+      'x402-intel verify-receipt x402-receipts/000001-v1-epoch.receipt.json --policy policy.json',
+    ],
   },
   'verify-proof': {
     usage: 'verify-proof <ledger-index>',
@@ -80,6 +89,22 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: 'write a new key file to pay from (Solana CLI keypair, or a Base 0x key with --evm), mode 0600; prints the address',
     options: [['--evm', 'a Base (EVM) key instead of a Solana keypair']],
     examples: ['x402-intel keygen payer.json', 'x402-intel keygen base.key --evm'],
+  },
+  witness: {
+    usage: 'witness keygen --name <name> --key <file> | witness serve --key <file> --log <vkey> ...',
+    summary: "a transparency-log witness: cosigns a log's checkpoints after checking each extends the last it saw",
+    options: [
+      ['--name <name>', 'keygen: the witness key name, e.g. witness.example.org/w1'],
+      ['--key <file>', 'the witness key file (keygen writes it, mode 0600; serve reads it)'],
+      ['--log <vkey>', "serve: a log's note verifier key, repeatable (its origin is the key's name)"],
+      ['--host <ip>', 'serve: the interface to listen on (default 127.0.0.1)'],
+      ['--port <n>', 'serve: the port (default 8404; 0 picks a free one)'],
+      ['--data-dir <dir>', 'serve: where the latest cosigned size and root of each log are kept (default ./.witness)'],
+    ],
+    examples: [
+      'x402-intel witness keygen --name witness.example.org/w1 --key witness.key',
+      'x402-intel witness serve --key witness.key --log "$(curl -s localhost:8402/trust/pubkey | jq -r .noteVerifierKey)"',
+    ],
   },
   endpoints: {
     usage: 'endpoints [<path>]',

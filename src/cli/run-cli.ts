@@ -28,11 +28,12 @@ export interface CliEnvironment extends CliIo {
 const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: () => Promise<Command>; readonly options: readonly string[] | null }>> = {
   call: { load: async () => (await import('./call-command.ts')).runCall, options: null },
   preview: { load: async () => (await import('./preview-command.ts')).runPreview, options: null },
-  'verify-receipt': { load: async () => (await import('./verify-commands.ts')).runVerifyReceipt, options: ['body', 'url'] },
+  'verify-receipt': { load: async () => (await import('./verify-commands.ts')).runVerifyReceipt, options: ['body', 'url', 'policy', 'proof'] },
   'verify-proof': { load: async () => (await import('./verify-commands.ts')).runVerifyProof, options: ['url'] },
   localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
   endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },
   keygen: { load: async () => (await import('./keygen-command.ts')).runKeygen, options: ['evm'] },
+  witness: { load: async () => (await import('./witness-command.ts')).runWitness, options: ['key', 'name', 'log', 'host', 'port', 'data-dir'] },
 };
 
 const isCommand = (word: string | undefined): word is CommandName => (COMMAND_NAMES as readonly string[]).includes(word ?? '');

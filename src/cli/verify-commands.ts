@@ -12,6 +12,9 @@ import type { CommandContext } from './command-context.ts';
 import type { Output } from './cli-output.ts';
 import { checkExtensionReceipt } from './offer-receipt-check.ts';
 import { bodyFileFor, readInputFile, x402ReceiptFileFor } from './receipt-files.ts';
+import { tlogProofFileFor } from './tlog-proof-files.ts';
+import { parseTlogPolicy } from '../witness/tlog-policy.ts';
+import { verifyOffline } from '../witness/tlog-proof-check.ts';
 import { createTrustFetch } from './service-http.ts';
 import { resolveServiceUrl } from './service-url.ts';
 
@@ -40,15 +43,46 @@ async function x402Lines(file: string, ours: Record<string, unknown>, get: Trust
   return checkExtensionReceipt(receipt as Record<string, unknown>, fields, get);
 }
 
-/** Runs `verify-receipt <receipt-file> [--body <file>]`. */
+const VERIFY_RECEIPT_USAGE = 'verify-receipt <receipt-file> [--body <file>] [--url <service> | --policy <file> [--proof <file>]]';
+
+/** `verify-receipt --policy`: the saved tlog-proof against the policy, with no request to anyone. */
+function verifyAgainstPolicy(
+  ctx: CommandContext,
+  receiptFile: string,
+  receipt: Record<string, unknown>,
+  body: Uint8Array | undefined,
+  bodyFile: string | null,
+): ExitCode {
+  if (optionValue(ctx.args, 'url') !== undefined) throw usageError(`--policy checks offline: it takes no --url\nusage: x402-intel ${VERIFY_RECEIPT_USAGE}`);
+  const policyFile = resolve(ctx.cwd, optionValue(ctx.args, 'policy')!);
+  const policy = parseTlogPolicy(readInputFile(policyFile, 'the policy file').toString('utf8'));
+  if (!policy.ok) throw new CliError('invalid_policy', `${policyFile}: ${policy.reason}`, EXIT.usage);
+  const proofOption = optionValue(ctx.args, 'proof');
+  const proofFile = proofOption !== undefined ? resolve(ctx.cwd, proofOption) : tlogProofFileFor(receiptFile);
+  const proofText = readInputFile(proofFile, 'the tlog-proof file').toString('utf8');
+  ctx.out.note(
+    `checking ${receiptFile}${bodyFile ? ` and ${bodyFile}` : ' (no body file: the body is not checked)'} with ${proofFile} against ${policyFile}, offline`,
+  );
+  const report = verifyOffline({ receipt, proofText, ...(body ? { body } : {}) }, policy.policy);
+  return printReport(
+    ctx.out,
+    report,
+    { receiptFile, bodyFile, proofFile, policyFile },
+    { ok: 'VERIFIED OFFLINE: signed by the log, included under a checkpoint its witnesses cosigned', failed: 'NOT VERIFIED' },
+  );
+}
+
+/** Runs `verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>]]`. */
 export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
-  const [file] = takePositionals(ctx.args, ['<receipt-file>'], 'verify-receipt <receipt-file> [--body <file>] [--url <service>]') as [string];
+  const [file] = takePositionals(ctx.args, ['<receipt-file>'], VERIFY_RECEIPT_USAGE) as [string];
   const receiptFile = resolve(ctx.cwd, file);
   const parsed = parseReceipt(readInputFile(receiptFile, 'the receipt file').toString('utf8'));
   if (!parsed.ok) throw new CliError('invalid_receipt', `${receiptFile}: ${parsed.reason}`, EXIT.failed);
   const bodyOption = optionValue(ctx.args, 'body');
   const bodyFile = bodyOption !== undefined ? resolve(ctx.cwd, bodyOption) : bodyFileFor(receiptFile);
   const body = bodyFile ? new Uint8Array(readInputFile(bodyFile, 'the body file')) : undefined;
+  if (optionValue(ctx.args, 'policy') !== undefined) return verifyAgainstPolicy(ctx, receiptFile, parsed.receipt, body, bodyFile);
+  if (optionValue(ctx.args, 'proof') !== undefined) throw usageError(`--proof goes with --policy\nusage: x402-intel ${VERIFY_RECEIPT_USAGE}`);
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   ctx.out.note(`checking ${receiptFile}${bodyFile ? ` and ${bodyFile}` : ' (no body file: the body is not checked)'} against ${base}`);
   const get = createTrustFetch(base);

@@ -67,3 +67,20 @@ export function verifyEd25519Text(message: string, signatureBase58: unknown, pub
     return false;
   }
 }
+
+/** Bytes of standard base64 (RFC 4648 §4, padded, canonical), or null for anything else. */
+export function base64Bytes(text: unknown): Uint8Array | null {
+  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
+  try {
+    const bytes = base64.decode(text);
+    // Canonical only: a second spelling of the same bytes is refused rather than read.
+    return base64.encode(bytes) === text ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Standard padded base64 of bytes. */
+export function bytesBase64(bytes: Uint8Array): string {
+  return base64.encode(bytes);
+}

@@ -54,7 +54,7 @@ export function parseReceipt(text: string): { ok: true; receipt: Json } | { ok: 
 }
 
 /** A fresh list of check lines with a recorder. */
-function lineRecorder() {
+export function lineRecorder() {
   const lines: CheckLine[] = [];
   const check = (name: string, ok: boolean, detail = ''): boolean => {
     lines.push({ name, ok, detail });

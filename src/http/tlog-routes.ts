@@ -32,6 +32,8 @@ export interface TlogRoutesConfig {
   readonly origin: string | null;
   readonly publicUrl: string | null;
   readonly serviceName: string;
+  /** With witnesses: the cosigned checkpoint `/checkpoint` serves (null until one was submitted: the head's then). */
+  readonly witnessed?: { servedNote(): string | null } | null;
 }
 
 /** The routes, and the note key fields `/trust/pubkey` publishes. */
@@ -53,13 +55,13 @@ export function defaultLogOrigin(publicUrl: string | null, serviceName: string, 
   return raw.replace(/[\s\u0085+]/gu, '-');
 }
 
-function checkpointRoute(checkpoints: CheckpointNoteSigner): Route {
+function checkpointRoute(checkpoints: CheckpointNoteSigner, witnessed: TlogRoutesConfig['witnessed']): Route {
   return {
     method: 'GET',
     path: '/checkpoint',
     async handler() {
-      const { note } = await checkpoints.current();
-      return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: note };
+      const body = witnessed?.servedNote() ?? (await checkpoints.current()).note;
+      return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body };
     },
   };
 }
@@ -85,7 +87,7 @@ export function createTlogRoutes(config: Readonly<TlogRoutesConfig>): TlogRoutes
   const tiles: Route = { method: 'GET', path: TILE_PREFIX, handler: (req) => tileReply(config, req.path) };
   return {
     checkpoints,
-    routes: [parameterless(checkpointRoute(checkpoints))],
+    routes: [parameterless(checkpointRoute(checkpoints, config.witnessed))],
     prefixRoutes: [parameterless(tiles)],
     noteKey: { logOrigin: origin, noteKeyName: origin, noteVerifierKey: encodeVerifierKey(origin, config.identity.publicKeyBytes) },
   };

@@ -26,7 +26,8 @@ export interface Identity {
   readonly created: boolean;
 }
 
-function publicFromSeed(seed: Uint8Array): Uint8Array {
+/** The ed25519 public key of a 32-byte seed. */
+export function publicKeyOfSeed(seed: Uint8Array): Uint8Array {
   const priv = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const jwk = createPublicKey(priv).export({ format: 'jwk' });
   return new Uint8Array(Buffer.from(jwk.x!, 'base64url'));
@@ -43,7 +44,7 @@ function parseKeyFile(path: string): Uint8Array {
     throw new ConfigError([`keypair file ${path} is not a Solana CLI keypair (64 byte values)`]);
   }
   const bytes = Uint8Array.from(parsed as number[]);
-  const expected = publicFromSeed(bytes.subarray(0, 32));
+  const expected = publicKeyOfSeed(bytes.subarray(0, 32));
   if (!Buffer.from(expected).equals(Buffer.from(bytes.subarray(32)))) {
     throw new ConfigError([`keypair file ${path}: public half does not match the secret half`]);
   }

@@ -10,6 +10,10 @@ import type { ImportRules } from './import-layers.ts';
  * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
  *   sits above main, and the rule below narrows what it may reach (the client checks, the
  *   catalog, the key-file readers of chain, errors.ts), never the server, payments or HTTP side;
+ * - witness is a program of its own beside the service (a transparency-log witness, and the
+ *   offline check of a cosigned proof against a policy): it reads the trust layer's formats and
+ *   proofs, nothing of the serving side, and only the CLI (`x402-intel witness`, verify-receipt
+ *   --policy) runs it;
  * - main.ts starts everything (and alone starts the embedded localnet);
  * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
  * - config.ts and workers/ are the composition's own leaves: the options only the composition
@@ -31,6 +35,7 @@ import type { ImportRules } from './import-layers.ts';
 export const LAYER_RULES: ImportRules = {
   layers: [
     { name: 'cli', paths: ['src/cli/'] },
+    { name: 'witness', paths: ['src/witness/'] },
     { name: 'main', paths: ['src/main.ts'] },
     { name: 'service', paths: ['src/service.ts', 'src/service/'] },
     { name: 'config/workers', paths: ['src/config.ts', 'src/config-options.ts', 'src/config-parse.ts', 'src/log-redactor.ts', 'workers/'] },
@@ -78,8 +83,8 @@ export const LAYER_RULES: ImportRules = {
   },
 };
 
-/** What the CLI may import besides its own files: what a client of the service needs, and nothing of the service's serving side. */
-export const CLI_REACH = ['src/cli/', 'src/client/', 'src/catalog/', 'src/chain/', 'src/errors.ts'];
+/** What the CLI may import besides its own files: what a client of the service needs (and the witness program it runs), nothing of the service's serving side. */
+export const CLI_REACH = ['src/cli/', 'src/client/', 'src/catalog/', 'src/chain/', 'src/errors.ts', 'src/witness/'];
 
 /** The layer order as the docs state it, top first: `cli` > `main` > ... (a shared layer as `pool`, `trust`). */
 export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {
