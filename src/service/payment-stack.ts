@@ -4,14 +4,12 @@
  * Solana exact scheme, the Base one when a settlement path is configured, and any extra schemes.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { CATALOG } from '../catalog/endpoints.ts';
 import type { BlockhashCache } from '../chain/blockhash-cache.ts';
-import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/evm-key-file.ts';
+import { readEvmKeyFile } from '../chain/evm-key-file.ts';
 import type { RpcClient } from '../chain/rpc-client.ts';
 import type { SignatureWatch } from '../chain/signature-watch.ts';
 import type { Config } from '../config.ts';
-import { ConfigError } from '../errors.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
@@ -23,7 +21,7 @@ import { startEvmExactScheme, type EvmSettlement } from '../x402/evm-exact-setup
 import { createReceiptStamp } from '../x402/paid-delivery.ts';
 import type { ExactScheme } from '../x402/exact-scheme.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../x402/payment-processor.ts';
-import { createChallengeBuilder, type ChallengeBuilder, type ChannelTerms, type PaymentTermsConfig } from '../x402/payment-terms.ts';
+import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/payment-terms.ts';
 import type { ReplayGuard } from '../x402/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/svm-exact.ts';
 import { createFeePayerWatch, type FeePayerWatch } from '../x402/svm-fee-payer.ts';
@@ -31,58 +29,11 @@ import { MAX_PAYMENT_COMPUTE_UNITS } from '../x402/svm-rules.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/x402-types.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import type { PaymentExtensions } from './extension-stack.ts';
+import { channelAuthorizerKey, type PaymentUpstreams } from './payment-terms-setup.ts';
 import { openPaymentStores, type Storage } from './storage.ts';
 
 /** Base's chain id (`eip155:8453`); the local EVM serves the same id. */
 const BASE_CHAIN_ID = 8453;
-
-/** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
-export interface EmbeddedEvm {
-  readonly rpcUrl: string;
-  readonly asset: string;
-  readonly name: string;
-  readonly version: string;
-  readonly relayerKey: `0x${string}`;
-}
-
-/** What of the upstreams the payment side reads: defaults for what the options leave unset. */
-export interface PaymentUpstreams {
-  readonly svmAsset?: string;
-  readonly evm?: EmbeddedEvm;
-}
-
-/** The options that name the payment terms. */
-export type PaymentTermsOptions = Pick<
-  Config,
-  | 'dataDir'
-  | 'svmAsset'
-  | 'svmPayTo'
-  | 'evmAsset'
-  | 'evmPayTo'
-  | 'evmAssetName'
-  | 'evmAssetVersion'
-  | 'channels'
-  | 'facilitatorUrl'
-  | 'evmRpcUrl'
-  | 'evmRelayerKeyPath'
->;
-
-/** The key that signs our channel claims and refunds: the configured file, or one made once under the data dir. */
-export function channelAuthorizerKey(config: Readonly<Pick<Config, 'dataDir' | 'channels'>>): EvmHexKey {
-  const path = config.channels?.authorizerKeyPath;
-  return path ? readEvmKeyFile(path) : loadOrCreateEvmKey(resolve(config.dataDir, 'evm-channel-authorizer.key'));
-}
-
-/** Channels are offered when asked for and we send Base transactions ourselves (a remote facilitator's path has none). */
-function channelTermsOf(config: Readonly<PaymentTermsOptions>, upstreams: PaymentUpstreams): ChannelTerms | null {
-  if (!config.channels || config.facilitatorUrl) return null;
-  if (!(config.evmRpcUrl && config.evmRelayerKeyPath) && !upstreams.evm) return null;
-  return {
-    receiverAuthorizer: evmAddressOfKey(channelAuthorizerKey(config)),
-    withdrawDelay: config.channels.withdrawDelaySeconds,
-    minDepositCalls: config.channels.minDepositCalls,
-  };
-}
 
 /** What the processor is built from; `processor` and `schemes` are the caller's overrides. */
 export interface PaymentStackConfig {
@@ -132,20 +83,6 @@ export interface PaymentStack {
   /** The Solana fee payer's balance and fee spend, for /health (the caller closes it). */
   readonly feePayer: FeePayerWatch;
   readonly early: EarlyAnswers;
-}
-
-/** The terms of both networks; fails with a ConfigError when a stablecoin is unknown. */
-export function paymentTerms(config: Readonly<PaymentTermsOptions>, feePayer: string, upstreams: PaymentUpstreams): PaymentTermsConfig {
-  const svmAsset = config.svmAsset ?? upstreams.svmAsset;
-  if (!svmAsset) throw new ConfigError(['no Solana stablecoin mint: set --svm-asset']);
-  const evmPayTo = config.evmPayTo ?? evmAddressOfKey(loadOrCreateEvmKey(resolve(config.dataDir, 'evm-payto.key')));
-  const evmAsset = config.evmAsset ?? upstreams.evm?.asset;
-  if (!evmAsset) throw new ConfigError(['no Base stablecoin address: set --evm-asset']);
-  return {
-    svm: { payTo: config.svmPayTo ?? feePayer, asset: svmAsset, feePayer },
-    evm: { payTo: evmPayTo, asset: evmAsset, name: upstreams.evm?.name ?? config.evmAssetName, version: upstreams.evm?.version ?? config.evmAssetVersion },
-    channel: channelTermsOf(config, upstreams),
-  };
 }
 
 /** The Base settlement path: a remote facilitator, our own relayer, or the local EVM's relayer. */

@@ -21,6 +21,7 @@ import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
+import { readUntil } from '../helpers/read-until.ts';
 
 const PRICE = 1_000;
 const CALLS_EACH = 5;
@@ -52,14 +53,6 @@ afterAll(async () => {
 });
 
 const health = async (s: ServiceProcess) => (await readJson(fetch(`${s.url}/health`))).earlyAnswers;
-
-async function until<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (check(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The payer moves its whole balance away, straight to the chain. */
 async function drain(payer: TestPayer, to: string): Promise<void> {
@@ -105,7 +98,7 @@ describe('kill -9 with early answers in flight', () => {
     await rpc.release();
 
     service = await spawnService(join(root, 'data'), args);
-    const after = await until(
+    const after = await readUntil(
       () => health(service!),
       (h) => h.confirmed + h.failed === 2 * CALLS_EACH && h.exposureUnits === 0,
     );

@@ -22,6 +22,7 @@ import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { readUntil } from '../helpers/read-until.ts';
 
 const PRICE = 1_000;
 const PAYER_CAP = 10_000;
@@ -54,15 +55,6 @@ afterAll(async () => {
 });
 
 const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
-
-/** Waits until `check` holds, asking again after each answer. */
-async function until<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (check(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A transaction of the payer's own (it pays its fee), sent straight to the chain. */
 async function sendOwn(payer: TestPayer, amount: bigint, close: boolean): Promise<void> {
@@ -113,7 +105,7 @@ async function attack(payers: readonly TestPayer[], spoil: Spoil, callsEach = CA
   await rpc.heldAtLeast(payers.length * callsEach);
   const early = (await health()).answered - before.answered;
   // The early ones leave once accepted: all of them arrive while every transaction is still held.
-  await until(
+  await readUntil(
     () => Promise.resolve(answered.length),
     (n) => n >= early,
   );
@@ -123,7 +115,7 @@ async function attack(payers: readonly TestPayer[], spoil: Spoil, callsEach = CA
   rpc.holding = false;
   await rpc.release();
   const all = await Promise.all(calls);
-  const after = await until(health, (h) => h.exposureUnits === 0);
+  const after = await readUntil(health, (h) => h.exposureUnits === 0);
   return { early, whileHeld, all, exposure, before, after };
 }
 

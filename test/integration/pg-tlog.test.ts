@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { createTlogRoutes, type TlogRoutes } from '../../src/http/tlog-routes.ts';
 import { applyMigrations } from '../../src/store/migrate.ts';
@@ -41,7 +41,7 @@ async function startInstance(n: number): Promise<void> {
 
 async function bothAt(size: number): Promise<void> {
   // Each view follows the table (notification, else its poll); wait until both hold `size`.
-  for (let i = 0; i < 400 && instances.some((x) => x.ledger.head().treeSize < size); i++) await new Promise((r) => setTimeout(r, 25));
+  await vi.waitUntil(() => instances.every((x) => x.ledger.head().treeSize >= size), { timeout: 10_000, interval: 25 });
   for (const x of instances) expect(x.ledger.head().treeSize).toBe(size);
 }
 
