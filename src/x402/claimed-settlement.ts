@@ -182,7 +182,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, async (transaction) => {
       c.timing.lap('settle', mark);
       const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
-      const reply = await deliver(key, settled, c.answer, paid, c.timing);
+      const reply = await deliver(key, settled, c.answer, paid, c.timing, call.resourceUrl);
       await closeRecord(call, key, reply);
       return reply;
     });

@@ -93,11 +93,26 @@ export function declareMcpDiscovery(input: McpDiscoveryInput): BazaarDeclaration
   return withOutputSchema(declared, input.outputSchema);
 }
 
+/**
+ * Findings already made in this process, by the declaration's JSON. The validators are pure, and
+ * they build a JSON Schema engine per call (about 20 ms a declaration, 40 per catalog): a process
+ * that starts the service more than once (tests, benchmarks) judges each declaration once.
+ */
+const judged = new Map<string, readonly string[]>();
+/** Bound of the findings kept (a catalog has 40 declarations; other service names add 40 each). */
+const JUDGED_MAX_ENTRIES = 512;
+
 /** What the official validators say of a declaration: nothing when it passes, else their findings. */
 export function bazaarProblems(declaration: BazaarDeclaration): string[] {
+  const key = JSON.stringify(declaration);
+  const known = judged.get(key);
+  if (known) return [...known];
   const spec = validateDiscoveryExtensionSpec(declaration as Record<string, unknown>);
   const schema = quietFormats(() => validateDiscoveryExtension(declaration as unknown as DiscoveryExtension));
-  return [...(spec.errors ?? []), ...(schema.errors ?? [])];
+  const problems = [...(spec.errors ?? []), ...(schema.errors ?? [])];
+  if (judged.size >= JUDGED_MAX_ENTRIES) judged.clear();
+  judged.set(key, problems);
+  return [...problems];
 }
 
 /** The validator's JSON Schema engine names each format it does not check (our `date-time`s) on the console: those lines only. */
