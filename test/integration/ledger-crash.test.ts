@@ -122,9 +122,16 @@ async function payUntilKilled(
   return { acks, inFlightAtKill, refused, checkpoint };
 }
 
+/**
+ * Every call here waits for its confirmation: what is under test is the WAL across a kill -9. Early
+ * answers in flight at a kill are followed after the restart and may append their failure events
+ * while this test reads the ledger (test/adversarial/svm-early-answers-crash.test.ts covers that).
+ */
+const CONFIRMED_PATH = ['--svm-early-ceiling', '0'];
+
 describe('kill -9 of the real server under paid load', () => {
   it('keeps every acknowledged entry: the chain verifies from genesis and every receipt proves inclusion', async () => {
-    const first = await spawnService(dataDir);
+    const first = await spawnService(dataDir, CONFIRMED_PATH);
     running.push(first);
     const { acks, inFlightAtKill, checkpoint: pending } = await payUntilKilled(first, await payingFetch(first));
     const before = await pending;
@@ -139,7 +146,7 @@ describe('kill -9 of the real server under paid load', () => {
     const killedTail = readFileSync(wal, 'utf8');
     appendFileSync(wal, PARTIAL_LINE);
 
-    second = await spawnService(dataDir);
+    second = await spawnService(dataDir, CONFIRMED_PATH);
     running.push(second);
     // The torn tail is cut at the end of the last complete line and reported at start-up.
     const lastNewline = killedTail.endsWith('\n') ? killedSize : killedTail.lastIndexOf('\n') + 1;
@@ -229,7 +236,7 @@ describe('kill -9 of the real server under paid load', () => {
     second.child.kill('SIGKILL');
     expect(await second.exited).toMatchObject({ signal: 'SIGKILL' });
 
-    const third = await spawnService(dataDir);
+    const third = await spawnService(dataDir, CONFIRMED_PATH);
     running.push(third);
     const health = await readJson(fetch(`${third.url}/health`));
     expect(health.killSwitch.active).toBe(true);
@@ -253,7 +260,7 @@ describe('kill -9 of the real server under paid load', () => {
     const lines = readFileSync(wal, 'utf8').split('\n');
     lines[2] = lines[2]!.replace('"priceUsdcUnits":1000', '"priceUsdcUnits":1001');
     writeFileSync(wal, lines.join('\n'));
-    const refused = await spawnService(dataDir).then(
+    const refused = await spawnService(dataDir, CONFIRMED_PATH).then(
       (p) => {
         running.push(p);
         return new Error('the service started on a corrupt ledger');
