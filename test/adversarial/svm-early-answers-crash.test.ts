@@ -22,6 +22,7 @@ import { readJson } from '../helpers/read-json.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { readUntil } from '../helpers/read-until.ts';
+import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
 const PRICE = 1_000;
 const CALLS_EACH = 5;
@@ -39,6 +40,7 @@ beforeAll(async () => {
   const mainnet = localnetMainnetArgs(net, join(root, 'relayer.key'), payTo);
   args = [...mainnet.map((a) => (a === net.urls.rpc ? rpc.url : a)), '--evm-pay-to', evmAddressOfKey(generateEvmKey())];
   service = await spawnService(join(root, 'data'), args);
+  await waitForTimingWindows(service.url);
   const challenge = await fetch(`${service.url}/v1/tipfloor`);
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8'));
   const feePayer = required.accepts.find((a: { network: string }) => a.network.startsWith('solana:')).extra.feePayer as string;

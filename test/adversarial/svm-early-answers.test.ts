@@ -23,6 +23,7 @@ import { readJson } from '../helpers/read-json.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { readUntil } from '../helpers/read-until.ts';
+import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
 const PRICE = 1_000;
 const PAYER_CAP = 10_000;
@@ -44,6 +45,7 @@ beforeAll(async () => {
   const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'];
   const caps = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP)];
   service = await startService(loadConfig({}, [...argv, ...caps]), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
+  await waitForTimingWindows(service.url);
   sink = await fundedPayer(localnet.urls.rpc, 1);
 }, 120_000);
 
