@@ -3,9 +3,9 @@
  * gets SOL (it pays every settlement's fee) and payTo gets its stablecoin account (the x402
  * client transfers to it but never creates it). On mainnet both are the operator's job.
  */
-import type { LocalChain } from './local-chain.ts';
-import type { StablecoinFaucetConfig } from './rpc-context.ts';
-import { fundStablecoin } from './stablecoin-faucet.ts';
+import type { LocalChain } from './chain/local-chain.ts';
+import type { StablecoinFaucetConfig } from './rpc/rpc-context.ts';
+import { fundStablecoin } from './rpc/stablecoin-faucet.ts';
 
 /** 10 SOL: fees of ~2 million settlements at 5000 lamports each. */
 export const SERVICE_FEE_PAYER_LAMPORTS = 10_000_000_000n;

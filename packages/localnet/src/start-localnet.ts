@@ -5,18 +5,18 @@
  * upstream is configured; `npm run localnet` runs it alone.
  */
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
-import { createBlockProducer, type BlockProducer } from './block-producer.ts';
+import { createBlockProducer, type BlockProducer } from './traffic/block-producer.ts';
 import { startLocalEvm, type LocalEvm } from './evm/start-local-evm.ts';
-import { startGeyserServer } from './geyser-server.ts';
-import { createLocalChain, type LocalChain } from './local-chain.ts';
-import { loadMarketFixture } from './market-fixture.ts';
-import type { MarketPoolReader } from './market-gecko-pool.ts';
-import { startMarketServer } from './market-server.ts';
-import { startRpcServer } from './rpc-server.ts';
+import { startGeyserServer } from './geyser/geyser-server.ts';
+import { createLocalChain, type LocalChain } from './chain/local-chain.ts';
+import { loadMarketFixture } from './market/market-fixture.ts';
+import type { MarketPoolReader } from './market/market-gecko-pool.ts';
+import { startMarketServer } from './market/market-server.ts';
+import { startRpcServer } from './rpc/rpc-server.ts';
 import { prepareServiceAccounts, type ServiceAccounts } from './service-accounts.ts';
-import { parseMintAccount } from './token-accounts.ts';
-import { buildWorld, type World } from './world.ts';
-import { createWorldPoolReader } from './world-pools.ts';
+import { parseMintAccount } from './encoding/token-accounts.ts';
+import { buildWorld, type World } from './world/world.ts';
+import { createWorldPoolReader } from './world/world-pools.ts';
 
 export interface LocalnetOptions {
   readonly host: string;

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBase58Decoder } from '@solana/kit';
 import { txErrDecode, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
-import { createBlockProducer } from '../../src/block-producer.ts';
-import { startGeyserServer, type GeyserServer } from '../../src/geyser-server.ts';
-import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
-import { buildWorld, type World } from '../../src/world.ts';
+import { createBlockProducer } from '../../src/traffic/block-producer.ts';
+import { startGeyserServer, type GeyserServer } from '../../src/geyser/geyser-server.ts';
+import { createLocalChain, type LocalChain } from '../../src/chain/local-chain.ts';
+import { buildWorld, type World } from '../../src/world/world.ts';
 import { connectClient, openStream, settle } from './geyser-test-client.ts';
 
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';

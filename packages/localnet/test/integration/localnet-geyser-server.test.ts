@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { CommitmentLevel } from '@triton-one/yellowstone-grpc';
-import { startGeyserServer, type GeyserServer } from '../../src/geyser-server.ts';
+import { startGeyserServer, type GeyserServer } from '../../src/geyser/geyser-server.ts';
 import { createSyntheticChain, makeTransaction } from '../fixtures/synthetic-geyser-chain.ts';
 import { connectClient, openStream, settle, type GeyserClient } from './geyser-test-client.ts';
 

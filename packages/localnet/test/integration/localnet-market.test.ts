@@ -4,10 +4,10 @@
  * and stats moving with swaps, Magic Eden stats from the fixture, Kamino lending list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PoolState } from '../../src/types.ts';
-import { startMarketServer, type MarketServer } from '../../src/market-server.ts';
-import { loadMarketFixture } from '../../src/market-fixture.ts';
-import { USDC_MINT, WSOL_MINT } from '../../src/market-prices.ts';
+import type { PoolState } from '../../src/chain/types.ts';
+import { startMarketServer, type MarketServer } from '../../src/market/market-server.ts';
+import { loadMarketFixture } from '../../src/market/market-fixture.ts';
+import { USDC_MINT, WSOL_MINT } from '../../src/market/market-prices.ts';
 import { createSyntheticPoolChain, syntheticAddress, type SyntheticPoolChain } from '../fixtures/synthetic-pool-chain.ts';
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';

@@ -19,9 +19,9 @@ import {
   type SolanaRpcApi,
 } from '@solana/kit';
 import { getMintEncoder, getMintSize } from '@solana-program/token';
-import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
-import { startRpcServer, type RpcServer } from '../../src/rpc-server.ts';
-import { SPL_TOKEN_PROGRAM_ID } from '../../src/token-layout.ts';
+import { createLocalChain, type LocalChain } from '../../src/chain/local-chain.ts';
+import { startRpcServer, type RpcServer } from '../../src/rpc/rpc-server.ts';
+import { SPL_TOKEN_PROGRAM_ID } from '../../src/encoding/token-layout.ts';
 import { vi } from 'vitest';
 
 /** Slot length of the test chain's ticker. */

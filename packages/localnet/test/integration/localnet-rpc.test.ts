@@ -11,8 +11,8 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { encodeMintAccount } from '../../src/token-accounts.ts';
-import { TOKEN_2022_PROGRAM_ID } from '../../src/token-layout.ts';
+import { encodeMintAccount } from '../../src/encoding/token-accounts.ts';
+import { TOKEN_2022_PROGRAM_ID } from '../../src/encoding/token-layout.ts';
 import { fundedSigner, rawPost, signedBase64, startHarness, waitFor, type Harness } from './localnet-rpc-harness.ts';
 
 let h: Harness;
@@ -309,7 +309,7 @@ describe('localnet RPC: transactions', () => {
   it('sendTransaction accepts base58 (the default encoding)', async () => {
     const bob = await generateKeyPairSigner();
     const wire = await signedBase64(h, payer, [getTransferSolInstruction({ source: payer, destination: bob.address, amount: 1_000_000_000n })]);
-    const { encodeBase58 } = await import('../../src/base58.ts');
+    const { encodeBase58 } = await import('../../src/encoding/base58.ts');
     const b58 = encodeBase58(Buffer.from(wire, 'base64'));
     const res = await rawPost(h, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [b58] }));
     expect((res.json as { result: string }).result).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/);

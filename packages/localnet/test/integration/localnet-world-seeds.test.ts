@@ -5,9 +5,9 @@
  * the chain shows, with no signature twice.
  */
 import { describe, expect, it } from 'vitest';
-import { createLocalChain } from '../../src/local-chain.ts';
-import { buildWorld } from '../../src/world.ts';
-import { EXTRA_WALLET_TXS } from '../../src/world-wallets.ts';
+import { createLocalChain } from '../../src/chain/local-chain.ts';
+import { buildWorld } from '../../src/world/world.ts';
+import { EXTRA_WALLET_TXS } from '../../src/world/world-wallets.ts';
 
 const SEEDS = ['svm-differential', 'test-1', 'test-seed', 'seed-a', 'seed-b', 'seed-c'];
 

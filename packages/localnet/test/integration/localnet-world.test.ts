@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findExtension, parseMintAccount, parseTokenAccount } from '../../src/token-accounts.ts';
-import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
-import { createBlockProducer } from '../../src/block-producer.ts';
-import { buildWorld, type World } from '../../src/world.ts';
-import { createWorldPoolReader } from '../../src/world-pools.ts';
-import { buildSignedWire, transferCheckedIx } from '../../src/world-transactions.ts';
+import { findExtension, parseMintAccount, parseTokenAccount } from '../../src/encoding/token-accounts.ts';
+import { createLocalChain, type LocalChain } from '../../src/chain/local-chain.ts';
+import { createBlockProducer } from '../../src/traffic/block-producer.ts';
+import { buildWorld, type World } from '../../src/world/world.ts';
+import { createWorldPoolReader } from '../../src/world/world-pools.ts';
+import { buildSignedWire, transferCheckedIx } from '../../src/signing/world-transactions.ts';
 
 const START_UNIX = 1_750_000_000;
 

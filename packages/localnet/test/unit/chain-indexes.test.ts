@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createChainIndexes, PRIORITIZATION_FEE_SLOTS } from '../../src/chain-indexes.ts';
-import type { ExecutedTransaction } from '../../src/types.ts';
+import { createChainIndexes, PRIORITIZATION_FEE_SLOTS } from '../../src/chain/chain-indexes.ts';
+import type { ExecutedTransaction } from '../../src/chain/types.ts';
 
 function tx(signature: string, slot: bigint, keys: string[], index = 0): ExecutedTransaction {
   return {

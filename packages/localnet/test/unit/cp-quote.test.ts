@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combineImpacts, cpSwapExactIn, fractionToDecimalString, minOutWithSlippage } from '../../src/cp-quote.ts';
+import { combineImpacts, cpSwapExactIn, fractionToDecimalString, minOutWithSlippage } from '../../src/market/cp-quote.ts';
 
 describe('cpSwapExactIn', () => {
   it('takes the fee from the input and floors the curve output (hand-computed)', () => {

@@ -11,12 +11,12 @@ import {
   matchTransactionFilters,
   type SubscribeRequestData,
   type TransactionFilterRequest,
-} from '../../src/geyser-filters.ts';
-import { encodeTransactionError } from '../../src/geyser-tx-error.ts';
-import { base58Bytes } from '../../src/base58.ts';
-import { toInt64, uiAmountString } from '../../src/geyser-messages.ts';
-import { ReplayLog } from '../../src/geyser-replay-log.ts';
-import type { ExecutedTransaction } from '../../src/types.ts';
+} from '../../src/geyser/geyser-filters.ts';
+import { encodeTransactionError } from '../../src/geyser/geyser-tx-error.ts';
+import { base58Bytes } from '../../src/encoding/base58.ts';
+import { toInt64, uiAmountString } from '../../src/geyser/geyser-messages.ts';
+import { ReplayLog } from '../../src/geyser/geyser-replay-log.ts';
+import type { ExecutedTransaction } from '../../src/chain/types.ts';
 
 const A = '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5';
 const B = 'EPjFWJ5AvKVvnKBbMp1MvXkamHGAh2JPJsbAGvbVCMPU';

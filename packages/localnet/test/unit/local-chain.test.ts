@@ -14,8 +14,8 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { createLocalChain, type LocalChain } from '../../src/local-chain.ts';
-import type { BlockMetaEvent, ExecutedTransaction, SlotEvent } from '../../src/types.ts';
+import { createLocalChain, type LocalChain } from '../../src/chain/local-chain.ts';
+import type { BlockMetaEvent, ExecutedTransaction, SlotEvent } from '../../src/chain/types.ts';
 
 async function wire(chain: LocalChain, payer: KeyPairSigner, ixs: Instruction[], version: 'legacy' | 0 = 0, blockhash?: string): Promise<Uint8Array> {
   const message = pipe(

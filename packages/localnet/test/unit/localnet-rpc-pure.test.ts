@@ -1,13 +1,13 @@
 import { getBase58Decoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { computeTransactionFee, readComputeBudget } from '../../src/fee.ts';
-import { formatUiAmountString, parseTokenAccountBase, uiTokenAmount } from '../../src/token-layout.ts';
-import { describeTransactionError, toAgaveTransactionError } from '../../src/transaction-error.ts';
-import { stringifyRpcJson } from '../../src/rpc-json.ts';
-import { commitmentOf, u64Param } from '../../src/rpc-params.ts';
-import { parseKnownInstruction } from '../../src/rpc-instruction-parsers.ts';
-import { createSlotClock } from '../../src/slot-clock.ts';
-import { encodeBase58 } from '../../src/base58.ts';
+import { computeTransactionFee, readComputeBudget } from '../../src/chain/fee.ts';
+import { formatUiAmountString, parseTokenAccountBase, uiTokenAmount } from '../../src/encoding/token-layout.ts';
+import { describeTransactionError, toAgaveTransactionError } from '../../src/chain/transaction-error.ts';
+import { stringifyRpcJson } from '../../src/rpc/rpc-json.ts';
+import { commitmentOf, u64Param } from '../../src/rpc/rpc-params.ts';
+import { parseKnownInstruction } from '../../src/rpc/rpc-instruction-parsers.ts';
+import { createSlotClock } from '../../src/chain/slot-clock.ts';
+import { encodeBase58 } from '../../src/encoding/base58.ts';
 
 const CB = 'ComputeBudget111111111111111111111111111111';
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { base58ByteLength, decimalString, isAddress, parseUint } from '../../src/market-http.ts';
-import { loadMarketFixture, parseMarketFixture } from '../../src/market-fixture.ts';
+import { base58ByteLength, decimalString, isAddress, parseUint } from '../../src/market/market-http.ts';
+import { loadMarketFixture, parseMarketFixture } from '../../src/market/market-fixture.ts';
 
 describe('decimalString', () => {
   it('never uses exponent notation and keeps 15 significant digits', () => {

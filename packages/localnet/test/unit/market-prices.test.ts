@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PoolState } from '../../src/types.ts';
-import { baseMintOf, createPriceBook, reserveUsd, USDC_MINT, WSOL_MINT } from '../../src/market-prices.ts';
+import type { PoolState } from '../../src/chain/types.ts';
+import { baseMintOf, createPriceBook, reserveUsd, USDC_MINT, WSOL_MINT } from '../../src/market/market-prices.ts';
 
 function pool(address: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, decimalsA: number, decimalsB: number): PoolState {
   return {

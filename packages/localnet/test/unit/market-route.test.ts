@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PoolState } from '../../src/types.ts';
-import { findBestRoute } from '../../src/market-route.ts';
+import type { PoolState } from '../../src/chain/types.ts';
+import { findBestRoute } from '../../src/market/market-route.ts';
 
 function pool(address: string, mintA: string, mintB: string, reserveA: bigint, reserveB: bigint, feeBps = 0): PoolState {
   return {

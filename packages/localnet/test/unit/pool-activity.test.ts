@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { PoolState } from '../../src/types.ts';
-import { createPoolActivity, HISTORY_SECONDS, MAX_TRADERS_PER_BUCKET } from '../../src/pool-activity.ts';
-import { USDC_MINT, WSOL_MINT } from '../../src/market-prices.ts';
+import type { PoolState } from '../../src/chain/types.ts';
+import { createPoolActivity, HISTORY_SECONDS, MAX_TRADERS_PER_BUCKET } from '../../src/market/pool-activity.ts';
+import { USDC_MINT, WSOL_MINT } from '../../src/market/market-prices.ts';
 import { buildSwapTransaction, syntheticAddress } from '../fixtures/synthetic-pool-chain.ts';
 
 const T0 = 1_750_000_000;

@@ -3,8 +3,8 @@
  * Token-2022 layouts (not produced by any codec), and its jsonParsed rendering.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeBase58 } from '../../src/base58.ts';
-import { toUiExtension } from '../../src/rpc-account-encoding.ts';
+import { encodeBase58 } from '../../src/encoding/base58.ts';
+import { toUiExtension } from '../../src/rpc/rpc-account-encoding.ts';
 import {
   encodeMintAccount,
   encodeTlvEntries,
@@ -13,8 +13,8 @@ import {
   parseMintAccount,
   parseTlvEntries,
   parseTokenAccount,
-} from '../../src/token-accounts.ts';
-import { EXTENSION_CODECS } from '../../src/token-extension-codecs.ts';
+} from '../../src/encoding/token-accounts.ts';
+import { EXTENSION_CODECS } from '../../src/encoding/token-extension-codecs.ts';
 
 /** Addresses whose 32 bytes are one repeated value, so the expected bytes can be written out. */
 const key = (byte: number): number[] => new Array<number>(32).fill(byte);

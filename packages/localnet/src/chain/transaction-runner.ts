@@ -1,0 +1,171 @@
+/**
+ * Runs one decoded transaction in LiteSVM and turns the result into an `ExecutedTransaction`:
+ * snapshots SOL and token balances of every account key before and after, reads logs, compute
+ * units and inner instructions from LiteSVM's metadata, recomputes the fee. A failed transaction
+ * whose fee LiteSVM charged has landed (Agave records it with `err`); one whose fee was not
+ * charged (bad signature, unloadable accounts) was rejected and leaves no trace.
+ */
+import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm';
+import { address as toAddress, type EncodedAccount } from '@solana/kit';
+import type { CompiledInstructionData, ExecutedTransaction, TokenBalanceData } from './types.ts';
+import type { DecodedTransaction } from './wire-transaction.ts';
+import { classifyTokenData, parseMintBase, parseTokenAccountBase } from '../encoding/token-layout.ts';
+import { computeTransactionFee } from './fee.ts';
+import { toAgaveTransactionError } from './transaction-error.ts';
+
+const VOTE_PROGRAM_ID = 'Vote111111111111111111111111111111111111111';
+
+/** Balances of the account keys at one moment. */
+export interface BalanceSnapshot {
+  readonly balances: readonly bigint[];
+  readonly tokenBalances: readonly TokenBalanceData[];
+}
+
+/** Reads SOL and token balances of `keys` (token rows only for live token accounts). */
+export function snapshotBalances(svm: LiteSVM, keys: readonly string[]): BalanceSnapshot {
+  const decimalsByMint = new Map<string, number | null>();
+  const balances: bigint[] = [];
+  const tokenBalances: TokenBalanceData[] = [];
+  for (const [accountIndex, key] of keys.entries()) {
+    const account = svm.getAccount(toAddress(key));
+    if (!account.exists) {
+      balances.push(0n);
+      continue;
+    }
+    balances.push(BigInt(account.lamports));
+    const programId = String(account.programAddress);
+    if (classifyTokenData(programId, account.data) !== 'account') continue;
+    const base = parseTokenAccountBase(account.data);
+    const decimals = mintDecimals(svm, base.mint, decimalsByMint);
+    if (decimals === null) continue;
+    tokenBalances.push({ accountIndex, mint: base.mint, owner: base.owner, programId, amount: base.amount.toString(), decimals });
+  }
+  return { balances, tokenBalances };
+}
+
+function mintDecimals(svm: LiteSVM, mint: string, cache: Map<string, number | null>): number | null {
+  const cached = cache.get(mint);
+  if (cached !== undefined) return cached;
+  const account = svm.getAccount(toAddress(mint));
+  const decimals = account.exists && classifyTokenData(String(account.programAddress), account.data) === 'mint' ? parseMintBase(account.data).decimals : null;
+  cache.set(mint, decimals);
+  return decimals;
+}
+
+/** Where and when a transaction executes. */
+export interface ExecutionContext {
+  readonly slot: bigint;
+  readonly index: number;
+  readonly blockTime: number;
+  readonly wire: Uint8Array;
+}
+
+/** Outcome of `runTransaction`. */
+export type RunOutcome =
+  | { readonly landed: true; readonly tx: ExecutedTransaction }
+  | { readonly landed: false; readonly err: unknown; readonly logs: readonly string[]; readonly unitsConsumed: bigint };
+
+/** Executes the transaction in LiteSVM (state changes are committed when it lands). */
+export function runTransaction(svm: LiteSVM, decoded: DecodedTransaction, ctx: ExecutionContext): RunOutcome {
+  const pre = snapshotBalances(svm, decoded.accountKeys);
+  let result: TransactionMetadata | FailedTransactionMetadata;
+  try {
+    result = svm.sendTransaction(decoded.transaction);
+  } catch {
+    // kit's wrapper throws before execution when a required signature is absent.
+    return { landed: false, err: 'SignatureFailure', logs: [], unitsConsumed: 0n };
+  }
+  const failed = result instanceof FailedTransactionMetadata;
+  const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
+  const err = result instanceof FailedTransactionMetadata ? toAgaveTransactionError(result.err()) : null;
+  const post = snapshotBalances(svm, decoded.accountKeys);
+  if (failed && !((post.balances[0] ?? 0n) < (pre.balances[0] ?? 0n))) {
+    return { landed: false, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
+  }
+  const tx: ExecutedTransaction = {
+    signature: decoded.signatures[0] ?? '',
+    signatures: decoded.signatures,
+    slot: ctx.slot,
+    index: ctx.index,
+    isVote: decoded.instructions.some((ix) => decoded.accountKeys[ix.programIdIndex] === VOTE_PROGRAM_ID),
+    err,
+    fee: computeTransactionFee(decoded.header.numRequiredSignatures, decoded.instructions, decoded.accountKeys),
+    computeUnitsConsumed: meta.computeUnitsConsumed(),
+    logs: meta.logs(),
+    header: decoded.header,
+    accountKeys: decoded.accountKeys,
+    recentBlockhash: decoded.recentBlockhash,
+    instructions: decoded.instructions,
+    innerInstructions: readInnerInstructions(meta),
+    preBalances: pre.balances,
+    postBalances: post.balances,
+    preTokenBalances: pre.tokenBalances,
+    postTokenBalances: post.tokenBalances,
+    wire: ctx.wire,
+    blockTime: ctx.blockTime,
+    version: decoded.version,
+    loadedAddresses: decoded.loadedAddresses,
+  };
+  return { landed: true, tx };
+}
+
+/** Agave's `innerInstructions`: only top-level instructions that made CPIs appear. */
+export function readInnerInstructions(meta: TransactionMetadata): ExecutedTransaction['innerInstructions'] {
+  const out: { index: number; instructions: CompiledInstructionData[] }[] = [];
+  meta.innerInstructions().forEach((list, index) => {
+    if (list.length === 0) return;
+    out.push({
+      index,
+      instructions: list.map((inner) => {
+        const ix = inner.instruction();
+        return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: Uint8Array.from(ix.data()), stackHeight: inner.stackHeight() };
+      }),
+    });
+  });
+  return out;
+}
+
+/** Result of a simulation, nothing committed. */
+export interface SimulationOutcome {
+  readonly err: unknown;
+  readonly logs: readonly string[];
+  readonly unitsConsumed: bigint;
+  readonly innerInstructions: ExecutedTransaction['innerInstructions'];
+  /** Post-simulation state of the accounts the transaction loaded. */
+  readonly postAccounts: ReadonlyMap<string, EncodedAccount>;
+  readonly returnData: { readonly programId: Uint8Array; readonly data: Uint8Array } | null;
+}
+
+/** Simulates in LiteSVM with signature verification on or off for this call only. */
+export function simulateDecoded(svm: LiteSVM, decoded: DecodedTransaction, sigVerify: boolean): SimulationOutcome {
+  svm.withSigverify(sigVerify);
+  try {
+    const result = svm.simulateTransaction(decoded.transaction);
+    if (result instanceof FailedTransactionMetadata) {
+      const meta = result.meta();
+      return {
+        err: toAgaveTransactionError(result.err()),
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+        innerInstructions: readInnerInstructions(meta),
+        postAccounts: new Map(),
+        returnData: null,
+      };
+    }
+    const meta = result.meta();
+    const ret = meta.returnData();
+    const retData = ret.data();
+    return {
+      err: null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+      innerInstructions: readInnerInstructions(meta),
+      postAccounts: new Map(result.postAccounts().map((a) => [String(a.address), a])),
+      returnData: retData.length > 0 ? { programId: ret.programId(), data: retData } : null,
+    };
+  } catch {
+    return { err: 'SignatureFailure', logs: [], unitsConsumed: 0n, innerInstructions: [], postAccounts: new Map(), returnData: null };
+  } finally {
+    svm.withSigverify(true);
+  }
+}
