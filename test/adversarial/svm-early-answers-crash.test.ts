@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localnetMainnetArgs } from '../../bench/mainnet-args.ts';
+import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { type HeldSendRpc, startHeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';

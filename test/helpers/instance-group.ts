@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
-import { localnetMainnetArgs } from '../../bench/mainnet-args.ts';
+import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { killService, type ServiceProcess, spawnService } from './service-process.ts';
 import { fundedPayer, rpcCall } from './svm-payer.ts';

@@ -8,7 +8,7 @@
  * docs/contract.md#response-principles.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { countsBetween, startDelayProxy } from '../../bench/delay-proxy.ts';
+import { countsBetween, startDelayProxy } from '../../bench/harness/delay-proxy.ts';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { PaidPath } from '../../src/catalog/responses.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';

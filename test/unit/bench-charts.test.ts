@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { growthOf, type Sample, slopePerMinute, troughs } from '../../bench/soak-report.ts';
-import { niceTicks, renderLineChart } from '../../bench/svg-line-chart.ts';
+import { growthOf, type Sample, slopePerMinute, troughs } from '../../bench/soak/soak-report.ts';
+import { niceTicks, renderLineChart } from '../../bench/suite/svg-line-chart.ts';
 
 const sample = (tSeconds: number, heapUsedMiB: number): Sample => ({
   tSeconds,

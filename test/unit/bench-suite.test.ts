@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { latestReportLine, withLatestReport } from '../../bench/report-files.ts';
-import { datedResultFiles, datedResultName, previousResultFile } from '../../bench/result-files.ts';
-import { compareRuns, headlineMetrics, type SuiteResults } from '../../bench/suite-metrics.ts';
-import { cdfPoints, ledgerPlot, PLOT_FILES } from '../../bench/suite-plots.ts';
-import { renderSuiteReport } from '../../bench/suite-report.ts';
-import { progressLine } from '../../bench/suite.ts';
-import { log2Ticks } from '../../bench/svg-line-chart.ts';
+import { latestReportLine, withLatestReport } from '../../bench/suite/report-files.ts';
+import { datedResultFiles, datedResultName, previousResultFile } from '../../bench/suite/result-files.ts';
+import { compareRuns, headlineMetrics, type SuiteResults } from '../../bench/suite/suite-metrics.ts';
+import { cdfPoints, ledgerPlot, PLOT_FILES } from '../../bench/suite/suite-plots.ts';
+import { renderSuiteReport } from '../../bench/suite/suite-report.ts';
+import { progressLine } from '../../bench/suite/suite.ts';
+import { log2Ticks } from '../../bench/suite/svg-line-chart.ts';
 
 /** A round of http-challenge at 32 connections, with a sweep over 1 and 32. */
 const round = (scale: number) => ({

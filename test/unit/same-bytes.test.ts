@@ -4,9 +4,9 @@
  * it come out of the same round as the others.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { captureReply } from '../../bench/challenge-checks.ts';
-import { roundRatios } from '../../bench/challenge-ratios.ts';
-import { type CapturedReply, PEER_PATH_SUFFIX, startSameBytes } from '../../bench/hello-server.ts';
+import { captureReply } from '../../bench/http/challenge-checks.ts';
+import { roundRatios } from '../../bench/http/challenge-ratios.ts';
+import { type CapturedReply, PEER_PATH_SUFFIX, startSameBytes } from '../../bench/http/hello-server.ts';
 
 const REPLY: CapturedReply = {
   statusLine: '402 Payment Required',
