@@ -117,7 +117,7 @@ export interface RpcTransport {
 /**
  * Creates the transport; every call carries its own time limit and the caller's AbortSignal. `rpc`
  * is kit's RPC object to call through: by default over the keep-alive `node:http` transport
- * (rpc-http-transport.ts); bench/rpc-transport.ts and its test pass kit's default (fetch) to compare.
+ * (rpc-http-transport.ts); bench/runtime/rpc-transport.ts and its test pass kit's default (fetch) to compare.
  */
 export function createRpcTransport(config: RpcClientConfig, kitRpc?: Rpc<SolanaRpcApi>): RpcTransport {
   const post = createRpcHttpPost(config.url);

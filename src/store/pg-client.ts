@@ -1,6 +1,6 @@
 /**
  * The one module that imports the PostgreSQL driver (`pg`, node-postgres, chosen by
- * bench/pg-drivers.ts: docs/scaling.md#driver). Everything else speaks to the database through `PgClient`: queries with
+ * bench/storage/pg-drivers.ts: docs/scaling.md#driver). Everything else speaks to the database through `PgClient`: queries with
  * positional parameters, transactions, LISTEN. Every failure of the database (refused, gone, too
  * slow, an error it answers with) becomes one ServiceError `database_unavailable`, whose message
  * never carries the URL, its password or a parameter value.
