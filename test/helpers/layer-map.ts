@@ -26,9 +26,10 @@ import type { ImportRules } from './import-layers.ts';
  *   intel computes the paid answers; caches hold the live chain figures intel reads;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
- *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices; chain speaks to Solana, Base and
- *   the market sources; durable is how every file store writes (group commit, atomic replace,
- *   line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
+ *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices;
+ *   market-apis are the HTTP clients of the market sources (Jupiter, GeckoTerminal, Magic Eden,
+ *   Kamino), which only intel's market handlers read; chain speaks to Solana and Base; durable is
+ *   how every file store writes (group commit, atomic replace, line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
  * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
  *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
  */
@@ -48,6 +49,7 @@ export const LAYER_RULES: ImportRules = {
     { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
     { name: 'store', paths: ['src/store/'] },
     { name: 'catalog', paths: ['src/catalog/'] },
+    { name: 'market-apis', paths: ['src/market-apis/'] },
     { name: 'chain', paths: ['src/chain/'] },
     { name: 'durable', paths: ['src/durable/'] },
     { name: 'errors', paths: ['src/errors.ts'] },

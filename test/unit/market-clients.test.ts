@@ -5,11 +5,11 @@
  * data, 429 then success, Retry-After beyond the cap, 5xx exhaustion, timeout, malformed bodies.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMarketHttp } from '../../src/chain/market-http.ts';
-import { createJupiterClient } from '../../src/chain/jupiter-client.ts';
-import { createGeckoTerminalClient, GECKOTERMINAL_ACCEPT } from '../../src/chain/geckoterminal-client.ts';
-import { createMagicEdenClient, ACTIVITIES_PAGE_LIMIT } from '../../src/chain/magiceden-client.ts';
-import { createLendingClient } from '../../src/chain/lending-client.ts';
+import { createMarketHttp } from '../../src/market-apis/market-http.ts';
+import { createJupiterClient } from '../../src/market-apis/jupiter-client.ts';
+import { createGeckoTerminalClient, GECKOTERMINAL_ACCEPT } from '../../src/market-apis/geckoterminal-client.ts';
+import { createMagicEdenClient, ACTIVITIES_PAGE_LIMIT } from '../../src/market-apis/magiceden-client.ts';
+import { createLendingClient } from '../../src/market-apis/lending-client.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
 

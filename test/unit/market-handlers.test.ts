@@ -6,10 +6,10 @@
  * clock is frozen (only Date is faked; timers and I/O run for real), so ages and windows are exact.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createJupiterClient } from '../../src/chain/jupiter-client.ts';
-import { createGeckoTerminalClient } from '../../src/chain/geckoterminal-client.ts';
-import { createMagicEdenClient } from '../../src/chain/magiceden-client.ts';
-import { createLendingClient } from '../../src/chain/lending-client.ts';
+import { createJupiterClient } from '../../src/market-apis/jupiter-client.ts';
+import { createGeckoTerminalClient } from '../../src/market-apis/geckoterminal-client.ts';
+import { createMagicEdenClient } from '../../src/market-apis/magiceden-client.ts';
+import { createLendingClient } from '../../src/market-apis/lending-client.ts';
 import { createQuoteSource } from '../../src/intel/market/quote-source.ts';
 import { createDexQuoteHandler } from '../../src/intel/market/dex-quote.ts';
 import { createSlippageMapHandler } from '../../src/intel/market/slippage-map.ts';

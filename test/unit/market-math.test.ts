@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { impactBand, minReceived, sizeForMult, slippageCurve, fractionToPct, type CurveInputPoint } from '../../src/intel/market/market-math.ts';
-import { parseRetryAfter } from '../../src/chain/market-http.ts';
-import { marketTvlUsd } from '../../src/chain/lending-client.ts';
-import { foldSales } from '../../src/chain/magiceden-client.ts';
+import { parseRetryAfter } from '../../src/market-apis/market-http.ts';
+import { marketTvlUsd } from '../../src/market-apis/lending-client.ts';
+import { foldSales } from '../../src/market-apis/magiceden-client.ts';
 
 describe('impactBand', () => {
   it('splits at 0.1 %, 1 % and 5 % (lower bound inclusive)', () => {

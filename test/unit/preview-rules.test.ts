@@ -6,8 +6,8 @@
  * never changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGeckoTerminalClient } from '../../src/chain/geckoterminal-client.ts';
-import { createLendingClient } from '../../src/chain/lending-client.ts';
+import { createGeckoTerminalClient } from '../../src/market-apis/geckoterminal-client.ts';
+import { createLendingClient } from '../../src/market-apis/lending-client.ts';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { PREVIEW_RULES, type PreviewRule } from '../../src/catalog/preview-rules.ts';
 import { RESPONSES } from '../../src/catalog/responses.ts';

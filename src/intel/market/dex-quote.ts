@@ -4,7 +4,7 @@
  * Jupiter's own `swapUsdValue` (USD value of the input at Jupiter's prices), `unknown` when the
  * source sends none; the impact band uses IMPACT_BAND_THRESHOLDS_PCT. A quote, not an execution.
  */
-import type { JupiterQuote } from '../../chain/jupiter-client.ts';
+import type { JupiterQuote } from '../../market-apis/jupiter-client.ts';
 import { orUnknown, UNKNOWN } from '../unknown.ts';
 import { fractionToPct, IMPACT_BAND_THRESHOLDS_PCT, impactBand, minReceived } from './market-math.ts';
 import { checkQuoteParams, quoteRefusal, QUOTE_CACHE_TTL_MS, type QuoteSource } from './quote-source.ts';

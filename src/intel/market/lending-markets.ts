@@ -5,7 +5,7 @@
  * row with `tvlUsd: "unknown"` and an `error`. Cached LENDING_CACHE_TTL_MS with single-flight.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import { marketTvlUsd, type LendingClient } from '../../chain/lending-client.ts';
+import { marketTvlUsd, type LendingClient } from '../../market-apis/lending-client.ts';
 import { ServiceError } from '../../errors.ts';
 import { mapBounded } from './map-bounded.ts';
 

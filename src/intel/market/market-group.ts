@@ -4,10 +4,10 @@
  * Kamino Lend). In embedded mode `deps.market` points all four at the localnet's stand-ins, which
  * serve the same paths and shapes; in mainnet mode at the configured public services.
  */
-import { createGeckoTerminalClient } from '../../chain/geckoterminal-client.ts';
-import { createJupiterClient } from '../../chain/jupiter-client.ts';
-import { createLendingClient } from '../../chain/lending-client.ts';
-import { createMagicEdenClient } from '../../chain/magiceden-client.ts';
+import { createGeckoTerminalClient } from '../../market-apis/geckoterminal-client.ts';
+import { createJupiterClient } from '../../market-apis/jupiter-client.ts';
+import { createLendingClient } from '../../market-apis/lending-client.ts';
+import { createMagicEdenClient } from '../../market-apis/magiceden-client.ts';
 import type { HandlerDeps, HandlerGroup } from '../handler-group.ts';
 import { createDexQuoteHandler } from './dex-quote.ts';
 import { createLendingMarketsHandler } from './lending-markets.ts';

@@ -2,8 +2,8 @@
  * The published methodology of the market endpoints (for `/trust/sir` and `/openapi.json`), built
  * from the constants the handlers use so the document cannot drift from the behaviour.
  */
-import { ACTIVITIES_MAX_PAGES, ACTIVITIES_PAGE_LIMIT } from '../../chain/magiceden-client.ts';
-import { MARKET_MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../chain/market-http.ts';
+import { ACTIVITIES_MAX_PAGES, ACTIVITIES_PAGE_LIMIT } from '../../market-apis/magiceden-client.ts';
+import { MARKET_MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../market-apis/market-http.ts';
 import { USD_VALUE_SOURCE } from './dex-quote.ts';
 import { LENDING_CACHE_TTL_MS, RESERVE_CONCURRENCY } from './lending-markets.ts';
 import { DEPTH_THRESHOLDS_PCT, IMPACT_BAND_THRESHOLDS_PCT } from './market-math.ts';

@@ -6,7 +6,7 @@
  * symbol answers 404.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import { LAMPORTS_PER_SOL, type CollectionStats, type MagicEdenClient, type SalesSum } from '../../chain/magiceden-client.ts';
+import { LAMPORTS_PER_SOL, type CollectionStats, type MagicEdenClient, type SalesSum } from '../../market-apis/magiceden-client.ts';
 import { ServiceError } from '../../errors.ts';
 import { orUnknown, UNKNOWN } from '../unknown.ts';
 

@@ -5,7 +5,7 @@
  * `unknown`. Ages are computed at answer time from the source's `pool_created_at`.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import type { GeckoList, GeckoPool, GeckoTerminalClient, GeckoWindow, TxCounts } from '../../chain/geckoterminal-client.ts';
+import type { GeckoList, GeckoPool, GeckoTerminalClient, GeckoWindow, TxCounts } from '../../market-apis/geckoterminal-client.ts';
 import { orUnknown, type Unknown } from '../unknown.ts';
 
 /** GeckoTerminal refreshes pool stats about once a minute and allows ~30 calls/min: 30 s. */

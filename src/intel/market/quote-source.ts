@@ -4,7 +4,7 @@
  * "no route" answer is a value and is cached like a quote; faults are not cached.
  */
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import type { JupiterClient, QuoteRequest, QuoteResult } from '../../chain/jupiter-client.ts';
+import type { JupiterClient, QuoteRequest, QuoteResult } from '../../market-apis/jupiter-client.ts';
 import { ServiceError } from '../../errors.ts';
 import { U64_MAX } from './market-math.ts';
 
