@@ -11,7 +11,7 @@ import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Che
 import { recoverVoucherSigner, type VoucherCheck, type VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
 import { verifyEvmExactOffchain, type EvmVerifyInput } from '../src/x402/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/exact-scheme.ts';
-import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/caches/percentiles.ts';
+import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/timing-windows/percentiles.ts';
 import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
 import { bucketHolders as bucketHolderAccounts, type BucketHoldersInput, type HolderDistribution } from '../src/intel/token/holder-buckets.ts';
 import { createBatchTask } from '../src/pool/task-batch.ts';

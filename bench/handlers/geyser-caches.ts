@@ -10,7 +10,7 @@
  */
 import { createGeyserStream } from '../../src/chain/geyser-client.ts';
 import { parseTransaction, type ParsedTransaction } from '../../src/chain/geyser-tx-parse.ts';
-import { createTimingCaches } from '../../src/caches/timing-caches.ts';
+import { createTimingCaches } from '../../src/timing-windows/timing-caches.ts';
 import { startGeyserServer } from '@solana-x402-intel/localnet';
 import { benchAnswerLatency } from './geyser-answer-latency.ts';
 import { feed, parsedTx, SCHEDULE, syntheticChain, TIP_IDS, TXS_PER_SLOT, txInfo, WINDOW_SLOTS } from './synthetic-updates.ts';

@@ -23,7 +23,9 @@ import type { ImportRules } from './import-layers.ts';
  *   tools (web Request in, Response out), below http, which drives it; preview serves a paid
  *   endpoint's answer, cut, once a day per client for free, beside the paid flow rather than in
  *   it (it imports nothing of x402); x402 takes and settles payments;
- *   intel computes the paid answers; caches hold the live chain figures intel reads;
+ *   intel computes the paid answers; timing-windows hold the live chain figures the Geyser
+ *   stream feeds and intel reads (priority fees, tips, the slot clock), and caches the
+ *   single-flight TTL cache the handlers load upstream answers through;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
  *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
  *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices;
@@ -45,7 +47,7 @@ export const LAYER_RULES: ImportRules = {
     { name: 'preview', paths: ['src/preview/'] },
     { name: 'x402', paths: ['src/x402/'] },
     { name: 'intel', paths: ['src/intel/'] },
-    { name: 'caches', paths: ['src/caches/'] },
+    { name: 'timing-windows/caches', paths: ['src/timing-windows/', 'src/caches/'] },
     { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
     { name: 'store', paths: ['src/store/'] },
     { name: 'catalog', paths: ['src/catalog/'] },

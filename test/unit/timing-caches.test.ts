@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { epochPosition } from '../../src/caches/epoch-schedule.ts';
-import { computePercentiles, emaAlpha, emaStep, nearestRankIndex } from '../../src/caches/percentiles.ts';
-import { createPriorityFeeCache } from '../../src/caches/priority-fee-cache.ts';
-import { createSlotClockCache } from '../../src/caches/slot-clock-cache.ts';
-import { createSlotWindow } from '../../src/caches/slot-window.ts';
-import { createTipFloorCache } from '../../src/caches/tip-floor-cache.ts';
+import { epochPosition } from '../../src/timing-windows/epoch-schedule.ts';
+import { computePercentiles, emaAlpha, emaStep, nearestRankIndex } from '../../src/timing-windows/percentiles.ts';
+import { createPriorityFeeCache } from '../../src/timing-windows/priority-fee-cache.ts';
+import { createSlotClockCache } from '../../src/timing-windows/slot-clock-cache.ts';
+import { createSlotWindow } from '../../src/timing-windows/slot-window.ts';
+import { createTipFloorCache } from '../../src/timing-windows/tip-floor-cache.ts';
 
 const pct = (values: number[], ps: number[]) => computePercentiles({ values: Float64Array.from(values), percentiles: ps });
 

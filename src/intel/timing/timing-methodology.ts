@@ -9,9 +9,9 @@ import {
   SHORT_RATE_WINDOW_MS,
   SLOT_SAMPLE_CAPACITY,
   SLOT_SAMPLE_SPACING_MS,
-} from '../../caches/slot-clock-cache.ts';
-import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
-import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_HISTORY_MAX_POINTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
+} from '../../timing-windows/slot-clock-cache.ts';
+import { PRIORITY_FEE_WINDOW_SLOTS } from '../../timing-windows/priority-fee-cache.ts';
+import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_HISTORY_MAX_POINTS, TIP_WINDOW_SLOTS } from '../../timing-windows/tip-floor-cache.ts';
 import { BAND_MAPPING, FEE_PERCENTILES, MAX_LAG_SLOTS } from './priority-fee.ts';
 import { TIPFLOOR_CACHE_MS, TIPFLOOR_HISTORY_RETURNED } from './tipfloor.ts';
 
