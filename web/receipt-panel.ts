@@ -1,11 +1,11 @@
 /**
  * The receipt panel: a pasted receipt (the `X-Service-Receipt` header value, or its JSON) is
- * verified here, in the browser, by the same checks the CLI runs (src/client/receipt-check.ts):
+ * verified here, in the browser, by the same checks the CLI runs (src/receipt-checks/receipt-check.ts):
  * signature, signer, signed checkpoint, ledger entry and Merkle path, recomputed from public
  * trust data. The service is only asked for that data, never for a verdict. A ledger entry can
  * be checked by index the same way.
  */
-import { type CheckReport, parseReceipt, type TrustFetch, verifyProofAt, verifyReceipt } from '../src/client/receipt-check.ts';
+import { type CheckReport, parseReceipt, type TrustFetch, verifyProofAt, verifyReceipt } from '../src/receipt-checks/receipt-check.ts';
 import { h, replace } from './dom.ts';
 
 const trustFetch: TrustFetch = async (path) => {

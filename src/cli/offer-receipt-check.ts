@@ -14,7 +14,7 @@ import {
   verifyReceiptSignatureJWS,
 } from '@x402/extensions/offer-receipt';
 import { decodeBase58 } from '../chain/base58.ts';
-import type { CheckLine, TrustFetch } from '../client/receipt-check.ts';
+import type { CheckLine, TrustFetch } from '../receipt-checks/receipt-check.ts';
 
 export type { ReceiptPayload };
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseReceipt } from '../client/receipt-check.ts';
+import { parseReceipt } from '../receipt-checks/receipt-check.ts';
 import { CliError, EXIT } from './cli-error.ts';
 
 /** File name endings of a saved receipt and of the body it covers. */

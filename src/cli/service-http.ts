@@ -3,7 +3,7 @@
  * bytes), failures to connect as exit 5 naming the URL, and the service's error bodies as exit 1
  * with the service's own code and sentence. Everything the service sends is untrusted input.
  */
-import type { TrustFetch } from '../client/receipt-check.ts';
+import type { TrustFetch } from '../receipt-checks/receipt-check.ts';
 import { CliError, EXIT, toCliError } from './cli-error.ts';
 import { SERVICE_URL_HINT, serviceHref } from './service-url.ts';
 

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TLOG_PROOF_SUFFIX } from '../client/tlog-proof.ts';
+import { TLOG_PROOF_SUFFIX } from '../receipt-checks/tlog-proof.ts';
 import { RECEIPT_SUFFIX } from './receipt-files.ts';
 import { request, serviceError } from './service-http.ts';
 import { serviceHref } from './service-url.ts';

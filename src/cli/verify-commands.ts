@@ -1,11 +1,11 @@
 /**
- * `verify-receipt` and `verify-proof`: the client-side checks of src/client run against the
+ * `verify-receipt` and `verify-proof`: the client-side checks of src/receipt-checks run against the
  * service's public trust endpoints, so nothing depends on the service's own verdict. Each check
  * prints PASS or FAIL with what it saw, then the verdict; any FAIL exits 1.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type CheckLine, type CheckReport, parseReceipt, type TrustFetch, verifyProofAt, verifyReceipt } from '../client/receipt-check.ts';
+import { type CheckLine, type CheckReport, parseReceipt, type TrustFetch, verifyProofAt, verifyReceipt } from '../receipt-checks/receipt-check.ts';
 import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';

@@ -7,7 +7,7 @@
  * witnesses it is the checkpoint of the current head.
  */
 import { errorReply } from '../errors.ts';
-import { formatTlogProof } from '../client/tlog-proof.ts';
+import { formatTlogProof } from '../receipt-checks/tlog-proof.ts';
 import type { CheckpointNote, CosignedCheckpoint } from '../trust/checkpoint-witnessing.ts';
 import type { LedgerReader } from '../trust/ledger-reader.ts';
 import type { Route } from './route.ts';

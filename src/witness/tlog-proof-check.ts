@@ -7,9 +7,9 @@
  * does not hide the others that can still be run.
  */
 import { encodeBase58 } from '../chain/base58.ts';
-import { sha256Hex, verifyEd25519Text } from '../client/client-crypto.ts';
-import { type CheckReport, lineRecorder } from '../client/receipt-check.ts';
-import { parseTlogProof, type TlogProof } from '../client/tlog-proof.ts';
+import { sha256Hex, verifyEd25519Text } from '../receipt-checks/client-crypto.ts';
+import { type CheckReport, lineRecorder } from '../receipt-checks/receipt-check.ts';
+import { parseTlogProof, type TlogProof } from '../receipt-checks/tlog-proof.ts';
 import { verifiedCosignatures } from '../trust/cosignature.ts';
 import { RFC6962_HASHER, toHex } from '../trust/merkle-hash.ts';
 import { verifyInclusionRfc6962 } from '../trust/merkle-verify.ts';

@@ -8,7 +8,7 @@ import type { ImportRules } from './import-layers.ts';
 /**
  * Top layer first. Why each sits where it does:
  * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
- *   sits above main, and the rule below narrows what it may reach (the client checks, the
+ *   sits above main, and the rule below narrows what it may reach (the receipt checks, the
  *   catalog, the key-file readers of chain, errors.ts), never the server, payments or HTTP side;
  * - witness is a program of its own beside the service (a transparency-log witness, and the
  *   offline check of a cosigned proof against a policy): it reads the trust layer's formats and
@@ -32,8 +32,9 @@ import type { ImportRules } from './import-layers.ts';
  *   market-apis are the HTTP clients of the market sources (Jupiter, GeckoTerminal, Magic Eden,
  *   Kamino), which only intel's market handlers read; chain speaks to Solana and Base; durable is
  *   how every file store writes (group commit, atomic replace, line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
- * - client holds the checks a client runs by itself (receipts, proofs), for the storefront page and
- *   the CLI; it imports nothing of the service, so it cannot lean on the service's own verifier.
+ * - receipt-checks holds the checks a client runs by itself on what it bought (a receipt, its
+ *   ledger entry's proofs), for the storefront page and the CLI; it imports nothing of the
+ *   service, so it cannot lean on the service's own verifier.
  */
 export const LAYER_RULES: ImportRules = {
   layers: [
@@ -55,7 +56,7 @@ export const LAYER_RULES: ImportRules = {
     { name: 'chain', paths: ['src/chain/'] },
     { name: 'durable', paths: ['src/durable/'] },
     { name: 'errors', paths: ['src/errors.ts'] },
-    { name: 'client', paths: ['src/client/'] },
+    { name: 'receipt-checks', paths: ['src/receipt-checks/'] },
   ],
   // The embedded localnet is its own workspace package beside the product: only main.ts starts it.
   apart: [{ place: 'src/localnet/', packageName: /^@solana-x402-intel\/localnet$/, importers: ['src/main.ts'] }],
@@ -70,9 +71,9 @@ export const LAYER_RULES: ImportRules = {
     '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
     viem: 'src/chain/',
     secp256k1: 'src/chain/secp256k1-recover.ts',
-    '@noble/curves': 'src/client/client-crypto.ts',
-    '@noble/hashes': 'src/client/client-crypto.ts',
-    '@scure/base': 'src/client/client-crypto.ts',
+    '@noble/curves': 'src/receipt-checks/client-crypto.ts',
+    '@noble/hashes': 'src/receipt-checks/client-crypto.ts',
+    '@scure/base': 'src/receipt-checks/client-crypto.ts',
     pg: 'src/store/pg-client.ts',
     // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
@@ -88,7 +89,7 @@ export const LAYER_RULES: ImportRules = {
 };
 
 /** What the CLI may import besides its own files: what a client of the service needs (and the witness program it runs), nothing of the service's serving side. */
-export const CLI_REACH = ['src/cli/', 'src/client/', 'src/catalog/', 'src/chain/', 'src/errors.ts', 'src/witness/'];
+export const CLI_REACH = ['src/cli/', 'src/receipt-checks/', 'src/catalog/', 'src/chain/', 'src/errors.ts', 'src/witness/'];
 
 /** The layer order as the docs state it, top first: `cli` > `main` > ... (a shared layer as `pool`, `trust`). */
 export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {

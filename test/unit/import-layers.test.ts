@@ -32,11 +32,11 @@ describe('import layers', () => {
     expect(checkImports(files, RULES)).toEqual([]);
   });
 
-  it('src/cli/ imports only what a client needs: src/client, src/catalog, src/chain, errors.ts', () => {
+  it('src/cli/ imports only what a client needs: src/receipt-checks, src/catalog, src/chain, errors.ts', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src']);
     expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
     expect(cliOverreach(files)).toEqual([]);
-    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../client/receipt-check.ts';"]]);
+    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../receipt-checks/receipt-check.ts';"]]);
     expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The client-side checks (src/client/receipt-check.ts) against the service's own trust side: a
+ * The client-side checks (src/receipt-checks/receipt-check.ts) against the service's own trust side: a
  * real ledger, real receipts and checkpoints signed with a real identity. They must accept what
  * the service issues and refuse every kind of tampering, computing everything themselves.
  */
@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReceipt, verifyProofAt, verifyReceipt, type TrustFetch } from '../../src/client/receipt-check.ts';
+import { parseReceipt, verifyProofAt, verifyReceipt, type TrustFetch } from '../../src/receipt-checks/receipt-check.ts';
 import { createCheckpoint, signEd25519 } from '../../src/trust/checkpoint.ts';
 import { loadOrCreateIdentity, type Identity } from '../../src/trust/identity.ts';
 import { createLedger, type Ledger } from '../../src/trust/ledger.ts';

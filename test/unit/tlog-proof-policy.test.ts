@@ -5,7 +5,7 @@
  * the service's --witness option (URL=VKEY, a URL holding `=` or credentials, never echoed).
  */
 import { describe, expect, it } from 'vitest';
-import { formatTlogProof, parseTlogProof } from '../../src/client/tlog-proof.ts';
+import { formatTlogProof, parseTlogProof } from '../../src/receipt-checks/tlog-proof.ts';
 import { loadConfig } from '../../src/config.ts';
 import { cosignerKey, encodeCosignerKey } from '../../src/trust/cosignature.ts';
 import { publicKeyOfSeed } from '../../src/trust/identity.ts';
