@@ -2,7 +2,7 @@
  * The primitives a client needs to check the service's proofs by itself: SHA-256, ed25519
  * verification and base58/base64 decoding, all pure JavaScript (audited @noble and @scure
  * libraries), so the same checks run in the storefront page and in the CLI, and neither trusts
- * the service's own `/trust/verify`. The only module of src/client that imports them.
+ * the service's own `/trust/verify`. The only module of src/receipt-checks that imports them.
  */
 import { base58, base64 } from '@scure/base';
 import { ed25519 } from '@noble/curves/ed25519.js';
