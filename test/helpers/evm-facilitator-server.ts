@@ -5,8 +5,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 
 export interface TestFacilitator {
   readonly url: string;

@@ -76,10 +76,10 @@ export const LAYER_RULES: ImportRules = {
     '@x402/svm': 'src/cli/x402-payer.ts',
     // @x402/evm has two users in two programs: the CLI pays with its client, and the service runs
     // its batch-settlement facilitator (deposits, claims, refunds on chain) in process.
-    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channel-facilitator.ts'],
+    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channels/channel-facilitator.ts'],
     // The bazaar and offer-receipt extensions: the service declares, signs and validates with them;
     // the CLI checks the receipts it is given with the same library's client-side verification.
-    '@x402/extensions': ['src/x402/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
+    '@x402/extensions': ['src/x402/delivery/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
   },
 };
 

@@ -11,11 +11,11 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 import { createEvmRelayer } from '../../src/chain/evm-relayer.ts';
 import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
-import { createEvmExactScheme } from '../../src/x402/evm-exact.ts';
-import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
-import { createRelayerSettler } from '../../src/x402/evm-relayer-settler.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import { createEvmExactScheme } from '../../src/x402/exact-evm/evm-exact.ts';
+import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
+import { createRelayerSettler } from '../../src/x402/exact-evm/evm-relayer-settler.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
 import { referenceEvmSigner } from '../helpers/evm-reference-signer.ts';
 

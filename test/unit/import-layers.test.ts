@@ -36,8 +36,8 @@ describe('import layers', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src']);
     expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
     expect(cliOverreach(files)).toEqual([]);
-    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../client/receipt-check.ts';"]]);
-    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
+    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/types/paid-call.ts';\nimport { y } from '../client/receipt-check.ts';"]]);
+    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/types/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
   });
 
   it('the check finds what it forbids (a synthetic tree)', () => {
