@@ -8,7 +8,7 @@ import { RECEIPT_HEADER } from '../../trust/receipt.ts';
 import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
 import type { SettleResult } from '../types/exact-scheme.ts';
 import type { PaidTiming } from './paid-timing.ts';
-import type { PendingSettlement } from '../state/pending-settlements.ts';
+import type { PaidResource } from '../types/paid-call.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { SettleResponse } from '../types/x402-types.ts';
 
@@ -20,7 +20,7 @@ export type PaidDelivery = (
   key: string,
   settled: SettleResult,
   answer: HttpReply,
-  paid: PendingSettlement['paid'],
+  paid: PaidResource,
   timing?: PaidTiming,
   resourceUrl?: string,
 ) => Promise<HttpReply>;
@@ -79,11 +79,11 @@ export interface StampedReceipts {
 }
 
 /** Issues the receipts of a paid answer (ours appends its ledger entry); a failure is reported, never thrown. */
-export type ReceiptStamp = (paid: PendingSettlement['paid'], network: string, answer: HttpReply, timing?: PaidTiming, by?: PaidBy) => Promise<StampedReceipts>;
+export type ReceiptStamp = (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming, by?: PaidBy) => Promise<StampedReceipts>;
 
 /** The receipt step every paid answer shares, whatever paid for it: both receipts are signed side by side in the pool. */
 export function createReceiptStamp(config: Pick<PaidDeliveryConfig, 'receipts' | 'extensionReceipt' | 'fault'>): ReceiptStamp {
-  const ours = async (paid: PendingSettlement['paid'], network: string, answer: HttpReply, timing?: PaidTiming): Promise<Record<string, string>> => {
+  const ours = async (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming): Promise<Record<string, string>> => {
     if (!config.receipts) return {};
     try {
       const issued = await config.receipts.issue({ ...paid, network, body: answer.body });

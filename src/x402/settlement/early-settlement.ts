@@ -11,6 +11,7 @@ import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
 import type { BeforeBroadcast, ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import type { PendingSettlement, PendingSettlements } from '../state/pending-settlements.ts';
+import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 
 /** How often a settlement that outlived the confirmation wait is asked about again. */
@@ -27,7 +28,7 @@ interface Followed {
   readonly payment: PaymentPayload;
   readonly network: string;
   readonly transaction: string;
-  readonly paid: PendingSettlement['paid'];
+  readonly paid: PaidResource;
   readonly reply: { readonly headers?: Readonly<Record<string, string>> | undefined } | undefined;
 }
 
@@ -38,7 +39,7 @@ export interface EarlySettlement {
     scheme: ExactScheme,
     call: { readonly key: string; readonly payment: PaymentPayload; readonly requirements: ExactSchemeRequirements; readonly signal: AbortSignal },
     ticket: EarlyTicket,
-    paid: PendingSettlement['paid'],
+    paid: PaidResource,
     beforeBroadcast: BeforeBroadcast,
     deliver: (transaction: string) => Promise<HttpReply>,
   ): Promise<EarlyRun>;

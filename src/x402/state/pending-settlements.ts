@@ -9,6 +9,7 @@
 import { type HttpReply, ServiceError } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
+import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 
 /**
@@ -37,7 +38,7 @@ export interface PendingSettlement {
   /** The answer computed for the paid request, sent once the settlement lands. */
   readonly answer: StoredAnswer;
   /** What the receipt and ledger entry of the answer need. */
-  readonly paid: { readonly originalUrl: string; readonly endpoint: string; readonly priceUsdcUnits: number };
+  readonly paid: PaidResource;
   readonly recordedAt: number;
   /**
    * The 200 exactly as delivered (PAYMENT-RESPONSE and receipt included), kept once it was sent:

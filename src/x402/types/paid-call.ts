@@ -6,8 +6,16 @@
 import { createHash } from 'node:crypto';
 import type { EndpointEntry } from '../../catalog/endpoints.ts';
 import type { HttpReply } from '../../errors.ts';
-import type { PendingSettlement } from '../state/pending-settlements.ts';
+import type { PaidAnswer } from '../../trust/receipt-issuer.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
+
+/**
+ * What a paid call bought: the request's path and query, the endpoint and its price. A name of
+ * its own, apart from PaidCall, because it outlives the call: a settlement record keeps it for a
+ * retry or a restart (which no longer have the call), and the receipt names it (PaidAnswer, in
+ * the trust layer below, adds the network and the body).
+ */
+export type PaidResource = Pick<PaidAnswer, 'originalUrl' | 'endpoint' | 'priceUsdcUnits'>;
 
 /** What of the request the processor reads: where it went, and whether its caller is still there. */
 export interface PaidRequest {
@@ -30,7 +38,7 @@ export interface PaidCall {
 }
 
 /** What was paid for: the request's path and query, the endpoint and its price. */
-export function paidOf(call: PaidCall): PendingSettlement['paid'] {
+export function paidOf(call: PaidCall): PaidResource {
   return {
     originalUrl: `${call.request.path}${call.request.query ? `?${call.request.query}` : ''}`,
     endpoint: call.entry.path,
