@@ -5,7 +5,7 @@
  */
 import type { EvmSettler } from './evm-settler.ts';
 import { parseEvmExactPayload, verifyEvmExactOffchain, type EvmVerifyInput } from './evm-verify.ts';
-import type { BeforeBroadcast, ExactScheme, VerifyResult } from '../types/exact-scheme.ts';
+import { type BeforeBroadcast, decodeOnce, type ExactScheme, type VerifyResult } from '../types/exact-scheme.ts';
 import { BASE_MAINNET_CAIP2, type PaymentPayload, type PaymentRequirements } from '../types/x402-types.ts';
 
 export interface EvmExactSchemeConfig {
@@ -22,9 +22,12 @@ export interface EvmExactSchemeConfig {
   readonly verifyOffchain?: (input: EvmVerifyInput, signal: AbortSignal) => Promise<VerifyResult>;
 }
 
+/** The payment's EIP-3009 authorization, read once per payment (replayKey, verify and settle each need it). */
+const parsePayload = decodeOnce((payment: PaymentPayload) => parseEvmExactPayload(payment.payload));
+
 /** The x402 replay key of an EIP-3009 payment: token, authorizer and nonce, lowercased. */
 export function evmReplayKey(payment: PaymentPayload): string | null {
-  const parsed = parseEvmExactPayload(payment.payload);
+  const parsed = parsePayload(payment);
   if (!parsed.ok || typeof payment.accepted?.asset !== 'string') return null;
   const { from, nonce } = parsed.payload.authorization;
   return `${payment.accepted.asset}:${from}:${nonce}`.toLowerCase();
@@ -59,21 +62,21 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
       };
       const offchain = await verifyOffchain(input, signal);
       if (!offchain.isValid) return offchain;
-      const parsed = parseEvmExactPayload(payment.payload);
+      const parsed = parsePayload(payment);
       if (!parsed.ok) return { isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.message };
       const reading = performance.now();
       const onChain = await settler.verifyOnChain(parsed.payload, payment, requirements, signal);
       return { ...onChain, simulateMs: performance.now() - reading };
     },
     async settle(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal, beforeBroadcast?: BeforeBroadcast) {
-      const parsed = parseEvmExactPayload(payment.payload);
+      const parsed = parsePayload(payment);
       if (!parsed.ok) return { success: false, errorReason: parsed.reason, errorMessage: parsed.message, transaction: '', network };
       // No second off-chain pass here: the token contract itself re-checks signature, window and
       // nonce in the transaction, and a refusal comes back as the matching x402 reason.
       return settler.settle(parsed.payload, payment, requirements, signal, beforeBroadcast);
     },
     async settlementStatus(payment, requirements, transaction, signal) {
-      const parsed = parseEvmExactPayload(payment.payload);
+      const parsed = parsePayload(payment);
       if (!parsed.ok) return { status: 'failed', reason: parsed.reason, message: parsed.message };
       return settler.settlementStatus(parsed.payload, requirements, transaction, payment, signal);
     },

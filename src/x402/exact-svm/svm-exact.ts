@@ -13,7 +13,7 @@ import type { SignatureWatch } from '../../chain/signature-watch.ts';
 import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { Ed25519Check } from '../../trust/ed25519.ts';
-import type { BeforeBroadcast, ExactScheme, OnAccepted, SettleResult, VerifyResult } from '../types/exact-scheme.ts';
+import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, type SettleResult, type VerifyResult } from '../types/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 import type { SettlementFee } from './svm-fee-payer.ts';
 import { SVM_REASON } from './svm-reasons.ts';
@@ -68,12 +68,13 @@ function outcomeOf(result: SettleResult): SettlementOutcome {
   return result.errorReason === SVM_REASON.settlementPending ? 'unknown' : 'unspent';
 }
 
-function decodePayload(payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null {
+/** The payer's transaction, decoded once per payment (replayKey, verify and settle each read it). */
+const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
   const wire = payloadWire(payment);
   if (!wire) return null;
   const decoded = decodeWireTransaction(wire);
   return decoded.ok ? { wire, tx: decoded.tx } : null;
-}
+});
 
 /** Builds the scheme for one network; derives payTo's token accounts lazily, once per terms. */
 export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {

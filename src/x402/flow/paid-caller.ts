@@ -51,7 +51,12 @@ export interface PaidAdmission {
 /** The payment a call carried: the HTTP header value, the MCP `_meta` object, or none. */
 export type SentPayment = { readonly header: string } | { readonly object: unknown } | null;
 
-/** One paid call as its transport received it. */
+/**
+ * A call to a paid route as its transport received it (an HTTP GET, an MCP tool call), before its
+ * payment is read. Not yet a PaidCall, and a type of its own for that: it may carry no payment (a
+ * 402 answers it) or one that does not decode or match the route's terms; only a matching one
+ * becomes the PaidCall the rest of the payment path carries.
+ */
 export interface PaidAttempt {
   readonly entry: EndpointEntry;
   /** The caller's address as the front end saw it (behind trusted proxies, the forwarded one). */

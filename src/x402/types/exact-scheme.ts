@@ -86,3 +86,19 @@ export interface ExactScheme {
    */
   settlementStatus?(payment: PaymentPayload, requirements: PaymentRequirements, transaction: string, signal: AbortSignal): Promise<SettlementStatus>;
 }
+
+/**
+ * `decode` run once per payment: the processor hands the very same PaymentPayload object to
+ * `replayKey`, `verify` and `settle` (and `settlementStatus` on a retry), so a scheme that reads
+ * its payload through this decodes the transaction or authorization once a call, not at each step.
+ * Keyed weakly by the payment: nothing is kept once the call is over.
+ */
+export function decodeOnce<T>(decode: (payment: PaymentPayload) => T): (payment: PaymentPayload) => T {
+  const decoded = new WeakMap<PaymentPayload, T>();
+  return (payment) => {
+    if (decoded.has(payment)) return decoded.get(payment) as T;
+    const value = decode(payment);
+    decoded.set(payment, value);
+    return value;
+  };
+}

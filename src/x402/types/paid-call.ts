@@ -1,7 +1,7 @@
 /**
- * One paid call as the payment processor sees it, and what the settlement records derive from it:
- * the paid resource (URL, endpoint, price) and the digest that ties a pending record to the very
- * payment that made it.
+ * The paid call, the one type the payment path carries from the flow to delivery, and what the
+ * settlement records derive from it: the paid resource (URL, endpoint, price) and the digest that
+ * ties a pending record to the very payment that made it.
  */
 import { createHash } from 'node:crypto';
 import type { EndpointEntry } from '../../catalog/endpoints.ts';
@@ -17,22 +17,21 @@ import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
  */
 export type PaidResource = Pick<PaidAnswer, 'originalUrl' | 'endpoint' | 'priceUsdcUnits'>;
 
-/** What of the request the processor reads: where it went, and whether its caller is still there. */
-export interface PaidRequest {
-  readonly path: string;
-  /** Raw query string without `?`. */
-  readonly query: string;
-  /** Fires when the caller disconnects: nothing is settled for an answer nobody receives. */
-  readonly signal: AbortSignal;
-}
-
-/** One paid request with a decoded payment whose terms are the route's. */
+/**
+ * One paid call, as the payment path carries it end to end: the flow builds it once its payment
+ * matched the route's terms, and the processor, the exact settlement, the channels and delivery
+ * all take this one value (what outlives the call is its PaidResource, in the settlement record).
+ */
 export interface PaidCall {
   readonly entry: EndpointEntry;
+  /** The payment, decoded once (flow/decode-payment.ts); each scheme reads its own payload once too (decodeOnce). */
   readonly payment: PaymentPayload;
+  /** The route's terms the payment accepted. */
   readonly requirements: PaymentRequirements;
+  /** The resource the 402 challenge names: the request URL, or `mcp://tool/<name>`. */
   readonly resourceUrl: string;
-  readonly request: PaidRequest;
+  /** Where the request went (`query` without `?`), and `signal`: fires when the caller goes away, so nothing is settled for an answer nobody receives. */
+  readonly request: { readonly path: string; readonly query: string; readonly signal: AbortSignal };
   /** Produces the answer; the processor settles only when it is a 200. */
   readonly answer: () => Promise<HttpReply>;
 }
@@ -46,7 +45,14 @@ export function paidOf(call: PaidCall): PaidResource {
   };
 }
 
-/** SHA-256 (hex) of the payment's payload: a retry must carry the same payment as the record. */
+const payloadDigests = new WeakMap<PaymentPayload, string>();
+
+/** SHA-256 (hex) of the payment's payload, computed once a payment: a retry must carry the same payment as the record. */
 export function payloadSha256(call: PaidCall): string {
-  return createHash('sha256').update(JSON.stringify(call.payment.payload)).digest('hex');
+  let digest = payloadDigests.get(call.payment);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(JSON.stringify(call.payment.payload)).digest('hex');
+    payloadDigests.set(call.payment, digest);
+  }
+  return digest;
 }
