@@ -1,6 +1,7 @@
 /**
- * The last step of a paid call, once the money moved: mark the replay record settled, issue the
- * receipt (which appends the ledger entry), and answer with `PAYMENT-RESPONSE`. Bookkeeping faults
+ * What every paid answer carries once the money moved, whatever scheme paid for it: the
+ * `PAYMENT-RESPONSE` header (x402's SettleResponse, also on a failed settlement's 402) and the
+ * receipts (ours, which appends the ledger entry, and the x402 offer-receipt). Bookkeeping faults
  * here are reported, never allowed to withhold the 200 the caller paid for.
  */
 import type { HttpReply } from '../../errors.ts';
@@ -9,28 +10,13 @@ import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
 import type { SettleResult } from '../types/exact-scheme.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { PaidResource } from '../types/paid-call.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { SettleResponse } from '../types/x402-types.ts';
-
-/**
- * Delivers the answer of a settled payment under replay `key`; the receipt's phases go to
- * `timing`; `resourceUrl` is what the challenge named (the x402 extension receipt names its endpoint).
- */
-export type PaidDelivery = (
-  key: string,
-  settled: SettleResult,
-  answer: HttpReply,
-  paid: PaidResource,
-  timing?: PaidTiming,
-  resourceUrl?: string,
-) => Promise<HttpReply>;
 
 /** Signs the x402 `offer-receipt` receipt of a paid answer: the settlement response's `extensions`, or null. */
 export type ExtensionReceipt = (resourceUrl: string, payer: string, network: string) => Promise<Readonly<Record<string, unknown>> | null>;
 
-/** What delivery writes to, and where its faults go. */
-export interface PaidDeliveryConfig {
-  readonly replayGuard: Pick<ReplayGuard, 'markSettled'>;
+/** What the receipts of a paid answer are issued with, and where their faults go. */
+export interface ReceiptStampConfig {
   /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
   readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
   /** The x402 extension receipt, signed beside ours (absent: none). */
@@ -82,7 +68,7 @@ export interface StampedReceipts {
 export type ReceiptStamp = (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming, by?: PaidBy) => Promise<StampedReceipts>;
 
 /** The receipt step every paid answer shares, whatever paid for it: both receipts are signed side by side in the pool. */
-export function createReceiptStamp(config: Pick<PaidDeliveryConfig, 'receipts' | 'extensionReceipt' | 'fault'>): ReceiptStamp {
+export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
   const ours = async (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming): Promise<Record<string, string>> => {
     if (!config.receipts) return {};
     try {
@@ -101,18 +87,5 @@ export function createReceiptStamp(config: Pick<PaidDeliveryConfig, 'receipts' |
     const extension = config.extensionReceipt && by?.payer ? config.extensionReceipt(by.resourceUrl, by.payer, network) : null;
     const [headers, extensions] = await Promise.all([ours(paid, network, answer, timing), extension]);
     return { headers, extensions };
-  };
-}
-
-/** The money moved: record it, issue the receipts, answer. Nothing here withholds the 200. */
-export function createPaidDelivery(config: PaidDeliveryConfig): PaidDelivery {
-  const stamp = createReceiptStamp(config);
-  return async (key, settled, answer, paid, timing, resourceUrl) => {
-    await config.replayGuard
-      .markSettled(key)
-      .catch((err: unknown) => config.fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-    const by = resourceUrl && settled.payer ? { resourceUrl, payer: settled.payer } : undefined;
-    const { headers, extensions } = await stamp(paid, settled.network, answer, timing, by);
-    return { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
   };
 }

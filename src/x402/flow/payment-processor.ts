@@ -1,10 +1,9 @@
 /**
- * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): pick the
- * network's exact scheme, honour the payment-identifier extension, claim the payment against
- * replays, verify, compute the answer, settle only when the answer is a 200, record the settlement
- * durably, then answer with `PAYMENT-RESPONSE`. A caller is charged only for a 200 and one payment
- * buys one answer. This file routes a call to its path; verifying and settling a claimed payment
- * is claimed-settlement.ts, the answer after settlement paid-delivery.ts.
+ * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): honour the
+ * payment-identifier extension, then hand the call to its scheme's settlement: payment channels
+ * (channels/channel-processor.ts) or the network's exact scheme, whose state machine (claim,
+ * verify, settle, deliver, retry) is settlement/exact-settlement.ts. A caller is charged only for
+ * a 200 and one payment buys one answer.
  *
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
  * settlement is reported and the 200 still goes out. A settlement that did not reach the
@@ -17,14 +16,14 @@
 import { errorReply, replyForError, type HttpReply } from '../../errors.ts';
 import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
 import type { ChannelProcessor } from '../channels/channel-processor.ts';
-import { createClaimedSettlement } from '../settlement/claimed-settlement.ts';
+import { createExactSettlement, refusal } from '../settlement/exact-settlement.ts';
 import type { EarlyAnswers } from '../settlement/early-answers.ts';
 import { createEarlySettlement } from '../settlement/early-settlement.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
 import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../state/idempotency-cache.ts';
-import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
-import { createPaidDelivery, type ExtensionReceipt } from '../delivery/paid-delivery.ts';
+import { paidOf, type PaidCall } from '../types/paid-call.ts';
+import { createReceiptStamp, type ExtensionReceipt } from '../delivery/paid-delivery.ts';
 import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../state/paid-answer-store.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from '../types/payment-identifier.ts';
@@ -88,24 +87,14 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const fault = config.onFault ?? reportFault;
   const failed = config.failed ?? createFailedPayments();
 
-  function refuse(call: PaidCall, reason: string, message?: string): HttpReply {
-    return config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
-  }
-
-  const deliver = createPaidDelivery({ replayGuard: config.replayGuard, receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
+  const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
   const early = config.early ? createEarlySettlement({ answers: config.early, pending, fault }) : null;
   // The early answers a stop left unresolved count against the caps again and are followed to their end.
   early?.recover((network) => schemes.get(network)).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
-  const { settleClaimed, resolvePending, redeliver } = createClaimedSettlement({
-    replayGuard: config.replayGuard,
-    pending,
-    deliver,
-    refuse,
-    fault,
-    failed,
-    early,
-  });
+  const stamp = createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
+  const exact = createExactSettlement({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
 
+  /** To the call's scheme: a channel, or the exact scheme of its network. */
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
     // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.
     if (call.requirements.scheme === 'batch-settlement') {
@@ -113,25 +102,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     }
     const scheme = schemes.get(call.requirements.network);
     if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
-    const key = scheme.replayKey(call.payment);
-    if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
-    // Refused a moment ago: the same refusal, with no signature check or chain round trip.
-    const refused = failed.recall(key, () => payloadSha256(call));
-    if (refused) return refuse(call, refused.reason, refused.message);
-    const record = await pending.get(key);
-    if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
-    if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
-    // A new payment only while its settlement can be recorded: the records held are never dropped for it.
-    if (pending.full?.()) return replyForError(paymentsFull());
-    const claim = await config.replayGuard.acquire(key);
-    if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
-    if (claim === 'settled') {
-      // Settled since the record was read (another request, or another instance, just delivered
-      // it): the identical retry still gets its 200.
-      const now = await pending.get(key);
-      if (now?.delivered) return redeliver(call, { ...now, delivered: now.delivered });
-    }
-    return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
+    return exact.process(call, scheme, timing);
   }
 
   const conflict = (): HttpReply =>
