@@ -28,7 +28,11 @@ export async function startTestFacilitator(scheme: ExactScheme): Promise<TestFac
         res.end(JSON.stringify(body));
       };
       if (req.method === 'GET' && req.url === '/supported') {
-        return reply(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: scheme.network }], extensions: [], signers: { 'eip155:*': scheme.signers } });
+        return reply(200, {
+          kinds: [{ x402Version: 2, scheme: 'exact', network: scheme.network }],
+          extensions: [],
+          signers: { 'eip155:*': scheme.getSigners() },
+        });
       }
       if (req.method !== 'POST' || (req.url !== '/verify' && req.url !== '/settle')) return reply(404, { error: 'not_found' });
       let body: { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };

@@ -215,7 +215,7 @@ describe('settle through a remote x402 facilitator', () => {
   afterAll(async () => facilitator?.close());
 
   it('lists the facilitator signers from /supported', () => {
-    expect(remote.signers).toEqual(scheme.signers);
+    expect(remote.getSigners()).toEqual(scheme.getSigners());
     expect(facilitator.calls).toContain('GET /supported');
   });
 
@@ -382,8 +382,8 @@ describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', 
     const facilitator = new ReferenceEvmFacilitator(referenceEvmSigner(evm.url, key, 1_000));
     const asScheme: ExactScheme = {
       network: 'eip155:8453',
-      supportedExtra: {},
-      signers: facilitator.getSigners('eip155:8453'),
+      getExtra: () => ({}),
+      getSigners: () => facilitator.getSigners('eip155:8453'),
       replayKey: () => null,
       verify: (p, r) => facilitator.verify(p as never, r as never),
       settle: (p, r) => facilitator.settle(p as never, r as never) as ReturnType<ExactScheme['settle']>,

@@ -32,8 +32,8 @@ let duringVerify: () => void = () => undefined;
 /** Verifies and "broadcasts" without a chain; the pending record is written before the broadcast, as the real schemes do. */
 const scheme: ExactScheme = {
   network: NETWORK,
-  supportedExtra: {},
-  signers: [],
+  getExtra: () => ({}),
+  getSigners: () => [],
   replayKey: (p) => `test:${(p.payload as { n: number }).n}`,
   async verify() {
     seen.verified++;

@@ -42,8 +42,8 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
   const { settler } = config;
   return {
     network,
-    supportedExtra: {},
-    signers: settler.signers,
+    getExtra: () => ({}),
+    getSigners: () => settler.signers,
     replayKey: evmReplayKey,
     async verify(payment, requirements, signal) {
       const input: EvmVerifyInput = {

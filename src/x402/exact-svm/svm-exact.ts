@@ -235,8 +235,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
 
   return {
     network: config.network,
-    supportedExtra: { feePayer: config.feePayer },
-    signers: [config.feePayer],
+    getExtra: () => ({ feePayer: config.feePayer }),
+    getSigners: () => [config.feePayer],
     replayKey(payment) {
       const decoded = decodePayload(payment);
       return decoded ? keyOf(decoded.tx) : null;

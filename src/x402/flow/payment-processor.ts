@@ -164,9 +164,9 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       return withServerTiming(reply, timing);
     },
     supported() {
-      const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.supportedExtra }));
+      const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.getExtra() }));
       const signers: Record<string, string[]> = {};
-      for (const s of schemes.values()) signers[s.network] = [...s.signers];
+      for (const s of schemes.values()) signers[s.network] = [...s.getSigners()];
       if (config.channels) {
         kinds.push(config.channels.kind);
         const net = config.channels.kind.network;

@@ -61,10 +61,13 @@ export type OnAccepted = (transaction: string) => void;
 export interface ExactScheme {
   /** CAIP-2 network id this scheme serves. */
   readonly network: string;
-  /** Extra fields for `/facilitator/supported` kinds (e.g. `feePayer`). */
-  readonly supportedExtra: Readonly<Record<string, string>>;
-  /** Addresses that sign settlements on this network. */
-  readonly signers: readonly string[];
+  /**
+   * Extra fields of this scheme's `/facilitator/supported` kind (e.g. `feePayer`): x402's
+   * `getExtra`, without the network argument, since a scheme here serves one network.
+   */
+  getExtra(): Readonly<Record<string, string>>;
+  /** Addresses that sign settlements on this network: x402's `getSigners`, for the one network served. */
+  getSigners(): readonly string[];
   /**
    * A stable key of the payment for replay protection (Solana: the payer's transaction signature;
    * EVM: token + authorizer + nonce). Null when the payload is too malformed to have one.
