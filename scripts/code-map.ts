@@ -1,6 +1,6 @@
 /**
  * The README's "Map of the code" names real paths: every row of its map, and every path it spells
- * from a top-level folder (`src/x402/paid-caller.ts`, `dist/server/`), exists in the repository or,
+ * from a top-level folder (`src/x402/flow/paid-caller.ts`, `dist/server/`), exists in the repository or,
  * under `dist/`, is written by the build (`npm run build`); a path in a row's description may also
  * be relative to that row (`src/fixture/` under `packages/localnet/`). `*` stands for any name.
  */

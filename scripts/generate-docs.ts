@@ -21,7 +21,7 @@ import { OPTIONS } from '../src/config.ts';
 import { ERROR_STATUS } from '../src/errors.ts';
 import { createMcpTools } from '../src/mcp/mcp-tools.ts';
 import { toolNameOf } from '../src/mcp/paid-tools.ts';
-import { LAYER_RULES, layerOrderLine } from '../test/helpers/layer-map.ts';
+import { innerOrderLine, LAYER_RULES, layerOrderLine } from '../test/helpers/layer-map.ts';
 import { codeMapProblems } from './code-map.ts';
 import { brokenCitations, brokenLinks, docFiles } from './docs-links.ts';
 
@@ -104,9 +104,11 @@ export const GENERATORS: Readonly<Record<string, () => string>> = {
   'error-codes': errorCodesTable,
   // The import layers, top first, from the rules test/unit/import-layers.test.ts enforces.
   'layer-order': () => layerOrderLine(LAYER_RULES),
+  // The folders of src/x402, top first (siblings share a place), from the same rules.
+  'x402-order': () => innerOrderLine('x402'),
 };
 
-const REGION_RE = /<!-- generated:([a-z-]+) -->\n([\s\S]*?)<!-- \/generated:([a-z-]+) -->/g;
+const REGION_RE = /<!-- generated:([a-z0-9-]+) -->\n([\s\S]*?)<!-- \/generated:([a-z0-9-]+) -->/g;
 
 /** One generated region of a document: its name and what stands between its markers. */
 export interface Region {

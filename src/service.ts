@@ -38,9 +38,9 @@ import { createTlogStack } from './service/tlog-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
 import type { Ledger } from './trust/ledger.ts';
-import type { ExactScheme } from './x402/exact-scheme.ts';
-import type { PaymentProcessor } from './x402/payment-processor.ts';
-import type { PaymentTermsConfig } from './x402/payment-terms.ts';
+import type { ExactScheme } from './x402/types/exact-scheme.ts';
+import type { PaymentProcessor } from './x402/flow/payment-processor.ts';
+import type { PaymentTermsConfig } from './x402/delivery/payment-terms.ts';
 import type { PoolTasks } from '../workers/pool-worker.ts';
 
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */

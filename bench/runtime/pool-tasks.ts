@@ -15,7 +15,7 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
 import { createWorkerPool, type TaskInput, type TaskName, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { createEd25519Signer, verifyEd25519Batch, type Ed25519Check } from '../../src/trust/ed25519.ts';
-import { verifyEvmExactOffchain, type EvmVerifyInput } from '../../src/x402/evm-verify.ts';
+import { verifyEvmExactOffchain, type EvmVerifyInput } from '../../src/x402/exact-evm/evm-verify.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 /** Tasks in flight at once in the burst measurement. */

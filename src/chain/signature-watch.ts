@@ -3,7 +3,7 @@
  * signature registered before its transaction is sent is matched against every confirmed
  * transaction the stream delivers, so a settlement learns its confirmation without polling the
  * RPC. What a watch cannot say (the stream is down or stale, an update was missed, `finalized`)
- * stays the RPC's to answer: the waiter (x402/svm-confirm.ts) asks `live()` and polls accordingly.
+ * stays the RPC's to answer: the waiter (x402/exact-svm/svm-confirm.ts) asks `live()` and polls accordingly.
  */
 import { decodeBase58 } from './base58.ts';
 import { keyId } from './geyser-tx-parse.ts';

@@ -18,8 +18,8 @@
  */
 import { errorReply, type HttpReply } from '../errors.ts';
 import { clientKeyOf } from '../preview/client-key.ts';
-import { paymentHeader } from '../x402/decode-payment.ts';
-import type { PaidAdmission } from '../x402/paid-caller.ts';
+import { paymentHeader } from '../x402/flow/decode-payment.ts';
+import type { PaidAdmission } from '../x402/flow/paid-caller.ts';
 import { createRateLimiter, type RateLimiter, type RateLimiterConfig } from './rate-limiter.ts';
 import type { HttpRequestData } from './route.ts';
 

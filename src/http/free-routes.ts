@@ -2,7 +2,7 @@
  * Free endpoints: health, uptime and the discovery documents. Static documents are rendered
  * once at start and served as prebuilt strings.
  */
-import type { SupportedKinds } from '../x402/x402-types.ts';
+import type { SupportedKinds } from '../x402/types/x402-types.ts';
 import type { ProcessSnapshot } from './process-metrics.ts';
 import type { MetricsSnapshot } from './request-metrics.ts';
 import type { Route } from './route.ts';

@@ -13,7 +13,7 @@ import { createMcpEndpoint } from '../mcp/mcp-server.ts';
 import { createMcpTools } from '../mcp/mcp-tools.ts';
 import { toolNameOf } from '../mcp/paid-tools.ts';
 import { X402_PAYMENT_META } from '../mcp/tool-result.ts';
-import { createPaidCaller, type PaidCallerConfig } from '../x402/paid-caller.ts';
+import { createPaidCaller, type PaidCallerConfig } from '../x402/flow/paid-caller.ts';
 import type { AnyReply, HttpRequestData, Route } from './route.ts';
 import { MAX_BODY_BYTES } from './server.ts';
 

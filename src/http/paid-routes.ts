@@ -5,8 +5,8 @@
  * only for a 200 (docs/contract.md#paid-call-flow).
  */
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
-import { paymentHeader } from '../x402/decode-payment.ts';
-import { createPaidCaller, type PaidAttempt, type PaidCaller, type PaidCallerConfig, type SentPayment } from '../x402/paid-caller.ts';
+import { paymentHeader } from '../x402/flow/decode-payment.ts';
+import { createPaidCaller, type PaidAttempt, type PaidCaller, type PaidCallerConfig, type SentPayment } from '../x402/flow/paid-caller.ts';
 import type { HttpRequestData, Route } from './route.ts';
 
 export interface PaidRoutesConfig extends PaidCallerConfig {

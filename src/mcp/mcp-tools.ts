@@ -4,7 +4,7 @@
  * and the trust and health tools). Library-free: the MCP server module maps these onto the wire.
  */
 import type { PaidHandlers } from '../intel/handler-group.ts';
-import type { PaidCaller } from '../x402/paid-caller.ts';
+import type { PaidCaller } from '../x402/flow/paid-caller.ts';
 import { createFreeTools, type FreeRouteCall } from './free-tools.ts';
 import { createPaidTools, type ToolCall } from './paid-tools.ts';
 import { createSampleTool } from './sample-tool.ts';

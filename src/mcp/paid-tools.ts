@@ -7,7 +7,7 @@
  */
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
 import { formatUsd } from '../catalog/format-usd.ts';
-import type { PaidCaller } from '../x402/paid-caller.ts';
+import type { PaidCaller } from '../x402/flow/paid-caller.ts';
 import { argumentsToQuery, publishedSchema } from './tool-arguments.ts';
 import { errorResult, resultOfReply, X402_PAYMENT_META, type ToolDefinition, type ToolResult } from './tool-result.ts';
 

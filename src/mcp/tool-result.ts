@@ -16,7 +16,7 @@
  */
 import type { ErrorBody, HttpReply } from '../errors.ts';
 import { RECEIPT_HEADER } from '../trust/receipt.ts';
-import { SERVER_TIMING_HEADER } from '../x402/paid-timing.ts';
+import { SERVER_TIMING_HEADER } from '../x402/delivery/paid-timing.ts';
 
 /** `params._meta` key of the PaymentPayload a client pays with. */
 export const X402_PAYMENT_META = 'x402/payment';

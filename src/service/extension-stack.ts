@@ -8,10 +8,10 @@ import { createIdentityRoutes } from '../http/identity-routes.ts';
 import type { Route } from '../http/route.ts';
 import { toolNameOf, toolResourceUrl } from '../mcp/paid-tools.ts';
 import { DID_DOCUMENT_PATHS, didDocument, keyIdOf } from '../trust/did-web.ts';
-import { createOfferReceipts, type OfferReceipts } from '../x402/offer-receipts.ts';
-import type { ExtensionReceipt } from '../x402/paid-delivery.ts';
-import type { ChallengeBuilder, ChallengeExtensions } from '../x402/payment-terms.ts';
-import { createOfferReceiptSigner } from '../x402/x402-extensions.ts';
+import { createOfferReceipts, type OfferReceipts } from '../x402/delivery/offer-receipts.ts';
+import type { ExtensionReceipt } from '../x402/delivery/paid-delivery.ts';
+import type { ChallengeBuilder, ChallengeExtensions } from '../x402/delivery/payment-terms.ts';
+import { createOfferReceiptSigner } from '../x402/delivery/x402-extensions.ts';
 import { challengeExtensionsOf, declareCatalogDiscovery, ICON_PATH } from './route-extensions.ts';
 
 export interface ExtensionStackConfig {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/evm-key-file.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../errors.ts';
-import type { ChannelTerms, PaymentTermsConfig } from '../x402/payment-terms.ts';
+import type { ChannelTerms, PaymentTermsConfig } from '../x402/delivery/payment-terms.ts';
 
 /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
 export interface EmbeddedEvm {

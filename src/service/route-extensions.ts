@@ -11,8 +11,8 @@ import { validateQuery } from '../catalog/validate-query.ts';
 import { ConfigError } from '../errors.ts';
 import { publishedSchema } from '../mcp/tool-arguments.ts';
 import { toolNameOf } from '../mcp/paid-tools.ts';
-import type { OfferReceipts } from '../x402/offer-receipts.ts';
-import type { ChallengeExtensions, ChallengeTransport } from '../x402/payment-terms.ts';
+import type { OfferReceipts } from '../x402/delivery/offer-receipts.ts';
+import type { ChallengeExtensions, ChallengeTransport } from '../x402/delivery/payment-terms.ts';
 import {
   BAZAAR_KEY,
   bazaarProblems,
@@ -20,7 +20,7 @@ import {
   declareMcpDiscovery,
   serviceMetadataRules,
   type BazaarDeclaration,
-} from '../x402/x402-extensions.ts';
+} from '../x402/delivery/x402-extensions.ts';
 
 /** Where the service's icon is served (a free route); published as `iconUrl` when the public URL is a public host. */
 export const ICON_PATH = '/icon.svg';

@@ -19,8 +19,8 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/service.ts';
-import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
+import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';

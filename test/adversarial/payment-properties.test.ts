@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-token-reader.ts';
-import { DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, LAMPORTS_PER_SIGNATURE, MAX_REQUIRED_SIGNATURES } from '../../src/x402/svm-rules.ts';
+import { DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, LAMPORTS_PER_SIGNATURE, MAX_REQUIRED_SIGNATURES } from '../../src/x402/exact-svm/svm-rules.ts';
 import { FUZZ_SEED } from '../helpers/fuzz-arbitraries.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { type EvmContext, type EvmPayment, evmMutation, resign } from '../helpers/evm-payment-mutations.ts';

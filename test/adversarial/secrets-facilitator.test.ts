@@ -17,7 +17,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { toolNameOf } from '../../src/mcp/paid-tools.ts';
-import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
+import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
 import { startFaultProxy, type FaultMode, type FaultProxy } from '../helpers/fault-proxy.ts';
 import { rawToolCall } from '../helpers/mcp-client.ts';

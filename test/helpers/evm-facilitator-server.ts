@@ -5,8 +5,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 
 export interface TestFacilitator {
   readonly url: string;
@@ -28,7 +28,11 @@ export async function startTestFacilitator(scheme: ExactScheme): Promise<TestFac
         res.end(JSON.stringify(body));
       };
       if (req.method === 'GET' && req.url === '/supported') {
-        return reply(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: scheme.network }], extensions: [], signers: { 'eip155:*': scheme.signers } });
+        return reply(200, {
+          kinds: [{ x402Version: 2, scheme: 'exact', network: scheme.network }],
+          extensions: [],
+          signers: { 'eip155:*': scheme.getSigners() },
+        });
       }
       if (req.method !== 'POST' || (req.url !== '/verify' && req.url !== '/settle')) return reply(404, { error: 'not_found' });
       let body: { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };

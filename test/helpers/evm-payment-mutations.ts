@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
-import type { EvmAuthorization } from '../../src/x402/evm-verify.ts';
+import type { EvmAuthorization } from '../../src/x402/exact-evm/evm-verify.ts';
 
 /** secp256k1's group order: s and n - s are the two signatures of one message (malleability). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

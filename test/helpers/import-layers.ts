@@ -12,6 +12,11 @@ import ts from 'typescript';
 export interface Layer {
   readonly name: string;
   readonly paths: readonly string[];
+  /**
+   * The layer's own order, for a layer of folders (src/x402/): rows top first, a file imports its
+   * own folder and the rows below; the folders of one row are siblings and import none of each other.
+   */
+  readonly inner?: readonly (readonly Layer[])[];
 }
 
 export interface ImportRules {
@@ -51,6 +56,27 @@ function edgesOf(file: string, source: string, known: ReadonlySet<string>): Edge
     .importedFiles.map((f) => f.fileName)
     .filter((s) => !s.startsWith('node:'))
     .map((s) => ({ specifier: s, target: s.startsWith('.') ? resolveRelative(file, s, known) : null }));
+}
+
+/** Where `file` sits inside a layer with an order of its own: its row and the folder's place in it, or null. */
+function innerPlace(layer: Layer, file: string): { readonly row: number; readonly part: Layer } | null {
+  for (const [row, parts] of (layer.inner ?? []).entries()) {
+    const part = parts.find((p) => p.paths.some((path) => within(file, path)));
+    if (part) return { row, part };
+  }
+  return null;
+}
+
+/** The breach of an import between two files of one layer that has an order of its own, or null. */
+function innerProblem(layer: Layer, file: string, specifier: string, target: string): string | null {
+  if (!layer.inner) return null;
+  const from = innerPlace(layer, file);
+  const to = innerPlace(layer, target);
+  if (!from || !to || from.part === to.part) return null;
+  const names = `${layer.name}/${from.part.name} may not import ${layer.name}/${to.part.name}`;
+  if (to.row < from.row) return `${file} imports '${specifier}': ${names} (a higher layer)`;
+  if (to.row === from.row) return `${file} imports '${specifier}': ${names} (a sibling)`;
+  return null;
 }
 
 /** Strongly connected components of more than one file (Tarjan). */
@@ -96,6 +122,8 @@ export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRu
     if (isApart(file)) continue;
     const from = layerOf(file);
     if (from < 0) problems.push(`${file} is in no layer: place it in the layer map`);
+    else if (rules.layers[from]!.inner && !innerPlace(rules.layers[from]!, file))
+      problems.push(`${file} is in no folder of ${rules.layers[from]!.name}: place it in the layer map`);
     const targets: string[] = [];
     for (const { specifier, target } of edgesOf(file, source, known)) {
       const apart = rules.apart.find((a) => (target === null ? a.packageName.test(packageOf(specifier)) : within(target, a.place)));
@@ -115,6 +143,8 @@ export function checkImports(files: ReadonlyMap<string, string>, rules: ImportRu
       const to = layerOf(target);
       if (from >= 0 && to >= 0 && to < from)
         problems.push(`${file} imports '${specifier}': ${rules.layers[from]!.name} may not import ${rules.layers[to]!.name} (a higher layer)`);
+      const inner = from >= 0 && from === to ? innerProblem(rules.layers[from]!, file, specifier, target) : null;
+      if (inner) problems.push(inner);
     }
     graph.set(file, targets);
   }

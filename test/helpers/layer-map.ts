@@ -5,6 +5,27 @@
  */
 import type { ImportRules } from './import-layers.ts';
 
+const folder = (name: string): { name: string; paths: string[] } => ({ name, paths: [`src/x402/${name}/`] });
+
+/**
+ * The folders of src/x402, top row first; the folders of one row know nothing of each other:
+ * - flow is one paid call, from the parsed request to the answer, and alone chooses the scheme;
+ * - settlement is the exact scheme's state machine (claim, verify, settle, deliver, retry),
+ *   written against the ExactScheme contract, so it knows neither network; channels settle the
+ *   batch-settlement scheme their own way; exact-svm and exact-evm implement that contract;
+ * - delivery is what every scheme uses to challenge and to answer (402 terms, extensions,
+ *   receipts with PAYMENT-RESPONSE, Server-Timing, refusal sentences);
+ * - state is what a payment leaves behind, file and PostgreSQL stores side by side;
+ * - types are the x402 wire types and the contracts every folder above speaks.
+ */
+const X402_FOLDERS = [
+  [folder('flow')],
+  [folder('settlement'), folder('channels'), folder('exact-svm'), folder('exact-evm')],
+  [folder('delivery')],
+  [folder('state')],
+  [folder('types')],
+];
+
 /**
  * Top layer first. Why each sits where it does:
  * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
@@ -46,7 +67,7 @@ export const LAYER_RULES: ImportRules = {
     { name: 'http', paths: ['src/http/'] },
     { name: 'mcp', paths: ['src/mcp/'] },
     { name: 'preview', paths: ['src/preview/'] },
-    { name: 'x402', paths: ['src/x402/'] },
+    { name: 'x402', paths: ['src/x402/'], inner: X402_FOLDERS },
     { name: 'intel', paths: ['src/intel/'] },
     { name: 'timing-windows/caches', paths: ['src/timing-windows/', 'src/caches/'] },
     { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
@@ -81,10 +102,10 @@ export const LAYER_RULES: ImportRules = {
     '@x402/svm': 'src/cli/x402-payer.ts',
     // @x402/evm has two users in two programs: the CLI pays with its client, and the service runs
     // its batch-settlement facilitator (deposits, claims, refunds on chain) in process.
-    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channel-facilitator.ts'],
+    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channels/channel-facilitator.ts'],
     // The bazaar and offer-receipt extensions: the service declares, signs and validates with them;
     // the CLI checks the receipts it is given with the same library's client-side verification.
-    '@x402/extensions': ['src/x402/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
+    '@x402/extensions': ['src/x402/delivery/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
   },
 };
 
@@ -101,4 +122,11 @@ export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {
         .join(', '),
     )
     .join(' > ');
+}
+
+/** The folder order inside a layer that has one, as the docs state it: `flow` > `settlement`, `channels` > ... (a row of siblings joined by commas). */
+export function innerOrderLine(layerName: string, rules: ImportRules = LAYER_RULES): string {
+  const rows = rules.layers.find((l) => l.name === layerName)?.inner;
+  if (!rows) throw new Error(`layer ${layerName} has no order of its own`);
+  return rows.map((row) => row.map((part) => `\`${part.name}\``).join(', ')).join(' > ');
 }

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { PaidCall } from '../../src/x402/paid-call.ts';
-import type { PaymentProcessor } from '../../src/x402/payment-processor.ts';
+import type { PaidCall } from '../../src/x402/types/paid-call.ts';
+import type { PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, startTestService } from '../helpers/test-service.ts';
 

@@ -23,9 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
 import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
-import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { referenceEvmSigner } from '../helpers/evm-reference-signer.ts';
 
 const BASE = 'eip155:8453';

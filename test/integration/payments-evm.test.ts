@@ -11,11 +11,11 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 import { createEvmRelayer } from '../../src/chain/evm-relayer.ts';
 import { createEvmTokenReader, type EvmTokenReader } from '../../src/chain/evm-token-reader.ts';
 import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
-import { createEvmExactScheme } from '../../src/x402/evm-exact.ts';
-import { startEvmExactScheme } from '../../src/x402/evm-exact-setup.ts';
-import { createRelayerSettler } from '../../src/x402/evm-relayer-settler.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import { createEvmExactScheme } from '../../src/x402/exact-evm/evm-exact.ts';
+import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
+import { createRelayerSettler } from '../../src/x402/exact-evm/evm-relayer-settler.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';
 import { referenceEvmSigner } from '../helpers/evm-reference-signer.ts';
 
@@ -215,7 +215,7 @@ describe('settle through a remote x402 facilitator', () => {
   afterAll(async () => facilitator?.close());
 
   it('lists the facilitator signers from /supported', () => {
-    expect(remote.signers).toEqual(scheme.signers);
+    expect(remote.getSigners()).toEqual(scheme.getSigners());
     expect(facilitator.calls).toContain('GET /supported');
   });
 
@@ -382,8 +382,8 @@ describe('settle through the reference x402 facilitator (@x402/evm) over HTTP', 
     const facilitator = new ReferenceEvmFacilitator(referenceEvmSigner(evm.url, key, 1_000));
     const asScheme: ExactScheme = {
       network: 'eip155:8453',
-      supportedExtra: {},
-      signers: facilitator.getSigners('eip155:8453'),
+      getExtra: () => ({}),
+      getSigners: () => facilitator.getSigners('eip155:8453'),
       replayKey: () => null,
       verify: (p, r) => facilitator.verify(p as never, r as never),
       settle: (p, r) => facilitator.settle(p as never, r as never) as ReturnType<ExactScheme['settle']>,

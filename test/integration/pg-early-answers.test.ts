@@ -1,15 +1,15 @@
 /**
  * The early answers' PostgreSQL stores against a real database (test/helpers/postgres.ts): the
- * outcomes and bars every instance shares (src/x402/pg-early-answer-store.ts), and the pending
- * settlements' list of early answers a restart takes up (src/x402/pg-pending-settlements.ts).
+ * outcomes and bars every instance shares (src/x402/state/pg-early-answer-store.ts), and the pending
+ * settlements' list of early answers a restart takes up (src/x402/state/pg-pending-settlements.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../src/store/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
-import { createPgEarlyAnswerStore } from '../../src/x402/pg-early-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/pg-pending-settlements.ts';
-import type { PendingSettlement } from '../../src/x402/pending-settlements.ts';
-import type { PaymentPayload } from '../../src/x402/x402-types.ts';
+import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
+import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
+import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 let db: TestDatabase;

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { applyMigrations } from '../../src/store/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaidCall } from '../../src/x402/paid-call.ts';
-import { createPaymentProcessor, type PaymentProcessor } from '../../src/x402/payment-processor.ts';
-import type { ChallengeBuilder } from '../../src/x402/payment-terms.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/pg-paid-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/pg-pending-settlements.ts';
-import { createPgReplayGuard } from '../../src/x402/pg-replay-guard.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaidCall } from '../../src/x402/types/paid-call.ts';
+import { createPaymentProcessor, type PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
+import type { ChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
+import { createPgReplayGuard } from '../../src/x402/state/pg-replay-guard.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 
@@ -32,8 +32,8 @@ let duringVerify: () => void = () => undefined;
 /** Verifies and "broadcasts" without a chain; the pending record is written before the broadcast, as the real schemes do. */
 const scheme: ExactScheme = {
   network: NETWORK,
-  supportedExtra: {},
-  signers: [],
+  getExtra: () => ({}),
+  getSigners: () => [],
   replayKey: (p) => `test:${(p.payload as { n: number }).n}`,
   async verify() {
     seen.verified++;

@@ -18,10 +18,10 @@ import { encodeBase58 } from '../../src/chain/base58.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
-import type { ExactScheme } from '../../src/x402/exact-scheme.ts';
-import type { PaymentPayload, PaymentRequirements } from '../../src/x402/x402-types.ts';
-import { createSvmExactScheme } from '../../src/x402/svm-exact.ts';
-import { MAX_PAYMENT_COMPUTE_UNITS, MAX_REQUIRED_SIGNATURES } from '../../src/x402/svm-rules.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
+import { createSvmExactScheme } from '../../src/x402/exact-svm/svm-exact.ts';
+import { MAX_PAYMENT_COMPUTE_UNITS, MAX_REQUIRED_SIGNATURES } from '../../src/x402/exact-svm/svm-rules.ts';
 import { buildPaymentTx, fundedPayer, MEMO_PROGRAM, rpcCall, type PaymentTxOptions, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 

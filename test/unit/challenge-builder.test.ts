@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../../src/x402/payment-identifier.ts';
-import { createChallengeBuilder, createSplicedBase64, MAX_KEPT_CHALLENGES, paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../../src/x402/types/payment-identifier.ts';
+import { createChallengeBuilder, createSplicedBase64, MAX_KEPT_CHALLENGES, paymentRequirementsFor } from '../../src/x402/delivery/payment-terms.ts';
 
 const TERMS = {
   svm: {

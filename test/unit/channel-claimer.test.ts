@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelClaimer } from '../../src/x402/channel-claimer.ts';
-import type { ChannelFacilitator, ChannelSnapshot, ClaimEntry } from '../../src/x402/channel-facilitator.ts';
-import { ChannelConflictError, type ChannelRecord, createChannelStore } from '../../src/x402/channel-store.ts';
-import { createKeyedQueue } from '../../src/x402/keyed-queue.ts';
-import type { PaymentRequirements } from '../../src/x402/x402-types.ts';
+import { createChannelClaimer } from '../../src/x402/channels/channel-claimer.ts';
+import type { ChannelFacilitator, ChannelSnapshot, ClaimEntry } from '../../src/x402/channels/channel-facilitator.ts';
+import { ChannelConflictError, type ChannelRecord, createChannelStore } from '../../src/x402/channels/channel-store.ts';
+import { createKeyedQueue } from '../../src/x402/channels/keyed-queue.ts';
+import type { PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { oneAddressChannelConfig } from '../helpers/channel-config.ts';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';

@@ -3,7 +3,7 @@
  * with the scheme's reason for its type (never thrown).
  */
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_REASONS, parseChannelPayload } from '../../src/x402/channel-payload.ts';
+import { CHANNEL_REASONS, parseChannelPayload } from '../../src/x402/channels/channel-payload.ts';
 import { oneAddressChannelConfig } from '../helpers/channel-config.ts';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';

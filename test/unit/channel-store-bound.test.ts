@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelConfig } from '../../src/chain/evm-channel-typed-data.ts';
-import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, createChannelStore } from '../../src/x402/channel-store.ts';
+import { CHANNEL_ANSWER_KEEP_MS, type ChannelRecord, createChannelStore } from '../../src/x402/channels/channel-store.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -91,7 +91,7 @@ describe('the README code map', () => {
 
   it('reports a path that is not there and a build output the build does not write', () => {
     const readme = read('README.md')
-      .replace('src/x402/paid-caller.ts', 'src/x402/no-such-caller.ts')
+      .replace('src/x402/flow/paid-caller.ts', 'src/x402/no-such-caller.ts')
       .replace('dist/server/pool-worker.js', 'dist/workers/pool-worker.js');
     expect(codeMapProblems(REPO_ROOT, readme)).toEqual([
       expect.stringMatching(/^README\.md code map: dist\/workers\/pool-worker\.js is not written by npm run build/),

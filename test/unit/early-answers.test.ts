@@ -1,5 +1,5 @@
 /**
- * The bounds of early answers (src/x402/early-answers.ts) over the real file store: the ceiling,
+ * The bounds of early answers (src/x402/settlement/early-answers.ts) over the real file store: the ceiling,
  * the per-payer and global caps, the bar after a failure (kept by the store across a reopen), the
  * ledger audit entry that names the receipt, and the exposure given back only once a loss is on record.
  */
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEarlyAnswerStore } from '../../src/x402/early-answer-store.ts';
-import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/early-answers.ts';
+import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
+import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 

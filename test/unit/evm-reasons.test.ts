@@ -1,6 +1,6 @@
 /** The revert reasons of LocalUsdc and Circle's FiatTokenV2, as x402 invalid reasons. */
 import { describe, expect, it } from 'vitest';
-import { reasonOfTransferError } from '../../src/x402/evm-reasons.ts';
+import { reasonOfTransferError } from '../../src/x402/exact-evm/evm-reasons.ts';
 
 describe('reasonOfTransferError', () => {
   it('maps LocalUsdc and FiatTokenV2 revert reasons to x402 reasons', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeTransferReceipt, type TokenLog } from '../../src/chain/evm-transfer-receipt.ts';
-import { EVM_REASONS } from '../../src/x402/evm-reasons.ts';
-import { pendingStatusOf } from '../../src/x402/evm-settler.ts';
+import { EVM_REASONS } from '../../src/x402/exact-evm/evm-reasons.ts';
+import { pendingStatusOf } from '../../src/x402/exact-evm/evm-settler.ts';
 
 const asset = '0x00000000000000000000000000000000000000aa';
 const from = '0x00000000000000000000000000000000000000F1';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { isCanonicalEcdsaSignature, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
-import { evmReplayKey } from '../../src/x402/evm-exact.ts';
+import { evmReplayKey } from '../../src/x402/exact-evm/evm-exact.ts';
 import {
   EVM_SETTLE_MARGIN_SECONDS,
   evmChainIdOf,
@@ -13,7 +13,7 @@ import {
   verifyEvmExactOffchain,
   type EvmAuthorization,
   type EvmVerifyInput,
-} from '../../src/x402/evm-verify.ts';
+} from '../../src/x402/exact-evm/evm-verify.ts';
 
 const NOW = 1_750_000_000;
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

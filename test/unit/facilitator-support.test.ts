@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
-import { fetchFacilitatorSupport } from '../../src/x402/evm-facilitator-settler.ts';
+import { fetchFacilitatorSupport } from '../../src/x402/exact-evm/evm-facilitator-settler.ts';
 
 let server: Server;
 let base = '';

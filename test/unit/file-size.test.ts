@@ -11,6 +11,15 @@ import { readSources, repositoryRoot } from '../helpers/import-layers.ts';
 /** The longest a source file may be, in lines. */
 const FILE_MAX_LINES = 250;
 
+/**
+ * The files allowed past FILE_MAX_LINES, each with its own bound: one state machine that reads
+ * better whole than split at a seam it does not have. Its header says why; the bound still holds it.
+ */
+const ALLOWED_LONGER: Readonly<Record<string, number>> = {
+  // The exact scheme's settlement: claim, verify, settle, deliver, retry, followed top to bottom.
+  'src/x402/settlement/exact-settlement.ts': 300,
+};
+
 /** Lines of a text as `wc -l` would count them, plus an unterminated last line. */
 function lineCount(text: string): number {
   if (text === '') return 0;
@@ -18,11 +27,11 @@ function lineCount(text: string): number {
   return text.endsWith('\n') ? newlines : newlines + 1;
 }
 
-/** "path: n lines" for every file longer than `maxLines`, sorted by path. */
-function oversizedFiles(files: ReadonlyMap<string, string>, maxLines: number): string[] {
+/** "path: n lines" for every file longer than `maxLines` (or its own allowance), sorted by path. */
+function oversizedFiles(files: ReadonlyMap<string, string>, maxLines: number, allowed: Readonly<Record<string, number>> = {}): string[] {
   return [...files]
     .map(([path, text]) => ({ path, lines: lineCount(text) }))
-    .filter((f) => f.lines > maxLines)
+    .filter((f) => f.lines > (allowed[f.path] ?? maxLines))
     .sort((a, b) => a.path.localeCompare(b.path))
     .map((f) => `${f.path}: ${f.lines} lines`);
 }
@@ -35,7 +44,13 @@ describe('file size', () => {
       .map((e) => `packages/${e.name}/src`);
     const files = readSources(root, ['src', 'workers', ...packages]);
     expect(files.size).toBeGreaterThan(150);
-    expect(oversizedFiles(files, FILE_MAX_LINES)).toEqual([]);
+    expect(oversizedFiles(files, FILE_MAX_LINES, ALLOWED_LONGER)).toEqual([]);
+    // An allowance names a file that exists and needs it: a stale one would hide nothing but mislead.
+    for (const [path, bound] of Object.entries(ALLOWED_LONGER)) {
+      expect(files.has(path), `${path} is allowed ${bound} lines but does not exist`).toBe(true);
+      expect(lineCount(files.get(path)!), `${path} no longer needs its allowance`).toBeGreaterThan(FILE_MAX_LINES);
+      expect(files.get(path)!, `${path} must say in its header why it is longer`).toMatch(/Longer than the house's 250 lines/);
+    }
   });
 
   it('the check counts lines as wc -l does and names what is too long (a synthetic tree)', () => {
@@ -47,6 +62,8 @@ describe('file size', () => {
       ['src/empty.ts', ''],
     ]);
     expect(oversizedFiles(files, 250)).toEqual(['src/a.ts: 251 lines', 'src/b.ts: 251 lines']);
+    expect(oversizedFiles(files, 250, { 'src/b.ts': 251 })).toEqual(['src/a.ts: 251 lines']);
+    expect(oversizedFiles(files, 250, { 'src/b.ts': 250 })).toEqual(['src/a.ts: 251 lines', 'src/b.ts: 251 lines']);
     expect(lineCount('x')).toBe(1);
     expect(lineCount('x\ny\n')).toBe(2);
   });

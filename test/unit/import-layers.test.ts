@@ -36,8 +36,8 @@ describe('import layers', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src']);
     expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
     expect(cliOverreach(files)).toEqual([]);
-    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/paid-call.ts';\nimport { y } from '../receipt-checks/receipt-check.ts';"]]);
-    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
+    const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/types/paid-call.ts';\nimport { y } from '../receipt-checks/receipt-check.ts';"]]);
+    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/types/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
   });
 
   it('the check finds what it forbids (a synthetic tree)', () => {
@@ -50,6 +50,11 @@ describe('import layers', () => {
       ['src/main.ts', "import { startLocalnet } from './localnet/start.ts';"],
       ['src/localnet/start.ts', "import { anything } from '../service.ts';"],
       ['src/stray.ts', ''],
+      ['src/x402/types/low.ts', "import { s } from '../state/s.ts';"],
+      ['src/x402/state/s.ts', "import type { T } from '../types/t.ts';"],
+      ['src/x402/types/t.ts', ''],
+      ['src/x402/channels/c.ts', "import { e } from '../settlement/e.ts';\nimport { t } from '../types/t.ts';"],
+      ['src/x402/settlement/e.ts', ''],
     ]);
     expect(checkImports(files, RULES).sort()).toEqual([
       'import circle: src/x402/a.ts -> src/x402/up.ts',
@@ -58,7 +63,11 @@ describe('import layers', () => {
       "src/http/route.ts imports 'left-pad': the library has no owner in the library map",
       "src/intel/x.ts imports '../localnet/start.ts': only src/main.ts may import src/localnet/",
       'src/stray.ts is in no layer: place it in the layer map',
+      'src/x402/a.ts is in no folder of x402: place it in the layer map',
+      "src/x402/channels/c.ts imports '../settlement/e.ts': x402/channels may not import x402/settlement (a sibling)",
+      "src/x402/types/low.ts imports '../state/s.ts': x402/types may not import x402/state (a higher layer)",
       "src/x402/up.ts imports 'uWebSockets.js': only src/http/ may import uWebSockets.js",
+      'src/x402/up.ts is in no folder of x402: place it in the layer map',
     ]);
   });
 });

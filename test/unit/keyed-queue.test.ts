@@ -1,6 +1,6 @@
 /** The per-channel queue: one task at a time per key, in order; keys independent; a bounded wait; a failure frees the key. */
 import { describe, expect, it } from 'vitest';
-import { createKeyedQueue } from '../../src/x402/keyed-queue.ts';
+import { createKeyedQueue } from '../../src/x402/channels/keyed-queue.ts';
 
 const deferred = () => {
   let resolve!: () => void;

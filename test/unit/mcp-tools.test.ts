@@ -13,7 +13,7 @@ import { toolNameOf } from '../../src/mcp/paid-tools.ts';
 import { createSampleTool } from '../../src/mcp/sample-tool.ts';
 import { argumentsToQuery } from '../../src/mcp/tool-arguments.ts';
 import { resultOfReply } from '../../src/mcp/tool-result.ts';
-import type { PaidAttempt } from '../../src/x402/paid-caller.ts';
+import type { PaidAttempt } from '../../src/x402/flow/paid-caller.ts';
 import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 
 const signal = new AbortController().signal;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPaidTiming, withServerTiming } from '../../src/x402/paid-timing.ts';
+import { createPaidTiming, withServerTiming } from '../../src/x402/delivery/paid-timing.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const ok = { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' };

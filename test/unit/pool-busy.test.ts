@@ -11,8 +11,8 @@ import { createPaidRoutes } from '../../src/http/paid-routes.ts';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import { createPreviewCaller } from '../../src/preview/preview-caller.ts';
 import type { PreviewQuota } from '../../src/preview/preview-quota.ts';
-import type { PaymentProcessor } from '../../src/x402/payment-processor.ts';
-import { createChallengeBuilder } from '../../src/x402/payment-terms.ts';
+import type { PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
+import { createChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 const pool = createWorkerPool<PoolTasks>({ size: 1, maxQueue: 2, identitySeed: new Uint8Array(32).fill(3) });

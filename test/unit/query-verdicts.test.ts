@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { createPaidRoutes } from '../../src/http/paid-routes.ts';
-import { MAX_KEPT_VERDICTS } from '../../src/x402/paid-caller.ts';
-import { createChallengeBuilder } from '../../src/x402/payment-terms.ts';
+import { MAX_KEPT_VERDICTS } from '../../src/x402/flow/paid-caller.ts';
+import { createChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
 
 const TERMS = {
   svm: { payTo: '11111111111111111111111111111111', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', feePayer: '11111111111111111111111111111111' },

@@ -4,10 +4,10 @@
  * when it is a plain code.
  */
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_REASONS } from '../../src/x402/channel-payload.ts';
-import { EVM_REASONS } from '../../src/x402/evm-reasons.ts';
-import { PAYMENT_REASON_MESSAGE, paymentReasonMessage, plainReason } from '../../src/x402/reason-messages.ts';
-import { SVM_REASON } from '../../src/x402/svm-reasons.ts';
+import { CHANNEL_REASONS } from '../../src/x402/channels/channel-payload.ts';
+import { EVM_REASONS } from '../../src/x402/exact-evm/evm-reasons.ts';
+import { PAYMENT_REASON_MESSAGE, paymentReasonMessage, plainReason } from '../../src/x402/delivery/reason-messages.ts';
+import { SVM_REASON } from '../../src/x402/exact-svm/svm-reasons.ts';
 
 describe('x402 reason sentences', () => {
   it.each([...Object.values(SVM_REASON), ...Object.values(EVM_REASONS), ...Object.values(CHANNEL_REASONS)])('%s has a sentence', (reason) => {

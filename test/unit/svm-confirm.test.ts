@@ -1,5 +1,5 @@
 /**
- * How a Solana settlement waits for its commitment (src/x402/svm-confirm.ts), with the signature
+ * How a Solana settlement waits for its commitment (src/x402/exact-svm/svm-confirm.ts), with the signature
  * watch fed as the stream feeds it and an RPC that records each getSignatureStatuses it is asked:
  * a live stream confirms without polling, a missed update is caught by the slow safety checks, a
  * stale or absent stream polls as before, a failure on the stream is reported with the RPC's error,
@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SignatureStatus } from '../../src/chain/rpc-client.ts';
 import { createSignatureWatch } from '../../src/chain/signature-watch.ts';
-import { CONFIRM_POLL_MS, type ConfirmOutcome, confirmSignature, STREAM_CHECK_EVERY_MS, STREAM_FIRST_CHECK_MS } from '../../src/x402/svm-confirm.ts';
+import { CONFIRM_POLL_MS, type ConfirmOutcome, confirmSignature, STREAM_CHECK_EVERY_MS, STREAM_FIRST_CHECK_MS } from '../../src/x402/exact-svm/svm-confirm.ts';
 import { freshSignature, landed } from '../helpers/stream-signatures.ts';
 
 const TIMEOUT_MS = 30_000;

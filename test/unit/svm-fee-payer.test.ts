@@ -1,10 +1,10 @@
 /**
- * What /health shows of the Solana fee payer (src/x402/svm-fee-payer.ts): the balance from a
+ * What /health shows of the Solana fee payer (src/x402/exact-svm/svm-fee-payer.ts): the balance from a
  * periodic read (never per request; a failed read keeps the last one and its time), and the fees
  * of the settlements the node accepted, base and priority apart.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFeePayerWatch } from '../../src/x402/svm-fee-payer.ts';
+import { createFeePayerWatch } from '../../src/x402/exact-svm/svm-fee-payer.ts';
 
 const LIMITS = { maxComputeUnits: 40_000, maxPriorityFeeLamports: 5_000 };
 

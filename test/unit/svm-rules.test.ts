@@ -11,8 +11,8 @@ import {
   TOKEN_2022_PROGRAM,
   TOKEN_PROGRAM,
   type SvmRuleTerms,
-} from '../../src/x402/svm-rules.ts';
-import { SVM_REASON } from '../../src/x402/svm-reasons.ts';
+} from '../../src/x402/exact-svm/svm-rules.ts';
+import { SVM_REASON } from '../../src/x402/exact-svm/svm-reasons.ts';
 
 // Static accounts: 0 fee payer, 1 payer (authority), 2 source, 3 mint, 4 destination, 5..9 programs, 10 other mint.
 const ACCOUNTS = [

@@ -1,11 +1,11 @@
 /**
- * The per-source budget of Solana settlements (src/x402/svm-source-budget.ts): settlements in
+ * The per-source budget of Solana settlements (src/x402/exact-svm/svm-source-budget.ts): settlements in
  * flight from one token account never add up to more than the balance each payment's verification
  * read; the rest wait for those ahead or are refused; a covered payer never waits; a finish that
  * spent counts against reads taken before it, never after; an unknown outcome stays in flight.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSourceBudget, RECENT_MS } from '../../src/x402/svm-source-budget.ts';
+import { createSourceBudget, RECENT_MS } from '../../src/x402/exact-svm/svm-source-budget.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const A = 'SourceA';

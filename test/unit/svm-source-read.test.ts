@@ -1,11 +1,11 @@
 /**
- * The payer's side of a verified payment (src/x402/svm-source-read.ts): the token amount of an
+ * The payer's side of a verified payment (src/x402/exact-svm/svm-source-read.ts): the token amount of an
  * account's data, the source's balance before the payment from the simulation's account, the
  * transfer's source, amount and authority.
  */
 import { describe, expect, it } from 'vitest';
 import type { WireTransaction } from '../../src/chain/svm-wire.ts';
-import { readSourceBalance, sourceBalanceBefore, tokenAmountOf, transferOf } from '../../src/x402/svm-source-read.ts';
+import { readSourceBalance, sourceBalanceBefore, tokenAmountOf, transferOf } from '../../src/x402/exact-svm/svm-source-read.ts';
 
 function tokenAccount(amount: bigint, bytes = 165): Uint8Array {
   const data = new Uint8Array(bytes);

@@ -22,9 +22,9 @@ import { ConfigError } from '../../src/errors.ts';
 import { publishedSchema } from '../../src/mcp/tool-arguments.ts';
 import { challengeExtensionsOf, declareCatalogDiscovery, discoveryOf } from '../../src/service/route-extensions.ts';
 import { didDocument, didWebOf, keyIdOf } from '../../src/trust/did-web.ts';
-import { createOfferReceipts, OFFER_VALIDITY_SECONDS } from '../../src/x402/offer-receipts.ts';
-import { paymentRequirementsFor } from '../../src/x402/payment-terms.ts';
-import { createOfferReceiptSigner } from '../../src/x402/x402-extensions.ts';
+import { createOfferReceipts, OFFER_VALIDITY_SECONDS } from '../../src/x402/delivery/offer-receipts.ts';
+import { paymentRequirementsFor } from '../../src/x402/delivery/payment-terms.ts';
+import { createOfferReceiptSigner } from '../../src/x402/delivery/x402-extensions.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const TERMS = {

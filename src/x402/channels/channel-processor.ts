@@ -1,0 +1,250 @@
+/**
+ * Paid calls over a payment channel (x402 `batch-settlement` on Base), the per-request half of
+ * the scheme: requests of one channel are serialized; the voucher must first be proven the
+ * channel signer's own (channel-signer-proof.ts: a stranger who knows only the public channel id
+ * gets a plain 402 and learns nothing); it must raise the payer's cumulative ceiling by exactly
+ * the price over what we charged (else the corrective 402, which hands back our state and the
+ * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
+ * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
+ * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
+ * durably, before it leaves.
+ * A deposit is verified and sent on chain by the facilitator around the same steps. Claiming the
+ * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
+ */
+import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
+import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
+import type { ChannelFacilitator } from './channel-facilitator.ts';
+import { createFreshMirror, freshRecord } from './channel-mirror.ts';
+import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
+import { createChannelRefund } from './channel-refund.ts';
+import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
+import { createSignerProof, isPublished } from './channel-signer-proof.ts';
+import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
+import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
+import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
+import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
+import { refusalSentence } from '../delivery/reason-messages.ts';
+import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
+import type { PaidTiming } from '../delivery/paid-timing.ts';
+import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
+import { paymentsFull, replyOf, storableAnswer } from '../state/pending-settlements.ts';
+
+/** Requests that may wait behind the running one on a channel before it answers "busy". */
+export const CHANNEL_MAX_WAITING = 32;
+/**
+ * The mirror's freshness bound, ms: a voucher is never checked against on-chain state read longer
+ * ago than this (nor than the watch interval, when shorter); an older mirror is read again first.
+ * Well inside the 15-minute minimum withdrawal delay, so a withdrawal is seen before it can finish.
+ */
+export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
+
+export interface ChannelProcessorConfig {
+  readonly store: ChannelStore;
+  readonly facilitator: ChannelFacilitator;
+  /** Recovers a voucher's signer: the pool's task (ECDSA recovery is CPU work). */
+  readonly recover: (input: VoucherToRecover, signal: AbortSignal) => Promise<VoucherCheck>;
+  readonly stamp: ReceiptStamp;
+  readonly challengeFor: (path: string) => ChallengeBuilder;
+  readonly chainId: number;
+  readonly fault: (what: string, err: unknown) => void;
+  readonly now?: () => number;
+  /** The mirror's freshness bound, ms (default CHANNEL_SYNC_MAX_AGE_MS). */
+  readonly mirrorMaxAgeMs?: number;
+  /** Vouchers on a channel found unfunded a moment ago (default: a fresh memory): their repeats cost no chain read. */
+  readonly failed?: FailedPayments;
+}
+
+export interface ChannelProcessor {
+  process(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
+  /** The per-channel queue: the claimer updates records inside it too. */
+  readonly queue: KeyedQueue;
+}
+
+/** Whether the voucher's ceiling is exactly what we charged plus the price (the scheme's cumulative rule). */
+const raisesByThePrice = (p: ChannelPayload, rec: ChannelRecord, call: PaidCall): boolean =>
+  BigInt(p.voucher.maxClaimableAmount) === BigInt(rec.charged) + BigInt(call.requirements.amount);
+
+/** Runs the paid handler, timed as the `handler` phase. */
+async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
+  const started = performance.now();
+  const answer = await call.answer();
+  timing.add('handler', performance.now() - started);
+  return answer;
+}
+
+/** Creates the processor of channel payments. */
+export function createChannelProcessor(config: ChannelProcessorConfig): ChannelProcessor {
+  const { store, facilitator } = config;
+  const now = config.now ?? Date.now;
+  const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
+  const failed = config.failed ?? createFailedPayments();
+  const refuse = (call: PaidCall, reason: string, message?: string) =>
+    config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
+  const corrective = (call: PaidCall, id: string, rec: ChannelRecord) =>
+    correctiveReply(config.challengeFor(call.entry.path), call.resourceUrl, CHANNEL_REASONS.cumulativeMismatch, id, rec);
+  const signerProof = createSignerProof(config);
+  const mirrorMaxAgeMs = config.mirrorMaxAgeMs ?? CHANNEL_SYNC_MAX_AGE_MS;
+  const withFreshMirror = createFreshMirror({ store, facilitator, maxAgeMs: mirrorMaxAgeMs, now, fault: config.fault });
+
+  /** Null when the channel takes paid calls, else the refusal. */
+  const closedTo = (call: PaidCall, rec: ChannelRecord): HttpReply | null =>
+    rec.quarantined
+      ? refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls')
+      : rec.onchain.withdrawRequestedAt !== 0
+        ? refuse(call, CHANNEL_REASONS.withdrawalPending, "the payer's timed withdrawal from this channel is pending; it takes no vouchers until it ends")
+        : null;
+
+  /** Re-reads a mirror synced before `syncedAt` is stale, after the call, inside the channel's queue, without holding the caller. */
+  function syncLater(id: string, syncedAt: number): void {
+    // Half the bound: a busy channel's mirror is renewed in the background before a call has to wait for it.
+    if (now() - syncedAt < mirrorMaxAgeMs / 2) return;
+    void queue
+      .run(id, async () => {
+        const onchain = await facilitator.read(id);
+        await updateChannel(store, id, (current) => ({ ...current, onchain, syncedAt: now() }));
+      })
+      ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
+  }
+
+  /** A 200: the charge durable first (the channel's next revision), then receipt and ledger entry, then the answer kept for its retry. */
+  async function commit(
+    call: PaidCall,
+    id: string,
+    rec: ChannelRecord,
+    p: ChannelPayload,
+    answer: HttpReply,
+    moved: { transaction: string; amount: string },
+    timing: PaidTiming,
+  ) {
+    const [t, max] = [now(), p.voucher.maxClaimableAmount];
+    const next: ChannelRecord = {
+      ...rec,
+      charged: max,
+      signedMax: max,
+      signature: p.voucher.signature,
+      lastRequestAt: t,
+      unclaimedSince: rec.unclaimedSince || t,
+    };
+    // No kept answer until this one is: the previous answer must not pass for this voucher's.
+    const unstored = await storeCharge(call, id, { ...next, last: null }, moved.transaction);
+    if (unstored) return unstored;
+    const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
+    const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
+    const paid = paidOf(call);
+    const receipt = await config.stamp(paid, call.requirements.network, answer, timing, { resourceUrl: call.resourceUrl, payer: rec.payer });
+    const reply = withChannelResponse(answer, response, receipt);
+    await store
+      .put(id, { ...next, rev: next.rev + 1, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })
+      .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
+    syncLater(id, next.syncedAt);
+    return reply;
+  }
+
+  /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
+  async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
+    try {
+      await store.put(id, next);
+      return null;
+    } catch (err) {
+      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
+      if (err instanceof ChannelConflictError && transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
+      config.fault(`channel ${id} charge not stored`, err);
+      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
+      if (transaction !== '') return null;
+      if (err instanceof ServiceError) return replyForError(err);
+      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+    }
+  }
+
+  /** The stored record of the channel, or one from its on-chain state; a refusal when there is no funded channel. */
+  async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
+    const rec = await store.get(id);
+    if (rec) return rec;
+    // A channel we do not hold yet only while there is room: the channels held are never dropped for it.
+    if (store.full?.()) return replyForError(paymentsFull());
+    const known = failed.recall(id, () => payloadSha256(call));
+    if (known) return refuse(call, known.reason, known.message);
+    const onchain = await facilitator.read(id).catch(() => null);
+    if (!onchain) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
+    if (onchain.balance === '0') {
+      // Remembered: a repeat of this voucher on an unfunded channel costs no chain read.
+      const unfunded = { reason: CHANNEL_REASONS.channelNotFound, message: `no funded channel ${id}` };
+      failed.remember(id, payloadSha256(call), unfunded);
+      return refuse(call, unfunded.reason, unfunded.message);
+    }
+    return freshRecord(p, onchain, now());
+  }
+
+  async function voucher(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply> {
+    const started = performance.now();
+    const bad = await signerProof(call, p, id);
+    timing.add('verify', performance.now() - started);
+    // Nothing of the channel's state goes to a request not proven to come from its signer.
+    if (bad) return refuse(call, bad);
+    const known = await recordOf(call, id, p);
+    if (!('config' in known)) return known;
+    const v = p.voucher;
+    // A voucher anyone may have read off the chain proves nothing: no stored answer, no corrective state.
+    if (isPublished(known, v.maxClaimableAmount)) return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
+    if (known.quarantined) return closedTo(call, known)!;
+    if (known.last && v.signature === known.signature && v.maxClaimableAmount === known.signedMax && known.last.resource === paidOf(call).originalUrl)
+      return replyOf(known.last.answer);
+    if (!raisesByThePrice(p, known, call)) return corrective(call, id, known);
+    const rec = await withFreshMirror(id, known);
+    if (!rec) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
+    const closed = closedTo(call, rec);
+    if (closed) return closed;
+    if (BigInt(v.maxClaimableAmount) > BigInt(rec.onchain.balance))
+      return refuse(call, CHANNEL_REASONS.exceedsBalance, `the channel holds ${rec.onchain.balance}`);
+    const answer = await answerTimed(call, timing);
+    if (answer.status !== 200) return answer;
+    return commit(call, id, rec, p, answer, { transaction: '', amount: '' }, timing);
+  }
+
+  async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
+    const started = performance.now();
+    const verified = await facilitator.verify(call.payment, call.requirements);
+    timing.add('simulate', performance.now() - started);
+    if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
+    const known = await store.get(id);
+    if (!known && store.full?.()) return replyForError(paymentsFull());
+    const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
+    const closed = closedTo(call, rec);
+    if (closed) return closed;
+    if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
+    const answer = await answerTimed(call, timing);
+    if (answer.status !== 200) return answer;
+    const settling = performance.now();
+    const settled = await facilitator.settleDeposit(call.payment, call.requirements);
+    timing.add('settle', performance.now() - settling);
+    if (!settled.ok)
+      return failedOnChain(refuse(call, settled.reason, refusalSentence(settled.reason, settled.message)), settled, call.requirements.network, rec.payer);
+    return commit(
+      call,
+      id,
+      { ...rec, onchain: settled.snapshot, syncedAt: now() },
+      p,
+      answer,
+      { transaction: settled.transaction, amount: p.depositAmount },
+      timing,
+    );
+  }
+
+  const refund = createChannelRefund({ store, facilitator, refuse, corrective, signerProof, now, fault: config.fault });
+
+  return {
+    queue,
+    async process(call, timing) {
+      const parsed = parseChannelPayload(call.payment.payload);
+      if (!parsed.ok) return refuse(call, parsed.reason, parsed.message);
+      const p = parsed.payload;
+      const mismatch = termsMismatch(p, call.requirements);
+      if (mismatch) return refuse(call, mismatch, "the channel's config is not for these terms");
+      const id = p.voucher.channelId;
+      const run = queue.run(id, () =>
+        p.type === 'voucher' ? voucher(call, p, id, timing) : p.type === 'deposit' ? deposit(call, p, id, timing) : refund(call, p, id),
+      );
+      return run ?? refuse(call, CHANNEL_REASONS.channelBusy, 'too many requests wait on this channel; retry shortly');
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * What every paid answer carries once the money moved, whatever scheme paid for it: the
+ * `PAYMENT-RESPONSE` header (x402's SettleResponse, also on a failed settlement's 402) and the
+ * receipts (ours, which appends the ledger entry, and the x402 offer-receipt). Bookkeeping faults
+ * here are reported, never allowed to withhold the 200 the caller paid for.
+ */
+import type { HttpReply } from '../../errors.ts';
+import { RECEIPT_HEADER } from '../../trust/receipt.ts';
+import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
+import type { SettleResult } from '../types/exact-scheme.ts';
+import type { PaidTiming } from './paid-timing.ts';
+import type { PaidResource } from '../types/paid-call.ts';
+import type { SettleResponse } from '../types/x402-types.ts';
+
+/** Signs the x402 `offer-receipt` receipt of a paid answer: the settlement response's `extensions`, or null. */
+export type ExtensionReceipt = (resourceUrl: string, payer: string, network: string) => Promise<Readonly<Record<string, unknown>> | null>;
+
+/** What the receipts of a paid answer are issued with, and where their faults go. */
+export interface ReceiptStampConfig {
+  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
+  readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
+  /** The x402 extension receipt, signed beside ours (absent: none). */
+  readonly extensionReceipt?: ExtensionReceipt;
+  readonly fault: (what: string, err: unknown) => void;
+}
+
+/** base64 JSON x402 SettleResponse for the `PAYMENT-RESPONSE` header, with the extensions' answers when there are any. */
+export function paymentResponseHeader(settled: SettleResult, extensions?: Readonly<Record<string, unknown>> | null): string {
+  const body: SettleResponse = {
+    success: settled.success,
+    transaction: settled.transaction,
+    network: settled.network,
+    payer: settled.payer ?? '',
+    ...(settled.extra ? { extra: settled.extra } : {}),
+    ...(extensions ? { extensions } : {}),
+  };
+  return Buffer.from(JSON.stringify(body)).toString('base64');
+}
+
+/**
+ * A failed settlement's 402 also carries `PAYMENT-RESPONSE` (success false, the x402 reason), as
+ * the x402 HTTP transport shows; the MCP transport hands it on as `x402/payment-response`.
+ */
+export function withSettleFailure(reply: HttpReply, settled: SettleResult): HttpReply {
+  const failure: SettleResponse = {
+    success: false,
+    errorReason: settled.errorReason ?? 'settlement_failed',
+    transaction: settled.transaction,
+    network: settled.network,
+    payer: settled.payer ?? '',
+  };
+  return { ...reply, headers: { ...reply.headers, 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(failure)).toString('base64') } };
+}
+
+/** Who paid for what, as the x402 extension receipt names it: the resource URL the challenge named and the payer. */
+export interface PaidBy {
+  readonly resourceUrl: string;
+  readonly payer: string;
+}
+
+/** A paid answer's receipts: our receipt's header, and the settlement response's `extensions` (the x402 one), each absent when it failed. */
+export interface StampedReceipts {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: Readonly<Record<string, unknown>> | null;
+}
+
+/** Issues the receipts of a paid answer (ours appends its ledger entry); a failure is reported, never thrown. */
+export type ReceiptStamp = (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming, by?: PaidBy) => Promise<StampedReceipts>;
+
+/** The receipt step every paid answer shares, whatever paid for it: both receipts are signed side by side in the pool. */
+export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
+  const ours = async (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming): Promise<Record<string, string>> => {
+    if (!config.receipts) return {};
+    try {
+      const issued = await config.receipts.issue({ ...paid, network, body: answer.body });
+      if (issued.phases) {
+        timing?.add('receipt', issued.phases.receiptMs);
+        timing?.add('ledger', issued.phases.ledgerMs);
+      }
+      return { [RECEIPT_HEADER]: issued.headerValue };
+    } catch (err) {
+      config.fault(`receipt or ledger entry failed after settlement of a paid ${paid.endpoint} answer; answering without a receipt`, err);
+      return {};
+    }
+  };
+  return async (paid, network, answer, timing, by) => {
+    const extension = config.extensionReceipt && by?.payer ? config.extensionReceipt(by.resourceUrl, by.payer, network) : null;
+    const [headers, extensions] = await Promise.all([ours(paid, network, answer, timing), extension]);
+    return { headers, extensions };
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Settles EVM `exact` payments with our own relayer: reads nonce and balance from the token at
+ * verify time; at settle time signs `transferWithAuthorization`, records its hash, submits it and
+ * waits for a receipt whose AuthorizationUsed and Transfer logs match the authorization. Everything the token refuses maps to an x402 reason.
+ */
+import type { EvmRelayer, TransferAuthorizationCall } from '../../chain/evm-relayer.ts';
+import type { EvmTokenReader } from '../../chain/evm-token-reader.ts';
+import { EVM_REASONS, reasonOfTransferError } from './evm-reasons.ts';
+import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler, pendingStatusOf } from './evm-settler.ts';
+import type { EvmExactPayload } from './evm-verify.ts';
+
+export interface RelayerSettlerConfig {
+  readonly reader: EvmTokenReader;
+  readonly relayer: EvmRelayer;
+  /** Receipt wait, ms; default EVM_SETTLE_TIMEOUT_MS. */
+  readonly receiptTimeoutMs?: number;
+  /** Unix seconds; injectable for tests. */
+  readonly nowSeconds?: () => number;
+}
+
+function toCall(p: EvmExactPayload): TransferAuthorizationCall {
+  const a = p.authorization;
+  return {
+    from: a.from,
+    to: a.to,
+    value: BigInt(a.value),
+    validAfter: BigInt(a.validAfter),
+    validBefore: BigInt(a.validBefore),
+    nonce: a.nonce,
+    signature: p.signature,
+  };
+}
+
+/** Creates the relayer settler. */
+export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
+  const receiptTimeoutMs = config.receiptTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  const nowSeconds = config.nowSeconds ?? (() => Date.now() / 1000);
+  return {
+    kind: 'relayer',
+    signers: [config.relayer.address],
+    async verifyOnChain(parsed, _payment, requirements) {
+      const payer = parsed.authorization.from;
+      const state = await config.reader.payerState(payer, parsed.authorization.nonce);
+      if (!state.ok) {
+        const reason = state.kind === 'not_eip3009' ? EVM_REASONS.eip3009NotSupported : EVM_REASONS.unexpectedVerifyError;
+        return { isValid: false, invalidReason: reason, invalidMessage: state.message, payer, transient: state.kind !== 'not_eip3009' };
+      }
+      if (state.nonceUsed)
+        return { isValid: false, invalidReason: EVM_REASONS.nonceAlreadyUsed, invalidMessage: 'this authorization nonce is already used on chain', payer };
+      if (state.balance < BigInt(requirements.amount)) {
+        return {
+          isValid: false,
+          invalidReason: EVM_REASONS.insufficientBalance,
+          invalidMessage: `balance ${state.balance} is below ${requirements.amount}`,
+          payer,
+        };
+      }
+      return { isValid: true, payer };
+    },
+    async settle(parsed, payment, _requirements, signal, beforeBroadcast) {
+      const network = payment.accepted.network;
+      const payer = parsed.authorization.from;
+      // Abort is honoured only before broadcast: once sent, the transfer happens whether we wait or not.
+      if (signal.aborted)
+        return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
+      const call = toCall(parsed);
+      // The hash is known once signed: the pending record names our transaction before it is sent.
+      const sent = await config.relayer.submit(call, beforeBroadcast);
+      if (!sent.ok && sent.kind === 'refused')
+        return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: sent.hash ?? '', network, payer };
+      // An RPC fault may come after the node took the transaction (a lost answer): it may land,
+      // so it is pending and resolved by our transaction's receipt, never "failed".
+      if (!sent.ok)
+        return {
+          success: false,
+          errorReason: EVM_REASONS.settlementPending,
+          errorMessage: `broadcast outcome unknown: ${sent.message}`,
+          transaction: sent.hash ?? '',
+          network,
+          payer,
+        };
+      const receipt = await config.relayer.waitForTransfer(sent.hash, call, receiptTimeoutMs);
+      if (receipt.status === 'success') return { success: true, transaction: sent.hash, network, payer };
+      const errorReason =
+        receipt.status === 'timeout'
+          ? EVM_REASONS.settlementPending
+          : receipt.status === 'transfer_mismatch'
+            ? EVM_REASONS.transferEventMismatch
+            : EVM_REASONS.transactionFailed;
+      return { success: false, errorReason, errorMessage: receipt.message, transaction: sent.hash, network, payer };
+    },
+    /**
+     * By our transaction's receipt, never by the nonce alone: the payer can cancel the nonce
+     * (`cancelAuthorization`) or spend it in another transaction, and then nothing reached payTo.
+     */
+    async settlementStatus(parsed, requirements, transaction) {
+      const { from, nonce, validBefore } = parsed.authorization;
+      // Expiry is read first: once past it no transaction can use the nonce, so the state read after is final.
+      const expired = nowSeconds() > Number(validBefore) + EVM_EXPIRY_SKEW_SECONDS;
+      // The nonce before the receipt: a nonce used while our transaction has no receipt after it was used by another one.
+      const state = await config.reader.payerState(from, nonce);
+      if (!state.ok) return { status: 'pending', message: `authorization state unreadable: ${state.message}` };
+      const expected = { from, to: requirements.payTo, value: BigInt(parsed.authorization.value), nonce };
+      const found = transaction === '' ? ({ kind: 'none' } as const) : await config.reader.transferReceipt(transaction, expected);
+      return pendingStatusOf(found, state.nonceUsed, expired);
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): honour the
+ * payment-identifier extension, then hand the call to its scheme's settlement: payment channels
+ * (channels/channel-processor.ts) or the network's exact scheme, whose state machine (claim,
+ * verify, settle, deliver, retry) is settlement/exact-settlement.ts. A caller is charged only for
+ * a 200 and one payment buys one answer.
+ *
+ * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
+ * settlement is reported and the 200 still goes out. A settlement that did not reach the
+ * commitment in time is recorded (with its answer) before the 402 `settlement_pending` leaves; a
+ * retry of the same payment then gets the stored 200 once it landed, exactly once. Every settled 200
+ * is kept with that record (a dropped connection is often noticed only after its answer was
+ * written), and the identical retry of the same payment gets it, receipt and PAYMENT-RESPONSE
+ * included, with no new charge; the payment for another request stays refused.
+ */
+import { errorReply, replyForError, type HttpReply } from '../../errors.ts';
+import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
+import type { ChannelProcessor } from '../channels/channel-processor.ts';
+import { createExactSettlement, refusal } from '../settlement/exact-settlement.ts';
+import type { EarlyAnswers } from '../settlement/early-answers.ts';
+import { createEarlySettlement } from '../settlement/early-settlement.ts';
+import type { ExactScheme } from '../types/exact-scheme.ts';
+import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
+import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../state/idempotency-cache.ts';
+import { paidOf, type PaidCall } from '../types/paid-call.ts';
+import { createReceiptStamp, type ExtensionReceipt } from '../delivery/paid-delivery.ts';
+import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../state/paid-answer-store.ts';
+import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
+import { extractPaymentId, paymentFingerprint } from '../types/payment-identifier.ts';
+import { createPendingSettlements, paymentsFull, type PendingSettlements } from '../state/pending-settlements.ts';
+import { createPaidTiming, type PaidTiming, withServerTiming } from '../delivery/paid-timing.ts';
+import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { SupportedKind, SupportedKinds } from '../types/x402-types.ts';
+
+/** Verifies and settles payments, and answers a paid call with its reply. */
+export interface PaymentProcessor {
+  process(call: PaidCall): Promise<HttpReply>;
+  /** The x402 kinds this processor can settle now, and their signers (/facilitator/supported). */
+  supported(): SupportedKinds;
+}
+
+/** The schemes the processor settles with, and where it keeps what must outlive a restart. */
+export interface PaymentProcessorConfig {
+  readonly schemes: readonly ExactScheme[];
+  /** Signs the receipt and appends the ledger entry durably before the 200 leaves (docs/contract.md#receipts). */
+  readonly receipts?: Pick<ReceiptIssuer, 'issue'>;
+  /** The x402 `offer-receipt` receipt of each paid answer, in its settlement response (absent: none). */
+  readonly extensionReceipt?: ExtensionReceipt;
+  readonly replayGuard: ReplayGuard;
+  /** The route's challenge builder, for 402 answers that name the reason. */
+  readonly challengeFor: (path: string) => ChallengeBuilder;
+  readonly idempotencyTtlMs?: number;
+  /** Bound of the file stores (pending settlements, payment-identifier answers): beyond it new paid calls get 503. */
+  readonly recordsMax?: number;
+  /** Durable pending settlements; default: beside the replay record. */
+  readonly pending?: PendingSettlements;
+  /** Durable payment-identifier answers; default: beside the replay record. */
+  readonly paidAnswers?: PaidAnswerStore;
+  /** Bookkeeping faults after a settlement (the answer goes out regardless); default stderr. */
+  readonly onFault?: (what: string, err: unknown) => void;
+  /** Payment channels (`batch-settlement`), when offered: their processor and `/facilitator/supported` kind. */
+  readonly channels?: { readonly processor: ChannelProcessor; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
+  /** Payments refused by their verification a moment ago (default: a fresh memory). */
+  readonly failed?: FailedPayments;
+  /** The bounds of early answers for cheap calls; absent: every call waits for its confirmation. */
+  readonly early?: EarlyAnswers | null;
+}
+
+function reportFault(what: string, err: unknown): void {
+  console.error(`payments: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** The file record's directory, where the other file state defaults to; a database guard brings its own stores. */
+function fileDir(guard: ReplayGuard): string {
+  if (guard.dir === null) throw new Error('a replay guard in the database needs its pending settlements and paid answers given too');
+  return guard.dir;
+}
+
+/** Creates the processor over the registered schemes (one per network). */
+export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentProcessor {
+  const schemes = new Map(config.schemes.map((s) => [s.network, s]));
+  const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS;
+  const idempotency = createIdempotencyCache<HttpReply>({ ttlMs });
+  const bound = config.recordsMax === undefined ? {} : { maxEntries: config.recordsMax };
+  const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard), ...bound });
+  const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs, ...bound });
+  const fault = config.onFault ?? reportFault;
+  const failed = config.failed ?? createFailedPayments();
+
+  const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
+  const early = config.early ? createEarlySettlement({ answers: config.early, pending, fault }) : null;
+  // The early answers a stop left unresolved count against the caps again and are followed to their end.
+  early?.recover((network) => schemes.get(network)).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
+  const stamp = createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
+  const exact = createExactSettlement({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
+
+  /** To the call's scheme: a channel, or the exact scheme of its network. */
+  async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
+    // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.
+    if (call.requirements.scheme === 'batch-settlement') {
+      return config.channels ? config.channels.processor.process(call, timing) : refuse(call, 'unsupported_scheme', 'payment channels are not offered here');
+    }
+    const scheme = schemes.get(call.requirements.network);
+    if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
+    return exact.process(call, scheme, timing);
+  }
+
+  const conflict = (): HttpReply =>
+    errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
+
+  /** What the store found for the id, answered: the stored 200, 409, or the payment processed (and its 200 stored). */
+  async function answerFound(call: PaidCall, id: string, fingerprint: string, found: IdClaim, timing: PaidTiming): Promise<HttpReply> {
+    if (found.kind === 'conflict') return conflict();
+    if (found.kind === 'hit') return found.reply;
+    // The same payment under this id on another instance now: its replay guard decides, as without an id.
+    if (found.kind === 'busy') return processPayment(call, timing);
+    const giveBack = (): Promise<void> =>
+      found.kind === 'acquired' && paidAnswers.release
+        ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err))
+        : Promise.resolve();
+    if (paidAnswers.full?.()) {
+      await giveBack();
+      return replyForError(paymentsFull());
+    }
+    const r = await processPayment(call, timing).catch(async (err: unknown) => {
+      await giveBack();
+      throw err;
+    });
+    if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
+    else await giveBack();
+    return r;
+  }
+
+  /**
+   * Same id and payload: the first answer again, from memory or (after a restart, or from another
+   * instance) from the store. A shared store claims the id first, so of two payments under one
+   * id on two instances only one is charged.
+   */
+  function processWithId(call: PaidCall, id: string, timing: PaidTiming): Promise<HttpReply> | HttpReply {
+    // Path and query, not the full URL: the same request is the same resource behind any host or port.
+    const fingerprint = paymentFingerprint(call.payment, paidOf(call).originalUrl);
+    const cached = idempotency.lookup(id, fingerprint);
+    if (cached.kind === 'conflict') return conflict();
+    if (cached.kind === 'hit') return cached.value;
+    const stored = paidAnswers.claim ? paidAnswers.claim(id, fingerprint) : paidAnswers.lookup(id, fingerprint);
+    if (!(stored instanceof Promise)) {
+      if (stored.kind === 'conflict') return conflict();
+      if (stored.kind === 'hit') return stored.reply;
+    }
+    // In memory before any await: a concurrent call with this id shares this answer.
+    const reply = Promise.resolve(stored).then((found) => answerFound(call, id, fingerprint, found, timing));
+    idempotency.remember(id, fingerprint, reply, (r) => r.status === 200);
+    return reply;
+  }
+
+  return {
+    async process(call) {
+      const id = extractPaymentId(call.payment);
+      if (!id.ok) return refuse(call, 'invalid_payload', id.message);
+      // Added last, so stored and replayed answers never carry another call's timing.
+      const timing = createPaidTiming();
+      // A store that cannot answer (the database down) is a fault of this call: 503, nothing charged.
+      const reply = await Promise.resolve(id.id === null ? processPayment(call, timing) : processWithId(call, id.id, timing)).catch(replyForError);
+      return withServerTiming(reply, timing);
+    },
+    supported() {
+      const kinds: SupportedKind[] = [...schemes.values()].map((s) => ({ x402Version: 2, scheme: 'exact', network: s.network, extra: s.getExtra() }));
+      const signers: Record<string, string[]> = {};
+      for (const s of schemes.values()) signers[s.network] = [...s.getSigners()];
+      if (config.channels) {
+        kinds.push(config.channels.kind);
+        const net = config.channels.kind.network;
+        signers[net] = [...new Set([...(signers[net] ?? []), ...config.channels.signers])];
+      }
+      return { kinds, signers };
+    },
+  };
+}

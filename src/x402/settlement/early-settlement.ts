@@ -1,0 +1,169 @@
+/**
+ * The early answer of a cheap paid call (docs/payments.md#early-answers): settle as always, but
+ * answer as soon as the node accepted the transaction (sent, its preflight passed), and follow the
+ * confirmation in the background: confirmed, the payer's exposure is given back; failed on chain or
+ * never landing (its blockhash expired), early-answers.ts records the loss and bars the payer. At
+ * start, every early answer a crash left unresolved (its settlement record says early and nothing
+ * says how it ended) counts against the caps again and is followed the same way.
+ */
+import type { HttpReply } from '../../errors.ts';
+import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
+import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
+import type { BeforeBroadcast, ExactScheme, SettleResult } from '../types/exact-scheme.ts';
+import type { PendingSettlements } from '../state/pending-settlements.ts';
+import type { PaidResource } from '../types/paid-call.ts';
+import type { PaymentPayload } from '../types/x402-types.ts';
+
+/** How often a settlement that outlived the confirmation wait is asked about again. */
+export const EARLY_RESOLVE_EVERY_MS = 2_000;
+const SETTLEMENT_PENDING = 'settlement_pending';
+
+/** What an early settlement started: the early 200, or (the node did not accept it) the settlement's result. */
+export type EarlyRun = { readonly reply: HttpReply; readonly transaction: string } | { readonly settled: SettleResult };
+
+/** The payment an early answer was for, as its failure record needs it. */
+interface Followed {
+  readonly key: string;
+  readonly ticket: EarlyTicket;
+  readonly payment: PaymentPayload;
+  readonly network: string;
+  readonly transaction: string;
+  readonly paid: PaidResource;
+  readonly reply: { readonly headers?: Readonly<Record<string, string>> | undefined } | undefined;
+}
+
+export interface EarlySettlement {
+  readonly answers: EarlyAnswers;
+  /** Settles; once the node accepts, `deliver` makes the 200 and the confirmation is followed in the background. */
+  run(
+    scheme: ExactScheme,
+    call: { readonly key: string; readonly payment: PaymentPayload; readonly requirements: ExactSchemeRequirements; readonly signal: AbortSignal },
+    ticket: EarlyTicket,
+    paid: PaidResource,
+    beforeBroadcast: BeforeBroadcast,
+    deliver: (transaction: string) => Promise<HttpReply>,
+  ): Promise<EarlyRun>;
+  /** Takes up the early answers a stop left unresolved; resolves once they are counted (not confirmed). */
+  recover(schemeFor: (network: string) => ExactScheme | undefined): Promise<number>;
+}
+
+type ExactSchemeRequirements = Parameters<ExactScheme['verify']>[1];
+
+function receiptOf(reply: Followed['reply']): { sha: string | null; index: number | null } {
+  const header = reply?.headers?.[RECEIPT_HEADER];
+  const decoded = header ? decodeReceiptHeader(header) : null;
+  return decoded?.ok ? { sha: receiptSha256(decoded.receipt), index: decoded.receipt.ledgerIndex } : { sha: null, index: null };
+}
+
+const wait = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/** Creates the early path over the bounds and the settlement records. */
+export function createEarlySettlement(config: {
+  readonly answers: EarlyAnswers;
+  readonly pending: Pick<PendingSettlements, 'listEarly'>;
+  readonly fault: (what: string, err: unknown) => void;
+  readonly resolveEveryMs?: number;
+}): EarlySettlement {
+  const { answers } = config;
+  const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
+
+  async function fail(f: Followed, payer: string, reason: string, message: string): Promise<void> {
+    // Another instance on the same database may have followed it to its end already: one record, one ledger event.
+    if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
+    const { sha, index } = receiptOf(f.reply);
+    return answers.failed(f.key, f.ticket, {
+      network: f.network,
+      transaction: f.transaction,
+      payer,
+      endpoint: f.paid.endpoint,
+      priceUsdcUnits: f.paid.priceUsdcUnits,
+      receiptSha256: sha,
+      ledgerIndex: index,
+      reason,
+      message: message.slice(0, 512),
+    });
+  }
+
+  /** Asks the chain until the payment landed or can no longer land; a stop leaves it for the next start. */
+  async function resolve(scheme: ExactScheme, f: Followed): Promise<void> {
+    while (!answers.signal.aborted) {
+      const status = await scheme.settlementStatus!(f.payment, f.payment.accepted, f.transaction, answers.signal).catch(() => null);
+      if (status?.status === 'landed') return answers.confirmed(f.key, f.ticket);
+      if (status?.status === 'failed') return fail(f, f.ticket.payer, status.reason, status.message);
+      await wait(everyMs, answers.signal);
+    }
+  }
+
+  async function follow(scheme: ExactScheme, f: Followed, settling: Promise<SettleResult>): Promise<void> {
+    const settled = await settling.catch(
+      (): SettleResult => ({ success: false, errorReason: SETTLEMENT_PENDING, transaction: f.transaction, network: f.network }),
+    );
+    if (settled.success) return answers.confirmed(f.key, f.ticket);
+    if (settled.errorReason === SETTLEMENT_PENDING || !scheme.settlementStatus) return resolve(scheme, f);
+    return fail(f, f.ticket.payer, settled.errorReason ?? 'settlement_failed', settled.errorMessage ?? '');
+  }
+
+  return {
+    answers,
+    async run(scheme, call, ticket, paid, beforeBroadcast, deliver) {
+      let accept: (transaction: string) => void = () => undefined;
+      const accepted = new Promise<string>((r) => {
+        accept = r;
+      });
+      const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => accept(tx));
+      const first = await Promise.race([accepted.then((transaction) => ({ transaction })), settling.then((settled) => ({ settled }))]).catch((err: unknown) => {
+        ticket.release();
+        throw err;
+      });
+      if ('settled' in first) {
+        ticket.release();
+        return first;
+      }
+      const reply = await deliver(first.transaction);
+      const followed: Followed = {
+        key: call.key,
+        ticket,
+        payment: call.payment,
+        network: call.requirements.network,
+        transaction: first.transaction,
+        paid,
+        reply,
+      };
+      void follow(scheme, followed, settling).catch((err: unknown) => config.fault('an early answer could not be followed to its confirmation', err));
+      return { reply, transaction: first.transaction };
+    },
+    async recover(schemeFor) {
+      let taken = 0;
+      for (const [key, record] of await config.pending.listEarly()) {
+        const scheme = schemeFor(record.network);
+        // Never delivered: no early answer left, and the retry of the payment resolves it as today.
+        if (!record.early || !record.delivered || !scheme?.settlementStatus || (await answers.store.outcome(key))) continue;
+        const ticket = answers.hold(record.payer, record.paid.priceUsdcUnits);
+        const { payment } = record.early;
+        const followed: Followed = {
+          key,
+          ticket,
+          payment,
+          network: record.network,
+          transaction: record.transaction,
+          paid: record.paid,
+          reply: record.delivered,
+        };
+        void resolve(scheme, followed).catch((err: unknown) => config.fault('an early answer left by a stop could not be followed', err));
+        taken++;
+      }
+      return taken;
+    },
+  };
+}

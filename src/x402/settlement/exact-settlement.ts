@@ -1,0 +1,285 @@
+/**
+ * The exact scheme's settlement, one state machine read top to bottom (docs/contract.md#paid-call-flow
+ * steps 4-7). A payment, known by its scheme's replay key, is in one of these states, and `process`
+ * below takes each in turn:
+ *
+ *   refused a moment ago       -> the same refusal, with no verify and no chain round trip
+ *   delivered (200 kept)       -> redeliver: the identical retry gets that 200 again, nothing charged
+ *   pending (sent, unconfirmed) -> resolvePending: ask the chain; landed: deliver; failed: refuse, free
+ *   new                        -> claim the key, then settleClaimed: verify, compute the answer, and
+ *                                 only for a 200 settle (early, or waiting for the commitment), then
+ *                                 deliver, record it pending (402 settlement_pending), or refuse
+ *
+ * Every settlement is on disk (state/pending-settlements.ts) before its payment can reach the chain,
+ * and once money moved nothing withholds the answer: bookkeeping faults after settlement are
+ * reported and the 200 still goes out. The claim on the key is given back unless the payment settled.
+ *
+ * Longer than the house's 250 lines on purpose: it is one state machine. Split, its steps lived in
+ * three files (payment-processor, claimed-settlement, paid-delivery) that handed each other closures
+ * (`refuse`, `deliver`, `fault`), and a reader followed one payment across all three.
+ */
+import { replyForError, ServiceError, type HttpReply } from '../../errors.ts';
+import { paymentResponseHeader, type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.ts';
+import type { PaidTiming } from '../delivery/paid-timing.ts';
+import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
+import { refusalSentence } from '../delivery/reason-messages.ts';
+import type { FailedPayments } from '../state/failed-payments.ts';
+import { paymentsFull, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
+import { paidOf, payloadSha256, type PaidCall, type PaidResource } from '../types/paid-call.ts';
+import type { EarlySettlement } from './early-settlement.ts';
+
+const SETTLEMENT_PENDING = 'settlement_pending';
+/** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
+const EARLY_EXTRA = Object.freeze({ settlement: 'submitted' });
+
+/** Where the exact settlement keeps what outlives a call, and how it answers. */
+export interface ExactSettlementConfig {
+  readonly replayGuard: Pick<ReplayGuard, 'acquire' | 'release' | 'markSettled'>;
+  readonly pending: PendingSettlements;
+  /** Payments refused by their verification a moment ago: their repeats cost no verification. */
+  readonly failed: FailedPayments;
+  /** Early answers of cheap calls (early-settlement.ts); null: every call waits for its confirmation. */
+  readonly early: EarlySettlement | null;
+  /** The route's challenge builder, for the 402 that names a refusal's reason. */
+  readonly challengeFor: (path: string) => ChallengeBuilder;
+  /** Our receipt (with its ledger entry) and the x402 offer-receipt of a delivered answer. */
+  readonly stamp: ReceiptStamp;
+  /** Bookkeeping faults after a settlement (the answer goes out regardless). */
+  readonly fault: (what: string, err: unknown) => void;
+}
+
+/** Settles one exact payment on its scheme, from whatever state its replay key is in. */
+export interface ExactSettlement {
+  process(call: PaidCall, scheme: ExactScheme, timing: PaidTiming): Promise<HttpReply>;
+}
+
+/** The route's 402 naming why the payment was refused. */
+export function refusal(challengeFor: (path: string) => ChallengeBuilder, call: PaidCall, reason: string, message?: string): HttpReply {
+  return challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
+}
+
+/** Creates the state machine over one replay guard and one pending store. */
+export function createExactSettlement(config: ExactSettlementConfig): ExactSettlement {
+  const { replayGuard, pending, failed, fault } = config;
+  const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
+
+  /** The state of the payment's key decides the path. */
+  async function process(call: PaidCall, scheme: ExactScheme, timing: PaidTiming): Promise<HttpReply> {
+    const key = scheme.replayKey(call.payment);
+    if (key === null) return refuse(call, 'invalid_payload', 'the payment payload has no transaction this network can read');
+    // Refused a moment ago: the same refusal, with no signature check or chain round trip.
+    const refused = failed.recall(key, () => payloadSha256(call));
+    if (refused) return refuse(call, refused.reason, refused.message);
+    const record = await pending.get(key);
+    if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
+    if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
+    // A new payment only while its settlement can be recorded: the records held are never dropped for it.
+    if (pending.full?.()) return replyForError(paymentsFull());
+    const claim = await replayGuard.acquire(key);
+    if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
+    if (claim === 'settled') {
+      // Settled since the record was read (another request, or another instance, just delivered
+      // it): the identical retry still gets its 200.
+      const now = await pending.get(key);
+      if (now?.delivered) return redeliver(call, { ...now, delivered: now.delivered });
+    }
+    return refuse(call, 'duplicate_settlement', claim === 'settled' ? 'this payment was already settled' : 'this payment is being settled by another request');
+  }
+
+  /** A new payment whose key this call holds: verify, answer, settle a 200; the claim is given back unless it settled. */
+  async function settleClaimed(call: PaidCall, scheme: ExactScheme, key: string, timing: PaidTiming): Promise<HttpReply> {
+    let keepClaim = false;
+    try {
+      let mark = performance.now();
+      const verified = await scheme.verify(call.payment, call.requirements, call.request.signal);
+      // The scheme reports its chain check (simulation) apart: the rest of verify is our own work.
+      const simulateMs = verified.simulateMs ?? 0;
+      mark = timing.lap('verify', mark + simulateMs);
+      if (verified.simulateMs !== undefined) timing.add('simulate', simulateMs);
+      if (!verified.isValid) {
+        const reason = verified.invalidReason ?? 'invalid_payment';
+        const refused = { reason, message: refusalSentence(reason, verified.invalidMessage) };
+        if (!verified.transient) failed.remember(key, payloadSha256(call), refused);
+        return refuse(call, refused.reason, refused.message);
+      }
+      const answer = await call.answer().catch(replyForError);
+      mark = timing.lap('handler', mark);
+      // Charged only for a 200: any other answer goes out as it is, nothing settled.
+      if (answer.status !== 200) return answer;
+      const recorder = pendingRecorder(call, key, answer);
+      const payer = verified.payer ?? '';
+      const beforeBroadcast = async (transaction: string): Promise<void> => {
+        // Nobody would receive the answer: settling now would charge without answering.
+        if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
+        // On disk before the payment can reach the chain: a crash after the broadcast leaves the
+        // record for the retry to resolve, instead of a charge without an answer.
+        if (scheme.settlementStatus) await recorder.record(call.requirements.network, payer, transaction).catch(unrecorded);
+      };
+      const early = await settleEarly(call, scheme, key, { answer, recorder, beforeBroadcast, timing, payer });
+      if (early && 'reply' in early) {
+        keepClaim = true;
+        return early.reply;
+      }
+      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      timing.lap('settle', mark);
+      keepClaim = settled.success;
+      return await afterSettle(call, key, answer, recorder, settled, timing, payer);
+    } catch (err) {
+      return replyForError(err);
+    } finally {
+      if (!keepClaim) await releaseClaim(key);
+    }
+  }
+
+  /** A record that could not be written stops the broadcast: nothing was charged. */
+  function unrecorded(err: unknown): never {
+    fault('a pending settlement could not be recorded; the payment was not sent', err);
+    if (err instanceof ServiceError && (err.code === 'database_unavailable' || err.code === 'payments_full')) throw err;
+    throw new ServiceError(
+      'storage_unavailable',
+      'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
+    );
+  }
+
+  /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */
+  function pendingRecorder(call: PaidCall, key: string, answer: HttpReply) {
+    const recorder = {
+      recorded: false,
+      /** The payment is being answered early: its record carries it, for a restart to follow. */
+      early: false,
+      record(network: string, payer: string, transaction: string): Promise<void> {
+        recorder.recorded = true;
+        return pending.record(key, {
+          network,
+          transaction,
+          payer,
+          payloadSha256: payloadSha256(call),
+          answer: storableAnswer(answer),
+          paid: paidOf(call),
+          recordedAt: Date.now(),
+          ...(recorder.early ? { early: { payment: call.payment } } : {}),
+        });
+      },
+    };
+    return recorder;
+  }
+  type Recorder = ReturnType<typeof pendingRecorder>;
+
+  /**
+   * The early answer, when the scheme reports acceptance and the bounds admit this payer and price:
+   * the 200 once the node took the transaction. Null: not admitted, the confirmed path.
+   */
+  async function settleEarly(
+    call: PaidCall,
+    scheme: ExactScheme,
+    key: string,
+    c: { answer: HttpReply; recorder: Recorder; beforeBroadcast: (tx: string) => Promise<void>; timing: PaidTiming; payer: string },
+  ) {
+    const paid = paidOf(call);
+    const ticket = config.early && scheme.reportsAcceptance ? await config.early.answers.admit(c.payer, paid.priceUsdcUnits) : null;
+    if (!config.early || !ticket) return null;
+    c.recorder.early = true;
+    const mark = performance.now();
+    const run = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
+    const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, (transaction) => {
+      c.timing.lap('settle', mark);
+      const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
+      return deliver(call, key, settled, c.answer, paid, c.timing, true);
+    });
+    // Not accepted: the confirmed path's outcome, and its record (if any) is no early answer's.
+    if ('settled' in result) c.recorder.early = false;
+    return result;
+  }
+
+  /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
+  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, timing: PaidTiming, payer: string) {
+    if (settled.success) return deliver(call, key, settled, answer, paidOf(call), timing, recorder.recorded);
+    if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
+      // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
+      await recorder.record(settled.network, settled.payer || payer, settled.transaction);
+      const sent = `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet`;
+      return refuse(call, SETTLEMENT_PENDING, `${sent}; retry the same payment to get the answer once it lands`);
+    }
+    // Definitely not charged (refused, failed on chain): nothing left to resolve.
+    if (recorder.recorded) await pending.resolve(key);
+    const reason = settled.errorReason ?? 'settlement_failed';
+    return withSettleFailure(refuse(call, reason, refusalSentence(reason, settled.errorMessage)), settled);
+  }
+
+  /** A retry of a payment whose settlement was pending: ask the chain where it stands. */
+  async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
+    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
+    const claim = await replayGuard.acquire(key);
+    // Settled but its answer not kept yet: the first request is between marking it settled and
+    // keeping its 200 (receipt and ledger entry in between). The record must stay for that 200;
+    // the retry is told to come back, as for a copy racing the first request.
+    if (claim === 'settled' || claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    let keepClaim = false;
+    try {
+      const asked = performance.now();
+      const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
+      timing.lap('settle', asked);
+      // What the chain said of it (not seen yet, or an RPC's failure to say) is not the payer's to read.
+      if (status.status === 'pending')
+        return refuse(
+          call,
+          SETTLEMENT_PENDING,
+          `transaction ${record.transaction} is not confirmed yet; retry the same payment to get the answer once it lands`,
+        );
+      if (status.status === 'failed') {
+        // Nothing was charged: the payment is free to be made again (with a fresh transaction).
+        await pending.resolve(key);
+        return refuse(call, status.reason, refusalSentence(status.reason, status.message));
+      }
+      keepClaim = true;
+      const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
+      return await deliver(call, key, settled, replyOf(record.answer), record.paid, timing, true);
+    } catch (err) {
+      return replyForError(err);
+    } finally {
+      if (!keepClaim) await releaseClaim(key);
+    }
+  }
+
+  /** A retry of a settled payment whose 200 its caller never received: that 200 again, nothing charged. */
+  function redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply {
+    // The same transaction under another payload, or sent for another request, is not this
+    // payment's retry: the kept answer is the one it bought, for the request it was made for.
+    if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'this payment was already settled');
+    if (record.paid.originalUrl !== paidOf(call).originalUrl)
+      return refuse(call, 'duplicate_settlement', `this payment was already settled for ${record.paid.originalUrl.slice(0, 256)}`);
+    return replyOf(record.delivered);
+  }
+
+  /**
+   * The money moved: mark the replay record settled, issue the receipts (ours appends the ledger
+   * entry), answer with PAYMENT-RESPONSE, and (`keep`: the settlement has a record) keep the 200
+   * with its record for the identical retry, whether or not the caller was seen to go: a dropped
+   * connection is often noticed only after its 200 was written into the dead socket, and the payer
+   * was charged. Nothing here withholds the 200.
+   */
+  async function deliver(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
+    await replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
+    const { headers, extensions } = await config.stamp(paid, settled.network, answer, timing, by);
+    const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
+    if (keep) {
+      const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+      await pending.keepDelivered(key, reply).catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
+    }
+    return reply;
+  }
+
+  /** Gives the claim back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease). */
+  async function releaseClaim(key: string): Promise<void> {
+    try {
+      await replayGuard.release(key);
+    } catch (err) {
+      fault('a payment claim could not be released (it frees itself when its lease ends)', err);
+    }
+  }
+
+  return { process };
+}

@@ -1,0 +1,121 @@
+/**
+ * Every settlement, recorded durably before its payment can reach the chain, with everything
+ * needed to deliver the answer later: the transaction, the computed answer and what its receipt
+ * needs (docs/contract.md#paid-call-flow step 6). A settlement not confirmed within the settle
+ * time-out answers 402 `settlement_pending`; a retry of the same payment checks the chain and gets
+ * the stored 200 once it landed, or the x402 error once it can no longer land. Once a 200 is sent
+ * it is kept with the record, for the identical retry of the same payment.
+ */
+import { type HttpReply, ServiceError } from '../../errors.ts';
+import { createDurableRecordLog } from './durable-record-log.ts';
+import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
+import type { PaidResource } from '../types/paid-call.ts';
+import type { PaymentPayload } from '../types/x402-types.ts';
+
+/**
+ * Default of --payment-records-max: settlement records held at once (pending ones and the 200s
+ * kept for retries). None is dropped before its time: beyond it new paid calls get 503 `payments_full`.
+ */
+export const PENDING_SETTLEMENTS_MAX = 10_000;
+/** How long a pending settlement can be resolved by a retry (the replay record's lifetime). */
+export const PENDING_SETTLEMENT_TTL_MS = REPLAY_KEY_TTL_MS;
+const FILE = 'pending-settlements.log';
+
+/** A computed answer in storable form. */
+export interface StoredAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly bodyBase64: string;
+}
+
+export interface PendingSettlement {
+  readonly network: string;
+  /** Signature (Solana) or hash (EVM) of the sent settlement. */
+  readonly transaction: string;
+  readonly payer: string;
+  /** sha256 of the payment's scheme payload: only a retry of exactly this payment resolves it. */
+  readonly payloadSha256: string;
+  /** The answer computed for the paid request, sent once the settlement lands. */
+  readonly answer: StoredAnswer;
+  /** What the receipt and ledger entry of the answer need. */
+  readonly paid: PaidResource;
+  readonly recordedAt: number;
+  /**
+   * The 200 exactly as delivered (PAYMENT-RESPONSE and receipt included), kept once it was sent:
+   * the identical retry of the same payment gets it, with no new charge.
+   */
+  readonly delivered?: StoredAnswer;
+  /** An early answer (early-settlement.ts): the payment, so a restart can ask the chain where it stands. */
+  readonly early?: { readonly payment: PaymentPayload };
+}
+
+/** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
+export interface PendingSettlements {
+  get(key: string): PendingSettlement | undefined | Promise<PendingSettlement | undefined>;
+  /** Resolves once the record is durable. */
+  record(key: string, pending: PendingSettlement): Promise<void>;
+  resolve(key: string): Promise<void>;
+  /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
+  keepDelivered(key: string, reply: HttpReply): Promise<void>;
+  /** The records of early answers (confirmed or not: the outcome is kept elsewhere), for a restart to settle. */
+  listEarly(): Promise<Array<[string, PendingSettlement]>>;
+  /** Bounded stores only: no room for a new settlement (new paid calls are refused, nothing evicted). */
+  full?(): boolean;
+}
+
+/** The file log: reads answer at once, from memory. */
+export interface FilePendingSettlements extends PendingSettlements {
+  get(key: string): PendingSettlement | undefined;
+  size(): number;
+}
+
+/** The fault of a new paid call while the payment records are at their bound: 503 before any charge. */
+export function paymentsFull(): ServiceError<'payments_full'> {
+  return new ServiceError('payments_full', 'the service holds as many unsettled payments and kept answers as it may; nothing was charged; retry shortly');
+}
+
+/** The error of keepDelivered without a record: the record is written before every broadcast. */
+export function noRecordToKeep(key: string): Error {
+  return new Error(`no settlement record for ${key} to keep the delivered answer with`);
+}
+
+/** The stored answer as the reply it was, byte for byte. */
+export function replyOf(answer: StoredAnswer): HttpReply {
+  return { status: answer.status, headers: answer.headers, body: Buffer.from(answer.bodyBase64, 'base64') };
+}
+
+/** The answer in storable form. */
+export function storableAnswer(reply: HttpReply): StoredAnswer {
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+  return { status: reply.status, headers: { ...reply.headers }, bodyBase64: body.toString('base64') };
+}
+
+/** Opens the store under `dir` (the replay record's directory). */
+export function createPendingSettlements(config: {
+  readonly dir: string;
+  readonly ttlMs?: number;
+  readonly maxEntries?: number;
+  readonly now?: () => number;
+}): FilePendingSettlements {
+  const now = config.now ?? Date.now;
+  const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
+  const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });
+  return {
+    get: (key) => log.get(key),
+    record(key, pending) {
+      // A new settlement only while there is room: the records held are never dropped for it.
+      if (log.get(key) === undefined && log.full()) return Promise.reject(paymentsFull());
+      return log.put(key, pending, now() + ttlMs);
+    },
+    resolve: (key) => log.remove(key),
+    async keepDelivered(key, reply) {
+      const record = log.get(key);
+      // The record is written before every broadcast; without it there is nothing to attach to.
+      if (!record) throw noRecordToKeep(key);
+      await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
+    },
+    listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined)),
+    size: () => log.size(),
+    full: () => log.full(),
+  };
+}
