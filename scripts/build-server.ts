@@ -10,7 +10,7 @@
  * Layout rules the code relies on: the files sit two levels below the repository root (like
  * src/<layer>/<file>.ts), so paths such as `../../dist/web/` resolve the same from both; the pool
  * worker's bundle is `pool-worker.js` beside them (src/pool/worker-pool.ts); the SQL migrations are
- * copied to `migrations/` beside them (src/store/migrate.ts).
+ * copied to `migrations/` beside them (src/postgres/migrate.ts).
  */
 import { cpSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -59,8 +59,8 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
     metafile: true,
     logLevel: 'warning',
   });
-  // The database migrations are read at start from `migrations/` beside the code (src/store/migrate.ts).
-  cpSync(join(ROOT, 'src', 'store', 'migrations'), join(outDir, 'migrations'), { recursive: true });
+  // The database migrations are read at start from `migrations/` beside the code (src/postgres/migrate.ts).
+  cpSync(join(ROOT, 'src', 'postgres', 'migrations'), join(outDir, 'migrations'), { recursive: true });
   return Object.keys(result.metafile.outputs).map((p) => relative(ROOT, join(ROOT, p)));
 }
 

@@ -11,8 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyMigrations } from '../../src/store/migrate.ts';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { applyMigrations } from '../../src/postgres/migrate.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
 import { createPgLedger } from '../../src/trust/pg-ledger.ts';
 import { createTestDatabase } from '../../test/helpers/postgres.ts';

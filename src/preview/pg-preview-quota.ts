@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
-import type { PgQuery } from '../store/pg-client.ts';
+import type { PgQuery } from '../postgres/pg-client.ts';
 import { clientHasherOf, isSaltHex, newSaltHex } from './client-key.ts';
 import { type ClaimResult, type HeldClaim, PREVIEW_CLIENTS_PER_DAY, type PreviewQuota, refusalAt, utcDayOf } from './preview-quota.ts';
 

@@ -10,7 +10,7 @@
  * lost with a dropped connection). While the database cannot be read the last state stands.
  */
 import { ServiceError } from '../errors.ts';
-import type { PgClient, PgQuery } from '../store/pg-client.ts';
+import type { PgClient, PgQuery } from '../postgres/pg-client.ts';
 import { createOneAtATime, KILL_SWITCH_EVENTS, type KillSwitch, type KillSwitchState, type KillSwitchTransition, switchOver } from './kill-switch.ts';
 import type { Ledger } from './ledger.ts';
 

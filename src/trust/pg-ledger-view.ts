@@ -11,7 +11,7 @@
  */
 import { closeSync, rmSync, writeSync } from 'node:fs';
 import { ServiceError } from '../errors.ts';
-import type { PgQuery } from '../store/pg-client.ts';
+import type { PgQuery } from '../postgres/pg-client.ts';
 import { absorb, openDurableState } from './ledger-durable-state.ts';
 import { parseEntryLine, type LedgerEntry } from './ledger-entry.ts';
 import { createLedgerReader, type LedgerReader } from './ledger-reader.ts';

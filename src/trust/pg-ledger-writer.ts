@@ -13,7 +13,7 @@
  * so an entry is never written twice.
  */
 import { ServiceError } from '../errors.ts';
-import type { PgClient, PgQuery } from '../store/pg-client.ts';
+import type { PgClient, PgQuery } from '../postgres/pg-client.ts';
 import { sealEntry, type LedgerDraft } from './ledger-entry.ts';
 import type { CommitStats } from './ledger-wal.ts';
 import type { AppendResult } from './ledger.ts';

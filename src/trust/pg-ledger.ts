@@ -10,7 +10,7 @@
  * Same contract as the file ledger (ledger.ts): `append` resolves only once its entry is durable
  * (committed) and already in this instance's view; a paid 200 waits for it.
  */
-import type { PgClient } from '../store/pg-client.ts';
+import type { PgClient } from '../postgres/pg-client.ts';
 import type { Ledger } from './ledger.ts';
 import { createPgLedgerWriter, LEDGER_CHANNEL } from './pg-ledger-writer.ts';
 import { openPgLedgerView } from './pg-ledger-view.ts';

@@ -5,7 +5,7 @@
  * ledger entry behind. Now the charge takes the channel's revision first: one entry per charge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { channelOf, channelPayer, channelTerms, voucherHeader } from '../helpers/channel-payer.ts';
 import { type ChannelInstances, startChannelInstances } from '../helpers/channel-instances.ts';
 

@@ -48,7 +48,7 @@ const X402_FOLDERS = [
  *   stream feeds and intel reads (priority fees, tips, the slot clock), and caches the
  *   single-flight TTL cache the handlers load upstream answers through;
  * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
- *   neither; store speaks to PostgreSQL (the shared state past one instance: the client, the
+ *   neither; postgres speaks to PostgreSQL (the shared state past one instance: the client, the
  *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices;
  *   market-apis are the HTTP clients of the market sources (Jupiter, GeckoTerminal, Magic Eden,
  *   Kamino), which only intel's market handlers read; chain speaks to Solana and Base; durable is
@@ -71,7 +71,7 @@ export const LAYER_RULES: ImportRules = {
     { name: 'intel', paths: ['src/intel/'] },
     { name: 'timing-windows/caches', paths: ['src/timing-windows/', 'src/caches/'] },
     { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
-    { name: 'store', paths: ['src/store/'] },
+    { name: 'postgres', paths: ['src/postgres/'] },
     { name: 'catalog', paths: ['src/catalog/'] },
     { name: 'market-apis', paths: ['src/market-apis/'] },
     { name: 'chain', paths: ['src/chain/'] },
@@ -95,7 +95,7 @@ export const LAYER_RULES: ImportRules = {
     '@noble/curves': 'src/receipt-checks/client-crypto.ts',
     '@noble/hashes': 'src/receipt-checks/client-crypto.ts',
     '@scure/base': 'src/receipt-checks/client-crypto.ts',
-    pg: 'src/store/pg-client.ts',
+    pg: 'src/postgres/pg-client.ts',
     // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
     '@x402/fetch': 'src/cli/x402-payer.ts',

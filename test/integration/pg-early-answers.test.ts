@@ -4,8 +4,8 @@
  * settlements' list of early answers a restart takes up (src/x402/state/pg-pending-settlements.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations } from '../../src/store/migrate.ts';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { applyMigrations } from '../../src/postgres/migrate.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
 import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
 import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';

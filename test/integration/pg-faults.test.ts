@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { applyMigrations } from '../../src/store/migrate.ts';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { applyMigrations } from '../../src/postgres/migrate.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';

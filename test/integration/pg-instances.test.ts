@@ -11,7 +11,7 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { startInstanceGroup, type InstanceGroup } from '../helpers/instance-group.ts';
 import { chainProblem, sha256Hex, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
 import { officialSvmClient, officialSvmFetch } from '../helpers/official-svm-client.ts';

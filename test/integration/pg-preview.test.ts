@@ -20,8 +20,8 @@ import { openPgPreviewQuota, PREVIEW_CLAIM_LEASE_MS } from '../../src/preview/pg
 import { createPreviewCaller } from '../../src/preview/preview-caller.ts';
 import type { ClaimResult, HeldClaim, PreviewQuota } from '../../src/preview/preview-quota.ts';
 import { startService, type RunningService } from '../../src/service.ts';
-import { applyMigrations } from '../../src/store/migrate.ts';
-import { createPgClient, type PgClient } from '../../src/store/pg-client.ts';
+import { applyMigrations } from '../../src/postgres/migrate.ts';
+import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';

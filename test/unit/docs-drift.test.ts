@@ -77,7 +77,7 @@ describe('the layer order', () => {
 
   it('detects the order edited by hand, and regenerating restores it', () => {
     const text = read('docs/development.md');
-    const edited = text.replace('`pool`, `trust` > `store`', '`pool`, `trust`');
+    const edited = text.replace('`pool`, `trust` > `postgres`', '`pool`, `trust`');
     expect(edited).not.toBe(text);
     expect(driftedRegions(edited)).toEqual(['layer-order']);
     expect(regenerate(edited)).toBe(text);

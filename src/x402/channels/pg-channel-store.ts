@@ -5,7 +5,7 @@
  * the other (`ChannelConflictError`), never both. Also the lease by which one instance at a time
  * claims and sweeps.
  */
-import type { PgQuery } from '../../store/pg-client.ts';
+import type { PgQuery } from '../../postgres/pg-client.ts';
 import { CHANNEL_RECORD_TTL_MS, ChannelConflictError, type ChannelRecord, type ChannelStore, unclaimedOf } from './channel-store.ts';
 
 type Row = { channel_id: string; record: ChannelRecord; rev: string };
@@ -29,7 +29,7 @@ const LEASE = `insert into channel_claim_lease (id, holder, until) values (1, $1
 
 const withRev = (row: { record: ChannelRecord; rev: string }): ChannelRecord => ({ ...row.record, rev: Number(row.rev) });
 
-/** The store over `db` (its schema migrated: store/migrate.ts). */
+/** The store over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgChannelStore(config: { readonly db: PgQuery; readonly now?: () => number }): ChannelStore {
   const { db } = config;
   const now = config.now ?? Date.now;

@@ -3,7 +3,7 @@
  * twin, early-answer-store.ts): one row of `early_answers` per outcome or barred payer, committed
  * before the promise resolves. A row past its expiry reads as absent; the sweep deletes it.
  */
-import type { PgQuery } from '../../store/pg-client.ts';
+import type { PgQuery } from '../../postgres/pg-client.ts';
 import type { EarlyAnswerStore, EarlyOutcome } from './early-answer-store.ts';
 import { PENDING_SETTLEMENT_TTL_MS } from './pending-settlements.ts';
 
@@ -11,7 +11,7 @@ const GET = 'select record from early_answers where key = $1 and expires_at > $2
 const PUT = `insert into early_answers (key, record, expires_at) values ($1, $2::json, $3)
   on conflict (key) do update set record = excluded.record, expires_at = excluded.expires_at`;
 
-/** The store over `db` (its schema migrated: store/migrate.ts). */
+/** The store over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgEarlyAnswerStore(config: { readonly db: PgQuery; readonly now?: () => number }): EarlyAnswerStore {
   const now = config.now ?? Date.now;
   const { db } = config;

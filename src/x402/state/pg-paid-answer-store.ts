@@ -9,7 +9,7 @@
  * replay-guard claim. Two different payments under one id sent to two instances at once are then
  * one charge and one 409, as on a single instance; the claim of a crashed instance frees itself.
  */
-import type { PgQuery } from '../../store/pg-client.ts';
+import type { PgQuery } from '../../postgres/pg-client.ts';
 import { IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { type IdClaim, lookupOf, type PaidAnswerLookup, type PaidAnswerStore } from './paid-answer-store.ts';
 import { storableAnswer, type StoredAnswer } from './pending-settlements.ts';
@@ -46,7 +46,7 @@ function lookupRow(row: Row | undefined, fingerprint: string): PaidAnswerLookup 
   return lookupOf(row ? { fingerprint: row.fingerprint, answer: row.answer! } : undefined, fingerprint);
 }
 
-/** The store over `db` (its schema migrated: store/migrate.ts). */
+/** The store over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgPaidAnswerStore(config: PgPaidAnswerStoreConfig): PaidAnswerStore {
   const ttlMs = config.ttlMs ?? IDEMPOTENCY_TTL_MS;
   const leaseMs = config.claimLeaseMs ?? ID_CLAIM_LEASE_MS;

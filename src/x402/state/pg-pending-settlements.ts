@@ -6,7 +6,7 @@
  * No count bound as in the file log: rows cost the database's disk, not the instance's memory.
  */
 import type { HttpReply } from '../../errors.ts';
-import type { PgQuery } from '../../store/pg-client.ts';
+import type { PgQuery } from '../../postgres/pg-client.ts';
 import {
   noRecordToKeep,
   PENDING_SETTLEMENT_TTL_MS,
@@ -29,7 +29,7 @@ const LIST_EARLY = `select key, record, delivered from pending_settlements where
 const RESOLVE = 'delete from pending_settlements where key = $1';
 const KEEP_DELIVERED = 'update pending_settlements set delivered = $2::json, expires_at = $3 where key = $1 and expires_at > $4 returning 1';
 
-/** The store over `db` (its schema migrated: store/migrate.ts). */
+/** The store over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgPendingSettlements(config: PgPendingSettlementsConfig): PendingSettlements {
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
   const now = config.now ?? Date.now;

@@ -6,7 +6,7 @@
  * then. A claim has a lease (`claimLeaseMs`, longer than any paid call may take): the claim of an
  * instance that crashed mid-call frees itself, where the file guard's claims died with the process.
  */
-import type { PgQuery } from '../../store/pg-client.ts';
+import type { PgQuery } from '../../postgres/pg-client.ts';
 import { type AcquireResult, REPLAY_KEY_TTL_MS, type ReplayGuard } from './replay-guard.ts';
 
 /** Time a claim is held beyond the settlement time-out before another request may take it over. */
@@ -38,7 +38,7 @@ const RELEASE = `delete from replay_keys where key = $1 and state = 'claimed'`;
 const MARK_SETTLED = `insert into replay_keys (key, state, expires_at) values ($1, 'settled', $2)
   on conflict (key) do update set state = 'settled', expires_at = excluded.expires_at`;
 
-/** The guard over `db` (its schema migrated: store/migrate.ts). */
+/** The guard over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgReplayGuard(config: PgReplayGuardConfig): ReplayGuard {
   const ttlMs = config.ttlMs ?? REPLAY_KEY_TTL_MS;
   const leaseMs = config.claimLeaseMs ?? 30_000 + CLAIM_LEASE_MARGIN_MS;
