@@ -131,8 +131,10 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
     hold: (payer, units) => ticket(payer, units),
     async confirmed(key, t) {
       counts.confirmed++;
-      await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
+      // Given back the moment the chain says confirmed: nothing is at risk any more, and the record
+      // only spares a restart the question (without it, the restart asks the chain and hears "landed").
       t.release();
+      await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
     },
     async failed(key, t, failure) {
       counts.failed++;
