@@ -129,6 +129,21 @@ describe('early answers: a payment that failed after its answer', () => {
     await recorded;
   });
 
+  it('the status shows the median time a confirmed answer held its share', async () => {
+    const { early, clock } = open();
+    expect(early.status().heldMsP50).toBeNull();
+    for (const [key, ms] of [
+      ['h1', 900],
+      ['h2', 100],
+      ['h3', 300],
+    ] as const) {
+      const t = (await early.admit('A', 1_000))!;
+      clock.advance(ms);
+      await early.confirmed(key, t);
+    }
+    expect(early.status().heldMsP50).toBe(300);
+  });
+
   it('a held share (found at start) counts against the caps whatever they say', async () => {
     const { early } = open();
     early.hold('A', 10_000);
