@@ -1,25 +1,40 @@
 /**
  * Early answers on Solana (docs/payments.md#early-answers) against today's confirmed path and the
  * Base payment channel, in one run: `/v1/tipfloor` ($0.001) paid by the official x402 clients end
- * to end (the 402 round trip, signing, the paid request), at 1, 8 and 32 clients, each client a
- * payer of its own. Two built services run as child processes in mainnet mode over one localnet
- * (400 ms slots) in this process: one with the defaults (early answers on, and the channels), one
- * with `--svm-early-ceiling 0` (every Solana call waits for `confirmed`, as before). A client calling
- * back to back outruns the per-payer cap ($0.01, ten calls not yet confirmed): its calls past the cap
- * wait for confirmation, and the figures include them; `earlyShare` counts the answers that were early.
+ * to end (the 402 round trip, signing, the paid request: `wrapFetchWithPayment` makes all three per
+ * call, on either network), at 1, 8 and 32 clients, each client a payer of its own. Two built
+ * services run as child processes in mainnet mode over one localnet (400 ms slots) in this process:
+ * one with the defaults (early answers on, and the channels), one with `--svm-early-ceiling 0`
+ * (every Solana call waits for `confirmed`, as before). A client calling back to back outruns the
+ * per-payer cap ($0.01, ten calls not yet confirmed): its calls past the cap wait for confirmation,
+ * and the figures include them; `earlyShare` counts the answers that were early.
+ *
+ * Where the time goes: each Solana row has the service's median phases (Server-Timing), the
+ * client's side of a call (`clientMs`: the 402 round trip, building and signing the payment, the
+ * paid request, and that request less the service's own total), how long an early answer's share
+ * counted against its payer's cap (`heldMsP50`, from the service's /health), and the load: the
+ * event loops of this process (the localnet) and of the clients' process (bench/payments/svm-early-client.ts)
+ * and the service's CPU in cores. The Solana clients run in a process of their own: sharing the
+ * localnet's event loop, they starved it, and the bench measured itself.
+ * One more row, at 8 clients with a per-payer cap ten times the default, is labelled as such: it
+ * shows what the cap, not the service, bounds.
  *
  *   npm run build && npm run bench -- svm-early
  */
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
-import { officialSvmFetch } from '../../test/helpers/official-svm-client.ts';
-import { fundedPayer } from '../../test/helpers/svm-payer.ts';
 import { medianPhases } from './channel-calls.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
-import { startMainnetService } from '../harness/mainnet-service.ts';
+import { type MainnetService, startMainnetService } from '../harness/mainnet-service.ts';
 import { drive, round, type Run } from './paid-calls.ts';
+import { statUs } from '../harness/process-cpu.ts';
+import type { SvmClientsJob, SvmClientsOutcome } from './svm-early-client.ts';
 
 const PATH = '/v1/tipfloor';
+const CLIENTS = fileURLToPath(new URL('./svm-early-client.ts', import.meta.url));
+const PRICE_UNITS = 1_000;
 /** Calls per client at each level; the confirmed path takes about a second a call, so it makes fewer. */
 const LEVELS = [
   { concurrency: 1, early: 60, confirmed: 8, channel: 60 },
@@ -28,44 +43,116 @@ const LEVELS = [
 ] as const;
 /** Untimed calls per client first: the JIT, the pool and the payers' first reads warm. */
 const WARM_CALLS = 2;
+/** The labelled row's per-payer cap: ten times the default ($0.10), not the default. */
+const LARGER_PAYER_CAP_UNITS = 100_000;
+/** How long a level's early answers may take to be confirmed before the next level starts. */
+const SETTLE_WAIT_MS = 30_000;
 
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
+const median = (xs: readonly number[]): number => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN, 2);
 
-/** The official SVM client's calls, `count` per client, each client a funded payer of its own; how many answers were early. */
-async function solanaLevel(net: Localnet, url: string, clients: number, count: number) {
-  const target = { rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint };
-  const payers = await Promise.all(Array.from({ length: clients }, () => fundedPayer(net.urls.rpc, 10_000_000)));
-  const fetchers = payers.map((p) => officialSvmFetch(p, target));
-  await drive(fetchers.map((pay) => Array.from({ length: WARM_CALLS }, () => ({ send: () => pay(url), ok: (r: Response) => r.status === 200 }))));
-  let early = 0;
-  const timings: string[] = [];
-  const ok = (res: Response) => {
-    const settled = JSON.parse(Buffer.from(res.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
-    if (settled.extra?.settlement === 'submitted') early++;
-    timings.push(res.headers.get('server-timing') ?? '');
-    return res.status === 200;
+/** The service's CPU while `work` runs, in cores. */
+async function withServiceCpu<T>(service: MainnetService, work: () => Promise<T>): Promise<{ result: T; serviceCores: number }> {
+  const [cpu, started] = [statUs(service.pid), performance.now()];
+  const result = await work();
+  return { result, serviceCores: round((statUs(service.pid) - cpu) / 1000 / (performance.now() - started), 2) };
+}
+
+/** Runs the clients' process on `job`; its one line of outcome. */
+function runClients(job: SvmClientsJob): Promise<SvmClientsOutcome> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLIENTS], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let [out, err] = ['', ''];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stdin.end(JSON.stringify(job));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as SvmClientsOutcome) : reject(new Error(`svm clients exited ${code}: ${err}`))));
+  });
+}
+
+/** Medians of the client's side: the 402 round trip, building and signing, the paid request, and that request less the service's total. */
+function clientMedians(calls: readonly number[][], timings: readonly string[]) {
+  // Calls of exactly one 402 and one paid request, each with the service's total of its answer.
+  const paid = calls.map((m, i) => ({ m, total: Number(/total;dur=([\d.]+)/.exec(timings[i] ?? '')?.[1] ?? Number.NaN) })).filter(({ m }) => m.length === 4);
+  return {
+    challenge: median(paid.map(({ m }) => m[1]! - m[0]!)),
+    buildAndSign: median(paid.map(({ m }) => m[2]! - m[1]!)),
+    paidRequest: median(paid.map(({ m }) => m[3]! - m[2]!)),
+    paidRequestLessService: median(paid.map(({ m, total }) => m[3]! - m[2]! - total)),
   };
-  const run = await drive(fetchers.map((pay) => Array.from({ length: count }, () => ({ send: () => pay(url), ok }))));
-  return { ...summary(run), earlyShare: round(early / run.requests, 2), medianPhasesMs: medianPhases(timings) };
+}
+
+/** The official SVM client's calls, `calls` per client from the clients' process; how many answers were early, where the time went. */
+async function solanaLevel(net: Localnet, service: MainnetService, clients: number, calls: number) {
+  const job = { url: `${service.url}${PATH}`, rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint, clients, calls, warm: WARM_CALLS };
+  const elu = performance.eventLoopUtilization();
+  const { result: o, serviceCores } = await withServiceCpu(service, () => runClients(job));
+  const load = {
+    // This process runs the localnet (and, while the clients fund and warm up, their faucet calls).
+    localnetEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2),
+    clientsEventLoop: round(o.eventLoop, 2),
+    serviceCores,
+  };
+  const run = o.run;
+  return {
+    ...summary(run),
+    earlyShare: round(o.early / run.requests, 2),
+    medianPhasesMs: medianPhases(o.serverTimings),
+    clientMs: clientMedians(o.marks, o.serverTimings),
+    load,
+    ...(await settled(service)),
+  };
+}
+
+/** Waits until no early answer of the service is unconfirmed (the next level starts with empty caps); the median time one held its share. */
+async function settled(service: MainnetService): Promise<{ heldMsP50?: number | null }> {
+  const deadline = performance.now() + SETTLE_WAIT_MS;
+  for (;;) {
+    const early = ((await (await fetch(`${service.url}/health`)).json()) as { earlyAnswers?: { exposureUnits: number; heldMsP50: number | null } })
+      .earlyAnswers;
+    if (!early || early.heldMsP50 === undefined) return {};
+    if (early.exposureUnits === 0 || performance.now() > deadline) return { heldMsP50: early.heldMsP50 };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The official channel client's calls, each client on a channel of its own opened beforehand. */
-async function channelLevel(net: Localnet, url: string, clients: number, count: number) {
+async function channelLevel(net: Localnet, service: MainnetService, clients: number, count: number) {
+  const url = `${service.url}${PATH}`;
   const terms = await channelTermsOf(url);
   const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count, { presign: false })));
   const ok = (res: Response) => res.status === 200;
   await drive(payers.map(({ payer }) => Array.from({ length: WARM_CALLS }, () => ({ send: () => payer.pay(url), ok }))));
-  return summary(await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok })))));
+  const elu = performance.eventLoopUtilization();
+  const { result: run, serviceCores } = await withServiceCpu(service, () =>
+    drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok })))),
+  );
+  // The channel clients run in this process, beside the localnet (their calls do not touch it).
+  return { ...summary(run), load: { benchEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2), serviceCores } };
 }
 
+type SolanaRow = Awaited<ReturnType<typeof solanaLevel>>;
 interface Level {
   readonly concurrency: number;
-  readonly solanaEarly: Awaited<ReturnType<typeof solanaLevel>>;
-  readonly solanaConfirmed: Awaited<ReturnType<typeof solanaLevel>>;
+  readonly solanaEarly: SolanaRow;
+  readonly solanaConfirmed: SolanaRow;
   readonly baseChannel: Awaited<ReturnType<typeof channelLevel>>;
 }
 
-/** Runs the three paths at each level; ratios from the same run. */
+/**
+ * What the per-payer cap allows at `clients` payers against the confirmed path measured: each payer
+ * holds at most cap / price early answers, each for `heldMsP50` (Little's law), so it makes at most
+ * (cap / price) / held calls a second early.
+ */
+function capBound(level: Level, payerCapUnits: number): number | null {
+  const held = level.solanaEarly.heldMsP50;
+  if (!held) return null;
+  const perPayer = payerCapUnits / PRICE_UNITS / (held / 1000);
+  return round((perPayer * level.concurrency) / level.solanaConfirmed.perSecond, 1);
+}
+
+/** Runs the three paths at each level, and the labelled larger-cap row; ratios from the same run. */
 export async function benchSvmEarly(): Promise<Record<string, unknown>> {
   const loadBefore = loadavg()[0]!;
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-svm-early' });
@@ -77,27 +164,37 @@ export async function benchSvmEarly(): Promise<Record<string, unknown>> {
       const n = level.concurrency;
       levels.push({
         concurrency: n,
-        solanaEarly: await solanaLevel(net, `${early.url}${PATH}`, n, level.early),
-        solanaConfirmed: await solanaLevel(net, `${confirmed.url}${PATH}`, n, level.confirmed),
-        baseChannel: await channelLevel(net, `${early.url}${PATH}`, n, level.channel),
+        solanaEarly: await solanaLevel(net, early, n, level.early),
+        solanaConfirmed: await solanaLevel(net, confirmed, n, level.confirmed),
+        baseChannel: await channelLevel(net, early, n, level.channel),
       });
     }
     const at = (n: number) => levels.find((l) => l.concurrency === n)!;
+    // Started only now: each service's Geyser stream costs the localnet's event loop while it runs.
+    const larger = await startMainnetService(net, { extraArgs: ['--svm-early-payer-cap', String(LARGER_PAYER_CAP_UNITS)] });
+    const largerAt8 = {
+      payerCapUnits: LARGER_PAYER_CAP_UNITS,
+      note: 'NOT the default: the per-payer cap at ten times the default ($0.10)',
+      ...(await solanaLevel(net, larger, 8, at(8).solanaEarly.requests / 8).finally(() => larger.close())),
+    };
     return {
       name: 'svm-early',
       path: PATH,
       slotMs: 400,
       levels,
+      largerPayerCapAt8: largerAt8,
       ratios: {
         earlyP50VsChannelP50At1: round(at(1).solanaEarly.p50Ms / at(1).baseChannel.p50Ms, 2),
         earlyP50VsConfirmedP50At1: round(at(1).solanaEarly.p50Ms / at(1).solanaConfirmed.p50Ms, 3),
         earlyCallsPerSecondVsConfirmedAt8: round(at(8).solanaEarly.perSecond / at(8).solanaConfirmed.perSecond, 1),
+        // What the default cap allows at 8 payers, by Little's law over the measured holding time.
+        earlyCapBoundVsConfirmedAt8: capBound(at(8), 10_000),
+        largerCapEarlyCallsPerSecondVsConfirmedAt8: round(largerAt8.perSecond / at(8).solanaConfirmed.perSecond, 1),
       },
       loadAverage: { start: round(loadBefore, 2), end: round(loadavg()[0]!, 2) },
     };
   } finally {
-    await early.close();
-    await confirmed.close();
+    await Promise.all([early.close(), confirmed.close()]);
     await net.close();
   }
 }

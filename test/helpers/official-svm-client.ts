@@ -24,7 +24,7 @@ export function officialSvmClient(payer: TestPayer, target: SvmPayTarget): x402C
   return client;
 }
 
-/** `fetch` that answers 402 challenges by paying from `payer`. */
-export function officialSvmFetch(payer: TestPayer, target: SvmPayTarget): typeof fetch {
-  return wrapFetchWithPayment(fetch, officialSvmClient(payer, target)) as typeof fetch;
+/** `fetch` that answers 402 challenges by paying from `payer`; `base` makes its requests (default the global fetch). */
+export function officialSvmFetch(payer: TestPayer, target: SvmPayTarget, base: typeof fetch = fetch): typeof fetch {
+  return wrapFetchWithPayment(base, officialSvmClient(payer, target)) as typeof fetch;
 }

@@ -170,6 +170,32 @@ describe('faults after settlement never withhold the answer', () => {
   });
 });
 
+describe('the durable writes after settlement', () => {
+  it('the receipt is issued while the replay record is written, and the 200 waits for both', async () => {
+    const order: string[] = [];
+    const guard = createReplayGuard({ dir: freshDir() });
+    const replayGuard: typeof guard = Object.assign(Object.create(guard) as typeof guard, {
+      markSettled(key: string) {
+        order.push('replay write started');
+        // The write takes one turn of the event loop, as an fsync does at the least.
+        return guard.markSettled(key).then(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => void order.push('replay write durable')));
+      },
+    });
+    const receipts = {
+      issue: async () => {
+        order.push('receipt issued');
+        return { headerValue: 'receipt' } as Awaited<ReturnType<ReturnType<typeof createReceiptIssuer>['issue']>>;
+      },
+    };
+    const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder });
+    const reply = await processor.process(await paidCall());
+    order.push('answered');
+    expect(reply.status).toBe(200);
+    expect(order).toEqual(['replay write started', 'receipt issued', 'replay write durable', 'answered']);
+    await guard.close();
+  });
+});
+
 describe('a retry while the settled answer is being recorded', () => {
   it('is told to come back, keeps the settlement record, and then gets that same answer', async () => {
     const replayGuard = createReplayGuard({ dir: freshDir() });

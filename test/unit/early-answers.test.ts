@@ -116,6 +116,34 @@ describe('early answers: a payment that failed after its answer', () => {
     expect(early.status()).toMatchObject({ exposureUnits: 0, confirmed: 1 });
   });
 
+  it('a confirmed one frees its share at once, before its outcome is on disk', async () => {
+    const store = createEarlyAnswerStore({ dir });
+    let written: () => void = () => undefined;
+    const slowDisk = { ...store, settle: () => new Promise<void>((resolve) => (written = resolve)) };
+    const early = createEarlyAnswers({ limits: LIMITS, store: slowDisk, ledger: { append: async () => ({ index: 0 }) as never }, log: () => undefined });
+    const t = (await early.admit('A', 1_000))!;
+    const recorded = early.confirmed('k3', t);
+    // The chain confirmed it: nothing is at risk while the outcome's write is still under way.
+    expect(early.status()).toMatchObject({ exposureUnits: 0, payersExposed: 0, confirmed: 1 });
+    written();
+    await recorded;
+  });
+
+  it('the status shows the median time a confirmed answer held its share', async () => {
+    const { early, clock } = open();
+    expect(early.status().heldMsP50).toBeNull();
+    for (const [key, ms] of [
+      ['h1', 900],
+      ['h2', 100],
+      ['h3', 300],
+    ] as const) {
+      const t = (await early.admit('A', 1_000))!;
+      clock.advance(ms);
+      await early.confirmed(key, t);
+    }
+    expect(early.status().heldMsP50).toBe(300);
+  });
+
   it('a held share (found at start) counts against the caps whatever they say', async () => {
     const { early } = open();
     early.hold('A', 10_000);

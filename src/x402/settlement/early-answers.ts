@@ -17,6 +17,8 @@ export const EARLY_GLOBAL_CAP_UNITS = 1_000_000;
 export const EARLY_BAR_SECONDS = 86_400;
 /** The ledger event of a payment that failed after its early answer. */
 export const EARLY_FAILED_EVENT = 'payment.failed-after-answer';
+/** Confirmed early answers whose holding time the status's median is taken over (the newest). */
+export const EARLY_HELD_SAMPLES = 256;
 
 export interface EarlyLimits {
   /** Highest price answered early; 0 turns early answers off. */
@@ -30,6 +32,8 @@ export interface EarlyLimits {
 export interface EarlyTicket {
   readonly payer: string;
   readonly units: number;
+  /** When the share was taken (ms, the bounds' clock). */
+  readonly since: number;
   /** Gives the share back; only the first call counts. */
   release(): void;
 }
@@ -47,6 +51,11 @@ export interface EarlyStatus {
   readonly confirmed: number;
   readonly failed: number;
   readonly failedUnits: number;
+  /**
+   * Median time (ms) from admission to confirmation of the newest confirmed early answers (null
+   * before any): how long each one's share counts against its payer's cap.
+   */
+  readonly heldMsP50: number | null;
 }
 
 export interface EarlyAnswers {
@@ -80,6 +89,13 @@ function ledgerReason(f: Omit<EarlyFailure, 'status' | 'failedAt'>): string {
   return `${receipt}: its payment on ${f.network} failed after the answer (${f.reason.slice(0, 64)})`;
 }
 
+/** The median of the samples taken so far (at most the buffer's length), or null before any. */
+function heldMedian(samples: Float64Array, count: number): number | null {
+  if (count === 0) return null;
+  const taken = samples.slice(0, Math.min(count, samples.length)).sort();
+  return Math.round(taken[taken.length >> 1]!);
+}
+
 /** Creates the bounds over `store` (files or the database). */
 export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
   const { limits, store } = config;
@@ -91,17 +107,20 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
   const counts = { answered: 0, confirmed: 0, failed: 0, failedUnits: 0 };
   let total = 0;
   const closing = new AbortController();
+  const held = new Float64Array(EARLY_HELD_SAMPLES);
+  let heldCount = 0;
 
   function ticket(payer: string, units: number): EarlyTicket {
     byPayer.set(payer, (byPayer.get(payer) ?? 0) + units);
     total += units;
-    let held = true;
+    let holding = true;
     return {
       payer,
       units,
+      since: now(),
       release() {
-        if (!held) return;
-        held = false;
+        if (!holding) return;
+        holding = false;
         total -= units;
         const left = (byPayer.get(payer) ?? 0) - units;
         if (left > 0) byPayer.set(payer, left);
@@ -131,8 +150,11 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
     hold: (payer, units) => ticket(payer, units),
     async confirmed(key, t) {
       counts.confirmed++;
-      await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
+      held[heldCount++ % EARLY_HELD_SAMPLES] = now() - t.since;
+      // Given back the moment the chain says confirmed: nothing is at risk any more, and the record
+      // only spares a restart the question (without it, the restart asks the chain and hears "landed").
       t.release();
+      await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
     },
     async failed(key, t, failure) {
       counts.failed++;
@@ -163,6 +185,7 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
       exposureUnits: total,
       payersExposed: byPayer.size,
       ...counts,
+      heldMsP50: heldMedian(held, heldCount),
     }),
     close: () => closing.abort(),
   };

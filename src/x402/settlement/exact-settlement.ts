@@ -261,9 +261,13 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
    * was charged. Nothing here withholds the 200.
    */
   async function deliver(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
-    await replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    // The replay record beside the receipts (two files, two fsyncs at once), the 200 after both; the
+    // claim is settled in memory at once, so a concurrent copy is refused whichever write lands first.
+    const marked = replayGuard
+      .markSettled(key)
+      .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
     const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
-    const { headers, extensions } = await config.stamp(paid, settled.network, answer, timing, by);
+    const [{ headers, extensions }] = await Promise.all([config.stamp(paid, settled.network, answer, timing, by), marked]);
     const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
     if (keep) {
       const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
