@@ -42,20 +42,34 @@ export interface ClaimedSettlement {
   redeliver(call: PaidCall, record: PendingSettlement & { readonly delivered: StoredAnswer }): HttpReply;
 }
 
+type Delivery = { answer: HttpReply; paid: PendingSettlement['paid']; timing: PaidTiming; keep?: boolean };
+
 /** Creates both settlement paths over one pending store and one replay guard. */
 export function createClaimedSettlement(config: ClaimedSettlementConfig): ClaimedSettlement {
   const { replayGuard, pending, deliver, refuse, fault } = config;
+  /** Keys whose 200 this process is delivering: marked settled, the 200 not kept with the record yet. */
+  const delivering = new Set<string>();
+  const notConfirmed = (call: PaidCall, tx: string): HttpReply =>
+    refuse(call, SETTLEMENT_PENDING, `transaction ${tx} not confirmed yet; retry the same payment to get the answer once it lands`);
 
   /**
    * After delivery the 200 stays with the record for the identical retry of the same payment,
    * whether or not the caller was seen to go: a dropped connection is often noticed only after
    * its 200 was written into the dead socket (a late event loop, a peer gone without a FIN), and
    * the payer was charged. The retry gets the same 200, receipt included, with no new charge and no
-   * new ledger entry; another payload or another request stays refused (redeliver).
+   * new ledger entry; another payload or another request stays refused (redeliver). `keep` false: no record to keep it with.
    */
-  async function closeRecord(call: PaidCall, key: string, reply: HttpReply): Promise<void> {
-    const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
-    await pending.keepDelivered(key, reply).catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
+  async function deliverAndKeep(call: PaidCall, key: string, settled: SettleResult, d: Delivery): Promise<HttpReply> {
+    delivering.add(key);
+    try {
+      const reply = await deliver(key, settled, d.answer, d.paid, d.timing, call.resourceUrl);
+      const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+      const kept = d.keep === false ? null : pending.keepDelivered(key, reply);
+      await kept?.catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
+      return reply;
+    } finally {
+      delivering.delete(key);
+    }
   }
 
   /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */
@@ -83,28 +97,12 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
 
   /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
   type Recorder = ReturnType<typeof pendingRecorder>;
-  async function afterSettle(
-    call: PaidCall,
-    key: string,
-    answer: HttpReply,
-    recorder: Recorder,
-    settled: SettleResult,
-    timing: PaidTiming,
-    payer?: string,
-  ): Promise<HttpReply> {
-    if (settled.success) {
-      const reply = await deliver(key, settled, answer, paidOf(call), timing, call.resourceUrl);
-      if (recorder.recorded) await closeRecord(call, key, reply);
-      return reply;
-    }
+  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, timing: PaidTiming, payer?: string) {
+    if (settled.success) return deliverAndKeep(call, key, settled, { answer, paid: paidOf(call), timing, keep: recorder.recorded });
     if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
       // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
       await recorder.record(settled.network, settled.payer || payer || '', settled.transaction);
-      return refuse(
-        call,
-        SETTLEMENT_PENDING,
-        `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet; retry the same payment to get the answer once it lands`,
-      );
+      return notConfirmed(call, `${settled.transaction || '(hash unknown)'} was sent but is`);
     }
     // Definitely not charged (refused, failed on chain): nothing left to resolve.
     if (recorder.recorded) await pending.resolve(key);
@@ -182,9 +180,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, async (transaction) => {
       c.timing.lap('settle', mark);
       const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
-      const reply = await deliver(key, settled, c.answer, paid, c.timing, call.resourceUrl);
-      await closeRecord(call, key, reply);
-      return reply;
+      return deliverAndKeep(call, key, settled, { answer: c.answer, paid, timing: c.timing });
     });
     // Not accepted: today's outcome, and its record (if any) is no early answer's.
     if ('settled' in result) c.recorder.early = false;
@@ -203,35 +199,34 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
   async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
     if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
     const claim = await replayGuard.acquire(key);
-    // Settled but its answer not kept yet: the first request is between marking it settled and
-    // keeping its 200 (receipt and ledger entry in between). The record must stay for that 200;
-    // the retry is told to come back, as for a copy racing the first request.
-    if (claim === 'settled' || claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    // Settled, its 200 not kept: while a request here is delivering it (receipt, ledger entry) the retry comes
+    // back later; when none is, the process that settled it stopped (a crash): the chain decides, as if pending.
+    const takeover = claim === 'settled';
+    const busy = claim === 'in_flight' || (takeover && delivering.has(key));
+    if (busy) return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    if (takeover) delivering.add(key);
     let keepClaim = false;
     try {
       const asked = performance.now();
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
       timing.lap('settle', asked);
       // What the chain said of it (not seen yet, or an RPC's failure to say) is not the payer's to read.
-      if (status.status === 'pending')
-        return refuse(
-          call,
-          SETTLEMENT_PENDING,
-          `transaction ${record.transaction} is not confirmed yet; retry the same payment to get the answer once it lands`,
-        );
+      if (status.status === 'pending') return notConfirmed(call, `${record.transaction} is`);
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).
         await pending.resolve(key);
         return refuse(call, status.reason, refusalSentence(status.reason, status.message));
       }
       keepClaim = true;
+      // Kept meanwhile by another instance (a shared database): that 200, not a second receipt.
+      const kept = takeover ? await pending.get(key) : undefined;
+      if (kept?.delivered) return redeliver(call, { ...kept, delivered: kept.delivered });
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
-      const reply = await deliver(key, settled, replyOf(record.answer), record.paid, timing, call.resourceUrl);
-      await closeRecord(call, key, reply);
-      return reply;
+      return await deliverAndKeep(call, key, settled, { answer: replyOf(record.answer), paid: record.paid, timing });
     } catch (err) {
       return replyForError(err);
     } finally {
+      if (takeover) delivering.delete(key);
       if (!keepClaim) await releaseClaim(key);
     }
   }

@@ -143,6 +143,8 @@ export function createPaymentStateFixture(options: PaymentStateOptions = {}) {
     handlerRuns: () => handlerRuns,
     /** The ledger's payment entries (one per paid answer delivered). */
     payments: () => ledger.entries.filter((e) => e.kind === 'payment'),
+    /** Another instance over the same stores (shared, as in PostgreSQL), its memory its own. */
+    another: (): PaymentProcess => open({ replayGuard: now.replayGuard, pending: now.pending, paidAnswers: now.paidAnswers, earlyStore: now.earlyStore }),
     /** This process stops (its background work too); the next reads back what was durable. */
     restart(): PaymentProcess {
       now.early?.close();
