@@ -47,8 +47,9 @@ type Delivery = { answer: HttpReply; paid: PendingSettlement['paid']; timing: Pa
 /** Creates both settlement paths over one pending store and one replay guard. */
 export function createClaimedSettlement(config: ClaimedSettlementConfig): ClaimedSettlement {
   const { replayGuard, pending, deliver, refuse, fault } = config;
-  /** Keys whose 200 this process is delivering: marked settled, the 200 not kept with the record yet. */
+  /** Keys whose 200 this process is delivering (marked settled, not kept yet), or sent but could not keep: retries come back later. */
   const delivering = new Set<string>();
+  const unkept = new Set<string>();
   const notConfirmed = (call: PaidCall, tx: string): HttpReply =>
     refuse(call, SETTLEMENT_PENDING, `transaction ${tx} not confirmed yet; retry the same payment to get the answer once it lands`);
 
@@ -65,7 +66,10 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
       const reply = await deliver(key, settled, d.answer, d.paid, d.timing, call.resourceUrl);
       const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
       const kept = d.keep === false ? null : pending.keepDelivered(key, reply);
-      await kept?.catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
+      await kept?.catch((err: unknown) => {
+        unkept.add(key);
+        fault(`a settled answer${gone} could not be kept for its retry`, err);
+      });
       return reply;
     } finally {
       delivering.delete(key);
@@ -202,7 +206,7 @@ export function createClaimedSettlement(config: ClaimedSettlementConfig): Claime
     // Settled, its 200 not kept: while a request here is delivering it (receipt, ledger entry) the retry comes
     // back later; when none is, the process that settled it stopped (a crash): the chain decides, as if pending.
     const takeover = claim === 'settled';
-    const busy = claim === 'in_flight' || (takeover && delivering.has(key));
+    const busy = claim === 'in_flight' || (takeover && (delivering.has(key) || unkept.has(key)));
     if (busy) return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
     if (takeover) delivering.add(key);
     let keepClaim = false;
