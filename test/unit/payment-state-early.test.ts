@@ -15,6 +15,8 @@ import { createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '..
 
 const LIMITS: EarlyLimits = { ceilingUnits: 5 * ENTRY.priceUnits, payerCapUnits: ENTRY.priceUnits, globalCapUnits: 100 * ENTRY.priceUnits, barMs: 60_000 };
 const FAILED = { kind: 'failed', reason: 'invalid_exact_svm_transaction_failed', broadcast: true } as const;
+/** Background work settles in a few event-loop turns: polled often, given the test's own budget before it fails with what it saw. */
+const until = (done: () => boolean | Promise<boolean>) => vi.waitUntil(done, { timeout: 20_000, interval: 5 });
 const submitted = (r: HttpReply): boolean => (settleResponseOf(r)?.extra as { settlement?: string } | undefined)?.settlement === 'submitted';
 
 function receiptShaOf(reply: HttpReply): string {
@@ -35,7 +37,7 @@ describe('payment state machine: early answers', () => {
     const early = f.process.early!;
     expect(early.status()).toMatchObject({ answered: 1, exposureUnits: ENTRY.priceUnits });
     confirming.release();
-    await vi.waitUntil(() => early.status().confirmed === 1);
+    await until(() => early.status().confirmed === 1);
     expect(await f.process.earlyStore.outcome('fake:p')).toEqual({ status: 'confirmed' });
     expect(early.status().exposureUnits).toBe(0);
     // The identical retry: the early 200 again, nothing sent again.
@@ -51,7 +53,7 @@ describe('payment state machine: early answers', () => {
     expect(submitted(reply)).toBe(true);
     confirming.release();
     const early = f.process.early!;
-    await vi.waitUntil(() => early.status().failed === 1 && early.status().exposureUnits === 0);
+    await until(() => early.status().failed === 1 && early.status().exposureUnits === 0);
     expect(await f.process.earlyStore.outcome('fake:p')).toMatchObject({
       status: 'failed',
       payer: FAKE_PAYER,
@@ -72,7 +74,7 @@ describe('payment state machine: early answers', () => {
     const f = createPaymentStateFixture({ early: LIMITS });
     f.scheme.script('p', { settle: { kind: 'pending' }, statuses: [{ status: 'landed' }] });
     expect(submitted(await f.pay('p'))).toBe(true);
-    await vi.waitUntil(() => f.process.early!.status().confirmed === 1);
+    await until(() => f.process.early!.status().confirmed === 1);
     expect(f.scheme.count('status', 'p')).toBe(1);
   });
 
@@ -85,7 +87,7 @@ describe('payment state machine: early answers', () => {
     expect(submitted(second)).toBe(false);
     expect(f.process.early!.status()).toMatchObject({ answered: 1, exposureUnits: ENTRY.priceUnits });
     confirming.release();
-    await vi.waitUntil(() => f.process.early!.status().exposureUnits === 0);
+    await until(() => f.process.early!.status().exposureUnits === 0);
   });
 
   it('refused before the node took it: no early answer, the refusal as on the confirmed path, exposure given back', async () => {
@@ -111,8 +113,8 @@ describe('payment state machine: early answers', () => {
     await asking.reached;
     expect(after.early!.status().exposureUnits).toBe(ENTRY.priceUnits);
     asking.release();
-    await vi.waitUntil(async () => (await after.earlyStore.outcome('fake:p'))?.status === outcome);
-    await vi.waitUntil(() => after.early!.status().exposureUnits === 0);
+    await until(async () => (await after.earlyStore.outcome('fake:p'))?.status === outcome);
+    await until(() => after.early!.status().exposureUnits === 0);
     expect(f.payments()).toHaveLength(1);
     expect(f.ledger.entries.filter((e) => e.kind === 'audit')).toHaveLength(outcome === 'failed' ? 1 : 0);
   });

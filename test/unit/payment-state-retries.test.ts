@@ -164,6 +164,18 @@ describe('payment state machine: concurrent copies', () => {
     expect(f.payments()).toHaveLength(1);
   });
 
+  it('copies while the first is verified (no record yet): duplicate_settlement, one verify, one broadcast', async () => {
+    const f = createPaymentStateFixture();
+    const verifying = f.faults.hold('scheme.verify');
+    const first = f.pay('p');
+    await verifying.reached;
+    expect((await Promise.all([f.pay('p'), f.pay('p')])).map(reasonOf)).toEqual(['duplicate_settlement', 'duplicate_settlement']);
+    verifying.release();
+    expect((await first).status).toBe(200);
+    expect(f.scheme.count('verify', 'p')).toBe(1);
+    expect(f.scheme.broadcasts).toHaveLength(1);
+  });
+
   it('a copy while the receipt is issued (settled, 200 not kept yet) is told to come back, then gets that 200', async () => {
     const f = createPaymentStateFixture();
     const issuing = f.faults.hold('ledger.append');
