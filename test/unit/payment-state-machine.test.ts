@@ -10,6 +10,7 @@
  * | new payment               | no replay key / unknown network         | 402 invalid_payload / invalid_network; nothing asked of the chain    |
  * | new payment               | refused a moment ago, same payload      | the same 402 from memory; verify not asked again                     |
  * | new payment               | claim taken (copy being settled)        | 402 duplicate_settlement                                             |
+ * | new payment               | records at --payment-records-max        | 503 payments_full before verify; the records held still resolve      |
  * | claimed                   | verify refuses                          | 402 its reason; claim released; nothing sent or recorded             |
  * | claimed, verified         | handler answers non-200 or fails        | that answer / its fault; nothing sent; claim released                |
  * | verified, answer 200      | caller gone / record write fails        | 402 settlement_failed / 503 storage_unavailable; nothing sent        |
@@ -17,10 +18,12 @@
  * |                           |                                         | the 200 kept with the record                                         |
  * | recorded, sent            | not confirmed in time                   | 402 settlement_pending; record kept with the answer; claim released  |
  * | recorded, maybe sent      | settle fails (refused, failed on chain) | 402 its reason + PAYMENT-RESPONSE success false; record resolved     |
- * | recorded, maybe sent      | settle throws                           | 5xx; record kept, resolved by the retry                              |
- * | settled                   | ledger / replay / kept-answer write fails | 200 still (without receipt if the ledger failed); fault reported   |
+ * | recorded, maybe sent      | settle throws                           | 500; record kept, resolved by the retry                              |
+ * | settled                   | ledger / replay / kept-answer write fails | 200 still (without receipt if the ledger failed); fault reported;  |
+ * |                           |                                         | a 200 not kept: its retry is told to come back, never a 2nd receipt  |
  * | pending record            | retry: chain pending / failed / landed  | 402 settlement_pending / 402 reason, record resolved / the stored 200 once |
  * | pending record            | retry with another payload              | 402 duplicate_settlement                                             |
+ * | pending record            | retry, the chain cannot be asked        | 500; record and claim left for the next retry                        |
  * | delivered record          | identical retry (also after a restart)  | the kept 200 byte for byte; nothing sent, no ledger entry            |
  * | delivered record          | other payload or other request          | 402 duplicate_settlement                                             |
  * | settled, answer not kept  | crash, then the retry                   | the stored 200 (was: 402 duplicate_settlement for the record's life) |
