@@ -34,6 +34,16 @@ describe('payment state machine: a write before the broadcast fails', () => {
     expect(f.scheme.broadcasts).toEqual([]);
   });
 
+  it('the replay guard cannot be asked (its database down): 503 database_unavailable, nothing verified or sent', async () => {
+    const f = createPaymentStateFixture();
+    f.faults.fail('replay.acquire', new ServiceError('database_unavailable', 'the database did not answer'));
+    const reply = await f.pay('p');
+    expect(reply.status).toBe(503);
+    expect(errorOf(reply.body)).toBe('database_unavailable');
+    expect(f.scheme.calls).toEqual([]);
+    expect((await f.pay('p')).status).toBe(200);
+  });
+
   it('the records are at their bound: 503 payments_full before verify; the records held are kept', async () => {
     const f = createPaymentStateFixture({ recordsMax: 1 });
     f.scheme.script('a', { settle: { kind: 'pending' } });
