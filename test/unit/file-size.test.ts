@@ -16,8 +16,8 @@ const FILE_MAX_LINES = 250;
  * better whole than split at a seam it does not have. Its header says why; the bound still holds it.
  */
 const ALLOWED_LONGER: Readonly<Record<string, number>> = {
-  // The exact scheme's settlement: claim, verify, settle, deliver, retry, followed top to bottom.
-  'src/x402/settlement/exact-settlement.ts': 300,
+  // The exact scheme's settlement: claim, verify, settle, deliver, retry (a crash's retry too), followed top to bottom.
+  'src/x402/settlement/exact-settlement.ts': 315,
 };
 
 /** Lines of a text as `wc -l` would count them, plus an unterminated last line. */

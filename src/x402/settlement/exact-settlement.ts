@@ -6,6 +6,8 @@
  *   refused a moment ago       -> the same refusal, with no verify and no chain round trip
  *   delivered (200 kept)       -> redeliver: the identical retry gets that 200 again, nothing charged
  *   pending (sent, unconfirmed) -> resolvePending: ask the chain; landed: deliver; failed: refuse, free
+ *   settled, 200 not kept      -> being delivered here (or kept failed): come back later; else the
+ *                                 process that settled it stopped: resolvePending, as if pending
  *   new                        -> claim the key, then settleClaimed: verify, compute the answer, and
  *                                 only for a 200 settle (early, or waiting for the commitment), then
  *                                 deliver, record it pending (402 settlement_pending), or refuse
@@ -64,6 +66,13 @@ export function refusal(challengeFor: (path: string) => ChallengeBuilder, call: 
 export function createExactSettlement(config: ExactSettlementConfig): ExactSettlement {
   const { replayGuard, pending, failed, fault } = config;
   const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
+  // Keys whose 200 this process is delivering now (marked settled, not kept yet), and keys whose 200
+  // went out but could not be kept: a retry finding one settled comes back later. A settled key in
+  // neither, with no 200 kept, was left by a process that stopped in between (resolvePending).
+  const delivering = new Set<string>();
+  const unkept = new Set<string>();
+  const notConfirmed = (call: PaidCall, tx: string): HttpReply =>
+    refuse(call, SETTLEMENT_PENDING, `transaction ${tx} not confirmed yet; retry the same payment to get the answer once it lands`);
 
   /** The state of the payment's key decides the path. */
   async function process(call: PaidCall, scheme: ExactScheme, timing: PaidTiming): Promise<HttpReply> {
@@ -199,8 +208,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
       // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
       await recorder.record(settled.network, settled.payer || payer, settled.transaction);
-      const sent = `transaction ${settled.transaction || '(hash unknown)'} was sent but is not confirmed yet`;
-      return refuse(call, SETTLEMENT_PENDING, `${sent}; retry the same payment to get the answer once it lands`);
+      return notConfirmed(call, `${settled.transaction || '(hash unknown)'} was sent but is`);
     }
     // Definitely not charged (refused, failed on chain): nothing left to resolve.
     if (recorder.recorded) await pending.resolve(key);
@@ -212,33 +220,35 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
   async function resolvePending(call: PaidCall, scheme: ExactScheme, key: string, record: PendingSettlement, timing: PaidTiming): Promise<HttpReply> {
     if (record.payloadSha256 !== payloadSha256(call)) return refuse(call, 'duplicate_settlement', 'another payment with this key is being settled');
     const claim = await replayGuard.acquire(key);
-    // Settled but its answer not kept yet: the first request is between marking it settled and
-    // keeping its 200 (receipt and ledger entry in between). The record must stay for that 200;
-    // the retry is told to come back, as for a copy racing the first request.
-    if (claim === 'settled' || claim === 'in_flight') return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    // Settled, its 200 not kept: while a request here is delivering it (receipt, ledger entry) the
+    // retry comes back later; when none is, the process that settled it stopped between marking it
+    // settled and keeping its 200 (a crash), and the chain decides, as for a pending record.
+    const takeover = claim === 'settled';
+    if (claim === 'in_flight' || (takeover && (delivering.has(key) || unkept.has(key))))
+      return refuse(call, 'duplicate_settlement', 'this payment is being settled by another request');
+    if (takeover) delivering.add(key);
     let keepClaim = false;
     try {
       const asked = performance.now();
       const status = await scheme.settlementStatus!(call.payment, call.requirements, record.transaction, call.request.signal);
       timing.lap('settle', asked);
       // What the chain said of it (not seen yet, or an RPC's failure to say) is not the payer's to read.
-      if (status.status === 'pending')
-        return refuse(
-          call,
-          SETTLEMENT_PENDING,
-          `transaction ${record.transaction} is not confirmed yet; retry the same payment to get the answer once it lands`,
-        );
+      if (status.status === 'pending') return notConfirmed(call, `${record.transaction} is`);
       if (status.status === 'failed') {
         // Nothing was charged: the payment is free to be made again (with a fresh transaction).
         await pending.resolve(key);
         return refuse(call, status.reason, refusalSentence(status.reason, status.message));
       }
       keepClaim = true;
+      // Kept meanwhile by another instance (a shared database): that 200, not a second receipt.
+      const kept = takeover ? await pending.get(key) : undefined;
+      if (kept?.delivered) return redeliver(call, { ...kept, delivered: kept.delivered });
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
       return await deliver(call, key, settled, replyOf(record.answer), record.paid, timing, true);
     } catch (err) {
       return replyForError(err);
     } finally {
+      if (takeover) delivering.delete(key);
       if (!keepClaim) await releaseClaim(key);
     }
   }
@@ -258,22 +268,31 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
    * entry), answer with PAYMENT-RESPONSE, and (`keep`: the settlement has a record) keep the 200
    * with its record for the identical retry, whether or not the caller was seen to go: a dropped
    * connection is often noticed only after its 200 was written into the dead socket, and the payer
-   * was charged. Nothing here withholds the 200.
+   * was charged. Nothing here withholds the 200. From the mark to the keeping the key is in
+   * `delivering`; a 200 that could not be kept stays `unkept`, so this process never sends it twice.
    */
   async function deliver(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
-    // The replay record beside the receipts (two files, two fsyncs at once), the 200 after both; the
-    // claim is settled in memory at once, so a concurrent copy is refused whichever write lands first.
-    const marked = replayGuard
-      .markSettled(key)
-      .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-    const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
-    const [{ headers, extensions }] = await Promise.all([config.stamp(paid, settled.network, answer, timing, by), marked]);
-    const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
-    if (keep) {
-      const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
-      await pending.keepDelivered(key, reply).catch((err: unknown) => fault(`a settled answer${gone} could not be kept for its retry`, err));
+    delivering.add(key);
+    try {
+      // The replay record beside the receipts (two files, two fsyncs at once), the 200 after both; the
+      // claim is settled in memory at once, so a concurrent copy is refused whichever write lands first.
+      const marked = replayGuard
+        .markSettled(key)
+        .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+      const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
+      const [{ headers, extensions }] = await Promise.all([config.stamp(paid, settled.network, answer, timing, by), marked]);
+      const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
+      if (keep) {
+        const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+        await pending.keepDelivered(key, reply).catch((err: unknown) => {
+          unkept.add(key);
+          fault(`a settled answer${gone} could not be kept for its retry`, err);
+        });
+      }
+      return reply;
+    } finally {
+      delivering.delete(key);
     }
-    return reply;
   }
 
   /** Gives the claim back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease). */
