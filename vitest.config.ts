@@ -6,22 +6,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * one at a time after the rest (docs/development.md, "Test layout and parallelism").
  */
 const ALONE = ['test/integration/fuzz.test.ts', 'test/adversarial/payment-properties.test.ts'];
-/**
- * Test files at once in the parallel group. Every file starts its own service, localnet, data dir
- * and PostgreSQL database on port 0, so files share nothing; a file waits on slots and
- * confirmations a good part of its time, so three keep a 2-core machine busy.
- */
-const PARALLEL_FILES = 3;
 
 /** What every file runs under, whichever group it is in. */
 const COMMON = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
-  pool: 'forks',
+  pool: 'forks' as const,
   // Node 20 has its WebSocket client behind this flag (Node 22 has it on): the live ledger
   // feed is tested with the platform's own client.
   execArgv: ['--experimental-websocket'],
-} as const;
+};
 
 export default defineConfig({
   test: {
@@ -36,7 +30,9 @@ export default defineConfig({
           // The workspace packages' own tests run with the service's, under the same settings.
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ALONE],
-          maxWorkers: PARALLEL_FILES,
+          // Files at once: vitest's default (cores - 1: one on the 2-core machine) or --maxWorkers.
+          // Every file owns its ports (0), data dirs and database, so they may run side by side;
+          // docs/development.md says what still keeps three from being the default.
           sequence: { groupOrder: 0 },
         },
       },
