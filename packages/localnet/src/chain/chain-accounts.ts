@@ -1,10 +1,15 @@
 /**
  * Account reads and writes of the chain core over LiteSVM, keeping the token-account index in
  * step with every write (world building and executed transactions alike).
+ *
+ * LiteSVM's TypeScript wrapper converts every address through kit's base58 codec, which goes
+ * through BigInt and validates twice per key; a world build writes thousands of accounts and that
+ * codec was most of its CPU. So accounts go through the wrapper's native instance with raw 32-byte
+ * keys, converted by the localnet's own (byte-wise) base58.
  */
-import type { LiteSVM } from 'litesvm';
-import { address as toAddress, lamports as toLamports, type EncodedAccount } from '@solana/kit';
+import { Account, type LiteSVM } from 'litesvm';
 import type { ChainIndexes } from './chain-indexes.ts';
+import { addressToBytes, bytesToAddress } from '../encoding/base58.ts';
 import { classifyTokenData, parseTokenAccountBase } from '../encoding/token-layout.ts';
 
 /** An account as the world builder sets it. */
@@ -23,20 +28,52 @@ export interface AccountData {
   readonly executable: boolean;
 }
 
-function toAccountData(a: EncodedAccount): AccountData {
-  // kit types the bytes as readonly; LiteSVM hands out a fresh copy, so exposing it is safe.
-  return { lamports: BigInt(a.lamports), data: a.data as Uint8Array, owner: String(a.programAddress), executable: a.executable };
+/** The part of LiteSVM's native instance used here (the wrapper keeps it in `inner`). */
+interface NativeSvm {
+  getAccount(pubkey: Uint8Array): Account | null;
+  setAccount(pubkey: Uint8Array, account: Account): void;
+  getProgramAccounts(programId: Uint8Array): { readonly address: Uint8Array; account(): Account }[];
+}
+
+/** The native instance behind the wrapper; fails loudly if a LiteSVM upgrade moved it. */
+export function nativeSvm(svm: LiteSVM): NativeSvm {
+  const inner = (svm as unknown as { inner?: Partial<NativeSvm> }).inner;
+  if (typeof inner?.getAccount !== 'function' || typeof inner.setAccount !== 'function' || typeof inner.getProgramAccounts !== 'function') {
+    throw new Error('litesvm: native instance not found (wrapper layout changed)');
+  }
+  return inner as NativeSvm;
+}
+
+/** Owner strings repeat (a handful of programs own everything); caching skips their encoding. */
+const ownerText = new Map<string, string>();
+
+function ownerOf(account: Account): string {
+  const bytes = account.owner();
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let text = ownerText.get(key);
+  if (text === undefined) {
+    text = bytesToAddress(bytes);
+    // Bounded: only program ids own accounts, but a hostile transaction could create many.
+    if (ownerText.size < 1024) ownerText.set(key, text);
+  }
+  return text;
+}
+
+function toAccountData(a: Account): AccountData {
+  // LiteSVM hands out a fresh copy of the data, so exposing it is safe.
+  return { lamports: a.lamports(), data: a.data(), owner: ownerOf(a), executable: a.executable() };
 }
 
 /** Account access bound to one LiteSVM and its indexes. */
 export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
+  const native = nativeSvm(svm);
+
   function getAccount(address: string): AccountData | null {
-    const a = svm.getAccount(toAddress(address));
-    return a.exists ? toAccountData(a) : null;
+    const a = native.getAccount(addressToBytes(address));
+    return a === null ? null : toAccountData(a);
   }
 
-  function reindex(address: string): void {
-    const account = getAccount(address);
+  function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
     if (!account || classifyTokenData(account.owner, account.data) !== 'account') {
       indexes.setTokenAccount(address, null);
       return;
@@ -48,22 +85,17 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   return {
     getAccount,
     /** Re-reads `address` and updates the token-account index entry. */
-    reindex,
+    reindex: (address: string): void => index(address, getAccount(address)),
     /** Creates or overwrites an account, bypassing the runtime (world building). */
     setAccount(address: string, account: AccountInput): void {
-      svm.setAccount({
-        address: toAddress(address),
-        lamports: toLamports(account.lamports),
-        data: account.data,
-        programAddress: toAddress(account.owner),
-        executable: account.executable ?? false,
-        space: BigInt(account.data.length),
-      });
-      reindex(address);
+      const owner = addressToBytes(account.owner);
+      native.setAccount(addressToBytes(address), new Account(account.lamports, account.data, owner, account.executable ?? false, 0n));
+      // LiteSVM stores what it is given, so the written account is indexed without reading it back.
+      index(address, account);
     },
     /** All accounts owned by a program (a LiteSVM scan, as costly as on a real node). */
     getProgramAccounts(programId: string): { address: string; account: AccountData }[] {
-      return svm.getProgramAccounts(toAddress(programId)).map((a) => ({ address: String(a.address), account: toAccountData(a) }));
+      return native.getProgramAccounts(addressToBytes(programId)).map((a) => ({ address: bytesToAddress(a.address), account: toAccountData(a.account()) }));
     },
     /** Raw bytes of an account (lookup tables), or null. */
     readData(address: string): Uint8Array | null {

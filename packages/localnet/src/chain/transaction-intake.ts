@@ -56,7 +56,12 @@ export function createTransactionIntake(parts: TransactionIntakeParts) {
       return reject(signature, 'rejected', 'AlreadyProcessed', 'This transaction has already been processed');
     if (!clock.isBlockhashValid(decoded.recentBlockhash)) return reject(signature, 'rejected', 'BlockhashNotFound', 'Blockhash not found');
     const slot = clock.openSlot();
-    const outcome = runTransaction(svm, decoded, { slot, index: openSlotTxCount, blockTime: clock.blockTimeOf(slot), wire: Uint8Array.from(wire) });
+    const outcome = runTransaction(svm, accounts.getAccount, decoded, {
+      slot,
+      index: openSlotTxCount,
+      blockTime: clock.blockTimeOf(slot),
+      wire: Uint8Array.from(wire),
+    });
     if (!outcome.landed)
       return {
         ok: false,

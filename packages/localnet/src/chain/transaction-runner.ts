@@ -6,7 +6,8 @@
  * charged (bad signature, unloadable accounts) was rejected and leaves no trace.
  */
 import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm';
-import { address as toAddress, type EncodedAccount } from '@solana/kit';
+import type { EncodedAccount } from '@solana/kit';
+import type { AccountData } from './chain-accounts.ts';
 import type { CompiledInstructionData, ExecutedTransaction, TokenBalanceData } from './types.ts';
 import type { DecodedTransaction } from './wire-transaction.ts';
 import { classifyTokenData, parseMintBase, parseTokenAccountBase } from '../encoding/token-layout.ts';
@@ -21,33 +22,36 @@ export interface BalanceSnapshot {
   readonly tokenBalances: readonly TokenBalanceData[];
 }
 
+/** Reads an account by address; the chain's own reader skips kit's slow address codec. */
+export type AccountReader = (address: string) => AccountData | null;
+
 /** Reads SOL and token balances of `keys` (token rows only for live token accounts). */
-export function snapshotBalances(svm: LiteSVM, keys: readonly string[]): BalanceSnapshot {
+export function snapshotBalances(read: AccountReader, keys: readonly string[]): BalanceSnapshot {
   const decimalsByMint = new Map<string, number | null>();
   const balances: bigint[] = [];
   const tokenBalances: TokenBalanceData[] = [];
   for (const [accountIndex, key] of keys.entries()) {
-    const account = svm.getAccount(toAddress(key));
-    if (!account.exists) {
+    const account = read(key);
+    if (account === null) {
       balances.push(0n);
       continue;
     }
-    balances.push(BigInt(account.lamports));
-    const programId = String(account.programAddress);
+    balances.push(account.lamports);
+    const programId = account.owner;
     if (classifyTokenData(programId, account.data) !== 'account') continue;
     const base = parseTokenAccountBase(account.data);
-    const decimals = mintDecimals(svm, base.mint, decimalsByMint);
+    const decimals = mintDecimals(read, base.mint, decimalsByMint);
     if (decimals === null) continue;
     tokenBalances.push({ accountIndex, mint: base.mint, owner: base.owner, programId, amount: base.amount.toString(), decimals });
   }
   return { balances, tokenBalances };
 }
 
-function mintDecimals(svm: LiteSVM, mint: string, cache: Map<string, number | null>): number | null {
+function mintDecimals(read: AccountReader, mint: string, cache: Map<string, number | null>): number | null {
   const cached = cache.get(mint);
   if (cached !== undefined) return cached;
-  const account = svm.getAccount(toAddress(mint));
-  const decimals = account.exists && classifyTokenData(String(account.programAddress), account.data) === 'mint' ? parseMintBase(account.data).decimals : null;
+  const account = read(mint);
+  const decimals = account !== null && classifyTokenData(account.owner, account.data) === 'mint' ? parseMintBase(account.data).decimals : null;
   cache.set(mint, decimals);
   return decimals;
 }
@@ -66,8 +70,8 @@ export type RunOutcome =
   | { readonly landed: false; readonly err: unknown; readonly logs: readonly string[]; readonly unitsConsumed: bigint };
 
 /** Executes the transaction in LiteSVM (state changes are committed when it lands). */
-export function runTransaction(svm: LiteSVM, decoded: DecodedTransaction, ctx: ExecutionContext): RunOutcome {
-  const pre = snapshotBalances(svm, decoded.accountKeys);
+export function runTransaction(svm: LiteSVM, read: AccountReader, decoded: DecodedTransaction, ctx: ExecutionContext): RunOutcome {
+  const pre = snapshotBalances(read, decoded.accountKeys);
   let result: TransactionMetadata | FailedTransactionMetadata;
   try {
     result = svm.sendTransaction(decoded.transaction);
@@ -78,7 +82,7 @@ export function runTransaction(svm: LiteSVM, decoded: DecodedTransaction, ctx: E
   const failed = result instanceof FailedTransactionMetadata;
   const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
   const err = result instanceof FailedTransactionMetadata ? toAgaveTransactionError(result.err()) : null;
-  const post = snapshotBalances(svm, decoded.accountKeys);
+  const post = snapshotBalances(read, decoded.accountKeys);
   if (failed && !((post.balances[0] ?? 0n) < (pre.balances[0] ?? 0n))) {
     return { landed: false, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
   }

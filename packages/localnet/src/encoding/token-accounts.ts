@@ -1,13 +1,15 @@
 /**
- * Mint and token account bytes for the localnet's world and RPC: the base states through the SPL
- * Token program client's codecs (writing) and `token-layout.ts` (reading), the Token-2022 TLV
+ * Mint and token account bytes for the localnet's world and RPC: a mint's base state through the
+ * SPL Token program client's codec, a token account's (written thousands of times per world) and
+ * every read through `token-layout.ts`, the Token-2022 TLV
  * extension area through `token-extension-codecs.ts`. Parsers never throw: malformed data yields
  * `ok: false`, or an `error` next to the entries decoded before the fault.
  */
 import { address, isFixedSize } from '@solana/kit';
-import { AccountState, getMintEncoder, getTokenEncoder } from '@solana-program/token';
+import { getMintEncoder } from '@solana-program/token';
 import { EXTENSION_CODECS, EXTENSION_NAME_BY_TYPE_ID, type ExtensionName, type ExtensionState, type ExtensionStateInput } from './token-extension-codecs.ts';
 import {
+  encodeTokenAccountBase,
   MINT_SIZE_BYTES,
   parseMintBase,
   parseTokenAccountBase,
@@ -118,25 +120,9 @@ export function encodeMintAccount(mint: MintBase, extensions: readonly Extension
   return withExtensions(Uint8Array.from(base), 'mint', extensions);
 }
 
-const ACCOUNT_STATE_OF: Readonly<Record<TokenAccountBase['state'], AccountState>> = {
-  uninitialized: AccountState.Uninitialized,
-  initialized: AccountState.Initialized,
-  frozen: AccountState.Frozen,
-};
-
 /** Bytes of a token account: 165 without extensions, else base + account type + TLV. */
 export function encodeTokenAccount(account: TokenAccountBase, extensions: readonly ExtensionInput[] = []): Uint8Array {
-  const base = getTokenEncoder().encode({
-    mint: address(account.mint),
-    owner: address(account.owner),
-    amount: account.amount,
-    delegate: account.delegate === null ? null : address(account.delegate),
-    state: ACCOUNT_STATE_OF[account.state],
-    isNative: account.isNative,
-    delegatedAmount: account.delegatedAmount,
-    closeAuthority: account.closeAuthority === null ? null : address(account.closeAuthority),
-  });
-  return withExtensions(Uint8Array.from(base), 'account', extensions);
+  return withExtensions(encodeTokenAccountBase(account), 'account', extensions);
 }
 
 /** What the bytes hold, by length and (when extended) the account-type byte. */

@@ -36,6 +36,13 @@ describe('base states', () => {
     expect([...encodeTokenAccount(ACCOUNT)]).toEqual(ACCOUNT_BYTES);
   });
 
+  it('writes a delegated wrapped-SOL account byte for byte as laid out by hand', () => {
+    const delegated = { ...ACCOUNT, delegate: A, state: 'initialized' as const, isNative: 2_039_280n, delegatedAmount: 300n, closeAuthority: null };
+    const bytes = [...key(1), ...key(2), ...u64(500), 1, 0, 0, 0, ...key(1), 1, 1, 0, 0, 0, ...u64(2_039_280), ...u64(300), 0, 0, 0, 0, ...zeros(32)];
+    expect([...encodeTokenAccount(delegated)]).toEqual(bytes);
+    expect(parseTokenAccount(Uint8Array.from(bytes))).toEqual({ ok: true, state: delegated, extensions: [], error: null });
+  });
+
   it('reads the hand-built bytes back', () => {
     expect(parseMintAccount(Uint8Array.from(MINT_BYTES))).toEqual({ ok: true, state: MINT, extensions: [], error: null });
     expect(parseTokenAccount(Uint8Array.from(ACCOUNT_BYTES))).toEqual({ ok: true, state: ACCOUNT, extensions: [], error: null });
