@@ -60,6 +60,10 @@ describe('vouchers while the payer withdraws', () => {
     await pays(payer, 2);
     await startsWithdrawal(payer);
     await vi.waitUntil(async () => (await health()).withdrawalsPending >= 1, { timeout: 30_000, interval: 100 });
+    // Seeing the withdrawal, the claimer claims what the channel owes (it must, before the delay
+    // ends): wait for that claim, so the unclaimed figure holds still while the refusal is checked
+    // (read during the claim, it fell from 2000 to 0 around the refused voucher).
+    await vi.waitUntil(async () => (await health()).unclaimedUnits === '0', { timeout: 30_000, interval: 100 });
     await expectWithdrawalRefusal(payer);
   }, 60_000);
 
