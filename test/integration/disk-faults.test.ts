@@ -21,6 +21,10 @@ import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.
 
 const PRICE = 1_000n;
 const CALL = '/v1/epoch?rate=both';
+// The confirmed path: the ledger's limit is set from outside once the call's pending record is on
+// disk, and must land before the receipt's append. An early answer appends within milliseconds of
+// that record (CI saw the receipt win the race); a confirmed one waits for the chain first.
+const CONFIRMED_PATH = ['--svm-early-ceiling', '0'];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'disk-faults-'));
 const walPath = join(dataDir, 'ledger', 'ledger.wal');
@@ -37,7 +41,7 @@ let answered = 0;
 const limitFileSize = (bytes: number | 'unlimited'): void => void execFileSync('prlimit', ['--pid', String(svc.pid), `--fsize=${bytes}:`]);
 
 beforeAll(async () => {
-  svc = await spawnService(dataDir);
+  svc = await spawnService(dataDir, CONFIRMED_PATH);
   payer = await fundedPayer(svc.rpcUrl, 2_000_000);
   payFetch = officialSvmFetch(payer, { rpcUrl: svc.rpcUrl, stablecoinMint: svc.stablecoinMint });
 }, 240_000);
@@ -111,7 +115,7 @@ describe("only the ledger's file refused", () => {
   it('a restart recovers: every acknowledged entry is there, the chain verifies, paid calls answer', async () => {
     svc.child.kill('SIGTERM');
     expect((await svc.exited).code).toBe(0);
-    svc = await spawnService(dataDir);
+    svc = await spawnService(dataDir, CONFIRMED_PATH);
     payer = await fundedPayer(svc.rpcUrl, 2_000_000);
     payFetch = officialSvmFetch(payer, { rpcUrl: svc.rpcUrl, stablecoinMint: svc.stablecoinMint });
     const log = await readJson(fetch(`${svc.url}/ledger?limit=1000`));
