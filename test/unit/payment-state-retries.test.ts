@@ -18,6 +18,16 @@ function bytes(r: HttpReply) {
 }
 const ID = 'payment-id-0123456789';
 
+/** A fixture whose process died while its first payment was held at `step`, restarted over what it left durable. */
+async function restartedAfterCrashAt(step: string) {
+  const f = createPaymentStateFixture();
+  const dies = f.faults.hold(step);
+  void f.pay('p');
+  await dies.reached;
+  f.restart();
+  return f;
+}
+
 describe('payment state machine: the retry of a pending settlement', () => {
   it('chain still pending: settlement_pending again, nothing sent again; then landed: the stored 200 exactly once', async () => {
     const f = createPaymentStateFixture();
@@ -66,11 +76,7 @@ describe('payment state machine: the retry of a pending settlement', () => {
   });
 
   it('a crash after the broadcast, before its outcome: the record was durable first, the retry after restart gets the 200', async () => {
-    const f = createPaymentStateFixture();
-    const sent = f.faults.hold('scheme.confirm');
-    void f.pay('p');
-    await sent.reached;
-    f.restart();
+    const f = await restartedAfterCrashAt('scheme.confirm');
     const reply = await f.pay('p');
     expect(reply.status).toBe(200);
     expect(String(reply.body)).toBe(ANSWER_BODY);
@@ -119,12 +125,8 @@ describe('payment state machine: a delivered payment sent again', () => {
   });
 
   it('a crash after the payment was marked settled, before its 200 was kept: the retry after restart still gets the 200', async () => {
-    const f = createPaymentStateFixture();
     // The receipt's ledger append is where the process dies: settled on chain and in the replay record, no answer sent.
-    const dies = f.faults.hold('ledger.append');
-    void f.pay('p');
-    await dies.reached;
-    f.restart();
+    const f = await restartedAfterCrashAt('ledger.append');
     const reply = await f.pay('p');
     expect(reply.status).toBe(200);
     expect(String(reply.body)).toBe(ANSWER_BODY);
@@ -134,11 +136,7 @@ describe('payment state machine: a delivered payment sent again', () => {
   });
 
   it('after that crash, two retries at once: one asks the chain and delivers, the other is told to come back', async () => {
-    const f = createPaymentStateFixture();
-    const dies = f.faults.hold('ledger.append');
-    void f.pay('p');
-    await dies.reached;
-    f.restart();
+    const f = await restartedAfterCrashAt('ledger.append');
     const asking = f.faults.hold('scheme.status');
     const first = f.pay('p');
     await asking.reached;
@@ -149,11 +147,7 @@ describe('payment state machine: a delivered payment sent again', () => {
   });
 
   it('after that crash, retries on two instances at once: the later one to hear the chain sends the 200 the other kept, not a second receipt', async () => {
-    const f = createPaymentStateFixture();
-    const dies = f.faults.hold('ledger.append');
-    void f.pay('p');
-    await dies.reached;
-    f.restart();
+    const f = await restartedAfterCrashAt('ledger.append');
     const other = f.another();
     const asking = f.faults.hold('scheme.status');
     const first = f.pay('p');
