@@ -26,8 +26,11 @@ export interface Config {
   readonly dataDir: string;
   /** PostgreSQL for the shared payment state and kill switch (docs/scaling.md); null: files under dataDir. Secret: never log it. */
   readonly databaseUrl: string | null;
+  /** Upstream waits, ms: a database connect or query, a Solana RPC call, a Base RPC request, a facilitator /verify. */
+  readonly databaseTimeoutMs: number;
   readonly keypairPath: string;
   readonly rpcUrl: string | null;
+  readonly rpcTimeoutMs: number;
   readonly geyserUrl: string | null;
   readonly geyserToken: string | null;
   /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
@@ -38,8 +41,10 @@ export interface Config {
   /** Null in embedded mode until the local EVM provides its token. */
   readonly evmAsset: string | null;
   readonly evmRpcUrl: string | null;
+  readonly evmRpcTimeoutMs: number;
   readonly evmRelayerKeyPath: string | null;
   readonly facilitatorUrl: string | null;
+  readonly facilitatorTimeoutMs: number;
   /** Payment channels (batch-settlement on Base); null when not offered. */
   readonly channels: {
     readonly authorizerKeyPath: string | null;
@@ -140,8 +145,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     logOrigin: origin,
     dataDir,
     databaseUrl: get('database-url'),
+    databaseTimeoutMs: Number(get('database-timeout-ms')),
     keypairPath: keypair ? (isAbsolute(keypair) ? keypair : resolve(keypair)) : resolve(dataDir, 'identity.json'),
     rpcUrl: get('rpc-url'),
+    rpcTimeoutMs: Number(get('rpc-timeout-ms')),
     geyserUrl: get('geyser-url'),
     geyserToken: get('geyser-token'),
     geyserStaleMs: Number(get('geyser-stale-ms')),
@@ -150,8 +157,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     evmPayTo: get('evm-pay-to'),
     evmAsset: get('evm-asset') ?? (mode === 'mainnet' ? BASE_USDC_ADDRESS : null),
     evmRpcUrl: get('evm-rpc-url'),
+    evmRpcTimeoutMs: Number(get('evm-rpc-timeout-ms')),
     evmRelayerKeyPath: get('evm-relayer-key') ? resolve(get('evm-relayer-key')!) : null,
     facilitatorUrl: get('facilitator-url'),
+    facilitatorTimeoutMs: Number(get('facilitator-timeout-ms')),
     channels:
       get('channels') === 'true'
         ? Object.freeze({

@@ -121,7 +121,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     sign,
   });
   const { ledger, killSwitch } = trust;
-  const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl });
+  const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl, timeoutMs: config.rpcTimeoutMs });
   const rpc = createRpcClient(rpcTransport);
   await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });

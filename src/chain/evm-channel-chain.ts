@@ -91,13 +91,15 @@ export interface EvmChannelChain {
 
 export interface EvmChannelChainConfig {
   readonly rpcUrl: string;
+  /** Per-request wait, ms (default EVM_RPC_TIMEOUT_MS). */
+  readonly timeoutMs?: number | undefined;
   readonly relayer: EvmRelayer;
   readonly authorizerKey: EvmHexKey;
 }
 
 /** Creates the reads and the signers over one RPC. */
 export function createEvmChannelChain(config: EvmChannelChainConfig): EvmChannelChain {
-  const client = createEvmPublicClient(config.rpcUrl);
+  const client = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
   const contract = getAddress(BATCH_SETTLEMENT_ADDRESS);
   const account: PrivateKeyAccount = evmAccountFromKey(config.authorizerKey);
   const args = (id: string) => [id as `0x${string}`] as const;

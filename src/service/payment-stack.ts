@@ -48,6 +48,8 @@ export interface PaymentStackConfig {
       | 'facilitatorUrl'
       | 'evmRpcUrl'
       | 'evmRelayerKeyPath'
+      | 'evmRpcTimeoutMs'
+      | 'facilitatorTimeoutMs'
       | 'channels'
       | 'paymentRecordsMax'
       | 'channelsMax'
@@ -102,6 +104,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
   const fault = (what: string, err: unknown) => console.error(`channels: ${what}: ${err instanceof Error ? err.message : String(err)}`);
   return startChannels({
     rpcUrl,
+    rpcTimeoutMs: options.evmRpcTimeoutMs,
     relayer,
     authorizerKey: channelAuthorizerKey(options),
     dataDir: options.dataDir,
@@ -154,7 +157,13 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
   // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.
   const relayer =
     settlement?.kind === 'relayer'
-      ? createEvmRelayer({ rpcUrl: settlement.rpcUrl, asset: terms.evm.asset, key: settlement.relayerKey, chainId: BASE_CHAIN_ID })
+      ? createEvmRelayer({
+          rpcUrl: settlement.rpcUrl,
+          asset: terms.evm.asset,
+          key: settlement.relayerKey,
+          chainId: BASE_CHAIN_ID,
+          timeoutMs: options.evmRpcTimeoutMs,
+        })
       : null;
   const evm = settlement
     ? [
@@ -164,6 +173,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
           version: terms.evm.version,
           settlement,
           settleTimeoutMs: options.settleTimeoutMs,
+          rpcTimeoutMs: options.evmRpcTimeoutMs,
+          facilitatorTimeoutMs: options.facilitatorTimeoutMs,
           // EIP-712 signer recovery is CPU work: it runs in the pool, never on the event loop.
           verifyOffchain: (input, signal) => pool.runTask('verifyEvmExact', input, signal),
           ...(relayer ? { relayer } : {}),

@@ -42,9 +42,10 @@ export interface PaymentStores {
 }
 
 /** Opens the storage `config` names: files, or the database with its schema migrated. */
-export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'>>): Promise<Storage> {
+export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>): Promise<Storage> {
   if (config.databaseUrl === null) return { kind: 'files', database: null, where: config.dataDir, close: () => Promise.resolve() };
-  const database = createPgClient({ url: config.databaseUrl });
+  const timeouts = config.databaseTimeoutMs ? { queryTimeoutMs: config.databaseTimeoutMs, connectTimeoutMs: config.databaseTimeoutMs } : {};
+  const database = createPgClient({ url: config.databaseUrl, ...timeouts });
   let sweeper: ExpirySweeper;
   try {
     await applyMigrations(database);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { helpText, loadConfig, OPTIONS, SOLANA_USDC_MINT } from '../../src/config.ts';
+import { EVM_RPC_TIMEOUT_MS } from '../../src/chain/evm-token-reader.ts';
+import { RPC_TIMEOUT_MS } from '../../src/chain/rpc-client.ts';
 import { ConfigError } from '../../src/errors.ts';
+import { PG_CONNECT_TIMEOUT_MS, PG_QUERY_TIMEOUT_MS } from '../../src/postgres/pg-client.ts';
+import { FACILITATOR_VERIFY_TIMEOUT_MS } from '../../src/x402/exact-evm/evm-facilitator-settler.ts';
 
 const PAY_TO = 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe';
 const EVM = '0x1111111111111111111111111111111111111111';
@@ -23,6 +27,15 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8402);
     expect(c.svmAsset).toBeNull();
     expect(c.keypairPath.endsWith('/.data/identity.json')).toBe(true);
+  });
+
+  it('waits on each upstream as long as its client does by default, and as long as the operator says', () => {
+    const c = loadConfig({}, []);
+    expect([c.rpcTimeoutMs, c.evmRpcTimeoutMs, c.facilitatorTimeoutMs]).toEqual([RPC_TIMEOUT_MS, EVM_RPC_TIMEOUT_MS, FACILITATOR_VERIFY_TIMEOUT_MS]);
+    expect([c.databaseTimeoutMs, c.databaseTimeoutMs]).toEqual([PG_QUERY_TIMEOUT_MS, PG_CONNECT_TIMEOUT_MS]);
+    const set = loadConfig({ RPC_TIMEOUT_MS: '700' }, ['--evm-rpc-timeout-ms', '800', '--facilitator-timeout-ms=900', '--database-timeout-ms', '600']);
+    expect([set.rpcTimeoutMs, set.evmRpcTimeoutMs, set.facilitatorTimeoutMs, set.databaseTimeoutMs]).toEqual([700, 800, 900, 600]);
+    expect(problems({}, ['--rpc-timeout-ms', '0'])).toEqual(['--rpc-timeout-ms must be a positive integer, got "0"']);
   });
 
   it('takes flags over env vars, in both --flag value and --flag=value forms', () => {

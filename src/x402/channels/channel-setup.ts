@@ -25,6 +25,8 @@ export function claimLookMs(watchSeconds: number): number {
 
 export interface ChannelSetup {
   readonly rpcUrl: string;
+  /** Per-request wait of the Base RPC reads, ms (default the reader's). */
+  readonly rpcTimeoutMs?: number;
   readonly relayer: EvmRelayer;
   readonly authorizerKey: EvmHexKey;
   readonly dataDir: string;
@@ -60,7 +62,7 @@ export interface Channels {
 
 /** Opens the channel log and starts the claimer. */
 export function startChannels(setup: ChannelSetup): Channels {
-  const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
+  const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, timeoutMs: setup.rpcTimeoutMs, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
   const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs);
   const store = setup.shared?.store ?? createChannelStore({ dir: setup.dataDir, ...(setup.maxChannels ? { maxEntries: setup.maxChannels } : {}) });
   const processor = createChannelProcessor({

@@ -29,6 +29,9 @@ export interface EvmExactSetup {
   readonly settlement: EvmSettlement;
   /** Receipt / settle wait, ms. */
   readonly settleTimeoutMs?: number;
+  /** Per-request wait of the Base RPC, and of the facilitator's /verify and /supported, ms (defaults: the modules'). */
+  readonly rpcTimeoutMs?: number;
+  readonly facilitatorTimeoutMs?: number;
   readonly verifyOffchain?: EvmExactSchemeConfig['verifyOffchain'];
   /** The relayer to send with (shared with the payment channels); default: one made for this scheme. */
   readonly relayer?: EvmRelayer;
@@ -41,19 +44,20 @@ export async function startEvmExactScheme(setup: EvmExactSetup): Promise<ExactSc
   if (chainId === null) throw new Error(`${network} is not an eip155 network`);
   const extra = setup.verifyOffchain ? { verifyOffchain: setup.verifyOffchain } : {};
   if (setup.settlement.kind === 'facilitator') {
-    const support = await fetchFacilitatorSupport(setup.settlement.url);
+    const support = await fetchFacilitatorSupport(setup.settlement.url, setup.facilitatorTimeoutMs);
     const served = support.kinds.some((k) => k.x402Version === 2 && k.scheme === 'exact' && (k.network === network || k.network === 'eip155:*'));
     if (!served) throw new Error(`facilitator ${setup.settlement.url} does not list x402 v2 exact on ${network}`);
     const settler = createFacilitatorSettler({
       url: setup.settlement.url,
       signers: facilitatorSignersFor(support, network),
-      chain: setup.settlement.rpcUrl ? createEvmTokenReader({ rpcUrl: setup.settlement.rpcUrl, asset: setup.asset }) : null,
+      chain: setup.settlement.rpcUrl ? createEvmTokenReader({ rpcUrl: setup.settlement.rpcUrl, asset: setup.asset, timeoutMs: setup.rpcTimeoutMs }) : null,
       ...(setup.settleTimeoutMs ? { settleTimeoutMs: setup.settleTimeoutMs } : {}),
+      ...(setup.facilitatorTimeoutMs ? { verifyTimeoutMs: setup.facilitatorTimeoutMs } : {}),
     });
     return createEvmExactScheme({ network, settler, ...extra });
   }
   const { rpcUrl, relayerKey } = setup.settlement;
-  const reader = createEvmTokenReader({ rpcUrl, asset: setup.asset });
+  const reader = createEvmTokenReader({ rpcUrl, asset: setup.asset, timeoutMs: setup.rpcTimeoutMs });
   const served = await reader.chainId();
   if (served !== chainId) throw new Error(`EVM RPC serves chain id ${served}, but the network is ${network}`);
   const domain = await reader.domain().catch((err: unknown) => {
@@ -62,7 +66,7 @@ export async function startEvmExactScheme(setup: EvmExactSetup): Promise<ExactSc
   if (domain.name !== setup.name || domain.version !== setup.version) {
     throw new Error(`EVM asset ${setup.asset} has EIP-712 domain "${domain.name}" v"${domain.version}", but the terms say "${setup.name}" v"${setup.version}"`);
   }
-  const relayer = setup.relayer ?? createEvmRelayer({ rpcUrl, asset: setup.asset, key: relayerKey, chainId });
+  const relayer = setup.relayer ?? createEvmRelayer({ rpcUrl, asset: setup.asset, key: relayerKey, chainId, timeoutMs: setup.rpcTimeoutMs });
   const settler = createRelayerSettler({ reader, relayer, ...(setup.settleTimeoutMs ? { receiptTimeoutMs: setup.settleTimeoutMs } : {}) });
   return createEvmExactScheme({ network, settler, ...extra });
 }

@@ -22,6 +22,8 @@ export interface FacilitatorSettlerConfig {
   /** Signers for our network from the facilitator's /supported. */
   readonly signers: readonly string[];
   readonly settleTimeoutMs?: number;
+  /** How long /verify may take, ms (default FACILITATOR_VERIFY_TIMEOUT_MS). */
+  readonly verifyTimeoutMs?: number;
   /**
    * Our own read of Base (`--evm-rpc-url` beside `--facilitator-url`): the facilitator's
    * transaction is then believed only once its receipt shows the payment. Without it, its word is taken.
@@ -110,6 +112,7 @@ export function facilitatorSignersFor(support: FacilitatorSupport, network: stri
 export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmSettler {
   const base = config.url.replace(/\/+$/, '');
   const settleTimeoutMs = config.settleTimeoutMs ?? EVM_SETTLE_TIMEOUT_MS;
+  const verifyTimeoutMs = config.verifyTimeoutMs ?? FACILITATOR_VERIFY_TIMEOUT_MS;
   const nowSeconds = config.nowSeconds ?? (() => Date.now() / 1000);
 
   async function statusOnChain(parsed: EvmExactPayload, requirements: PaymentRequirements, transaction: string): Promise<SettlementStatus> {
@@ -141,7 +144,7 @@ export function createFacilitatorSettler(config: FacilitatorSettlerConfig): EvmS
     signers: config.signers,
     async verifyOnChain(parsed, payment, requirements, signal): Promise<VerifyResult> {
       const payer = parsed.authorization.from;
-      const posted = await postJson(`${base}/verify`, requestBody(payment, requirements), FACILITATOR_VERIFY_TIMEOUT_MS, signal);
+      const posted = await postJson(`${base}/verify`, requestBody(payment, requirements), verifyTimeoutMs, signal);
       if (!posted.ok) return { isValid: false, invalidReason: EVM_REASONS.unexpectedVerifyError, invalidMessage: posted.message, payer, transient: true };
       const b = posted.body;
       if (typeof b.isValid !== 'boolean')
