@@ -18,9 +18,13 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
-export async function startTestLocalnet(seed = 'test-1'): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
-  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed });
+/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode (64 slots an epoch unless `slotsPerEpoch` says). */
+export async function startTestLocalnet(
+  seed = 'test-1',
+  shape: { readonly slotsPerEpoch?: number } = {},
+): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
+  const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
+  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 

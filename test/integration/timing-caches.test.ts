@@ -17,6 +17,8 @@ import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const STALE_MS = 1_500;
+/** The shortest epoch a Solana schedule allows: the first transition comes 12.8 s after start, not 25.6 s. */
+const SLOTS_PER_EPOCH = 32;
 
 /** A TCP relay in front of the Geyser server: cutting it is a network drop the server survives. */
 interface Relay {
@@ -100,7 +102,7 @@ let runtimeStartedAtMs = 0;
 const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(rt.caches[which].window.completeBuckets().map((b) => b.slot));
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('timing-caches-1'));
+  ({ localnet } = await startTestLocalnet('timing-caches-1', { slotsPerEpoch: SLOTS_PER_EPOCH }));
   geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0 });
   port = geyser.port;
   relay = await startRelay(() => port);
@@ -232,13 +234,13 @@ describe('figures match the block producer', () => {
   it('epoch: position from the streamed slot and the schedule, two labelled rates', async () => {
     const body = await call('/v1/epoch', { rate: 'both' });
     expect(body.source).toBe('geyser');
-    expect(body.slotsInEpoch).toBe(64);
-    expect(body.epoch).toBe(Math.floor(body.absoluteSlot / 64));
-    expect(body.slotIndex).toBe(body.absoluteSlot % 64);
+    expect(body.slotsInEpoch).toBe(SLOTS_PER_EPOCH);
+    expect(body.epoch).toBe(Math.floor(body.absoluteSlot / SLOTS_PER_EPOCH));
+    expect(body.slotIndex).toBe(body.absoluteSlot % SLOTS_PER_EPOCH);
     expect(body.slotRates.primary.label).toMatch(/last 60 s/);
     expect(body.slotRates.alt.label).toMatch(/baseline/);
     expect(body.slotRates.primary.slotMs).toBeGreaterThan(300);
-    expect(body.etaSecondsToEnd).toBe(Math.round(((64 - body.slotIndex) * body.slotRates.primary.slotMs) / 1000));
+    expect(body.etaSecondsToEnd).toBe(Math.round(((SLOTS_PER_EPOCH - body.slotIndex) * body.slotRates.primary.slotMs) / 1000));
     const info = await rt.source.rpc.getEpochInfo(signal);
     expect(Math.abs(info.absoluteSlot - body.absoluteSlot)).toBeLessThanOrEqual(3);
     const alt = await call('/v1/epoch', { rate: 'alt' });
@@ -252,10 +254,10 @@ describe('figures match the block producer', () => {
     expect(body.source).toBe('geyser');
     const { fromEpoch, toEpoch, slot } = body.series.lastTransition;
     expect(toEpoch).toBe(fromEpoch + 1);
-    expect(slot % 64).toBeLessThan(3);
+    expect(slot % SLOTS_PER_EPOCH).toBeLessThan(3);
     expect(body.series.recent.some((p: Body) => p.epoch === toEpoch && p.slot === slot)).toBe(true);
     expect(body.series.recent.length).toBe(Math.min(200, body.series.count));
-    expect(body.latest.progressPct).toBeCloseTo((body.latest.slotIndex / 64) * 100, 2);
+    expect(body.latest.progressPct).toBeCloseTo((body.latest.slotIndex / SLOTS_PER_EPOCH) * 100, 2);
     // The ETA is the observation time (the answer's asOf less its age) plus the slots left at the measured rate.
     const observedAtMs = Date.parse(body.freshness.asOf) - body.freshness.ageMs;
     const expectedEta = observedAtMs + (body.latest.slotsInEpoch - body.latest.slotIndex) * body.measured.slotMs;
