@@ -74,7 +74,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function startMainnetService(): Promise<{ service: ServiceProcess; dataDir: string }> {
+async function startMainnetService(extraArgs: readonly string[] = []): Promise<{ service: ServiceProcess; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'shutdown-'));
   dirs.push(dataDir);
   const { rpc, geyser, market, stablecoin, usdc } = localnet.lines;
@@ -82,6 +82,7 @@ async function startMainnetService(): Promise<{ service: ServiceProcess; dataDir
     ...['--rpc-url', rpc, '--geyser-url', geyser, '--facilitator-url', facilitatorUrl, '--svm-asset', stablecoin, '--evm-asset', usdc],
     ...['--svm-pay-to', 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe', '--evm-pay-to', '0x1111111111111111111111111111111111111111'],
     ...['--jupiter-url', market, '--geckoterminal-url', market, '--magiceden-url', market, '--lending-url', market],
+    ...extraArgs,
   ]);
   return { service, dataDir };
 }
@@ -91,7 +92,8 @@ const geyserState = async (url: string): Promise<string> =>
 
 describe('shutdown deadline', () => {
   it('SIGINT while the upstreams are frozen finishes, the upstreams thawing afterwards or not', async () => {
-    const { service, dataDir } = await startMainnetService();
+    // A frozen stream is judged stale after 1.5 s of silence (default 5 s): the wait below is for that.
+    const { service, dataDir } = await startMainnetService(['--geyser-stale-ms', '1500']);
     try {
       await vi.waitUntil(async () => (await geyserState(service.url)) === 'live', { timeout: 60_000, interval: 200 });
       localnet.child.kill('SIGSTOP');
