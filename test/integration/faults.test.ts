@@ -35,7 +35,9 @@ beforeAll(async () => {
   rpc = await startFaultProxy(localnet.urls.rpc);
   market = await startFaultProxy(localnet.urls.market);
   dataDir = mkdtempSync(join(tmpdir(), 'faults-'));
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', '--market-timeout-ms', '1000']);
+  // A hanging upstream is given up on in 1-2 s, not the default 5-10 s (a slow one, 300 ms a request, still answers).
+  const waits = ['--market-timeout-ms', '1000', '--rpc-timeout-ms', '2000'];
+  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...waits]);
   const sources = { jupiter: market.url, geckoterminal: market.url, magiceden: market.url, lending: market.url };
   service = await startService(config, { upstreams: { ...started.upstreams, rpcUrl: rpc.url, market: sources } });
   payer = await fundedPayer(localnet.urls.rpc, 2_000_000);
