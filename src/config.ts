@@ -35,6 +35,8 @@ export interface Config {
   readonly geyserToken: string | null;
   /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
   readonly geyserStaleMs: number;
+  /** Ceiling of the wait between reconnects of the Geyser stream. */
+  readonly geyserBackoffMaxMs: number;
   readonly svmPayTo: string | null;
   readonly svmAsset: string | null;
   readonly evmPayTo: string | null;
@@ -152,6 +154,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     geyserUrl: get('geyser-url'),
     geyserToken: get('geyser-token'),
     geyserStaleMs: Number(get('geyser-stale-ms')),
+    geyserBackoffMaxMs: Number(get('geyser-backoff-max-ms')),
     svmPayTo: get('svm-pay-to'),
     svmAsset: get('svm-asset') ?? (mode === 'mainnet' ? SOLANA_USDC_MINT : null),
     evmPayTo: get('evm-pay-to'),

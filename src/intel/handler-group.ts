@@ -32,6 +32,8 @@ export type IntelPoolTasks = TokenPoolTasks & SlippagePoolTasks & TimingPoolTask
 export interface HandlerSettings {
   /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
   readonly geyserStaleMs: number;
+  /** Ceiling of the wait between reconnects of the stream. */
+  readonly geyserBackoffMaxMs: number;
   /** Per-request timeout of the market sources. */
   readonly marketTimeoutMs: number;
   readonly jupiterApiKey: string | null;

@@ -19,6 +19,7 @@ export interface HandlerGroups {
 export function handlerSettings(config: Readonly<Pick<Config, keyof HandlerSettings>>): HandlerSettings {
   return {
     geyserStaleMs: config.geyserStaleMs,
+    geyserBackoffMaxMs: config.geyserBackoffMaxMs,
     marketTimeoutMs: config.marketTimeoutMs,
     jupiterApiKey: config.jupiterApiKey,
     magicedenApiKey: config.magicedenApiKey,

@@ -51,6 +51,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
         pool: deps.pool,
         geyser: deps.geyser,
         staleMs: deps.settings.geyserStaleMs,
+        backoffMaxMs: deps.settings.geyserBackoffMaxMs,
       });
     },
     async close() {
