@@ -51,6 +51,9 @@ beforeAll(async () => {
     '0',
     '--geyser-stale-ms',
     String(STALE_MS),
+    // Reconnects at most 0.5 s apart (default 10 s): once a fault ends the stream is back within one attempt.
+    '--geyser-backoff-max-ms',
+    '500',
     // Each paid answer waits for its confirmation here (no early answers): that wait is what is faulted.
     '--svm-early-ceiling',
     '0',
