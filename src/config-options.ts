@@ -44,6 +44,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'geyser-token', env: 'GEYSER_TOKEN', kind: 'string', help: 'x-token for the Geyser endpoint (never logged).' },
   { flag: 'rpc-timeout-ms', env: 'RPC_TIMEOUT_MS', kind: 'int', default: '10000', help: 'How long one Solana RPC call may wait for its answer; past it the call is given up as an upstream fault, as if the RPC had failed.' },
   { flag: 'geyser-stale-ms', env: 'GEYSER_STALE_MS', kind: 'int', default: '5000', help: 'A Geyser stream that delivers no slot for this long is stale: it is re-opened and the timing endpoints answer from the RPC (labelled rpc-fallback) meanwhile.' },
+  { flag: 'geyser-start-wait-ms', env: 'GEYSER_START_WAIT_MS', kind: 'count', default: '5000', help: 'How long start-up waits for the Geyser stream\'s first slot before listening; the timing endpoints answer from the RPC until it comes. 0: listen at once.' },
   { flag: 'geyser-backoff-max-ms', env: 'GEYSER_BACKOFF_MAX_MS', kind: 'int', default: '10000', help: 'Longest wait between two attempts to reopen a dropped or stale Geyser stream; the wait starts at 250 ms and doubles up to this.' },
   { flag: 'svm-pay-to', env: 'SVM_PAY_TO', kind: 'svm-address', help: 'Solana wallet that receives payments (its USDC associated token account is the destination). Embedded default: the service identity.' },
   { flag: 'svm-asset', env: 'SVM_ASSET', kind: 'svm-address', help: 'Stablecoin mint on Solana. Default mainnet USDC; embedded default: the localnet stablecoin.' },

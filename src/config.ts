@@ -35,8 +35,9 @@ export interface Config {
   readonly geyserToken: string | null;
   /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
   readonly geyserStaleMs: number;
-  /** Ceiling of the wait between reconnects of the Geyser stream. */
+  /** Ceiling of the wait between reconnects of the Geyser stream; how long start waits for its first slot. */
   readonly geyserBackoffMaxMs: number;
+  readonly geyserStartWaitMs: number;
   readonly svmPayTo: string | null;
   readonly svmAsset: string | null;
   readonly evmPayTo: string | null;
@@ -155,6 +156,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     geyserToken: get('geyser-token'),
     geyserStaleMs: Number(get('geyser-stale-ms')),
     geyserBackoffMaxMs: Number(get('geyser-backoff-max-ms')),
+    geyserStartWaitMs: Number(get('geyser-start-wait-ms')),
     svmPayTo: get('svm-pay-to'),
     svmAsset: get('svm-asset') ?? (mode === 'mainnet' ? SOLANA_USDC_MINT : null),
     evmPayTo: get('evm-pay-to'),

@@ -32,8 +32,9 @@ export type IntelPoolTasks = TokenPoolTasks & SlippagePoolTasks & TimingPoolTask
 export interface HandlerSettings {
   /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
   readonly geyserStaleMs: number;
-  /** Ceiling of the wait between reconnects of the stream. */
+  /** Ceiling of the wait between reconnects of the stream; how long start waits for its first slot. */
   readonly geyserBackoffMaxMs: number;
+  readonly geyserStartWaitMs: number;
   /** Per-request timeout of the market sources. */
   readonly marketTimeoutMs: number;
   readonly jupiterApiKey: string | null;

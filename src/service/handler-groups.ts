@@ -20,6 +20,7 @@ export function handlerSettings(config: Readonly<Pick<Config, keyof HandlerSetti
   return {
     geyserStaleMs: config.geyserStaleMs,
     geyserBackoffMaxMs: config.geyserBackoffMaxMs,
+    geyserStartWaitMs: config.geyserStartWaitMs,
     marketTimeoutMs: config.marketTimeoutMs,
     jupiterApiKey: config.jupiterApiKey,
     magicedenApiKey: config.magicedenApiKey,

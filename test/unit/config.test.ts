@@ -4,6 +4,7 @@ import { EVM_RPC_TIMEOUT_MS } from '../../src/chain/evm-token-reader.ts';
 import { GEYSER_BACKOFF_MAX_MS } from '../../src/chain/geyser-client.ts';
 import { RPC_TIMEOUT_MS } from '../../src/chain/rpc-client.ts';
 import { ConfigError } from '../../src/errors.ts';
+import { STREAM_START_WAIT_MS } from '../../src/intel/timing/timing-runtime.ts';
 import { PG_CONNECT_TIMEOUT_MS, PG_QUERY_TIMEOUT_MS } from '../../src/postgres/pg-client.ts';
 import { FACILITATOR_VERIFY_TIMEOUT_MS } from '../../src/x402/exact-evm/evm-facilitator-settler.ts';
 
@@ -34,8 +35,9 @@ describe('loadConfig', () => {
     const c = loadConfig({}, []);
     expect([c.rpcTimeoutMs, c.evmRpcTimeoutMs, c.facilitatorTimeoutMs]).toEqual([RPC_TIMEOUT_MS, EVM_RPC_TIMEOUT_MS, FACILITATOR_VERIFY_TIMEOUT_MS]);
     expect([c.databaseTimeoutMs, c.databaseTimeoutMs]).toEqual([PG_QUERY_TIMEOUT_MS, PG_CONNECT_TIMEOUT_MS]);
-    expect(c.geyserBackoffMaxMs).toBe(GEYSER_BACKOFF_MAX_MS);
-    expect(loadConfig({ GEYSER_BACKOFF_MAX_MS: '500' }, []).geyserBackoffMaxMs).toBe(500);
+    expect([c.geyserBackoffMaxMs, c.geyserStartWaitMs]).toEqual([GEYSER_BACKOFF_MAX_MS, STREAM_START_WAIT_MS]);
+    const geyser = loadConfig({ GEYSER_BACKOFF_MAX_MS: '500' }, ['--geyser-start-wait-ms', '0']);
+    expect([geyser.geyserBackoffMaxMs, geyser.geyserStartWaitMs]).toEqual([500, 0]);
     const set = loadConfig({ RPC_TIMEOUT_MS: '700' }, ['--evm-rpc-timeout-ms', '800', '--facilitator-timeout-ms=900', '--database-timeout-ms', '600']);
     expect([set.rpcTimeoutMs, set.evmRpcTimeoutMs, set.facilitatorTimeoutMs, set.databaseTimeoutMs]).toEqual([700, 800, 900, 600]);
     expect(problems({}, ['--rpc-timeout-ms', '0'])).toEqual(['--rpc-timeout-ms must be a positive integer, got "0"']);

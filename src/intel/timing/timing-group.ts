@@ -52,6 +52,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
         geyser: deps.geyser,
         staleMs: deps.settings.geyserStaleMs,
         backoffMaxMs: deps.settings.geyserBackoffMaxMs,
+        startWaitMs: deps.settings.geyserStartWaitMs,
       });
     },
     async close() {

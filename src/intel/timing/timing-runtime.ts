@@ -41,6 +41,8 @@ export interface TimingRuntimeOptions {
   readonly poolMinValues?: number;
   readonly backoffInitialMs?: number;
   readonly backoffMaxMs?: number;
+  /** How long start waits for the first streamed slot, ms (default STREAM_START_WAIT_MS; 0: not at all). */
+  readonly startWaitMs?: number;
 }
 
 /** The paths the timing caches answer. */
@@ -112,7 +114,8 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
     ...(options.poolMinValues ? { poolMinValues: options.poolMinValues } : {}),
   });
   stream.start();
-  await stream.whenLive(STREAM_START_WAIT_MS);
+  const startWaitMs = options.startWaitMs ?? STREAM_START_WAIT_MS;
+  if (startWaitMs > 0) await stream.whenLive(startWaitMs);
   // The RPC sampler only runs while the stream is down; stop it once the stream is back.
   const settle = setInterval(() => source.settle(), SETTLE_INTERVAL_MS);
   settle.unref();
