@@ -90,7 +90,8 @@ describe('settlement confirmation from the Geyser stream', () => {
   }, 120_000);
 
   it('with no stream, paid calls still settle, each by polling the RPC', async () => {
-    const service = await startWith(NO_GEYSER);
+    // Nothing to wait for: start-up does not wait the 5 s it gives a stream that may come.
+    const service = await startWith(NO_GEYSER, ['--geyser-start-wait-ms', '0']);
     try {
       expect(await streamLive(service)).toBe(false);
       expect(await paidCalls(service)).toBeGreaterThanOrEqual(CALLS);
