@@ -5,11 +5,16 @@
  *
  * Every value this module exports is a task: its exports are the pool's task table (`PoolTasks`),
  * so a task's name and types are declared once, here.
+ *
+ * Warm-up: a worker loads this module, and with it the code of the ed25519, holder, curve and
+ * percentile tasks, before Piscina hands it a task (the pool keeps one worker from its start). The
+ * EVM tasks' code (viem: about 0.3 s of CPU built, 1 s from TypeScript sources) is loaded by the
+ * first EVM task the worker runs, once: a worker that only signs and verifies ed25519 never loads it.
  */
 import { workerData } from 'node:worker_threads';
 import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
-import { recoverVoucherSigner, type VoucherCheck, type VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
-import { verifyEvmExactOffchain, type EvmVerifyInput } from '../src/x402/exact-evm/evm-verify.ts';
+import type { VoucherCheck, VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
+import type { EvmVerifyInput } from '../src/x402/exact-evm/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/types/exact-scheme.ts';
 import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/timing-windows/percentiles.ts';
 import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
@@ -30,14 +35,23 @@ export function signEd25519(input: { readonly message: Uint8Array }): Uint8Array
   return signWithIdentity(input.message);
 }
 
+/** The EVM tasks' modules, loaded once by the first task that needs them (see the warm-up above). */
+let evmModules: Promise<readonly [typeof import('../src/x402/exact-evm/evm-verify.ts'), typeof import('../src/chain/evm-channel-typed-data.ts')]> | null = null;
+const loadEvm = () => {
+  evmModules ??= Promise.all([import('../src/x402/exact-evm/evm-verify.ts'), import('../src/chain/evm-channel-typed-data.ts')]);
+  return evmModules;
+};
+
 /** Task `verifyEvmExact`: the off-chain half of Base exact verification (EIP-712 recovery is CPU work). */
-export function verifyEvmExact(input: EvmVerifyInput): Promise<VerifyResult> {
-  return verifyEvmExactOffchain(input);
+export async function verifyEvmExact(input: EvmVerifyInput): Promise<VerifyResult> {
+  const [verify] = await loadEvm();
+  return verify.verifyEvmExactOffchain(input);
 }
 
 /** Task `recoverVoucher`: a payment channel voucher's channel id and signer (EIP-712 recovery is CPU work). */
-export function recoverVoucher(input: VoucherToRecover): Promise<VoucherCheck> {
-  return recoverVoucherSigner(input);
+export async function recoverVoucher(input: VoucherToRecover): Promise<VoucherCheck> {
+  const [, typedData] = await loadEvm();
+  return typedData.recoverVoucherSigner(input);
 }
 
 /** Task `bucketHolders`: shares, top-N concentration, buckets and labels of a mint's largest accounts. */

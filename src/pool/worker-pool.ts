@@ -189,7 +189,8 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
     minThreads: Math.min(1, size),
     maxThreads: size,
     // Piscina's default (0) ends a thread above minThreads the moment it idles, so every burst
-    // paid for a new worker's start-up (~1.5 s from TypeScript sources): keep them a while.
+    // paid for a new worker's start-up (about 0.25 s of CPU from TypeScript sources, and the EVM
+    // tasks' code on its first EVM task, workers/pool-worker.ts): keep them a while.
     idleTimeout: POOL_IDLE_TIMEOUT_MS,
     // A copy per worker: the caller's buffer is never transferred away.
     workerData: config.identitySeed ? { identitySeed: Uint8Array.from(config.identitySeed) } : {},

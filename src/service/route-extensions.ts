@@ -2,9 +2,11 @@
  * What every paid route's 402 carries beside its terms: the x402 `bazaar` discovery declaration
  * (one for the HTTP route, one for its MCP tool), generated from the catalog (the typed example,
  * the TypeBox schemas the validator and `tools/list` use, the answer's schema) and judged by the
- * official validators before the service starts; the service metadata of the `resource` object;
- * and the signed offers of the route. A catalog the validators refuse is a ConfigError (exit 2).
+ * official validators before the service starts (or found to be the catalog they accepted); the
+ * service metadata of the `resource` object; and the signed offers of the route. A catalog the
+ * validators refuse is a ConfigError (exit 2).
  */
+import { createHash } from 'node:crypto';
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
 import { paramType, type TSchema } from '../catalog/params.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
@@ -16,11 +18,13 @@ import type { ChallengeExtensions, ChallengeTransport } from '../x402/delivery/p
 import {
   BAZAAR_KEY,
   bazaarProblems,
+  bazaarValidatorVersions,
   declareHttpDiscovery,
   declareMcpDiscovery,
   serviceMetadataRules,
   type BazaarDeclaration,
 } from '../x402/delivery/x402-extensions.ts';
+import { BAZAAR_ACCEPTED_DIGEST } from './bazaar-accepted.ts';
 
 /** Where the service's icon is served (a free route); published as `iconUrl` when the public URL is a public host. */
 export const ICON_PATH = '/icon.svg';
@@ -45,8 +49,8 @@ function typedExample(entry: EndpointEntry): Record<string, unknown> {
   return out;
 }
 
-/** The route's declarations, or the problems the official validators found in them. */
-export function discoveryOf(entry: EndpointEntry): { ok: true; value: RouteDiscovery } | { ok: false; problems: string[] } {
+/** The route's declarations, or what keeps them from being published; `judge`: with the official validators' findings. */
+export function discoveryOf(entry: EndpointEntry, judge = true): { ok: true; value: RouteDiscovery } | { ok: false; problems: string[] } {
   const checked = validateQuery(entry, new URLSearchParams(entry.example).toString());
   if (!checked.ok) return { ok: false, problems: [`${entry.path}: the catalog example fails the route's own rules: ${checked.error.message}`] };
   const typed = { value: typedExample(entry) };
@@ -55,26 +59,51 @@ export function discoveryOf(entry: EndpointEntry): { ok: true; value: RouteDisco
   const http = declareHttpDiscovery({ example: typed.value, querySchema: args, outputSchema });
   const mcp = declareMcpDiscovery({ toolName: toolNameOf(entry.path), description: entry.summary, inputSchema: args, example: typed.value, outputSchema });
   const problems = [
-    ...bazaarProblems(http).map((p) => `${entry.path} (bazaar, HTTP): ${p}`),
-    ...bazaarProblems(mcp).map((p) => `${entry.path} (bazaar, MCP tool): ${p}`),
+    ...(judge ? bazaarProblems(http).map((p) => `${entry.path} (bazaar, HTTP): ${p}`) : []),
+    ...(judge ? bazaarProblems(mcp).map((p) => `${entry.path} (bazaar, MCP tool): ${p}`) : []),
     ...(serviceMetadataRules.tagsKept(entry.tags) ? [] : [`${entry.path}: tags must be at most 5 distinct printable ASCII strings of 1-32 characters`]),
   ];
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { http, mcp } };
 }
 
-/** Every route's declarations, validated; throws ConfigError naming every problem (the service does not start). */
+/**
+ * The SHA-256 (hex) of every route's declarations, in catalog order, with the versions of the
+ * validators that judge them: what `BAZAAR_ACCEPTED_DIGEST` records once the validators accept them.
+ */
+export function discoveryDigest(declared: ReadonlyMap<string, RouteDiscovery>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([bazaarValidatorVersions(), [...declared]]))
+    .digest('hex');
+}
+
+/**
+ * Every route's declarations, validated; throws ConfigError naming every problem (the service does
+ * not start). The official validators build a JSON Schema engine per declaration (about 2 s of CPU
+ * for the catalog's 40): the declarations are code, so the ones they accepted are recorded as a
+ * digest (bazaar-accepted.ts, drift-tested) and a catalog whose declarations hash to it is not
+ * judged again. Any other catalog, or another version of the validators, is judged in full.
+ */
 export function declareCatalogDiscovery(serviceName: string, entries: readonly EndpointEntry[] = CATALOG): ReadonlyMap<string, RouteDiscovery> {
-  const problems: string[] = serviceMetadataRules.nameValid(serviceName)
+  const nameProblems: string[] = serviceMetadataRules.nameValid(serviceName)
     ? []
     : ['--service-name must be 1-32 printable ASCII characters: the x402 bazaar publishes the name as it is'];
+  const unjudged = declaredOrProblems(entries, false);
+  const accepted = unjudged.problems.length === 0 && discoveryDigest(unjudged.declared) === BAZAAR_ACCEPTED_DIGEST;
+  const { declared, problems } = accepted ? unjudged : declaredOrProblems(entries, true);
+  if (nameProblems.length + problems.length > 0) throw new ConfigError([...nameProblems, ...problems]);
+  return declared;
+}
+
+/** The declarations of `entries` and every problem found in them (judged by the validators or not). */
+function declaredOrProblems(entries: readonly EndpointEntry[], judge: boolean): { declared: Map<string, RouteDiscovery>; problems: string[] } {
   const declared = new Map<string, RouteDiscovery>();
+  const problems: string[] = [];
   for (const entry of entries) {
-    const found = discoveryOf(entry);
+    const found = discoveryOf(entry, judge);
     if (found.ok) declared.set(entry.path, found.value);
     else problems.push(...found.problems);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return declared;
+  return { declared, problems };
 }
 
 export interface RouteExtensionsConfig {

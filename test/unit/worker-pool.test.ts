@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type ChannelConfig, recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import { inlinePoolTasks } from '../../workers/pool-inline.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
@@ -77,6 +80,35 @@ describe('tasks asked for in one round of the event loop', () => {
     expect(Buffer.from(await kept)).toEqual(expected('kept'));
     // The task aborted before its round ended was never sent.
     expect(pool.sent().tasks - before.tasks).toBe(2);
+  });
+});
+
+describe('EVM tasks (their code is loaded by the first EVM task a worker runs)', () => {
+  it('a voucher recovered in the workers names the signer the calling thread recovers, first and later calls alike', async () => {
+    const key = generateEvmKey();
+    const payer = evmAddressOfKey(key);
+    const other = evmAddressOfKey(generateEvmKey());
+    const config: ChannelConfig = {
+      payer,
+      payerAuthorizer: payer,
+      receiver: other,
+      receiverAuthorizer: other,
+      token: other,
+      withdrawDelay: 86400,
+      salt: `0x${'cd'.repeat(32)}`,
+    };
+    const channelId = computeChannelId(config as Parameters<typeof computeChannelId>[0], 'eip155:8453');
+    const inputs = await Promise.all(
+      ['1000', '2000', '3000'].map(async (amount) => {
+        const { signature } = await signVoucher(evmAccountFromKey(key), channelId, amount, 'eip155:8453');
+        return { config, chainId: 8453, channelId, maxClaimableAmount: amount, signature };
+      }),
+    );
+    // One round, one batch: its tasks wait on the one load of the code; a later task finds it loaded.
+    const inWorkers = await Promise.all(inputs.map((input) => pool.runTask('recoverVoucher', input)));
+    expect(inWorkers).toEqual(await Promise.all(inputs.map((input) => recoverVoucherSigner(input))));
+    expect(inWorkers.map((check) => check.ok && check.signer)).toEqual(inputs.map(() => payer.toLowerCase()));
+    expect(await pool.runTask('recoverVoucher', inputs[0]!)).toEqual(inWorkers[0]);
   });
 });
 

@@ -5,6 +5,7 @@
  * tampered offer and a receipt signed by another key are refused.
  */
 import { generateKeyPairSync, sign as edSign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { extractDiscoveryInfoFromExtension, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar';
 import {
   decodeSignedOffers,
@@ -20,11 +21,13 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG, type EndpointEntry } from '../../src/catalog/endpoints.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { publishedSchema } from '../../src/mcp/tool-arguments.ts';
-import { challengeExtensionsOf, declareCatalogDiscovery, discoveryOf } from '../../src/service/route-extensions.ts';
+import { BAZAAR_ACCEPTED_DIGEST } from '../../src/service/bazaar-accepted.ts';
+import { challengeExtensionsOf, declareCatalogDiscovery, discoveryDigest, discoveryOf } from '../../src/service/route-extensions.ts';
 import { didDocument, didWebOf, keyIdOf } from '../../src/trust/did-web.ts';
 import { createOfferReceipts, OFFER_VALIDITY_SECONDS } from '../../src/x402/delivery/offer-receipts.ts';
 import { paymentRequirementsFor } from '../../src/x402/delivery/payment-terms.ts';
 import { createOfferReceiptSigner } from '../../src/x402/delivery/x402-extensions.ts';
+import { BAZAAR_ACCEPTED_FILE, renderBazaarAccepted } from '../../scripts/bazaar-accepted.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const TERMS = {
@@ -101,6 +104,22 @@ describe('bazaar declarations (official validators)', () => {
       expect(problems).toMatch(/\/v1\/y \(bazaar, HTTP\)/);
     }
     expect(() => declareCatalogDiscovery('a service name longer than thirty-two characters', [])).toThrow(/--service-name/);
+  });
+
+  // The tests above judge each of these declarations with the official validators: the record is of a catalog they accept.
+  it('the recorded digest is of the catalog as it is now (scripts/bazaar-accepted.ts rewrites it)', () => {
+    expect(readFileSync(BAZAAR_ACCEPTED_FILE, 'utf8')).toBe(renderBazaarAccepted(discoveryDigest(declared)));
+    expect(discoveryDigest(declared)).toBe(BAZAAR_ACCEPTED_DIGEST);
+  });
+
+  it('a catalog that is not the recorded one is judged: one answer schema the validators refuse stops the start', () => {
+    const refused = CATALOG.map((e) =>
+      e.path === '/v1/smri' ? { ...e, response: { type: 'object', properties: { a: { type: 'no-such-type' } } } as never } : e,
+    );
+    expect(() => declareCatalogDiscovery('solana-x402-intel', refused)).toThrow(/\/v1\/smri \(bazaar, HTTP\)/);
+    // Only that route's declarations differ: the others are still judged as they were (and pass).
+    const changed = CATALOG.map((e) => (e.path === '/v1/smri' ? { ...e, summary: `${e.summary} ` } : e));
+    expect(discoveryDigest(declareCatalogDiscovery('solana-x402-intel', changed))).not.toBe(BAZAAR_ACCEPTED_DIGEST);
   });
 });
 

@@ -24,6 +24,9 @@ import {
   type OfferReceiptIssuer,
   type ReceiptPayload,
 } from '@x402/extensions/offer-receipt';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { PaymentRequirements } from '../types/x402-types.ts';
 
 export { BAZAAR_KEY, OFFER_RECEIPT };
@@ -113,6 +116,32 @@ export function bazaarProblems(declaration: BazaarDeclaration): string[] {
   if (judged.size >= JUDGED_MAX_ENTRIES) judged.clear();
   judged.set(key, problems);
   return [...problems];
+}
+
+/** The `version` of the package whose package.json is the first found above `file`, named `name`. */
+function packageVersion(file: string, name: string): { version: string; manifest: string } {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    try {
+      const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+      if (parsed.name === name && parsed.version) return { version: parsed.version, manifest };
+    } catch {
+      // No manifest here (or a partial one of a build folder): look further up.
+    }
+  }
+  throw new Error(`${name}: no package.json found above ${file}`);
+}
+
+/**
+ * The versions of the code that judges declarations: this library and the JSON Schema engine it
+ * validates with (its own dependency). A record of what the validators accepted holds for these
+ * versions only: another version judges afresh.
+ */
+export function bazaarValidatorVersions(): string {
+  const require = createRequire(import.meta.url);
+  const library = packageVersion(require.resolve('@x402/extensions/bazaar'), '@x402/extensions');
+  const engine = packageVersion(createRequire(library.manifest).resolve('ajv'), 'ajv');
+  return `@x402/extensions@${library.version} ajv@${engine.version}`;
 }
 
 /** The validator's JSON Schema engine names each format it does not check (our `date-time`s) on the console: those lines only. */

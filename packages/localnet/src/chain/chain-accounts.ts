@@ -10,7 +10,7 @@
 import { Account, type LiteSVM } from 'litesvm';
 import type { ChainIndexes } from './chain-indexes.ts';
 import { addressToBytes, bytesToAddress } from '../encoding/base58.ts';
-import { classifyTokenData, parseTokenAccountBase } from '../encoding/token-layout.ts';
+import { classifyTokenData, isTokenProgram, parseTokenAccountBase } from '../encoding/token-layout.ts';
 
 /** An account as the world builder sets it. */
 export interface AccountInput {
@@ -44,6 +44,9 @@ export function nativeSvm(svm: LiteSVM): NativeSvm {
   return inner as NativeSvm;
 }
 
+/** The data of a balance snapshot's account that no token program owns (see `getBalanceAccount`). */
+const NO_DATA = new Uint8Array(0);
+
 /** Owner strings repeat (a handful of programs own everything); caching skips their encoding. */
 const ownerText = new Map<string, string>();
 
@@ -73,6 +76,18 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     return a === null ? null : toAccountData(a);
   }
 
+  /**
+   * An account for a balance snapshot: its data only when a token program owns it (a token row
+   * reads nothing else). Every transaction snapshots each of its keys twice, programs among them,
+   * and copying a program's data out of LiteSVM was most of that.
+   */
+  function getBalanceAccount(address: string): AccountData | null {
+    const a = native.getAccount(addressToBytes(address));
+    if (a === null) return null;
+    const owner = ownerOf(a);
+    return { lamports: a.lamports(), data: isTokenProgram(owner) ? a.data() : NO_DATA, owner, executable: a.executable() };
+  }
+
   function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
     if (!account || classifyTokenData(account.owner, account.data) !== 'account') {
       indexes.setTokenAccount(address, null);
@@ -84,6 +99,7 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
 
   return {
     getAccount,
+    getBalanceAccount,
     /** Re-reads `address` and updates the token-account index entry. */
     reindex: (address: string): void => index(address, getAccount(address)),
     /** Creates or overwrites an account, bypassing the runtime (world building). */

@@ -56,7 +56,7 @@ export function createTransactionIntake(parts: TransactionIntakeParts) {
       return reject(signature, 'rejected', 'AlreadyProcessed', 'This transaction has already been processed');
     if (!clock.isBlockhashValid(decoded.recentBlockhash)) return reject(signature, 'rejected', 'BlockhashNotFound', 'Blockhash not found');
     const slot = clock.openSlot();
-    const outcome = runTransaction(svm, accounts.getAccount, decoded, {
+    const outcome = runTransaction(svm, accounts.getBalanceAccount, decoded, {
       slot,
       index: openSlotTxCount,
       blockTime: clock.blockTimeOf(slot),

@@ -22,7 +22,10 @@ export interface BalanceSnapshot {
   readonly tokenBalances: readonly TokenBalanceData[];
 }
 
-/** Reads an account by address; the chain's own reader skips kit's slow address codec. */
+/**
+ * Reads an account by address; the chain's own reader skips kit's slow address codec. Only the
+ * data of accounts a token program owns is read here (others may come back with empty data).
+ */
 export type AccountReader = (address: string) => AccountData | null;
 
 /** Reads SOL and token balances of `keys` (token rows only for live token accounts). */

@@ -32,15 +32,19 @@ export class WireDecodeError extends Error {}
 /** Reads lookup table contents by table address; returns null when the table does not exist. */
 export type LookupTableReader = (table: string) => Uint8Array | null;
 
+/** Kit's codecs are stateless: built once, not per transaction. */
+const TRANSACTION_DECODER = getTransactionDecoder();
+const MESSAGE_DECODER = getCompiledTransactionMessageDecoder();
+
 const ZERO_SIGNATURE = '1111111111111111111111111111111111111111111111111111111111111111';
 
 /** Decodes wire bytes; throws `WireDecodeError` on malformed input or unsupported versions. */
 export function decodeWireTransaction(wire: Uint8Array, readLookupTable: LookupTableReader): DecodedTransaction {
   let transaction: Transaction;
-  let message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>;
+  let message: ReturnType<(typeof MESSAGE_DECODER)['decode']>;
   try {
-    transaction = getTransactionDecoder().decode(wire);
-    message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    transaction = TRANSACTION_DECODER.decode(wire);
+    message = MESSAGE_DECODER.decode(transaction.messageBytes);
   } catch (cause) {
     throw new WireDecodeError(`failed to deserialize transaction: ${(cause as Error).message}`);
   }

@@ -104,9 +104,18 @@ function handle(deps: Deps, req: IncomingMessage, res: ServerResponse): void {
   }
 }
 
+/**
+ * Folds each landed transaction into the pools' activity. Reading the pools reads every vault's
+ * balance (most of the block producer's CPU went there); a transaction that touches no vault moves
+ * no pool, so it is skipped before that read. The vaults are the world's, fixed when it was built.
+ */
 function observer(activity: PoolActivity, config: MarketServerConfig): (tx: ExecutedTransaction) => void {
+  let vaults: ReadonlySet<string> | null = null;
   return (tx) => {
     try {
+      vaults ??= new Set(config.pools.pools().flatMap((pool) => [pool.vaultA, pool.vaultB]));
+      const known = vaults;
+      if (tx.err !== null || !tx.accountKeys.some((key) => known.has(key))) return;
       activity.observe(tx, config.pools.pools());
     } catch (err) {
       // The chain's emitter must keep delivering to the other surfaces whatever happens here.
