@@ -1,10 +1,12 @@
 /**
- * Composition root: loadConfig -> lock the data directory -> start the embedded localnet when no
- * upstream is configured ->
- * startService -> listen. SIGINT/SIGTERM stop accepting, let in-flight requests finish (for at most
- * the drain time), close the ledger, then the upstreams, and exit 0; a second signal exits at once.
- * The only place the service reaches the localnet package, and only through a dynamic import, so
- * mainnet mode never loads LiteSVM, EDR or the gRPC server.
+ * Composition root: loadConfig -> lock the data directory -> startService, which opens the data
+ * directory's state (identity, ledger, payment state) and only then asks for the upstreams: the
+ * embedded localnet starts here when no upstream is configured, so a data directory the service
+ * refuses (a corrupt ledger) is refused before the localnet is built -> listen. SIGINT/SIGTERM
+ * stop accepting, let in-flight requests finish (for at most the drain time), close the ledger,
+ * then the upstreams, and exit 0; a second signal exits at once. The only place the service
+ * reaches the localnet package, and only through a dynamic import, so mainnet mode never loads
+ * LiteSVM, EDR or the gRPC server.
  */
 import { format } from 'node:util';
 import { helpText, loadConfig, type Config } from './config.ts';
@@ -58,7 +60,12 @@ async function main(): Promise<void> {
   redact = createLogRedactor(config);
   // Held until exit; taken before the localnet starts, so a second start on this directory fails at once.
   lockDataDir(config.dataDir);
-  const { upstreams, localnet } = await upstreamsFor(config);
+  let localnet: Closeable | null = null;
+  const upstreams = async (): Promise<Upstreams> => {
+    const started = await upstreamsFor(config);
+    localnet = started.localnet;
+    return started.upstreams;
+  };
   const service = await startService(config, { upstreams });
   if (service.identity.created) console.log(`created identity keypair ${config.keypairPath} (mode 0600)`);
   console.log(`identity ${service.identity.publicKey}`);

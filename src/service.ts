@@ -66,9 +66,9 @@ export interface Upstreams {
   readonly prepareAccounts?: (accounts: { readonly feePayer: string; readonly payTo: string }) => Promise<void>;
 }
 
-/** The upstreams, and what a caller (a test, a benchmark) replaces or adds. */
+/** The upstreams (a function is called once the data dir's state opened: a bad dir is refused before they start), and what a caller replaces or adds. */
 export interface ServiceOptions {
-  readonly upstreams: Upstreams;
+  readonly upstreams: Upstreams | (() => Promise<Upstreams>);
   /** Handlers that replace or add to the built-in ones, by path. */
   readonly handlers?: PaidHandlers;
   /** Replaces the built-in payment processor (null: no payments accepted). */
@@ -105,7 +105,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const startedAt = new Date();
   const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
-  const terms = paymentTerms(config, identity.publicKey, options.upstreams);
   const { pool, sign } = createServicePool(config, identity.secretKey.subarray(0, 32));
   let baseUrl = '';
   const extensions = createExtensionStack({ serviceName: config.serviceName, publicKeyBytes: identity.publicKeyBytes, sign, baseUrl: () => baseUrl });
@@ -120,10 +119,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     publicKey: identity.publicKey,
     sign,
   });
+  const upstreams = typeof options.upstreams === 'function' ? await options.upstreams() : options.upstreams;
+  const terms = paymentTerms(config, identity.publicKey, upstreams);
   const { ledger, killSwitch } = trust;
-  const rpcTransport = createRpcTransport({ url: options.upstreams.rpcUrl, timeoutMs: config.rpcTimeoutMs });
+  const rpcTransport = createRpcTransport({ url: upstreams.rpcUrl, timeoutMs: config.rpcTimeoutMs });
   const rpc = createRpcClient(rpcTransport);
-  await options.upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
+  await upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
   // Solana settlements learn their confirmation from the timing group's stream while it is live.
   const signatures = createSignatureWatch({ isLive: () => timing.streamLive() });
@@ -132,13 +133,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     rpc,
     rpcTransport,
     pool,
-    geyser: { url: options.upstreams.geyserUrl, token: options.upstreams.geyserToken ?? null, signatures: signatures.feed },
-    market: options.upstreams.market,
+    geyser: { url: upstreams.geyserUrl, token: upstreams.geyserToken ?? null, signatures: signatures.feed },
+    market: upstreams.market,
   });
   await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
   const payments = await startPaymentStack({
     options: config,
-    upstreams: options.upstreams,
+    upstreams,
     terms,
     rpc,
     signatures,
@@ -176,7 +177,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       statusExtras: () => ({
         mode: config.mode,
         timing: timing.status(),
-        ...(options.upstreams.localnet ? { localnet: options.upstreams.localnet } : {}),
+        ...(upstreams.localnet ? { localnet: upstreams.localnet } : {}),
         ...trust.status(),
         ...tlog.status(),
         preview: previewQuota.status(),
@@ -220,7 +221,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     methodology: METHODOLOGY,
   });
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch, channels: channels?.claimer });
-  const adminPort = await admin.listen();
+  const adminUrl = `http://127.0.0.1:${await admin.listen()}`;
   /**
    * Bounded whatever the upstreams do: the front ends drain (at most DRAIN_TIMEOUT_MS, then the
    * stragglers are aborted), the state files close next (nothing appends once no request runs),
@@ -244,7 +245,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);
     return { unclosed: late.filter((what): what is string => what !== null) };
   }
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
   const inFlight = () => server.inFlight();
   return { url: baseUrl, port, identity, terms, pool, ledger, killSwitch, adminUrl, adminTokenPath: admin.tokenPath, storage, inFlight, close };
 }

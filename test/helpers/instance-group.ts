@@ -1,6 +1,6 @@
 /**
- * Several real service processes (`node --import tsx src/main.ts`, each on port 0 with its own
- * data dir) on one PostgreSQL database and one localnet, as a deployment behind a load balancer
+ * Several real service processes (the build, `node dist/server/main.js`, each on port 0 with its
+ * own data dir) on one PostgreSQL database and one localnet, as a deployment behind a load balancer
  * runs them: mainnet mode pointed at a localnet started in the test's process, one service
  * identity shared by all (`--keypair`), funded as the Solana fee payer.
  */

@@ -1,7 +1,12 @@
 /**
- * The real service as a child process, started exactly as a user does (`npm run dev`, or the
- * build as `npm start` runs it), for tests that must kill it (SIGKILL) and start it again on the same data dir.
- * In embedded mode the localnet lives in the same process, so it dies with it.
+ * The real service as a child process, started exactly as a user does (the build as `npm start`
+ * runs it, or `npm run dev`), for tests that must kill it (SIGKILL) and start it again on the same
+ * data dir. In embedded mode the localnet lives in the same process, so it dies with it.
+ *
+ * The build by default: vitest's global setup (test/helpers/build-web-setup.ts) builds it from the
+ * current sources at every run, and a start from it costs about two thirds of the CPU of a start
+ * through the TypeScript loader. The start from the sources stays covered by
+ * test/integration/abort-and-shutdown.test.ts, which runs `node --import tsx src/main.ts` itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +50,7 @@ const ENTRY = {
 export function spawnService(
   dataDir: string,
   extraArgs: readonly string[] = [],
-  from: keyof typeof ENTRY = 'source',
+  from: keyof typeof ENTRY = 'built',
   nodeArgs: readonly string[] = [],
 ): Promise<ServiceProcess> {
   const child = spawn(

@@ -1,6 +1,6 @@
 /**
- * The production build (`npm run build`, run by pretest) is what `npm start` runs: plain Node on
- * dist/server/main.js, no TypeScript loader. Started the same way here, in embedded mode, it must
+ * The production build (`npm run build`; vitest's global setup builds it too) is what `npm start`
+ * runs: plain Node on dist/server/main.js, no TypeScript loader. Started the same way here, in embedded mode, it must
  * serve the storefront and its assets, answer a 402, take a payment from the official x402 client
  * (the receipt is signed in the pool, whose worker is a bundle of its own) and publish a receipt
  * that verifies, then shut down on SIGTERM with exit 0. Anything still needing a TypeScript file at
@@ -24,7 +24,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'built-server-'));
 let svc: ServiceProcess;
 
 beforeAll(async () => {
-  if (!existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` (npm test's pretest does)`);
+  if (!existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` (vitest's global setup does)`);
   svc = await spawnService(dataDir, [], 'built');
 }, 240_000);
 

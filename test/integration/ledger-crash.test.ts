@@ -1,7 +1,7 @@
 /**
  * Issue 5 acceptance: kill -9 of the real server under paid load loses no acknowledged entry.
  *
- * The service runs as a child process (`node --import tsx src/main.ts`, embedded mode). Several
+ * The service runs as a child process (the build, `node dist/server/main.js`, embedded mode). Several
  * official x402 clients (`@x402/fetch` + `@x402/svm`) pay /v1/epoch concurrently; every 200 that
  * reaches us is recorded (its receipt, hence ledgerIndex and SHA-256 of the canonical receipt).
  * While other paid calls are in flight the process is SIGKILLed, then started again on the same
