@@ -244,7 +244,7 @@ describe('figures match the block producer', () => {
     expect(body.slotRates.alt.label).toMatch(/baseline/);
     expect(body.slotRates.primary.slotMs).toBeGreaterThan(300);
     expect(body.etaSecondsToEnd).toBe(Math.round(((64 - body.slotIndex) * body.slotRates.primary.slotMs) / 1000));
-    expect((await rt.source.rpc.getEpochInfo(signal)).absoluteSlot).toBeGreaterThanOrEqual(body.absoluteSlot);
+    expect(Number(localnet.chain.slot('processed'))).toBeGreaterThanOrEqual(body.absoluteSlot);
     const alt = await call('/v1/epoch', { rate: 'alt' });
     expect(alt.etaRate).toBe('alt');
     expect(alt.slotRates.primary).toBeUndefined();
