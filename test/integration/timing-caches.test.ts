@@ -16,7 +16,12 @@ import { responseErrors } from '../helpers/check-response.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
-const STALE_MS = 1_500;
+/**
+ * The product's default (5 s). The figures are checked while the stream is live (a slot within
+ * this long); with 1.5 s, a loaded machine (other files beside this one) let slots come later than
+ * that and the answers fell back to the RPC. The outage tests wait for staleness, however long.
+ */
+const STALE_MS = 5_000;
 
 /** A TCP relay in front of the Geyser server: cutting it is a network drop the server survives. */
 interface Relay {
@@ -293,7 +298,7 @@ describe('stream outages', () => {
     localnet.producer.stop();
     try {
       await until('stale', () => rt.stream.status().state === 'stale', 20_000);
-      expect(rt.stream.status().lastError?.message).toMatch(/no slot update for 1500 ms/);
+      expect(rt.stream.status().lastError?.message).toMatch(new RegExp(`no slot update for ${STALE_MS} ms`));
       const fee = await call('/v1/priority-fee');
       expect(fee.source).toBe('rpc-fallback');
       expect(fee.method).toMatch(/getRecentPrioritizationFees/);
