@@ -22,6 +22,11 @@ export default defineConfig({
     // The storefront's assets, built once per run (the service will not start without them); the
     // root's global setup runs once for both groups.
     globalSetup: ['test/helpers/build-web-setup.ts'],
+    // Files at once in the parallel group (the alone group sets its own 1); --maxWorkers=<n> on the
+    // command line overrides it. Every file owns its ports (0), data dirs and database, and half of a
+    // file's time is waiting on slots and confirmations, so three keep two cores busy where one left
+    // them half idle (docs/development.md, "Test layout and parallelism").
+    maxWorkers: 3,
     projects: [
       {
         test: {
@@ -30,9 +35,6 @@ export default defineConfig({
           // The workspace packages' own tests run with the service's, under the same settings.
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ALONE],
-          // Files at once: vitest's default (cores - 1: one on the 2-core machine) or --maxWorkers.
-          // Every file owns its ports (0), data dirs and database, so they may run side by side;
-          // docs/development.md says what still keeps three from being the default.
           sequence: { groupOrder: 0 },
         },
       },

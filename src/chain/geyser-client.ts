@@ -10,7 +10,7 @@
 import * as yellowstone from '@triton-one/yellowstone-grpc';
 import { CommitmentLevel, SubscribeRequest, type ClientDuplexStream, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createGeyserLiveness, type GeyserState } from './geyser-liveness.ts';
+import { createGeyserLiveness, createStallClock, type GeyserState } from './geyser-liveness.ts';
 import { createUpdateRouter, type GeyserHandlers } from './geyser-update-router.ts';
 
 /** Client ping period (Yellowstone servers ping every 15 s; load balancers idle out at ~60 s). */
@@ -173,18 +173,14 @@ export function createGeyserStream(config: GeyserStreamConfig): GeyserStream {
           config.pingIntervalMs ?? GEYSER_PING_INTERVAL_MS,
         ),
       );
-      timers.push(
-        setInterval(
-          () => {
-            const since = Math.max(progress.lastSlotAtMs ?? 0, openedAt);
-            if (Date.now() - since > staleMs) {
-              setState('stale');
-              stream.destroy(new Error(`no slot update for ${staleMs} ms: stream treated as stale`));
-            }
-          },
-          Math.max(50, Math.min(1_000, staleMs / 4)),
-        ),
-      );
+      const checkMs = Math.max(50, Math.min(1_000, staleMs / 4));
+      const stall = createStallClock(openedAt, checkMs);
+      const checkStall = (): void => {
+        if (stall.silentMs(Date.now(), progress.lastAnySlotAtMs ?? 0) <= staleMs) return;
+        setState('stale');
+        stream.destroy(new Error(`no slot update for ${staleMs} ms: stream treated as stale`));
+      };
+      timers.push(setInterval(checkStall, checkMs));
       for (const t of timers) t.unref();
     });
   }

@@ -41,3 +41,33 @@ export function createGeyserLiveness(): GeyserLiveness {
     },
   };
 }
+
+/**
+ * How long a stream has been silent, counting only time this process was running. A check that
+ * comes late (the event loop was blocked: CPU starvation, a long GC pause) adds at most twice its
+ * period: the slots that arrived meanwhile are still unread in the socket, and the timers run
+ * before the socket is read, so wall time alone would call a healthy stream stale the moment the
+ * process wakes, and its resubscription would add load to a process already short of it.
+ */
+export interface StallClock {
+  /** Silence so far, ms, as of the check at `now`; `lastSlotAtMs` is when a slot (a replayed one too) last arrived. */
+  silentMs(now: number, lastSlotAtMs: number): number;
+}
+
+/** A clock for one subscription opened at `openedAt`, checked every `checkMs`. */
+export function createStallClock(openedAt: number, checkMs: number): StallClock {
+  let lastCheckAt = openedAt;
+  let since = openedAt;
+  let frozenMs = 0;
+  return {
+    silentMs(now, lastSlotAtMs) {
+      if (lastSlotAtMs > since) {
+        since = lastSlotAtMs;
+        frozenMs = 0;
+      }
+      frozenMs += Math.max(0, now - lastCheckAt - 2 * checkMs);
+      lastCheckAt = now;
+      return now - since - frozenMs;
+    },
+  };
+}

@@ -43,6 +43,8 @@ export interface SlotProgress {
   lastSlot: number | null;
   /** When a slot the chain made after the current subscription last arrived. */
   lastSlotAtMs: number | null;
+  /** When any slot update last arrived, replayed ones included: a replay under way is not a stall. */
+  lastAnySlotAtMs: number | null;
   lastConfirmed: number | null;
   /** Slots up to this one are replays of a from_slot resubscription (the server's head then); set by the client. */
   replayUntil: number | null;
@@ -65,7 +67,15 @@ export interface UpdateRouter {
 /** Creates the router with empty progress. */
 export function createUpdateRouter(config: UpdateRouterConfig): UpdateRouter {
   const tipIds = new Set(JITO_TIP_ACCOUNTS.map((a) => keyId(decodeBase58(a)!)));
-  const progress: SlotProgress = { updates: 0, slotUpdates: 0, lastSlot: null, lastSlotAtMs: null, lastConfirmed: null, replayUntil: null };
+  const progress: SlotProgress = {
+    updates: 0,
+    slotUpdates: 0,
+    lastSlot: null,
+    lastSlotAtMs: null,
+    lastAnySlotAtMs: null,
+    lastConfirmed: null,
+    replayUntil: null,
+  };
   const { handlers } = config;
 
   function onSlot(update: NonNullable<GeyserUpdateLike['slot']>, now: number): void {
@@ -74,6 +84,7 @@ export function createUpdateRouter(config: UpdateRouterConfig): UpdateRouter {
     const slot = Number(update.slot);
     const replayed = progress.replayUntil !== null && slot <= progress.replayUntil;
     progress.slotUpdates++;
+    progress.lastAnySlotAtMs = now;
     if (progress.lastSlot === null || slot > progress.lastSlot) progress.lastSlot = slot;
     if (status === 'confirmed' && (progress.lastConfirmed === null || slot > progress.lastConfirmed)) progress.lastConfirmed = slot;
     // Only a slot the chain made after we resubscribed proves the stream is live.

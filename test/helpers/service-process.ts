@@ -29,7 +29,7 @@ export interface ServiceProcess {
   /** Everything printed so far. */
   stdout(): string;
   stderr(): string;
-  /** Resolves when the process has exited. */
+  /** Resolves when the process has exited and everything it printed has been read. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -65,8 +65,10 @@ export function spawnService(
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  // 'close', not 'exit': the process may be gone before its last lines are read from the pipes,
+  // and a caller reads what it printed (why it failed, its last line) once it has exited.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

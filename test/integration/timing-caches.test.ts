@@ -16,7 +16,12 @@ import { responseErrors } from '../helpers/check-response.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
-const STALE_MS = 1_500;
+/**
+ * The product's default (5 s). The figures are checked while the stream is live (a slot within
+ * this long); with 1.5 s, a loaded machine (other files beside this one) let slots come later than
+ * that and the answers fell back to the RPC. The outage tests wait for staleness, however long.
+ */
+const STALE_MS = 5_000;
 /** The shortest epoch a Solana schedule allows: the first transition comes 12.8 s after start, not 25.6 s. */
 const SLOTS_PER_EPOCH = 32;
 
@@ -232,8 +237,13 @@ describe('figures match the block producer', () => {
   });
 
   it('epoch: position from the streamed slot and the schedule, two labelled rates', async () => {
+    const streamedBefore = rt.caches.clock.head()!.slot;
     const body = await call('/v1/epoch', { rate: 'both' });
+    const streamedAfter = rt.caches.clock.head()!.slot;
     expect(body.source).toBe('geyser');
+    // The streamed head of the moment of the answer, one the chain has made.
+    expect(body.absoluteSlot).toBeGreaterThanOrEqual(streamedBefore);
+    expect(body.absoluteSlot).toBeLessThanOrEqual(streamedAfter);
     expect(body.slotsInEpoch).toBe(SLOTS_PER_EPOCH);
     expect(body.epoch).toBe(Math.floor(body.absoluteSlot / SLOTS_PER_EPOCH));
     expect(body.slotIndex).toBe(body.absoluteSlot % SLOTS_PER_EPOCH);
@@ -241,8 +251,7 @@ describe('figures match the block producer', () => {
     expect(body.slotRates.alt.label).toMatch(/baseline/);
     expect(body.slotRates.primary.slotMs).toBeGreaterThan(300);
     expect(body.etaSecondsToEnd).toBe(Math.round(((SLOTS_PER_EPOCH - body.slotIndex) * body.slotRates.primary.slotMs) / 1000));
-    const info = await rt.source.rpc.getEpochInfo(signal);
-    expect(Math.abs(info.absoluteSlot - body.absoluteSlot)).toBeLessThanOrEqual(3);
+    expect(Number(localnet.chain.slot('processed'))).toBeGreaterThanOrEqual(body.absoluteSlot);
     const alt = await call('/v1/epoch', { rate: 'alt' });
     expect(alt.etaRate).toBe('alt');
     expect(alt.slotRates.primary).toBeUndefined();
@@ -291,7 +300,7 @@ describe('stream outages', () => {
     localnet.producer.stop();
     try {
       await until('stale', () => rt.stream.status().state === 'stale', 20_000);
-      expect(rt.stream.status().lastError?.message).toMatch(/no slot update for 1500 ms/);
+      expect(rt.stream.status().lastError?.message).toMatch(new RegExp(`no slot update for ${STALE_MS} ms`));
       const fee = await call('/v1/priority-fee');
       expect(fee.source).toBe('rpc-fallback');
       expect(fee.method).toMatch(/getRecentPrioritizationFees/);
@@ -317,13 +326,11 @@ describe('stream outages', () => {
     await until('not live', () => !rt.stream.isLive(), 20_000);
     await until('slots made during the drop', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeCut + 4), 20_000);
     await relay.restore();
+    // Every slot the chain had confirmed when the connection came back: the replay must bring them
+    // all (a fixed target; the head itself moves on, and a loaded process trails it by a few slots).
+    const headAtRestore = Number(localnet.chain.slot('confirmed'));
     await until('live again', () => rt.stream.isLive() && rt.stream.status().subscriptions > subscriptionsBefore, 30_000);
-    await until(
-      'slots after the drop',
-      () =>
-        (rt.caches.fees.window.lastConfirmed ?? 0) >= Number(localnet.chain.slot('confirmed')) - 1 &&
-        (rt.caches.fees.window.lastConfirmed ?? 0) > confirmedBeforeCut + 6,
-    );
+    await until('slots after the drop', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= Math.max(headAtRestore, confirmedBeforeCut + 7));
     const covered = coveredSlots('fees');
     const missing: number[] = [];
     for (let s = confirmedBeforeCut; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) missing.push(s);

@@ -26,7 +26,6 @@ const ALLOWED: readonly { readonly file: string; readonly rule?: string; readonl
   },
   { file: 'test/helpers/postgres.ts', rule: 'sleep helper', count: 1, why: 'the pause between those polls (see the timer above)' },
   { file: 'test/helpers/service-process.ts', count: 1, why: 'a deadline: kills a service that never printed its listening line and fails with its output' },
-  { file: 'test/integration/abort-and-shutdown.test.ts', count: 2, why: 'deadlines: fail the wait for a listening line with the output seen' },
   {
     file: 'packages/localnet/test/integration/localnet-rpc-harness.ts',
     count: 1,
