@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -22,10 +23,11 @@ const CHANGES_THE_PROCESS = /\bvi\.(mock|doMock|unmock|stubGlobal|stubEnv|spyOn|
 const ISOLATED: readonly string[] = [];
 
 const TEST_FILE = /\.test\.ts$/;
-const testFiles = ['test', ...readdirSync('packages').map((p) => `packages/${p}/test`)].flatMap((dir) => {
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const testFiles = ['test', ...readdirSync(`${ROOT}packages`).map((p) => `packages/${p}/test`)].flatMap((dir) => {
   let names: string[];
   try {
-    names = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+    names = readdirSync(`${ROOT}${dir}`, { recursive: true, encoding: 'utf8' });
   } catch {
     return [];
   }
@@ -34,7 +36,7 @@ const testFiles = ['test', ...readdirSync('packages').map((p) => `packages/${p}/
 /** The shared group's files: all but the ALONE ones, those the rule finds and the ISOLATED list. */
 const SHARED = testFiles
   .filter((f) => !ALONE.includes(f) && !ISOLATED.includes(f))
-  .filter((f) => !CHANGES_THE_PROCESS.test(readFileSync(f, 'utf8')))
+  .filter((f) => !CHANGES_THE_PROCESS.test(readFileSync(`${ROOT}${f}`, 'utf8')))
   .sort();
 // ------------------------------------------------------------------------------------------------
 

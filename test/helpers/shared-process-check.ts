@@ -16,7 +16,7 @@
  * made (slower: it hooks every promise, so it is for audits, not every run).
  */
 import { createHook } from 'node:async_hooks';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 
 /** How long closing handles may take to be gone once the file's own afterAll hooks returned. */
 const SETTLE_MS = 5_000;
@@ -144,8 +144,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   process.off('warning', onWarning);
-  const deadline = Date.now() + SETTLE_MS;
-  while (grownResources(before).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+  await vi.waitUntil(() => grownResources(before).length === 0, { timeout: SETTLE_MS, interval: POLL_MS }).catch(() => undefined);
   const leftovers = audit?.() ?? [];
   if (leftovers.length > 0) console.error(`shared-process audit: ${leftovers.length} timers/handles left alive:\n${leftovers.join('\n---\n')}`);
   const problems = [
