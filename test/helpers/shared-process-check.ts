@@ -115,7 +115,9 @@ function startAudit(): () => string[] {
       const frames = all.filter((f) => !f.includes('(node:'));
       // vitest's own timers (hook and test time-outs, its reporting) are not the file's.
       if (frames.length > 0 && VITEST_FRAME.test(frames[0]!)) return;
-      alive.set(id, { type, resource, armedByTimer: all.some((f) => f.includes('listOnTimeout')), frames: frames.slice(0, 12) });
+      // A timer made in a timer's callback is a loop's next turn, unless it is an AbortSignal.timeout's.
+      const armedByTimer = all.some((f) => f.includes('listOnTimeout')) && !all.some((f) => f.includes('abort_controller'));
+      alive.set(id, { type, resource, armedByTimer, frames: frames.slice(0, 12) });
     },
     destroy(id) {
       alive.delete(id);
