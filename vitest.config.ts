@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -6,6 +8,37 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * one at a time after the rest (docs/development.md, "Test layout and parallelism").
  */
 const ALONE = ['test/integration/fuzz.test.ts', 'test/adversarial/payment-properties.test.ts'];
+
+// --- The shared group: files that run one after another in one process, without isolation ------
+// A fresh process per file pays Node's start, module loading (about 2 s of CPU for a file that
+// starts the service) and every first-call cost again; files that leave the process as they found
+// it share one instead (docs/development.md, "Test layout and parallelism"). Every test file is in
+// it unless a rule or the list below keeps it isolated; test/helpers/shared-process-check.ts fails
+// a shared file that leaves a handle, a timer, a process listener, a console patch or an env change.
+
+/** Mocks, spies, stubbed globals and fake timers change modules or globals every later file would see. */
+const CHANGES_THE_PROCESS = /\bvi\.(mock|doMock|unmock|stubGlobal|stubEnv|spyOn|useFakeTimers|resetModules)\b/;
+
+/** Files kept isolated for a reason the rule above does not see, each with the reason. */
+const ISOLATED: readonly string[] = [];
+
+const TEST_FILE = /\.test\.ts$/;
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const testFiles = ['test', ...readdirSync(`${ROOT}packages`).map((p) => `packages/${p}/test`)].flatMap((dir) => {
+  let names: string[];
+  try {
+    names = readdirSync(`${ROOT}${dir}`, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return names.filter((n) => TEST_FILE.test(n)).map((n) => `${dir}/${n}`);
+});
+/** The shared group's files: all but the ALONE ones, those the rule finds and the ISOLATED list. */
+const SHARED = testFiles
+  .filter((f) => !ALONE.includes(f) && !ISOLATED.includes(f))
+  .filter((f) => !CHANGES_THE_PROCESS.test(readFileSync(`${ROOT}${f}`, 'utf8')))
+  .sort();
+// ------------------------------------------------------------------------------------------------
 
 /** What every file runs under, whichever group it is in. */
 const COMMON = {
@@ -34,7 +67,17 @@ export default defineConfig({
           name: 'parallel',
           // The workspace packages' own tests run with the service's, under the same settings.
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...ALONE],
+          exclude: [...configDefaults.exclude, ...ALONE, ...SHARED],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...COMMON,
+          name: 'shared',
+          include: SHARED,
+          isolate: false,
+          setupFiles: ['test/helpers/shared-process-check.ts'],
           sequence: { groupOrder: 0 },
         },
       },

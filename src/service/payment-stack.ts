@@ -152,6 +152,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     signatures: config.signatures ?? null,
     maxPriorityFeeLamports: options.svmMaxPriorityFee,
     onFee: (fee) => feePayer.record(fee),
+    // Aborted at close, with the early answers' confirmations.
+    stopping: early.signal,
   });
   const settlement = evmSettlement(options, config.upstreams);
   // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.

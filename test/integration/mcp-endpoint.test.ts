@@ -53,7 +53,9 @@ describe.each(['legacy', 'modern'] as const)('tools over the %s protocol', (era)
     const required = r.structuredContent!;
     expect(required).toMatchObject({ x402Version: 2, error: 'Payment required', resource: { url: 'mcp://tool/epoch', mimeType: 'application/json' } });
     expect(JSON.parse(r.content[0]!.text)).toEqual({ 'x402/error': { code: 402, message: 'Payment required', data: required } });
-    const http = JSON.parse(Buffer.from((await fetch(`${t.url}/v1/epoch?rate=both`)).headers.get('payment-required')!, 'base64').toString());
+    const challenge = await fetch(`${t.url}/v1/epoch?rate=both`);
+    await challenge.arrayBuffer();
+    const http = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString());
     // The Solana option carries a live recentBlockhash, which may move between the two challenges.
     const stable = (accepts: any[]) => accepts.map(({ extra: { recentBlockhash: _, ...extra }, ...rest }) => ({ ...rest, extra }));
     expect(stable(required.accepts)).toEqual(stable(http.accepts));
@@ -117,26 +119,36 @@ describe('free tools', () => {
 describe('transport', () => {
   it('refuses a foreign Origin with 403 and accepts its own and loopback origins', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    const post = (origin: string) => fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...RAW_MCP_HEADERS, origin }, body });
-    expect((await post('https://evil.example')).status).toBe(403);
-    expect((await post('null')).status).toBe(403);
-    expect((await post(new URL(t.url).origin)).status).toBe(200);
-    expect((await post('http://localhost:6274')).status).toBe(200);
+    // Every body is read: an unread one holds its connection past the service's close.
+    const post = async (origin: string) => {
+      const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...RAW_MCP_HEADERS, origin }, body });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    expect(await post('https://evil.example')).toBe(403);
+    expect(await post('null')).toBe(403);
+    expect(await post(new URL(t.url).origin)).toBe(200);
+    expect(await post('http://localhost:6274')).toBe(200);
     const preflight = await fetch(`${t.url}/mcp`, {
       method: 'OPTIONS',
       headers: { origin: 'http://localhost:6274', 'access-control-request-headers': 'mcp-protocol-version' },
     });
+    await preflight.arrayBuffer();
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
   });
 
   it('answers GET and DELETE with 405, has no OAuth metadata, and streams SSE unbuffered', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${t.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      await res.arrayBuffer();
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST, OPTIONS');
     }
-    expect((await fetch(`${t.url}/.well-known/oauth-protected-resource`)).status).toBe(404);
-    expect((await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      const res = await fetch(`${t.url}${path}`);
+      await res.arrayBuffer();
+      expect(res.status, path).toBe(404);
+    }
     const sse = await rawToolCall(t.url, 'health', {});
     expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(sse.headers.get('x-accel-buffering')).toBe('no');
@@ -145,6 +157,7 @@ describe('transport', () => {
 
   it('refuses a body over 64 KiB before parsing it', async () => {
     const res = await rawToolCall(t.url, 'sample', { endpoint: 'x'.repeat(70_000) });
+    await res.arrayBuffer();
     expect(res.status).toBe(413);
   });
 });

@@ -155,3 +155,25 @@ describe('confirmSignature without a live stream', () => {
     expect(rpc.polls).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('confirmSignature when the service stops', () => {
+  it('ends the wait at once as pending when its stop signal aborts, with or without the stream, and queries no more', async () => {
+    const rpc = recordingRpc();
+    const bareRpc = recordingRpc();
+    const s = streamed();
+    const stopping = new AbortController();
+    const live = track(confirmSignature(rpc, s.sig.id, 'confirmed', TIMEOUT_MS, s.confirm, stopping.signal));
+    const bare = track(confirmSignature(bareRpc, s.sig.id, 'confirmed', TIMEOUT_MS, null, stopping.signal));
+    await vi.advanceTimersByTimeAsync(STREAM_FIRST_CHECK_MS + CONFIRM_POLL_MS);
+    expect([live.outcome, bare.outcome]).toEqual([null, null]);
+    stopping.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(live.outcome).toEqual({ status: 'pending', message: 'not confirmed when the service stopped waiting (not seen yet)' });
+    expect(bare.outcome).toEqual({ status: 'pending', message: 'not confirmed when the service stopped waiting (not seen yet)' });
+    const polls = [rpc.polls, bareRpc.polls];
+    await vi.advanceTimersByTimeAsync(TIMEOUT_MS);
+    expect([rpc.polls, bareRpc.polls]).toEqual(polls);
+    // Nothing of either wait is left armed: a closed service keeps no timer of a confirmation.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -27,7 +27,28 @@ export interface ConfirmStream {
   readonly live: () => boolean;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `stop` aborts (its timer cleared). */
+const sleep = (ms: number, stop: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+/** `wait`, cut short when `stop` aborts. */
+const untilStopped = (wait: Promise<void>, stop: AbortSignal | undefined): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const done = (): void => {
+      stop?.removeEventListener('abort', done);
+      resolve();
+    };
+    stop?.addEventListener('abort', done, { once: true });
+    void wait.then(done);
+  });
 
 /** What one getSignatureStatuses answer decides: an outcome, or why it is not one yet. */
 function judge(status: SignatureStatus | null, commitment: RpcCommitment): ConfirmOutcome | string {
@@ -73,13 +94,18 @@ function streamVerdict(watched: WatchedSignature, commitment: RpcCommitment): { 
   return { seen, outcome: null, finalNews: (watched.finalizedSlot() ?? -1) >= seen.slot };
 }
 
-/** Waits until `commitment` is reached, the transaction fails, or `timeoutMs` passes. */
+/**
+ * Waits until `commitment` is reached, the transaction fails, or `timeoutMs` passes; or until
+ * `stop` aborts (the service closing): then it is `pending` at once, as when time runs out, and no
+ * timer or query of it outlives the close.
+ */
 export async function confirmSignature(
   rpc: Pick<RpcClient, 'getSignatureStatus'>,
   signature: string,
   commitment: RpcCommitment,
   timeoutMs: number,
   stream: ConfirmStream | null = null,
+  stop?: AbortSignal,
 ): Promise<ConfirmOutcome> {
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -88,7 +114,7 @@ export async function confirmSignature(
   // A short time limit still gets an RPC answer before it runs out.
   const firstCheckMs = Math.min(STREAM_FIRST_CHECK_MS, timeoutMs / 2);
   let finalNewsChecked = false;
-  for (let now = started; now < deadline; now = Date.now()) {
+  for (let now = started; now < deadline && !stop?.aborted; now = Date.now()) {
     const verdict = stream ? streamVerdict(stream.watched, commitment) : null;
     if (verdict?.seen.failed) return failedOnStream(rpc, signature, commitment, verdict.seen);
     if (verdict?.outcome) return verdict.outcome;
@@ -105,7 +131,8 @@ export async function confirmSignature(
     }
     // While live, wake at least every CONFIRM_POLL_MS: a stream that goes stale hands back to polling.
     const wait = Math.min(dueAt, deadline) - now;
-    await (stream ? stream.watched.changed(live ? Math.min(wait, CONFIRM_POLL_MS) : wait) : sleep(wait));
+    await (stream ? untilStopped(stream.watched.changed(live ? Math.min(wait, CONFIRM_POLL_MS) : wait), stop) : sleep(wait, stop));
   }
+  if (stop?.aborted) return { status: 'pending', message: `not ${commitment} when the service stopped waiting (${lastProblem})` };
   return { status: 'pending', message: `not ${commitment} within ${timeoutMs} ms (${lastProblem})` };
 }

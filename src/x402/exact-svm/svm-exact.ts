@@ -1,9 +1,8 @@
 /**
- * The Solana `exact` scheme (ExactScheme) as a facilitator runs it: decode the payer's partially
- * signed transaction, apply the x402 exact-SVM rules, check the payer's signatures in the worker
- * pool, simulate over RPC; settle by co-signing as fee payer in the pool, sending, and waiting for
- * the configured commitment (streamed from Geyser when the service has a signature watch, polled
- * otherwise: svm-confirm.ts). Expected failures are results with x402 reason codes.
+ * The Solana `exact` scheme (ExactScheme) as a facilitator runs it: decode the payer's partially signed transaction,
+ * apply the x402 exact-SVM rules, check the payer's signatures in the worker pool, simulate over RPC; settle by
+ * co-signing as fee payer in the pool, sending, and waiting for the configured commitment (streamed from Geyser when
+ * the service has a signature watch, polled otherwise: svm-confirm.ts). Expected failures are results with x402 reason codes.
  */
 import { createHash } from 'node:crypto';
 import { associatedTokenAddress } from '../../chain/associated-token.ts';
@@ -48,6 +47,8 @@ export interface SvmExactConfig {
   readonly sources?: SourceBudget;
   /** Told the fee of every settlement the node accepted (/health). */
   readonly onFee?: (fee: SettlementFee) => void;
+  /** Aborted at the service's close: a confirmation still waited for stops, pending as when time runs out. */
+  readonly stopping?: AbortSignal;
 }
 
 function isSendOutcome(value: unknown): value is SendOutcome {
@@ -225,7 +226,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
     }
     onAccepted?.(transaction);
-    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream);
+    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream, config.stopping);
     if (outcome.status === 'failed')
       return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
     if (outcome.status === 'pending')

@@ -79,8 +79,12 @@ function artifactOf(name: LocalContractName, compiled: SolcContract, compiler: s
 
 /** Compiles and writes every artifact; returns their paths. Throws with solc's messages on errors. */
 export async function compileLocalContracts(): Promise<string[]> {
-  // solc-js is a large wasm module: loaded only when a compile is due.
+  // solc-js is a large wasm module: loaded only when a compile is due. Its Emscripten runtime adds
+  // a process-wide unhandledRejection handler as it loads; the localnet runs inside the service's
+  // (or a test's) process, whose handlers are not solc's to set, so it is taken off again.
+  const before = new Set(process.listeners('unhandledRejection'));
   const solc = (await import('solc')).default;
+  for (const added of process.listeners('unhandledRejection')) if (!before.has(added)) process.off('unhandledRejection', added);
   const output = JSON.parse(solc.compile(JSON.stringify(solcInput()))) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
