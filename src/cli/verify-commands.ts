@@ -10,7 +10,6 @@ import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import type { Output } from './cli-output.ts';
-import { checkExtensionReceipt } from './offer-receipt-check.ts';
 import { bodyFileFor, readInputFile, x402ReceiptFileFor } from './receipt-files.ts';
 import { tlogProofFileFor } from './tlog-proof-files.ts';
 import { parseTlogPolicy } from '../witness/tlog-policy.ts';
@@ -40,6 +39,9 @@ async function x402Lines(file: string, ours: Record<string, unknown>, get: Trust
   if (typeof receipt !== 'object' || receipt === null) return [{ name: 'x402 receipt', ok: false, detail: `${file} is not a receipt object` }];
   const signedBy = (ours.signature as { signedBy?: unknown } | undefined)?.signedBy;
   const fields = { signedBy: String(signedBy ?? ''), network: String(ours.network ?? ''), endpoint: String(ours.endpoint ?? '') };
+  // Loaded only here: the extension's client code (JWS, DID keys) is most of a verify's start-up
+  // CPU, and verify-proof, or a receipt saved without an x402 one, never needs it.
+  const { checkExtensionReceipt } = await import('./offer-receipt-check.ts');
   return checkExtensionReceipt(receipt as Record<string, unknown>, fields, get);
 }
 
