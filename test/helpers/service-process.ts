@@ -5,8 +5,8 @@
  *
  * The build by default: vitest's global setup (test/helpers/build-web-setup.ts) builds it from the
  * current sources at every run, and a start from it costs about two thirds of the CPU of a start
- * through the TypeScript loader. The start from the sources stays covered by
- * test/integration/abort-and-shutdown.test.ts, which runs `node --import tsx src/main.ts` itself.
+ * through the TypeScript loader. The start from the sources (`'source'`, as `npm run dev` runs it)
+ * stays covered by test/integration/abort-and-shutdown.test.ts's mainnet-mode lifecycle test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

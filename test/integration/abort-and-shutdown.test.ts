@@ -109,7 +109,8 @@ describe('abort handling', () => {
 
 describe('process lifecycle', () => {
   // A child's start-up (tsx, the pool, the upstreams' first reads) has the helper's time limit,
-  // SERVICE_START_TIMEOUT_MS: on a loaded machine it can take tens of seconds.
+  // SERVICE_START_TIMEOUT_MS: on a loaded machine it can take tens of seconds. This one starts
+  // from the sources through tsx, as `npm run dev` does (every other spawned service runs the build).
   it(
     'mainnet mode (pointed at a localnet as its upstreams) prints the bound port, creates a 0600 identity and exits 0 on SIGTERM',
     async () => {
@@ -124,7 +125,7 @@ describe('process lifecycle', () => {
       ];
       let child: ServiceProcess | null = null;
       try {
-        child = await spawnService(dataDir, upstreams);
+        child = await spawnService(dataDir, upstreams, 'source');
         expect(Number(new URL(child.url).port)).toBeGreaterThan(0);
         expect((await fetch(`${child.url}/health`)).status).toBe(200);
         expect(statSync(join(dataDir, 'identity.json')).mode & 0o777).toBe(0o600);
