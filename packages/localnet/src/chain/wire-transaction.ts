@@ -6,6 +6,7 @@
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder, type Transaction } from '@solana/kit';
 import type { CompiledInstructionData, MessageHeaderData } from './types.ts';
 import { encodeBase58 } from '../encoding/base58.ts';
+import { type KitMessage, readWireDirect } from './wire-direct.ts';
 
 /** Address lookup table account layout: addresses start after the 56-byte metadata header. */
 const LOOKUP_TABLE_META_SIZE = 56;
@@ -38,16 +39,22 @@ const MESSAGE_DECODER = getCompiledTransactionMessageDecoder();
 
 const ZERO_SIGNATURE = '1111111111111111111111111111111111111111111111111111111111111111';
 
-/** Decodes wire bytes; throws `WireDecodeError` on malformed input or unsupported versions. */
-export function decodeWireTransaction(wire: Uint8Array, readLookupTable: LookupTableReader): DecodedTransaction {
-  let transaction: Transaction;
-  let message: ReturnType<(typeof MESSAGE_DECODER)['decode']>;
+/** The transaction and its message by kit's codecs; throws `WireDecodeError` when they refuse the bytes. */
+export function readWireWithKit(wire: Uint8Array): { transaction: Transaction; message: KitMessage } {
   try {
-    transaction = TRANSACTION_DECODER.decode(wire);
-    message = MESSAGE_DECODER.decode(transaction.messageBytes);
+    const transaction = TRANSACTION_DECODER.decode(wire);
+    return { transaction, message: MESSAGE_DECODER.decode(transaction.messageBytes) };
   } catch (cause) {
     throw new WireDecodeError(`failed to deserialize transaction: ${(cause as Error).message}`);
   }
+}
+
+/**
+ * Decodes wire bytes; throws `WireDecodeError` on malformed input or unsupported versions. The
+ * common shape is read directly (wire-direct.ts), anything else by kit's codecs.
+ */
+export function decodeWireTransaction(wire: Uint8Array, readLookupTable: LookupTableReader): DecodedTransaction {
+  const { transaction, message } = readWireDirect(wire) ?? readWireWithKit(wire);
   if (message.version !== 'legacy' && message.version !== 0) {
     throw new WireDecodeError(`unsupported transaction version ${String(message.version)}`);
   }
