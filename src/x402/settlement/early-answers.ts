@@ -7,6 +7,7 @@
  * early answer is recorded durably, its payer barred from early answers for the bar time, and a
  * ledger audit entry names the receipt whose payment failed; the answer's own entry stays as it is.
  */
+import { setMaxListeners } from 'node:events';
 import type { Ledger } from '../../trust/ledger.ts';
 import type { EarlyAnswerStore, EarlyFailure } from '../state/early-answer-store.ts';
 
@@ -107,6 +108,9 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
   const counts = { answered: 0, confirmed: 0, failed: 0, failedUnits: 0 };
   let total = 0;
   const closing = new AbortController();
+  // Every settlement waiting on the chain listens for the close and drops its listener when done:
+  // more than Node's 10 at once is load, not a leak.
+  setMaxListeners(0, closing.signal);
   const held = new Float64Array(EARLY_HELD_SAMPLES);
   let heldCount = 0;
 
