@@ -21,13 +21,14 @@ import { createEd25519Signer } from '../../src/trust/ed25519.ts';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
 import type { ChannelFacilitator } from '../../src/x402/channels/channel-facilitator.ts';
-import { createChannelProcessor } from '../../src/x402/channels/channel-processor.ts';
+import { CHANNEL_PENDING_HANDOVER_MS, createChannelProcessor } from '../../src/x402/channels/channel-processor.ts';
 import { type ChannelRecord, type ChannelStore, createChannelStore } from '../../src/x402/channels/channel-store.ts';
 import { createReceiptStamp } from '../../src/x402/delivery/paid-delivery.ts';
 import { createPaidTiming } from '../../src/x402/delivery/paid-timing.ts';
 import { createChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { createFaultPlan, type FaultPlan } from '../helpers/fault-plan.ts';
+import { manualClock } from '../helpers/manual-clock.ts';
 import { createMemoryLedger } from '../helpers/memory-ledger.ts';
 import { reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';
 
@@ -54,10 +55,14 @@ afterEach(() => {
 /** The channel log, whose writes fail when the plan says so at `channel.put`. */
 function channelLog(dir: string, faults: FaultPlan): ChannelStore {
   const log = createChannelStore({ dir, now: () => T });
-  return { ...log, put: async (id, record) => (await faults.at('channel.put'), log.put(id, record)) };
+  const put: ChannelStore['put'] = async (id, record) => {
+    await faults.at('channel.put');
+    return log.put(id, record);
+  };
+  return { ...log, put };
 }
 
-function setup() {
+function setup(o: { shared?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'channel-crash-'));
   dirs.push(dir);
   const faults = createFaultPlan();
@@ -87,6 +92,7 @@ function setup() {
   };
   const channelId = channelIdOf(config, BASE_CHAIN_ID) as `0x${string}`;
   let handlerRuns = 0;
+  const clock = manualClock(T);
 
   /** One process: a processor over the channel log opened now. */
   const open = () => {
@@ -99,7 +105,8 @@ function setup() {
       challengeFor: () => BUILDER,
       chainId: BASE_CHAIN_ID,
       fault: () => {},
-      now: () => T,
+      now: clock.now,
+      shared: o.shared ?? false,
     });
     return { store, processor };
   };
@@ -125,6 +132,7 @@ function setup() {
   return {
     faults,
     ledger,
+    clock,
     call,
     handlerRuns: () => handlerRuns,
     pay: (c: PaidCall) => now.processor.process(c, createPaidTiming()),
@@ -144,8 +152,8 @@ const chargedOf = (reply: HttpReply): unknown =>
   (settleResponseOf(reply)?.extra as { channelState?: { chargedCumulativeAmount: string } } | undefined)?.channelState?.chargedCumulativeAmount;
 
 /** The fixture after a 200 for the first voucher and a second voucher killed at its ledger append, after its charge was stored. */
-async function killedAfterTheCharge() {
-  const f = setup();
+async function killedAfterTheCharge(o: { shared?: boolean } = {}) {
+  const f = setup(o);
   expect((await f.pay(await f.call(PRICE))).status).toBe(200);
   const second = await f.call(2n * PRICE);
   const held = f.faults.hold('ledger.append');
@@ -222,5 +230,18 @@ describe('a channel voucher charged but not answered', () => {
     // The payer moved past the pending voucher: its retry is now off by one price.
     expect(reasonOf(await f.pay(second))).toBe(MISMATCH);
     expect((await f.record()).charged).toBe(String(3n * PRICE));
+  });
+
+  it('on a store instances share, a pending answer is left to the request that charged it for the handover time, then answered', async () => {
+    const { f, second } = await killedAfterTheCharge({ shared: true });
+    const runs = f.handlerRuns();
+    // It may be delivering on another instance now: told to come back, nothing run, nothing charged.
+    expect(reasonOf(await f.pay(second))).toBe('invalid_batch_settlement_evm_channel_busy');
+    expect(f.handlerRuns()).toBe(runs);
+    f.clock.advance(CHANNEL_PENDING_HANDOVER_MS);
+    const retry = await f.pay(second);
+    expect(retry.status, textOf(retry)).toBe(200);
+    expect(textOf(retry)).toBe(ANSWER_BODY);
+    expect((await f.record()).charged).toBe(String(2n * PRICE));
   });
 });

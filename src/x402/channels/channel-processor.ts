@@ -39,6 +39,13 @@ export const CHANNEL_MAX_WAITING = 32;
  */
 export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
 
+/**
+ * On a store other instances share (the database), how long a voucher's pending answer is left to
+ * the request that charged it, ms: it may be delivering it on another instance right now (receipt
+ * and ledger entry take far less). After that it is taken for lost in a crash and answered again.
+ */
+export const CHANNEL_PENDING_HANDOVER_MS = 30_000;
+
 export interface ChannelProcessorConfig {
   readonly store: ChannelStore;
   readonly facilitator: ChannelFacilitator;
@@ -53,6 +60,8 @@ export interface ChannelProcessorConfig {
   readonly mirrorMaxAgeMs?: number;
   /** Vouchers on a channel found unfunded a moment ago (default: a fresh memory): their repeats cost no chain read. */
   readonly failed?: FailedPayments;
+  /** Whether other instances serve these channels too (the database's store); default false. */
+  readonly shared?: boolean;
 }
 
 export interface ChannelProcessor {
@@ -123,6 +132,9 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
    * without charging again. Not a 200: answered as it is, the answer still pending for a later retry.
    */
   async function answerPending(call: PaidCall, id: string, known: ChannelRecord, timing: PaidTiming): Promise<HttpReply> {
+    // Requests of a channel are queued on this instance, so only another instance can be delivering it now.
+    if (config.shared && now() - known.lastRequestAt < CHANNEL_PENDING_HANDOVER_MS)
+      return refuse(call, CHANNEL_REASONS.channelBusy, "this voucher's answer is being delivered by another request; retry shortly");
     const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
     return deliver(call, id, { ...known, lastRequestAt: now() }, answer, NOTHING_MOVED, timing);
