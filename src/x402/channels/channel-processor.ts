@@ -7,7 +7,8 @@
  * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
  * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
  * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
- * durably, before it leaves.
+ * durably, before it leaves (channel-commit.ts); a voucher whose charge is stored and whose
+ * answer was never kept (a crash between the two) is answered again on its identical retry.
  * A deposit is verified and sent on chain by the facilitator around the same steps. Claiming the
  * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
