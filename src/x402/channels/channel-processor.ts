@@ -7,19 +7,21 @@
  * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
  * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
  * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
- * durably, before it leaves.
+ * durably, before it leaves (channel-commit.ts); a voucher whose charge is stored and whose
+ * answer was never kept (a crash between the two) is answered again on its identical retry.
  * A deposit is verified and sent on chain by the facilitator around the same steps. Claiming the
  * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
-import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
+import { type HttpReply, replyForError } from '../../errors.ts';
+import { createChannelCommit, NOTHING_MOVED } from './channel-commit.ts';
 import type { ChannelFacilitator } from './channel-facilitator.ts';
 import { createFreshMirror, freshRecord } from './channel-mirror.ts';
 import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
-import { channelStateOf, correctiveReply, failedOnChain, withChannelResponse } from './channel-replies.ts';
+import { correctiveReply, failedOnChain } from './channel-replies.ts';
 import { createSignerProof, isPublished } from './channel-signer-proof.ts';
-import { ChannelConflictError, type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
+import { type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
@@ -27,7 +29,7 @@ import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { paymentsFull, replyOf, storableAnswer } from '../state/pending-settlements.ts';
+import { paymentsFull, replyOf } from '../state/pending-settlements.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
@@ -37,6 +39,13 @@ export const CHANNEL_MAX_WAITING = 32;
  * Well inside the 15-minute minimum withdrawal delay, so a withdrawal is seen before it can finish.
  */
 export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
+
+/**
+ * On a store other instances share (the database), how long a voucher's pending answer is left to
+ * the request that charged it, ms: it may be delivering it on another instance right now (receipt
+ * and ledger entry take far less). After that it is taken for lost in a crash and answered again.
+ */
+export const CHANNEL_PENDING_HANDOVER_MS = 30_000;
 
 export interface ChannelProcessorConfig {
   readonly store: ChannelStore;
@@ -52,6 +61,8 @@ export interface ChannelProcessorConfig {
   readonly mirrorMaxAgeMs?: number;
   /** Vouchers on a channel found unfunded a moment ago (default: a fresh memory): their repeats cost no chain read. */
   readonly failed?: FailedPayments;
+  /** Whether other instances serve these channels too (the database's store); default false. */
+  readonly shared?: boolean;
 }
 
 export interface ChannelProcessor {
@@ -106,54 +117,28 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       ?.catch((err: unknown) => config.fault(`channel ${id} state not refreshed`, err));
   }
 
-  /** A 200: the charge durable first (the channel's next revision), then receipt and ledger entry, then the answer kept for its retry. */
-  async function commit(
-    call: PaidCall,
-    id: string,
-    rec: ChannelRecord,
-    p: ChannelPayload,
-    answer: HttpReply,
-    moved: { transaction: string; amount: string },
-    timing: PaidTiming,
-  ) {
-    const [t, max] = [now(), p.voucher.maxClaimableAmount];
-    const next: ChannelRecord = {
-      ...rec,
-      charged: max,
-      signedMax: max,
-      signature: p.voucher.signature,
-      lastRequestAt: t,
-      unclaimedSince: rec.unclaimedSince || t,
-    };
-    // No kept answer until this one is: the previous answer must not pass for this voucher's.
-    const unstored = await storeCharge(call, id, { ...next, last: null }, moved.transaction);
-    if (unstored) return unstored;
-    const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, next) };
-    const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: rec.payer, amount: moved.amount, extra };
-    const paid = paidOf(call);
-    const receipt = await config.stamp(paid, call.requirements.network, answer, timing, { resourceUrl: call.resourceUrl, payer: rec.payer });
-    const reply = withChannelResponse(answer, response, receipt);
-    await store
-      .put(id, { ...next, rev: next.rev + 1, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })
-      .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
-    syncLater(id, next.syncedAt);
-    return reply;
-  }
+  const { commit, deliver } = createChannelCommit({
+    store,
+    stamp: config.stamp,
+    now,
+    fault: config.fault,
+    refuse,
+    delivered: syncLater,
+    busyReason: CHANNEL_REASONS.channelBusy,
+  });
 
-  /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
-  async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
-    try {
-      await store.put(id, next);
-      return null;
-    } catch (err) {
-      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
-      if (err instanceof ChannelConflictError && transaction === '') return refuse(call, CHANNEL_REASONS.channelBusy, err.message);
-      config.fault(`channel ${id} charge not stored`, err);
-      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
-      if (transaction !== '') return null;
-      if (err instanceof ServiceError) return replyForError(err);
-      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
-    }
+  /**
+   * The identical retry of a voucher whose charge is stored and whose answer is not kept (the
+   * process stopped, or the write failed, between the two): the answer computed again, delivered
+   * without charging again. Not a 200: answered as it is, the answer still pending for a later retry.
+   */
+  async function answerPending(call: PaidCall, id: string, known: ChannelRecord, timing: PaidTiming): Promise<HttpReply> {
+    // Requests of a channel are queued on this instance, so only another instance can be delivering it now.
+    if (config.shared && now() - known.lastRequestAt < CHANNEL_PENDING_HANDOVER_MS)
+      return refuse(call, CHANNEL_REASONS.channelBusy, "this voucher's answer is being delivered by another request; retry shortly");
+    const answer = await answerTimed(call, timing);
+    if (answer.status !== 200) return answer;
+    return deliver(call, id, { ...known, lastRequestAt: now() }, answer, NOTHING_MOVED, timing);
   }
 
   /** The stored record of the channel, or one from its on-chain state; a refusal when there is no funded channel. */
@@ -188,7 +173,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     if (isPublished(known, v.maxClaimableAmount)) return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
     if (known.quarantined) return closedTo(call, known)!;
     if (known.last && v.signature === known.signature && v.maxClaimableAmount === known.signedMax && known.last.resource === paidOf(call).originalUrl)
-      return replyOf(known.last.answer);
+      return known.last.answer ? replyOf(known.last.answer) : answerPending(call, id, known, timing);
     if (!raisesByThePrice(p, known, call)) return corrective(call, id, known);
     const rec = await withFreshMirror(id, known);
     if (!rec) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
@@ -198,7 +183,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       return refuse(call, CHANNEL_REASONS.exceedsBalance, `the channel holds ${rec.onchain.balance}`);
     const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
-    return commit(call, id, rec, p, answer, { transaction: '', amount: '' }, timing);
+    return commit(call, id, rec, p, answer, NOTHING_MOVED, timing);
   }
 
   async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {

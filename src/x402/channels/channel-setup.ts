@@ -75,6 +75,7 @@ export function startChannels(setup: ChannelSetup): Channels {
     fault: setup.fault,
     // A shorter watch is an operator asking for a fresher view of the chain: vouchers get it too.
     mirrorMaxAgeMs: Math.min(CHANNEL_SYNC_MAX_AGE_MS, setup.watchSeconds * 1000),
+    shared: Boolean(setup.shared),
   });
   const claimer = createChannelClaimer({
     store,

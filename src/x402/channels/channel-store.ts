@@ -50,8 +50,12 @@ export interface ChannelRecord {
   readonly published?: string;
   /** Set when a claim of this channel's voucher reverted on its own: no more calls are served on it. */
   readonly quarantined?: { readonly at: number; readonly reason: string };
-  /** The 200 answered for the latest voucher and the resource it answered. */
-  readonly last: { readonly resource: string; readonly answer: StoredAnswer } | null;
+  /**
+   * The 200 answered for the latest voucher and the resource it answered. `answer` null: that
+   * voucher's charge is stored and its 200 not kept yet (or never, when the process stopped
+   * between the two): its identical retry for that resource is answered again, not charged again.
+   */
+  readonly last: { readonly resource: string; readonly answer: StoredAnswer | null } | null;
   /** The revision this record was read at (0: not stored yet); the store writes it one higher. */
   readonly rev: number;
 }

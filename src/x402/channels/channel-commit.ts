@@ -1,0 +1,98 @@
+/**
+ * How a channel's 200 is committed, in two durable steps: the charge first (the channel's next
+ * revision: the voucher's ceiling charged, its answer marked pending for its resource), then the
+ * receipt and ledger entry, then the answer kept for the identical retry. A process stopped (or a
+ * write failed) between the two leaves the charge stored and the answer pending: the payer's
+ * retry of that same voucher for that same resource has the answer computed again and delivered
+ * here, without charging again (channel-processor.ts).
+ */
+import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
+import type { ChannelPayload } from './channel-payload.ts';
+import { channelStateOf, withChannelResponse } from './channel-replies.ts';
+import { ChannelConflictError, type ChannelRecord, type ChannelStore } from './channel-store.ts';
+import { paidOf, type PaidCall } from '../types/paid-call.ts';
+import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
+import type { PaidTiming } from '../delivery/paid-timing.ts';
+import { storableAnswer } from '../state/pending-settlements.ts';
+
+/** What moved on chain for the 200: a deposit's transaction and amount, or nothing ('' and '') for a voucher. */
+export interface ChannelMoved {
+  readonly transaction: string;
+  readonly amount: string;
+}
+
+export const NOTHING_MOVED: ChannelMoved = { transaction: '', amount: '' };
+
+export interface ChannelCommitConfig {
+  readonly store: ChannelStore;
+  readonly stamp: ReceiptStamp;
+  readonly now: () => number;
+  readonly fault: (what: string, err: unknown) => void;
+  /** The channel's refusal (402) with a reason. */
+  readonly refuse: (call: PaidCall, reason: string, message?: string) => HttpReply;
+  /** Runs after a 200 is delivered: renews the channel's mirror in the background when it is getting old. */
+  readonly delivered: (id: string, syncedAt: number) => void;
+  /** The reason of a write lost to another instance's. */
+  readonly busyReason: string;
+}
+
+export interface ChannelCommit {
+  /** A 200 of `rec`'s channel paid by `p`: the charge stored, then delivered. */
+  commit(call: PaidCall, id: string, rec: ChannelRecord, p: ChannelPayload, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply>;
+  /** Receipt, ledger entry and the answer kept, for `stored`: the channel as stored, its charge made and this answer pending. */
+  deliver(call: PaidCall, id: string, stored: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply>;
+}
+
+/** Creates the commit step of the channel processor. */
+export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit {
+  const { store } = config;
+
+  /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
+  async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
+    try {
+      await store.put(id, next);
+      return null;
+    } catch (err) {
+      // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
+      if (err instanceof ChannelConflictError && transaction === '') return config.refuse(call, config.busyReason, err.message);
+      config.fault(`channel ${id} charge not stored`, err);
+      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
+      if (transaction !== '') return null;
+      if (err instanceof ServiceError) return replyForError(err);
+      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+    }
+  }
+
+  async function deliver(call: PaidCall, id: string, stored: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply> {
+    const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, stored) };
+    const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: stored.payer, amount: moved.amount, extra };
+    const paid = paidOf(call);
+    const receipt = await config.stamp(paid, call.requirements.network, answer, timing, { resourceUrl: call.resourceUrl, payer: stored.payer });
+    const reply = withChannelResponse(answer, response, receipt);
+    await store
+      .put(id, { ...stored, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } })
+      .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
+    config.delivered(id, stored.syncedAt);
+    return reply;
+  }
+
+  return {
+    async commit(call, id, rec, p, answer, moved, timing) {
+      const [t, max] = [config.now(), p.voucher.maxClaimableAmount];
+      const next: ChannelRecord = {
+        ...rec,
+        charged: max,
+        signedMax: max,
+        signature: p.voucher.signature,
+        lastRequestAt: t,
+        unclaimedSince: rec.unclaimedSince || t,
+        // Pending until kept: the previous answer must not pass for this voucher's, and this voucher's retry finds its charge made.
+        last: { resource: paidOf(call).originalUrl, answer: null },
+      };
+      const unstored = await storeCharge(call, id, next, moved.transaction);
+      if (unstored) return unstored;
+      return deliver(call, id, { ...next, rev: next.rev + 1 }, answer, moved, timing);
+    },
+    deliver,
+  };
+}
