@@ -43,6 +43,16 @@ export interface ChannelCommit {
   deliver(call: PaidCall, id: string, stored: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply>;
 }
 
+/**
+ * Whether `p` is the identical retry of the voucher `known` last charged, for the same resource:
+ * its answer is the kept 200, or, pending, the answer computed again; never a second charge.
+ */
+export const isRetryOf = (call: PaidCall, p: ChannelPayload, known: ChannelRecord): boolean =>
+  known.last !== null &&
+  p.voucher.signature === known.signature &&
+  p.voucher.maxClaimableAmount === known.signedMax &&
+  known.last.resource === paidOf(call).originalUrl;
+
 /** Creates the commit step of the channel processor. */
 export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit {
   const { store } = config;
@@ -87,7 +97,7 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
         lastRequestAt: t,
         unclaimedSince: rec.unclaimedSince || t,
         // Pending until kept: the previous answer must not pass for this voucher's, and this voucher's retry finds its charge made.
-        last: { resource: paidOf(call).originalUrl, answer: null },
+        last: { resource: paidOf(call).originalUrl, answer: null, ...(moved.transaction === '' ? {} : { moved }) },
       };
       const unstored = await storeCharge(call, id, next, moved.transaction);
       if (unstored) return unstored;

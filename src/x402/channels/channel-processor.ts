@@ -9,12 +9,13 @@
  * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
  * durably, before it leaves (channel-commit.ts); a voucher whose charge is stored and whose
  * answer was never kept (a crash between the two) is answered again on its identical retry.
- * A deposit is verified and sent on chain by the facilitator around the same steps. Claiming the
- * vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
+ * A deposit is verified and sent on chain by the facilitator around the same steps; its identical
+ * retry, once charged, is answered like a voucher's (its money moved: it would fail verification).
+ * Claiming the vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
-import { createChannelCommit, NOTHING_MOVED } from './channel-commit.ts';
+import { createChannelCommit, isRetryOf, NOTHING_MOVED } from './channel-commit.ts';
 import type { ChannelFacilitator } from './channel-facilitator.ts';
 import { createFreshMirror, freshRecord } from './channel-mirror.ts';
 import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
@@ -24,7 +25,7 @@ import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
-import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
+import { payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
@@ -138,7 +139,23 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
       return refuse(call, CHANNEL_REASONS.channelBusy, "this voucher's answer is being delivered by another request; retry shortly");
     const answer = await answerTimed(call, timing);
     if (answer.status !== 200) return answer;
-    return deliver(call, id, { ...known, lastRequestAt: now() }, answer, NOTHING_MOVED, timing);
+    return deliver(call, id, { ...known, lastRequestAt: now() }, answer, known.last?.moved ?? NOTHING_MOVED, timing);
+  }
+
+  const answerRetry = (call: PaidCall, id: string, known: ChannelRecord, timing: PaidTiming): Promise<HttpReply> =>
+    known.last?.answer ? Promise.resolve(replyOf(known.last.answer)) : answerPending(call, id, known, timing);
+
+  /**
+   * The identical retry of a deposit charged (its 200 lost; its money moved, so verified again it
+   * fails): answered from the record once proven the signer's; null for any other deposit, and
+   * for a published voucher, which proves nothing (the deposit's authorization is public too).
+   */
+  async function depositRetry(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply | null> {
+    const known = await store.get(id);
+    if (!known || isPublished(known, p.voucher.maxClaimableAmount) || !isRetryOf(call, p, known)) return null;
+    const bad = await signerProof(call, p, id);
+    if (bad) return refuse(call, bad);
+    return known.quarantined ? closedTo(call, known)! : answerRetry(call, id, known, timing);
   }
 
   /** The stored record of the channel, or one from its on-chain state; a refusal when there is no funded channel. */
@@ -172,8 +189,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     // A voucher anyone may have read off the chain proves nothing: no stored answer, no corrective state.
     if (isPublished(known, v.maxClaimableAmount)) return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
     if (known.quarantined) return closedTo(call, known)!;
-    if (known.last && v.signature === known.signature && v.maxClaimableAmount === known.signedMax && known.last.resource === paidOf(call).originalUrl)
-      return known.last.answer ? replyOf(known.last.answer) : answerPending(call, id, known, timing);
+    if (isRetryOf(call, p, known)) return answerRetry(call, id, known, timing);
     if (!raisesByThePrice(p, known, call)) return corrective(call, id, known);
     const rec = await withFreshMirror(id, known);
     if (!rec) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
@@ -187,6 +203,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   }
 
   async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
+    const retried = await depositRetry(call, p, id, timing);
+    if (retried) return retried;
     const started = performance.now();
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);
@@ -204,15 +222,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     timing.add('settle', performance.now() - settling);
     if (!settled.ok)
       return failedOnChain(refuse(call, settled.reason, refusalSentence(settled.reason, settled.message)), settled, call.requirements.network, rec.payer);
-    return commit(
-      call,
-      id,
-      { ...rec, onchain: settled.snapshot, syncedAt: now() },
-      p,
-      answer,
-      { transaction: settled.transaction, amount: p.depositAmount },
-      timing,
-    );
+    const moved = { transaction: settled.transaction, amount: p.depositAmount };
+    return commit(call, id, { ...rec, onchain: settled.snapshot, syncedAt: now() }, p, answer, moved, timing);
   }
 
   const refund = createChannelRefund({ store, facilitator, refuse, corrective, signerProof, now, fault: config.fault });

@@ -54,8 +54,14 @@ export interface ChannelRecord {
    * The 200 answered for the latest voucher and the resource it answered. `answer` null: that
    * voucher's charge is stored and its 200 not kept yet (or never, when the process stopped
    * between the two): its identical retry for that resource is answered again, not charged again.
+   * `moved`: what a deposit's charge moved on chain (its transaction and amount), kept while the
+   * answer is pending so the answer computed again names them; absent for a voucher.
    */
-  readonly last: { readonly resource: string; readonly answer: StoredAnswer | null } | null;
+  readonly last: {
+    readonly resource: string;
+    readonly answer: StoredAnswer | null;
+    readonly moved?: { readonly transaction: string; readonly amount: string };
+  } | null;
   /** The revision this record was read at (0: not stored yet); the store writes it one higher. */
   readonly rev: number;
 }
