@@ -52,9 +52,9 @@ const COMMON = {
 
 export default defineConfig({
   test: {
-    // The storefront's assets, built once per run (the service will not start without them); the
-    // root's global setup runs once for both groups.
-    globalSetup: ['test/helpers/build-web-setup.ts'],
+    // The storefront's assets (the service will not start without them) and the server bundle that
+    // spawned services run, built once per run; the root's global setup serves every group.
+    globalSetup: ['test/helpers/build-setup.ts'],
     // Files at once in the parallel group (the alone group sets its own 1); --maxWorkers=<n> on the
     // command line overrides it. Every file owns its ports (0), data dirs and database, and half of a
     // file's time is waiting on slots and confirmations, so three keep two cores busy where one left

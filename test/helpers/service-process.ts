@@ -3,7 +3,7 @@
  * runs it, or `npm run dev`), for tests that must kill it (SIGKILL) and start it again on the same
  * data dir. In embedded mode the localnet lives in the same process, so it dies with it.
  *
- * The build by default: vitest's global setup (test/helpers/build-web-setup.ts) builds it from the
+ * The build by default: vitest's global setup (test/helpers/build-setup.ts) builds it from the
  * current sources at every run, and a start from it costs about two thirds of the CPU of a start
  * through the TypeScript loader. The start from the sources (`'source'`, as `npm run dev` runs it)
  * stays covered by test/integration/abort-and-shutdown.test.ts's mainnet-mode lifecycle test.
