@@ -4,7 +4,7 @@
  * asynchronous serving paths). A write is always whole: `write(2)` may store part of a buffer and
  * succeed (a full disk, a file-size limit), and the rest would be silently missing.
  */
-import { close, closeSync, fdatasync, fsync, fsyncSync, mkdirSync, open, openSync, rename, write } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, fsyncSync, ftruncate, mkdirSync, open, openSync, rename, write } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const call = <T>(run: (done: (err: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> =>
@@ -15,6 +15,12 @@ export const closeFile = (fd: number): Promise<void> => call<void>((done) => clo
 export const renameFile = (from: string, to: string): Promise<void> => call<void>((done) => rename(from, to, done));
 /** Flushes the file's data (and the size that reaches it) to the device. */
 export const dataSync = (fd: number): Promise<void> => call<void>((done) => fdatasync(fd, done));
+
+/** Cuts the file at `fd` to `length` bytes and makes the new length durable. */
+export async function truncateDurably(fd: number, length: number): Promise<void> {
+  await call<void>((done) => ftruncate(fd, length, done));
+  await call<void>((done) => fsync(fd, done));
+}
 
 /** Writes all of `buf` at `position` (null: at the end, for a file opened for append). */
 export async function writeAll(fd: number, buf: Buffer, position: number | null): Promise<void> {

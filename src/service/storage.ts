@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
+import { openCommitJournal, type CommitJournal } from '../durable/commit-journal.ts';
 import { openPgPreviewQuota } from '../preview/pg-preview-quota.ts';
 import { openPreviewQuota, type PreviewQuota } from '../preview/preview-quota.ts';
 import { startExpirySweeper, type ExpirySweeper } from '../postgres/expiry-sweeper.ts';
@@ -15,9 +16,9 @@ import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import { openPgKillSwitch } from '../trust/pg-kill-switch.ts';
 import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/state/early-answer-store.ts';
-import type { PaidAnswerStore } from '../x402/state/paid-answer-store.ts';
+import { createPaidAnswerStore, type PaidAnswerStore } from '../x402/state/paid-answer-store.ts';
 import { createPgEarlyAnswerStore } from '../x402/state/pg-early-answer-store.ts';
-import type { PendingSettlements } from '../x402/state/pending-settlements.ts';
+import { createPendingSettlements, type PendingSettlements } from '../x402/state/pending-settlements.ts';
 import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/state/pg-replay-guard.ts';
 import { createPgPaidAnswerStore } from '../x402/state/pg-paid-answer-store.ts';
 import { createPgPendingSettlements } from '../x402/state/pg-pending-settlements.ts';
@@ -29,6 +30,8 @@ export interface Storage {
   readonly database: PgClient | null;
   /** For the start-up line: the data dir, or the database URL with its password hidden. */
   readonly where: string;
+  /** Files only: the data directory's commit journal, through which every file store and the ledger commit. */
+  readonly journal: CommitJournal | null;
   close(): Promise<void>;
 }
 
@@ -43,7 +46,13 @@ export interface PaymentStores {
 
 /** Opens the storage `config` names: files, or the database with its schema migrated. */
 export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>): Promise<Storage> {
-  if (config.databaseUrl === null) return { kind: 'files', database: null, where: config.dataDir, close: () => Promise.resolve() };
+  if (config.databaseUrl === null) {
+    // Opened first: what a crash left in it is laid down in the files before any store reads them.
+    const journal = openCommitJournal({ dir: config.dataDir });
+    if (journal.recovery.commits > 0 || journal.recovery.tornBytes > 0)
+      console.warn(`storage: put back ${journal.recovery.commits} commit(s) from the journal after a stop (${JSON.stringify(journal.recovery)})`);
+    return { kind: 'files', database: null, where: config.dataDir, journal, close: () => journal.close() };
+  }
   const timeouts = config.databaseTimeoutMs ? { queryTimeoutMs: config.databaseTimeoutMs, connectTimeoutMs: config.databaseTimeoutMs } : {};
   const database = createPgClient({ url: config.databaseUrl, ...timeouts });
   let sweeper: ExpirySweeper;
@@ -58,6 +67,7 @@ export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'dat
     kind: 'postgres',
     database,
     where: database.redactedUrl,
+    journal: null,
     async close() {
       sweeper.close();
       await database.close();
@@ -66,10 +76,22 @@ export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'dat
 }
 
 /** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
-export function openPaymentStores(storage: Storage, options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'>>): PaymentStores {
+export function openPaymentStores(
+  storage: Storage,
+  options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'> & Partial<Pick<Config, 'paymentRecordsMax'>>>,
+): PaymentStores {
   const db = storage.database;
   const dir = resolve(options.dataDir, 'replay');
-  if (db === null) return { replayGuard: createReplayGuard({ dir }), earlyStore: createEarlyAnswerStore({ dir }) };
+  if (db === null) {
+    const journal = storage.journal ?? undefined;
+    const bound = options.paymentRecordsMax === undefined ? {} : { maxEntries: options.paymentRecordsMax };
+    return {
+      replayGuard: createReplayGuard({ dir, journal }),
+      earlyStore: createEarlyAnswerStore({ dir, journal }),
+      pending: createPendingSettlements({ dir, journal, ...bound }),
+      paidAnswers: createPaidAnswerStore({ dir, journal, ...bound }),
+    };
+  }
   return {
     replayGuard: createPgReplayGuard({ db, claimLeaseMs: options.settleTimeoutMs + CLAIM_LEASE_MARGIN_MS }),
     pending: createPgPendingSettlements({ db }),

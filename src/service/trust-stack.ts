@@ -65,7 +65,7 @@ export function paidCallsStopped(
  * sequences for every instance, read through a copy in `<dataDir>/ledger-view`.
  */
 export function openLedger(storage: Storage, dataDir: string): Promise<Ledger> {
-  if (storage.database === null) return createLedger({ dir: join(dataDir, 'ledger') });
+  if (storage.database === null) return createLedger({ dir: join(dataDir, 'ledger'), ...(storage.journal ? { journal: storage.journal } : {}) });
   return createPgLedger({ db: storage.database, viewDir: join(dataDir, LEDGER_VIEW_DIR) });
 }
 

@@ -117,11 +117,12 @@ export function createLedgerBacklog(config: LedgerBacklogConfig): LedgerBacklog 
  */
 export function withLedgerBacklog(issuer: ReceiptIssuer, backlog: Pick<LedgerBacklog, 'add'>, fault: (what: string, err: unknown) => void): ReceiptIssuer {
   return {
-    async issue(answer) {
+    async issue(answer, also) {
       try {
-        return await issuer.issue(answer);
+        return await issuer.issue(answer, also);
       } catch (err) {
-        if (err instanceof LedgerAppendError)
+        // A charge that rode in the failed commit was never made: there is no settled answer to record.
+        if (err instanceof LedgerAppendError && !also?.charges)
           await backlog.add(answer).catch((e: unknown) => fault('a settled answer without its ledger entry could not be recorded on disk', e));
         throw err;
       }

@@ -16,8 +16,12 @@
  * verified. Measured: ~10 MiB of heap and buffers at 1M entries.
  */
 import { closeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommitJournal, JournalWrite } from '../durable/commit-journal.ts';
+import type { JournalFile } from '../durable/journal-file.ts';
+import { commitEachAlone, commitStaged, type StagedWrite } from '../durable/staged-write.ts';
 import { ServiceError } from '../errors.ts';
-import { absorb, openDurableState, type LedgerOpenReport, type LedgerStorageConfig } from './ledger-durable-state.ts';
+import { absorb, openDurableState, WAL_FILE_NAME, type LedgerOpenReport, type LedgerStorageConfig } from './ledger-durable-state.ts';
 import { sealEntry, type LedgerDraft, type LedgerEntry } from './ledger-entry.ts';
 import { createLedgerReader, type LedgerReader } from './ledger-reader.ts';
 import { createGroupCommitter, NODE_WAL_IO, type CommitStats, type WalIo } from './ledger-wal.ts';
@@ -28,7 +32,18 @@ export interface LedgerConfig extends LedgerStorageConfig {
   readonly groupCommit?: boolean;
   readonly now?: () => Date;
   readonly io?: WalIo;
+  /**
+   * The data directory's commit journal: entries are made durable by its commits, together with
+   * the payment state attached to them (one fdatasync for both). Absent: the WAL's own group commit.
+   */
+  readonly journal?: CommitJournal;
 }
+
+/**
+ * Payment state to make durable in the same commit as an entry (the charge, the kept answer),
+ * built once the entry's slot is known. A failure here does not stop the entry: its slot is taken.
+ */
+export type EntryAttachment = (result: AppendResult) => Promise<readonly StagedWrite[]>;
 
 /** State right after an appended entry became durable. */
 export interface AppendResult {
@@ -39,10 +54,27 @@ export interface AppendResult {
   readonly treeSize: number;
 }
 
+/** Without a journal: the entry is durable, a write attached to it is not. */
+export class AttachedWritesError extends Error {
+  constructor(
+    readonly appended: AppendResult,
+    readonly reason: unknown,
+  ) {
+    super(`an entry's attached write failed: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'AttachedWritesError';
+  }
+}
+
 /** The open ledger: durable appends, reads of durable entries, and its health. */
 export interface Ledger extends LedgerReader {
   readonly openReport: LedgerOpenReport;
-  append(draft: LedgerDraft): Promise<AppendResult>;
+  /**
+   * Appends the entry; resolves once it is durable, with `attach`'s writes in the same commit
+   * (each settled with its outcome; `attach` itself must not fail: a failure leaves the entry
+   * alone). Rejects when the entry is not durable (on a journal nothing attached is either), or,
+   * without a journal, with AttachedWritesError when the entry is and an attached write is not.
+   */
+  append(draft: LedgerDraft, attach?: EntryAttachment): Promise<AppendResult>;
   stats(): Readonly<CommitStats>;
   /**
    * Why appends are refused (a write or fsync failed: the file state is unknown until a restart
@@ -91,34 +123,62 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
     },
   });
 
+  // On a journal the WAL's bytes are written by the journal's commits, after its fdatasync.
+  const walFile = config.journal ? config.journal.file(join(config.dir, WAL_FILE_NAME), 0o666) : null;
+  const walWrite = (file: JournalFile, entry: LedgerEntry, text: string): JournalWrite => ({
+    file,
+    text,
+    onDurable: (offset) => {
+      absorb(state, entry, offset, Buffer.byteLength(text));
+      if (listeners.size > 0) tell(entry);
+    },
+  });
+
   return {
     ...createLedgerReader(fd, state),
     openReport,
-    async append(draft) {
+    async append(draft, attach) {
       if (closed) throw new ServiceError('shutting_down', 'the ledger is closed');
+      // The place in the journal's order is taken with the slot, so entries reach the WAL in index order.
+      const place = config.journal?.reserve();
       // The slot (index, prevHash) is fixed now, in call order; the chain links before durability.
       const { entry, line } = sealEntry(draft, { index: nextIndex, prevHash: assignedHead }, now());
       nextIndex += 1;
       assignedHead = entry.entrySha256;
-      const bytes = Buffer.from(`${line}\n`);
-      await committer.commit(bytes, { entry, bytes: bytes.length });
-      return { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };
+      const result = { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };
+      const attached: readonly StagedWrite[] = attach ? await attach(result).catch(() => []) : [];
+      const text = `${line}\n`;
+      if (walFile && place) {
+        await commitStaged(attached, { journal: config.journal!, place, own: [walWrite(walFile, entry, text)] });
+        return result;
+      }
+      const [own, rest] = await Promise.allSettled([committer.commit(Buffer.from(text), { entry, bytes: Buffer.byteLength(text) }), commitEachAlone(attached)]);
+      if (own.status === 'rejected') throw own.reason;
+      if (rest.status === 'rejected') throw new AttachedWritesError(result, rest.reason);
+      return result;
     },
-    stats: () => committer.stats(),
+    stats: () => (config.journal ? journalStats(config.journal) : committer.stats()),
     onAppend(listener) {
       // A fresh wrapper per call, so one function may be subscribed twice and removed once.
       const own: AppendListener = (entry) => listener(entry);
       listeners.add(own);
       return () => void listeners.delete(own);
     },
-    failure: () => committer.failure()?.message ?? null,
+    failure: () => config.journal?.failure() ?? committer.failure()?.message ?? null,
     async close() {
       if (closed) return;
       closed = true;
       await committer.drain();
+      await config.journal?.drain();
       state.specTree.close();
       state.rfcTree.close();
       closeSync(fd);
     },
   };
+}
+
+/** The journal's counters in the ledger's terms (every commit carries at most one entry). */
+function journalStats(journal: CommitJournal): CommitStats {
+  const s = journal.stats();
+  return { appends: s.commits, commits: s.syncs, bytes: 0, maxBatch: s.maxBatch };
 }

@@ -8,8 +8,9 @@
  * payment was settled). The payment processor then still sends the settled 200, without a
  * receipt, since the payer was charged and withholding the answer would lose it.
  */
+import type { StagedWrite } from '../durable/staged-write.ts';
 import { ServiceError } from '../errors.ts';
-import type { AppendResult, Ledger } from './ledger.ts';
+import { AttachedWritesError, type AppendResult, type Ledger } from './ledger.ts';
 import type { SignBytes } from './checkpoint.ts';
 import { buildUnsignedReceipt, receiptHeaderValue, receiptSha256, signReceipt, type Receipt } from './receipt.ts';
 
@@ -54,11 +55,25 @@ export interface IssuedReceipt {
    * durable; the two run side by side (the paid answer's `Server-Timing` shows both).
    */
   readonly phases?: { readonly receiptMs: number; readonly ledgerMs: number };
+  /** Whether the writes given with the entry (`IssueWith`) are durable; absent without them. */
+  readonly kept?: boolean;
+}
+
+/**
+ * Payment state made durable in the same commit as the receipt's entry (the charge, the replay
+ * record, the answer kept for the identical retry): one durable commit per paid call.
+ */
+export interface IssueWith {
+  /** The staged writes, built once the receipt's header value is known (the kept answer carries it). */
+  readonly keep: (headerValue: string) => Promise<readonly StagedWrite[]>;
+  /** The call's charge is among them: a failed commit charged nothing, so no backlog entry is made for it. */
+  readonly charges?: boolean;
 }
 
 /** Receipt issuing over a ledger and a signer. */
 export interface ReceiptIssuer {
-  issue(answer: PaidAnswer): Promise<IssuedReceipt>;
+  /** With `also`: `kept` in the result says whether its writes are durable with the entry. */
+  issue(answer: PaidAnswer, also?: IssueWith): Promise<IssuedReceipt>;
 }
 
 /** The ledger refused the entry of a paid answer (the receipt was not issued). */
@@ -73,48 +88,66 @@ export class LedgerAppendError extends Error {
 export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): ReceiptIssuer {
   const now = config.now ?? (() => new Date());
   return {
-    async issue(answer) {
+    async issue(answer, also) {
       const started = performance.now();
       let receiptMs = 0;
       const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
       const generatedAt = now();
       let signed: Promise<Receipt> | null = null;
-      const appended = config.ledger.append({
-        kind: 'payment',
-        endpoint: answer.endpoint,
-        priceUsdcUnits: answer.priceUsdcUnits,
-        network: answer.network,
-        // Runs when the slot is assigned: at once in the file ledger, inside the database's
-        // transaction in the shared one, where a batch retried after a fault is sealed again (the
-        // last slot is the one committed, so the last receipt built is the one signed and sent).
-        receiptSha256: (slot) => {
-          const unsigned = buildUnsignedReceipt({
-            ...answer,
-            service: config.service,
-            serviceVersion: config.serviceVersion,
-            ledgerChainHead: slot.prevHash,
-            ledgerIndex: slot.index,
-            generatedAt,
-          });
-          const signing = signReceipt(unsigned, signer).then((r) => {
-            receiptMs = performance.now() - started;
-            return r;
-          });
-          // A receipt of a slot given up on is never awaited: its failure must not go unhandled.
-          signing.catch(() => undefined);
-          signed = signing;
-          return receiptSha256(unsigned);
+      // The writes ride only with a signed receipt: an answer kept without it could not be verified.
+      let keptOk = false;
+      const attach = also
+        ? async () => {
+            const receipt = await (signed as Promise<Receipt> | null);
+            if (!receipt) return [];
+            const writes = await also.keep(receiptHeaderValue(receipt));
+            keptOk = true;
+            return writes;
+          }
+        : undefined;
+      const appended = config.ledger.append(
+        {
+          kind: 'payment',
+          endpoint: answer.endpoint,
+          priceUsdcUnits: answer.priceUsdcUnits,
+          network: answer.network,
+          // Runs when the slot is assigned: at once in the file ledger, inside the database's
+          // transaction in the shared one, where a batch retried after a fault is sealed again (the
+          // last slot is the one committed, so the last receipt built is the one signed and sent).
+          receiptSha256: (slot) => {
+            const unsigned = buildUnsignedReceipt({
+              ...answer,
+              service: config.service,
+              serviceVersion: config.serviceVersion,
+              ledgerChainHead: slot.prevHash,
+              ledgerIndex: slot.index,
+              generatedAt,
+            });
+            const signing = signReceipt(unsigned, signer).then((r) => {
+              receiptMs = performance.now() - started;
+              return r;
+            });
+            // A receipt of a slot given up on is never awaited: its failure must not go unhandled.
+            signing.catch(() => undefined);
+            signed = signing;
+            return receiptSha256(unsigned);
+          },
         },
-      });
+        attach,
+      );
+      let kept: boolean | undefined;
       // Told apart from a signing failure: only an entry that is surely not appended may be appended again later.
       const ledger = await appended.catch((err: unknown) => {
-        throw new LedgerAppendError(err);
+        if (!(err instanceof AttachedWritesError)) throw new LedgerAppendError(err);
+        kept = false;
+        return err.appended;
       });
+      if (also && kept === undefined) kept = keptOk;
       const ledgerMs = performance.now() - started;
       // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
       if (signed === null) throw new ServiceError('internal_error', 'the ledger assigned no slot to the receipt');
       const receipt = await (signed as Promise<Receipt>);
-      return { receipt, headerValue: receiptHeaderValue(receipt), ledger, phases: { receiptMs, ledgerMs } };
+      return { receipt, headerValue: receiptHeaderValue(receipt), ledger, phases: { receiptMs, ledgerMs }, ...(kept === undefined ? {} : { kept }) };
     },
   };
 }

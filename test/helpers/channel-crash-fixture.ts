@@ -16,7 +16,9 @@ import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { channelIdOf, recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import type { HttpReply } from '../../src/errors.ts';
+import { type CommitJournal, openCommitJournal } from '../../src/durable/commit-journal.ts';
 import { createEd25519Signer } from '../../src/trust/ed25519.ts';
+import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
 import type { ChannelFacilitator } from '../../src/x402/channels/channel-facilitator.ts';
 import { createChannelProcessor } from '../../src/x402/channels/channel-processor.ts';
@@ -54,9 +56,12 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** The channel log, whose writes fail when the plan says so at `channel.put`. */
+/**
+ * The channel log, whose writes fail when the plan says so at `channel.put`. It stages nothing, so
+ * the processor commits in its two steps (the database store's path): the charge, then the answer.
+ */
 function channelLog(dir: string, faults: FaultPlan): ChannelStore {
-  const log = createChannelStore({ dir, now: () => T });
+  const { stage: _staged, ...log } = createChannelStore({ dir, now: () => T });
   const put: ChannelStore['put'] = async (id, record) => {
     await faults.at('channel.put');
     return log.put(id, record);
@@ -87,11 +92,8 @@ export interface ChannelCallOptions {
   readonly deposit?: bigint;
 }
 
-export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'channel-crash-'));
-  dirs.push(dir);
-  const faults = createFaultPlan();
-  const ledger = createMemoryLedger(faults);
+/** The receipt stamp over `ledger`, as the service issues receipts. */
+function stampOver(ledger: Pick<Ledger, 'append'>) {
   const receipts = createReceiptIssuer({
     ledger,
     service: 'channel-crash-test',
@@ -101,7 +103,27 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
     sign: createEd25519Signer(new Uint8Array(32).fill(7)),
     now: () => new Date(T),
   });
-  const stamp = createReceiptStamp({ receipts, fault: () => {} });
+  return createReceiptStamp({ receipts, fault: () => {} });
+}
+
+/**
+ * One process of the journaled service: the data directory's commit journal (held or failed at
+ * `journal.journal`, before its write, and `journal.files`, between its fdatasync and the files),
+ * the file ledger and the channel log on it. Opening it again on the directory is the restart.
+ */
+export async function openJournaled(dir: string, faults: FaultPlan) {
+  const journal: CommitJournal = openCommitJournal({ dir, seam: (point) => faults.at(`journal.${point}`) });
+  const ledger = await createLedger({ dir: join(dir, 'ledger'), journal, nodeStore: 'memory' });
+  const store = createChannelStore({ dir, now: () => T, journal });
+  return { journal, ledger, store, stamp: stampOver(ledger) };
+}
+
+export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'channel-crash-'));
+  dirs.push(dir);
+  const faults = createFaultPlan();
+  const ledger = createMemoryLedger(faults);
+  const stamp = stampOver(ledger);
   const key = generateEvmKey();
   const payer = evmAddressOfKey(key);
   const chain = chainStandIn(payer);
@@ -118,21 +140,23 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
   let handlerRuns = 0;
   const clock = manualClock(T);
 
-  /** One process: a processor over the channel log opened now. */
-  const open = () => {
-    const store = channelLog(dir, faults);
-    const processor = createChannelProcessor({
+  /** A processor over `store`, answering with `stamp`'s receipts. */
+  const processorOver = (store: ChannelStore, withStamp: typeof stamp) =>
+    createChannelProcessor({
       store,
       facilitator: chain.facilitator,
       recover: (input) => recoverVoucherSigner(input),
-      stamp,
+      stamp: withStamp,
       challengeFor: () => BUILDER,
       chainId: BASE_CHAIN_ID,
       fault: () => {},
       now: clock.now,
       shared: o.shared ?? false,
     });
-    return { store, processor };
+  /** One process: a processor over the channel log opened now. */
+  const open = () => {
+    const store = channelLog(dir, faults);
+    return { store, processor: processorOver(store, stamp) };
   };
   let now = open();
 
@@ -159,9 +183,17 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
   }
 
   return {
+    dir,
     faults,
     ledger,
     clock,
+    channelId,
+    /** A processor of the journaled service opened on this fixture's directory (a restart when opened again). */
+    async journaled() {
+      const opened = await openJournaled(dir, faults);
+      const processor = processorOver(opened.store, opened.stamp);
+      return { ...opened, pay: (c: PaidCall) => processor.process(c, createPaidTiming()) };
+    },
     call,
     handlerRuns: () => handlerRuns,
     depositsSent: chain.depositsSent,

@@ -2,10 +2,12 @@
  * The ledger's append (src/trust/ledger.ts) in memory: drafts are sealed into entries by the real
  * `sealEntry` (slot, previous hash, receipt hash computed from the slot), so the receipts a real
  * issuer builds over it are the real thing. An append can be failed (the ledger refuses it, as a
- * closed or failed ledger does) or held at `ledger.append`.
+ * closed or failed ledger does) or held at `ledger.append`. Writes attached to an entry are made
+ * durable each on its own path once the entry is in, as the file ledger without a journal does.
  */
 import { GENESIS_PREV_HASH, type LedgerEntry, sealEntry } from '../../src/trust/ledger-entry.ts';
-import type { AppendResult, Ledger } from '../../src/trust/ledger.ts';
+import { commitEachAlone } from '../../src/durable/staged-write.ts';
+import { AttachedWritesError, type AppendResult, type Ledger } from '../../src/trust/ledger.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 
 export interface MemoryLedger extends Pick<Ledger, 'append'> {
@@ -17,12 +19,17 @@ export function createMemoryLedger(faults: FaultPlan = createFaultPlan(), time =
   const entries: LedgerEntry[] = [];
   return {
     entries,
-    async append(draft): Promise<AppendResult> {
+    async append(draft, attach): Promise<AppendResult> {
       await faults.at('ledger.append');
       const slot = { index: entries.length, prevHash: entries.at(-1)?.entrySha256 ?? GENESIS_PREV_HASH };
       const { entry } = sealEntry(draft, slot, time);
       entries.push(entry);
-      return { index: slot.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entries.length };
+      const result = { index: slot.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entries.length };
+      const staged = attach ? await attach(result).catch(() => []) : [];
+      await commitEachAlone(staged).catch((err: unknown) => {
+        throw new AttachedWritesError(result, err);
+      });
+      return result;
     },
   };
 }

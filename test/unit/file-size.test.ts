@@ -17,7 +17,7 @@ const FILE_MAX_LINES = 250;
  */
 const ALLOWED_LONGER: Readonly<Record<string, number>> = {
   // The exact scheme's settlement: claim, verify, settle, deliver, retry (a crash's retry too), followed top to bottom.
-  'src/x402/settlement/exact-settlement.ts': 315,
+  'src/x402/settlement/exact-settlement.ts': 285,
 };
 
 /** Lines of a text as `wc -l` would count them, plus an unterminated last line. */

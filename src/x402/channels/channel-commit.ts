@@ -1,18 +1,25 @@
 /**
- * How a channel's 200 is committed, in two durable steps: the charge first (the channel's next
- * revision: the voucher's ceiling charged, its answer marked pending for its resource), then the
- * receipt and ledger entry, then the answer kept for the identical retry. A process stopped (or a
- * write failed) between the two leaves the charge stored and the answer pending: the payer's
- * retry of that same voucher for that same resource has the answer computed again and delivered
- * here, without charging again (channel-processor.ts).
+ * How a channel's 200 is committed: in one durable commit, the charge (the channel's next
+ * revision: the voucher's ceiling charged), the receipt's ledger entry and the answer kept for the
+ * identical retry, when the store can stage its writes (the file store on the data directory's
+ * commit journal). The charge is staged before the receipt is issued, so a charge that cannot be
+ * made (another instance charged first, no room) is refused before any entry exists; a commit
+ * that fails charged nothing and the voucher is refused.
+ *
+ * A store that cannot stage (the database's) commits in two durable steps: the charge first, its
+ * answer marked pending, then the receipt and ledger entry, then the answer kept. A process
+ * stopped (or a write failed) between the two leaves the charge stored and the answer pending: the
+ * payer's retry of that same voucher for that same resource has the answer computed again and
+ * delivered here, without charging again (channel-processor.ts).
  */
 import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
 import type { ChannelPayload } from './channel-payload.ts';
 import { channelStateOf, withChannelResponse } from './channel-replies.ts';
 import { ChannelConflictError, type ChannelRecord, type ChannelStore } from './channel-store.ts';
 import { paidOf, type PaidCall } from '../types/paid-call.ts';
-import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
+import type { ReceiptStamp, StampedReceipts } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import { storableAnswer } from '../state/pending-settlements.ts';
 
 /** What moved on chain for the 200: a deposit's transaction and amount, or nothing ('' and '') for a voucher. */
@@ -53,6 +60,14 @@ export const isRetryOf = (call: PaidCall, p: ChannelPayload, known: ChannelRecor
   p.voucher.maxClaimableAmount === known.signedMax &&
   known.last.resource === paidOf(call).originalUrl;
 
+const unstoredVoucher = (): HttpReply => errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+
+/** The x402 SettleResponse of a channel's 200. */
+function responseOf(call: PaidCall, id: string, stored: ChannelRecord, moved: ChannelMoved) {
+  const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, stored) };
+  return { success: true, transaction: moved.transaction, network: call.requirements.network, payer: stored.payer, amount: moved.amount, extra };
+}
+
 /** Creates the commit step of the channel processor. */
 export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit {
   const { store } = config;
@@ -69,13 +84,12 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
       // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record: no record, no charge, no 200.
       if (transaction !== '') return null;
       if (err instanceof ServiceError) return replyForError(err);
-      return errorReply({ error: 'storage_unavailable', message: 'the channel charge could not be stored; nothing was charged' });
+      return unstoredVoucher();
     }
   }
 
   async function deliver(call: PaidCall, id: string, stored: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply> {
-    const extra = { chargedAmount: call.requirements.amount, channelState: channelStateOf(id, stored) };
-    const response = { success: true, transaction: moved.transaction, network: call.requirements.network, payer: stored.payer, amount: moved.amount, extra };
+    const response = responseOf(call, id, stored, moved);
     const paid = paidOf(call);
     const receipt = await config.stamp(paid, call.requirements.network, answer, timing, { resourceUrl: call.resourceUrl, payer: stored.payer });
     const reply = withChannelResponse(answer, response, receipt);
@@ -84,6 +98,52 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
       .catch((err: unknown) => config.fault(`channel ${id} answer not kept for its retry`, err));
     config.delivered(id, stored.syncedAt);
     return reply;
+  }
+
+  /** The refusal of a charge that cannot be staged: another request's charge won, or no room. */
+  function unstageable(call: PaidCall, id: string, err: unknown): HttpReply {
+    if (err instanceof ChannelConflictError) return config.refuse(call, config.busyReason, err.message);
+    config.fault(`channel ${id} charge not staged`, err);
+    return err instanceof ServiceError ? replyForError(err) : unstoredVoucher();
+  }
+
+  /** Charge, receipt, ledger entry and kept answer in one durable commit (the store stages its writes). */
+  async function commitOnce(call: PaidCall, id: string, next: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply> {
+    let charge: readonly StagedWrite[];
+    try {
+      charge = store.stage!(id, next);
+    } catch (err) {
+      return unstageable(call, id, err);
+    }
+    const stored = { ...next, rev: next.rev + 1 };
+    const paid = paidOf(call);
+    const response = responseOf(call, id, stored, moved);
+    let built: HttpReply | null = null;
+    const build = (stamped: StampedReceipts) => {
+      const reply = withChannelResponse(answer, response, stamped);
+      built = reply;
+      const kept = store.stage!(id, { ...stored, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } });
+      return [...charge, ...kept, ...(call.alsoKeep?.(reply) ?? [])];
+    };
+    const voucher = moved.transaction === '';
+    const stamped = await config.stamp(
+      paid,
+      call.requirements.network,
+      answer,
+      timing,
+      { resourceUrl: call.resourceUrl, payer: stored.payer },
+      { build, charges: voucher },
+    );
+    if (!stamped.kept) {
+      // Whatever was staged and not made durable leaves memory: a restart would not know it.
+      for (let i = charge.length - 1; i >= 0; i--) charge[i]!.settle(new Error('not committed'));
+      config.fault(`channel ${id} charge and answer not committed`, new Error(voucher ? 'nothing was charged' : 'the deposit moved on chain; answered'));
+      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record.
+      if (voucher) return unstoredVoucher();
+    }
+    config.delivered(id, stored.syncedAt);
+    // The reply kept is the reply sent, byte for byte.
+    return (stamped.kept && built) || withChannelResponse(answer, response, stamped);
   }
 
   return {
@@ -99,6 +159,7 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
         // Pending until kept: the previous answer must not pass for this voucher's, and this voucher's retry finds its charge made.
         last: { resource: paidOf(call).originalUrl, answer: null, ...(moved.transaction === '' ? {} : { moved }) },
       };
+      if (store.stage) return commitOnce(call, id, next, answer, moved, timing);
       const unstored = await storeCharge(call, id, next, moved.transaction);
       if (unstored) return unstored;
       return deliver(call, id, { ...next, rev: next.rev + 1 }, answer, moved, timing);

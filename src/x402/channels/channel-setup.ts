@@ -10,6 +10,7 @@ import type { EvmRelayer } from '../../chain/evm-relayer.ts';
 import { createChannelClaimer, type ChannelClaimer } from './channel-claimer.ts';
 import { createChannelFacilitator } from './channel-facilitator.ts';
 import { CHANNEL_SYNC_MAX_AGE_MS, createChannelProcessor, type ChannelProcessor } from './channel-processor.ts';
+import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { createChannelStore, type ChannelStore } from './channel-store.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
@@ -46,6 +47,8 @@ export interface ChannelSetup {
   readonly shared?: { readonly store: ChannelStore; readonly lead: () => Promise<boolean> } | null;
   /** Channels the data dir's log holds at most (new ones are refused beyond it; none owing is dropped). */
   readonly maxChannels?: number;
+  /** The data directory's commit journal: the log's writes ride in the paid calls' commits. */
+  readonly journal?: CommitJournal | null;
 }
 
 /** The running channel path. */
@@ -64,7 +67,13 @@ export interface Channels {
 export function startChannels(setup: ChannelSetup): Channels {
   const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, timeoutMs: setup.rpcTimeoutMs, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
   const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs);
-  const store = setup.shared?.store ?? createChannelStore({ dir: setup.dataDir, ...(setup.maxChannels ? { maxEntries: setup.maxChannels } : {}) });
+  const store =
+    setup.shared?.store ??
+    createChannelStore({
+      dir: setup.dataDir,
+      ...(setup.maxChannels ? { maxEntries: setup.maxChannels } : {}),
+      ...(setup.journal ? { journal: setup.journal } : {}),
+    });
   const processor = createChannelProcessor({
     store,
     facilitator,

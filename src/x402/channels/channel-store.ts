@@ -12,6 +12,8 @@
  */
 import type { ChannelConfig } from '../../chain/evm-channel-typed-data.ts';
 import type { ChannelSnapshot } from './channel-facilitator.ts';
+import type { CommitJournal } from '../../durable/commit-journal.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createDurableRecordLog } from '../state/durable-record-log.ts';
 import { paymentsFull, type StoredAnswer } from '../state/pending-settlements.ts';
 
@@ -86,6 +88,11 @@ export interface ChannelStore {
   get(channelId: string): ChannelRecord | undefined | Promise<ChannelRecord | undefined>;
   /** Stores `record` as revision `record.rev + 1`; resolves once durable, rejects with ChannelConflictError when `record.rev` is stale. */
   put(channelId: string, record: ChannelRecord): Promise<void>;
+  /**
+   * `put`, staged to ride in a paid call's commit: in memory now, durable with that commit (undone
+   * if it fails). Throws ChannelConflictError, or payments_full for a new channel with no room.
+   */
+  stage?(channelId: string, record: ChannelRecord): readonly StagedWrite[];
   /** Forgets the channel, if it is still at `record.rev`. */
   remove(channelId: string, record: ChannelRecord): Promise<void>;
   /** The channels that owe us (charged beyond what is claimed on chain), at most `limit`. */
@@ -129,10 +136,21 @@ export function unclaimedOf(record: ChannelRecord): bigint {
 }
 
 /** Opens the channel log under `dir` (the data directory). */
-export function createChannelStore(config: { readonly dir: string; readonly now?: () => number; readonly maxEntries?: number }): ChannelStore {
+export function createChannelStore(config: {
+  readonly dir: string;
+  readonly now?: () => number;
+  readonly maxEntries?: number;
+  readonly journal?: CommitJournal;
+}): ChannelStore {
   // maxEntries: where new channels stop (see MAX_CHANNELS); nothing owing is ever dropped.
   const now = config.now ?? Date.now;
-  const log = createDurableRecordLog<ChannelRecord>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? MAX_CHANNELS, now });
+  const log = createDurableRecordLog<ChannelRecord>({
+    dir: config.dir,
+    file: FILE,
+    maxEntries: config.maxEntries ?? MAX_CHANNELS,
+    now,
+    ...(config.journal ? { journal: config.journal } : {}),
+  });
   const check = (id: string, record: ChannelRecord) => {
     if ((log.get(id)?.rev ?? 0) !== record.rev) throw new ChannelConflictError(id);
   };
@@ -156,6 +174,17 @@ export function createChannelStore(config: { readonly dir: string; readonly now?
       await roomFor(id);
       check(id, record);
       await log.put(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS);
+    },
+    stage(id, record) {
+      check(id, record);
+      const writes: StagedWrite[] = [];
+      if (log.get(id) === undefined && log.full()) {
+        const gone = droppable();
+        if (gone === undefined) throw paymentsFull();
+        writes.push(log.stageRemove(gone));
+      }
+      writes.push(log.stage(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS));
+      return writes;
     },
     async remove(id, record) {
       check(id, record);

@@ -4,6 +4,7 @@
  * receipts (ours, which appends the ledger entry, and the x402 offer-receipt). Bookkeeping faults
  * here are reported, never allowed to withhold the 200 the caller paid for.
  */
+import { commitEachAlone, type StagedWrite } from '../../durable/staged-write.ts';
 import type { HttpReply } from '../../errors.ts';
 import { RECEIPT_HEADER } from '../../trust/receipt.ts';
 import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
@@ -62,30 +63,72 @@ export interface PaidBy {
 export interface StampedReceipts {
   readonly headers: Readonly<Record<string, string>>;
   readonly extensions: Readonly<Record<string, unknown>> | null;
+  /** With `keep`: whether its writes are durable (with the ledger entry, in one commit). */
+  readonly kept?: boolean;
 }
 
-/** Issues the receipts of a paid answer (ours appends its ledger entry); a failure is reported, never thrown. */
-export type ReceiptStamp = (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming, by?: PaidBy) => Promise<StampedReceipts>;
+/** Payment state that rides in the receipt's commit: staged from the stamped receipts (the kept 200 carries them). */
+export interface KeepWith {
+  readonly build: (stamped: StampedReceipts) => readonly StagedWrite[];
+  /** The call's charge is among the writes: a failed commit charged nothing. */
+  readonly charges?: boolean;
+}
+
+/** Issues the receipts of a paid answer (ours appends its ledger entry, with `keep`'s writes); a failure is reported, never thrown. */
+export type ReceiptStamp = (
+  paid: PaidResource,
+  network: string,
+  answer: HttpReply,
+  timing?: PaidTiming,
+  by?: PaidBy,
+  keep?: KeepWith,
+) => Promise<StampedReceipts>;
 
 /** The receipt step every paid answer shares, whatever paid for it: both receipts are signed side by side in the pool. */
 export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
-  const ours = async (paid: PaidResource, network: string, answer: HttpReply, timing?: PaidTiming): Promise<Record<string, string>> => {
-    if (!config.receipts) return {};
+  /** Ours, with `keep`'s writes built from both receipts and committed with its ledger entry. */
+  const ours = async (paid: PaidResource, network: string, answer: HttpReply, c: Ours): Promise<StampedReceipts> => {
+    let extensions: StampedReceipts['extensions'] = null;
+    const also = c.keep && {
+      charges: c.keep.charges,
+      keep: async (headerValue: string) => {
+        extensions = await c.extension;
+        return c.keep!.build({ headers: { [RECEIPT_HEADER]: headerValue }, extensions });
+      },
+    };
     try {
-      const issued = await config.receipts.issue({ ...paid, network, body: answer.body });
+      const issued = await config.receipts!.issue({ ...paid, network, body: answer.body }, also || undefined);
       if (issued.phases) {
-        timing?.add('receipt', issued.phases.receiptMs);
-        timing?.add('ledger', issued.phases.ledgerMs);
+        c.timing?.add('receipt', issued.phases.receiptMs);
+        c.timing?.add('ledger', issued.phases.ledgerMs);
       }
-      return { [RECEIPT_HEADER]: issued.headerValue };
+      const headers = { [RECEIPT_HEADER]: issued.headerValue };
+      return { headers, extensions: c.keep ? extensions : await c.extension, ...(c.keep ? { kept: issued.kept === true } : {}) };
     } catch (err) {
       config.fault(`receipt or ledger entry failed after settlement of a paid ${paid.endpoint} answer; answering without a receipt`, err);
-      return {};
+      return { headers: {}, extensions: await c.extension, ...(c.keep ? { kept: false } : {}) };
     }
   };
-  return async (paid, network, answer, timing, by) => {
-    const extension = config.extensionReceipt && by?.payer ? config.extensionReceipt(by.resourceUrl, by.payer, network) : null;
-    const [headers, extensions] = await Promise.all([ours(paid, network, answer, timing), extension]);
-    return { headers, extensions };
+  /** No receipts: `keep`'s writes are committed on their own. */
+  const bare = async (c: Ours): Promise<StampedReceipts> => {
+    const extensions = await c.extension;
+    if (!c.keep) return { headers: {}, extensions };
+    const stamped = { headers: {}, extensions };
+    const kept = await commitEachAlone(c.keep.build(stamped)).then(
+      () => true,
+      () => false,
+    );
+    return { ...stamped, kept };
   };
+  return (paid, network, answer, timing, by, keep) => {
+    const extension = config.extensionReceipt && by?.payer ? config.extensionReceipt(by.resourceUrl, by.payer, network) : Promise.resolve(null);
+    const c = { extension, timing, keep };
+    return config.receipts ? ours(paid, network, answer, c) : bare(c);
+  };
+}
+
+interface Ours {
+  readonly extension: Promise<Readonly<Record<string, unknown>> | null>;
+  readonly timing?: PaidTiming;
+  readonly keep?: KeepWith;
 }

@@ -122,12 +122,16 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       await giveBack();
       return replyForError(paymentsFull());
     }
-    const r = await processPayment(call, timing).catch(async (err: unknown) => {
+    // The file store's answer rides in the 200's commit; the database's is written after it.
+    const stage = paidAnswers.stageRemember?.bind(paidAnswers);
+    const withId: PaidCall = stage ? { ...call, alsoKeep: (reply) => [stage(id, fingerprint, reply)] } : call;
+    const r = await processPayment(withId, timing).catch(async (err: unknown) => {
       await giveBack();
       throw err;
     });
-    if (r.status === 200) await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
-    else await giveBack();
+    if (r.status !== 200) await giveBack();
+    else if (!stage || (await paidAnswers.lookup(id, fingerprint)).kind !== 'hit')
+      await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
     return r;
   }
 

@@ -21,7 +21,7 @@
  * (`refuse`, `deliver`, `fault`), and a reader followed one payment across all three.
  */
 import { replyForError, ServiceError, type HttpReply } from '../../errors.ts';
-import { paymentResponseHeader, type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.ts';
+import { type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
@@ -29,8 +29,9 @@ import type { FailedPayments } from '../state/failed-payments.ts';
 import { paymentsFull, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
-import { paidOf, payloadSha256, type PaidCall, type PaidResource } from '../types/paid-call.ts';
+import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import type { EarlySettlement } from './early-settlement.ts';
+import { createExactDelivery } from './exact-delivery.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
 /** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
@@ -38,7 +39,7 @@ const EARLY_EXTRA = Object.freeze({ settlement: 'submitted' });
 
 /** Where the exact settlement keeps what outlives a call, and how it answers. */
 export interface ExactSettlementConfig {
-  readonly replayGuard: Pick<ReplayGuard, 'acquire' | 'release' | 'markSettled'>;
+  readonly replayGuard: Pick<ReplayGuard, 'acquire' | 'release' | 'markSettled' | 'stageSettled'>;
   readonly pending: PendingSettlements;
   /** Payments refused by their verification a moment ago: their repeats cost no verification. */
   readonly failed: FailedPayments;
@@ -263,37 +264,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     return replyOf(record.delivered);
   }
 
-  /**
-   * The money moved: mark the replay record settled, issue the receipts (ours appends the ledger
-   * entry), answer with PAYMENT-RESPONSE, and (`keep`: the settlement has a record) keep the 200
-   * with its record for the identical retry, whether or not the caller was seen to go: a dropped
-   * connection is often noticed only after its 200 was written into the dead socket, and the payer
-   * was charged. Nothing here withholds the 200. From the mark to the keeping the key is in
-   * `delivering`; a 200 that could not be kept stays `unkept`, so this process never sends it twice.
-   */
-  async function deliver(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
-    delivering.add(key);
-    try {
-      // The replay record beside the receipts (two files, two fsyncs at once), the 200 after both; the
-      // claim is settled in memory at once, so a concurrent copy is refused whichever write lands first.
-      const marked = replayGuard
-        .markSettled(key)
-        .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-      const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
-      const [{ headers, extensions }] = await Promise.all([config.stamp(paid, settled.network, answer, timing, by), marked]);
-      const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
-      if (keep) {
-        const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
-        await pending.keepDelivered(key, reply).catch((err: unknown) => {
-          unkept.add(key);
-          fault(`a settled answer${gone} could not be kept for its retry`, err);
-        });
-      }
-      return reply;
-    } finally {
-      delivering.delete(key);
-    }
-  }
+  const deliver = createExactDelivery({ replayGuard, pending, stamp: config.stamp, fault, delivering, unkept });
 
   /** Gives the claim back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease). */
   async function releaseClaim(key: string): Promise<void> {

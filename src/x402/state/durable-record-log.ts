@@ -11,8 +11,11 @@
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
  */
 import { resolve } from 'node:path';
+import { replaceFileSync } from '../../durable/atomic-replace.ts';
+import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { makeDirSync } from '../../durable/file-sync.ts';
 import { openLineLog, readCompleteLines } from '../../durable/line-log.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 
 export interface DurableRecordLogConfig {
   /** Directory of the log (created if absent). */
@@ -22,6 +25,8 @@ export interface DurableRecordLogConfig {
   /** Where `full()` turns true; never a reason to drop a live record. */
   readonly maxEntries: number;
   readonly now?: () => number;
+  /** The data directory's commit journal: writes are made durable by its commits (and may ride in a paid call's). */
+  readonly journal?: CommitJournal;
 }
 
 export interface DurableRecordLog<T> {
@@ -31,6 +36,10 @@ export interface DurableRecordLog<T> {
   put(key: string, value: T, expiresAt: number): Promise<void>;
   /** Forgets `key`; resolves once the removal is on disk. */
   remove(key: string): Promise<void>;
+  /** `put`, staged: in memory now, durable with the commit it is handed to (undone if that fails). */
+  stage(key: string, value: T, expiresAt: number): StagedWrite;
+  /** `remove`, staged likewise. */
+  stageRemove(key: string): StagedWrite;
   size(): number;
   /** Whether the live records reach `maxEntries`: new paid calls are to be refused. */
   full(): boolean;
@@ -79,27 +88,57 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     return [...entries].map(([k, e]) => lineOf(k, e)).join('');
   }
 
-  // Rewritten from memory at start; while serving, a batch that would take the file past twice
-  // the live records rewrites it instead (a snapshot now: the batch's own records are in memory
-  // already, and puts and removals made meanwhile are appended after the rename).
+  // Rewritten from memory at start; while serving, the file is compacted (rewritten from memory)
+  // once it holds more than twice the live records: on its own log at the batch that would pass
+  // that, on a journal at the next checkpoint (the only moment a journaled file may be replaced).
+  let flushLog = (): Promise<void> => Promise.resolve();
   const startText = liveText();
   let linesOnDisk = entries.size;
-  const log = openLineLog<string>({
-    path,
-    startText,
-    flush: async (lines, file) => {
-      if (linesOnDisk + lines.length > 2 * Math.max(entries.size, 64)) {
-        const count = entries.size;
-        await file.replace(liveText());
-        linesOnDisk = count;
-      } else {
-        await file.append(lines.join(''));
-        linesOnDisk += lines.length;
-      }
-    },
-  });
-  const append = (line: string): Promise<void> => log.add(line);
-
+  const tooLong = (adding: number): boolean => linesOnDisk + adding > 2 * Math.max(entries.size, 64);
+  let append: (line: string) => Promise<void>;
+  let staged: (line: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
+  const { journal } = config;
+  if (journal) {
+    replaceFileSync(path, startText, 0o600);
+    const file = journal.file(path);
+    journal.onCheckpoint(async () => {
+      if (!tooLong(0)) return;
+      const count = entries.size;
+      await file.replace(liveText());
+      linesOnDisk = count;
+    });
+    staged = (line) => {
+      const writes = [
+        {
+          file,
+          text: line,
+          onDurable: () => {
+            linesOnDisk += 1;
+          },
+        },
+      ];
+      return { journal: { via: journal, writes }, commitAlone: () => journal.commit(writes) };
+    };
+    append = (line) => staged(line).commitAlone();
+  } else {
+    const log = openLineLog<string>({
+      path,
+      startText,
+      flush: async (lines, file) => {
+        if (tooLong(lines.length)) {
+          const count = entries.size;
+          await file.replace(liveText());
+          linesOnDisk = count;
+        } else {
+          await file.append(lines.join(''));
+          linesOnDisk += lines.length;
+        }
+      },
+    });
+    append = (line) => log.add(line);
+    staged = (line) => ({ commitAlone: () => log.add(line) });
+    flushLog = () => log.drain();
+  }
   /**
    * Drops expired records from the front. Records are kept in the order they were last put and
    * the callers put every record for one lifetime, so the front expires first. Without this, a
@@ -114,6 +153,36 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     }
   }
 
+  function stage(key: string, value: T, expiresAt: number): StagedWrite {
+    dropExpired();
+    const entry = { value, expiresAt };
+    const earlier = entries.get(key);
+    entries.delete(key);
+    entries.set(key, entry);
+    return {
+      ...staged(lineOf(key, entry)),
+      settle(err) {
+        // Not on disk: memory must not hold what a restart would not (a pending settlement that
+        // was never sent must not be resolved against the chain by the payment's retry).
+        if (err === null || entries.get(key) !== entry) return;
+        entries.delete(key);
+        if (earlier) entries.set(key, earlier);
+      },
+    };
+  }
+
+  function stageRemove(key: string): StagedWrite {
+    dropExpired();
+    const earlier = entries.get(key);
+    entries.delete(key);
+    return {
+      ...staged(`${JSON.stringify({ k: key, del: true })}\n`),
+      settle(err) {
+        if (err !== null && earlier && !entries.has(key)) entries.set(key, earlier);
+      },
+    };
+  }
+
   return {
     get(key) {
       const e = entries.get(key);
@@ -125,21 +194,17 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       return e.value;
     },
     put(key, value, expiresAt) {
-      dropExpired();
-      const entry = { value, expiresAt };
-      const earlier = entries.get(key);
-      entries.delete(key);
-      entries.set(key, entry);
-      return append(lineOf(key, entry)).catch((err: unknown) => {
-        // Not on disk: memory must not hold what a restart would not (a pending settlement that
-        // was never sent must not be resolved against the chain by the payment's retry).
-        if (entries.get(key) === entry) {
-          entries.delete(key);
-          if (earlier) entries.set(key, earlier);
-        }
-        throw err;
-      });
+      const w = stage(key, value, expiresAt);
+      return w.commitAlone().then(
+        () => w.settle(null),
+        (err: unknown) => {
+          w.settle(err);
+          throw err;
+        },
+      );
     },
+    stage,
+    stageRemove,
     remove(key) {
       dropExpired();
       if (!entries.delete(key)) return Promise.resolve();
@@ -157,6 +222,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       dropExpired();
       for (const [k, e] of entries) yield [k, e.value];
     },
-    flush: () => log.drain(),
+    flush: () => (journal ? journal.drain() : flushLog()),
   };
 }

@@ -5,6 +5,7 @@
  * after a failure, with the time their bar ends. Files: one durable record log under the replay
  * directory; PostgreSQL: pg-early-answer-store.ts.
  */
+import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { PENDING_SETTLEMENT_TTL_MS } from './pending-settlements.ts';
 
@@ -44,9 +45,15 @@ export interface EarlyAnswerStore {
 type Row = EarlyOutcome | { readonly status: 'barred'; readonly untilMs: number };
 
 /** Opens the file store under `dir` (the replay record's directory). */
-export function createEarlyAnswerStore(config: { readonly dir: string; readonly now?: () => number }): EarlyAnswerStore {
+export function createEarlyAnswerStore(config: { readonly dir: string; readonly now?: () => number; readonly journal?: CommitJournal }): EarlyAnswerStore {
   const now = config.now ?? Date.now;
-  const log = createDurableRecordLog<Row>({ dir: config.dir, file: FILE, maxEntries: EARLY_RECORDS_MAX, now });
+  const log = createDurableRecordLog<Row>({
+    dir: config.dir,
+    file: FILE,
+    maxEntries: EARLY_RECORDS_MAX,
+    now,
+    ...(config.journal ? { journal: config.journal } : {}),
+  });
   return {
     outcome(key) {
       const row = log.get(`outcome:${key}`);

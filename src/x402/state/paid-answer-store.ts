@@ -5,6 +5,8 @@
  * the same id with another payload still gets 409. Answers leave at the end of their retry window,
  * never earlier: at the bound (--payment-records-max) new calls with an id are refused instead.
  */
+import type { CommitJournal } from '../../durable/commit-journal.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import type { HttpReply } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { IDEMPOTENCY_MAX_ENTRIES, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
@@ -33,6 +35,8 @@ export interface PaidAnswerStore {
   lookup(id: string, fingerprint: string): PaidAnswerLookup | Promise<PaidAnswerLookup>;
   /** Resolves once the answer is durable. */
   remember(id: string, fingerprint: string, reply: HttpReply): Promise<void>;
+  /** `remember`, staged to ride in the paid call's commit (its ledger entry's). */
+  stageRemember?(id: string, fingerprint: string, reply: HttpReply): StagedWrite;
   /** Shared stores only (one process needs none: its memory cache sees every call): claims the id before the payment is processed. */
   claim?(id: string, fingerprint: string): Promise<IdClaim>;
   /** Gives a claim back when its answer was not a 200 (the same as forgetting it in memory). */
@@ -60,13 +64,21 @@ export function createPaidAnswerStore(config: {
   readonly ttlMs?: number;
   readonly maxEntries?: number;
   readonly now?: () => number;
+  readonly journal?: CommitJournal;
 }): FilePaidAnswerStore {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? IDEMPOTENCY_TTL_MS;
-  const log = createDurableRecordLog<StoredPaidAnswer>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES, now });
+  const log = createDurableRecordLog<StoredPaidAnswer>({
+    dir: config.dir,
+    file: FILE,
+    maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES,
+    now,
+    ...(config.journal ? { journal: config.journal } : {}),
+  });
   return {
     lookup: (id, fingerprint) => lookupOf(log.get(id), fingerprint),
     remember: (id, fingerprint, reply) => log.put(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
+    stageRemember: (id, fingerprint, reply) => log.stage(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
     size: () => log.size(),
     full: () => log.full(),
   };

@@ -6,6 +6,8 @@
  * the stored 200 once it landed, or the x402 error once it can no longer land. Once a 200 is sent
  * it is kept with the record, for the identical retry of the same payment.
  */
+import type { CommitJournal } from '../../durable/commit-journal.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import { type HttpReply, ServiceError } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
@@ -57,6 +59,8 @@ export interface PendingSettlements {
   resolve(key: string): Promise<void>;
   /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
+  /** `keepDelivered`, staged to ride in the paid call's commit (its ledger entry's); throws without a record. */
+  stageDelivered?(key: string, reply: HttpReply): StagedWrite;
   /** The records of early answers (confirmed or not: the outcome is kept elsewhere), for a restart to settle. */
   listEarly(): Promise<Array<[string, PendingSettlement]>>;
   /** Bounded stores only: no room for a new settlement (new paid calls are refused, nothing evicted). */
@@ -96,10 +100,17 @@ export function createPendingSettlements(config: {
   readonly ttlMs?: number;
   readonly maxEntries?: number;
   readonly now?: () => number;
+  readonly journal?: CommitJournal;
 }): FilePendingSettlements {
   const now = config.now ?? Date.now;
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
-  const log = createDurableRecordLog<PendingSettlement>({ dir: config.dir, file: FILE, maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX, now });
+  const log = createDurableRecordLog<PendingSettlement>({
+    dir: config.dir,
+    file: FILE,
+    maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX,
+    now,
+    ...(config.journal ? { journal: config.journal } : {}),
+  });
   return {
     get: (key) => log.get(key),
     record(key, pending) {
@@ -113,6 +124,11 @@ export function createPendingSettlements(config: {
       // The record is written before every broadcast; without it there is nothing to attach to.
       if (!record) throw noRecordToKeep(key);
       await log.put(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
+    },
+    stageDelivered(key, reply) {
+      const record = log.get(key);
+      if (!record) throw noRecordToKeep(key);
+      return log.stage(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
     },
     listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined)),
     size: () => log.size(),

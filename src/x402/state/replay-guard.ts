@@ -10,8 +10,10 @@
  * generations of files rotated every TTL, so disk use is at most about two TTLs of payments.
  */
 import { resolve } from 'node:path';
+import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { makeDirSync } from '../../durable/file-sync.ts';
 import { openLineLog, readCompleteLines } from '../../durable/line-log.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 
 /** How long a settled payment's key is remembered. */
 export const REPLAY_KEY_TTL_MS = 10 * 60_000;
@@ -23,6 +25,8 @@ export interface ReplayGuardConfig {
   readonly dir: string;
   readonly ttlMs?: number;
   readonly now?: () => number;
+  /** The data directory's commit journal: settled keys are made durable by its commits (a paid call's, usually). */
+  readonly journal?: CommitJournal;
 }
 
 export type AcquireResult = 'acquired' | 'in_flight' | 'settled';
@@ -43,6 +47,8 @@ export interface ReplayGuard {
   release(key: string): Awaitable<void>;
   /** Records `key` as settled durably and drops the claim. */
   markSettled(key: string): Promise<void>;
+  /** `markSettled`, staged: settled in memory now, durable with the commit it is handed to. */
+  stageSettled?(key: string): StagedWrite;
   close(): Promise<void>;
 }
 
@@ -78,20 +84,55 @@ export function createReplayGuard(config: ReplayGuardConfig): FileReplayGuard {
   loadFile(currentPath, settled, now());
   const inFlight = new Set<string>();
   let rotatedAt = now();
-  // Every line queued while the previous write ran shares one write and one fsync; the TTL's
-  // rotation (current becomes previous, a new current starts) goes first when it is due.
-  const log = openLineLog<string>({
-    path: currentPath,
-    flush: async (lines, file) => {
-      const t = now();
-      if (t - rotatedAt >= ttlMs) {
-        rotatedAt = t;
-        await file.rotate(previousPath);
-        for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
-      }
-      await file.append(lines.join(''));
-    },
-  });
+  const rotationDue = (): boolean => now() - rotatedAt >= ttlMs;
+  /** The TTL's rotation: current becomes previous, a new current starts; keys that expired leave memory. */
+  const rotated = (): void => {
+    const t = now();
+    rotatedAt = t;
+    for (const [key, expires] of settled) if (expires <= t) settled.delete(key);
+  };
+  let staged: (line: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
+  let close: () => Promise<void>;
+  const { journal } = config;
+  if (journal) {
+    const file = journal.file(currentPath);
+    // On a journal the rotation waits for a checkpoint: the only moment a journaled file may be renamed.
+    journal.onCheckpoint(async () => {
+      if (!rotationDue()) return;
+      await file.rotate(previousPath);
+      rotated();
+    });
+    staged = (line) => {
+      const writes = [{ file, text: line }];
+      return { journal: { via: journal, writes }, commitAlone: () => journal.commit(writes) };
+    };
+    close = () => journal.drain();
+  } else {
+    // Every line queued while the previous write ran shares one write and one fsync; the TTL's
+    // rotation goes first when it is due.
+    const log = openLineLog<string>({
+      path: currentPath,
+      flush: async (lines, file) => {
+        if (rotationDue()) {
+          await file.rotate(previousPath);
+          rotated();
+        }
+        await file.append(lines.join(''));
+      },
+    });
+    staged = (line) => ({ commitAlone: () => log.add(line) });
+    close = () => log.close();
+  }
+
+  /** Settled in memory at once, so a concurrent copy is refused whichever write lands first. */
+  function stageSettled(key: string): StagedWrite {
+    if (!KEY_RE.test(key)) throw new Error('replay key has characters the record cannot hold');
+    const expires = now() + ttlMs;
+    settled.set(key, expires);
+    inFlight.delete(key);
+    // Kept settled in memory even when the write fails: the chain refuses a replay of a settled payment anyway.
+    return { ...staged(`${expires} ${key}\n`), settle: () => undefined };
+  }
 
   return {
     dir: config.dir,
@@ -107,12 +148,10 @@ export function createReplayGuard(config: ReplayGuardConfig): FileReplayGuard {
     },
     markSettled(key) {
       if (!KEY_RE.test(key)) return Promise.reject(new Error('replay key has characters the record cannot hold'));
-      const expires = now() + ttlMs;
-      settled.set(key, expires);
-      inFlight.delete(key);
-      return log.add(`${expires} ${key}\n`);
+      return stageSettled(key).commitAlone();
     },
+    stageSettled,
     size: () => settled.size + inFlight.size,
-    close: () => log.close(),
+    close,
   };
 }

@@ -3,6 +3,7 @@
  * settlement records derive from it: the paid resource (URL, endpoint, price) and the digest that
  * ties a pending record to the very payment that made it.
  */
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createHash } from 'node:crypto';
 import type { EndpointEntry } from '../../catalog/endpoints.ts';
 import type { HttpReply } from '../../errors.ts';
@@ -34,6 +35,11 @@ export interface PaidCall {
   readonly request: { readonly path: string; readonly query: string; readonly signal: AbortSignal };
   /** Produces the answer; the processor settles only when it is a 200. */
   readonly answer: () => Promise<HttpReply>;
+  /**
+   * More state for the 200's one durable commit, staged from the reply as sent: the
+   * payment-identifier's kept answer. Absent when nothing rides along.
+   */
+  readonly alsoKeep?: (reply: HttpReply) => readonly StagedWrite[];
 }
 
 /** What was paid for: the request's path and query, the endpoint and its price. */

@@ -1,0 +1,241 @@
+/**
+ * One durable commit for everything a paid call changes (the charge, the replay record, the kept
+ * answer, the ledger entry), whatever files they live in: the shape of every serious ledger, one
+ * log, batches, one fsync per batch. A commit is one line of this journal naming each write's
+ * file and byte offset; the journal line is written and fdatasynced first, then each file gets its
+ * bytes with no sync of its own, and the commit resolves. So N concurrent paid calls cost one
+ * fdatasync together, and a crash at any point leaves either the whole commit (the journal has
+ * it; journal-recovery.ts lays it down again at the next start) or none of it.
+ *
+ * Order: a commit takes its place when it is reserved (`reserve`), not when it is filled, so a
+ * ledger entry whose slot was assigned first is written first even when its receipt is signed
+ * last. A batch is the longest run of filled places at the head of the queue.
+ *
+ * Checkpoint: once the journal passes CHECKPOINT_BYTES (or CHECKPOINT_MS passed), before the next
+ * batch, every file written since is synced, the journal is emptied, and then the owners' hooks
+ * compact or rotate their files: the only moment a journaled file may be replaced or renamed.
+ */
+import { fstatSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureFileSync } from './atomic-replace.ts';
+import { closeFile, dataSync, makeDirSync, truncateDurably, writeAll } from './file-sync.ts';
+import { openJournalFile, journalNameOf, type JournalFile, type JournalFileIo } from './journal-file.ts';
+import { recoverJournalSync, type JournalRecoveryReport } from './journal-recovery.ts';
+
+/** The journal's file name in its directory (the data directory). */
+export const JOURNAL_FILE_NAME = 'commit.journal';
+/** Journal size that calls for a checkpoint, bytes: a start replays at most about this much. */
+export const CHECKPOINT_BYTES = 8 * 1024 * 1024;
+/** Longest time between checkpoints while commits arrive, ms (rotations and compactions wait for one). */
+export const CHECKPOINT_MS = 60_000;
+
+/** One write of a commit: `text` appended to `file`; `onDurable` runs, in commit order, once it is durable. */
+export interface JournalWrite {
+  readonly file: JournalFile;
+  readonly text: string;
+  readonly onDurable?: (offset: number) => void;
+}
+
+/** A place in commit order, filled once its writes are known; `fill([])` gives the place up. */
+export interface JournalPlace {
+  fill(writes: readonly JournalWrite[]): Promise<void>;
+}
+
+export interface JournalStats {
+  /** Commits made durable (filled places with writes). */
+  commits: number;
+  /** Journal writes, each followed by one fdatasync: the durable writes made. */
+  syncs: number;
+  checkpoints: number;
+  maxBatch: number;
+}
+
+export interface CommitJournal {
+  readonly dir: string;
+  /** What the start put back from the journal. */
+  readonly recovery: JournalRecoveryReport;
+  /** Takes `path` (under `dir`, opened after recovery) into the journal: its writes go through commits. */
+  file(path: string, mode?: number): JournalFile;
+  reserve(): JournalPlace;
+  /** reserve() and fill() at once. */
+  commit(writes: readonly JournalWrite[]): Promise<void>;
+  /** Runs `hook` at every checkpoint, after the journal is emptied; it must not commit. */
+  onCheckpoint(hook: () => Promise<void>): void;
+  stats(): Readonly<JournalStats>;
+  /** Why commits are refused since a write failed (until a restart replays the journal), or null. */
+  failure(): string | null;
+  /** Resolves once nothing is queued or being written. */
+  drain(): Promise<void>;
+  /** Drains, checkpoints and releases the files; later commits are refused. */
+  close(): Promise<void>;
+}
+
+export interface CommitJournalConfig {
+  /** The data directory: the journal and every file it names live under it. */
+  readonly dir: string;
+  readonly checkpointBytes?: number;
+  readonly checkpointMs?: number;
+  readonly now?: () => number;
+  /**
+   * Runs before a batch's journal write (`journal`) and between its fdatasync and the files'
+   * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
+   */
+  readonly seam?: (point: 'journal' | 'files') => Promise<void>;
+}
+
+interface Place {
+  writes: readonly JournalWrite[] | null;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Opens the journal in `config.dir`: what it holds is put back into its files first. */
+export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
+  makeDirSync(config.dir);
+  const path = join(config.dir, JOURNAL_FILE_NAME);
+  const recovery = recoverJournalSync(config.dir, path);
+  ensureFileSync(path);
+  const fd = openSync(path, 'r+');
+  let journalSize = fstatSync(fd).size;
+  const now = config.now ?? Date.now;
+  const checkpointBytes = config.checkpointBytes ?? CHECKPOINT_BYTES;
+  const checkpointMs = config.checkpointMs ?? CHECKPOINT_MS;
+  const files = new Map<string, JournalFileIo>();
+  const hooks: Array<() => Promise<void>> = [];
+  const stats: JournalStats = { commits: 0, syncs: 0, checkpoints: 0, maxBatch: 0 };
+  let queue: Place[] = [];
+  let running: Promise<void> | null = null;
+  let failed: Error | null = null;
+  let closed = false;
+  let checkpointedAt = now();
+
+  async function checkpoint(): Promise<void> {
+    await Promise.all([...files.values()].map((f) => f.sync()));
+    await truncateDurably(fd, 0);
+    journalSize = 0;
+    checkpointedAt = now();
+    stats.checkpoints += 1;
+    for (const hook of hooks) await hook();
+  }
+
+  /** Writes one batch: the journal line of each commit, one fdatasync, then the files' bytes. */
+  async function write(batch: readonly Place[]): Promise<void> {
+    if (journalSize >= checkpointBytes || now() - checkpointedAt >= checkpointMs) await checkpoint();
+    const lines: string[] = [];
+    const perFile = new Map<JournalFileIo, { at: number; texts: string[] }>();
+    const durable: Array<{ w: JournalWrite; offset: number }> = [];
+    for (const place of batch) {
+      const entries: Array<[string, number, string]> = [];
+      for (const w of place.writes!) {
+        const file = files.get(w.file.name);
+        if (file !== w.file) throw new Error(`${w.file.name} is not a file of this journal`);
+        const pending = perFile.get(file) ?? { at: file.size(), texts: [] };
+        const offset = pending.at + pending.texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+        pending.texts.push(w.text);
+        perFile.set(file, pending);
+        entries.push([file.name, offset, w.text]);
+        durable.push({ w, offset });
+      }
+      if (entries.length > 0) lines.push(`${JSON.stringify({ w: entries })}\n`);
+    }
+    if (lines.length === 0) return;
+    const buf = Buffer.from(lines.join(''));
+    await config.seam?.('journal');
+    await writeAll(fd, buf, journalSize);
+    await dataSync(fd);
+    journalSize += buf.length;
+    stats.syncs += 1;
+    // Durable now: the files get their bytes. A failure here is repaired from the journal at the
+    // next start, so the batch stands; the journal stops taking commits until then.
+    try {
+      await config.seam?.('files');
+      await Promise.all(
+        [...perFile].map(async ([file, { at, texts }]) => {
+          const bytes = Buffer.from(texts.join(''));
+          await file.write(bytes, at);
+          file.advance(bytes.length);
+        }),
+      );
+    } catch (err) {
+      failed = new Error(`commit journal's files could not be written (${(err as Error).message}); commits stop until a restart replays the journal`);
+    }
+    for (const { w, offset } of durable) w.onDurable?.(offset);
+  }
+
+  async function run(): Promise<void> {
+    // One turn first: commits of requests delivered by the same I/O phase join this batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (;;) {
+      let n = 0;
+      while (n < queue.length && queue[n]!.writes !== null) n++;
+      if (n === 0) return;
+      const batch = queue.slice(0, n);
+      queue = queue.slice(n);
+      try {
+        if (failed) throw failed;
+        await write(batch);
+      } catch (err) {
+        failed ??= new Error(`commit journal write failed (${(err as Error).message}); commits stop until a restart replays the journal`);
+        for (const p of batch) p.reject(failed);
+        continue;
+      }
+      const made = batch.filter((p) => p.writes!.length > 0).length;
+      stats.commits += made;
+      stats.maxBatch = Math.max(stats.maxBatch, made);
+      for (const p of batch) p.resolve();
+    }
+  }
+
+  function kick(): void {
+    if (running) return;
+    running = run().finally(() => {
+      running = null;
+      if (queue[0]?.writes) kick();
+    });
+  }
+
+  function reserve(): JournalPlace {
+    if (closed) return { fill: () => Promise.reject(new Error('the commit journal is closed')) };
+    let place!: Place;
+    const done = new Promise<void>((resolve, reject) => {
+      place = { writes: null, resolve, reject };
+    });
+    queue.push(place);
+    return {
+      fill(writes) {
+        if (place.writes !== null) throw new Error('a journal place is filled once');
+        place.writes = writes;
+        kick();
+        return done;
+      },
+    };
+  }
+
+  return {
+    dir: config.dir,
+    recovery,
+    file(filePath, mode) {
+      const name = journalNameOf(config.dir, filePath);
+      if (files.has(name)) throw new Error(`${name} is already a file of this journal`);
+      const file = openJournalFile(filePath, name, mode);
+      files.set(name, file);
+      return file;
+    },
+    reserve,
+    commit: (writes) => reserve().fill(writes),
+    onCheckpoint: (hook) => void hooks.push(hook),
+    stats: () => ({ ...stats }),
+    failure: () => failed?.message ?? null,
+    async drain() {
+      while (running) await running;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      while (running) await running;
+      if (!failed) await checkpoint().catch(() => undefined);
+      await Promise.all([...files.values()].map((f) => f.close()));
+      await closeFile(fd);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The last step of the exact scheme, once the money moved (exact-settlement.ts): the replay
+ * record settled, the receipts issued (ours appends the ledger entry), the 200 kept for its
+ * identical retry, all in one durable commit when the stores can stage their writes (the files
+ * on the data directory's commit journal); in their own writes otherwise (the database's stores).
+ */
+import type { HttpReply } from '../../errors.ts';
+import { paymentResponseHeader, type ReceiptStamp, type StampedReceipts } from '../delivery/paid-delivery.ts';
+import type { PaidTiming } from '../delivery/paid-timing.ts';
+import type { PendingSettlements } from '../state/pending-settlements.ts';
+import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { SettleResult } from '../types/exact-scheme.ts';
+import type { PaidCall, PaidResource } from '../types/paid-call.ts';
+
+export interface ExactDeliveryConfig {
+  readonly replayGuard: Pick<ReplayGuard, 'markSettled' | 'stageSettled'>;
+  readonly pending: Pick<PendingSettlements, 'keepDelivered' | 'stageDelivered'>;
+  readonly stamp: ReceiptStamp;
+  readonly fault: (what: string, err: unknown) => void;
+  /** Keys whose 200 this process is delivering now (shared with the state machine's retries). */
+  readonly delivering: Set<string>;
+  /** Keys whose 200 went out but could not be kept: this process never sends them twice. */
+  readonly unkept: Set<string>;
+}
+
+/** Delivers a settled payment's 200: `deliver(call, key, settled, answer, paid, timing, keep)`. */
+export function createExactDelivery(config: ExactDeliveryConfig) {
+  const { replayGuard, pending, stamp, fault, delivering, unkept } = config;
+
+  /**
+   * The money moved: mark the replay record settled, issue the receipts (ours appends the ledger
+   * entry), answer with PAYMENT-RESPONSE, and (`keep`: the settlement has a record) keep the 200
+   * with its record for the identical retry, whether or not the caller was seen to go: a dropped
+   * connection is often noticed only after its 200 was written into the dead socket, and the payer
+   * was charged. Nothing here withholds the 200. From the mark to the keeping the key is in
+   * `delivering`; a 200 that could not be kept stays `unkept`, so this process never sends it twice.
+   */
+  async function deliver(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
+    delivering.add(key);
+    try {
+      if (replayGuard.stageSettled && (!keep || pending.stageDelivered)) return await deliverOnce(call, key, settled, answer, paid, timing, keep);
+      // Stores that cannot stage (the database's): the replay record beside the receipts, the 200
+      // after both, then the 200 kept; the claim is settled in memory at once, so a concurrent copy
+      // is refused whichever write lands first.
+      const marked = replayGuard
+        .markSettled(key)
+        .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+      const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
+      const [{ headers, extensions }] = await Promise.all([stamp(paid, settled.network, answer, timing, by), marked]);
+      const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
+      if (keep) {
+        const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+        await pending.keepDelivered(key, reply).catch((err: unknown) => {
+          unkept.add(key);
+          fault(`a settled answer${gone} could not be kept for its retry`, err);
+        });
+      }
+      return reply;
+    } finally {
+      delivering.delete(key);
+    }
+  }
+
+  /**
+   * `deliver` in one durable commit: the replay record, the receipt's ledger entry, the 200 kept
+   * with its record (and the payment-identifier's copy) together. A commit that fails is reported
+   * and its writes are tried on their own; the 200 goes out either way (the money moved).
+   */
+  async function deliverOnce(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
+    const replyWith = (stamped: StampedReceipts): HttpReply => ({
+      ...answer,
+      headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, stamped.extensions), ...stamped.headers },
+    });
+    let built: HttpReply | null = null;
+    const build = (stamped: StampedReceipts) => {
+      const reply = replyWith(stamped);
+      built = reply;
+      const writes = [replayGuard.stageSettled!(key), ...(keep ? [pending.stageDelivered!(key, reply)] : [])];
+      return [...writes, ...(call.alsoKeep?.(reply) ?? [])];
+    };
+    const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
+    const stamped = await stamp(paid, settled.network, answer, timing, by, { build });
+    if (stamped.kept && built) return built;
+    const reply = replyWith(stamped);
+    await replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+    if (keep) {
+      const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+      await pending.keepDelivered(key, reply).catch((err: unknown) => {
+        unkept.add(key);
+        fault(`a settled answer${gone} could not be kept for its retry`, err);
+      });
+    }
+    return reply;
+  }
+
+  return deliver;
+}
