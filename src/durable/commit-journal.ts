@@ -83,6 +83,13 @@ export interface CommitJournalConfig {
   readonly seam?: (point: 'journal' | 'files') => Promise<void>;
 }
 
+/** A batch the disk refused before any of it was acknowledged; the journal is intact and goes on. */
+class RefusedBatch extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 interface Place {
   writes: readonly JournalWrite[] | null;
   resolve: () => void;
@@ -140,8 +147,16 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     }
     if (lines.length === 0) return;
     const buf = Buffer.from(lines.join(''));
-    await config.seam?.('journal');
-    await writeAll(fd, buf, journalSize);
+    try {
+      await config.seam?.('journal');
+      await writeAll(fd, buf, journalSize);
+    } catch (err) {
+      // Refused before anything was acknowledged (a full disk, a size limit): what part of the
+      // batch landed is cut, and the journal goes on. Only a failed cut or fdatasync stops it:
+      // after a failed fdatasync the file's state is unknown (its pages may be marked clean).
+      await truncateDurably(fd, journalSize);
+      throw new RefusedBatch(err);
+    }
     await dataSync(fd);
     journalSize += buf.length;
     stats.syncs += 1;
@@ -175,8 +190,9 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
         if (failed) throw failed;
         await write(batch);
       } catch (err) {
-        failed ??= new Error(`commit journal write failed (${(err as Error).message}); commits stop until a restart replays the journal`);
-        for (const p of batch) p.reject(failed);
+        if (!(err instanceof RefusedBatch))
+          failed ??= new Error(`commit journal write failed (${(err as Error).message}); commits stop until a restart replays the journal`);
+        for (const p of batch) p.reject(err instanceof RefusedBatch ? err.reason : failed);
         continue;
       }
       const made = batch.filter((p) => p.writes!.length > 0).length;

@@ -2,10 +2,13 @@
  * The disk refusing writes under a running service. The service runs as a child process (embedded
  * mode) and its file-size limit (RLIMIT_FSIZE, set from outside with util-linux `prlimit --pid`)
  * is lowered while it serves: a write that would grow a file past the limit fails with EFBIG, as
- * a full disk fails it with ENOSPC. First every file is refused, then only the ledger's WAL (the
- * largest file). Expected: paid calls answer 503 with nothing charged, or 200 charged once; the
- * service stays up and says why in /health; once the limit is lifted paid calls recover (the
- * ledger after a restart, as documented); no acknowledged entry is lost and the chain verifies.
+ * a full disk fails it with ENOSPC. Every durable write of a paid call goes through the data
+ * directory's commit journal (docs/payments.md#durable-writes-of-a-paid-call). First every file is
+ * refused; then the journal is refused from the moment a call's pending record is on disk (the
+ * money then moves), so that call's one commit (replay record, ledger entry, kept 200) is refused.
+ * Expected: paid calls answer 503 with nothing charged, or 200 charged once; the service stays up
+ * and says why in /health; once the limit is lifted paid calls recover (the refused entry is
+ * appended from the ledger's backlog first); no acknowledged entry is lost and the chain verifies.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -29,6 +32,7 @@ const CONFIRMED_PATH = ['--svm-early-ceiling', '0'];
 const dataDir = mkdtempSync(join(tmpdir(), 'disk-faults-'));
 const walPath = join(dataDir, 'ledger', 'ledger.wal');
 const pendingPath = join(dataDir, 'replay', 'pending-settlements.log');
+const journalPath = join(dataDir, 'commit.journal');
 let svc: ServiceProcess;
 let payer: TestPayer;
 let payFetch: typeof fetch;
@@ -89,27 +93,27 @@ describe('every file refused', () => {
   }, 120_000);
 });
 
-describe("only the ledger's file refused", () => {
-  it('the call that meets it is answered and charged once; then paid calls stop before payment', async () => {
+describe('the journal refused after the money moved', () => {
+  it('the call that meets it is answered and charged once; paid calls stop until its entry is appended, then go on', async () => {
     expect(await paidCall()).toMatchObject({ status: 200, receipt: true });
     // The limit comes once the call's pending record is on disk (before its broadcast), at the
-    // WAL's size: the replay record (smaller) still grows, the ledger's append is refused.
+    // journal's size: the commit of its replay record, ledger entry and kept 200 is refused.
     const pendingBefore = statSync(pendingPath).size;
     const call = paidCall();
     await vi.waitUntil(() => statSync(pendingPath).size > pendingBefore, { timeout: 30_000, interval: 2 });
-    limitFileSize(statSync(walPath).size);
+    limitFileSize(statSync(journalPath).size);
     try {
-      // The money moved before the ledger refused: the answer is not withheld, it has no receipt.
+      // The money moved before the commit was refused: the answer is not withheld, it has no receipt.
       expect(await call).toMatchObject({ status: 200, receipt: false });
+      // Its entry waits in the backlog: no new payment is taken until the ledger has it.
       const next = await paidCall();
       expect(next.status).toBe(503);
       expect(next.body.error).toBe('service_stopped');
-      expect((await health()).ledger.writable).toBe(false);
     } finally {
       limitFileSize('unlimited');
     }
-    // The WAL's state after a failed write is unknown: the ledger stays stopped until a restart.
-    expect((await paidCall()).body.error).toBe('service_stopped');
+    // Nothing acknowledged was lost, so nothing waits for a restart: the backlog's entry goes in, paid calls go on.
+    await vi.waitUntil(async () => (await health()).ledger.writable === true && (await paidCall()).status === 200, { timeout: 30_000, interval: 500 });
   }, 120_000);
 
   it('a restart recovers: every acknowledged entry is there, the chain verifies, paid calls answer', async () => {

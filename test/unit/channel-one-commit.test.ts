@@ -71,15 +71,22 @@ describe('a channel voucher committed once', () => {
     expect(again.ledger.head()).toMatchObject({ treeSize: 1 });
   });
 
-  it('a commit that fails charges nothing: the voucher is refused, the channel is as before, and no entry is written', async () => {
+  it('a commit the disk refuses charges nothing: the voucher is refused, the channel is as before, no entry; the same voucher then succeeds', async () => {
     const f = createChannelCrashFixture();
     const svc = await f.journaled();
     const ok = await svc.pay(await f.call(PRICE));
     expect(ok.status).toBe(200);
-    f.faults.fail('journal.journal', new Error('disk gone (scripted)'));
-    const refused = await svc.pay(await f.call(2n * PRICE));
+    const second = await f.call(2n * PRICE);
+    f.faults.fail('journal.journal', new Error('disk full (scripted)'));
+    const refused = await svc.pay(second);
     expect(refused.status).toBe(503);
     expect((await svc.store.get(f.channelId))?.charged).toBe(String(PRICE));
-    expect(svc.ledger.failure()).toMatch(/commits stop/);
+    expect(svc.ledger.head()).toMatchObject({ treeSize: 1 });
+    // Nothing was acknowledged, so the journal goes on: the identical voucher is served and charged once.
+    expect(svc.ledger.failure()).toBeNull();
+    const again = await svc.pay(second);
+    expect(again.status, textOf(again)).toBe(200);
+    expect(chargedOf(again)).toBe(String(2n * PRICE));
+    expect(svc.ledger.head()).toMatchObject({ treeSize: 2 });
   });
 });

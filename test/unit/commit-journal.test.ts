@@ -151,6 +151,25 @@ describe('commit journal', () => {
     await again.close();
   });
 
+  it('a batch the disk refuses is cut from the journal and rejected, and the next commit goes through', async () => {
+    const dir = freshDir();
+    let refuse = true;
+    const journal = openCommitJournal({
+      dir,
+      seam: async (point) => {
+        if (point === 'journal' && refuse) throw new Error('EFBIG (scripted)');
+      },
+    });
+    const f = journal.file(join(dir, 'f.log'));
+    await expect(journal.commit([{ file: f, text: 'refused\n' }])).rejects.toThrow(/EFBIG/);
+    expect(journal.failure()).toBeNull();
+    refuse = false;
+    await journal.commit([{ file: f, text: 'taken\n' }]);
+    expect(read(join(dir, 'f.log'))).toBe('taken\n');
+    expect(read(join(dir, JOURNAL_FILE_NAME))).not.toContain('refused');
+    await journal.close();
+  });
+
   it('refuses a write to a file it does not hold, and every later commit until a restart', async () => {
     const dir = freshDir();
     const journal = openCommitJournal({ dir });
