@@ -27,6 +27,11 @@ export interface DiscoveryContext {
   readonly acceptsFor: (entry: EndpointEntry) => readonly PublishedTerms[];
   /** The published methodology (OpenAPI `info.x-methodology`, also at /trust/sir). */
   readonly methodology?: Readonly<Record<string, unknown>>;
+  /**
+   * The x402 extensions an endpoint's entry carries (its 402 references them here: the bazaar
+   * declaration with the answer's schema, the signed offers of its `accepts`); absent: none.
+   */
+  readonly extensionsFor?: (entry: EndpointEntry) => Readonly<Record<string, unknown>>;
 }
 
 export interface InputDescription {
@@ -66,6 +71,7 @@ export function buildWellKnown(ctx: DiscoveryContext): object {
       example: e.example,
       inputs: describeInputs(e),
     },
+    ...(ctx.extensionsFor ? { extensions: ctx.extensionsFor(e) } : {}),
   }));
   return {
     x402Version: 2,
