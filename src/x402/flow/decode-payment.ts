@@ -52,7 +52,9 @@ function parseSpan(json: string, [from, to]: Span): unknown {
  * (a string or null is JSON, refused later as no object).
  */
 function leanPayment(json: string): unknown {
-  const members = json.trimStart().startsWith('{') ? scanObject(json) : null;
+  const isObject = json.trimStart().startsWith('{');
+  const members = isObject ? scanObject(json) : null;
+  if (isObject && !members) return NOT_JSON;
   try {
     if (!members) return JSON.parse(json);
     const payment: Record<string, unknown> = {};
