@@ -24,8 +24,18 @@ export interface Challenge {
   readonly accepts: readonly Accept[];
   /** The Solana option's `extra.recentBlockhash`, or null. */
   readonly recentBlockhash: string | null;
-  /** True when the body is byte for byte the JSON the header carries (ours; the reference's body differs). */
-  readonly bodyIsHeader: boolean;
+  /** True when the body is the short error of a lean 402 (ours: a code, a sentence, the discovery document; no challenge). */
+  readonly bodyIsShortError: boolean;
+}
+
+/** A lean 402's body: `error` and `message` and a discovery URL, and no `accepts` (the challenge is in the header only). */
+function isShortError(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    return typeof parsed.error === 'string' && typeof parsed.message === 'string' && typeof parsed.discovery === 'string' && !('accepts' in parsed);
+  } catch {
+    return false;
+  }
 }
 
 /** GETs `url` and decodes its challenge; fails when it is not a 402 with a PAYMENT-REQUIRED header. */
@@ -43,7 +53,7 @@ export async function fetchChallenge(url: string): Promise<Challenge> {
     resourceUrl: required.resource.url,
     accepts: required.accepts,
     recentBlockhash: typeof hash === 'string' ? hash : null,
-    bodyIsHeader: body === json,
+    bodyIsShortError: isShortError(body),
   };
 }
 
