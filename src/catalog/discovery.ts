@@ -94,7 +94,7 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
     '',
     '## How to call',
     '',
-    `1. GET a paid endpoint. Without payment it answers 402 with header PAYMENT-REQUIRED (base64 JSON, x402 v2 PaymentRequired; the same JSON is the body).`,
+    `1. GET a paid endpoint. Without payment it answers 402 with header PAYMENT-REQUIRED (base64 JSON, x402 v2 PaymentRequired; the body is a short error pointing to /.well-known/x402, which carries each endpoint's signed offers).`,
     '2. Pay one of the `accepts` options with any x402 v2 client and retry the identical request with header PAYMENT-SIGNATURE (or X-PAYMENT).',
     '3. A 200 carries PAYMENT-RESPONSE (settlement) and X-Service-Receipt (base64 JSON receipt, ed25519-signed; verify at /trust/verify).',
     '4. Invalid parameters answer 400 before any payment is asked. You are charged only for a 200.',
