@@ -12,7 +12,7 @@ import { createSignatureWatch } from './chain/signature-watch.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
-import { renderDocuments } from './service/documents.ts';
+import { documentsOf } from './service/documents.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
@@ -156,7 +156,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const metrics = createRequestMetrics();
   const processMetrics = createProcessMetrics();
   const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
-  let documents: Documents | null = null;
+  let documents: (() => Documents) | null = null;
   const stopped = () => paidCallsStopped(killSwitch, ledger, trust.backlog);
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).
   const previewQuota = await openPreviewQuotaOf(storage, config, options.now ?? (() => new Date()));
@@ -172,7 +172,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       startedAt,
       metrics: () => metrics.snapshot(),
       process: () => processMetrics.snapshot(),
-      documents: () => documents!,
+      documents: () => documents!(),
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
       statusExtras: () => ({
         mode: config.mode,
@@ -212,14 +212,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
   await extensions.start(challenges);
-  documents = renderDocuments({
-    baseUrl,
-    serviceName: config.serviceName,
-    version: SERVICE_VERSION,
-    updatedAt: startedAt.toISOString(),
-    acceptsFor: (e) => challenges.get(e.path)!.accepts,
-    methodology: METHODOLOGY,
-  });
+  const acceptsFor = (e: { readonly path: string }) => challenges.get(e.path)!.accepts;
+  const about = { baseUrl, serviceName: config.serviceName, version: SERVICE_VERSION, updatedAt: startedAt.toISOString(), methodology: METHODOLOGY };
+  documents = documentsOf({ ...about, acceptsFor, extensionsFor: extensions.catalogFor }, extensions.offersGeneration);
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch, channels: channels?.claimer });
   const adminUrl = `http://127.0.0.1:${await admin.listen()}`;
   /**

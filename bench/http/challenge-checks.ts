@@ -24,8 +24,18 @@ export interface Challenge {
   readonly accepts: readonly Accept[];
   /** The Solana option's `extra.recentBlockhash`, or null. */
   readonly recentBlockhash: string | null;
-  /** True when the body is byte for byte the JSON the header carries (ours; the reference's body differs). */
-  readonly bodyIsHeader: boolean;
+  /** True when the body is the short error of a lean 402 (ours: a code, a sentence, the discovery document; no challenge). */
+  readonly bodyIsShortError: boolean;
+}
+
+/** A lean 402's body: `error` and `message` and a discovery URL, and no `accepts` (the challenge is in the header only). */
+function isShortError(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    return typeof parsed.error === 'string' && typeof parsed.message === 'string' && typeof parsed.discovery === 'string' && !('accepts' in parsed);
+  } catch {
+    return false;
+  }
 }
 
 /** GETs `url` and decodes its challenge; fails when it is not a 402 with a PAYMENT-REQUIRED header. */
@@ -43,7 +53,7 @@ export async function fetchChallenge(url: string): Promise<Challenge> {
     resourceUrl: required.resource.url,
     accepts: required.accepts,
     recentBlockhash: typeof hash === 'string' ? hash : null,
-    bodyIsHeader: body === json,
+    bodyIsShortError: isShortError(body),
   };
 }
 
@@ -114,18 +124,18 @@ export function captureReply(url: string): Promise<CapturedReply> {
 export interface ChallengeBytes {
   readonly body: number;
   readonly paymentRequiredHeader: number;
-  /** Per extension (and the `resource` object's service metadata): the bytes of its JSON member in the body. */
+  /** Per extension (and the `resource` object's service metadata): the bytes of its JSON member in the challenge. */
   readonly extensions: Readonly<Record<string, number>>;
 }
 
-/** Sizes of a captured 402: the body, its PAYMENT-REQUIRED header, and what each extension adds to the body (the header adds 4/3 of it). */
+/** Sizes of a captured 402: the body, its PAYMENT-REQUIRED header, and what each extension adds to the challenge's JSON (the header adds 4/3 of it). */
 export function challengeBytes(reply: CapturedReply): ChallengeBytes {
-  const body = JSON.parse(reply.body) as { resource: Record<string, unknown>; extensions: Record<string, unknown> };
+  const header = reply.headers.find(([name]) => name.toLowerCase() === 'payment-required')?.[1] ?? '';
+  const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { resource: Record<string, unknown>; extensions?: Record<string, unknown> };
   const member = (key: string, value: unknown) => Buffer.byteLength(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
   const extensions: Record<string, number> = {};
-  for (const [key, value] of Object.entries(body.extensions)) if (key !== 'payment-identifier') extensions[key] = member(key, value);
-  const metadata = ['serviceName', 'tags', 'iconUrl'].filter((k) => k in body.resource);
-  extensions['resource metadata'] = metadata.reduce((sum, k) => sum + member(k, body.resource[k]), 0);
-  const header = reply.headers.find(([name]) => name.toLowerCase() === 'payment-required')?.[1] ?? '';
+  for (const [key, value] of Object.entries(challenge.extensions ?? {})) if (key !== 'payment-identifier') extensions[key] = member(key, value);
+  const metadata = ['serviceName', 'tags', 'iconUrl'].filter((k) => k in challenge.resource);
+  extensions['resource metadata'] = metadata.reduce((sum, k) => sum + member(k, challenge.resource[k]), 0);
   return { body: Buffer.byteLength(reply.body), paymentRequiredHeader: Buffer.byteLength(header), extensions };
 }

@@ -153,7 +153,7 @@ async function checkChallenges(servers: Servers): Promise<void> {
   const reference = await fetchChallenge(servers.urls.reference402);
   const problems = termDifferences(ours.accepts, reference.accepts);
   if (ours.resourceUrl !== servers.urls.challenge402) problems.push(`our resource URL ${ours.resourceUrl}`);
-  if (!ours.bodyIsHeader) problems.push('our body is not the JSON of our PAYMENT-REQUIRED header');
+  if (!ours.bodyIsShortError) problems.push('our body is not the short error of a lean 402 (it must not repeat the challenge)');
   if (ours.recentBlockhash === null) problems.push('our challenge has no recent blockhash');
   const bad = await fetch(servers.urls.invalid400);
   await bad.text();

@@ -27,6 +27,11 @@ export interface DiscoveryContext {
   readonly acceptsFor: (entry: EndpointEntry) => readonly PublishedTerms[];
   /** The published methodology (OpenAPI `info.x-methodology`, also at /trust/sir). */
   readonly methodology?: Readonly<Record<string, unknown>>;
+  /**
+   * The x402 extensions an endpoint's entry carries (its 402 references them here: the bazaar
+   * declaration with the answer's schema, the signed offers of its `accepts`); absent: none.
+   */
+  readonly extensionsFor?: (entry: EndpointEntry) => Readonly<Record<string, unknown>>;
 }
 
 export interface InputDescription {
@@ -66,6 +71,7 @@ export function buildWellKnown(ctx: DiscoveryContext): object {
       example: e.example,
       inputs: describeInputs(e),
     },
+    ...(ctx.extensionsFor ? { extensions: ctx.extensionsFor(e) } : {}),
   }));
   return {
     x402Version: 2,
@@ -88,7 +94,7 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
     '',
     '## How to call',
     '',
-    `1. GET a paid endpoint. Without payment it answers 402 with header PAYMENT-REQUIRED (base64 JSON, x402 v2 PaymentRequired; the same JSON is the body).`,
+    `1. GET a paid endpoint. Without payment it answers 402 with header PAYMENT-REQUIRED (base64 JSON, x402 v2 PaymentRequired; the body is a short error pointing to /.well-known/x402, which carries each endpoint's signed offers).`,
     '2. Pay one of the `accepts` options with any x402 v2 client and retry the identical request with header PAYMENT-SIGNATURE (or X-PAYMENT).',
     '3. A 200 carries PAYMENT-RESPONSE (settlement) and X-Service-Receipt (base64 JSON receipt, ed25519-signed; verify at /trust/verify).',
     '4. Invalid parameters answer 400 before any payment is asked. You are charged only for a 200.',

@@ -79,7 +79,8 @@ function paidOperation(e: EndpointEntry, ctx: DiscoveryContext): object {
         'x-x402-price': { amount: e.priceUnits, asset: svm.asset, decimals: 6, price: formatUsd(e.priceUnits), network: svm.network, payTo: svm.payTo },
         'x-x402-accepts': accepts,
         headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired', schema: { type: 'string' } } },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } } },
+        // The challenge is the header's; the body is a short error (docs/payments.md#what-a-402-carries-and-why).
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       },
       '404': errorResponse('Not found on chain (unknown mint, signature or collection).'),
       '429': errorResponse('Rate limited; see Retry-After.'),

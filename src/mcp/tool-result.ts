@@ -90,6 +90,9 @@ export function resultOfReply(reply: HttpReply): ToolResult {
     };
     return jsonResult(body, text, Object.keys(meta).length > 0 ? meta : undefined);
   }
-  if (headers['PAYMENT-REQUIRED'] !== undefined) return paymentRequiredResult(body, settle ? decodeBase64Json(settle) : undefined);
+  // MCP has no headers: its PaymentRequired result carries the whole challenge, which over HTTP
+  // travels only in PAYMENT-REQUIRED (the HTTP body is a short error).
+  const challenge = headers['PAYMENT-REQUIRED'];
+  if (challenge !== undefined) return paymentRequiredResult(decodeBase64Json(challenge), settle ? decodeBase64Json(settle) : undefined);
   return errorResult(body, text);
 }

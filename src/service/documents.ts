@@ -6,6 +6,23 @@ import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext }
 import { buildOpenApi } from '../catalog/openapi.ts';
 import type { Documents } from '../http/free-routes.ts';
 
+/**
+ * The documents as the free routes read them: /.well-known/x402 is rendered again whenever
+ * `generation` changes, since it carries the signed offers, which are re-signed every 8 minutes.
+ */
+export function documentsOf(ctx: DiscoveryContext, generation: () => string): () => Documents {
+  let documents = renderDocuments(ctx);
+  let current = generation();
+  return () => {
+    const now = generation();
+    if (now !== current) {
+      current = now;
+      documents = { ...documents, wellKnown: JSON.stringify(buildWellKnown(ctx)) };
+    }
+    return documents;
+  };
+}
+
 /** Every document, as the free routes serve them. */
 export function renderDocuments(ctx: DiscoveryContext): Documents {
   return {

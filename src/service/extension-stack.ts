@@ -12,7 +12,7 @@ import { createOfferReceipts, type OfferReceipts } from '../x402/delivery/offer-
 import type { ExtensionReceipt } from '../x402/delivery/paid-delivery.ts';
 import type { ChallengeBuilder, ChallengeExtensions } from '../x402/delivery/payment-terms.ts';
 import { createOfferReceiptSigner } from '../x402/delivery/x402-extensions.ts';
-import { challengeExtensionsOf, declareCatalogDiscovery, ICON_PATH } from './route-extensions.ts';
+import { catalogExtensionsOf, challengeExtensionsOf, declareCatalogDiscovery, ICON_PATH } from './route-extensions.ts';
 
 export interface ExtensionStackConfig {
   readonly serviceName: string;
@@ -32,6 +32,10 @@ export interface PaymentExtensions {
 
 export interface ExtensionStack {
   readonly payments: PaymentExtensions;
+  /** What the discovery document publishes for a route: its full bazaar declaration and its signed offers. */
+  readonly catalogFor: (entry: EndpointEntry) => Readonly<Record<string, unknown>>;
+  /** Changes whenever the offers are signed again (or lapse): the discovery document is rendered again. */
+  readonly offersGeneration: () => string;
   readonly offers: OfferReceipts;
   readonly routes: Route[];
   /** Signs the first offers, once the service listens and the challenges exist. */
@@ -60,6 +64,8 @@ export function createExtensionStack(config: ExtensionStackConfig): ExtensionSta
       extensionsFor: (entry) => challengeExtensionsOf(entry, extensionsConfig),
       extensionReceipt: (resourceUrl, payer, network) => offers.receipt(resourceUrl, payer, network),
     },
+    catalogFor: (entry) => catalogExtensionsOf(entry, extensionsConfig),
+    offersGeneration: () => offers.member(CATALOG[0]!.path, 'http'),
     offers,
     routes: createIdentityRoutes({ didPaths: DID_DOCUMENT_PATHS, didDocument: didJson, iconPath: ICON_PATH }),
     start(built) {

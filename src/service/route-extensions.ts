@@ -3,8 +3,11 @@
  * (one for the HTTP route, one for its MCP tool), generated from the catalog (the typed example,
  * the TypeBox schemas the validator and `tools/list` use, the answer's schema) and judged by the
  * official validators before the service starts (or found to be the catalog they accepted); the
- * service metadata of the `resource` object; and the signed offers of the route. A catalog the
- * validators refuse is a ConfigError (exit 2).
+ * service metadata of the `resource` object; and the signed offers of the route. An HTTP 402 is
+ * paid for in bytes by every call (and echoed in every payment), so it declares the query only;
+ * the answer's schema and the signed offers of an HTTP route are referenced: the discovery
+ * document carries them (catalogExtensionsOf). An MCP result has no header: it carries everything.
+ * A catalog the validators refuse is a ConfigError (exit 2).
  */
 import { createHash } from 'node:crypto';
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
@@ -29,9 +32,12 @@ import { BAZAAR_ACCEPTED_DIGEST } from './bazaar-accepted.ts';
 /** Where the service's icon is served (a free route); published as `iconUrl` when the public URL is a public host. */
 export const ICON_PATH = '/icon.svg';
 
-/** One route's two bazaar declarations. */
+/** One route's bazaar declarations. */
 export interface RouteDiscovery {
+  /** The HTTP 402's: how the route is called, nothing of the answer. */
   readonly http: BazaarDeclaration;
+  /** The discovery document's for the HTTP route: the same, with the answer's JSON Schema. */
+  readonly catalog: BazaarDeclaration;
   readonly mcp: BazaarDeclaration;
 }
 
@@ -56,14 +62,16 @@ export function discoveryOf(entry: EndpointEntry, judge = true): { ok: true; val
   const typed = { value: typedExample(entry) };
   const args = publishedSchema(entry.query) as unknown as Record<string, unknown>;
   const outputSchema = plainJson(entry.response);
-  const http = declareHttpDiscovery({ example: typed.value, querySchema: args, outputSchema });
+  const http = declareHttpDiscovery({ example: typed.value, querySchema: args });
+  const catalog = declareHttpDiscovery({ example: typed.value, querySchema: args, outputSchema });
   const mcp = declareMcpDiscovery({ toolName: toolNameOf(entry.path), description: entry.summary, inputSchema: args, example: typed.value, outputSchema });
   const problems = [
     ...(judge ? bazaarProblems(http).map((p) => `${entry.path} (bazaar, HTTP): ${p}`) : []),
+    ...(judge ? bazaarProblems(catalog).map((p) => `${entry.path} (bazaar, discovery document): ${p}`) : []),
     ...(judge ? bazaarProblems(mcp).map((p) => `${entry.path} (bazaar, MCP tool): ${p}`) : []),
     ...(serviceMetadataRules.tagsKept(entry.tags) ? [] : [`${entry.path}: tags must be at most 5 distinct printable ASCII strings of 1-32 characters`]),
   ];
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { http, mcp } };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { http, catalog, mcp } };
 }
 
 /**
@@ -138,11 +146,23 @@ export function challengeExtensionsOf(entry: EndpointEntry, config: RouteExtensi
       return fields;
     },
     members(transport) {
-      const offers = config.offers?.member(entry.path, transport) ?? '';
+      // An HTTP route's offers are in the discovery document (catalogExtensionsOf), not in its 402.
+      const offers = transport === 'mcp' ? (config.offers?.member(entry.path, transport) ?? '') : '';
       const kept = members[transport];
       // The same string while the offers are the same: the challenge's kept bytes stay kept.
       if (offers !== kept.offers) members[transport] = { offers, json: `${bazaar[transport]}${offers}` };
       return members[transport].json;
     },
   };
+}
+
+/**
+ * The extensions the discovery document publishes for an HTTP route, referenced from its 402 (whose
+ * body points at the document): the bazaar declaration with the answer's schema, and the route's
+ * current signed offers, one per `accepts` option of the document's entry (none while none is valid).
+ */
+export function catalogExtensionsOf(entry: EndpointEntry, config: RouteExtensionsConfig): Record<string, unknown> {
+  const offers = config.offers?.member(entry.path, 'http') ?? '';
+  const signed = offers === '' ? {} : (JSON.parse(`{${offers.slice(1)}}`) as Record<string, unknown>);
+  return { [BAZAAR_KEY]: config.discovery.get(entry.path)!.catalog, ...signed };
 }

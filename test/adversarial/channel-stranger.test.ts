@@ -51,8 +51,12 @@ async function victimWithCalls(calls: number): Promise<{ victim: ChannelPayer; c
 
 /** What a 402 tells: its reason and the channel option's extra. */
 async function told(res: Response): Promise<{ status: number; error: string; extra: Record<string, unknown>; receipt: string | null; settled: string | null }> {
-  const body = (await res.json()) as { error: string; accepts?: { scheme: string; extra: Record<string, unknown> }[] };
-  const extra = body.accepts?.find((a) => a.scheme === 'batch-settlement')?.extra ?? {};
+  const body = (await res.json()) as { error: string };
+  const header = res.headers.get('payment-required');
+  const accepts = header
+    ? (JSON.parse(Buffer.from(header, 'base64').toString()) as { accepts: { scheme: string; extra: Record<string, unknown> }[] }).accepts
+    : [];
+  const extra = accepts.find((a) => a.scheme === 'batch-settlement')?.extra ?? {};
   return { status: res.status, error: body.error, extra, receipt: res.headers.get('x-service-receipt'), settled: res.headers.get('payment-response') };
 }
 

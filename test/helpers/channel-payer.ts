@@ -40,10 +40,16 @@ export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress
   return payer;
 }
 
+/** The x402 PaymentRequired a 402 carries in its PAYMENT-REQUIRED header (its body is only a short error). */
+export function challengeOf(res: Response): { error?: string; accepts: PaymentRequirements[] } {
+  return JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8')) as { error?: string; accepts: PaymentRequirements[] };
+}
+
 /** The channel option of a route's 402. */
 export async function channelTerms(url: string): Promise<PaymentRequirements> {
-  const body = (await (await fetch(url)).json()) as { accepts: PaymentRequirements[] };
-  return body.accepts.find((a) => a.scheme === 'batch-settlement')!;
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  return challengeOf(res).accepts.find((a) => a.scheme === 'batch-settlement')!;
 }
 
 /** The payer's channel config and id under `terms`. */
@@ -59,7 +65,8 @@ export async function voucherHeader(terms: PaymentRequirements, signer: EvmHexKe
   return Buffer.from(JSON.stringify(payment)).toString('base64');
 }
 
-/** The decoded body and PAYMENT-REQUIRED of a 402. */
+/** A 402's error code (its body's) and the options of its PAYMENT-REQUIRED. */
 export async function refusalOf(res: Response): Promise<{ error: string; accepts: PaymentRequirements[] }> {
-  return (await res.json()) as { error: string; accepts: PaymentRequirements[] };
+  const body = (await res.json()) as { error: string };
+  return { error: body.error, accepts: challengeOf(res).accepts };
 }

@@ -32,7 +32,8 @@ async function adminPost(path: string): Promise<Response> {
 describe('official batch-settlement client pays through one channel', () => {
   it('offers the channel in every paid route and in /facilitator/supported', async () => {
     const res = await fetch(`${t.url}/v1/epoch`);
-    const body = (await res.json()) as any;
+    await res.arrayBuffer();
+    const body = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString()) as any;
     const channel = body.accepts.find((a: { scheme: string }) => a.scheme === 'batch-settlement');
     expect(body.accepts[0].scheme).toBe('exact');
     expect(channel).toMatchObject({ network: BASE, amount: '1000', payTo: t.service.terms.evm.payTo, asset: t.localnet!.evm.usdcAddress });

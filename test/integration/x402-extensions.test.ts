@@ -1,8 +1,10 @@
 /**
  * The x402 extensions as a standard client and catalog see them, judged by the official
  * `@x402/extensions` code against the running service: every route's 402 (HTTP and MCP) carries a
- * bazaar declaration its validators accept and offers its client-side verification accepts, the key
- * resolved from the `did:web` key id through the service's own DID document; every paid answer
+ * bazaar declaration its validators accept, and offers its client-side verification accepts (an
+ * HTTP route's in the discovery document its lean 402 points at, at most 4 kB; an MCP tool's in its
+ * PaymentRequired), the key resolved from the `did:web` key id through the service's own DID
+ * document; every paid answer
  * (Solana and Base exact over HTTP, and over MCP Solana, Base and a payment channel) carries a
  * receipt that verifies the same way, beside our unchanged X-Service-Receipt.
  */
@@ -46,6 +48,12 @@ type Required = Parameters<typeof extractOffersFromPaymentRequired>[0];
 
 /** What a catalog and a verifying client check of one PaymentRequired: the declaration, the metadata, each offer against its option. */
 async function expectExtensions(required: Required, resourceUrl: string, type: 'http' | 'mcp'): Promise<void> {
+  expectDeclaration(required, type);
+  await expectOffers(required, resourceUrl);
+}
+
+/** The bazaar declaration the validators accept, and the service metadata. */
+function expectDeclaration(required: Required, type: 'http' | 'mcp'): void {
   const bazaar = required.extensions!.bazaar as never;
   expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
   expect(validateDiscoveryExtensionSpec(bazaar)).toEqual({ valid: true });
@@ -53,6 +61,10 @@ async function expectExtensions(required: Required, resourceUrl: string, type: '
   expect(required.resource).toMatchObject({ serviceName: 'solana-x402-intel' });
   // A loopback service names no icon: a catalog must not be sent to fetch from its own host.
   expect(required.resource).not.toHaveProperty('iconUrl');
+}
+
+/** One verified offer per option, each matched to its option by the library. */
+async function expectOffers(required: Required, resourceUrl: string): Promise<void> {
   const offers = extractOffersFromPaymentRequired(required);
   expect(offers).toHaveLength(required.accepts.length);
   for (const offer of offers) {
@@ -76,11 +88,23 @@ const mcpReceipt = (settled: unknown) =>
   (settled as { extensions: { 'offer-receipt': { info: { receipt: unknown } } } }).extensions['offer-receipt'].info.receipt;
 
 describe('402 challenges', () => {
-  it('every route over HTTP: a valid bazaar declaration and verified offers for each option', async () => {
+  it('every route over HTTP: a lean 402 (at most 4 kB, a valid bazaar declaration) pointing at the verified offers of each option', async () => {
+    const doc = (await (await fetch(`${paid.url}/.well-known/x402`)).json()) as { items: (Required & { resource: string })[] };
     for (const entry of CATALOG) {
       const res = await fetch(`${paid.url}${entry.path}?${new URLSearchParams(entry.example)}`);
       expect(res.status).toBe(402);
-      await expectExtensions(decodePaymentRequiredHeader(res.headers.get('payment-required')!), `${paid.url}${entry.path}`, 'http');
+      const header = res.headers.get('payment-required')!;
+      const body = await res.text();
+      if (entry.path === '/v1/smri') expect(header.length + Buffer.byteLength(body)).toBeLessThanOrEqual(4096);
+      const required = decodePaymentRequiredHeader(header);
+      expectDeclaration(required, 'http');
+      // The challenge travels once: the body is a short error naming where the offers are.
+      expect(JSON.parse(body)).toEqual({ error: 'payment_required', message: expect.any(String), discovery: `${paid.url}/.well-known/x402` });
+      expect(extractOffersFromPaymentRequired(required)).toEqual([]);
+      const item = doc.items.find((i) => i.resource === `${paid.url}${entry.path}`)!;
+      expect(item.accepts.map((a) => `${a.scheme} ${a.network} ${a.amount}`)).toEqual(required.accepts.map((a) => `${a.scheme} ${a.network} ${a.amount}`));
+      expect(validateDiscoveryExtension(item.extensions!.bazaar as never)).toEqual({ valid: true });
+      await expectOffers(item, `${paid.url}${entry.path}`);
     }
   });
 

@@ -98,8 +98,9 @@ describe('arguments become the HTTP query', () => {
 describe('replies as x402 MCP results', () => {
   const required = { x402Version: 2, error: 'Payment required', resource: { url: 'mcp://tool/epoch' }, accepts: [{ scheme: 'exact' }] };
 
-  it('a 402 is an isError result with PaymentRequired as structuredContent and the x402/error wrapper as text', () => {
-    const r = resultOfReply(json(402, required, { 'PAYMENT-REQUIRED': b64(required) }));
+  it('a 402 is an isError result with the whole PaymentRequired of its header as structuredContent and the x402/error wrapper as text', () => {
+    // The HTTP body is the short error: the result's PaymentRequired is the header's, whole.
+    const r = resultOfReply(json(402, { error: 'payment_required', message: 'm' }, { 'PAYMENT-REQUIRED': b64(required) }));
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toEqual(required);
     expect(JSON.parse(r.content[0]!.text)).toEqual({ 'x402/error': { code: 402, message: 'Payment required', data: required } });
@@ -107,7 +108,8 @@ describe('replies as x402 MCP results', () => {
 
   it('a failed settlement adds x402/payment-response beside the terms', () => {
     const failure = { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:8453', payer: '' };
-    const r = resultOfReply(json(402, { ...required, error: 'insufficient_funds' }, { 'PAYMENT-REQUIRED': 'x', 'PAYMENT-RESPONSE': b64(failure) }));
+    const refused = { ...required, error: 'insufficient_funds' };
+    const r = resultOfReply(json(402, { error: 'insufficient_funds', message: 'm' }, { 'PAYMENT-REQUIRED': b64(refused), 'PAYMENT-RESPONSE': b64(failure) }));
     expect(r.structuredContent).toMatchObject({ error: 'insufficient_funds', 'x402/payment-response': failure });
   });
 

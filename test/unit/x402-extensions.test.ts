@@ -56,19 +56,24 @@ describe('bazaar declarations (official validators)', () => {
   const declared = declareCatalogDiscovery('solana-x402-intel');
 
   it.each(CATALOG.map((e) => [e.path, e] as const))(
-    '%s: HTTP and MCP declarations pass, with the query rules, an example and the answer schema',
+    '%s: HTTP (402 and discovery document) and MCP declarations pass, with the query rules, an example and, but in the 402, the answer schema',
     (_path, entry) => {
-      const { http, mcp } = declared.get(entry.path)!;
-      for (const d of [http, mcp]) {
+      const { http, catalog, mcp } = declared.get(entry.path)!;
+      for (const d of [http, catalog, mcp]) {
         expect(validateDiscoveryExtension(d as never)).toEqual({ valid: true });
         expect(validateDiscoveryExtensionSpec(d as never)).toEqual({ valid: true });
       }
       const info = extractDiscoveryInfoFromExtension(http as never) as { input: Record<string, unknown> };
       expect(info.input).toMatchObject({ type: 'http', method: 'GET' });
       expect(Object.keys(info.input.queryParams as object)).toEqual(Object.keys(entry.example));
-      const schema = http.schema as { properties: { input: { properties: { queryParams: unknown } }; output: { properties: { example: unknown } } } };
+      const schema = catalog.schema as { properties: { input: { properties: { queryParams: unknown } }; output: { properties: { example: unknown } } } };
       expect(schema.properties.input.properties.queryParams).toEqual(publishedSchema(entry.query));
       expect(schema.properties.output.properties.example).toEqual({ type: 'object', ...JSON.parse(JSON.stringify(entry.response)) });
+      // The 402's is the same declaration without the answer: every byte of it is in every 402 and every payment.
+      const lean = http.schema as { properties: Record<string, unknown> };
+      expect(lean.properties.input).toEqual(schema.properties.input);
+      expect(lean.properties.output).toBeUndefined();
+      expect(http.info).toEqual({ input: (catalog.info as { input: unknown }).input });
       expect((mcp.info as { input: Record<string, unknown> }).input).toMatchObject({
         type: 'mcp',
         transport: 'streamable-http',
@@ -101,7 +106,7 @@ describe('bazaar declarations (official validators)', () => {
       const problems = (err as ConfigError).problems.join('\n');
       expect(problems).toMatch(/\/v1\/smri: the catalog example fails/);
       expect(problems).toMatch(/\/v1\/x: tags/);
-      expect(problems).toMatch(/\/v1\/y \(bazaar, HTTP\)/);
+      expect(problems).toMatch(/\/v1\/y \(bazaar, discovery document\)/);
     }
     expect(() => declareCatalogDiscovery('a service name longer than thirty-two characters', [])).toThrow(/--service-name/);
   });
@@ -116,7 +121,7 @@ describe('bazaar declarations (official validators)', () => {
     const refused = CATALOG.map((e) =>
       e.path === '/v1/smri' ? { ...e, response: { type: 'object', properties: { a: { type: 'no-such-type' } } } as never } : e,
     );
-    expect(() => declareCatalogDiscovery('solana-x402-intel', refused)).toThrow(/\/v1\/smri \(bazaar, HTTP\)/);
+    expect(() => declareCatalogDiscovery('solana-x402-intel', refused)).toThrow(/\/v1\/smri \(bazaar, discovery document\)/);
     // Only that route's declarations differ: the others are still judged as they were (and pass).
     const changed = CATALOG.map((e) => (e.path === '/v1/smri' ? { ...e, summary: `${e.summary} ` } : e));
     expect(discoveryDigest(declareCatalogDiscovery('solana-x402-intel', changed))).not.toBe(BAZAAR_ACCEPTED_DIGEST);

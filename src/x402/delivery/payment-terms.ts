@@ -3,10 +3,12 @@
  * them, the one builder of every 402 the service answers. The `accepts` JSON of every route is
  * rendered once at start; a challenge only splices in the request's own resource URL, and the
  * base64 of everything after it is kept while the live terms (the blockhash) stay the same, so
- * answering 402 costs one small string build and the base64 of its first hundred bytes.
+ * answering 402 costs one small string build and the base64 of its first hundred bytes. The
+ * challenge travels once, in `PAYMENT-REQUIRED`; the body is a short error (challenge-body.ts).
  */
 import type { EndpointEntry } from '../../catalog/endpoints.ts';
 import { ERROR_STATUS, type HttpReply } from '../../errors.ts';
+import { challengeBody, PLAIN_CHALLENGE_ERROR } from './challenge-body.ts';
 import { createAcceptsRenderer, createSplicedBase64, type LiveTerms } from './challenge-splice.ts';
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../types/payment-identifier.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } from '../types/x402-types.ts';
@@ -84,8 +86,8 @@ export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTerms
 export interface ChallengeBuilder {
   readonly accepts: readonly PaymentRequirements[];
   /**
-   * The 402 reply: the x402 v2 PaymentRequired JSON as body and, base64, as the
-   * `PAYMENT-REQUIRED` header. `error` says why (default `Payment required`).
+   * The 402 reply: the x402 v2 PaymentRequired JSON, base64, as the `PAYMENT-REQUIRED` header, and
+   * a short JSON error as body. `error` says why (default `Payment required`).
    */
   reply(resourceUrl: string, error?: string): HttpReply;
   /**
@@ -95,11 +97,9 @@ export interface ChallengeBuilder {
   replyWithExtra(resourceUrl: string, error: string, scheme: PaymentRequirements['scheme'], extra: Readonly<Record<string, unknown>>): HttpReply;
 }
 
-/** Why a plain challenge (no payment sent) is a 402. */
-const DEFAULT_CHALLENGE_ERROR = 'Payment required';
 /**
  * Plain challenges kept per route for the current live terms, by resource URL (oldest dropped
- * first): at about 7.5 kB each, at most half a megabyte per route.
+ * first): at about 4 kB each, at most a quarter of a megabyte per route.
  */
 export const MAX_KEPT_CHALLENGES = 64;
 /** Longer resource URLs get a challenge built every time (their query is an unusual one). */
@@ -160,16 +160,14 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
     tails[transport] = built;
     return built;
   };
-  const render = (resourceUrl: string, error: string, now: Tail): HttpReply => {
-    const head = headOf(resourceUrl, error);
-    return Object.freeze({
+  const render = (resourceUrl: string, error: string, now: Tail): HttpReply =>
+    Object.freeze({
       status: ERROR_STATUS.payment_required,
-      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': now.base64(head) }),
-      body: head + now.tail,
+      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': now.base64(headOf(resourceUrl, error)) }),
+      body: challengeBody(resourceUrl, entry.path, error),
     });
-  };
   // The plain challenge of a URL is the same bytes until the live terms change (a new blockhash,
-  // about every 2 s): callers polling a route get the reply already built, not 7 kB of new strings.
+  // about every 2 s): callers polling a route get the reply already built, not 4 kB of new strings.
   const plain: Record<ChallengeTransport, { readonly replies: Map<string, HttpReply>; for: Tail | null }> = {
     http: { replies: new Map(), for: null },
     mcp: { replies: new Map(), for: null },
@@ -179,11 +177,11 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
     replyWithExtra(resourceUrl, error, scheme, extra) {
       const patched = accepts.map((r) => (r.scheme === scheme ? { ...r, extra: { ...r.extra, ...extra } } : r));
       const now = tailNow(transportOf(resourceUrl));
-      const body = `${headOf(resourceUrl, error)}${now.resource},"accepts":${JSON.stringify(patched)},"extensions":${now.extensions}}`;
+      const challenge = `${headOf(resourceUrl, error)}${now.resource},"accepts":${JSON.stringify(patched)},"extensions":${now.extensions}}`;
       return {
         status: ERROR_STATUS.payment_required,
-        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(body).toString('base64') },
-        body,
+        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(challenge).toString('base64') },
+        body: challengeBody(resourceUrl, entry.path, error),
       };
     },
     reply(resourceUrl, error) {
@@ -197,7 +195,7 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
       }
       const known = kept.replies.get(resourceUrl);
       if (known) return known;
-      const built = render(resourceUrl, DEFAULT_CHALLENGE_ERROR, now);
+      const built = render(resourceUrl, PLAIN_CHALLENGE_ERROR, now);
       if (resourceUrl.length > MAX_KEPT_URL_CHARS) return built;
       if (kept.replies.size >= MAX_KEPT_CHALLENGES) kept.replies.delete(kept.replies.keys().next().value!);
       kept.replies.set(resourceUrl, built);

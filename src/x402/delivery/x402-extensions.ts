@@ -38,11 +38,12 @@ const OFFER_RECEIPT_VERSION = 1;
 /** A bazaar declaration: `info` (what the resource takes and answers) and the JSON Schema of `info`. */
 export type BazaarDeclaration = Readonly<Record<string, unknown>>;
 
-/** An HTTP GET resource: its typed example query, the JSON Schema of its query and of its answer. */
+/** An HTTP GET resource: its typed example query, the JSON Schema of its query and, when published, of its answer. */
 export interface HttpDiscoveryInput {
   readonly example: Readonly<Record<string, unknown>>;
   readonly querySchema: Readonly<Record<string, unknown>>;
-  readonly outputSchema: Readonly<Record<string, unknown>>;
+  /** Absent: the declaration says nothing of the answer (the bazaar's `output` is optional). */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -66,13 +67,13 @@ function withOutputSchema(declared: DiscoveryExtension, outputSchema: Readonly<R
 
 /**
  * The bazaar declaration of a GET resource: the library's query declaration, with the method
- * added by the library's own server hook (as its middleware does per request) and the answer's schema.
+ * added by the library's own server hook (as its middleware does per request) and, when given, the answer's schema.
  */
 export function declareHttpDiscovery(input: HttpDiscoveryInput): BazaarDeclaration {
   const declared = declareDiscoveryExtension({ input: { ...input.example }, inputSchema: { ...input.querySchema } })[BAZAAR_KEY]!;
   const context = { method: 'GET', adapter: { getPath: () => '' } };
   const withMethod = bazaarResourceServerExtension.enrichDeclaration!(declared, context as never) as DiscoveryExtension;
-  return withOutputSchema(withMethod, input.outputSchema);
+  return input.outputSchema ? withOutputSchema(withMethod, input.outputSchema) : { ...withMethod };
 }
 
 /** An MCP tool: its name and description, the arguments schema of `tools/list`, a typed example, its answer's schema. */

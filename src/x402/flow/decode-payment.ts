@@ -2,9 +2,12 @@
  * Reads an x402 v2 payment from request headers (`PAYMENT-SIGNATURE`, or `X-PAYMENT` as older
  * clients send it) or from an MCP tool call's `_meta`, and checks that the terms it accepted are
  * exactly one of the route's. Pure and cheap: signature checks and settlement happen later, in the
- * pool and the settler.
+ * pool and the settler. Of a header only `x402Version`, `accepted`, `payload` and the
+ * `payment-identifier` extension are parsed; the echoed rest is scanned, and parsed only if read.
  */
+import { PAYMENT_IDENTIFIER } from '../types/payment-identifier.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
+import { defineLazyJson, scanMembers, scanObject, type Span } from './payment-scan.ts';
 
 /** Largest payment header accepted, characters (a signed Solana tx in base64 JSON is ~2.5 kB). */
 export const MAX_PAYMENT_HEADER_CHARS = 12_288;
@@ -29,13 +32,53 @@ function sameTerms(a: PaymentRequirements, b: Record<string, unknown>): boolean 
 /** Decodes the base64 JSON payload and matches its `accepted` terms against the route's. */
 export function decodePayment(header: string, accepts: readonly PaymentRequirements[]): DecodeResult {
   if (header.length > MAX_PAYMENT_HEADER_CHARS) return { ok: false, reason: 'invalid_payload', message: 'payment header is too large' };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(header.trim(), 'base64').toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'invalid_payload', message: 'payment header is not base64 JSON' };
-  }
+  const parsed = leanPayment(Buffer.from(header.trim(), 'base64').toString('utf8'));
+  if (parsed === NOT_JSON) return { ok: false, reason: 'invalid_payload', message: 'payment header is not base64 JSON' };
   return matchPayment(parsed, accepts);
+}
+
+const NOT_JSON = Symbol('not JSON');
+/** The members every paid call reads: parsed at once (a malformed one refuses the payment). */
+const READ_MEMBERS = new Set(['x402Version', 'accepted', 'payload']);
+
+function parseSpan(json: string, [from, to]: Span): unknown {
+  return JSON.parse(json.slice(from, to));
+}
+
+/**
+ * The payment of a header's JSON with only what a call reads parsed: the members of READ_MEMBERS
+ * and the `payment-identifier` extension; every other member (the echoed `resource`, `bazaar`, the
+ * signed offers) is parsed only if something reads it. Not one JSON object: JSON.parse decides
+ * (a string or null is JSON, refused later as no object).
+ */
+function leanPayment(json: string): unknown {
+  const isObject = json.trimStart().startsWith('{');
+  const members = isObject ? scanObject(json) : null;
+  if (isObject && !members) return NOT_JSON;
+  try {
+    if (!members) return JSON.parse(json);
+    const payment: Record<string, unknown> = {};
+    for (const [key, span] of members) {
+      if (READ_MEMBERS.has(key)) payment[key] = parseSpan(json, span);
+      else if (key === 'extensions') payment.extensions = leanExtensions(json, span);
+      else defineLazyJson(payment, key, json.slice(span[0], span[1]));
+    }
+    return payment;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The `extensions` object with only `payment-identifier` parsed (throws when that member is not JSON). */
+function leanExtensions(json: string, span: Span): unknown {
+  const scanned = scanMembers(json, span[0]);
+  if (!scanned) return parseSpan(json, span);
+  const extensions: Record<string, unknown> = {};
+  for (const [key, member] of scanned.members) {
+    if (key === PAYMENT_IDENTIFIER) extensions[key] = parseSpan(json, member);
+    else defineLazyJson(extensions, key, json.slice(member[0], member[1]));
+  }
+  return extensions;
 }
 
 /**
