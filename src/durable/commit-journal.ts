@@ -57,6 +57,13 @@ export interface CommitJournal {
   /** Takes `path` (under `dir`, opened after recovery) into the journal: its writes go through commits. */
   file(path: string, mode?: number): JournalFile;
   reserve(): JournalPlace;
+  /**
+   * Counts the batches the disk refused. A place reserved before a refusal is refused too, even
+   * filled later: whatever was ordered after a refused commit (a ledger entry chained to a refused
+   * one) never reaches a file. An owner that orders its own writes starts again from what is
+   * durable when this moves on.
+   */
+  epoch(): number;
   /** reserve() and fill() at once. */
   commit(writes: readonly JournalWrite[]): Promise<void>;
   /** Runs `hook` at every checkpoint, after the journal is emptied; it must not commit. */
@@ -91,6 +98,7 @@ class RefusedBatch extends Error {
 }
 
 interface Place {
+  readonly epoch: number;
   writes: readonly JournalWrite[] | null;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -115,6 +123,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   let failed: Error | null = null;
   let closed = false;
   let checkpointedAt = now();
+  let epoch = 0;
 
   async function checkpoint(): Promise<void> {
     await Promise.all([...files.values()].map((f) => f.sync()));
@@ -184,14 +193,17 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       let n = 0;
       while (n < queue.length && queue[n]!.writes !== null) n++;
       if (n === 0) return;
-      const batch = queue.slice(0, n);
+      const taken = queue.slice(0, n);
       queue = queue.slice(n);
+      const batch = taken.filter((p) => p.epoch === epoch);
+      for (const p of taken)
+        if (p.epoch !== epoch) p.reject(new Error('a commit ordered before this one was refused by the disk; nothing of this one was written'));
       try {
         if (failed) throw failed;
         await write(batch);
       } catch (err) {
-        if (!(err instanceof RefusedBatch))
-          failed ??= new Error(`commit journal write failed (${(err as Error).message}); commits stop until a restart replays the journal`);
+        if (err instanceof RefusedBatch) epoch += 1;
+        else failed ??= new Error(`commit journal write failed (${(err as Error).message}); commits stop until a restart replays the journal`);
         for (const p of batch) p.reject(err instanceof RefusedBatch ? err.reason : failed);
         continue;
       }
@@ -214,7 +226,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     if (closed) return { fill: () => Promise.reject(new Error('the commit journal is closed')) };
     let place!: Place;
     const done = new Promise<void>((resolve, reject) => {
-      place = { writes: null, resolve, reject };
+      place = { epoch, writes: null, resolve, reject };
     });
     queue.push(place);
     return {
@@ -238,6 +250,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       return file;
     },
     reserve,
+    epoch: () => epoch,
     commit: (writes) => reserve().fill(writes),
     onCheckpoint: (hook) => void hooks.push(hook),
     stats: () => ({ ...stats }),

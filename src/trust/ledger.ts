@@ -101,6 +101,7 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
   const { fd, state, openReport } = openDurableState(config);
   let nextIndex = state.size;
   let assignedHead = state.chainHead;
+  let epoch = config.journal?.epoch() ?? 0;
   let closed = false;
   const listeners = new Set<AppendListener>();
   const tell = (entry: LedgerEntry) => {
@@ -139,10 +140,19 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
     openReport,
     async append(draft, attach) {
       if (closed) throw new ServiceError('shutting_down', 'the ledger is closed');
-      // The place in the journal's order is taken with the slot, so entries reach the WAL in index order.
-      const place = config.journal?.reserve();
+      // After a batch the disk refused, its entries and every one chained after them are refused
+      // too: the chain starts again from the last durable entry.
+      if (config.journal && config.journal.epoch() !== epoch) {
+        epoch = config.journal.epoch();
+        nextIndex = state.size;
+        assignedHead = state.chainHead;
+      }
       // The slot (index, prevHash) is fixed now, in call order; the chain links before durability.
       const { entry, line } = sealEntry(draft, { index: nextIndex, prevHash: assignedHead }, now());
+      // The place in the journal's order is taken with the slot (a draft that cannot be sealed
+      // takes none: an unfilled place would hold every commit behind it), so entries reach the WAL
+      // in index order.
+      const place = config.journal?.reserve();
       nextIndex += 1;
       assignedHead = entry.entrySha256;
       const result = { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };

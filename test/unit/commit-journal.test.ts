@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE_NAME, openCommitJournal } from '../../src/durable/commit-journal.ts';
+import { createLedger } from '../../src/trust/ledger.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -168,6 +169,39 @@ describe('commit journal', () => {
     expect(read(join(dir, 'f.log'))).toBe('taken\n');
     expect(read(join(dir, JOURNAL_FILE_NAME))).not.toContain('refused');
     await journal.close();
+  });
+
+  it('a refused batch takes every entry chained after it along; the ledger goes on from its last durable entry, without a hole', async () => {
+    const dir = freshDir();
+    let refuse = false;
+    const journal = openCommitJournal({
+      dir,
+      seam: async (point) => {
+        if (point === 'journal' && refuse) {
+          refuse = false;
+          throw new Error('ENOSPC (scripted)');
+        }
+      },
+    });
+    const ledger = await createLedger({ dir: join(dir, 'ledger'), journal, nodeStore: 'memory' });
+    await ledger.append({ kind: 'audit', event: 'first' });
+    // A draft that cannot be sealed takes no place in the journal's order: nothing waits behind it.
+    await expect(ledger.append({ kind: 'audit', event: 'Not An Event Code' })).rejects.toThrow();
+    refuse = true;
+    // Three appends of one turn: one batch, refused whole; a fourth, ordered after them, is refused too.
+    const refused = [1, 2, 3].map((i) => ledger.append({ kind: 'audit', event: `refused-${i}` }));
+    const chained = ledger.append({ kind: 'audit', event: 'chained-after' });
+    const outcomes = await Promise.allSettled([...refused, chained]);
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    const next = await ledger.append({ kind: 'audit', event: 'after' });
+    expect(next.index).toBe(1);
+    await ledger.close();
+    await journal.close();
+    const again = openCommitJournal({ dir });
+    const reopened = await createLedger({ dir: join(dir, 'ledger'), journal: again, nodeStore: 'memory' });
+    expect(reopened.openReport.entries).toBe(2);
+    await reopened.close();
+    await again.close();
   });
 
   it('refuses a write to a file it does not hold, and every later commit until a restart', async () => {
