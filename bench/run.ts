@@ -10,9 +10,10 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchChannelCalls } from './payments/channel-calls.ts';
+import { budgetRows, budgetTable } from './payments/cpu-budget-table.ts';
 import { benchForensics } from './handlers/forensics.ts';
 import { benchGeyserCaches } from './handlers/geyser-caches.ts';
 import { benchHttpChallengeProfiled, type Target } from './http/http-challenge.ts';
@@ -156,8 +157,11 @@ async function runNamed(names: readonly string[]): Promise<void> {
       process.exit(2);
     }
     const report = await bench();
-    writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
-    console.log(JSON.stringify(report, null, 2));
+    const file = join(RESULTS_DIR, `${name}.json`);
+    writeFileSync(file, `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
+    // A report with CPU budgets is read as their table; its JSON (thousands of lines) stays in the file.
+    const rows = budgetRows(report);
+    console.log(rows.length > 0 ? `${budgetTable(name, rows)}\nfull report: ${relative(process.cwd(), file)}` : JSON.stringify(report, null, 2));
   }
 }
 

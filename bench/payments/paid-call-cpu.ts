@@ -19,6 +19,8 @@ import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer } from '../../test
 import { countsBetween, type DelayProxy, type ProxyCounts, startDelayProxy } from '../harness/delay-proxy.ts';
 import { cpuBetween, cpuPlus, type CpuReading, readProcessCpu } from '../harness/process-cpu.ts';
 import { localnetMainnetArgs } from '../harness/mainnet-args.ts';
+import { budgetMinus, combineBudgets, type CpuBudget, withCpuBudget } from '../harness/service-cpu.ts';
+import { medianPhases } from './server-timing.ts';
 import { measureSignatureWork } from './signature-reference.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,7 +30,6 @@ const WARM_CALLS = 3;
 /** Timed paid calls per endpoint (PAID_CPU_CALLS overrides). */
 const CALLS_PER_ENDPOINT = Number(process.env.PAID_CPU_CALLS ?? 25);
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Child {
@@ -114,19 +115,6 @@ async function paidCalls(url: string, headers: readonly string[], concurrency = 
   return { timings, receipts };
 }
 
-/** Median ms of each Server-Timing phase over the calls. */
-function medianPhases(values: readonly string[]): Record<string, number> {
-  const byPhase: Record<string, number[]> = {};
-  for (const value of values)
-    for (const part of value.split(', ')) {
-      const [name, dur] = part.split(';dur=');
-      const list = byPhase[name!] ?? [];
-      list.push(Number(dur));
-      byPhase[name!] = list;
-    }
-  return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
-}
-
 /** Byte sizes of one real call's signed and hashed parts, for the reference. */
 function realSizes(payment: string, receipt: string, dataDir: string) {
   const wire = Buffer.from(JSON.parse(Buffer.from(payment, 'base64').toString('utf8')).payload.transaction, 'base64');
@@ -148,6 +136,7 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
   let cpu: CpuReading = { schedUs: 0, statUs: 0, threadsUs: {} };
   const rpcCalls: Record<string, number> = {};
   let wallMs = 0;
+  let budget: CpuBudget | null = null;
   const timings: string[] = [];
   const receipts: string[] = [];
   const sent: string[] = [];
@@ -161,7 +150,13 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     const before = readProcessCpu(pid);
     const countsBefore = proxy.counts();
     const started = performance.now();
-    const answers = await paidCalls(url, headers, concurrency);
+    const timed = await withCpuBudget(
+      pid,
+      () => paidCalls(url, headers, concurrency),
+      (a) => a.timings.length,
+    );
+    const answers = timed.result;
+    budget = budget ? combineBudgets(budget, timed.cpuBudget) : timed.cpuBudget;
     wallMs += performance.now() - started;
     cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
     for (const [method, n] of Object.entries(countsBetween(countsBefore, proxy.counts()).calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
@@ -169,7 +164,7 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     receipts.push(...answers.receipts);
     sent.push(...headers);
   }
-  return { cpu, wallMs, timings, receipts, sent, rpcCalls };
+  return { cpu, wallMs, timings, receipts, sent, rpcCalls, budget: budget! };
 }
 
 /** JSON-RPC calls per paid call by method: the paid window's minus the idle window's. */
@@ -187,12 +182,14 @@ function rpcCallsPerCall(paid: Readonly<Record<string, number>>, idle: ProxyCoun
 async function cpuPerCall(net: Localnet, payer: TestPayer, child: Child, proxy: DelayProxy, concurrency: number) {
   const pid = child.process.pid!;
   const paid = await timedCalls(net, payer, child, pid, proxy, concurrency);
-  const idleBefore = readProcessCpu(pid);
-  const idleCountsBefore = proxy.counts();
-  await sleep(paid.wallMs);
-  const idle = cpuBetween(idleBefore, readProcessCpu(pid));
-  const idleCounts = countsBetween(idleCountsBefore, proxy.counts());
   const calls = paid.timings.length;
+  const rest = async () => {
+    const [cpu, counts] = [readProcessCpu(pid), proxy.counts()];
+    await sleep(paid.wallMs);
+    return { idle: cpuBetween(cpu, readProcessCpu(pid)), idleCounts: countsBetween(counts, proxy.counts()) };
+  };
+  const { result, cpuBudget: background } = await withCpuBudget(pid, rest, () => calls);
+  const { idle, idleCounts } = result;
   const perCall = (used: number, background: number) => round((used - background) / calls);
   return {
     paid,
@@ -205,6 +202,8 @@ async function cpuPerCall(net: Localnet, payer: TestPayer, child: Child, proxy: 
       idleCpuUsPerSecond: round((idle.schedUs / paid.wallMs) * 1000),
       cpuUsPerCallByThread: Object.fromEntries(Object.entries(paid.cpu.threadsUs).map(([name, us]) => [name, perCall(us, idle.threadsUs[name] ?? 0)])),
       medianPhasesMs: medianPhases(paid.timings),
+      // Split by thread kind (service-cpu.ts), less the same idle span's, as cpuUsPerCall.
+      cpuBudget: budgetMinus(paid.budget, background),
       rpcCallsPerCall: rpcCallsPerCall(paid.rpcCalls, idleCounts, calls),
     },
   };
