@@ -27,6 +27,16 @@ export interface CpuBudget {
   readonly writeSyscallsPerCall: number | null;
   /** Live threads of each kind at the end of the run. */
   readonly threads: Readonly<Record<ThreadKind, number>>;
+  /**
+   * What the service spends idle (Geyser stream, timers) over as long as the run took, per call:
+   * read over an idle span right after it. Included in `usPerCall`, which is all the service spent.
+   */
+  readonly backgroundUsPerCall?: CpuBudget['usPerCall'];
+}
+
+export interface BudgetOptions {
+  /** How long to read the idle service after the run, for `backgroundUsPerCall` (none without). */
+  readonly idleMs?: number;
 }
 
 const KINDS: readonly ThreadKind[] = ['main', 'pool', 'libuv', 'platform', 'native', 'unclassified'];
@@ -65,7 +75,7 @@ export function budgetOf(before: TaskReading, after: TaskReading, kinds: Readonl
     byKind[kind] += us - (before.us.get(tid) ?? 0);
     threads[kind] += 1;
   }
-  const per = (us: number) => round(us / Math.max(1, calls));
+  const per = (us: number) => (calls > 0 ? round(us / calls) : Number.NaN);
   const other = byKind.libuv + byKind.platform + byKind.native + byKind.unclassified;
   const writes = after.writes - before.writes;
   return {
@@ -80,14 +90,30 @@ export function budgetOf(before: TaskReading, after: TaskReading, kinds: Readonl
 /**
  * Runs `work` (which makes paid calls to the service `pid`) and returns its result with the
  * budget: threads classified while the service idles before and after (a pool worker started
- * during the run is named after it), CPU read around `work` alone.
+ * during the run is named after it), CPU read around `work` alone, then (with `idleMs`) the idle
+ * service's CPU over that span scaled to the run's length.
  */
-export async function withCpuBudget<T>(pid: number, work: () => Promise<T>, callsOf: (result: T) => number): Promise<{ result: T; cpuBudget: CpuBudget }> {
-  const kinds = await settledKinds(pid, new Map());
+export async function withCpuBudget<T>(
+  pid: number,
+  work: () => Promise<T>,
+  callsOf: (result: T) => number,
+  options: BudgetOptions = {},
+): Promise<{ result: T; cpuBudget: CpuBudget }> {
+  const first = await settledKinds(pid, new Map());
   const before = readTasks(pid);
+  const started = performance.now();
   const result = await work();
+  const wallMs = performance.now() - started;
   const after = readTasks(pid);
-  return { result, cpuBudget: budgetOf(before, after, await settledKinds(pid, kinds), callsOf(result)) };
+  const kinds = await settledKinds(pid, first);
+  const calls = callsOf(result);
+  const cpuBudget = budgetOf(before, after, kinds, calls);
+  if (!options.idleMs) return { result, cpuBudget };
+  const idleFrom = readTasks(pid);
+  await sleep(options.idleMs);
+  // The idle span's CPU over the calls it would have lasted: idle µs x (run ms / idle ms) / calls.
+  const idle = budgetOf(idleFrom, readTasks(pid), kinds, (calls * options.idleMs) / wallMs);
+  return { result, cpuBudget: { ...cpuBudget, backgroundUsPerCall: idle.usPerCall } };
 }
 
 type Figures = Pick<CpuBudget, 'usPerCall' | 'otherUsPerCall'>;

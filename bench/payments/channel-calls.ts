@@ -59,6 +59,8 @@ const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'
 const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_PER_LEVEL / clients));
 
 const calls = (run: Run) => run.requests;
+/** The idle span read after each measured run: the Geyser stream's slots (400 ms) and timers, a few times over. */
+const IDLE = { idleMs: 2000 } as const;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCall: run.clientCpuUsPerCall });
 
@@ -70,7 +72,7 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
   await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
   const before = readProcessCpu(pid);
   const lists = channels.map((c) => c.headers.slice(warm));
-  const { result: run, cpuBudget } = await withCpuBudget(pid, () => drivePresigned({ url, lists }), calls);
+  const { result: run, cpuBudget } = await withCpuBudget(pid, () => drivePresigned({ url, lists }), calls, IDLE);
   const cpu = cpuBetween(before, readProcessCpu(pid));
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
@@ -111,7 +113,7 @@ async function officialUnderFreeLimit(net: Localnet) {
 
 /** Pre-signed calls of `lists` with the service's CPU budget and median phases. */
 async function budgeted(service: MainnetService, url: string, lists: readonly (readonly string[])[]) {
-  const { result: run, cpuBudget } = await withCpuBudget(service.pid, () => drivePresigned({ url, lists }), calls);
+  const { result: run, cpuBudget } = await withCpuBudget(service.pid, () => drivePresigned({ url, lists }), calls, IDLE);
   return { ...lightSummary(run), medianPhasesMs: medianPhases(run.serverTimings), cpuBudget };
 }
 

@@ -47,6 +47,8 @@ const LEVELS = [
 const WARM_CALLS = 2;
 /** The labelled row's per-payer cap: ten times the default ($0.10), not the default. */
 const LARGER_PAYER_CAP_UNITS = 100_000;
+/** The idle span read after each measured run (service-cpu.ts): a few of the Geyser stream's 400 ms slots. */
+const IDLE = { idleMs: 2000 } as const;
 /** How long a level's early answers may take to be confirmed before the next level starts. */
 const SETTLE_WAIT_MS = 30_000;
 
@@ -92,7 +94,7 @@ async function solanaLevel(net: Localnet, service: MainnetService, clients: numb
   // The budget's window runs until the early answers are confirmed: their settlement is theirs too.
   const measured = async () => ({ ...(await withServiceCpu(service, () => runClients(job))), held: await settled(service) });
   const warmCalls = clients * WARM_CALLS;
-  const { result, cpuBudget } = await withCpuBudget(service.pid, measured, (r) => r.result.run.requests + warmCalls);
+  const { result, cpuBudget } = await withCpuBudget(service.pid, measured, (r) => r.result.run.requests + warmCalls, IDLE);
   const { result: o, serviceCores, held } = result;
   const load = {
     // This process runs the localnet (and, while the clients fund and warm up, their faucet calls).
@@ -137,6 +139,7 @@ async function channelLevel(net: Localnet, service: MainnetService, clients: num
     service.pid,
     () => withServiceCpu(service, calls),
     (r) => r.result.requests,
+    IDLE,
   );
   const { result: run, serviceCores } = result;
   // The channel clients run in this process, beside the localnet (their calls do not touch it).
