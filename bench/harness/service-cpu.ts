@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { classifyThreads, mergeKinds, type ThreadKind } from './thread-kinds.ts';
 
 /** Scheduler run time (µs) of each live thread by tid, and the process's write system calls. */
-interface TaskReading {
+export interface TaskReading {
   readonly us: ReadonlyMap<number, number>;
   readonly writes: number;
 }
