@@ -25,6 +25,8 @@ export interface CpuBudget {
   readonly otherUsPerCall: { readonly libuv: number; readonly platform: number; readonly native: number; readonly unclassified: number };
   /** Write system calls per call (/proc/<pid>/io syscw): the durable stores' flushes. */
   readonly writeSyscallsPerCall: number | null;
+  /** fsync and fdatasync calls per call, counted under strace in a batch of its own (sync-count.ts), where measured. */
+  readonly durableSyncsPerCall?: number | null;
   /** Live threads of each kind at the end of the run. */
   readonly threads: Readonly<Record<ThreadKind, number>>;
   /**

@@ -27,6 +27,7 @@ import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { startMainnetService, type MainnetService } from '../harness/mainnet-service.ts';
 import { cpuBetween, readProcessCpu } from '../harness/process-cpu.ts';
 import { withCpuBudget } from '../harness/service-cpu.ts';
+import { countSyncs } from '../harness/sync-count.ts';
 import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
 import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
 import { medianPhases } from './server-timing.ts';
@@ -61,6 +62,8 @@ const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_
 const calls = (run: Run) => run.requests;
 /** The idle span read after each measured run: the Geyser stream's slots (400 ms) and timers, a few times over. */
 const IDLE = { idleMs: 2000 } as const;
+/** Calls per level made under strace to count the fsyncs per call, spread over the level's channels. */
+const SYNC_COUNT_CALLS = 40;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCall: run.clientCpuUsPerCall });
 
@@ -68,12 +71,21 @@ const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCa
 async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const warm = warmCalls(clients);
-  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count)));
+  const traced = Math.max(2, Math.ceil(SYNC_COUNT_CALLS / clients));
+  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count + traced)));
   await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
-  const before = readProcessCpu(pid);
-  const lists = channels.map((c) => c.headers.slice(warm));
-  const { result: run, cpuBudget } = await withCpuBudget(pid, () => drivePresigned({ url, lists }), calls, IDLE);
-  const cpu = cpuBetween(before, readProcessCpu(pid));
+  const lists = channels.map((c) => c.headers.slice(warm, warm + count));
+  // The all-threads reading around the calls alone, as before the budget (its idle span comes after).
+  const timed = async () => {
+    const before = readProcessCpu(pid);
+    const run = await drivePresigned({ url, lists });
+    return { run, cpu: cpuBetween(before, readProcessCpu(pid)) };
+  };
+  const { result, cpuBudget } = await withCpuBudget(pid, timed, (r) => r.run.requests, IDLE);
+  const { run, cpu } = result;
+  // Then a batch under strace for the fsyncs per call (sync-count.ts); its time and CPU are not read.
+  const counted = await countSyncs(pid, () => drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm + count)) }));
+  const durableSyncsPerCall = counted.syncs === null ? null : round(counted.syncs / counted.result.requests, 2);
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
   return {
@@ -81,7 +93,7 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
     medianPhasesMs: medianPhases(run.serverTimings),
     serviceCpuUsPerCall: perCall(cpu.schedUs),
     serviceCpuUsPerCallByThread: byThread,
-    cpuBudget,
+    cpuBudget: { ...cpuBudget, durableSyncsPerCall },
   };
 }
 

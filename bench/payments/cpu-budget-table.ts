@@ -1,8 +1,8 @@
 /**
  * The CPU budget of a benchmark's paid calls as a table a person reads at the end of a run: one
  * row per measured run (scheme and concurrency), the service's CPU µs per call split main thread /
- * pool / other (and what "other" was), the share the idle service would have spent anyway, write
- * system calls per call, and the median of each
+ * pool / other (and what "other" was), the share the idle service would have spent anyway, fsyncs
+ * per call (channel runs) and write system calls per call, and the median of each
  * Server-Timing phase. The figures stay in the report's JSON (`cpuBudget`, `medianPhasesMs`).
  */
 import type { CpuBudget } from '../harness/service-cpu.ts';
@@ -38,7 +38,7 @@ export function budgetRows(report: unknown, path = '', concurrency: number | nul
 
 const num = (x: number | null | undefined, digits = 0): string => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
 
-/** A row's cells: what, in flight, calls, µs per call (total, main, pool, other and its parts, the idle share), writes per call. */
+/** A row's cells: what, in flight, calls, µs per call (total, main, pool, other and its parts, the idle share), fsyncs and writes per call. */
 function cells(row: BudgetRow): string[] {
   const { usPerCall: u, otherUsPerCall: o } = row.budget;
   const parts = `${num(o.libuv)}/${num(o.platform)}/${num(o.native)}${o.unclassified > 0 ? ` +${num(o.unclassified)}?` : ''}`;
@@ -53,6 +53,7 @@ function cells(row: BudgetRow): string[] {
     num(u.other),
     parts,
     num(row.budget.backgroundUsPerCall?.total),
+    num(row.budget.durableSyncsPerCall, 2),
     num(row.budget.writeSyscallsPerCall, 2),
   ];
 }
@@ -63,7 +64,7 @@ const phasesLine = (phases: Readonly<Record<string, number>>): string =>
     .map(([name, ms]) => `${name} ${ms}`)
     .join('  ');
 
-const HEADER = ['run', 'in flight', 'calls', 'µs/call', 'main', 'pool', 'other', 'libuv/v8/native', 'of it idle', 'writes/call'];
+const HEADER = ['run', 'in flight', 'calls', 'µs/call', 'main', 'pool', 'other', 'libuv/v8/native', 'of it idle', 'fsyncs/call', 'writes/call'];
 
 /** The table of `rows`, columns aligned, each row followed by its median phases (ms). */
 export function budgetTable(title: string, rows: readonly BudgetRow[]): string {

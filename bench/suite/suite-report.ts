@@ -131,7 +131,7 @@ export function comparisonSection(rows: readonly Comparison[], previous: Previou
 
 /** The comparison with the last committed results, when they are not the previous run (shown above then). */
 export function committedSection(rows: readonly Comparison[], committed: PreviousRun | null, previousName: string | null): string {
-  if (!committed) return '## Compared with the last committed results\n\nNo committed results file in bench/results/ before this run: nothing is flagged.';
+  if (!committed) return '## Compared with the last committed results\n\nNo results file committed before this run in bench/results/ to compare with.';
   if (committed.name === previousName) return '';
   return [
     `## Compared with the last committed results, [${committed.name}](${committed.name}.md)`,

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { budgetMinus, budgetOf, combineBudgets, type TaskReading } from '../../bench/harness/service-cpu.ts';
+import { syncsInSummary } from '../../bench/harness/sync-count.ts';
 import { classifyThread, mappingSize, maskHas, mergeKinds, stackPointer, type ThreadKind } from '../../bench/harness/thread-kinds.ts';
 
 const PID = 7079;
@@ -97,5 +98,22 @@ describe('the CPU budget of a paid call', () => {
     expect(combineBudgets(a, b)).toMatchObject({ calls: 20, usPerCall: { main: 200, total: 200 }, writeSyscallsPerCall: 1 });
     const idle = budgetOf(reading({ 1: 0 }, 0), reading({ 1: 300 }, 2), kinds, 10);
     expect(budgetMinus(b, idle)).toMatchObject({ calls: 10, usPerCall: { main: 270, total: 270 }, writeSyscallsPerCall: 0.8 });
+  });
+});
+
+describe('fsyncs counted by strace', () => {
+  it("adds the fsync and fdatasync calls of strace's -c summary, with or without an errors column, and nothing else", () => {
+    const summary = [
+      '% time     seconds  usecs/call     calls    errors syscall',
+      '------ ----------- ----------- --------- --------- ----------------',
+      ' 84.07    1.311476         784      1672        96 futex',
+      '  1.19    0.018597         123       150           fdatasync',
+      '  0.40    0.006000         300        20         1 fsync',
+      '  0.65    0.010131          14       704           write',
+      '------ ----------- ----------- --------- --------- ----------------',
+      '100.00    1.559937         310      2546       97 total',
+    ].join('\n');
+    expect(syncsInSummary(summary)).toBe(170);
+    expect(syncsInSummary('')).toBe(0);
   });
 });
