@@ -4,10 +4,11 @@
  * the rest (libuv's threadpool, Node's platform threads, native libraries' threads), with the
  * service's write system calls per call beside it.
  *
- * Why write system calls: the durable stores make each group commit one write (or pwrite) and one
- * fsync, so `syscw` of /proc/<pid>/io counts their flushes; the HTTP front end sends its answers
- * with send(), which `syscw` does not count, and the service logs nothing per paid call. /proc
- * counts no fsyncs, and /health shows no commit counters, so this is the closest reading.
+ * The write system calls (`syscw` of /proc/<pid>/io) are every write(2) of every thread: the
+ * durable stores' appends, and libuv's eventfd writes that wake the event loop after each file
+ * operation; the HTTP answers leave by send(), which `syscw` does not count. So it moves with the
+ * file work without being the durable writes: those, the fsyncs, are counted apart under strace
+ * (sync-count.ts), since /proc counts no fsyncs and /health has no commit counters.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { classifyThreads, mergeKinds, type ThreadKind } from './thread-kinds.ts';
@@ -23,7 +24,7 @@ export interface CpuBudget {
   readonly calls: number;
   readonly usPerCall: { readonly total: number; readonly main: number; readonly pool: number; readonly other: number };
   readonly otherUsPerCall: { readonly libuv: number; readonly platform: number; readonly native: number; readonly unclassified: number };
-  /** Write system calls per call (/proc/<pid>/io syscw): the durable stores' flushes. */
+  /** Write system calls per call (/proc/<pid>/io syscw): file writes and libuv wake-ups, not fsyncs. */
   readonly writeSyscallsPerCall: number | null;
   /** fsync and fdatasync calls per call, counted under strace in a batch of its own (sync-count.ts), where measured. */
   readonly durableSyncsPerCall?: number | null;

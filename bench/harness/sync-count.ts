@@ -6,7 +6,7 @@
  * Without strace (or without the right to trace) the count is null.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,17 +25,16 @@ export function syncsInSummary(summary: string): number {
   return syncs;
 }
 
-/** Starts strace on every thread of `pid`; resolves once each is attached, or null. */
+/** Starts strace on every thread of `pid`; resolves once it is attached, or null. */
 async function attach(pid: number, out: string) {
-  const threads = readdirSync(`/proc/${pid}/task`).length;
   const strace = spawn('strace', ['-f', '-c', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let attached = 0;
   const ready = new Promise<boolean>((resolve) => {
     strace.once('error', () => resolve(false));
     strace.once('exit', () => resolve(false));
+    // One line for the process (`Process N attached`, `... with M threads` in some versions): -f
+    // has taken its threads by the time it prints it.
     strace.stderr.setEncoding('utf8').on('data', (d: string) => {
-      attached += d.split('\n').filter((l) => l.includes('attached')).length;
-      if (attached >= threads) resolve(true);
+      if (d.includes('attached')) resolve(true);
     });
     setTimeout(() => resolve(false), ATTACH_TIMEOUT_MS);
   });
