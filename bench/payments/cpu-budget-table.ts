@@ -16,6 +16,9 @@ export interface BudgetRow {
   readonly phasesMs: Readonly<Record<string, number>>;
 }
 
+/** A row's name: `levels[2].channel` -> `channel`, the top of a report -> `paid call`. */
+export const runName = (path: string): string => (path === '(top)' ? 'paid call' : path.replace(/^levels\[\d+\]\./, ''));
+
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object';
 
 /** Every object of `report` with a `cpuBudget`, depth first, with the nearest concurrency above it. */
@@ -42,7 +45,7 @@ const num = (x: number | null | undefined, digits = 0): string => (x === null ||
 function cells(row: BudgetRow): string[] {
   const { usPerCall: u, otherUsPerCall: o } = row.budget;
   const parts = `${num(o.libuv)}/${num(o.platform)}/${num(o.native)}${o.unclassified > 0 ? ` +${num(o.unclassified)}?` : ''}`;
-  const what = row.path.replace(/^levels\[\d+\]\./, '');
+  const what = runName(row.path);
   return [
     what,
     num(row.concurrency),

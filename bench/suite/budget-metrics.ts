@@ -3,14 +3,11 @@
  * measures one (channel-calls, svm-early, paid-call-cpu), the service's CPU µs per call in all and
  * on the main thread, the pool and the other threads, per run and concurrency. Lower is better.
  */
-import { budgetRows } from '../payments/cpu-budget-table.ts';
+import { budgetRows, runName } from '../payments/cpu-budget-table.ts';
 import type { Metric } from './suite-metrics.ts';
 
 const BUDGET_BENCHES = ['channel-calls', 'svm-early', 'paid-call-cpu'] as const;
 const PARTS = ['total', 'main', 'pool', 'other'] as const;
-
-/** `levels[2].channel` -> `channel`; the top of a report -> `paid call`. */
-const runName = (path: string): string => (path === '(top)' ? 'paid call' : path.replace(/^levels\[\d+\]\./, ''));
 
 /** The budget figures of a run's reports. */
 export function budgetMetrics(reports: Readonly<Record<string, unknown>>): Metric[] {
