@@ -187,6 +187,7 @@ export async function benchSvmEarly(): Promise<Record<string, unknown>> {
     // Started only now: each service's Geyser stream costs the localnet's event loop while it runs.
     const larger = await startMainnetService(net, { extraArgs: ['--svm-early-payer-cap', String(LARGER_PAYER_CAP_UNITS)] });
     const largerAt8 = {
+      concurrency: 8,
       payerCapUnits: LARGER_PAYER_CAP_UNITS,
       note: 'NOT the default: the per-payer cap at ten times the default ($0.10)',
       ...(await solanaLevel(net, larger, 8, at(8).solanaEarly.requests / 8).finally(() => larger.close())),
