@@ -137,9 +137,7 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
   const rpcCalls: Record<string, number> = {};
   let wallMs = 0;
   let budget: CpuBudget | null = null;
-  const timings: string[] = [];
-  const receipts: string[] = [];
-  const sent: string[] = [];
+  const [timings, receipts, sent]: [string[], string[], string[]] = [[], [], []];
   for (const path of ENDPOINTS) {
     const url = `${child.url}${path}`;
     // Warmed at the measured concurrency: calls in flight together spread over every pool worker,
@@ -147,21 +145,19 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     const warm = Math.max(WARM_CALLS, concurrency);
     await paidCalls(url, await payments(net, payer, url, warm), concurrency);
     const headers = await payments(net, payer, url, CALLS_PER_ENDPOINT);
-    const before = readProcessCpu(pid);
-    const countsBefore = proxy.counts();
-    const started = performance.now();
-    const timed = await withCpuBudget(
-      pid,
-      () => paidCalls(url, headers, concurrency),
-      (a) => a.timings.length,
-    );
-    const answers = timed.result;
-    budget = budget ? combineBudgets(budget, timed.cpuBudget) : timed.cpuBudget;
-    wallMs += performance.now() - started;
-    cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
-    for (const [method, n] of Object.entries(countsBetween(countsBefore, proxy.counts()).calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
-    timings.push(...answers.timings);
-    receipts.push(...answers.receipts);
+    // The readings of before the budget around the calls alone; the budget's classification is outside.
+    const batch = async () => {
+      const [before, counts, started] = [readProcessCpu(pid), proxy.counts(), performance.now()];
+      const answers = await paidCalls(url, headers, concurrency);
+      const ms = performance.now() - started;
+      return { answers, ms, cpu: cpuBetween(before, readProcessCpu(pid)), calls: countsBetween(counts, proxy.counts()).calls };
+    };
+    const { result: t, cpuBudget } = await withCpuBudget(pid, batch, (r) => r.answers.timings.length);
+    budget = budget ? combineBudgets(budget, cpuBudget) : cpuBudget;
+    [wallMs, cpu] = [wallMs + t.ms, cpuPlus(cpu, t.cpu)];
+    for (const [method, n] of Object.entries(t.calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
+    timings.push(...t.answers.timings);
+    receipts.push(...t.answers.receipts);
     sent.push(...headers);
   }
   return { cpu, wallMs, timings, receipts, sent, rpcCalls, budget: budget! };
