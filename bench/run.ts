@@ -5,14 +5,17 @@
  *                                          file and its report (suite.ts), e.g. bench/results/2026-11-24.json
  *   npm run bench -- NAME [NAME...]        those benchmarks alone; each report to bench/results/NAME.json
  *   npm run bench -- report [FILE]         re-render a results file's report (default: the newest)
+ *   npm run bench -- compare [OLD] [NEW]   headline figures new/old, exit 1 when one is worse by > 20%
+ *                                          (default: the newest results against the last committed)
  *
  * Figures are ratios against a reference measured in the same run, so they compare across machines.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchChannelCalls } from './payments/channel-calls.ts';
+import { budgetRows, budgetTable } from './payments/cpu-budget-table.ts';
 import { benchForensics } from './handlers/forensics.ts';
 import { benchGeyserCaches } from './handlers/geyser-caches.ts';
 import { benchHttpChallengeProfiled, type Target } from './http/http-challenge.ts';
@@ -31,6 +34,7 @@ import { benchScalingModel } from './storage/scaling-model.ts';
 import { benchPoolTasks } from './runtime/pool-tasks.ts';
 import { benchRpcTransport } from './runtime/rpc-transport.ts';
 import { benchVoucherRecovery } from './payments/voucher-recovery.ts';
+import { runCompare } from './suite/compare-command.ts';
 import { latestResults, writeReport } from './suite/report-files.ts';
 import { benchStartup } from './runtime/startup.ts';
 import { benchSvmEarly } from './payments/svm-early.ts';
@@ -152,12 +156,15 @@ async function runNamed(names: readonly string[]): Promise<void> {
   for (const name of names) {
     const bench = BENCHES[name];
     if (!bench) {
-      console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}, or report [FILE]`);
+      console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}, or report [FILE], or compare [OLD] [NEW]`);
       process.exit(2);
     }
     const report = await bench();
-    writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
-    console.log(JSON.stringify(report, null, 2));
+    const file = join(RESULTS_DIR, `${name}.json`);
+    writeFileSync(file, `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
+    // A report with CPU budgets is read as their table; its JSON (thousands of lines) stays in the file.
+    const rows = budgetRows(report);
+    console.log(rows.length > 0 ? `${budgetTable(name, rows)}\nfull report: ${relative(process.cwd(), file)}` : JSON.stringify(report, null, 2));
   }
 }
 
@@ -170,7 +177,10 @@ if (suite) {
     process.exit(2);
   }
   const dir = positionals[1] ? dirname(positionals[1]) : RESULTS_DIR;
-  console.log(writeReport(dir, basename(file)).join('\n'));
+  const { written, regressions } = writeReport(dir, basename(file));
+  console.log([...written, regressions].join('\n'));
+} else if (positionals[0] === 'compare') {
+  process.exit(runCompare(positionals.slice(1), RESULTS_DIR));
 } else {
   await runNamed(positionals);
 }

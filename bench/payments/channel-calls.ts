@@ -26,8 +26,11 @@ import { fundedPayer } from '../../test/helpers/svm-payer.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { startMainnetService, type MainnetService } from '../harness/mainnet-service.ts';
 import { cpuBetween, readProcessCpu } from '../harness/process-cpu.ts';
+import { withCpuBudget } from '../harness/service-cpu.ts';
+import { countSyncs } from '../harness/sync-count.ts';
 import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
 import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
+import { medianPhases } from './server-timing.ts';
 
 const PATH = '/v1/epoch';
 /**
@@ -56,22 +59,11 @@ const LIMITED_LEVELS = [
 const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'];
 const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_PER_LEVEL / clients));
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-
-/** Median ms of each Server-Timing phase over the answers. */
-export function medianPhases(values: readonly string[]): Record<string, number> {
-  const byPhase: Record<string, number[]> = {};
-  for (const value of values)
-    for (const part of value.split(',')) {
-      const [name, dur] = part.trim().split(';dur=');
-      if (!name || dur === undefined) continue;
-      const list = byPhase[name] ?? [];
-      list.push(Number(dur));
-      byPhase[name] = list;
-    }
-  return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
-}
-
+const calls = (run: Run) => run.requests;
+/** The idle span read after each measured run: the Geyser stream's slots (400 ms) and timers, a few times over. */
+const IDLE = { idleMs: 2000 } as const;
+/** Calls per level made under strace to count the fsyncs per call, spread over the level's channels. */
+const SYNC_COUNT_CALLS = 40;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCall: run.clientCpuUsPerCall });
 
@@ -79,11 +71,21 @@ const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCa
 async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const warm = warmCalls(clients);
-  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count)));
+  const traced = Math.max(2, Math.ceil(SYNC_COUNT_CALLS / clients));
+  const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count + traced)));
   await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
-  const before = readProcessCpu(pid);
-  const run = await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm)) });
-  const cpu = cpuBetween(before, readProcessCpu(pid));
+  const lists = channels.map((c) => c.headers.slice(warm, warm + count));
+  // The all-threads reading around the calls alone, as before the budget (its idle span comes after).
+  const timed = async () => {
+    const before = readProcessCpu(pid);
+    const run = await drivePresigned({ url, lists });
+    return { run, cpu: cpuBetween(before, readProcessCpu(pid)) };
+  };
+  const { result, cpuBudget } = await withCpuBudget(pid, timed, (r) => r.run.requests, IDLE);
+  const { run, cpu } = result;
+  // Then a batch under strace for the fsyncs per call (sync-count.ts); its time and CPU are not read.
+  const counted = await countSyncs(pid, () => drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm + count)) }));
+  const durableSyncsPerCall = counted.syncs === null ? null : round(counted.syncs / counted.result.requests, 2);
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
   return {
@@ -91,6 +93,7 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
     medianPhasesMs: medianPhases(run.serverTimings),
     serviceCpuUsPerCall: perCall(cpu.schedUs),
     serviceCpuUsPerCallByThread: byThread,
+    cpuBudget: { ...cpuBudget, durableSyncsPerCall },
   };
 }
 
@@ -120,17 +123,31 @@ async function officialUnderFreeLimit(net: Localnet) {
   }
 }
 
+/** Pre-signed calls of `lists` with the service's CPU budget and median phases. */
+async function budgeted(service: MainnetService, url: string, lists: readonly (readonly string[])[]) {
+  const { result: run, cpuBudget } = await withCpuBudget(service.pid, () => drivePresigned({ url, lists }), calls, IDLE);
+  return { ...lightSummary(run), medianPhasesMs: medianPhases(run.serverTimings), cpuBudget };
+}
+
 /** `exact` on Solana and on Base, payments built before the timed phase (paid-calls.ts). */
 async function exactLevels(net: Localnet, service: MainnetService, url: string, clients: number, count: number) {
   const svmPayers = await Promise.all(Array.from({ length: clients }, () => fundedPayer(net.urls.rpc, 100_000_000)));
   const svmHeaders = await Promise.all(svmPayers.map((p) => paymentHeaders(service, net, p, count, PATH)));
   const header = (h: Record<string, string>) => h['PAYMENT-SIGNATURE']!;
-  const solana = await drivePresigned({ url, lists: svmHeaders.map((list) => list.map(header)) });
+  const solana = await budgeted(
+    service,
+    url,
+    svmHeaders.map((list) => list.map(header)),
+  );
   const keys = Array.from({ length: clients }, () => generateEvmKey());
   for (const key of keys) await net.evm.fundUsdc(evmAddressOfKey(key), 100_000_000n);
   const evmHeaders = await Promise.all(keys.map((k) => evmPaymentHeaders(service, k, count, PATH)));
-  const base = await drivePresigned({ url, lists: evmHeaders.map((list) => list.map(header)) });
-  return { solana: lightSummary(solana), base: lightSummary(base) };
+  const base = await budgeted(
+    service,
+    url,
+    evmHeaders.map((list) => list.map(header)),
+  );
+  return { solana, base };
 }
 
 /** CPU of one voucher's check alone (channel id and signer recovery, no pool hop), µs: the pool task's own work. */

@@ -19,6 +19,8 @@ import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer } from '../../test
 import { countsBetween, type DelayProxy, type ProxyCounts, startDelayProxy } from '../harness/delay-proxy.ts';
 import { cpuBetween, cpuPlus, type CpuReading, readProcessCpu } from '../harness/process-cpu.ts';
 import { localnetMainnetArgs } from '../harness/mainnet-args.ts';
+import { budgetMinus, combineBudgets, type CpuBudget, withCpuBudget } from '../harness/service-cpu.ts';
+import { medianPhases } from './server-timing.ts';
 import { measureSignatureWork } from './signature-reference.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,7 +30,6 @@ const WARM_CALLS = 3;
 /** Timed paid calls per endpoint (PAID_CPU_CALLS overrides). */
 const CALLS_PER_ENDPOINT = Number(process.env.PAID_CPU_CALLS ?? 25);
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Child {
@@ -114,19 +115,6 @@ async function paidCalls(url: string, headers: readonly string[], concurrency = 
   return { timings, receipts };
 }
 
-/** Median ms of each Server-Timing phase over the calls. */
-function medianPhases(values: readonly string[]): Record<string, number> {
-  const byPhase: Record<string, number[]> = {};
-  for (const value of values)
-    for (const part of value.split(', ')) {
-      const [name, dur] = part.split(';dur=');
-      const list = byPhase[name!] ?? [];
-      list.push(Number(dur));
-      byPhase[name!] = list;
-    }
-  return Object.fromEntries(Object.entries(byPhase).map(([name, xs]) => [name, round(median(xs), 2)]));
-}
-
 /** Byte sizes of one real call's signed and hashed parts, for the reference. */
 function realSizes(payment: string, receipt: string, dataDir: string) {
   const wire = Buffer.from(JSON.parse(Buffer.from(payment, 'base64').toString('utf8')).payload.transaction, 'base64');
@@ -148,9 +136,8 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
   let cpu: CpuReading = { schedUs: 0, statUs: 0, threadsUs: {} };
   const rpcCalls: Record<string, number> = {};
   let wallMs = 0;
-  const timings: string[] = [];
-  const receipts: string[] = [];
-  const sent: string[] = [];
+  let budget: CpuBudget | null = null;
+  const [timings, receipts, sent]: [string[], string[], string[]] = [[], [], []];
   for (const path of ENDPOINTS) {
     const url = `${child.url}${path}`;
     // Warmed at the measured concurrency: calls in flight together spread over every pool worker,
@@ -158,18 +145,22 @@ async function timedCalls(net: Localnet, payer: TestPayer, child: Child, pid: nu
     const warm = Math.max(WARM_CALLS, concurrency);
     await paidCalls(url, await payments(net, payer, url, warm), concurrency);
     const headers = await payments(net, payer, url, CALLS_PER_ENDPOINT);
-    const before = readProcessCpu(pid);
-    const countsBefore = proxy.counts();
-    const started = performance.now();
-    const answers = await paidCalls(url, headers, concurrency);
-    wallMs += performance.now() - started;
-    cpu = cpuPlus(cpu, cpuBetween(before, readProcessCpu(pid)));
-    for (const [method, n] of Object.entries(countsBetween(countsBefore, proxy.counts()).calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
-    timings.push(...answers.timings);
-    receipts.push(...answers.receipts);
+    // The readings of before the budget around the calls alone; the budget's classification is outside.
+    const batch = async () => {
+      const [before, counts, started] = [readProcessCpu(pid), proxy.counts(), performance.now()];
+      const answers = await paidCalls(url, headers, concurrency);
+      const ms = performance.now() - started;
+      return { answers, ms, cpu: cpuBetween(before, readProcessCpu(pid)), calls: countsBetween(counts, proxy.counts()).calls };
+    };
+    const { result: t, cpuBudget } = await withCpuBudget(pid, batch, (r) => r.answers.timings.length);
+    budget = budget ? combineBudgets(budget, cpuBudget) : cpuBudget;
+    [wallMs, cpu] = [wallMs + t.ms, cpuPlus(cpu, t.cpu)];
+    for (const [method, n] of Object.entries(t.calls)) rpcCalls[method] = (rpcCalls[method] ?? 0) + n;
+    timings.push(...t.answers.timings);
+    receipts.push(...t.answers.receipts);
     sent.push(...headers);
   }
-  return { cpu, wallMs, timings, receipts, sent, rpcCalls };
+  return { cpu, wallMs, timings, receipts, sent, rpcCalls, budget: budget! };
 }
 
 /** JSON-RPC calls per paid call by method: the paid window's minus the idle window's. */
@@ -187,12 +178,14 @@ function rpcCallsPerCall(paid: Readonly<Record<string, number>>, idle: ProxyCoun
 async function cpuPerCall(net: Localnet, payer: TestPayer, child: Child, proxy: DelayProxy, concurrency: number) {
   const pid = child.process.pid!;
   const paid = await timedCalls(net, payer, child, pid, proxy, concurrency);
-  const idleBefore = readProcessCpu(pid);
-  const idleCountsBefore = proxy.counts();
-  await sleep(paid.wallMs);
-  const idle = cpuBetween(idleBefore, readProcessCpu(pid));
-  const idleCounts = countsBetween(idleCountsBefore, proxy.counts());
   const calls = paid.timings.length;
+  const rest = async () => {
+    const [cpu, counts] = [readProcessCpu(pid), proxy.counts()];
+    await sleep(paid.wallMs);
+    return { idle: cpuBetween(cpu, readProcessCpu(pid)), idleCounts: countsBetween(counts, proxy.counts()) };
+  };
+  const { result, cpuBudget: background } = await withCpuBudget(pid, rest, () => calls);
+  const { idle, idleCounts } = result;
   const perCall = (used: number, background: number) => round((used - background) / calls);
   return {
     paid,
@@ -205,6 +198,8 @@ async function cpuPerCall(net: Localnet, payer: TestPayer, child: Child, proxy: 
       idleCpuUsPerSecond: round((idle.schedUs / paid.wallMs) * 1000),
       cpuUsPerCallByThread: Object.fromEntries(Object.entries(paid.cpu.threadsUs).map(([name, us]) => [name, perCall(us, idle.threadsUs[name] ?? 0)])),
       medianPhasesMs: medianPhases(paid.timings),
+      // Split by thread kind (service-cpu.ts), less the same idle span's, as cpuUsPerCall.
+      cpuBudget: budgetMinus(paid.budget, background),
       rpcCallsPerCall: rpcCallsPerCall(paid.rpcCalls, idleCounts, calls),
     },
   };

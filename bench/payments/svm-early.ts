@@ -14,7 +14,8 @@
  * paid request, and that request less the service's own total), how long an early answer's share
  * counted against its payer's cap (`heldMsP50`, from the service's /health), and the load: the
  * event loops of this process (the localnet) and of the clients' process (bench/payments/svm-early-client.ts)
- * and the service's CPU in cores. The Solana clients run in a process of their own: sharing the
+ * and the service's CPU in cores; and its CPU per paid call (`cpuBudget`, service-cpu.ts: the warm-up
+ * calls counted, each call's 402 included, and for early answers their settlement until confirmed). The Solana clients run in a process of their own: sharing the
  * localnet's event loop, they starved it, and the bench measured itself.
  * One more row, at 8 clients with a per-payer cap ten times the default, is labelled as such: it
  * shows what the cap, not the service, bounds.
@@ -25,11 +26,12 @@ import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
-import { medianPhases } from './channel-calls.ts';
+import { medianPhases } from './server-timing.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { type MainnetService, startMainnetService } from '../harness/mainnet-service.ts';
 import { drive, round, type Run } from './paid-calls.ts';
 import { statUs } from '../harness/process-cpu.ts';
+import { withCpuBudget } from '../harness/service-cpu.ts';
 import type { SvmClientsJob, SvmClientsOutcome } from './svm-early-client.ts';
 
 const PATH = '/v1/tipfloor';
@@ -45,6 +47,8 @@ const LEVELS = [
 const WARM_CALLS = 2;
 /** The labelled row's per-payer cap: ten times the default ($0.10), not the default. */
 const LARGER_PAYER_CAP_UNITS = 100_000;
+/** The idle span read after each measured run (service-cpu.ts): a few of the Geyser stream's 400 ms slots. */
+const IDLE = { idleMs: 2000 } as const;
 /** How long a level's early answers may take to be confirmed before the next level starts. */
 const SETTLE_WAIT_MS = 30_000;
 
@@ -87,7 +91,11 @@ function clientMedians(calls: readonly number[][], timings: readonly string[]) {
 async function solanaLevel(net: Localnet, service: MainnetService, clients: number, calls: number) {
   const job = { url: `${service.url}${PATH}`, rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint, clients, calls, warm: WARM_CALLS };
   const elu = performance.eventLoopUtilization();
-  const { result: o, serviceCores } = await withServiceCpu(service, () => runClients(job));
+  // The budget's window runs until the early answers are confirmed: their settlement is theirs too.
+  const measured = async () => ({ ...(await withServiceCpu(service, () => runClients(job))), held: await settled(service) });
+  const warmCalls = clients * WARM_CALLS;
+  const { result, cpuBudget } = await withCpuBudget(service.pid, measured, (r) => r.result.run.requests + warmCalls, IDLE);
+  const { result: o, serviceCores, held } = result;
   const load = {
     // This process runs the localnet (and, while the clients fund and warm up, their faucet calls).
     localnetEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2),
@@ -101,7 +109,8 @@ async function solanaLevel(net: Localnet, service: MainnetService, clients: numb
     medianPhasesMs: medianPhases(o.serverTimings),
     clientMs: clientMedians(o.marks, o.serverTimings),
     load,
-    ...(await settled(service)),
+    ...held,
+    cpuBudget,
   };
 }
 
@@ -125,11 +134,16 @@ async function channelLevel(net: Localnet, service: MainnetService, clients: num
   const ok = (res: Response) => res.status === 200;
   await drive(payers.map(({ payer }) => Array.from({ length: WARM_CALLS }, () => ({ send: () => payer.pay(url), ok }))));
   const elu = performance.eventLoopUtilization();
-  const { result: run, serviceCores } = await withServiceCpu(service, () =>
-    drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok })))),
+  const calls = () => drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok }))));
+  const { result, cpuBudget } = await withCpuBudget(
+    service.pid,
+    () => withServiceCpu(service, calls),
+    (r) => r.result.requests,
+    IDLE,
   );
+  const { result: run, serviceCores } = result;
   // The channel clients run in this process, beside the localnet (their calls do not touch it).
-  return { ...summary(run), load: { benchEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2), serviceCores } };
+  return { ...summary(run), load: { benchEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2), serviceCores }, cpuBudget };
 }
 
 type SolanaRow = Awaited<ReturnType<typeof solanaLevel>>;
@@ -173,6 +187,7 @@ export async function benchSvmEarly(): Promise<Record<string, unknown>> {
     // Started only now: each service's Geyser stream costs the localnet's event loop while it runs.
     const larger = await startMainnetService(net, { extraArgs: ['--svm-early-payer-cap', String(LARGER_PAYER_CAP_UNITS)] });
     const largerAt8 = {
+      concurrency: 8,
       payerCapUnits: LARGER_PAYER_CAP_UNITS,
       note: 'NOT the default: the per-payer cap at ten times the default ($0.10)',
       ...(await solanaLevel(net, larger, 8, at(8).solanaEarly.requests / 8).finally(() => larger.close())),

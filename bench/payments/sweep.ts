@@ -14,7 +14,7 @@ import { loadavg } from 'node:os';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { fundedPayer, rpcCall } from '../../test/helpers/svm-payer.ts';
-import { medianPhases } from './channel-calls.ts';
+import { medianPhases } from './server-timing.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { countsBetween, type DelayProxy, startDelayProxy } from '../harness/delay-proxy.ts';
 import { startMainnetService, type MainnetService } from '../harness/mainnet-service.ts';

@@ -1,6 +1,7 @@
 /**
  * Writes a suite run's report files from its results file: `<name>.md` and the plots in
- * `<name>/` beside it, compared with the newest results file run before it. When the run is the
+ * `<name>/` beside it, compared with the newest results file run before it and with the newest
+ * committed before it (a figure worse by more than 20% flagged). When the run is the
  * newest in bench/results/, its plots are also copied to docs/images/bench/ and README.md's link to the latest
  * report (between the `bench-latest` markers) is pointed at it.
  *
@@ -9,8 +10,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { datedResultFiles, previousResultFile } from './result-files.ts';
-import type { SuiteResults } from './suite-metrics.ts';
-import { renderSuiteReport } from './suite-report.ts';
+import { committedResultFiles, committedText, lastCommittedBefore, regressionLine } from './regressions.ts';
+import { compareRuns, type SuiteResults } from './suite-metrics.ts';
+import { type PreviousRun, renderSuiteReport } from './suite-report.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Where the README's plots live: the latest run's, overwritten by each newer run. */
@@ -37,14 +39,25 @@ export function latestReportLine(name: string, results: Pick<SuiteResults, 'mach
 
 const readResults = (file: string): SuiteResults => JSON.parse(readFileSync(file, 'utf8')) as SuiteResults;
 
-/** Renders the report of `file` (a dated results file in `resultsDir`); returns the paths written. */
-export function writeReport(resultsDir: string, file: string): string[] {
+/** The newest results file committed (at HEAD) before `current` in `resultsDir`, read as committed, or null. */
+export function lastCommittedRun(resultsDir: string, current: string | null): PreviousRun | null {
+  const file = lastCommittedBefore(committedResultFiles(resultsDir), current);
+  return file ? { name: basename(file, '.json'), results: JSON.parse(committedText(resultsDir, file)) as SuiteResults } : null;
+}
+
+/**
+ * Renders the report of `file` (a dated results file in `resultsDir`); returns the paths written
+ * and the line saying which figures are worse by more than 20% than the last committed results.
+ */
+export function writeReport(resultsDir: string, file: string): { written: string[]; regressions: string } {
   const files = readdirSync(resultsDir);
   const name = basename(file, '.json');
   const results = readResults(join(resultsDir, `${name}.json`));
   const previousFile = previousResultFile(files, `${name}.json`);
   const previous = previousFile ? { name: basename(previousFile, '.json'), results: readResults(join(resultsDir, previousFile)) } : null;
-  const { markdown, plots } = renderSuiteReport(name, results, previous);
+  const committed = lastCommittedRun(resultsDir, `${name}.json`);
+  const { markdown, plots } = renderSuiteReport(name, results, previous, committed);
+  const flags = committed ? regressionLine(compareRuns(results, committed.results), committed.name) : 'no committed results to compare with';
   const written = [join(resultsDir, `${name}.md`)];
   writeFileSync(written[0]!, markdown);
   mkdirSync(join(resultsDir, name), { recursive: true });
@@ -63,7 +76,7 @@ export function writeReport(resultsDir: string, file: string): string[] {
       written.push('README.md');
     }
   }
-  return written.map((p) => relative(ROOT, p) || p);
+  return { written: written.map((p) => relative(ROOT, p) || p), regressions: flags };
 }
 
 /** The newest dated results file in `resultsDir`, or null. */

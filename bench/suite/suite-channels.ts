@@ -1,7 +1,9 @@
 /**
  * The payment channels' section of the suite's report, from the `channel-calls` and `sweep`
- * reports of a results file (their headline metrics are in suite-metrics.ts with the others).
+ * reports of a results file (their headline metrics are in suite-metrics.ts with the others), and
+ * the CPU budget of a paid call as the benchmarks print it.
  */
+import { budgetRows, budgetTable } from '../payments/cpu-budget-table.ts';
 import { numberAt } from './suite-metrics.ts';
 import { fmt, table } from './suite-report-sections.ts';
 
@@ -43,5 +45,19 @@ export function channelSection(reports: Record<string, unknown>): string {
     table(['clients', 'channel calls/s', 'official client calls/s', '`exact` Base calls/s', '`exact` Solana calls/s', 'channel / `exact` Base'], callRows),
     'A sweep of 1000 mints through `/v1/batch/token-risk`, 10 a call, 8 clients, 25 ms added to every RPC request (`sweep`):',
     table(['paid with', 'mints/s', 'call p50 ms', 'RPC requests per call'], sweepRows),
+  ].join('\n\n');
+}
+
+/** The CPU budget of a paid call per benchmark that measures it, as the benchmark prints it. */
+export function budgetSection(reports: Record<string, unknown>): string {
+  const tables = ['channel-calls', 'svm-early', 'paid-call-cpu']
+    .map((name) => ({ name, rows: budgetRows(reports[name]) }))
+    .filter((t) => t.rows.length > 0)
+    .map((t) => `\`\`\`text\n${budgetTable(t.name, t.rows)}\n\`\`\``);
+  if (tables.length === 0) return '';
+  return [
+    '## CPU budget of a paid call',
+    "The service's CPU µs per paid call by the kind of thread that spent it, write system calls per call, and each Server-Timing phase's median in ms (docs/benchmarks.md#the-cpu-budget-of-a-paid-call).",
+    ...tables,
   ].join('\n\n');
 }

@@ -1,9 +1,10 @@
 /**
  * The suite's results file and its headline metrics: the figures a user compares from one run to
  * the next (throughput, latency, CPU, memory, start-up), each with the direction that is better,
- * and the comparison of two results files as ratios new/old. No thresholds: a ratio says how far
- * a figure moved, the reader judges whether the machine or the code moved it.
+ * and the comparison of two results files as ratios new/old. The ratios have no threshold here;
+ * regressions.ts flags a move of more than 20% the worse way against the last committed results.
  */
+import { budgetMetrics } from './budget-metrics.ts';
 
 /** One `npm run bench` suite run, as written to bench/results/<date>.json. */
 export interface SuiteResults {
@@ -183,7 +184,7 @@ export function headlineMetrics(results: Pick<SuiteResults, 'reports'>): Metric[
     const n = numberAt(p, 'appenders');
     return value === null ? [] : [{ id: `ledger.sweep.${n}`, label: `ledger group commit appends/s, ${n} in flight`, better: 'higher' as const, value }];
   });
-  return [...challengeMetrics(r['http-challenge']), ...paidCallMetrics(r['paid-calls']), ...fixed, ...sweep, ...channelMetrics(r)];
+  return [...challengeMetrics(r['http-challenge']), ...paidCallMetrics(r['paid-calls']), ...fixed, ...sweep, ...channelMetrics(r), ...budgetMetrics(r)];
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -2,12 +2,14 @@
  * The suite's markdown report, rendered from a results file alone (never from the clock or the
  * machine), so `npm run bench -- report FILE` re-renders any past run: the run's machine and load,
  * its steps, the goals of issue 16 with their measured ratios, the figure sections with their
- * plots, and the comparison with the previous results file as ratios new/old.
+ * plots, the CPU budget of a paid call, and the comparison with the previous results file and the
+ * last committed one as ratios new/old, a figure worse by more than 20% flagged.
  */
 import { CEILING_KEYS } from '../http/challenge-ratios.ts';
 import { type Comparison, compareRuns, numberAt, RATIO_LABELS, type SuiteResults } from './suite-metrics.ts';
 import { suitePlots } from './suite-plots.ts';
-import { channelSection } from './suite-channels.ts';
+import { budgetSection, channelSection } from './suite-channels.ts';
+import { isRegression, REGRESSION_THRESHOLD, regressions } from './regressions.ts';
 import { cpuSection, fmt, ledgerSection, paidSection, profileSection, startupSection, table, throughputSection } from './suite-report-sections.ts';
 
 /** The report's markdown and its plots (SVG by file name, in the directory named after the run). */
@@ -22,6 +24,7 @@ export interface PreviousRun {
   readonly results: Pick<SuiteResults, 'reports' | 'machine'>;
 }
 
+const PCT = `${Math.round(REGRESSION_THRESHOLD * 100)}%`;
 const loads = (xs: readonly number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
 const field = (o: unknown, key: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined);
 
@@ -98,17 +101,42 @@ function ceiling(results: SuiteResults): string {
   ].join('\n\n');
 }
 
-/** The comparison table: each headline metric in both runs, new/old, and which way is better. */
-export function comparisonSection(rows: readonly Comparison[], previous: PreviousRun | null): string {
+/** The comparison table: each headline metric in both runs, new/old, which way is better, and the 20% flag. */
+function comparisonTable(rows: readonly Comparison[], against: string): string {
+  const flag = (r: Comparison) => (isRegression(r) ? '**REGRESSION**' : '');
+  return table(
+    ['figure', against, 'this run', 'new/old', 'better', `worse by > ${PCT}`],
+    rows.map((r) => [r.label, fmt(r.previous), fmt(r.current), r.ratio === null ? '–' : r.ratio.toFixed(3), r.better, flag(r)]),
+  );
+}
+
+/** The flagged figures in one sentence, bold when there are any. */
+function flagSummary(rows: readonly Comparison[], against: PreviousRun): string {
+  const flagged = regressions(rows);
+  const load = `load average ${loads(against.results.machine.loadAverage.start)} at the start of ${against.name}`;
+  if (flagged.length === 0) return `No figure is worse by more than ${PCT} than in ${against.name} (${load}).`;
+  return `**${flagged.length} regression${flagged.length === 1 ? '' : 's'} over ${PCT}** against ${against.name} (${load}): ${flagged.map((r) => r.label).join('; ')}.`;
+}
+
+/** The comparison with the previous run, each figure flagged when worse by more than 20%. */
+export function comparisonSection(rows: readonly Comparison[], previous: PreviousRun | null, committedName: string | null = null): string {
   if (!previous) return '## Compared with the previous run\n\nNo earlier results file in bench/results/: this run is the baseline for the next.';
-  const load = (r: Pick<SuiteResults, 'machine'>) => loads(r.machine.loadAverage.start);
+  const committed = committedName === previous.name ? ', the last committed results' : '';
   return [
-    `## Compared with [${previous.name}](${previous.name}.md)`,
-    `Ratio new/old of each headline figure; "better" says which direction is an improvement. No thresholds: the load average of the earlier run was ${load(previous.results)} at its start.`,
-    table(
-      ['figure', previous.name, 'this run', 'new/old', 'better'],
-      rows.map((r) => [r.label, fmt(r.previous), fmt(r.current), r.ratio === null ? '–' : r.ratio.toFixed(3), r.better]),
-    ),
+    `## Compared with [${previous.name}](${previous.name}.md)${committed}`,
+    `Ratio new/old of each headline figure; "better" says which direction is an improvement; a figure worse by more than ${PCT} of its earlier value is flagged (docs/benchmarks.md). ${flagSummary(rows, previous)}`,
+    comparisonTable(rows, previous.name),
+  ].join('\n\n');
+}
+
+/** The comparison with the last committed results, when they are not the previous run (shown above then). */
+export function committedSection(rows: readonly Comparison[], committed: PreviousRun | null, previousName: string | null): string {
+  if (!committed) return '## Compared with the last committed results\n\nNo results file committed before this run in bench/results/ to compare with.';
+  if (committed.name === previousName) return '';
+  return [
+    `## Compared with the last committed results, [${committed.name}](${committed.name}.md)`,
+    `The figures of this run against the newest results file committed before it. ${flagSummary(rows, committed)}`,
+    comparisonTable(rows, committed.name),
   ].join('\n\n');
 }
 
@@ -131,7 +159,7 @@ function others(results: SuiteResults, name: string): string {
 }
 
 /** Renders the report of the run `name` (its file's base name) from its results. */
-export function renderSuiteReport(name: string, results: SuiteResults, previous: PreviousRun | null): RenderedReport {
+export function renderSuiteReport(name: string, results: SuiteResults, previous: PreviousRun | null, committed: PreviousRun | null = null): RenderedReport {
   const plots = suitePlots(results.reports);
   const r = results.reports;
   const sections = [
@@ -146,7 +174,9 @@ export function renderSuiteReport(name: string, results: SuiteResults, previous:
     cpuSection(r['paid-call-cpu']),
     channelSection(r),
     profileSection(r['http-challenge-profile']),
-    comparisonSection(previous ? compareRuns(results, previous.results) : [], previous),
+    budgetSection(r),
+    comparisonSection(previous ? compareRuns(results, previous.results) : [], previous, committed?.name ?? null),
+    committedSection(committed ? compareRuns(results, committed.results) : [], committed, previous?.name ?? null),
     others(results, name),
   ];
   return { markdown: `${sections.filter((s) => s !== '').join('\n\n')}\n`, plots };

@@ -3,7 +3,8 @@
  * another, with a progress line per step on stderr, and collects their reports into one dated
  * results file, bench/results/<YYYY-MM-DD>.json (`-2`, `-3` for later runs of the same day), with
  * the machine's core count and load average at the start and the end. Then it renders the
- * markdown report and its plots beside it (report-files.ts), compared with the previous run.
+ * markdown report and its plots beside it (report-files.ts), compared with the previous run and
+ * the last committed one; its last line on stderr names the figures worse by more than 20%.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,9 @@ export async function runSuite(steps: readonly SuiteStep[], options: Record<stri
     write();
     process.stderr.write(`${progressLine(i + 1, steps.length, step.name, seconds, error)}\n`);
   }
-  const written = writeReport(resultsDir, `${name}.json`);
+  const { written, regressions } = writeReport(resultsDir, `${name}.json`);
   process.stderr.write(`bench suite: wrote ${relative(ROOT, file)}, ${written.join(', ')}\n`);
+  // The last line, where a reader looks first: what got worse by more than 20% than the committed results.
+  process.stderr.write(`bench suite: ${regressions}\n`);
   return file;
 }

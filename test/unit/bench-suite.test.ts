@@ -128,7 +128,7 @@ describe('suite report', () => {
     expect(markdown).toContain('| 32 | 40,000 | 40,000 | 2,500 |');
     expect(markdown).toContain('![Throughput vs connections](2026-11-24-2/throughput.svg)');
     expect(markdown).toContain('## Compared with [2026-11-24](2026-11-24.md)');
-    expect(markdown).toContain('| our 402 challenge, req/s at 32 connections | 20,000 | 40,000 | 2.000 | higher |');
+    expect(markdown).toContain('| our 402 challenge, req/s at 32 connections | 20,000 | 40,000 | 2.000 | higher |  |');
     expect(markdown).toContain('No `ledger` figures in this run');
     expect(Object.keys(plots).sort()).toEqual([PLOT_FILES.paidLatency, PLOT_FILES.throughput].sort());
     expect(plots[PLOT_FILES.throughput]!.match(/<polyline /g)?.length).toBeGreaterThanOrEqual(3);
