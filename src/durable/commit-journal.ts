@@ -19,8 +19,11 @@ import { fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
 import { closeFile, dataSync, makeDirSync, truncateDurably, writeAll } from './file-sync.ts';
-import { openJournalFile, journalNameOf, type JournalFile, type JournalFileIo } from './journal-file.ts';
-import { recoverJournalSync, type JournalRecoveryReport } from './journal-recovery.ts';
+import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
+import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
+import { recoverJournalSync } from './journal-recovery.ts';
+
+export type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 
 /** The journal's file name in its directory (the data directory). */
 export const JOURNAL_FILE_NAME = 'commit.journal';
@@ -28,54 +31,6 @@ export const JOURNAL_FILE_NAME = 'commit.journal';
 export const CHECKPOINT_BYTES = 8 * 1024 * 1024;
 /** Longest time between checkpoints while commits arrive, ms (rotations and compactions wait for one). */
 export const CHECKPOINT_MS = 60_000;
-
-/** One write of a commit: `text` appended to `file`; `onDurable` runs, in commit order, once it is durable. */
-export interface JournalWrite {
-  readonly file: JournalFile;
-  readonly text: string;
-  readonly onDurable?: (offset: number) => void;
-}
-
-/** A place in commit order, filled once its writes are known; `fill([])` gives the place up. */
-export interface JournalPlace {
-  fill(writes: readonly JournalWrite[]): Promise<void>;
-}
-
-export interface JournalStats {
-  /** Commits made durable (filled places with writes). */
-  commits: number;
-  /** Journal writes, each followed by one fdatasync: the durable writes made. */
-  syncs: number;
-  checkpoints: number;
-  maxBatch: number;
-}
-
-export interface CommitJournal {
-  readonly dir: string;
-  /** What the start put back from the journal. */
-  readonly recovery: JournalRecoveryReport;
-  /** Takes `path` (under `dir`, opened after recovery) into the journal: its writes go through commits. */
-  file(path: string, mode?: number): JournalFile;
-  reserve(): JournalPlace;
-  /**
-   * Counts the batches the disk refused. A place reserved before a refusal is refused too, even
-   * filled later: whatever was ordered after a refused commit (a ledger entry chained to a refused
-   * one) never reaches a file. An owner that orders its own writes starts again from what is
-   * durable when this moves on.
-   */
-  epoch(): number;
-  /** reserve() and fill() at once. */
-  commit(writes: readonly JournalWrite[]): Promise<void>;
-  /** Runs `hook` at every checkpoint, after the journal is emptied; it must not commit. */
-  onCheckpoint(hook: () => Promise<void>): void;
-  stats(): Readonly<JournalStats>;
-  /** Why commits are refused since a write failed (until a restart replays the journal), or null. */
-  failure(): string | null;
-  /** Resolves once nothing is queued or being written. */
-  drain(): Promise<void>;
-  /** Drains, checkpoints and releases the files; later commits are refused. */
-  close(): Promise<void>;
-}
 
 export interface CommitJournalConfig {
   /** The data directory: the journal and every file it names live under it. */

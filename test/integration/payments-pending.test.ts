@@ -130,7 +130,7 @@ describe('a settlement not confirmed within the settle time-out', () => {
     const ledgerBefore = service.ledger.head().treeSize;
     const first = await paid(url, header);
     expect(first.status).toBe(402);
-    expect((await readJson(first)).error).toMatch(/^settlement_pending: transaction \w+ was sent/);
+    expect(await readJson(first)).toMatchObject({ error: 'settlement_pending', message: expect.stringMatching(/^transaction \w+ was sent/) });
     expect(service.ledger.head().treeSize).toBe(ledgerBefore);
 
     const answered = await retryUntilAnswered(url, header);
@@ -197,12 +197,15 @@ describe('a settlement not confirmed within the settle time-out', () => {
     }
     const stillPending = await paid(url, header);
     expect(stillPending.status).toBe(402);
-    expect((await readJson(stillPending)).error).toMatch(/^settlement_pending: transaction \w+ is not confirmed yet/);
+    expect(await readJson(stillPending)).toMatchObject({
+      error: 'settlement_pending',
+      message: expect.stringMatching(/^transaction \w+ is not confirmed yet/),
+    });
     // Only exactly this payment resolves the record: the same transaction in an altered payload does not.
     const altered = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
     altered.payload.note = 'altered';
     const other = await paid(url, Buffer.from(JSON.stringify(altered)).toString('base64'));
-    expect((await readJson(other)).error).toMatch(/^duplicate_settlement: another payment with this key/);
+    expect(await readJson(other)).toMatchObject({ error: 'duplicate_settlement', message: expect.stringMatching(/^another payment with this key/) });
     for (let i = 0; i < BLOCKS_TO_EXPIRE; i++) localnet.chain.advanceSlot();
     const expired = await paid(url, header);
     expect(expired.status).toBe(402);
