@@ -1,11 +1,13 @@
 /**
  * The x402 `batch-settlement` channel's EIP-712 structures: a channel's id (the typed-data hash of
- * its immutable config) and the signer of a cumulative voucher. Pure CPU work on plain data, so
- * voucher recovery runs in a worker (libsecp256k1 through secp256k1-recover.ts). The addresses and type strings are the scheme's public
+ * its immutable config) and the signer of a cumulative voucher. Pure CPU work on plain data, all of
+ * it native (Keccak through keccak-256.ts, libsecp256k1 through secp256k1-recover.ts), so it runs
+ * in a worker or, while the pool idles, on the event loop. The addresses and type strings are the scheme's public
  * constants (the canonical CREATE2 deployments on every EVM chain); a unit test holds them equal to
  * the official SDK's.
  */
-import { getAddress, keccak256 } from 'viem/utils';
+import { getAddress } from 'viem/utils';
+import { type Eip712Domain, hexWord, typedDataDigest, typeHashOf, uintWord } from './eip712-static.ts';
 import { recoverSignerAddress } from './secp256k1-recover.ts';
 import { isCanonicalEcdsaSignature } from './evm-typed-data.ts';
 
@@ -31,43 +33,16 @@ export interface ChannelConfig {
 }
 
 /**
- * The EIP-712 encoding of the two structs, by hand: both are static (addresses, integers,
- * bytes32), so a struct hash is one keccak over 32-byte words, and the domain separator is kept
- * per chain. viem's generic typed-data encoder cost a millisecond a voucher here; a unit test holds
- * the results equal to the SDK's.
+ * The two structs are static (addresses, integers, bytes32), so each hashes by hand over the
+ * native Keccak (eip712-static.ts); a unit test holds the results equal to the SDK's.
  */
-const keccak = (...parts: Uint8Array[]): Buffer => Buffer.from(keccak256(Buffer.concat(parts), 'bytes'));
-const text = (s: string): Buffer => Buffer.from(s, 'utf8');
-const CHANNEL_CONFIG_TYPEHASH = keccak(
-  text('ChannelConfig(address payer,address payerAuthorizer,address receiver,address receiverAuthorizer,address token,uint40 withdrawDelay,bytes32 salt)'),
+const CHANNEL_CONFIG_TYPEHASH = typeHashOf(
+  'ChannelConfig(address payer,address payerAuthorizer,address receiver,address receiverAuthorizer,address token,uint40 withdrawDelay,bytes32 salt)',
 );
-const VOUCHER_TYPEHASH = keccak(text('Voucher(bytes32 channelId,uint128 maxClaimableAmount)'));
-const DOMAIN_TYPEHASH = keccak(text('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'));
+const VOUCHER_TYPEHASH = typeHashOf('Voucher(bytes32 channelId,uint128 maxClaimableAmount)');
 const UINT40_MAX = 2 ** 40 - 1;
 
-/** One 32-byte ABI word of an unsigned integer. */
-function word(n: bigint): Buffer {
-  return Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
-}
-
-/** One 32-byte word of an address or bytes32 given as 0x hex (20 bytes are left-padded). */
-function hexWord(hex: string, bytes: 20 | 32): Buffer {
-  const body = hex.slice(2);
-  if (body.length !== bytes * 2 || !/^[0-9a-fA-F]+$/.test(body)) throw new Error(`not ${bytes} bytes of hex: ${hex.slice(0, 80)}`);
-  return Buffer.from(body.padStart(64, '0'), 'hex');
-}
-
-const separators = new Map<number, Buffer>();
-function domainSeparator(chainId: number): Buffer {
-  let sep = separators.get(chainId);
-  if (!sep) {
-    sep = keccak(DOMAIN_TYPEHASH, keccak(text('x402 Batch Settlement')), keccak(text('1')), word(BigInt(chainId)), hexWord(BATCH_SETTLEMENT_ADDRESS, 20));
-    separators.set(chainId, sep);
-  }
-  return sep;
-}
-
-const digestOf = (chainId: number, structHash: Buffer): Buffer => keccak(Buffer.from([0x19, 0x01]), domainSeparator(chainId), structHash);
+const domainOf = (chainId: number): Eip712Domain => ({ name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS });
 
 /** The channel contract's EIP-712 domain on `chainId`. */
 export function batchSettlementDomain(chainId: number) {
@@ -78,22 +53,21 @@ export function batchSettlementDomain(chainId: number) {
 export function channelIdOf(config: ChannelConfig, chainId: number): string {
   if (!Number.isSafeInteger(config.withdrawDelay) || config.withdrawDelay < 0 || config.withdrawDelay > UINT40_MAX)
     throw new Error('withdrawDelay is not a uint40');
-  const struct = keccak(
-    CHANNEL_CONFIG_TYPEHASH,
+  const digest = typedDataDigest(domainOf(chainId), CHANNEL_CONFIG_TYPEHASH, [
     hexWord(config.payer, 20),
     hexWord(config.payerAuthorizer, 20),
     hexWord(config.receiver, 20),
     hexWord(config.receiverAuthorizer, 20),
     hexWord(config.token, 20),
-    word(BigInt(config.withdrawDelay)),
+    uintWord(BigInt(config.withdrawDelay)),
     hexWord(config.salt, 32),
-  );
-  return `0x${digestOf(chainId, struct).toString('hex')}`;
+  ]);
+  return `0x${digest.toString('hex')}`;
 }
 
 /** The EIP-712 digest a voucher's signature is over. */
 export function voucherDigest(channelId: string, maxClaimableAmount: bigint, chainId: number): Buffer {
-  return digestOf(chainId, keccak(VOUCHER_TYPEHASH, hexWord(channelId, 32), word(maxClaimableAmount)));
+  return typedDataDigest(domainOf(chainId), VOUCHER_TYPEHASH, [hexWord(channelId, 32), uintWord(maxClaimableAmount)]);
 }
 
 /** A voucher to check: the channel (its config, to recompute the id) and the signed ceiling. */

@@ -3,7 +3,9 @@
  * data (no RPC), so it can run in a worker. Signatures are held to what the token contract
  * accepts: 65 bytes, v in {27, 28} (or the 0/1 parity form), s in the lower half of the curve.
  */
-import { getAddress, isAddress, recoverTypedDataAddress } from 'viem/utils';
+import { getAddress, isAddress } from 'viem/utils';
+import { hexWord, typedDataDigest, typeHashOf, uintWord } from './eip712-static.ts';
+import { recoverSignerAddress } from './secp256k1-recover.ts';
 
 /** secp256k1 group order / 2: a larger s is the malleable twin of a valid signature. */
 const HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -57,25 +59,34 @@ export function isCanonicalEcdsaSignature(signature: string): boolean {
   return s > 0n && s <= HALF_CURVE_ORDER && (v === 27 || v === 28 || v === 0 || v === 1);
 }
 
-/** The address that signed the authorization, or null when no address can be recovered. */
+const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = typeHashOf(
+  'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+);
+
+/** The EIP-712 digest an authorization's signature is over (throws on a malformed address, integer or nonce). */
+export function transferAuthorizationDigest(input: Omit<TransferAuthorizationToRecover, 'signature'>): Buffer {
+  return typedDataDigest(input.domain, TRANSFER_WITH_AUTHORIZATION_TYPEHASH, [
+    hexWord(input.from, 20),
+    hexWord(input.to, 20),
+    uintWord(input.value),
+    uintWord(input.validAfter),
+    uintWord(input.validBefore),
+    hexWord(input.nonce, 32),
+  ]);
+}
+
+/**
+ * The address (lowercase) that signed the authorization, or null when no address can be recovered:
+ * the struct hashed by hand (eip712-static.ts) and the key recovered in libsecp256k1, about a
+ * tenth of a millisecond where viem's `recoverTypedDataAddress` took several in JavaScript.
+ */
 export async function recoverTransferAuthorizer(input: TransferAuthorizationToRecover): Promise<string | null> {
   if (!isCanonicalEcdsaSignature(input.signature)) return null;
+  let digest: Buffer;
   try {
-    return await recoverTypedDataAddress({
-      domain: { ...input.domain, verifyingContract: getAddress(input.domain.verifyingContract) },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: getAddress(input.from),
-        to: getAddress(input.to),
-        value: input.value,
-        validAfter: input.validAfter,
-        validBefore: input.validBefore,
-        nonce: input.nonce as `0x${string}`,
-      },
-      signature: input.signature as `0x${string}`,
-    });
+    digest = transferAuthorizationDigest(input);
   } catch {
     return null;
   }
+  return recoverSignerAddress(digest, Buffer.from(input.signature.slice(2), 'hex'));
 }

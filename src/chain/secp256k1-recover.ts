@@ -5,7 +5,8 @@
  * platform without a prebuild), viem's pure-JS recovery answers the same, only slower.
  */
 import { createRequire } from 'node:module';
-import { keccak256, recoverAddress } from 'viem';
+import { recoverAddress } from 'viem';
+import { keccak256 } from './keccak-256.ts';
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
@@ -37,7 +38,7 @@ export async function recoverSignerAddress(digest: Uint8Array, signature: Uint8A
   try {
     if (native) {
       const pub = native.ecdsaRecover(signature.subarray(0, 64), recid, digest, false);
-      return `0x${keccak256(pub.subarray(1)).slice(-40)}`;
+      return `0x${keccak256(pub.subarray(1)).toString('hex', 12)}`;
     }
     return (await recoverAddress({ hash: digest, signature })).toLowerCase();
   } catch {

@@ -1,7 +1,8 @@
 /**
  * Ed25519 through node:crypto (OpenSSL): the pure functions the worker pool runs. Measured per core
- * (docs/contract.md#engineering-decisions): verify ~7.7k/s, sign ~22k/s, so these never run on the
- * event loop; the pool's worker entry calls them.
+ * (docs/contract.md#engineering-decisions): verify ~7.7k/s, sign ~22k/s. The pool's worker entry
+ * calls them, and the event loop signs too while the pool idles (workers/pool-inline.ts): one
+ * signature is tens of µs, less than a pool hop.
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 

@@ -92,6 +92,8 @@ export const LAYER_RULES: ImportRules = {
     '@triton-one/yellowstone-grpc': 'src/chain/geyser-client.ts',
     viem: 'src/chain/',
     secp256k1: 'src/chain/secp256k1-recover.ts',
+    // The native Keccak addon, loaded (with the package's own loader, node-gyp-build) by this one file.
+    keccak: 'src/chain/keccak-256.ts',
     '@noble/curves': 'src/receipt-checks/client-crypto.ts',
     '@noble/hashes': 'src/receipt-checks/client-crypto.ts',
     '@scure/base': 'src/receipt-checks/client-crypto.ts',
