@@ -120,6 +120,29 @@ describe('a paid call in its ledger batch transaction', () => {
     for (const key of keys) expect(await answers.lookup(`id-${key}`, `fp-${key}`)).toMatchObject({ kind: 'hit' });
   });
 
+  it('a statement that touches no row fails its own write and the later ones of its call; the entry and the earlier writes stay', async () => {
+    const a = await instance();
+    const guard = createPgReplayGuard({ db: a.client });
+    const pending = createPgPendingSettlements({ db: a.client });
+    const answers = createPgPaidAnswerStore({ db: a.client });
+    const entries = await count('ledger_entries');
+    const reply = { status: 200, headers: {}, body: 'kept?' };
+    const draft = { kind: 'payment', endpoint: '/v1/epoch', priceUsdcUnits: 1000, network: 'solana:test', receiptSha256: 'cd'.repeat(32) } as const;
+    const appended = a.ledger.append(draft, async () => [
+      guard.stageSettled!('no-record'),
+      pending.stageDelivered!('no-record', reply),
+      answers.stageRemember!('id-no-record', 'fp', reply),
+    ]);
+    await expect(appended).rejects.toMatchObject({
+      name: 'AttachedWritesError',
+      appended: { index: entries },
+      reason: { message: expect.stringMatching(/no settlement record for no-record/) },
+    });
+    expect(await count('ledger_entries')).toBe(entries + 1);
+    expect(await guard.acquire('no-record')).toBe('settled');
+    expect(await answers.lookup('id-no-record', 'fp')).toEqual({ kind: 'miss' });
+  });
+
   it("a voucher's charge, entry and kept answer are one transaction; a failed transaction leaves none of them and the voucher is refused", async () => {
     const f = createChannelCrashFixture({ shared: true });
     const a = await instance();
