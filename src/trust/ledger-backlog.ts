@@ -122,7 +122,7 @@ export function withLedgerBacklog(issuer: ReceiptIssuer, backlog: Pick<LedgerBac
         return await issuer.issue(answer, also);
       } catch (err) {
         // A charge that rode in the failed commit was never made: there is no settled answer to record.
-        if (err instanceof LedgerAppendError && !also?.charges)
+        if (err instanceof LedgerAppendError && !also?.charge)
           await backlog.add(answer).catch((e: unknown) => fault('a settled answer without its ledger entry could not be recorded on disk', e));
         throw err;
       }

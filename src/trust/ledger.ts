@@ -19,10 +19,10 @@ import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommitJournal, JournalWrite } from '../durable/commit-journal.ts';
 import type { JournalFile } from '../durable/journal-file.ts';
-import { commitEachAlone, commitStaged, type StagedWrite } from '../durable/staged-write.ts';
+import { commitEachAlone, commitStaged, settleAll, type StagedWrite } from '../durable/staged-write.ts';
 import { ServiceError } from '../errors.ts';
 import { absorb, openDurableState, WAL_FILE_NAME, type LedgerOpenReport, type LedgerStorageConfig } from './ledger-durable-state.ts';
-import { sealEntry, type LedgerDraft, type LedgerEntry } from './ledger-entry.ts';
+import { sealEntry, type LedgerDraft, type LedgerEntry, type LedgerSlot } from './ledger-entry.ts';
 import { createLedgerReader, type LedgerReader } from './ledger-reader.ts';
 import { createGroupCommitter, NODE_WAL_IO, type CommitStats, type WalIo } from './ledger-wal.ts';
 
@@ -73,8 +73,11 @@ export interface Ledger extends LedgerReader {
    * (each settled with its outcome; `attach` itself must not fail: a failure leaves the entry
    * alone). Rejects when the entry is not durable (on a journal nothing attached is either), or,
    * without a journal, with AttachedWritesError when the entry is and an attached write is not.
+   * `first`: writes the entry depends on (a voucher's charge), in the same commit, checked before
+   * the entry takes a slot where the store checks at commit (the database): one that fails
+   * rejects the append with its error and no entry is written.
    */
-  append(draft: LedgerDraft, attach?: EntryAttachment): Promise<AppendResult>;
+  append(draft: LedgerDraft, attach?: EntryAttachment, first?: readonly StagedWrite[]): Promise<AppendResult>;
   stats(): Readonly<CommitStats>;
   /**
    * Why appends are refused (a write or fsync failed: the file state is unknown until a restart
@@ -138,8 +141,12 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
   return {
     ...createLedgerReader(fd, state),
     openReport,
-    async append(draft, attach) {
-      if (closed) throw new ServiceError('shutting_down', 'the ledger is closed');
+    async append(draft, attach, first = []) {
+      if (closed) {
+        const err = new ServiceError('shutting_down', 'the ledger is closed');
+        settleAll(first, err);
+        throw err;
+      }
       // After a batch the disk refused, its entries and every one chained after them are refused
       // too: the chain starts again from the last durable entry.
       if (config.journal && config.journal.epoch() !== epoch) {
@@ -148,7 +155,7 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
         assignedHead = state.chainHead;
       }
       // The slot (index, prevHash) is fixed now, in call order; the chain links before durability.
-      const { entry, line } = sealEntry(draft, { index: nextIndex, prevHash: assignedHead }, now());
+      const { entry, line } = sealOrSettle(draft, { index: nextIndex, prevHash: assignedHead }, now(), first);
       // The place in the journal's order is taken with the slot (a draft that cannot be sealed
       // takes none: an unfilled place would hold every commit behind it), so entries reach the WAL
       // in index order.
@@ -156,7 +163,8 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       nextIndex += 1;
       assignedHead = entry.entrySha256;
       const result = { index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 };
-      const attached: readonly StagedWrite[] = attach ? await attach(result).catch(() => []) : [];
+      // The files' stores checked `first` when they staged it (in memory): it rides with the rest.
+      const attached: readonly StagedWrite[] = [...first, ...(attach ? await attach(result).catch(() => []) : [])];
       const text = `${line}\n`;
       if (walFile && place) {
         await commitStaged(attached, { journal: config.journal!, place, own: [walWrite(walFile, entry, text)] });
@@ -185,6 +193,16 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
       closeSync(fd);
     },
   };
+}
+
+/** Seals the draft; a draft that cannot be an entry settles the writes staged to ride with it as failed. */
+function sealOrSettle(draft: LedgerDraft, slot: LedgerSlot, time: Date, first: readonly StagedWrite[]): ReturnType<typeof sealEntry> {
+  try {
+    return sealEntry(draft, slot, time);
+  } catch (err) {
+    settleAll(first, err);
+    throw err;
+  }
 }
 
 /** The journal's counters in the ledger's terms (every commit carries at most one entry). */

@@ -4,7 +4,9 @@
  * go in one transaction that locks the head row (`select ... for update`), seals the batch
  * against it (index, prevHash; a payment's receipt is built for its slot then), inserts the lines
  * with one `unnest` statement, moves the head and notifies `ledger`. The row lock orders the
- * instances, so the chain has no gap and no fork; one transaction per instance is in flight.
+ * instances, so the chain has no gap and no fork; one transaction per instance is in flight. The
+ * payment state of each paid call (its charge, replay record, kept answer) is written in that same
+ * transaction (pg-ledger-batch.ts): one commit for the whole batch, entries and state together.
  *
  * An append resolves only after its transaction committed (with `synchronous_commit` on: durable).
  * When the database fails, the batch is tried again every PG_LEDGER_RETRY_MS for up to
@@ -12,14 +14,16 @@
  * A commit whose outcome was lost with the connection is looked up before anything is sealed again,
  * so an entry is never written twice.
  */
+import { commitEachAlone, settleAll, type StagedWrite } from '../durable/staged-write.ts';
 import { ServiceError } from '../errors.ts';
-import type { PgClient, PgQuery } from '../postgres/pg-client.ts';
-import { sealEntry, type LedgerDraft } from './ledger-entry.ts';
+import type { PgClient } from '../postgres/pg-client.ts';
+import type { LedgerDraft } from './ledger-entry.ts';
 import type { CommitStats } from './ledger-wal.ts';
-import type { AppendResult } from './ledger.ts';
+import { AttachedWritesError, type AppendResult, type EntryAttachment } from './ledger.ts';
+import { appendIn, type Attempt, type SealedBatch, type Waiting } from './pg-ledger-batch.ts';
 
-/** The notification channel of committed appends (payload: the new tree size). */
-export const LEDGER_CHANNEL = 'ledger';
+export { LEDGER_CHANNEL, type SealedBatch } from './pg-ledger-batch.ts';
+
 /** Most entries one transaction appends. */
 export const PG_LEDGER_MAX_BATCH = 512;
 /** Wait between attempts while the database is away. */
@@ -37,72 +41,24 @@ export interface PgLedgerWriterConfig {
   readonly retryWindowMs?: number;
 }
 
-/** A batch as sealed in its transaction. */
-export interface SealedBatch {
-  readonly first: number;
-  readonly lines: readonly string[];
-  readonly results: readonly AppendResult[];
-}
-
 /** Durable appends through the database. */
 export interface PgLedgerWriter {
-  append(draft: LedgerDraft): Promise<AppendResult>;
+  /** The ledger's `append` (ledger.ts): `first` and `attach`'s writes are committed in the entry's transaction. */
+  append(draft: LedgerDraft, attach?: EntryAttachment, first?: readonly StagedWrite[]): Promise<AppendResult>;
   stats(): Readonly<CommitStats>;
   failure(): string | null;
   close(): Promise<void>;
 }
 
-interface Waiting {
-  readonly draft: LedgerDraft;
-  readonly resolve: (r: AppendResult) => void;
-  readonly reject: (err: unknown) => void;
-}
-
-interface Attempt {
-  readonly batch: SealedBatch;
-  /** The waiting appends, in the order of `batch.results` (a draft that failed to seal is out). */
-  readonly sealed: readonly Waiting[];
-}
-
-const HEAD = 'select size, chain_head from ledger_head where id = 1 for update';
-// Data-modifying CTEs run whether or not the outer query reads them: one round trip under the lock.
-const APPEND = `with added as (insert into ledger_entries (idx, line) select * from unnest($1::bigint[], $2::text[])),
-  moved as (update ledger_head set size = $3::bigint, chain_head = $4 where id = 1)
-  select pg_notify('${LEDGER_CHANNEL}', ($3::bigint)::text)`;
 const LOOKUP = 'select line from ledger_entries where idx = $1';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Seals `waiting` from the locked head; a draft that cannot be an entry is refused alone. */
-function sealFrom(waiting: readonly Waiting[], size: number, chainHead: string, time: Date): Attempt {
-  const lines: string[] = [];
-  const results: AppendResult[] = [];
-  const sealed: Waiting[] = [];
-  let prevHash = chainHead;
-  for (const w of waiting) {
-    try {
-      const { entry, line } = sealEntry(w.draft, { index: size + lines.length, prevHash }, time);
-      lines.push(line);
-      results.push({ index: entry.index, entrySha256: entry.entrySha256, chainHead: entry.entrySha256, treeSize: entry.index + 1 });
-      sealed.push(w);
-      prevHash = entry.entrySha256;
-    } catch (err) {
-      w.reject(err);
-    }
-  }
-  return { batch: { first: size, lines, results }, sealed };
-}
-
-async function appendIn(tx: PgQuery, waiting: readonly Waiting[], now: () => Date, seen: (a: Attempt) => void): Promise<Attempt> {
-  const [head] = await tx.query<{ size: number; chain_head: string }>(HEAD);
-  if (!head) throw new ServiceError('internal_error', 'the ledger_head row is missing from the database');
-  const attempt = sealFrom(waiting, head.size, head.chain_head, now());
-  seen(attempt);
-  const { first, lines, results } = attempt.batch;
-  if (lines.length === 0) return attempt;
-  await tx.query(APPEND, [lines.map((_, i) => first + i), lines, first + lines.length, results.at(-1)!.entrySha256]);
-  return attempt;
-}
+/** Every write of `w` the attempt knows, first to last. */
+const writesOf = (attempt: Attempt | null, w: Waiting): readonly StagedWrite[] => {
+  const i = attempt?.sealed.indexOf(w) ?? -1;
+  return i < 0 ? w.first : attempt!.writes[i]!.map((o) => o.write);
+};
 
 /** Creates the writer; nothing is read until the first append. */
 export function createPgLedgerWriter(config: Readonly<PgLedgerWriterConfig>): PgLedgerWriter {
@@ -128,33 +84,46 @@ export function createPgLedgerWriter(config: Readonly<PgLedgerWriterConfig>): Pg
     }
   }
 
-  /** Commits `waiting` as one batch, retrying through database faults within the window. */
-  async function flush(waiting: readonly Waiting[]): Promise<Attempt> {
+  /** Commits `waiting` as one batch, retrying through database faults within the window; `last` learns each attempt. */
+  async function flush(waiting: readonly Waiting[], last: { attempt: Attempt | null }): Promise<Attempt> {
     const deadline = performance.now() + windowMs;
     for (;;) {
       let tried: Attempt | null = null;
       try {
-        return await config.db.transaction((tx) => appendIn(tx, waiting, config.now, (a) => (tried = a)));
+        return await config.db.transaction((tx) => appendIn(tx, waiting, config.now, (a) => (tried = last.attempt = a)));
       } catch (err) {
-        const last = tried as Attempt | null;
-        if (last !== null && last.batch.lines.length > 0 && (await committed(last, deadline))) return last;
+        const t = tried as Attempt | null;
+        if (t !== null && t.batch.lines.length > 0 && (await committed(t, deadline))) return t;
         if (!(err instanceof ServiceError && err.code === 'database_unavailable') || performance.now() > deadline) throw err;
         failing = 'the ledger database is unavailable; retrying until it is back';
-        waiting = last === null ? waiting : last.sealed;
+        waiting = t === null ? waiting : t.retry;
         await sleep(retryMs);
       }
     }
   }
 
+  /** Settles every write of a committed batch and answers its appends; writes without a statement are committed now, on their own. */
   async function deliver(attempt: Attempt): Promise<void> {
-    const { batch, sealed } = attempt;
+    const { batch, sealed, writes, refused } = attempt;
     failing = null;
     stats.commits += 1;
     stats.maxBatch = Math.max(stats.maxBatch, batch.lines.length);
     for (const line of batch.lines) stats.bytes += Buffer.byteLength(line) + 1;
+    for (const [w, err] of refused) {
+      settleAll(w.first, err);
+      w.reject(err);
+    }
+    const alone = writes.flat().filter((o) => !o.write.sql);
+    await Promise.all(alone.map((o) => commitEachAlone([o.write]).catch((err: unknown) => (o.err = err))));
     // Committed is what counts; a view that cannot read back now catches up on its next poll.
     await config.onCommitted(batch).catch(() => undefined);
-    for (const [i, w] of sealed.entries()) w.resolve(batch.results[i]!);
+    for (const [i, w] of sealed.entries()) {
+      const item = writes[i]!;
+      for (let j = item.length - 1; j >= 0; j--) if (item[j]!.write.sql) item[j]!.write.settle(item[j]!.err);
+      const failed = item.find((o) => o.err !== null);
+      if (failed) w.reject(new AttachedWritesError(batch.results[i]!, failed.err));
+      else w.resolve(batch.results[i]!);
+    }
   }
 
   async function run(): Promise<void> {
@@ -163,10 +132,14 @@ export function createPgLedgerWriter(config: Readonly<PgLedgerWriterConfig>): Pg
     while (queue.length > 0) {
       const waiting = queue.slice(0, PG_LEDGER_MAX_BATCH);
       queue = queue.slice(waiting.length);
+      const last: { attempt: Attempt | null } = { attempt: null };
       try {
-        await deliver(await flush(waiting));
+        await deliver(await flush(waiting, last));
       } catch (err) {
-        for (const w of waiting) w.reject(err);
+        for (const w of waiting) {
+          settleAll(writesOf(last.attempt, w), err);
+          w.reject(err);
+        }
       } finally {
         failing = null;
       }
@@ -181,10 +154,14 @@ export function createPgLedgerWriter(config: Readonly<PgLedgerWriterConfig>): Pg
   };
 
   return {
-    append(draft) {
-      if (closed) return Promise.reject(new ServiceError('shutting_down', 'the ledger is closed'));
+    append(draft, attach, first = []) {
+      if (closed) {
+        const err = new ServiceError('shutting_down', 'the ledger is closed');
+        settleAll(first, err);
+        return Promise.reject(err);
+      }
       stats.appends += 1;
-      const promise = new Promise<AppendResult>((resolve, reject) => queue.push({ draft, resolve, reject }));
+      const promise = new Promise<AppendResult>((resolve, reject) => queue.push({ draft, attach, first, resolve, reject }));
       kick();
       return promise;
     },

@@ -8,7 +8,8 @@
  * deployment (all run with the one service identity).
  *
  * Same contract as the file ledger (ledger.ts): `append` resolves only once its entry is durable
- * (committed) and already in this instance's view; a paid 200 waits for it.
+ * (committed) and already in this instance's view; a paid 200 waits for it. The writes staged with
+ * it (`first`, `attach`) are committed in the entry's transaction.
  */
 import type { PgClient } from '../postgres/pg-client.ts';
 import type { Ledger } from './ledger.ts';
@@ -59,7 +60,7 @@ export async function createPgLedger(config: Readonly<PgLedgerConfig>): Promise<
   return {
     ...reader,
     openReport: Object.freeze({ entries: size(), bytes: bytes(), tornTail: null, replayMs: performance.now() - started }),
-    append: (draft) => writer.append(draft),
+    append: (draft, attach, first) => writer.append(draft, attach, first),
     stats: () => writer.stats(),
     failure: () => writer.failure(),
     onAppend: (listener) => onEntry(listener),

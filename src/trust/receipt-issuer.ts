@@ -66,8 +66,11 @@ export interface IssuedReceipt {
 export interface IssueWith {
   /** The staged writes, built once the receipt's header value is known (the kept answer carries it). */
   readonly keep: (headerValue: string) => Promise<readonly StagedWrite[]>;
-  /** The call's charge is among them: a failed commit charged nothing, so no backlog entry is made for it. */
-  readonly charges?: boolean;
+  /**
+   * The call's charge (a voucher's), staged already: committed with the entry or neither (the
+   * ledger's `first`). An append refused for it charged nothing, so no backlog entry is made.
+   */
+  readonly charge?: readonly StagedWrite[];
 }
 
 /** Receipt issuing over a ledger and a signer. */
@@ -134,6 +137,7 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
           },
         },
         attach,
+        also?.charge,
       );
       let kept: boolean | undefined;
       // Told apart from a signing failure: only an entry that is surely not appended may be appended again later.

@@ -195,6 +195,11 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
       return { ...opened, pay: (c: PaidCall) => processor.process(c, createPaidTiming()) };
     },
     call,
+    /** One instance of the service over `store` and `ledger` (e.g. the database's), serving this fixture's channel. */
+    instance(store: ChannelStore, ledger: Pick<Ledger, 'append'>) {
+      const processor = processorOver(store, stampOver(ledger));
+      return (c: PaidCall) => processor.process(c, createPaidTiming());
+    },
     handlerRuns: () => handlerRuns,
     depositsSent: chain.depositsSent,
     pay: (c: PaidCall) => now.processor.process(c, createPaidTiming()),

@@ -19,8 +19,10 @@ export function createMemoryLedger(faults: FaultPlan = createFaultPlan(), time =
   const entries: LedgerEntry[] = [];
   return {
     entries,
-    async append(draft, attach): Promise<AppendResult> {
+    async append(draft, attach, first = []): Promise<AppendResult> {
       await faults.at('ledger.append');
+      // What the entry depends on first, as the database ledger checks it before sealing: failed, no entry.
+      await commitEachAlone(first);
       const slot = { index: entries.length, prevHash: entries.at(-1)?.entrySha256 ?? GENESIS_PREV_HASH };
       const { entry } = sealEntry(draft, slot, time);
       entries.push(entry);

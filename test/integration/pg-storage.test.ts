@@ -50,8 +50,11 @@ describe('the seam', () => {
     expect(storage).toMatchObject({ kind: 'files', database: null, where: dataDir });
     const stores = openPaymentStores(storage, config);
     expect(stores.replayGuard.dir).toBe(join(dataDir, 'replay'));
-    expect(stores.pending).toBeUndefined();
+    // The files' stores, each on the data directory's commit journal (the database's have no size).
+    expect(stores.pending && 'size' in stores.pending).toBe(true);
+    expect(storage.journal?.dir).toBe(dataDir);
     await stores.replayGuard.close();
+    await storage.close();
   });
 
   it('never shows the password: redacted URL, and a bad URL is refused without echoing it', () => {

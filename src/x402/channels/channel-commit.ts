@@ -2,11 +2,13 @@
  * How a channel's 200 is committed: in one durable commit, the charge (the channel's next
  * revision: the voucher's ceiling charged), the receipt's ledger entry and the answer kept for the
  * identical retry, when the store can stage its writes (the file store on the data directory's
- * commit journal). The charge is staged before the receipt is issued, so a charge that cannot be
- * made (another instance charged first, no room) is refused before any entry exists; a commit
- * that fails charged nothing and the voucher is refused.
+ * commit journal; the database's in the ledger batch's transaction). A voucher's charge is staged
+ * before the receipt is issued and handed to the ledger as what the entry depends on, so a charge
+ * that cannot be made (another instance charged first, no room) is refused before any entry
+ * exists; a commit that fails charged nothing and the voucher is refused. Once the charge and the
+ * entry are durable the answer goes out, even when its keeping failed (its retry is answered again).
  *
- * A store that cannot stage (the database's) commits in two durable steps: the charge first, its
+ * A store that cannot stage commits in two durable steps: the charge first, its
  * answer marked pending, then the receipt and ledger entry, then the answer kept. A process
  * stopped (or a write failed) between the two leaves the charge stored and the answer pending: the
  * payer's retry of that same voucher for that same resource has the answer computed again and
@@ -118,32 +120,43 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
     const stored = { ...next, rev: next.rev + 1 };
     const paid = paidOf(call);
     const response = responseOf(call, id, stored, moved);
+    const voucher = moved.transaction === '';
     let built: HttpReply | null = null;
     const build = (stamped: StampedReceipts) => {
       const reply = withChannelResponse(answer, response, stamped);
       built = reply;
+      // At the charge's revision: in one transaction the second statement follows the first.
       const kept = store.stage!(id, { ...stored, last: { resource: paid.originalUrl, answer: storableAnswer(reply) } });
-      return [...charge, ...kept, ...(call.alsoKeep?.(reply) ?? [])];
+      // A deposit's charge rides with its answer, not before its entry: its money moved, so its entry is written regardless.
+      return [...(voucher ? [] : charge), ...kept, ...(call.alsoKeep?.(reply) ?? [])];
     };
-    const voucher = moved.transaction === '';
     const stamped = await config.stamp(
       paid,
       call.requirements.network,
       answer,
       timing,
       { resourceUrl: call.resourceUrl, payer: stored.payer },
-      { build, charges: voucher },
+      { build, ...(voucher ? { charge } : {}) },
     );
+    if (voucher && stamped.refused !== undefined) return refusedCharge(call, id, stamped.refused);
     if (!stamped.kept) {
-      // Whatever was staged and not made durable leaves memory: a restart would not know it.
-      for (let i = charge.length - 1; i >= 0; i--) charge[i]!.settle(new Error('not committed'));
-      config.fault(`channel ${id} charge and answer not committed`, new Error(voucher ? 'nothing was charged' : 'the deposit moved on chain; answered'));
-      // A deposit moved money on chain: its answer goes out. A voucher's charge exists only in our record.
-      if (voucher) return unstoredVoucher();
+      // A deposit's charge not made durable leaves memory (a restart would not know it); a voucher's is settled by its commit.
+      if (!voucher) for (let i = charge.length - 1; i >= 0; i--) charge[i]!.settle(new Error('not committed'));
+      const what = voucher
+        ? 'answer not kept (its identical retry is answered again)'
+        : 'charge and answer not committed (the deposit moved on chain; answered)';
+      config.fault(`channel ${id} ${what}`, new Error('not kept'));
     }
     config.delivered(id, stored.syncedAt);
     // The reply kept is the reply sent, byte for byte.
     return (stamped.kept && built) || withChannelResponse(answer, response, stamped);
+  }
+
+  /** A voucher whose charge was not made (and so no entry): busy when another request charged the channel first. */
+  function refusedCharge(call: PaidCall, id: string, why: unknown): HttpReply {
+    if (why instanceof ChannelConflictError) return config.refuse(call, config.busyReason, why.message);
+    config.fault(`channel ${id} charge and answer not committed`, why);
+    return why instanceof ServiceError ? replyForError(why) : unstoredVoucher();
   }
 
   return {

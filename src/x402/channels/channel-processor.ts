@@ -44,7 +44,10 @@ export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
 /**
  * On a store other instances share (the database), how long a voucher's pending answer is left to
  * the request that charged it, ms: it may be delivering it on another instance right now (receipt
- * and ledger entry take far less). After that it is taken for lost in a crash and answered again.
+ * and ledger entry take far less). After that it is taken for lost and answered again. With the
+ * charge and its kept answer in one transaction a pending answer is seen only when the keeping
+ * failed (or another instance is answering that pending answer again, through `deliver`), so
+ * the wait costs nothing on the usual path and still keeps two re-deliveries apart.
  */
 export const CHANNEL_PENDING_HANDOVER_MS = 30_000;
 

@@ -2,10 +2,11 @@
  * The channel records in PostgreSQL, shared by every instance on the database
  * (docs/scaling.md#schema): one row per channel, written with the revision it was read at, so
  * a voucher two instances accept at once for one channel is charged by one of them and refused by
- * the other (`ChannelConflictError`), never both. Also the lease by which one instance at a time
+ * the other (`ChannelConflictError`), never both. A paid call's charge and kept answer are staged
+ * (`stage`) to run in its ledger entry's transaction. Also the lease by which one instance at a time
  * claims and sweeps.
  */
-import type { PgQuery } from '../../postgres/pg-client.ts';
+import type { PgQuery, SqlParam } from '../../postgres/pg-client.ts';
 import { CHANNEL_RECORD_TTL_MS, ChannelConflictError, type ChannelRecord, type ChannelStore, unclaimedOf } from './channel-store.ts';
 
 type Row = { channel_id: string; record: ChannelRecord; rev: string };
@@ -27,24 +28,34 @@ const LEASE = `insert into channel_claim_lease (id, holder, until) values (1, $1
   where channel_claim_lease.holder = $1 or channel_claim_lease.until <= $3
   returning 1 as mine`;
 
+/** The statement that stores `record` as revision `record.rev + 1`: it touches one row, or none when that revision is not the stored one. */
+function writeOf(id: string, record: ChannelRecord, t: number): { text: string; values: SqlParam[] } {
+  const stored = JSON.stringify({ ...record, rev: record.rev + 1 });
+  const derived = [unclaimedOf(record).toString(), record.onchain.withdrawRequestedAt !== 0, t + CHANNEL_RECORD_TTL_MS] as const;
+  return record.rev === 0 ? { text: INSERT, values: [id, stored, ...derived, t] } : { text: UPDATE, values: [id, stored, String(record.rev), ...derived] };
+}
+
 const withRev = (row: { record: ChannelRecord; rev: string }): ChannelRecord => ({ ...row.record, rev: Number(row.rev) });
 
 /** The store over `db` (its schema migrated: postgres/migrate.ts). */
 export function createPgChannelStore(config: { readonly db: PgQuery; readonly now?: () => number }): ChannelStore {
   const { db } = config;
   const now = config.now ?? Date.now;
+  const put = async (id: string, record: ChannelRecord): Promise<void> => {
+    const { text, values } = writeOf(id, record, now());
+    if ((await db.query(text, values)).length === 0) throw new ChannelConflictError(id);
+  };
   return {
     async get(id) {
       const row = (await db.query<Row>(GET, [id, now()]))[0];
       return row ? withRev(row) : undefined;
     },
-    async put(id, record) {
-      const t = now();
-      const stored = JSON.stringify({ ...record, rev: record.rev + 1 });
-      const derived = [unclaimedOf(record).toString(), record.onchain.withdrawRequestedAt !== 0, t + CHANNEL_RECORD_TTL_MS] as const;
-      const rows =
-        record.rev === 0 ? await db.query(INSERT, [id, stored, ...derived, t]) : await db.query(UPDATE, [id, stored, String(record.rev), ...derived]);
-      if (rows.length === 0) throw new ChannelConflictError(id);
+    put,
+    // Pure: nothing moves until the statement runs (in the ledger batch's transaction, or alone),
+    // so a batch run again after a fault runs it again; the row's revision decides who charged.
+    stage(id, record) {
+      const sql = { ...writeOf(id, record, now()), expectRows: 1, conflict: () => new ChannelConflictError(id) };
+      return [{ sql, commitAlone: () => put(id, record), settle: () => undefined }];
     },
     async remove(id, record) {
       if ((await db.query(REMOVE, [id, String(record.rev)])).length === 0) throw new ChannelConflictError(id);

@@ -7,7 +7,7 @@
 import { commitEachAlone, type StagedWrite } from '../../durable/staged-write.ts';
 import type { HttpReply } from '../../errors.ts';
 import { RECEIPT_HEADER } from '../../trust/receipt.ts';
-import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
+import { LedgerAppendError, type ReceiptIssuer } from '../../trust/receipt-issuer.ts';
 import type { SettleResult } from '../types/exact-scheme.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { PaidResource } from '../types/paid-call.ts';
@@ -65,13 +65,18 @@ export interface StampedReceipts {
   readonly extensions: Readonly<Record<string, unknown>> | null;
   /** With `keep`: whether its writes are durable (with the ledger entry, in one commit). */
   readonly kept?: boolean;
+  /** With `keep.charge`, when the charge was not made: why (nothing of the call was written, no entry either). */
+  readonly refused?: unknown;
 }
 
 /** Payment state that rides in the receipt's commit: staged from the stamped receipts (the kept 200 carries them). */
 export interface KeepWith {
   readonly build: (stamped: StampedReceipts) => readonly StagedWrite[];
-  /** The call's charge is among the writes: a failed commit charged nothing. */
-  readonly charges?: boolean;
+  /**
+   * The call's charge (a voucher's), staged before the receipt: made with the ledger entry or
+   * neither is (a charge another instance beat refuses the call before any entry exists).
+   */
+  readonly charge?: readonly StagedWrite[];
 }
 
 /** Issues the receipts of a paid answer (ours appends its ledger entry, with `keep`'s writes); a failure is reported, never thrown. */
@@ -90,7 +95,7 @@ export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
   const ours = async (paid: PaidResource, network: string, answer: HttpReply, c: Ours): Promise<StampedReceipts> => {
     let extensions: StampedReceipts['extensions'] = null;
     const also = c.keep && {
-      charges: c.keep.charges,
+      charge: c.keep.charge,
       keep: async (headerValue: string) => {
         extensions = await c.extension;
         return c.keep!.build({ headers: { [RECEIPT_HEADER]: headerValue }, extensions });
@@ -105,6 +110,8 @@ export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
       const headers = { [RECEIPT_HEADER]: issued.headerValue };
       return { headers, extensions: c.keep ? extensions : await c.extension, ...(c.keep ? { kept: issued.kept === true } : {}) };
     } catch (err) {
+      // Refused with its charge: nothing was settled, the caller of the stamp refuses the call.
+      if (c.keep?.charge && err instanceof LedgerAppendError) return { headers: {}, extensions: await c.extension, kept: false, refused: err.reason };
       config.fault(`receipt or ledger entry failed after settlement of a paid ${paid.endpoint} answer; answering without a receipt`, err);
       return { headers: {}, extensions: await c.extension, ...(c.keep ? { kept: false } : {}) };
     }
@@ -114,6 +121,12 @@ export function createReceiptStamp(config: ReceiptStampConfig): ReceiptStamp {
     const extensions = await c.extension;
     if (!c.keep) return { headers: {}, extensions };
     const stamped = { headers: {}, extensions };
+    // The charge first, alone: the writes built on it (the kept answer at its revision) follow it.
+    const refused = await commitEachAlone(c.keep.charge ?? []).then(
+      () => undefined,
+      (err: unknown) => err ?? new Error('the charge was not made'),
+    );
+    if (refused !== undefined) return { ...stamped, kept: false, refused };
     const kept = await commitEachAlone(c.keep.build(stamped)).then(
       () => true,
       () => false,

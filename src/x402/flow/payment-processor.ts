@@ -122,7 +122,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       await giveBack();
       return replyForError(paymentsFull());
     }
-    // The file store's answer rides in the 200's commit; the database's is written after it.
+    // The answer rides in the 200's commit (the journal's, or the ledger batch's transaction); a store that cannot stage writes it after.
     const stage = paidAnswers.stageRemember?.bind(paidAnswers);
     const withId: PaidCall = stage ? { ...call, alsoKeep: (reply) => [stage(id, fingerprint, reply)] } : call;
     const r = await processPayment(withId, timing).catch(async (err: unknown) => {

@@ -2,7 +2,8 @@
  * The last step of the exact scheme, once the money moved (exact-settlement.ts): the replay
  * record settled, the receipts issued (ours appends the ledger entry), the 200 kept for its
  * identical retry, all in one durable commit when the stores can stage their writes (the files
- * on the data directory's commit journal); in their own writes otherwise (the database's stores).
+ * on the data directory's commit journal, the database's in the ledger batch's transaction); in
+ * their own writes otherwise.
  */
 import type { HttpReply } from '../../errors.ts';
 import { paymentResponseHeader, type ReceiptStamp, type StampedReceipts } from '../delivery/paid-delivery.ts';
@@ -39,7 +40,7 @@ export function createExactDelivery(config: ExactDeliveryConfig) {
     delivering.add(key);
     try {
       if (replayGuard.stageSettled && (!keep || pending.stageDelivered)) return await deliverOnce(call, key, settled, answer, paid, timing, keep);
-      // Stores that cannot stage (the database's): the replay record beside the receipts, the 200
+      // Stores that cannot stage: the replay record beside the receipts, the 200
       // after both, then the 200 kept; the claim is settled in memory at once, so a concurrent copy
       // is refused whichever write lands first.
       const marked = replayGuard

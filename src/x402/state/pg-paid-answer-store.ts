@@ -9,6 +9,7 @@
  * replay-guard claim. Two different payments under one id sent to two instances at once are then
  * one charge and one 409, as on a single instance; the claim of a crashed instance frees itself.
  */
+import type { HttpReply } from '../../errors.ts';
 import type { PgQuery } from '../../postgres/pg-client.ts';
 import { IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { type IdClaim, lookupOf, type PaidAnswerLookup, type PaidAnswerStore } from './paid-answer-store.ts';
@@ -52,6 +53,10 @@ export function createPgPaidAnswerStore(config: PgPaidAnswerStoreConfig): PaidAn
   const leaseMs = config.claimLeaseMs ?? ID_CLAIM_LEASE_MS;
   const now = config.now ?? Date.now;
   const { db } = config;
+  const rememberValues = (id: string, fingerprint: string, reply: HttpReply) => {
+    const t = now();
+    return [id, fingerprint, JSON.stringify(storableAnswer(reply)), t + ttlMs, t];
+  };
   const read = async (id: string): Promise<Row | undefined> => (await db.query<Row>(LOOKUP, [id, now()]))[0];
   return {
     async lookup(id, fingerprint) {
@@ -69,9 +74,11 @@ export function createPgPaidAnswerStore(config: PgPaidAnswerStoreConfig): PaidAn
       }
       return { kind: 'busy' };
     },
-    async remember(id, fingerprint, reply) {
-      const t = now();
-      await db.query(REMEMBER, [id, fingerprint, JSON.stringify(storableAnswer(reply)), t + ttlMs, t]);
+    remember: (id, fingerprint, reply) => db.query(REMEMBER, rememberValues(id, fingerprint, reply)).then(() => undefined),
+    // Pure; no row count expected: an id another payment holds keeps its answer (the claim made that one 409).
+    stageRemember(id, fingerprint, reply) {
+      const values = rememberValues(id, fingerprint, reply);
+      return { sql: { text: REMEMBER, values }, commitAlone: () => db.query(REMEMBER, values).then(() => undefined), settle: () => undefined };
     },
     async release(id, fingerprint) {
       await db.query(RELEASE, [id, fingerprint]);

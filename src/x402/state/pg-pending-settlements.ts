@@ -34,6 +34,11 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
   const now = config.now ?? Date.now;
   const { db } = config;
+  const keepDelivered = async (key: string, reply: HttpReply): Promise<void> => {
+    const t = now();
+    const rows = await db.query(KEEP_DELIVERED, [key, JSON.stringify(storableAnswer(reply)), t + ttlMs, t]);
+    if (rows.length === 0) throw noRecordToKeep(key);
+  };
   return {
     async get(key) {
       const [row] = await db.query<{ record: PendingSettlement; delivered: StoredAnswer | null }>(GET, [key, now()]);
@@ -52,10 +57,17 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
     async resolve(key) {
       await db.query(RESOLVE, [key]);
     },
-    async keepDelivered(key, reply: HttpReply) {
+    keepDelivered,
+    // Pure: the record's absence shows when the statement runs (no row touched: noRecordToKeep).
+    stageDelivered(key, reply) {
       const t = now();
-      const rows = await db.query(KEEP_DELIVERED, [key, JSON.stringify(storableAnswer(reply)), t + ttlMs, t]);
-      if (rows.length === 0) throw noRecordToKeep(key);
+      const sql = {
+        text: KEEP_DELIVERED,
+        values: [key, JSON.stringify(storableAnswer(reply)), t + ttlMs, t],
+        expectRows: 1,
+        conflict: () => noRecordToKeep(key),
+      };
+      return { sql, commitAlone: () => keepDelivered(key, reply), settle: () => undefined };
     },
   };
 }

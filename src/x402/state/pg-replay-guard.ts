@@ -58,6 +58,11 @@ export function createPgReplayGuard(config: PgReplayGuardConfig): ReplayGuard {
     async markSettled(key) {
       await db.query(MARK_SETTLED, [key, now() + ttlMs]);
     },
+    // Pure (an upsert run in the paid call's ledger transaction, or alone): nothing to undo.
+    stageSettled(key) {
+      const values = [key, now() + ttlMs];
+      return { sql: { text: MARK_SETTLED, values }, commitAlone: () => db.query(MARK_SETTLED, values).then(() => undefined), settle: () => undefined };
+    },
     // The connection pool is the storage's to close (service/storage.ts).
     close: () => Promise.resolve(),
   };
