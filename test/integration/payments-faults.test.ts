@@ -4,6 +4,7 @@
  * record whose file is closed. The payer is charged once and still gets the 200 with
  * PAYMENT-RESPONSE; the fault is reported; the same payment is still refused afterwards.
  */
+import { commitEachAlone } from '../../src/durable/staged-write.ts';
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -171,27 +172,36 @@ describe('faults after settlement never withhold the answer', () => {
 });
 
 describe('the durable writes after settlement', () => {
-  it('the receipt is issued while the replay record is written, and the 200 waits for both', async () => {
+  it("the replay record rides in the receipt's one commit (no write of its own), and the 200 waits for that commit", async () => {
     const order: string[] = [];
     const guard = createReplayGuard({ dir: freshDir() });
     const replayGuard: typeof guard = Object.assign(Object.create(guard) as typeof guard, {
       markSettled(key: string) {
-        order.push('replay write started');
-        // The write takes one turn of the event loop, as an fsync does at the least.
-        return guard.markSettled(key).then(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => void order.push('replay write durable')));
+        order.push('replay written alone');
+        return guard.markSettled(key);
+      },
+      stageSettled(key: string) {
+        order.push('replay staged');
+        return guard.stageSettled!(key);
       },
     });
+    type Issue = ReturnType<typeof createReceiptIssuer>['issue'];
     const receipts = {
-      issue: async () => {
+      issue: async (...[, also]: Parameters<Issue>) => {
         order.push('receipt issued');
-        return { headerValue: 'receipt' } as Awaited<ReturnType<ReturnType<typeof createReceiptIssuer>['issue']>>;
+        // The ledger's commit, for this test: the staged writes made durable with the entry.
+        await commitEachAlone(also ? await also.keep('receipt') : []);
+        // One turn of the event loop, as an fsync takes at the least.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        order.push('commit durable');
+        return { headerValue: 'receipt', kept: true } as Awaited<ReturnType<Issue>>;
       },
     };
     const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder });
     const reply = await processor.process(await paidCall());
     order.push('answered');
     expect(reply.status).toBe(200);
-    expect(order).toEqual(['replay write started', 'receipt issued', 'replay write durable', 'answered']);
+    expect(order).toEqual(['receipt issued', 'replay staged', 'commit durable', 'answered']);
     await guard.close();
   });
 });
