@@ -29,8 +29,10 @@ describe('402 challenge', () => {
     expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED');
     const header = res.headers.get('payment-required')!;
     const decoded = decodePaymentRequiredHeader(header);
+    // The challenge is sent once, in the header; the body is a short error pointing at the discovery document.
     const body = await readJson(res);
-    expect(body).toEqual(JSON.parse(Buffer.from(header, 'base64').toString()));
+    expect(body).toEqual({ error: 'payment_required', message: expect.any(String), discovery: `${t.service.url}/.well-known/x402` });
+    expect(JSON.stringify(body)).not.toContain('accepts');
     expect(decoded.x402Version).toBe(2);
     expect(decoded.resource.url).toBe(url);
     // Both networks with exact, then the payment channel on Base.

@@ -151,7 +151,8 @@ describe.each(Object.keys(NETWORKS) as (keyof typeof NETWORKS)[])('dropped conne
           res = await fetch(`${t.url}${PATH}`, { headers: { 'PAYMENT-SIGNATURE': header } });
           if (res.status === 200) return true;
           expect(res.status).toBe(402);
-          expect((await readJson(res)).error).toMatch(/being settled by another request|settlement_pending/);
+          const refusal = await readJson(res);
+          expect(`${refusal.error}: ${refusal.message}`).toMatch(/being settled by another request|settlement_pending/);
           return false;
         },
         { timeout: 60_000, interval: 100 },
@@ -182,6 +183,8 @@ describe.each(Object.keys(NETWORKS) as (keyof typeof NETWORKS)[])('dropped conne
     // The same payment sent for another query of the same price: refused, not that answer.
     const other = await fetch(`${t.url}/v1/epoch?rate=alt`, { headers: { 'PAYMENT-SIGNATURE': header } });
     expect(other.status).toBe(402);
-    expect((await readJson(other)).error).toMatch(/already settled/);
+    const refusal = await readJson(other);
+    expect(refusal.error).toBe('duplicate_settlement');
+    expect(refusal.message).toMatch(/already settled/);
   }, 120_000);
 });

@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../../src/errors.ts';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient, type PgQuery } from '../../src/postgres/pg-client.ts';
@@ -191,10 +191,11 @@ describe('a paid call in its ledger batch transaction', () => {
     for (const n of [a.n, b.n]) {
       n.gate = gate;
       const begin = n.transactions;
-      void (async () => {
-        while (n.transactions === begin) await new Promise((r) => setTimeout(r, 5));
-        if (++arrived === 2) open();
-      })();
+      void vi
+        .waitUntil(() => n.transactions !== begin, { timeout: 60_000, interval: 5 })
+        .then(() => {
+          if (++arrived === 2) open();
+        });
     }
     const voucher = await f.call(2n * PRICE);
     const replies = await Promise.all([payA(voucher), payB(voucher)]);
