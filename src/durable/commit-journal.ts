@@ -2,8 +2,9 @@
  * One durable commit for everything a paid call changes (the charge, the replay record, the kept
  * answer, the ledger entry), whatever files they live in: the shape of every serious ledger, one
  * log, batches, one fsync per batch. A commit is one line of this journal naming each write's
- * file and byte offset; the journal line is written and fdatasynced first, then each file gets its
- * bytes with no sync of its own, and the commit resolves. So N concurrent paid calls cost one
+ * file and byte offset; the journal line is written first (O_DSYNC: on the device when the write
+ * returns, as write + fdatasync), then each file gets its bytes with no sync of its own, and the
+ * commit resolves. So N concurrent paid calls cost one
  * fdatasync together, and a crash at any point leaves either the whole commit (the journal has
  * it; journal-recovery.ts lays it down again at the next start) or none of it.
  *
@@ -15,10 +16,10 @@
  * batch, every file written since is synced, the journal is emptied, and then the owners' hooks
  * compact or rotate their files: the only moment a journaled file may be replaced or renamed.
  */
-import { fstatSync, openSync } from 'node:fs';
+import { constants, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
-import { closeFile, dataSync, makeDirSync, truncateDurably, writeAll } from './file-sync.ts';
+import { closeFile, makeDirSync, truncateDurably, writeAll } from './file-sync.ts';
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
 import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
@@ -45,6 +46,13 @@ export interface CommitJournalConfig {
   readonly seam?: (point: 'journal' | 'files') => Promise<void>;
 }
 
+/** Errors by which the disk refuses a write it did not take: no room, a size limit, a quota (or a test's scripted refusal, which has no code). */
+const REFUSALS = new Set(['ENOSPC', 'EFBIG', 'EDQUOT']);
+const refusedByTheDisk = (err: unknown): boolean => {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === undefined || REFUSALS.has(code);
+};
+
 /** A batch the disk refused before any of it was acknowledged; the journal is intact and goes on. */
 class RefusedBatch extends Error {
   constructor(readonly reason: unknown) {
@@ -65,7 +73,9 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   const path = join(config.dir, JOURNAL_FILE_NAME);
   const recovery = recoverJournalSync(config.dir, path);
   ensureFileSync(path);
-  const fd = openSync(path, 'r+');
+  // O_DSYNC: a write returns once its data is on the device (as write + fdatasync would), so a
+  // batch costs one trip to the thread pool, not two.
+  const fd = openSync(path, constants.O_RDWR | constants.O_DSYNC);
   let journalSize = fstatSync(fd).size;
   const now = config.now ?? Date.now;
   const checkpointBytes = config.checkpointBytes ?? CHECKPOINT_BYTES;
@@ -116,12 +126,13 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       await writeAll(fd, buf, journalSize);
     } catch (err) {
       // Refused before anything was acknowledged (a full disk, a size limit): what part of the
-      // batch landed is cut, and the journal goes on. Only a failed cut or fdatasync stops it:
-      // after a failed fdatasync the file's state is unknown (its pages may be marked clean).
+      // batch landed is cut, and the journal goes on. Any other failure (an I/O error while the
+      // data went to the device) stops it: the file's state is then unknown (its pages may be
+      // marked clean), and only a restart's replay knows what is there.
+      if (!refusedByTheDisk(err)) throw err;
       await truncateDurably(fd, journalSize);
       throw new RefusedBatch(err);
     }
-    await dataSync(fd);
     journalSize += buf.length;
     stats.syncs += 1;
     // Durable now: the files get their bytes. A failure here is repaired from the journal at the
