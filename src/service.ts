@@ -29,7 +29,7 @@ import { startPaymentStack } from './service/payment-stack.ts';
 import { paymentTerms, type EmbeddedEvm } from './service/payment-terms-setup.ts';
 import { closeWithin, type CloseReport } from './service/close-within.ts';
 import { createServiceAdmission } from './service/client-limits.ts';
-import { openPreviewQuotaOf, openStorage, type Storage } from './service/storage.ts';
+import { openPreviewQuotaOf, openStorage, storageStatus, type Storage } from './service/storage.ts';
 import { createServicePool } from './service/service-pool.ts';
 import { createExtensionStack } from './service/extension-stack.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
@@ -184,6 +184,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         ...(channels ? { channels: channels.claimer.status() } : {}),
         feePayer: feePayer.status(),
         earlyAnswers: early.status(),
+        storage: storageStatus(storage),
       }),
     }),
     ...tlog.routes,

@@ -67,6 +67,12 @@ const SYNC_COUNT_CALLS = 40;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCall: run.clientCpuUsPerCall });
 
+/** The service's commit-journal writes so far (`/health` storage.journal.durableWrites; 0 without a journal). */
+async function journalWrites(url: string): Promise<number> {
+  const health = (await (await fetch(`${url}/health`)).json()) as { storage?: { journal?: { durableWrites?: number } } };
+  return health.storage?.journal?.durableWrites ?? 0;
+}
+
 /** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
 async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
@@ -83,9 +89,13 @@ async function channelLevel(net: Localnet, url: string, pid: number, clients: nu
   };
   const { result, cpuBudget } = await withCpuBudget(pid, timed, (r) => r.run.requests, IDLE);
   const { run, cpu } = result;
-  // Then a batch under strace for the fsyncs per call (sync-count.ts); its time and CPU are not read.
+  // Then a batch under strace for the durable writes per call: the fsyncs (sync-count.ts) and the
+  // commit journal's writes (opened O_DSYNC, so no fsync of their own: /health counts them). Its
+  // time and CPU are not read.
+  const journalBefore = await journalWrites(url);
   const counted = await countSyncs(pid, () => drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm + count)) }));
-  const durableSyncsPerCall = counted.syncs === null ? null : round(counted.syncs / counted.result.requests, 2);
+  const journal = (await journalWrites(url)) - journalBefore;
+  const durableSyncsPerCall = counted.syncs === null ? null : round((counted.syncs + journal) / counted.result.requests, 2);
   const perCall = (us: number) => round(us / run.requests);
   const byThread = Object.fromEntries(Object.entries(cpu.threadsUs).map(([name, us]) => [name, perCall(us)]));
   return {

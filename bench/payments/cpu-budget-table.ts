@@ -67,7 +67,7 @@ const phasesLine = (phases: Readonly<Record<string, number>>): string =>
     .map(([name, ms]) => `${name} ${ms}`)
     .join('  ');
 
-const HEADER = ['run', 'in flight', 'calls', 'µs/call', 'main', 'pool', 'other', 'libuv/v8/native', 'of it idle', 'fsyncs/call', 'writes/call'];
+const HEADER = ['run', 'in flight', 'calls', 'µs/call', 'main', 'pool', 'other', 'libuv/v8/native', 'of it idle', 'durable/call', 'writes/call'];
 
 /** The table of `rows`, columns aligned, each row followed by its median phases (ms). */
 export function budgetTable(title: string, rows: readonly BudgetRow[]): string {

@@ -35,6 +35,19 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/**
+ * What `/health` shows of the storage: its kind and, with files, the commit journal's counters
+ * (`durableWrites`: journal writes, each one trip to the device, shared by the commits of a batch).
+ */
+export function storageStatus(storage: Pick<Storage, 'kind' | 'journal'>): Readonly<Record<string, unknown>> {
+  if (!storage.journal) return { kind: storage.kind };
+  const s = storage.journal.stats();
+  return {
+    kind: storage.kind,
+    journal: { commits: s.commits, durableWrites: s.syncs, largestBatch: s.maxBatch, checkpoints: s.checkpoints, writable: storage.journal.failure() === null },
+  };
+}
+
 /** The replay guard and, in the database, the stores beside it (files: the processor's defaults beside the guard). */
 export interface PaymentStores {
   readonly replayGuard: ReplayGuard;

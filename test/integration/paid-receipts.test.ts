@@ -86,6 +86,18 @@ describe('receipts of real paid calls', () => {
     expect(verdict.valid).toBe(true);
   });
 
+  it("a paid call's writes are one commit of the data directory's journal, counted in /health", async () => {
+    const before = (await readJson(fetch(`${paid.url}/health`))).storage;
+    expect(before).toMatchObject({ kind: 'files', journal: { writable: true } });
+    const res = await paid.pay('/v1/epoch?rate=both');
+    expect(res.status).toBe(200);
+    const after = (await readJson(fetch(`${paid.url}/health`))).storage.journal;
+    // The 200's commit (replay record, entry, kept 200) and the pending record before the broadcast.
+    expect(after.commits - before.journal.commits).toBeGreaterThanOrEqual(2);
+    expect(after.durableWrites).toBeGreaterThan(before.journal.durableWrites);
+    expect(after.durableWrites - before.journal.durableWrites).toBeLessThanOrEqual(after.commits - before.journal.commits);
+  });
+
   it('a paid call lands in the tiled log: /checkpoint opens with the published vkey, its entry bundle holds the entry', async () => {
     const res = await paid.pay('/v1/epoch');
     expect(res.status).toBe(200);

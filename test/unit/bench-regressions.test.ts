@@ -121,7 +121,7 @@ describe('the budget table', () => {
     const rows = budgetRows(channelCalls(1677));
     expect(rows.map((r) => [r.path, r.concurrency])).toEqual([['levels[0].channel', 8]]);
     const lines = budgetTable('channel-calls', rows).split('\n');
-    expect(lines[1]).toMatch(/^run\s+in flight\s+calls\s+µs\/call\s+main\s+pool\s+other\s+libuv\/v8\/native\s+of it idle\s+fsyncs\/call\s+writes\/call$/);
+    expect(lines[1]).toMatch(/^run\s+in flight\s+calls\s+µs\/call\s+main\s+pool\s+other\s+libuv\/v8\/native\s+of it idle\s+durable\/call\s+writes\/call$/);
     expect(lines[2]).toMatch(/^channel\s+8\s+2400\s+2377\s+1677\s+0\s+700\s+226\/427\/40 \+7\?\s+80\s+3\.00\s+3\.64$/);
     expect(lines[3]).toContain('phases p50 ms: verify 0.34  ledger 6.1');
     expect(lines[1]!.length).toBe(lines[2]!.length);
