@@ -4,7 +4,7 @@
  * on the main thread, the pool and the other threads, per run and concurrency. Lower is better.
  */
 import { budgetRows, runName } from '../payments/cpu-budget-table.ts';
-import type { Metric } from './suite-metrics.ts';
+import type { Metric } from './metric.ts';
 
 const BUDGET_BENCHES = ['channel-calls', 'svm-early', 'paid-call-cpu'] as const;
 const PARTS = ['total', 'main', 'pool', 'other'] as const;

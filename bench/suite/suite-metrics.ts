@@ -25,15 +25,9 @@ export interface SuiteResults {
   readonly reports: Record<string, unknown>;
 }
 
-export type Better = 'higher' | 'lower';
+import type { Better, Metric } from './metric.ts';
 
-/** One headline figure of a run. */
-export interface Metric {
-  readonly id: string;
-  readonly label: string;
-  readonly better: Better;
-  readonly value: number;
-}
+export type { Better, Metric } from './metric.ts';
 
 /** One row of the comparison: a metric in both runs and new/old. */
 export interface Comparison {
