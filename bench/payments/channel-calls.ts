@@ -69,7 +69,7 @@ const lightSummary = (run: PresignedRun) => ({ ...summary(run), clientCpuUsPerCa
 
 /** The service's commit-journal writes so far (`/health` storage.journal.durableWrites; 0 without a journal). */
 async function journalWrites(url: string): Promise<number> {
-  const health = (await (await fetch(`${url}/health`)).json()) as { storage?: { journal?: { durableWrites?: number } } };
+  const health = (await (await fetch(`${new URL(url).origin}/health`)).json()) as { storage?: { journal?: { durableWrites?: number } } };
   return health.storage?.journal?.durableWrites ?? 0;
 }
 
