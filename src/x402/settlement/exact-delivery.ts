@@ -24,6 +24,15 @@ export interface ExactDeliveryConfig {
   readonly unkept: Set<string>;
 }
 
+/** The paid 200: the answer with PAYMENT-RESPONSE and the receipts' headers. */
+const replyWith = (answer: HttpReply, settled: SettleResult, stamped: StampedReceipts): HttpReply => ({
+  ...answer,
+  headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, stamped.extensions), ...stamped.headers },
+});
+
+/** Who paid for what, as the x402 offer-receipt names it (none without a payer). */
+const paidBy = (call: PaidCall, settled: SettleResult) => (settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined);
+
 /** Delivers a settled payment's 200: `deliver(call, key, settled, answer, paid, timing, keep)`. */
 export function createExactDelivery(config: ExactDeliveryConfig) {
   const { replayGuard, pending, stamp, fault, delivering, unkept } = config;
@@ -43,24 +52,27 @@ export function createExactDelivery(config: ExactDeliveryConfig) {
       // Stores that cannot stage: the replay record beside the receipts, the 200
       // after both, then the 200 kept; the claim is settled in memory at once, so a concurrent copy
       // is refused whichever write lands first.
-      const marked = replayGuard
-        .markSettled(key)
-        .catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-      const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
-      const [{ headers, extensions }] = await Promise.all([stamp(paid, settled.network, answer, timing, by), marked]);
-      const reply = { ...answer, headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, extensions), ...headers } };
-      if (keep) {
-        const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
-        await pending.keepDelivered(key, reply).catch((err: unknown) => {
-          unkept.add(key);
-          fault(`a settled answer${gone} could not be kept for its retry`, err);
-        });
-      }
+      const marked = markAlone(key);
+      const [stamped] = await Promise.all([stamp(paid, settled.network, answer, timing, paidBy(call, settled)), marked]);
+      const reply = replyWith(answer, settled, stamped);
+      if (keep) await keepAlone(call, key, reply);
       return reply;
     } finally {
       delivering.delete(key);
     }
   }
+
+  const markAlone = (key: string): Promise<void> =>
+    replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
+
+  /** The 200 kept for its retry on its own; one that cannot be kept stays `unkept`. */
+  const keepAlone = (call: PaidCall, key: string, reply: HttpReply): Promise<void> => {
+    const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
+    return pending.keepDelivered(key, reply).catch((err: unknown) => {
+      unkept.add(key);
+      fault(`a settled answer${gone} could not be kept for its retry`, err);
+    });
+  };
 
   /**
    * `deliver` in one durable commit: the replay record, the receipt's ledger entry, the 200 kept
@@ -68,29 +80,18 @@ export function createExactDelivery(config: ExactDeliveryConfig) {
    * and its writes are tried on their own; the 200 goes out either way (the money moved).
    */
   async function deliverOnce(call: PaidCall, key: string, settled: SettleResult, answer: HttpReply, paid: PaidResource, timing: PaidTiming, keep: boolean) {
-    const replyWith = (stamped: StampedReceipts): HttpReply => ({
-      ...answer,
-      headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, stamped.extensions), ...stamped.headers },
-    });
     let built: HttpReply | null = null;
     const build = (stamped: StampedReceipts) => {
-      const reply = replyWith(stamped);
+      const reply = replyWith(answer, settled, stamped);
       built = reply;
       const writes = [replayGuard.stageSettled!(key), ...(keep ? [pending.stageDelivered!(key, reply)] : [])];
       return [...writes, ...(call.alsoKeep?.(reply) ?? [])];
     };
-    const by = settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined;
-    const stamped = await stamp(paid, settled.network, answer, timing, by, { build });
+    const stamped = await stamp(paid, settled.network, answer, timing, paidBy(call, settled), { build });
     if (stamped.kept && built) return built;
-    const reply = replyWith(stamped);
-    await replayGuard.markSettled(key).catch((err: unknown) => fault('replay record write failed after settlement (the chain still refuses a replay)', err));
-    if (keep) {
-      const gone = call.request.signal.aborted ? ' the caller did not receive' : '';
-      await pending.keepDelivered(key, reply).catch((err: unknown) => {
-        unkept.add(key);
-        fault(`a settled answer${gone} could not be kept for its retry`, err);
-      });
-    }
+    const reply = replyWith(answer, settled, stamped);
+    await markAlone(key);
+    if (keep) await keepAlone(call, key, reply);
     return reply;
   }
 
