@@ -95,7 +95,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   const startText = liveText();
   let linesOnDisk = entries.size;
   const tooLong = (adding: number): boolean => linesOnDisk + adding > 2 * Math.max(entries.size, 64);
-  let append: (line: string) => Promise<void>;
   let staged: (line: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
   const { journal } = config;
   if (journal) {
@@ -119,7 +118,6 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       ];
       return { journal: { via: journal, writes }, commitAlone: () => journal.commit(writes) };
     };
-    append = (line) => staged(line).commitAlone();
   } else {
     const log = openLineLog<string>({
       path,
@@ -135,10 +133,10 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
         }
       },
     });
-    append = (line) => log.add(line);
     staged = (line) => ({ commitAlone: () => log.add(line) });
     flushLog = () => log.drain();
   }
+  const append = (line: string): Promise<void> => staged(line).commitAlone();
   /**
    * Drops expired records from the front. Records are kept in the order they were last put and
    * the callers put every record for one lifetime, so the front expires first. Without this, a
