@@ -10,10 +10,10 @@
  *   name holds now, and the rename must be durable (atomic-replace.ts) before anything appended
  *   to the new file is acknowledged.
  */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureFileSync, replaceFile } from './atomic-replace.ts';
-import { closeFile, dataSync, openFile, renameFile, syncDir, writeAll } from './file-sync.ts';
+import { closeFile, dataSync, openFile, renameFile, syncDir, truncateDurablySync, writeAll } from './file-sync.ts';
 
 const TAIL_CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -51,8 +51,7 @@ export function cutTornTailSync(path: string): number {
     const size = fstatSync(fd).size;
     const keep = completeLength(fd);
     if (keep === size) return 0;
-    ftruncateSync(fd, keep);
-    fsyncSync(fd);
+    truncateDurablySync(fd, keep);
     return size - keep;
   } finally {
     closeSync(fd);

@@ -4,7 +4,7 @@
  * asynchronous serving paths). A write is always whole: `write(2)` may store part of a buffer and
  * succeed (a full disk, a file-size limit), and the rest would be silently missing.
  */
-import { close, closeSync, fdatasync, fsync, fsyncSync, ftruncate, mkdirSync, open, openSync, rename, write } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, fsyncSync, ftruncate, ftruncateSync, mkdirSync, open, openSync, rename, write } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const call = <T>(run: (done: (err: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> =>
@@ -20,6 +20,12 @@ export const dataSync = (fd: number): Promise<void> => call<void>((done) => fdat
 export async function truncateDurably(fd: number, length: number): Promise<void> {
   await call<void>((done) => ftruncate(fd, length, done));
   await call<void>((done) => fsync(fd, done));
+}
+
+/** `truncateDurably` at start-up (a torn tail cut, a journal emptied), where a failure is to stop the start. */
+export function truncateDurablySync(fd: number, length: number): void {
+  ftruncateSync(fd, length);
+  fsyncSync(fd);
 }
 
 /** Writes all of `buf` at `position` (null: at the end, for a file opened for append). */

@@ -8,10 +8,10 @@
  * the journal emptied. A journal line that does not parse is a torn tail only when nothing
  * readable follows it; otherwise the journal is corrupt and the start stops.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
-import { makeDirSync } from './file-sync.ts';
+import { makeDirSync, truncateDurablySync } from './file-sync.ts';
 
 /** One write as the journal records it: the file (relative to the journal's directory), its byte offset, its text. */
 export type JournalEntry = readonly [name: string, offset: number, text: string];
@@ -77,8 +77,7 @@ function rewrite(path: string, writes: readonly JournalEntry[]): number {
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, offset + done);
       end += buf.length;
     }
-    ftruncateSync(fd, end);
-    fsyncSync(fd);
+    truncateDurablySync(fd, end);
     return end - from;
   } finally {
     closeSync(fd);
@@ -101,8 +100,7 @@ export function recoverJournalSync(dir: string, path: string): JournalRecoveryRe
   for (const [name, writes] of byFile) files[name] = rewrite(resolve(dir, name), writes);
   const fd = openSync(path, 'r+');
   try {
-    ftruncateSync(fd, 0);
-    fsyncSync(fd);
+    truncateDurablySync(fd, 0);
   } finally {
     closeSync(fd);
   }

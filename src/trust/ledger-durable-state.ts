@@ -4,9 +4,9 @@
  * index and both Merkle trees, and a torn tail left by a crash is cut. After open, only entries
  * that became durable are absorbed, so the state never runs ahead of the disk.
  */
-import { fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { fstatSync, openSync } from 'node:fs';
 import { ensureFileSync } from '../durable/atomic-replace.ts';
-import { makeDirSync } from '../durable/file-sync.ts';
+import { makeDirSync, truncateDurablySync } from '../durable/file-sync.ts';
 import { join } from 'node:path';
 import { GENESIS_PREV_HASH, parseEntryLine, type LedgerEntry } from './ledger-entry.ts';
 import { replayWal, type TornTail } from './ledger-wal.ts';
@@ -116,8 +116,7 @@ function recover(fd: number, state: DurableState, started: number): LedgerOpenRe
     return parsed;
   });
   if (torn) {
-    ftruncateSync(fd, end);
-    fsyncSync(fd);
+    truncateDurablySync(fd, end);
   }
   return Object.freeze({ entries: state.size, bytes: end, tornTail: torn, replayMs: performance.now() - started });
 }

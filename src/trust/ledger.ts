@@ -5,9 +5,11 @@
  * Opening replays and verifies the WAL (ledger-durable-state.ts); reads answer from durable
  * entries only (ledger-reader.ts); this file appends and closes.
  *
- * Durability: `append` resolves only after its line is written and fdatasynced; concurrent
- * appends share one write + fdatasync (ledger-wal.ts). Readers (head, recent, entry, proofs)
- * see only durable entries, so nothing observable can vanish in a crash.
+ * Durability: `append` resolves only once its line is durable: on the data directory's commit
+ * journal, when its commit's journal line is on the device (with the payment state attached to
+ * it); without one, after the WAL's own write + fdatasync (ledger-wal.ts). Concurrent appends
+ * share one. Readers (head, recent, entry, proofs) see only durable entries, so nothing
+ * observable can vanish in a crash.
  *
  * Memory per entry: the offset index (8 bytes: a Float64Array of line offsets, capacity doubled
  * as it fills) and the in-memory upper tree levels (~n/128 hashes, ~0.25 byte per entry, per
@@ -34,7 +36,7 @@ export interface LedgerConfig extends LedgerStorageConfig {
   readonly io?: WalIo;
   /**
    * The data directory's commit journal: entries are made durable by its commits, together with
-   * the payment state attached to them (one fdatasync for both). Absent: the WAL's own group commit.
+   * the payment state attached to them (one durable write for both). Absent: the WAL's own group commit.
    */
   readonly journal?: CommitJournal;
 }
@@ -127,7 +129,7 @@ export async function createLedger(config: Readonly<LedgerConfig>): Promise<Ledg
     },
   });
 
-  // On a journal the WAL's bytes are written by the journal's commits, after its fdatasync.
+  // On a journal the WAL's bytes are written by the journal's commits, once their journal line is durable.
   const walFile = config.journal ? config.journal.file(join(config.dir, WAL_FILE_NAME), 0o666) : null;
   const walWrite = (file: JournalFile, entry: LedgerEntry, text: string): JournalWrite => ({
     file,
