@@ -67,6 +67,14 @@ interface Place {
   reject: (err: unknown) => void;
 }
 
+/** A commit's writes without those a later write of the same file and record key supersedes, in order. */
+function unsuperseded(writes: readonly JournalWrite[]): readonly JournalWrite[] {
+  if (!writes.some((w) => w.key !== undefined)) return writes;
+  const last = new Map<string, JournalWrite>();
+  for (const w of writes) if (w.key !== undefined) last.set(`${w.file.name}\n${w.key}`, w);
+  return writes.filter((w) => w.key === undefined || last.get(`${w.file.name}\n${w.key}`) === w);
+}
+
 /** Opens the journal in `config.dir`: what it holds is put back into its files first. */
 export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   makeDirSync(config.dir);
@@ -107,7 +115,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     const durable: Array<{ w: JournalWrite; offset: number }> = [];
     for (const place of batch) {
       const entries: Array<[string, number, string]> = [];
-      for (const w of place.writes!) {
+      for (const w of unsuperseded(place.writes!)) {
         const file = files.get(w.file.name);
         if (file !== w.file) throw new Error(`${w.file.name} is not a file of this journal`);
         const pending = perFile.get(file) ?? { at: file.size(), texts: [] };

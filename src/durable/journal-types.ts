@@ -10,6 +10,13 @@ export interface JournalWrite {
   readonly file: JournalFile;
   readonly text: string;
   readonly onDurable?: (offset: number) => void;
+  /**
+   * The record this write rewrites whole, where its file is a log of records by key: a later write
+   * of the same file and key in the same commit supersedes it, so it is not written at all (a
+   * channel's charge and its kept answer, one record, staged apart and made durable together).
+   * Its `onDurable` does not run: nothing of it reached the file.
+   */
+  readonly key?: string;
 }
 
 /** A place in commit order, filled once its writes are known; `fill([])` gives the place up. */

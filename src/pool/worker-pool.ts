@@ -9,6 +9,7 @@
  * tasks names the few it needs in a table of its own, so no domain's types gather here.
  */
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
 import { BATCH_TASK_NAME, type BatchedOutcome } from './task-batch.ts';
@@ -37,10 +38,17 @@ export interface WorkerPoolConfig<Tasks = unknown> {
    * Short tasks (a signature, a voucher's recovery: tens to a hundred µs) run here, on the calling
    * thread, when the pool has no task waiting or running. A sleeping worker takes 0.25-0.45 ms to
    * wake and answer on a small VM, more than such a task itself: alone, a call pays the work, not
-   * the hop. Once any task is pending, every task goes to the workers as before, so under load the
-   * event loop does no more CPU work than it did.
+   * the hop. Once any task is pending, or the event loop itself is busy (`loopBusy`), every task
+   * goes to the workers, so under load the event loop does no more CPU work than it did.
    */
   readonly inlineWhenIdle?: InlineTasks<Tasks>;
+  /**
+   * Whether the calling thread is busy enough that short tasks leave for the workers even while
+   * the pool idles (default: its event-loop utilization over the last window, `createLoopLoad`).
+   * Inline tasks settle at once, so "nothing pending" alone stays true under any load: at 32 paid
+   * calls in flight every signature and recovery ran on the event loop while the workers slept.
+   */
+  readonly loopBusy?: () => boolean;
   /** Tasks pending (waiting or running) at most; a task beyond it is refused (default POOL_MAX_QUEUE). */
   readonly maxQueue?: number;
 }
@@ -97,6 +105,34 @@ export const POOL_IDLE_TIMEOUT_MS = 60_000;
  * go to one worker as one batch; a larger round is shared among the workers, a batch each.
  */
 export const BATCH_SHARE_TASKS = 4;
+
+/** Event-loop utilization (0-1) above which the calling thread counts as busy: short tasks go to the workers. */
+export const INLINE_MAX_LOOP_UTILIZATION = 0.6;
+/** The window over which the utilization is read, ms: a burst turns tasks to the workers within it. */
+export const LOOP_LOAD_WINDOW_MS = 50;
+
+/**
+ * The event loop's utilization over the last completed window, read lazily (no timer: a pool that
+ * is not asked costs nothing). `elu` is node's `performance.eventLoopUtilization`, injectable.
+ */
+export function createLoopLoad(
+  elu: typeof performance.eventLoopUtilization = performance.eventLoopUtilization.bind(performance),
+  now: () => number = () => performance.now(),
+): () => boolean {
+  let mark = elu();
+  let markAt = now();
+  let busy = false;
+  return () => {
+    const t = now();
+    if (t - markAt >= LOOP_LOAD_WINDOW_MS) {
+      const next = elu();
+      busy = elu(next, mark).utilization > INLINE_MAX_LOOP_UTILIZATION;
+      mark = next;
+      markAt = t;
+    }
+    return busy;
+  };
+}
 
 /** A task waiting for the end of the event loop's round. */
 interface Waiting {
@@ -203,6 +239,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
   const inline = (config.inlineWhenIdle ?? {}) as Readonly<Record<string, ((input: unknown) => unknown) | undefined>>;
   const solo = new Set(config.soloTasks ?? []);
   const maxQueue = config.maxQueue ?? POOL_MAX_QUEUE;
+  const loopBusy = config.loopBusy ?? createLoopLoad();
   // setImmediate runs after the poll phase: every request handled in this round has asked by then.
   const flush = () => {
     const round = waiting;
@@ -215,7 +252,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
       if (closed) return Promise.reject(new Error('worker pool is closed'));
       if (pending >= maxQueue && !options?.mustRun) return Promise.reject(poolBusyError());
       const here = inline[name];
-      if (here && pending === 0) {
+      if (here && pending === 0 && !loopBusy()) {
         if (signal?.aborted) return Promise.reject(abortError(signal));
         counts.inline += 1;
         return new Promise((resolve) => resolve(here(input) as never));

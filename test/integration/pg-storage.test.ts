@@ -150,7 +150,7 @@ describe('pending settlements shared by instances', () => {
     expect(kept?.delivered).toEqual({
       status: 200,
       headers: { 'PAYMENT-RESPONSE': 'pr', 'Content-Type': 'application/json' },
-      bodyBase64: RECORD.answer.bodyBase64,
+      body: '{"a":1}',
     });
     expect(Object.keys(kept!.answer.headers)).toEqual(['Content-Type', 'X-B', 'X-A']);
     await one.resolve('svm:p');

@@ -42,6 +42,26 @@ describe('commit journal', () => {
     await journal.close();
   });
 
+  it("writes only the last of one commit's writes to the same record (file and key); other keys, files and commits keep theirs", async () => {
+    const dir = freshDir();
+    const journal = openCommitJournal({ dir });
+    const a = journal.file(join(dir, 'a.log'));
+    const b = journal.file(join(dir, 'b.log'));
+    const durable: string[] = [];
+    const w = (file: typeof a, text: string, key?: string) => ({ file, text, ...(key ? { key } : {}), onDurable: () => void durable.push(text) });
+    await journal.commit([w(a, 'charge k1\n', 'k1'), w(a, 'other k2\n', 'k2'), w(b, 'k1 of b\n', 'k1'), w(a, 'plain\n'), w(a, 'kept k1\n', 'k1')]);
+    await journal.commit([w(a, 'next commit k1\n', 'k1')]);
+    expect(read(join(dir, 'a.log'))).toBe('other k2\nplain\nkept k1\nnext commit k1\n');
+    expect(read(join(dir, 'b.log'))).toBe('k1 of b\n');
+    expect(durable).not.toContain('charge k1\n');
+    await journal.close();
+    // What a restart lays down from the journal is what the files got.
+    const again = openCommitJournal({ dir });
+    again.file(join(dir, 'a.log'));
+    expect(read(join(dir, 'a.log'))).toBe('other k2\nplain\nkept k1\nnext commit k1\n');
+    await again.close();
+  });
+
   it('orders commits by their reserved place, not by when they were filled', async () => {
     const dir = freshDir();
     const journal = openCommitJournal({ dir });

@@ -35,6 +35,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { replyOf } from '../../src/x402/state/pending-settlements.ts';
 import { fakeTransaction } from '../helpers/fake-exact-scheme.ts';
 import { ANSWER_BODY, createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';
 
@@ -139,7 +140,7 @@ describe('payment state machine: settlement', () => {
     expect(String(reply.body)).toContain(fakeTransaction('p'));
     const record = f.process.pending.get('fake:p');
     expect(record).toMatchObject({ transaction: fakeTransaction('p'), paid: { endpoint: ENTRY.path } });
-    expect(Buffer.from(record!.answer.bodyBase64, 'base64').toString()).toBe(ANSWER_BODY);
+    expect(String(replyOf(record!.answer).body)).toBe(ANSWER_BODY);
     expect(f.payments()).toEqual([]);
     expect(f.process.replayGuard.isSettled('fake:p')).toBe(false);
   });

@@ -4,7 +4,7 @@ import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChannelConfig, recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { createWorkerPool } from '../../src/pool/worker-pool.ts';
+import { createLoopLoad, createWorkerPool, INLINE_MAX_LOOP_UTILIZATION, LOOP_LOAD_WINDOW_MS } from '../../src/pool/worker-pool.ts';
 import { inlinePoolTasks } from '../../workers/pool-inline.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
@@ -132,8 +132,10 @@ describe('solo tasks', () => {
 describe('short tasks while the pool idles', () => {
   const ran: string[] = [];
   const inlineSign = inlinePoolTasks(keys.secretKey.subarray(0, 32)).signEd25519!;
+  let loopIsBusy = false;
   const idlePool = createWorkerPool<PoolTasks>({
     size: 2,
+    loopBusy: () => loopIsBusy,
     identitySeed: keys.secretKey.subarray(0, 32),
     soloTasks: ['timingPercentiles'],
     inlineWhenIdle: {
@@ -166,6 +168,21 @@ describe('short tasks while the pool idles', () => {
     const after = idlePool.sent();
     expect([after.inline - before.inline, after.tasks - before.tasks]).toEqual([2, 3]);
     expect(ran).toEqual(['alone', 'idle again']);
+  });
+
+  it('go to the workers while the event loop is busy, though nothing is pending (inline tasks settle at once)', async () => {
+    ran.length = 0;
+    const before = idlePool.sent();
+    loopIsBusy = true;
+    try {
+      const signed = await Promise.all(['x', 'y'].map((text) => signOn(text)));
+      expect(signed.map((sig) => Buffer.from(sig))).toEqual(['x', 'y'].map(expected));
+    } finally {
+      loopIsBusy = false;
+    }
+    expect(ran).toEqual([]);
+    const after = idlePool.sent();
+    expect([after.inline - before.inline, after.tasks - before.tasks]).toEqual([0, 2]);
   });
 
   it('an inline task that throws rejects, an aborted signal rejects it unrun, and the pool stays idle', async () => {
@@ -211,5 +228,32 @@ describe('worker entry', () => {
     const reexported = [...wrapper.matchAll(/^export const (\w+) = tasks\.(\w+);$/gm)].map((m) => (m[1] === m[2] ? m[1]! : `${m[1]} != ${m[2]}`)).sort();
     expect(tasks.length).toBeGreaterThan(0);
     expect(reexported).toEqual(tasks);
+  });
+});
+
+describe('event-loop load', () => {
+  it('is busy after a window whose utilization passed the bound, and read again only once a window passed', () => {
+    let t = 0;
+    let active = 0;
+    // A fake of node's eventLoopUtilization: cumulative active time, and the delta of two readings.
+    type Elu = { idle: number; active: number; utilization: number };
+    const elu = ((a?: Elu, b?: Elu) => {
+      if (a && b) {
+        const span = a.idle + a.active - (b.idle + b.active);
+        return { idle: a.idle - b.idle, active: a.active - b.active, utilization: span > 0 ? (a.active - b.active) / span : 0 };
+      }
+      return { idle: t - active, active, utilization: 0 };
+    }) as never;
+    const busy = createLoopLoad(elu, () => t);
+    expect(busy()).toBe(false);
+    t += LOOP_LOAD_WINDOW_MS;
+    active += LOOP_LOAD_WINDOW_MS * (INLINE_MAX_LOOP_UTILIZATION + 0.2);
+    expect(busy()).toBe(true);
+    // Within the window the last reading holds, whatever happens meanwhile.
+    t += LOOP_LOAD_WINDOW_MS / 2;
+    expect(busy()).toBe(true);
+    t += LOOP_LOAD_WINDOW_MS / 2;
+    active += 1;
+    expect(busy()).toBe(false);
   });
 });

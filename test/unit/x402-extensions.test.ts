@@ -204,4 +204,44 @@ describe('signed offers and receipts (official client-side verification)', () =>
       .receipt;
     await expect(verifyReceiptSignatureJWS(other, key.jwk as never)).rejects.toThrow();
   });
+  it('receipts of one payer, endpoint and network within a second are signed once, the same bytes; a new second or a failure signs again', async () => {
+    let signatures = 0;
+    let failNext = false;
+    const counting = createOfferReceipts({
+      signer: createOfferReceiptSigner({
+        kid: () => keyIdOf(BASE),
+        sign: async (bytes) => {
+          signatures++;
+          if (failNext) {
+            failNext = false;
+            throw new Error('signer down');
+          }
+          return key.sign(bytes);
+        },
+      }),
+      routes: () => [],
+      resourceUrl: () => BASE,
+      now: clock.now,
+      fault: () => undefined,
+    });
+    const jws = async (url: string, payer = PAYER) =>
+      ((await counting.receipt(url, payer, accepts[0]!.network))?.['offer-receipt'] as { info: { receipt: JWSSignedReceipt } } | undefined)?.info.receipt
+        .signature;
+    const first = await jws(`${BASE}/v1/smri?mint=a`);
+    // Another query of the same endpoint: the receipt names the endpoint, so it is the same receipt.
+    expect(await jws(`${BASE}/v1/smri?mint=b`)).toBe(first);
+    expect(signatures).toBe(1);
+    // Another payer is another receipt.
+    expect(await jws(`${BASE}/v1/smri`, 'another-payer')).not.toBe(first);
+    expect(signatures).toBe(2);
+    clock.advance(1000);
+    const next = await jws(`${BASE}/v1/smri`);
+    expect(next).not.toBe(first);
+    expect(signatures).toBe(3);
+    clock.advance(1000);
+    failNext = true;
+    expect(await jws(`${BASE}/v1/smri`)).toBeUndefined();
+    expect(await jws(`${BASE}/v1/smri`)).toBeDefined();
+    expect(signatures).toBe(5);
+  });
 });

@@ -5,7 +5,9 @@
  * route are signed together in the pool, and again before the ones served have less than
  * OFFER_RENEW_MARGIN_SECONDS left, so a 402 never signs anything and its kept bytes stay kept. A
  * receipt is signed per paid answer, beside our own receipt, naming the same resource URL, payer
- * and network.
+ * and network. Its payload is those three and the second it was issued in, nothing of the call, and
+ * Ed25519 is deterministic: a bot's calls to one endpoint within a second get the same bytes, so
+ * they are signed once (an Ed25519 signature and a JWS per paid call saved at a bot's pace).
  */
 import type { ChallengeTransport } from './payment-terms.ts';
 import { OFFER_RECEIPT, type ExtensionObject, type OfferReceiptSigner } from './x402-extensions.ts';
@@ -17,6 +19,8 @@ export const OFFER_VALIDITY_SECONDS = 600;
 export const OFFER_RENEW_MARGIN_SECONDS = 120;
 /** After a failed signing round, the next try, ms. */
 const RETRY_MS = 5_000;
+/** Receipts of the current second kept at most: a new second, or this many, starts the map afresh. */
+export const RECEIPTS_KEPT_PER_SECOND = 4096;
 
 export interface OfferReceiptsConfig {
   readonly signer: OfferReceiptSigner;
@@ -53,6 +57,18 @@ export function createOfferReceipts(config: OfferReceiptsConfig): OfferReceipts 
   let validUntilMs = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
+  let receiptsSecond = -1;
+  let receipts = new Map<string, Promise<Readonly<Record<string, ExtensionObject>> | null>>();
+
+  async function signReceipt(endpointUrl: string, payer: string, network: string, issuedAt: number) {
+    try {
+      const ext = await config.signer.receipt(endpointUrl, payer, network, issuedAt);
+      return ext ? { [OFFER_RECEIPT]: ext } : null;
+    } catch (err) {
+      fault('signing a receipt failed; answering without it', err);
+      return null;
+    }
+  }
 
   async function signRound(): Promise<void> {
     const validUntil = Math.floor(now() / 1000) + OFFER_VALIDITY_SECONDS;
@@ -90,14 +106,23 @@ export function createOfferReceipts(config: OfferReceiptsConfig): OfferReceipts 
       return members.get(keyOf(path, transport)) ?? '';
     },
     start: round,
-    async receipt(resourceUrl, payer, network) {
-      try {
-        const ext = await config.signer.receipt(endpointUrlOf(resourceUrl), payer, network, Math.floor(now() / 1000));
-        return ext ? { [OFFER_RECEIPT]: ext } : null;
-      } catch (err) {
-        fault('signing a receipt failed; answering without it', err);
-        return null;
+    receipt(resourceUrl, payer, network) {
+      const issuedAt = Math.floor(now() / 1000);
+      if (issuedAt !== receiptsSecond || receipts.size >= RECEIPTS_KEPT_PER_SECOND) {
+        receiptsSecond = issuedAt;
+        receipts = new Map();
       }
+      const endpointUrl = endpointUrlOf(resourceUrl);
+      const key = `${network} ${payer} ${endpointUrl}`;
+      let signed = receipts.get(key);
+      if (!signed) {
+        signed = signReceipt(endpointUrl, payer, network, issuedAt);
+        receipts.set(key, signed);
+        // A failed signature is not kept: the next call of the second tries again.
+        const kept = receipts;
+        void signed.then((ext) => ext === null && kept.get(key) === signed && kept.delete(key));
+      }
+      return signed;
     },
     close() {
       closed = true;

@@ -95,7 +95,8 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   const startText = liveText();
   let linesOnDisk = entries.size;
   const tooLong = (adding: number): boolean => linesOnDisk + adding > 2 * Math.max(entries.size, 64);
-  let staged: (line: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
+  // `key`: the record a line rewrites whole (a later line of it in the same commit supersedes this one).
+  let staged: (line: string, key?: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
   const { journal } = config;
   if (journal) {
     replaceFileSync(path, startText, 0o600);
@@ -106,11 +107,12 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       await file.replace(liveText());
       linesOnDisk = count;
     });
-    staged = (line) => {
+    staged = (line, key) => {
       const writes = [
         {
           file,
           text: line,
+          key,
           onDurable: () => {
             linesOnDisk += 1;
           },
@@ -158,7 +160,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     entries.delete(key);
     entries.set(key, entry);
     return {
-      ...staged(lineOf(key, entry)),
+      ...staged(lineOf(key, entry), key),
       settle(err) {
         // Not on disk: memory must not hold what a restart would not (a pending settlement that
         // was never sent must not be resolved against the chain by the payment's retry).
@@ -174,7 +176,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     const earlier = entries.get(key);
     entries.delete(key);
     return {
-      ...staged(`${JSON.stringify({ k: key, del: true })}\n`),
+      ...staged(`${JSON.stringify({ k: key, del: true })}\n`, key),
       settle(err) {
         if (err !== null && earlier && !entries.has(key)) entries.set(key, earlier);
       },

@@ -27,7 +27,10 @@ const FILE = 'pending-settlements.log';
 export interface StoredAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly bodyBase64: string;
+  /** A text body as it was sent (JSON answers: kept as text, a third smaller than base64 and not encoded per call). */
+  readonly body?: string;
+  /** A binary body, base64 (and every answer kept before text bodies were). */
+  readonly bodyBase64?: string;
 }
 
 export interface PendingSettlement {
@@ -85,13 +88,15 @@ export function noRecordToKeep(key: string): Error {
 
 /** The stored answer as the reply it was, byte for byte. */
 export function replyOf(answer: StoredAnswer): HttpReply {
-  return { status: answer.status, headers: answer.headers, body: Buffer.from(answer.bodyBase64, 'base64') };
+  return { status: answer.status, headers: answer.headers, body: answer.body ?? Buffer.from(answer.bodyBase64 ?? '', 'base64') };
 }
 
 /** The answer in storable form. */
 export function storableAnswer(reply: HttpReply): StoredAnswer {
-  const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
-  return { status: reply.status, headers: { ...reply.headers }, bodyBase64: body.toString('base64') };
+  const headers = { ...reply.headers };
+  return typeof reply.body === 'string'
+    ? { status: reply.status, headers, body: reply.body }
+    : { status: reply.status, headers, bodyBase64: reply.body.toString('base64') };
 }
 
 /** Opens the store under `dir` (the replay record's directory). */
