@@ -9,10 +9,10 @@
  * tasks names the few it needs in a table of its own, so no domain's types gather here.
  */
 import { availableParallelism } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
-import { BATCH_TASK_NAME, type BatchedOutcome } from './task-batch.ts';
+import { createLoopLoad } from './loop-load.ts';
+import { abortError, dispatch, type RunOnPool, type Waiting } from './task-dispatch.ts';
 
 /** The names of the tasks of table `T`. */
 export type TaskName<T> = { [K in keyof T]: T[K] extends (input: never) => unknown ? K : never }[keyof T] & string;
@@ -43,10 +43,8 @@ export interface WorkerPoolConfig<Tasks = unknown> {
    */
   readonly inlineWhenIdle?: InlineTasks<Tasks>;
   /**
-   * Whether the calling thread is busy enough that short tasks leave for the workers even while
-   * the pool idles (default: its event-loop utilization over the last window, `createLoopLoad`).
-   * Inline tasks settle at once, so "nothing pending" alone stays true under any load: at 32 paid
-   * calls in flight every signature and recovery ran on the event loop while the workers slept.
+   * The calling thread is busy: short tasks go to the workers though none is pending (inline tasks
+   * settle at once, so "none pending" held at any load). Default: loop-load.ts.
    */
   readonly loopBusy?: () => boolean;
   /** Tasks pending (waiting or running) at most; a task beyond it is refused (default POOL_MAX_QUEUE). */
@@ -100,123 +98,6 @@ export const poolBusyReply = (): HttpReply => errorReply(poolBusyError().body, {
 /** How long a worker above the first stays alive without work. */
 export const POOL_IDLE_TIMEOUT_MS = 60_000;
 
-/**
- * Tasks requested in one round of the event loop leave together (task-batch.ts): up to this many
- * go to one worker as one batch; a larger round is shared among the workers, a batch each.
- */
-export const BATCH_SHARE_TASKS = 4;
-
-/** Event-loop utilization (0-1) above which the calling thread counts as busy: short tasks go to the workers. */
-export const INLINE_MAX_LOOP_UTILIZATION = 0.6;
-/** The window over which the utilization is read, ms: a burst turns tasks to the workers within it. */
-export const LOOP_LOAD_WINDOW_MS = 50;
-
-/**
- * The event loop's utilization over the last completed window, read lazily (no timer: a pool that
- * is not asked costs nothing). `elu` is node's `performance.eventLoopUtilization`, injectable.
- */
-export function createLoopLoad(
-  elu: typeof performance.eventLoopUtilization = performance.eventLoopUtilization.bind(performance),
-  now: () => number = () => performance.now(),
-): () => boolean {
-  let mark = elu();
-  let markAt = now();
-  let busy = false;
-  return () => {
-    const t = now();
-    if (t - markAt >= LOOP_LOAD_WINDOW_MS) {
-      const next = elu();
-      busy = elu(next, mark).utilization > INLINE_MAX_LOOP_UTILIZATION;
-      mark = next;
-      markAt = t;
-    }
-    return busy;
-  };
-}
-
-/** A task waiting for the end of the event loop's round. */
-interface Waiting {
-  readonly name: string;
-  readonly input: unknown;
-  readonly signal: AbortSignal | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (err: unknown) => void;
-}
-
-/** The rejection of a task whose signal fired (named as Piscina names its own). */
-function abortError(signal: AbortSignal): Error {
-  const err = new Error('The task has been aborted', { cause: signal.reason });
-  err.name = 'AbortError';
-  return err;
-}
-
-/** `tasks` in `groups` batches of nearly equal size, in order. */
-function shares<T>(tasks: readonly T[], groups: number): T[][] {
-  const size = Math.ceil(tasks.length / groups);
-  return Array.from({ length: Math.ceil(tasks.length / size) }, (_, i) => tasks.slice(i * size, (i + 1) * size));
-}
-
-/** Runs one batch; each task settles with its own outcome, or at once when its signal fires first. */
-function sendBatch(piscina: Piscina, batch: readonly Waiting[]): void {
-  const unhook = batch.map((task) => {
-    if (!task.signal) return () => {};
-    const onAbort = () => task.reject(abortError(task.signal!));
-    task.signal.addEventListener('abort', onAbort, { once: true });
-    return () => task.signal!.removeEventListener('abort', onAbort);
-  });
-  const tasks = batch.map(({ name, input }) => ({ name, input }));
-  (piscina.run(tasks, { name: BATCH_TASK_NAME }) as Promise<BatchedOutcome[]>).then(
-    (outcomes) => {
-      for (const [i, task] of batch.entries()) {
-        unhook[i]!();
-        const outcome = outcomes[i]!;
-        if (outcome.ok) task.resolve(outcome.value);
-        else task.reject(outcome.error);
-      }
-    },
-    (err: unknown) => {
-      for (const [i, task] of batch.entries()) {
-        unhook[i]!();
-        task.reject(err);
-      }
-    },
-  );
-}
-
-/** Runs one task as itself, with Piscina's own abort handling. */
-function sendAlone(piscina: Piscina, { name, input, signal, resolve, reject }: Waiting): void {
-  piscina.run(input, { name, ...(signal ? { signal } : {}) }).then(resolve, reject);
-}
-
-/**
- * Sends the round's tasks: solo tasks and a lone task as themselves, the others as batches. A task
- * whose signal already fired is refused here and never sent.
- */
-function dispatch(
-  piscina: Piscina,
-  waiting: readonly Waiting[],
-  workers: number,
-  solo: ReadonlySet<string>,
-  counts: { tasks: number; messages: number },
-): void {
-  const live = waiting.filter((task) => {
-    if (task.signal?.aborted) task.reject(abortError(task.signal));
-    return !task.signal?.aborted;
-  });
-  counts.tasks += live.length;
-  const alone = live.filter((task) => solo.has(task.name));
-  const batched = live.filter((task) => !solo.has(task.name));
-  // A batch of one would only add the batch's wrapping.
-  if (batched.length === 1) alone.push(batched.pop()!);
-  for (const task of alone) sendAlone(piscina, task);
-  counts.messages += alone.length;
-  if (batched.length === 0) return;
-  for (const batch of shares(batched, Math.min(workers, Math.ceil(batched.length / BATCH_SHARE_TASKS)))) {
-    counts.messages += 1;
-    sendBatch(piscina, batch);
-  }
-}
-
 /** Starts the pool over the tasks of `Tasks`; threads are created lazily by Piscina up to `size`. */
 export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): WorkerPool<Tasks> {
   const size = config.size ?? availableParallelism();
@@ -231,6 +112,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
     // A copy per worker: the caller's buffer is never transferred away.
     workerData: config.identitySeed ? { identitySeed: Uint8Array.from(config.identitySeed) } : {},
   });
+  const run: RunOnPool = (input, options) => piscina.run(input, options);
   let closed = false;
   let waiting: Waiting[] = [];
   const counts = { tasks: 0, messages: 0, inline: 0 };
@@ -244,7 +126,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
   const flush = () => {
     const round = waiting;
     waiting = [];
-    dispatch(piscina, round, size, solo, counts);
+    dispatch(run, round, size, solo, counts);
   };
   return {
     size,

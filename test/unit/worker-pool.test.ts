@@ -4,7 +4,8 @@ import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChannelConfig, recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { createLoopLoad, createWorkerPool, INLINE_MAX_LOOP_UTILIZATION, LOOP_LOAD_WINDOW_MS } from '../../src/pool/worker-pool.ts';
+import { createLoopLoad, INLINE_MAX_LOOP_UTILIZATION, LOOP_LOAD_WINDOW_MS } from '../../src/pool/loop-load.ts';
+import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import { inlinePoolTasks } from '../../workers/pool-inline.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
