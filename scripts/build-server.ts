@@ -21,7 +21,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the built service goes (gitignored). */
 export const SERVER_OUT_DIR = join(ROOT, 'dist', 'server');
 /** What is bundled: output name (`<name>.js` in SERVER_OUT_DIR) -> its source. */
-export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = { main: 'src/main.ts', 'pool-worker': 'workers/pool-worker.ts' };
+export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = {
+  main: 'src/main.ts',
+  'pool-worker': 'workers/pool-worker.ts',
+  // The embedded localnet's process, which the service starts beside itself (its spawner names this file).
+  'localnet-process': 'packages/localnet/src/process/localnet-process.ts',
+};
 /** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
 const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
 
