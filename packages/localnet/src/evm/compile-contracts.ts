@@ -49,7 +49,11 @@ const sourceFiles = (): string[] =>
 /** The SHA-256 over every source's name and bytes, in name order: what an artifact was built from. */
 export function contractSourcesSha256(): string {
   const hash = createHash('sha256');
-  for (const f of sourceFiles()) hash.update(`${f}\0`).update(readFileSync(`${SOURCE_DIR}/${f}`)).update('\0');
+  for (const f of sourceFiles())
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(`${SOURCE_DIR}/${f}`))
+      .update('\0');
   return hash.digest('hex');
 }
 
@@ -129,7 +133,8 @@ export function staleArtifacts(): string | null {
       return `${name}'s artifact is missing`;
     }
     if (recorded.sourcesSha256 !== sources) return `${name}'s artifact was built from other sources`;
-    if (typeof recorded.compiler !== 'string' || !recorded.compiler.startsWith(`solc-js ${solcVersion}+`)) return `${name}'s artifact was built by another solc`;
+    if (typeof recorded.compiler !== 'string' || !recorded.compiler.startsWith(`solc-js ${solcVersion}+`))
+      return `${name}'s artifact was built by another solc`;
   }
   return null;
 }

@@ -70,7 +70,12 @@ export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm>
   const artifact = loadLocalUsdcArtifact();
   const relayerKey = seedKey(options.seed, 'relayer');
   const genesisTime = options.restore?.genesisTime ?? Math.floor(Date.now() / 1000);
-  const edr = await createEdrChain({ chainId: BigInt(LOCAL_EVM_CHAIN_ID), ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey], balances: [], genesisTime });
+  const edr = await createEdrChain({
+    chainId: BigInt(LOCAL_EVM_CHAIN_ID),
+    ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey],
+    balances: [],
+    genesisTime,
+  });
   // The set-up's blocks at the genesis time, as in the first run, so the journal's times follow them.
   if (options.restore) await pinToGenesis(edr, genesisTime);
   const chain = journalChain(edr, options.restore?.journal);

@@ -54,7 +54,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function nextMessage<T extends LocalnetMessage['type']>(child: ChildProcess, types: readonly T[], exited: Promise<LocalnetExit>): Promise<Extract<LocalnetMessage, { type: T }>> {
+function nextMessage<T extends LocalnetMessage['type']>(
+  child: ChildProcess,
+  types: readonly T[],
+  exited: Promise<LocalnetExit>,
+): Promise<Extract<LocalnetMessage, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: LocalnetMessage) => {
       if (!(types as readonly string[]).includes(message.type)) return;
