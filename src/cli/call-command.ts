@@ -104,7 +104,7 @@ function saveOrExplain(dir: string, answer: Answer, header: string | null): Save
 
 /** Runs `call`. */
 export async function runCall(ctx: CommandContext): Promise<ExitCode> {
-  const [pathArg] = takePositionals(ctx.args, ['<path>'], 'call <path> [--<param> <value> ...] [options]') as [string];
+  const [pathArg] = takePositionals(ctx.args, ['<path>']) as [string];
   const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS), { command: 'call', options: CALL_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const { answer, localnet } = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
