@@ -46,7 +46,7 @@ function consoleLayout(root: HTMLElement, catalog: readonly ConsoleEndpoint[]) {
       { class: 'note' },
       'One free preview a day per client (UTC), shared with ',
       h('code', {}, 'x402-intel preview'),
-      ' from the same address: a preview run here uses the CLI\'s too.',
+      " from the same address: a preview run here uses the CLI's too.",
     ),
   );
   replace(

@@ -56,7 +56,13 @@ export const usageError = (message: string, details?: Readonly<Record<string, un
 export function withUsageLine(err: CliError, command: string, usage: string): CliError {
   if (err.plain.includes('\nusage: x402-intel ')) return err;
   const line = `usage: x402-intel ${usage}`;
-  return new CliError(err.code, err.message, err.exit, { ...err.details, usage: line }, `${err.plain}\n${line}\n(x402-intel help ${command} lists its options)`);
+  return new CliError(
+    err.code,
+    err.message,
+    err.exit,
+    { ...err.details, usage: line },
+    `${err.plain}\n${line}\n(x402-intel help ${command} lists its options)`,
+  );
 }
 
 /** Error codes of Node's network stack (undici and the resolver) that mean "could not reach". */

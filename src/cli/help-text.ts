@@ -6,7 +6,19 @@ import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
 /** The commands, in the order the help lists them. */
-export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'trust', 'ledger', 'localnet', 'keygen', 'witness', 'endpoints', 'help'] as const;
+export const COMMAND_NAMES = [
+  'call',
+  'preview',
+  'verify-receipt',
+  'verify-proof',
+  'trust',
+  'ledger',
+  'localnet',
+  'keygen',
+  'witness',
+  'endpoints',
+  'help',
+] as const;
 /** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 

@@ -34,7 +34,6 @@ function rpcUnits(units: bigint, option: string): number {
   return Number(units);
 }
 
-
 /** The address to fund: the positional, or the public address of the key file given (read under the usual key-file rules). */
 async function targetAddress(ctx: CommandContext): Promise<string> {
   const [sub, address] = takePositionals(ctx.args, ['the subcommand: fund', '<address>?']);

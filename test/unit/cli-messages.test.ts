@@ -111,7 +111,7 @@ describe('a missing key file names the command that makes one (exit 6)', () => {
   });
 });
 
-describe('a usage error names the argument it is about (exit 2) and ends with the command\'s usage line', () => {
+describe("a usage error names the argument it is about (exit 2) and ends with the command's usage line", () => {
   it.each([
     [['call', '/v1/epoch', 'extra'], 'unexpected argument "extra"'],
     [['call'], 'missing <path>'],
@@ -138,7 +138,10 @@ describe('a usage error names the argument it is about (exit 2) and ends with th
     expect(result.code, result.stderr).toBe(EXIT.usage);
     expect(result.stderr).toContain(said);
     const command = argv[0] as CommandName;
-    expect(result.stderr.trimEnd().split('\n').slice(-2)).toEqual([`usage: x402-intel ${commandUsage(command)}`, `(x402-intel help ${command} lists its options)`]);
+    expect(result.stderr.trimEnd().split('\n').slice(-2)).toEqual([
+      `usage: x402-intel ${commandUsage(command)}`,
+      `(x402-intel help ${command} lists its options)`,
+    ]);
     const json = JSON.parse((await run([...argv, '--json'])).stdout);
     expect(json).toMatchObject({ error: 'usage', usage: `usage: x402-intel ${commandUsage(command)}` });
   });

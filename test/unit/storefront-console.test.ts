@@ -33,7 +33,19 @@ describe('shell quoting', () => {
       .toString()
       .trimEnd()
       .split('\n');
-    expect(argv).toEqual(['x402-intel', 'call', '/v1/decision', '--mint', 'Dez', '--action', "buy it's", '--keypair', 'payer.json', '--url', 'http://127.0.0.1:8402']);
+    expect(argv).toEqual([
+      'x402-intel',
+      'call',
+      '/v1/decision',
+      '--mint',
+      'Dez',
+      '--action',
+      "buy it's",
+      '--keypair',
+      'payer.json',
+      '--url',
+      'http://127.0.0.1:8402',
+    ]);
   });
 });
 
