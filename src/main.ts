@@ -16,12 +16,12 @@ import { join } from 'node:path';
 import { format } from 'node:util';
 import { helpText, loadConfig, type Config } from './config.ts';
 import { ConfigError, InUseError, logText } from './errors.ts';
-import { portUnavailable } from './http/listen-failure.ts';
 import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
 import { createLogRedactor } from './log-redactor.ts';
 import { startService, type Upstreams } from './service.ts';
 import { UPSTREAM_CLOSE_MS } from './service/close-within.ts';
 import { lockDataDir } from './service/data-dir-lock.ts';
+import { checkStart } from './service/start-checks.ts';
 
 /** How long the localnet's process may take to save its state and stop (it is killed after: the save is atomic). */
 const LOCALNET_CLOSE_MS = 15_000;
@@ -64,17 +64,6 @@ function mainnetUpstreams(config: Config): Upstreams {
   return { rpcUrl: config.rpcUrl!, geyserUrl: config.geyserUrl!, geyserToken: config.geyserToken, market };
 }
 
-/** The listeners' ports, asked before anything is built or written. */
-async function checkPorts(config: Config): Promise<void> {
-  for (const [host, port] of [
-    [config.host, config.port],
-    ['127.0.0.1', config.adminPort],
-  ] as const) {
-    const why = await portUnavailable(host, port);
-    if (why !== null) throw new InUseError(why);
-  }
-}
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -84,7 +73,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig(process.env, argv);
   redact = createLogRedactor(config);
-  await checkPorts(config);
+  await checkStart(config);
   // Held until exit; taken before the localnet starts, so a second start on this directory fails at once.
   lockDataDir(config.dataDir);
   const localnetStart = config.mode === 'embedded' ? startLocalnetProcess(config) : null;
