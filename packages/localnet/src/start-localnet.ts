@@ -91,8 +91,10 @@ async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<type
     ...(saved ? { startSlot: saved.solana.startSlot, startBlockHeight: saved.solana.startBlockHeight } : {}),
   });
   if (saved) restoreSolanaTransactions(chain, saved.solana);
+  const worldStarted = performance.now();
   progress(`building the world (seed ${options.seed})`);
   const world = await buildWorld(chain, { seed: options.seed });
+  progress(`built the world in ${((performance.now() - worldStarted) / 1000).toFixed(1)} s`);
   if (saved) {
     progress(`restoring ${saved.solana.accounts.length} accounts and ${saved.evm.journal.length} EVM calls saved ${saved.savedAt}`);
     restoreSolanaAccounts(chain, saved.solana);
