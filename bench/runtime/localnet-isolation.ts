@@ -2,10 +2,11 @@
  * Does the embedded localnet stay off the service's event loop? The built service is measured
  * twice as a user starts it: on the default (`npm start`, the embedded localnet) and in mainnet
  * mode against a localnet started alone in its own process (`npm run localnet`), the reference.
- * For each: the event loop's delay p99 while idle (the /health windows, IDLE_WINDOWS of them after
- * IDLE_SETTLE_MS), then CALLS sequential unpaid calls on one kept-alive connection, each a 402,
- * timed from request to last byte (p50, p99, p99.9, max), and the resident memory of the service
- * and of its localnet. The goal: on the default, the 402's p99.9 and the idle delay p99 within
+ * Both run at once and are measured at the same moments, so the machine's other work falls on both
+ * alike: the event loop's delay p99 while idle (the /health windows, IDLE_WINDOWS of them after
+ * IDLE_SETTLE_MS, read together), then CALLS sequential unpaid calls to each on one kept-alive
+ * connection, taking turns, each a 402, timed from request to last byte (p50, p99, p99.9, max),
+ * and the resident memory of each service and of its localnet. The goal: on the default, the 402's p99.9 and the idle delay p99 within
  * GOAL_RATIO of the reference's.
  *
  *   npm run bench -- localnet-isolation [--service-root DIR]
@@ -27,7 +28,7 @@ const IDLE_SETTLE_MS = 15_000;
 /** /health's delay p99 is per 10 s window; these many windows are read while idle. */
 const IDLE_WINDOWS = 3;
 const WINDOW_MS = 10_000;
-const CALLS = 2_000;
+const CALLS = 4_000;
 const START_TIMEOUT_MS = 180_000;
 /** The default's figures may be at most this many times the reference's. */
 export const GOAL_RATIO = 1.5;
@@ -40,10 +41,14 @@ interface Started {
 }
 
 function startService(root: string, dataDir: string, args: readonly string[]): Promise<Started> {
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/server/main.js', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', 'dist/server/main.js', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...args],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
@@ -69,13 +74,16 @@ function rssMiB(pid: number | null): number | null {
   }
 }
 
-async function idleLoopP99s(url: string): Promise<number[]> {
+/** The worst /health delay window of each service, read at the same moments (both idle). */
+async function idleLoopP99s(urls: readonly string[]): Promise<number[][]> {
   await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
-  const windows: number[] = [];
+  const windows: number[][] = urls.map(() => []);
   for (let i = 0; i < IDLE_WINDOWS; i++) {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
-    const health = (await (await fetch(`${url}/health`)).json()) as { process: { eventLoopDelayP99Ms: number } };
-    windows.push(health.process.eventLoopDelayP99Ms);
+    const read = await Promise.all(
+      urls.map(async (url) => ((await (await fetch(`${url}/health`)).json()) as { process: { eventLoopDelayP99Ms: number } }).process.eventLoopDelayP99Ms),
+    );
+    for (const [k, p99] of read.entries()) windows[k]!.push(p99);
   }
   return windows;
 }
@@ -96,16 +104,27 @@ function get402(agent: Agent, url: URL): Promise<number> {
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
-async function measure(service: Started): Promise<Record<string, unknown>> {
-  const idle = await idleLoopP99s(service.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const target = new URL('/v1/epoch', service.url);
-  const times: number[] = [];
+/**
+ * CALLS 402s from each service, one after the other in turn (which goes first alternates), so
+ * that whatever else the machine runs at a moment falls on both alike: on a shared machine a
+ * measurement of one and then of the other compares two different minutes, not two services.
+ */
+async function interleaved402s(urls: readonly string[]): Promise<number[][]> {
+  const agents = urls.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+  const targets = urls.map((url) => new URL('/v1/epoch', url));
+  const times: number[][] = urls.map(() => []);
   try {
-    for (let i = 0; i < CALLS; i++) times.push(await get402(agent, target));
+    for (let i = 0; i < CALLS; i++) {
+      const order = i % 2 === 0 ? [0, 1] : [1, 0];
+      for (const k of order) times[k]!.push(await get402(agents[k]!, targets[k]!));
+    }
   } finally {
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
   }
+  return times;
+}
+
+function figures(service: Started, idle: readonly number[], times: number[]): Record<string, unknown> {
   times.sort((a, b) => a - b);
   return {
     idleLoopP99Ms: Math.max(...idle),
@@ -138,18 +157,19 @@ export async function benchLocalnetIsolation(options: { readonly serviceRoot?: s
   const root = options.serviceRoot ?? REPO_ROOT;
   const dir = mkdtempSync(join(tmpdir(), 'bench-isolation-'));
   const loadAtStart = loadavg()[0]!;
+  const localnet = await spawnLocalnet();
+  const started: Started[] = [];
   try {
-    const embeddedService = await startService(root, join(dir, 'embedded'), []);
-    const embedded = await measure(embeddedService).finally(() => stop(embeddedService.child));
-    const localnet = await spawnLocalnet();
-    let separate: Record<string, unknown>;
-    try {
-      const evmUrl = /^localnet evm (\S+)/m.exec(localnet.process.stdout())![1]!;
-      const service = await startService(root, join(dir, 'separate'), separateArgs(localnet.lines, join(dir, 'relayer.key'), evmUrl));
-      separate = await measure({ ...service, localnetPid: localnet.process.child.pid ?? null }).finally(() => stop(service.child));
-    } finally {
-      await localnet.process.stop();
-    }
+    // Both at once: the default, and the reference against a localnet of its own.
+    started.push(await startService(root, join(dir, 'embedded'), []));
+    const evmUrl = /^localnet evm (\S+)/m.exec(localnet.process.stdout())![1]!;
+    const reference = await startService(root, join(dir, 'separate'), separateArgs(localnet.lines, join(dir, 'relayer.key'), evmUrl));
+    started.push({ ...reference, localnetPid: localnet.process.child.pid ?? null });
+    const urls = started.map((s) => s.url);
+    const idle = await idleLoopP99s(urls);
+    const times = await interleaved402s(urls);
+    const embedded = figures(started[0]!, idle[0]!, times[0]!);
+    const separate = figures(started[1]!, idle[1]!, times[1]!);
     const ratio = (key: (r: Record<string, any>) => number) => Math.round((key(embedded) / key(separate)) * 100) / 100;
     const ratios = { challenge402P999: ratio((r) => r.challenge402Ms.p999), idleLoopP99: ratio((r) => r.idleLoopP99Ms) };
     return {
@@ -163,6 +183,8 @@ export async function benchLocalnetIsolation(options: { readonly serviceRoot?: s
       goal: { maxRatio: GOAL_RATIO, met: ratios.challenge402P999 <= GOAL_RATIO && ratios.idleLoopP99 <= GOAL_RATIO },
     };
   } finally {
+    await Promise.all(started.map((s) => stop(s.child)));
+    await localnet.process.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

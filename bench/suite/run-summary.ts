@@ -44,6 +44,8 @@ export function findRatios(report: unknown): Found<number>[] {
   const out: Found<number>[] = [];
   walk(report, '', (path, key, value, parentKey) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) return;
+    // A goal's bound (`goal.maxRatio`) is not a measured ratio.
+    if (/^goals?$/i.test(parentKey)) return;
     if (/ratio/i.test(key) || /^ratios$/i.test(parentKey)) out.push({ path, value });
   });
   return out;
