@@ -3,8 +3,8 @@
  * twice as a user starts it: on the default (`npm start`, the embedded localnet) and in mainnet
  * mode against a localnet started alone in its own process (`npm run localnet`), the reference.
  * Both run at once and are measured at the same moments, so the machine's other work falls on both
- * alike: the event loop's delay p99 while idle (the /health windows, IDLE_WINDOWS of them after
- * IDLE_SETTLE_MS, read together), then CALLS sequential unpaid calls to each on one kept-alive
+ * alike: the event loop's delay p99 while idle (the median of IDLE_WINDOWS /health windows after
+ * IDLE_SETTLE_MS, read together; the worst is kept too), then CALLS sequential unpaid calls to each on one kept-alive
  * connection, taking turns, each a 402, timed from request to last byte (p50, p99, p99.9, max),
  * and the resident memory of each service and of its localnet. The goal: on the default, the 402's p99.9 and the idle delay p99 within
  * GOAL_RATIO of the reference's.
@@ -26,7 +26,7 @@ import { loadOrCreateEvmKey } from '../../src/chain/evm-key-file.ts';
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IDLE_SETTLE_MS = 15_000;
 /** /health's delay p99 is per 10 s window; these many windows are read while idle. */
-const IDLE_WINDOWS = 3;
+const IDLE_WINDOWS = 5;
 const WINDOW_MS = 10_000;
 const CALLS = 4_000;
 const START_TIMEOUT_MS = 180_000;
@@ -127,7 +127,10 @@ async function interleaved402s(urls: readonly string[]): Promise<number[][]> {
 function figures(service: Started, idle: readonly number[], times: number[]): Record<string, unknown> {
   times.sort((a, b) => a - b);
   return {
-    idleLoopP99Ms: Math.max(...idle),
+    // The median window: one window's p99 is already the tail of 10 s, and the worst of several
+    // on a shared machine says more about the neighbours than about the service (all are kept).
+    idleLoopP99Ms: [...idle].sort((a, b) => a - b)[Math.floor(idle.length / 2)]!,
+    idleLoopP99WorstMs: Math.max(...idle),
     idleLoopP99WindowsMs: idle,
     challenge402Ms: { p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), p999: round(percentile(times, 99.9)), max: round(times.at(-1)!) },
     rssMiB: { service: rssMiB(service.child.pid ?? null), localnet: rssMiB(service.localnetPid) },

@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { type ChannelPayer, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { killService, SERVICE_START_TIMEOUT_MS, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 import { fundedPayer, rpcCall, tokenBalance } from '../helpers/svm-payer.ts';
 
@@ -41,13 +43,43 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** A payer of the service's channels, funded from its localnet's EVM faucet. */
+async function serviceChannelPayer(p: ServiceProcess): Promise<ChannelPayer> {
+  const health = (await (await fetch(`${p.url}/health`)).json()) as { localnet: { evmRpcUrl: string } };
+  const terms = await channelTerms(`${p.url}/v1/epoch`);
+  const fundUsdc = async (address: string, units: bigint) => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'localnet_fundStablecoin', params: [address, Number(units)] };
+    const r = (await (await fetch(health.localnet.evmRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as {
+      error?: unknown;
+    };
+    if (r.error) throw new Error(JSON.stringify(r.error));
+    return address;
+  };
+  return channelPayer({ fundUsdc, usdcAddress: terms.asset }, 1_000_000n, 100_000n);
+}
+
+/** Pays /v1/epoch through the payer's channel `n` times; returns the deposits made and the last cumulative charge. */
+async function channelCalls(p: ServiceProcess, payer: ChannelPayer, n: number): Promise<{ deposits: number; charged: string }> {
+  let deposits = 0;
+  let charged = '';
+  for (let i = 0; i < n; i++) {
+    const res = await payer.pay(`${p.url}/v1/epoch`);
+    expect(res.status).toBe(200);
+    const settle = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    if (settle.transaction) deposits++;
+    charged = (settle.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount;
+    await res.arrayBuffer();
+  }
+  return { deposits, charged };
+}
+
 async function gone(pid: number): Promise<void> {
   while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 describe('the localnet beside the service', () => {
   it(
-    'keeps a funded payer and its funding across a SIGKILL of the service; --fresh starts over',
+    'keeps a funded payer, its funding and a payment channel across a SIGKILL of the service; --fresh starts over',
     async () => {
       const dataDir = join(root, 'kept');
       service = await spawnService(dataDir);
@@ -57,6 +89,8 @@ describe('the localnet beside the service', () => {
       const payer = await fundedPayer(service.rpcUrl, 2_000_000);
       const funding = await rpcCall<string>(service.rpcUrl, 'localnet_fundStablecoin', [payer.signer.address, 1_000_000]);
       const slotBefore = await rpcCall<number>(service.rpcUrl, 'getSlot', [{ commitment: 'processed' }]);
+      const channel = await serviceChannelPayer(service);
+      expect(await channelCalls(service, channel, 3)).toEqual({ deposits: 1, charged: '3000' });
 
       await killService(service);
       // The IPC channel dropped: the localnet saved its state and went.
@@ -70,6 +104,8 @@ describe('the localnet beside the service', () => {
       const [status] = (await rpcCall<{ value: Array<{ confirmationStatus: string } | null> }>(service.rpcUrl, 'getSignatureStatuses', [[funding]])).value;
       expect(status?.confirmationStatus).toBe('finalized');
       expect(await rpcCall<number>(service.rpcUrl, 'getSlot', [{ commitment: 'processed' }])).toBeGreaterThan(slotBefore);
+      // The channel's deposit is still on the local Base: its vouchers go on, no second deposit.
+      expect(await channelCalls(service, channel, 2)).toEqual({ deposits: 0, charged: '5000' });
       await killService(service);
 
       service = await spawnService(dataDir, ['--fresh']);
