@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseTlogPolicy } from '../../src/witness/tlog-policy.ts';
 import { createWitnessKeyFile } from '../../src/witness/witness-key.ts';
 import { cliCall, cliKeySetup } from '../../web/shell.ts';
@@ -113,9 +113,7 @@ describe('x402-intel ledger watch', () => {
       watcher.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
       watcher.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
       const exited = new Promise<number | null>((resolve) => watcher!.once('exit', (code) => resolve(code)));
-      const until = async (what: () => boolean) => {
-        while (!what()) await new Promise((resolve) => setTimeout(resolve, 100));
-      };
+      const until = (what: () => boolean) => vi.waitUntil(what, { timeout: PAID_TEST_MS, interval: 100 });
       await until(() => err.includes('watching '));
       const before = (await readJson(fetch(`${t.url}/ledger?limit=1`))).treeSize as number;
       const made = await cli(['keygen', 'watch.json']);

@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { type ChannelPayer, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { killService, SERVICE_START_TIMEOUT_MS, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
@@ -49,7 +49,9 @@ async function serviceChannelPayer(p: ServiceProcess): Promise<ChannelPayer> {
   const terms = await channelTerms(`${p.url}/v1/epoch`);
   const fundUsdc = async (address: string, units: bigint) => {
     const body = { jsonrpc: '2.0', id: 1, method: 'localnet_fundStablecoin', params: [address, Number(units)] };
-    const r = (await (await fetch(health.localnet.evmRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as {
+    const r = (await (
+      await fetch(health.localnet.evmRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    ).json()) as {
       error?: unknown;
     };
     if (r.error) throw new Error(JSON.stringify(r.error));
@@ -73,9 +75,7 @@ async function channelCalls(p: ServiceProcess, payer: ChannelPayer, n: number): 
   return { deposits, charged };
 }
 
-async function gone(pid: number): Promise<void> {
-  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
-}
+const gone = (pid: number) => vi.waitUntil(() => !alive(pid), { timeout: 30_000, interval: 100 });
 
 describe('the localnet beside the service', () => {
   it(

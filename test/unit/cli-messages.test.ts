@@ -3,7 +3,7 @@
  * code and reason on any answer but 200, the command that makes a missing key file, the argument a
  * usage error is about, where the service URL comes from when it cannot be reached; and the
  * walk-through of the README run against the CLI's own help (every option the README uses is in
- * the help of its command) and against .gitignore (the files it makes stay out of git).
+ * the help of its command); that the files they make stay out of git is test/unit/walkthrough-ignored.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -16,7 +16,6 @@ import { parseArgs } from '../../src/cli/cli-args.ts';
 import { EXIT } from '../../src/cli/cli-error.ts';
 import { buildEndpointRequest } from '../../src/cli/endpoint-request.ts';
 import { COMMAND_NAMES, type CommandName, commandHelp, commandUsage } from '../../src/cli/help-text.ts';
-import { DEFAULT_RECEIPT_DIR } from '../../src/cli/receipt-files.ts';
 import { repositoryRoot } from '../helpers/import-layers.ts';
 import { runCliIn } from '../helpers/cli-in-process.ts';
 
@@ -194,13 +193,5 @@ describe('the README and docs/cli.md against the CLI', () => {
   it('the README says where the CLI finds the service', () => {
     expect(readme).toContain('X402_INTEL_URL');
     expect(readme).toMatch(/--url <base>/);
-  });
-
-  it('.gitignore keeps the key files and receipts of the walk-through out of git', () => {
-    const ignored = readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n');
-    const keyFiles = lines.filter((argv) => argv[0] === 'keygen').map((argv) => argv[1]!);
-    expect(keyFiles).toContain('payer.json');
-    for (const file of [...new Set(keyFiles)]) expect(ignored, file).toContain(file);
-    expect(ignored).toContain(`${DEFAULT_RECEIPT_DIR}/`);
   });
 });
