@@ -12,16 +12,22 @@
  * worker's bundle is `pool-worker.js` beside them (src/pool/worker-pool.ts); the SQL migrations are
  * copied to `migrations/` beside them (src/postgres/migrate.ts).
  */
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { writeBuildStamp } from './build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the built service goes (gitignored). */
 export const SERVER_OUT_DIR = join(ROOT, 'dist', 'server');
 /** What is bundled: output name (`<name>.js` in SERVER_OUT_DIR) -> its source. */
-export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = { main: 'src/main.ts', 'pool-worker': 'workers/pool-worker.ts' };
+export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = {
+  main: 'src/main.ts',
+  'pool-worker': 'workers/pool-worker.ts',
+  // The embedded localnet's process, which the service starts beside itself (its spawner names this file).
+  'localnet-process': 'packages/localnet/src/process/localnet-process.ts',
+};
 /** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
 const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
 
@@ -61,6 +67,9 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
   });
   // The database migrations are read at start from `migrations/` beside the code (src/postgres/migrate.ts).
   cpSync(join(ROOT, 'src', 'postgres', 'migrations'), join(outDir, 'migrations'), { recursive: true });
+  const migrations = readdirSync(join(ROOT, 'src', 'postgres', 'migrations')).map((f) => `src/postgres/migrations/${f}`);
+  // What `npm start` compares to decide whether to build again (scripts/start.mjs).
+  writeBuildStamp(outDir, ROOT, [...Object.keys(result.metafile.inputs), ...migrations]);
   return Object.keys(result.metafile.outputs).map((p) => relative(ROOT, join(ROOT, p)));
 }
 

@@ -11,6 +11,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { writeBuildStamp } from './build-stamp.mjs';
 
 /** The repository root. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,6 +82,8 @@ export async function buildWeb(outDir: string = WEB_OUT_DIR): Promise<WebManifes
   const tmp = join(outDir, 'manifest.json.tmp');
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, join(outDir, 'manifest.json'));
+  // What `npm start` compares to decide whether to build again (scripts/start.mjs).
+  writeBuildStamp(outDir, ROOT, Object.keys(result.metafile.inputs));
   return manifest;
 }
 

@@ -97,4 +97,5 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'slot-ms', env: 'LOCALNET_SLOT_MS', kind: 'int', default: '400', help: 'Embedded localnet: milliseconds per slot.' },
   { flag: 'slots-per-epoch', env: 'LOCALNET_SLOTS_PER_EPOCH', kind: 'int', default: '432', help: 'Embedded localnet: slots per epoch (short, so epoch transitions are seen).' },
   { flag: 'seed', env: 'LOCALNET_SEED', kind: 'string', default: 'localnet-1', help: 'Embedded localnet: seed of the deterministic world.' },
+  { flag: 'fresh', env: 'LOCALNET_FRESH', kind: 'bool', default: 'false', help: 'Embedded localnet: start its chains over from the seed instead of from the state kept in DATA_DIR/localnet/ (funded wallets, balances, channels); `--fresh` alone means true. The service\'s own state (identity, ledger) is kept.' },
 ];

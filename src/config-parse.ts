@@ -57,9 +57,10 @@ export function parseWitnessEntry(entry: string): { readonly url: string; readon
   return null;
 }
 
-/** Splits argv into flag values; unknown flags and missing values are problems. */
+/** Splits argv into flag values; unknown flags and missing values are problems. A true/false option alone means true. */
 export function parseArgv(argv: readonly string[], problems: string[]): Map<string, string> {
   const known = new Set(OPTIONS.map((o) => o.flag));
+  const switches = new Set(OPTIONS.filter((o) => o.kind === 'bool').map((o) => o.flag));
   const repeatable = new Set(OPTIONS.filter((o) => o.repeatable).map((o) => o.flag));
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -78,12 +79,15 @@ export function parseArgv(argv: readonly string[], problems: string[]): Map<stri
     let value = m[2];
     if (value === undefined) {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) {
+      if (next !== undefined && !next.startsWith('--')) {
+        value = next;
+        i++;
+      } else if (switches.has(flag)) {
+        value = 'true';
+      } else {
         problems.push(`--${flag} needs a value`);
         continue;
       }
-      value = next;
-      i++;
     }
     const before = out.get(flag);
     out.set(flag, before !== undefined && repeatable.has(flag) ? `${before} ${value}` : value);

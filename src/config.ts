@@ -95,7 +95,7 @@ export interface Config {
   /** Witnesses of the log's checkpoints (URL secret: may hold credentials) and the cosignatures a proof needs. */
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   readonly witnessQuorum: number;
-  readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string };
+  readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string; readonly fresh: boolean };
 }
 
 /** Reads, validates and freezes the configuration; throws ConfigError listing every problem. */
@@ -217,6 +217,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),
       seed: get('seed')!,
+      fresh: get('fresh') === 'true',
     }),
   });
 }

@@ -5,7 +5,7 @@
 import type { Challenge } from './challenge.ts';
 import { copyable, h, jsonBlock } from './dom.ts';
 import type { PreviewFailure } from './preview-result.ts';
-import { type BuiltRequest, cliCall, paidCurl, requestUrl, termsCurl } from './shell.ts';
+import { type BuiltRequest, cliCall, cliKeySetup, paidCurl, requestUrl, termsCurl } from './shell.ts';
 
 const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
 
@@ -23,7 +23,8 @@ export function commandsView(request: BuiltRequest, paidOnly = false): HTMLEleme
       ' is the base64 x402 payment payload your client signs for one of the terms):',
     ),
     copyable(paidCurl(url), 'curl command of the paid call'),
-    h('p', { class: 'command-label' }, 'Or let the CLI pay with the official x402 client:'),
+    h('p', { class: 'command-label' }, 'Or let the CLI pay with the official x402 client, from a key file made and funded once (on the embedded localnet):'),
+    copyable(cliKeySetup(request), 'CLI commands that make and fund the key file'),
     copyable(cliCall(request), 'CLI command of the paid call'),
     paidOnly ? '' : h('p', { class: 'command-label' }, 'Without payment the same request answers 402 with the terms:'),
     paidOnly ? '' : copyable(termsCurl(url), 'curl command that shows the terms'),

@@ -41,6 +41,13 @@ function consoleLayout(root: HTMLElement, catalog: readonly ConsoleEndpoint[]) {
     { id: 'console-form', novalidate: true, 'aria-label': 'Request parameters' },
     parts.fields,
     h('div', { class: 'actions' }, parts.previewButton, parts.termsButton),
+    h(
+      'p',
+      { class: 'note' },
+      'One free preview a day per client (UTC), shared with ',
+      h('code', {}, 'x402-intel preview'),
+      " from the same address: a preview run here uses the CLI's too.",
+    ),
   );
   replace(
     root,

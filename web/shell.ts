@@ -36,8 +36,20 @@ export function requestUrl(r: BuiltRequest): string {
   return `${r.origin}${r.path}${q ? `?${q}` : ''}`;
 }
 
-/** The same paid call through the project's CLI (`x402-intel call <path> --<param> <value> ... --url <base>`), which pays with the official x402 client. */
+/** The key file the CLI lines pay from: the README's walk-through makes and funds it (`keygen`, `localnet fund`). */
+export const CLI_KEYPAIR = 'payer.json';
+
+/**
+ * The same paid call through the project's CLI (`x402-intel call <path> --<param> <value> ...
+ * --keypair payer.json --url <base>`), which pays with the official x402 client. The key file is
+ * named: without it the CLI reads the Solana CLI's default keypair, which a newcomer has not got.
+ */
 export function cliCall(r: BuiltRequest): string {
   const params = [...r.query].map(([name, value]) => ` --${name} ${shellQuote(value)}`).join('');
-  return `npx x402-intel call ${shellQuote(r.path)}${params} --url ${shellQuote(r.origin)}`;
+  return `npx x402-intel call ${shellQuote(r.path)}${params} --keypair ${CLI_KEYPAIR} --url ${shellQuote(r.origin)}`;
+}
+
+/** The two commands that make and fund the key file `cliCall` pays from, on the embedded localnet. */
+export function cliKeySetup(r: Pick<BuiltRequest, 'origin'>): string {
+  return `npx x402-intel keygen ${CLI_KEYPAIR} && npx x402-intel localnet fund --keypair ${CLI_KEYPAIR} --url ${shellQuote(r.origin)}`;
 }

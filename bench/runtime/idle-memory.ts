@@ -2,8 +2,9 @@
  * Idle memory of the service in both modes, started as a user starts it: resident memory
  * (`VmRSS`), its peak since start (`VmHWM`) and the thread count from /proc, and the main
  * thread's heap from /health, IDLE_SETTLE_MS after `listening` with no traffic. Embedded mode
- * runs the localnet in the same process; mainnet mode points the service at a localnet started
- * alone in another process (`npm run localnet`), with a relayer of its own for Base.
+ * runs the localnet in a process the service starts (its resident memory is reported beside the
+ * service's, `localnetRssMiB`); mainnet mode points the service at a localnet started alone in
+ * another process (`npm run localnet`), with a relayer of its own for Base.
  *
  *   npm run bench -- idle-memory
  */
@@ -25,6 +26,8 @@ interface IdleFigures {
   readonly peakMiB: number;
   readonly threads: number;
   readonly heapUsedMiB: number;
+  /** Embedded mode: the resident memory of the localnet's process the service started. */
+  readonly localnetRssMiB?: number;
 }
 
 async function idleFigures(dataDir: string, args: readonly string[]): Promise<IdleFigures> {
@@ -34,7 +37,10 @@ async function idleFigures(dataDir: string, args: readonly string[]): Promise<Id
     const status = readFileSync(`/proc/${service.pid}/status`, 'utf8');
     const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)![1]);
     const health = (await (await fetch(`${service.url}/health`)).json()) as { process: { heapUsedBytes: number } };
+    const localnetPid = /^localnet ready in .*\(process (\d+)/m.exec(service.stdout())?.[1];
+    const localnetStatus = localnetPid ? readFileSync(`/proc/${localnetPid}/status`, 'utf8') : null;
     return {
+      ...(localnetStatus ? { localnetRssMiB: Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(localnetStatus)![1]) / KIB_PER_MIB) } : {}),
       rssMiB: Math.round(field('VmRSS') / KIB_PER_MIB),
       peakMiB: Math.round(field('VmHWM') / KIB_PER_MIB),
       threads: field('Threads'),

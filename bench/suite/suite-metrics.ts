@@ -158,6 +158,9 @@ const FIXED: ReadonlyArray<readonly [string, string, Better, string, ...string[]
   ['ledger.groupRatio', 'ledger group commit over one fsync per append', 'higher', 'ledger', 'durableAppends', 'groupCommit', 'ratioToReference'],
   ['ledger.proofP50', 'ledger inclusion proof at 1M leaves, p50 µs', 'lower', 'ledger', 'proofs', 'specProofAtFullSize', 'p50Us'],
   ['ledger.recovery', 'ledger recovery of a 1M-entry WAL, s', 'lower', 'ledger', 'recovery', 'seconds'],
+  ['isolation.p999Ratio', "the 402's p99.9 on the default over a separate localnet", 'lower', 'localnet-isolation', 'ratios', 'challenge402P999'],
+  ['isolation.idleLoopRatio', 'idle event-loop delay p99 on the default over a separate localnet', 'lower', 'localnet-isolation', 'ratios', 'idleLoopP99'],
+  ['isolation.p999Ms', "the 402's p99.9 on the default, ms", 'lower', 'localnet-isolation', 'embedded', 'challenge402Ms', 'p999'],
   ...(['embedded', 'mainnet'] as const).flatMap((mode) => [
     [`startup.${mode}.built.ms`, `start-up, ${mode}, built, ms`, 'lower', 'startup', mode, 'built', 'listeningMs'] as const,
     [`startup.${mode}.built.rss`, `RSS after start-up, ${mode}, built, MiB`, 'lower', 'startup', mode, 'built', 'rssMiB'] as const,

@@ -50,8 +50,10 @@ function settlementLine(s: Settlement): string {
 /** The command that funds the payer of this call on the localnet. */
 function fundCommand(ctx: CommandContext): string {
   const evmKey = optionValue(ctx.args, 'evm-key');
-  if (evmKey !== undefined) return `x402-intel localnet fund --evm-key ${evmKey}`;
-  return `x402-intel localnet fund --keypair ${optionValue(ctx.args, 'keypair') ?? `~/${DEFAULT_KEYPAIR_PATH}`}`;
+  // The same service: a --url given to `call` goes with it ($X402_INTEL_URL reaches both by itself).
+  const url = optionValue(ctx.args, 'url');
+  const key = evmKey !== undefined ? `--evm-key ${evmKey}` : `--keypair ${optionValue(ctx.args, 'keypair') ?? `~/${DEFAULT_KEYPAIR_PATH}`}`;
+  return `x402-intel localnet fund ${key}${url !== undefined ? ` --url ${url}` : ''}`;
 }
 
 /** Pays and reads the answer (and whether it paid on the embedded localnet); a refusal of the price becomes exit 3 whatever the client threw. */
@@ -104,14 +106,16 @@ function saveOrExplain(dir: string, answer: Answer, header: string | null): Save
 
 /** Runs `call`. */
 export async function runCall(ctx: CommandContext): Promise<ExitCode> {
-  const [pathArg] = takePositionals(ctx.args, ['<path>'], 'call <path> [--<param> <value> ...] [options]') as [string];
+  const [pathArg] = takePositionals(ctx.args, ['<path>']) as [string];
   const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS), { command: 'call', options: CALL_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const { answer, localnet } = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
   const settlement = decodeSettlement(answer.headers.get('payment-response'));
   if (settlement) ctx.out.note(settlementLine(settlement));
-  // The usual first refusal on the localnet is a new wallet that holds nothing yet.
-  if (answer.status === 402 && localnet) ctx.out.note(`the payment was refused; a new payer needs local USDC first: ${fundCommand(ctx)}`);
+  // The usual refusal on the localnet is a wallet that holds nothing there: a new key, or a localnet
+  // started over (--fresh). The localnet keeps its funding across restarts otherwise, so this is said as an "if".
+  if (answer.status === 402 && localnet)
+    ctx.out.note(`the payment was refused; if this payer holds no local USDC (a new key, or a localnet started over with --fresh), fund it: ${fundCommand(ctx)}`);
   if (answer.status !== 200) throw serviceError(answer, req.entry.path);
   const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
   const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));

@@ -4,7 +4,7 @@
  * so an endpoint parameter never needs registering here. A repeated option is refused: its meaning
  * would be ambiguous, as the service refuses a repeated query parameter.
  */
-import { usageAbout, usageError } from './cli-error.ts';
+import { usageError } from './cli-error.ts';
 
 /** The command line split into positionals and options. */
 export interface ParsedArgs {
@@ -15,8 +15,8 @@ export interface ParsedArgs {
 
 /** Switches of every command: they take no value. */
 export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm']);
-/** Options that may be given more than once (each value kept, in order): the logs a witness witnesses. */
-export const REPEATABLE: ReadonlySet<string> = new Set(['log']);
+/** Options that may be given more than once (each value kept, in order): the logs a witness witnesses, a policy's witnesses. */
+export const REPEATABLE: ReadonlySet<string> = new Set(['log', 'witness']);
 /** Joins the values of a repeated option inside ParsedArgs (no value of a repeatable option holds it). */
 const REPEAT_SEPARATOR = '\n';
 /** The switches every command takes (the others belong to one command). */
@@ -100,13 +100,14 @@ export function assertGlobalSwitchesOnly(args: ParsedArgs, command: string): voi
 
 /**
  * The positionals after the command word, one per name in `names` (`<path>`; a name ending in `?`
- * may be left out); a usage error names the first one missing or the first one too many.
+ * may be left out); a usage error names the first one missing or the first one too many (run-cli.ts
+ * adds the command's usage line).
  */
-export function takePositionals(args: ParsedArgs, names: readonly string[], usage: string): readonly string[] {
+export function takePositionals(args: ParsedArgs, names: readonly string[]): readonly string[] {
   const given = args.positionals;
   const required = names.filter((n) => !n.endsWith('?')).length;
-  if (given.length < required) throw usageAbout(`missing ${names[given.length]}`, usage);
+  if (given.length < required) throw usageError(`missing ${names[given.length]}`);
   const extra = given[names.length];
-  if (extra !== undefined) throw usageAbout(`unexpected argument "${extra.slice(0, 80)}"`, usage, { argument: extra.slice(0, 80) });
+  if (extra !== undefined) throw usageError(`unexpected argument "${extra.slice(0, 80)}"`, { argument: extra.slice(0, 80) });
   return given;
 }

@@ -49,9 +49,21 @@ export class CliError extends Error {
 /** A usage error (exit 2). */
 export const usageError = (message: string, details?: Readonly<Record<string, unknown>>): CliError => new CliError('usage', message, EXIT.usage, details);
 
-/** A usage error about one argument, followed by the command's usage line. */
-export const usageAbout = (problem: string, usage: string, details?: Readonly<Record<string, unknown>>): CliError =>
-  usageError(`${problem}; usage: x402-intel ${usage}`, details);
+/**
+ * A usage error of `command` with its usage line after it, on a line of its own (`usage` in the
+ * --json document): the line a person corrects the command against.
+ */
+export function withUsageLine(err: CliError, command: string, usage: string): CliError {
+  if (err.plain.includes('\nusage: x402-intel ')) return err;
+  const line = `usage: x402-intel ${usage}`;
+  return new CliError(
+    err.code,
+    err.message,
+    err.exit,
+    { ...err.details, usage: line },
+    `${err.plain}\n${line}\n(x402-intel help ${command} lists its options)`,
+  );
+}
 
 /** Error codes of Node's network stack (undici and the resolver) that mean "could not reach". */
 const NETWORK_CODES = new Set([

@@ -17,6 +17,8 @@ export interface Output {
   readonly json: boolean;
   /** A progress or status line on stderr (plain mode only). */
   note(line: string): void;
+  /** One line of a result that streams (`ledger watch`): on stdout as given, in either mode. */
+  line(text: string): void;
   /** The result: `doc` as JSON in --json mode, else what `plain` renders. */
   result(doc: unknown, plain: () => string | Uint8Array): void;
   /** A failure: `{"error","message",...details}` in --json mode, else `x402-intel: ` and its plain line on stderr. */
@@ -31,6 +33,9 @@ export function createOutput(io: CliIo, json: boolean): Output {
     json,
     note(line) {
       if (!json) io.stderr(withNewline(line));
+    },
+    line(text) {
+      io.stdout(withNewline(text));
     },
     result(doc, plain) {
       if (json) {

@@ -38,7 +38,7 @@ function renderOne(entry: EndpointEntry, detailed: boolean): string {
 
 /** Runs `endpoints`. */
 export async function runEndpoints(ctx: CommandContext): Promise<ExitCode> {
-  const [path] = takePositionals(ctx.args, ['<path>?'], 'endpoints [<path>]');
+  const [path] = takePositionals(ctx.args, ['<path>?']);
   if (path !== undefined) {
     const entry = findEndpoint(path);
     if (!entry) throw usageError(`unknown endpoint "${path.slice(0, 80)}"; x402-intel endpoints lists them`);

@@ -6,7 +6,19 @@ import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
 /** The commands, in the order the help lists them. */
-export const COMMAND_NAMES = ['call', 'preview', 'verify-receipt', 'verify-proof', 'localnet', 'keygen', 'witness', 'endpoints', 'help'] as const;
+export const COMMAND_NAMES = [
+  'call',
+  'preview',
+  'verify-receipt',
+  'verify-proof',
+  'trust',
+  'ledger',
+  'localnet',
+  'keygen',
+  'witness',
+  'endpoints',
+  'help',
+] as const;
 /** A command word. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -43,7 +55,7 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
   },
   preview: {
     usage: 'preview <path> [--<param> <value> ...]',
-    summary: 'the free daily preview of an endpoint (no payment); exit 4 when it is used up',
+    summary: "the free daily preview of an endpoint (no payment; one a day per client, shared with the page's console); exit 4 when used up",
     options: [['--<param> <value>', 'a query parameter of the endpoint'], URL_OPTION],
     examples: ['x402-intel preview /v1/epoch', `x402-intel preview /v1/smri --mint ${BONK}`],
   },
@@ -67,6 +79,22 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: 'check that a ledger entry is included under a checkpoint signed by the service',
     options: [URL_OPTION],
     examples: ['x402-intel verify-proof 1'],
+  },
+  trust: {
+    usage: 'trust policy [--witness <URL=VKEY|VKEY> ...] [--quorum <n>]',
+    summary: "write the offline policy verify-receipt --policy reads: the log's key from the running service, the witnesses you trust",
+    options: [
+      ['--witness <URL=VKEY>', "a witness you trust: its cosigner vkey, alone or as the service's --witness takes it (repeatable)"],
+      ['--quorum <n>', 'how many of them must have cosigned (default: all)'],
+      URL_OPTION,
+    ],
+    examples: ['x402-intel trust policy --witness http://127.0.0.1:8404=witness.example.org/w1+1a2b3c4d+BP... > policy.json'],
+  },
+  ledger: {
+    usage: 'ledger watch',
+    summary: "follow the service's live ledger: one line per entry as it is written (Ctrl-C stops; --json: one JSON line each)",
+    options: [URL_OPTION],
+    examples: ['x402-intel ledger watch', 'x402-intel ledger watch --json | jq .endpoint'],
   },
   localnet: {
     usage: 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>]',
@@ -155,6 +183,9 @@ export function generalHelp(version: string): string {
     'x402-intel help <command> shows its options and examples.',
   ].join('\n');
 }
+
+/** A command's usage line, without `x402-intel`. */
+export const commandUsage = (name: CommandName): string => HELP[name].usage;
 
 /** `x402-intel help <command>`. */
 export function commandHelp(name: CommandName): string {

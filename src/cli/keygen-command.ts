@@ -13,19 +13,21 @@ import { existsSync } from 'node:fs';
 
 /** Runs `keygen`. */
 export async function runKeygen(ctx: CommandContext): Promise<ExitCode> {
-  const [file] = takePositionals(ctx.args, ['<file>'], 'keygen <file> [--evm]') as [string];
+  const [file] = takePositionals(ctx.args, ['<file>']) as [string];
   const path = resolve(ctx.cwd, file);
   const evm = ctx.args.options.has('evm');
   if (existsSync(path)) throw new CliError('key_file_exists', `${path} already exists; it is left as it is (choose another file)`, EXIT.keyFile);
   const address = evm ? evmAddressOfKey(loadOrCreateEvmKey(path)) : (await createSolanaKeypairFile(path)).address;
   const network = evm ? 'base' : 'solana';
-  const use = evm ? `--network base --evm-key ${file}` : `--keypair ${file}`;
+  // `localnet fund` reads the network from the key file; `call` needs it said.
+  const key = evm ? `--evm-key ${file}` : `--keypair ${file}`;
+  const pay = evm ? `--network base ${key}` : key;
   ctx.out.result({ file: path, network, address }, () =>
     [
       `${network} key written to ${path} (mode 0600)`,
       `address ${address}`,
-      `fund it on the localnet: x402-intel localnet fund ${use}`,
-      `pay with it: x402-intel call /v1/epoch ${use}`,
+      `fund it on the localnet: x402-intel localnet fund ${key}`,
+      `pay with it: x402-intel call /v1/epoch ${pay}`,
     ].join('\n'),
   );
   return EXIT.ok;

@@ -7,7 +7,7 @@
  */
 import { isBase58OfLength } from '../chain/base58.ts';
 import { optionValue, takePositionals } from './cli-args.ts';
-import { CliError, EXIT, type ExitCode, usageAbout, usageError } from './cli-error.ts';
+import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
 import { loadPayerKey, payerAddress } from './payer-keys.ts';
 import { localnetUrls, readHealth, rpcCall } from './service-http.ts';
@@ -34,12 +34,10 @@ function rpcUnits(units: bigint, option: string): number {
   return Number(units);
 }
 
-const USAGE = 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>] [--url <service>]';
-
 /** The address to fund: the positional, or the public address of the key file given (read under the usual key-file rules). */
 async function targetAddress(ctx: CommandContext): Promise<string> {
-  const [sub, address] = takePositionals(ctx.args, ['the subcommand: fund', '<address>?'], USAGE);
-  if (sub !== 'fund') throw usageAbout(`unknown localnet subcommand "${sub!.slice(0, 40)}"; the one there is: fund`, USAGE);
+  const [sub, address] = takePositionals(ctx.args, ['the subcommand: fund', '<address>?']);
+  if (sub !== 'fund') throw usageError(`unknown localnet subcommand "${sub!.slice(0, 40)}"; the one there is: fund`);
   const keypair = optionValue(ctx.args, 'keypair');
   const evmKey = optionValue(ctx.args, 'evm-key');
   const named = [
@@ -49,8 +47,8 @@ async function targetAddress(ctx: CommandContext): Promise<string> {
   ]
     .filter(([, v]) => v !== undefined)
     .map(([n]) => n);
-  if (named.length === 0) throw usageAbout('missing the address to fund (or --keypair <file>, or --evm-key <file>, to fund the address of a key file)', USAGE);
-  if (named.length > 1) throw usageAbout(`give one of <address>, --keypair, --evm-key; got ${named.join(' and ')}`, USAGE);
+  if (named.length === 0) throw usageError('missing the address to fund (or --keypair <file>, or --evm-key <file>, to fund the address of a key file)');
+  if (named.length > 1) throw usageError(`give one of <address>, --keypair, --evm-key; got ${named.join(' and ')}`);
   if (address !== undefined) return address;
   const network = keypair !== undefined ? 'solana' : 'base';
   return payerAddress(await loadPayerKey({ network, keypair, evmKey, home: ctx.home, cwd: ctx.cwd }));

@@ -51,7 +51,7 @@ export function previewLimitError(answer: Answer, req: EndpointRequest): CliErro
 
 /** Runs `preview`. */
 export async function runPreview(ctx: CommandContext): Promise<ExitCode> {
-  const [pathArg] = takePositionals(ctx.args, ['<path>'], 'preview <path> [--<param> <value> ...]') as [string];
+  const [pathArg] = takePositionals(ctx.args, ['<path>']) as [string];
   const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, PREVIEW_OPTIONS), { command: 'preview', options: PREVIEW_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const answer = await request(serviceHref(base, `/preview${req.pathAndQuery}`));

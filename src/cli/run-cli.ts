@@ -5,10 +5,10 @@
  */
 import packageJson from '../../package.json' with { type: 'json' };
 import { assertGlobalSwitchesOnly, assertKnownOptions, type ParsedArgs, parseArgs } from './cli-args.ts';
-import { EXIT, type ExitCode, toCliError, usageError } from './cli-error.ts';
+import { CliError, EXIT, type ExitCode, toCliError, usageError, withUsageLine } from './cli-error.ts';
 import { type CliIo, createOutput, type Output } from './cli-output.ts';
 import type { Command } from './command-context.ts';
-import { COMMAND_NAMES, type CommandName, commandHelp, generalHelp } from './help-text.ts';
+import { COMMAND_NAMES, type CommandName, commandHelp, commandUsage, generalHelp } from './help-text.ts';
 
 /** The CLI's version: the package's. */
 export const CLI_VERSION: string = packageJson.version;
@@ -34,6 +34,8 @@ const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: (
   endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },
   keygen: { load: async () => (await import('./keygen-command.ts')).runKeygen, options: ['evm'] },
   witness: { load: async () => (await import('./witness-command.ts')).runWitness, options: ['key', 'name', 'log', 'host', 'port', 'data-dir'] },
+  trust: { load: async () => (await import('./trust-command.ts')).runTrust, options: ['witness', 'quorum', 'url'] },
+  ledger: { load: async () => (await import('./ledger-watch-command.ts')).runLedger, options: ['url'] },
 };
 
 const isCommand = (word: string | undefined): word is CommandName => (COMMAND_NAMES as readonly string[]).includes(word ?? '');
@@ -68,10 +70,15 @@ async function dispatch(args: ParsedArgs, out: Output, env: CliEnvironment): Pro
     throw usageError(`unknown command "${word.slice(0, 40)}"; the commands: ${COMMAND_NAMES.join(', ')} (x402-intel --help)`);
   const command = COMMANDS[word];
   const commandArgs: ParsedArgs = { positionals: rest, options: args.options };
-  if (command.options !== null) assertKnownOptions(commandArgs, command.options, word);
-  else assertGlobalSwitchesOnly(commandArgs, word);
-  const run = await command.load();
-  return run({ args: commandArgs, out, env: env.env, cwd: env.cwd, home: env.home });
+  try {
+    if (command.options !== null) assertKnownOptions(commandArgs, command.options, word);
+    else assertGlobalSwitchesOnly(commandArgs, word);
+    const run = await command.load();
+    return await run({ args: commandArgs, out, env: env.env, cwd: env.cwd, home: env.home });
+  } catch (err) {
+    // A usage error ends with the command's usage line (docs/cli.md).
+    throw err instanceof CliError && err.exit === EXIT.usage ? withUsageLine(err, word, commandUsage(word)) : err;
+  }
 }
 
 /** Runs the CLI on `argv` (without node and the script) and resolves with the exit status. */

@@ -76,7 +76,7 @@ function verifyAgainstPolicy(
 
 /** Runs `verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>]]`. */
 export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
-  const [file] = takePositionals(ctx.args, ['<receipt-file>'], VERIFY_RECEIPT_USAGE) as [string];
+  const [file] = takePositionals(ctx.args, ['<receipt-file>']) as [string];
   const receiptFile = resolve(ctx.cwd, file);
   const parsed = parseReceipt(readInputFile(receiptFile, 'the receipt file').toString('utf8'));
   if (!parsed.ok) throw new CliError('invalid_receipt', `${receiptFile}: ${parsed.reason}`, EXIT.failed);
@@ -105,7 +105,7 @@ export async function runVerifyReceipt(ctx: CommandContext): Promise<ExitCode> {
 
 /** Runs `verify-proof <index>`. */
 export async function runVerifyProof(ctx: CommandContext): Promise<ExitCode> {
-  const [text] = takePositionals(ctx.args, ['<ledger-index>'], 'verify-proof <ledger-index> [--url <service>]') as [string];
+  const [text] = takePositionals(ctx.args, ['<ledger-index>']) as [string];
   if (!/^\d{1,15}$/.test(text)) throw usageError(`the ledger index must be a non-negative integer; got "${text.slice(0, 32)}"`);
   const index = Number(text);
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);

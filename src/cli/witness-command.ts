@@ -14,11 +14,10 @@ import type { CommandContext } from './command-context.ts';
 
 /** Where serve listens unless told: loopback, the witness port of our docs. */
 export const WITNESS_DEFAULTS = { host: '127.0.0.1', port: 8404, dataDir: '.witness' } as const;
-const USAGE = 'witness keygen --name <name> --key <file> | witness serve --key <file> --log <vkey> [--log <vkey> ...] [--port <n>] [--data-dir <dir>]';
 
 function required(ctx: CommandContext, name: string): string {
   const v = optionValue(ctx.args, name);
-  if (v === undefined) throw usageError(`witness needs --${name}\nusage: x402-intel ${USAGE}`);
+  if (v === undefined) throw usageError(`witness needs --${name}`);
   return v;
 }
 
@@ -53,7 +52,7 @@ function portOf(ctx: CommandContext): number {
 
 async function serve(ctx: CommandContext): Promise<ExitCode> {
   const logs = optionValues(ctx.args, 'log');
-  if (logs.length === 0) throw usageError(`witness serve needs at least one --log <vkey>\nusage: x402-intel ${USAGE}`);
+  if (logs.length === 0) throw usageError(`witness serve needs at least one --log <vkey>`);
   const keyFile = keyFileOf(ctx);
   let witness: Awaited<ReturnType<typeof startWitness>>;
   try {
@@ -81,8 +80,8 @@ async function serve(ctx: CommandContext): Promise<ExitCode> {
 
 /** Runs `witness <keygen|serve>`. */
 export async function runWitness(ctx: CommandContext): Promise<ExitCode> {
-  const [sub] = takePositionals(ctx.args, ['keygen|serve'], USAGE) as [string];
+  const [sub] = takePositionals(ctx.args, ['keygen|serve']) as [string];
   if (sub === 'keygen') return keygen(ctx);
   if (sub === 'serve') return serve(ctx);
-  throw usageError(`witness takes keygen or serve, not "${sub.slice(0, 32)}"\nusage: x402-intel ${USAGE}`);
+  throw usageError(`witness takes keygen or serve, not "${sub.slice(0, 32)}"`);
 }

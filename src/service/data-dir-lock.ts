@@ -186,3 +186,13 @@ function held(path: string, content: string, nonce: string, onExit: boolean): Da
   if (onExit) process.on('exit', release);
   return { path, release };
 }
+
+/**
+ * Throws InUseError when a live process holds `dir`'s lock; writes nothing (not even the
+ * directory). What `npm start` asks before it builds; the lock itself is taken by `lockDataDir`.
+ */
+export function assertDataDirFree(dir: string, probe: ProcessProbe = SYSTEM_PROBE): void {
+  const seen = readIfThere(join(dir, DATA_DIR_LOCK_FILE));
+  const other = seen === null ? null : parseHolder(seen);
+  if (other !== null && holderIsLive(other, probe)) throw new InUseError(`data directory ${shown(dir)} is in use by process ${other.pid}`);
+}

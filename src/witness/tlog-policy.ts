@@ -51,3 +51,32 @@ export function parseTlogPolicy(text: string): { ok: true; policy: TlogPolicy } 
     return fail(`"quorum" must be an integer from 0 to the ${witnesses.length} witness(es) listed`);
   return { ok: true, policy: { log: log.value, origin: (p.origin as string | undefined) ?? log.value.keyName, witnesses, quorum: quorum as number } };
 }
+
+/**
+ * The witness vkey of a `--witness` value: a vkey, or `URL=VKEY` as the service's own `--witness`
+ * takes it (the URL is the service's business; an offline policy holds only keys). Null when
+ * neither reads.
+ */
+export function witnessVkeyOf(value: string): string | null {
+  if (decodeCosignerKey(value)) return value;
+  for (let at = value.indexOf('='); at > 0; at = value.indexOf('=', at + 1)) {
+    const vkey = value.slice(at + 1);
+    if (/^https?:\/\/\S+$/.test(value.slice(0, at)) && decodeCosignerKey(vkey)) return vkey;
+  }
+  return null;
+}
+
+/** What an offline policy is made of: the log's key and origin as the service publishes them, the witnesses the verifier chose. */
+export interface PolicyInput {
+  readonly log: string;
+  readonly origin: string;
+  readonly witnesses: readonly string[];
+  readonly quorum?: number;
+}
+
+/** The policy file's document, read back by `parseTlogPolicy` before it is handed out, so it is one the verifier accepts. */
+export function tlogPolicyDocument(input: PolicyInput): { ok: true; doc: Record<string, unknown> } | { ok: false; reason: string } {
+  const doc = { log: input.log, origin: input.origin, witnesses: [...input.witnesses], quorum: input.quorum ?? input.witnesses.length };
+  const read = parseTlogPolicy(JSON.stringify(doc));
+  return read.ok ? { ok: true, doc } : read;
+}

@@ -4,7 +4,7 @@
  * shares ports by default and the kernel split the traffic) and both wrote one data directory.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,13 +48,28 @@ async function secondStart(dataDir: string, args: readonly string[]): Promise<{ 
 describe('a second start', () => {
   // The admin listener binds through the same listen: its port is held exclusively too.
   it(
-    'on the same port exits 2 with "port N is in use", and the first keeps serving',
+    'on the same port exits 2 with "port N is in use" before it builds or writes anything, and the first keeps serving',
     async () => {
       const port = new URL(first.url).port;
       const second = await secondStart(join(root, 'second'), ['--port', port]);
       expect(second.code).toBe(2);
       expect(second.stderr).toContain(`port ${port} is in use`);
+      // Checked first: no data directory (no identity, no lock), no localnet started.
+      expect(existsSync(join(root, 'second'))).toBe(false);
+      expect(second.stderr).not.toMatch(/^localnet /m);
       expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    },
+    SERVICE_START_TIMEOUT_MS,
+  );
+
+  it(
+    'on the admin port of the first exits 2 the same way, writing nothing',
+    async () => {
+      const adminPort = new URL(first.adminUrl).port;
+      const second = await secondStart(join(root, 'second-admin'), ['--port', String(await freePort()), '--admin-port', adminPort]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`port ${adminPort} is in use`);
+      expect(existsSync(join(root, 'second-admin'))).toBe(false);
     },
     SERVICE_START_TIMEOUT_MS,
   );

@@ -122,7 +122,7 @@ describe('the storefront in Chromium', () => {
     await expect.poll(resultText).toContain('Free preview used up for today');
     const text = await resultText();
     expect(text).toMatch(/Next free preview: .+ \(in .+; Retry-After: \d+ s\)/);
-    expect(text).toContain(`npx x402-intel call /v1/smri --mint ${BONK} --url ${paid.url}`);
+    expect(text).toContain(`npx x402-intel call /v1/smri --mint ${BONK} --keypair payer.json --url ${paid.url}`);
   });
 
   it('shows a payment made with the official x402 client live in the ledger panel, without reload', async () => {

@@ -3,7 +3,7 @@
  * code and reason on any answer but 200, the command that makes a missing key file, the argument a
  * usage error is about, where the service URL comes from when it cannot be reached; and the
  * walk-through of the README run against the CLI's own help (every option the README uses is in
- * the help of its command) and against .gitignore (the files it makes stay out of git).
+ * the help of its command); that the files they make stay out of git is test/unit/walkthrough-ignored.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,8 +15,7 @@ import { CALL_OPTIONS } from '../../src/cli/call-command.ts';
 import { parseArgs } from '../../src/cli/cli-args.ts';
 import { EXIT } from '../../src/cli/cli-error.ts';
 import { buildEndpointRequest } from '../../src/cli/endpoint-request.ts';
-import { COMMAND_NAMES, type CommandName, commandHelp } from '../../src/cli/help-text.ts';
-import { DEFAULT_RECEIPT_DIR } from '../../src/cli/receipt-files.ts';
+import { COMMAND_NAMES, type CommandName, commandHelp, commandUsage } from '../../src/cli/help-text.ts';
 import { repositoryRoot } from '../helpers/import-layers.ts';
 import { runCliIn } from '../helpers/cli-in-process.ts';
 
@@ -111,7 +110,7 @@ describe('a missing key file names the command that makes one (exit 6)', () => {
   });
 });
 
-describe('a usage error names the argument it is about (exit 2)', () => {
+describe("a usage error names the argument it is about (exit 2) and ends with the command's usage line", () => {
   it.each([
     [['call', '/v1/epoch', 'extra'], 'unexpected argument "extra"'],
     [['call'], 'missing <path>'],
@@ -130,10 +129,20 @@ describe('a usage error names the argument it is about (exit 2)', () => {
     ],
     [['call', '/v1/epoch', '--evm'], 'call has no switch --evm'],
     [['call', '/v1/epoch', '--keypiar', 'k.json'], "call's own options: --network, --keypair"],
+    [['trust', 'policy', '--witness', 'http://w.example=not-a-vkey'], '--witness 1 is neither URL=VKEY nor a witness vkey'],
+    [['trust', 'polcy'], 'unknown trust subcommand "polcy"'],
+    [['ledger', 'follow'], 'unknown ledger subcommand "follow"'],
   ])('%j', async (argv, said) => {
     const result = await run(argv);
     expect(result.code, result.stderr).toBe(EXIT.usage);
     expect(result.stderr).toContain(said);
+    const command = argv[0] as CommandName;
+    expect(result.stderr.trimEnd().split('\n').slice(-2)).toEqual([
+      `usage: x402-intel ${commandUsage(command)}`,
+      `(x402-intel help ${command} lists its options)`,
+    ]);
+    const json = JSON.parse((await run([...argv, '--json'])).stdout);
+    expect(json).toMatchObject({ error: 'usage', usage: `usage: x402-intel ${commandUsage(command)}` });
   });
 });
 
@@ -184,13 +193,5 @@ describe('the README and docs/cli.md against the CLI', () => {
   it('the README says where the CLI finds the service', () => {
     expect(readme).toContain('X402_INTEL_URL');
     expect(readme).toMatch(/--url <base>/);
-  });
-
-  it('.gitignore keeps the key files and receipts of the walk-through out of git', () => {
-    const ignored = readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n');
-    const keyFiles = lines.filter((argv) => argv[0] === 'keygen').map((argv) => argv[1]!);
-    expect(keyFiles).toContain('payer.json');
-    for (const file of [...new Set(keyFiles)]) expect(ignored, file).toContain(file);
-    expect(ignored).toContain(`${DEFAULT_RECEIPT_DIR}/`);
   });
 });

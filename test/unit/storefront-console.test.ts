@@ -9,7 +9,7 @@ import { chainName, decodeChallenge } from '../../web/challenge.ts';
 import { duration, shortHash } from '../../web/format.ts';
 import { backoffMs, connectLedgerFeed, type FeedDeps, type FeedSocket, POLL_AFTER_FAILURES, POLL_INTERVAL_MS } from '../../web/ledger-feed-client.ts';
 import { describePreviewFailure } from '../../web/preview-result.ts';
-import { cliCall, paidCurl, requestUrl, shellQuote, termsCurl } from '../../web/shell.ts';
+import { cliCall, cliKeySetup, paidCurl, requestUrl, shellQuote, termsCurl } from '../../web/shell.ts';
 
 describe('shell quoting', () => {
   it.each(['http://h:1/v1/smri?mint=abc&x=1', "it's", 'a b', '$HOME', '`id`', "'", '', 'plain-word_1.2'])('%j reaches the program unchanged', (word) => {
@@ -23,14 +23,29 @@ describe('shell quoting', () => {
     expect(url).toBe('http://127.0.0.1:8402/v1/decision?mint=Dez&action=buy+it%27s');
     expect(termsCurl(url)).toBe(`curl -i '${url}'`);
     expect(paidCurl(url)).toBe(`curl -sS -D - -H "PAYMENT-SIGNATURE: $PAYMENT" '${url}'`);
-    expect(cliCall(request)).toBe(`npx x402-intel call /v1/decision --mint Dez --action 'buy it'\\''s' --url http://127.0.0.1:8402`);
-    expect(cliCall({ ...request, path: '/v1/epoch', query: new URLSearchParams() })).toBe('npx x402-intel call /v1/epoch --url http://127.0.0.1:8402');
+    expect(cliCall(request)).toBe(`npx x402-intel call /v1/decision --mint Dez --action 'buy it'\\''s' --keypair payer.json --url http://127.0.0.1:8402`);
+    expect(cliCall({ ...request, path: '/v1/epoch', query: new URLSearchParams() })).toBe(
+      'npx x402-intel call /v1/epoch --keypair payer.json --url http://127.0.0.1:8402',
+    );
+    expect(cliKeySetup(request)).toBe('npx x402-intel keygen payer.json && npx x402-intel localnet fund --keypair payer.json --url http://127.0.0.1:8402');
     // What the CLI receives, as a shell splits the line.
     const argv = execFileSync('sh', ['-c', `printf '%s\\n' ${cliCall(request).slice('npx '.length)}`])
       .toString()
       .trimEnd()
       .split('\n');
-    expect(argv).toEqual(['x402-intel', 'call', '/v1/decision', '--mint', 'Dez', '--action', "buy it's", '--url', 'http://127.0.0.1:8402']);
+    expect(argv).toEqual([
+      'x402-intel',
+      'call',
+      '/v1/decision',
+      '--mint',
+      'Dez',
+      '--action',
+      "buy it's",
+      '--keypair',
+      'payer.json',
+      '--url',
+      'http://127.0.0.1:8402',
+    ]);
   });
 });
 

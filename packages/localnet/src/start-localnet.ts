@@ -17,6 +17,8 @@ import { prepareServiceAccounts, type ServiceAccounts } from './service-accounts
 import { parseMintAccount } from './encoding/token-accounts.ts';
 import { buildWorld, type World } from './world/world.ts';
 import { createWorldPoolReader } from './world/world-pools.ts';
+import { createStateSaver, type LocalnetStateOptions, openStateDir, type StateSaver } from './state/localnet-persistence.ts';
+import { restoreSolanaAccounts, restoreSolanaTransactions, trackSolanaState } from './state/solana-state.ts';
 
 export interface LocalnetOptions {
   readonly host: string;
@@ -33,6 +35,10 @@ export interface LocalnetOptions {
   readonly geyserToken?: string;
   /** Start the block producer (default true); tests may step it by hand instead. */
   readonly produce?: boolean;
+  /** Keep the chains' state in this directory across restarts (`fresh` starts over); none: forget at close. */
+  readonly state?: LocalnetStateOptions;
+  /** Told of each step of the start that can take a while (a line a person reads). */
+  readonly progress?: (line: string) => void;
 }
 
 export interface Localnet {
@@ -46,6 +52,9 @@ export interface Localnet {
   readonly producer: BlockProducer;
   /** Gives the service's fee payer SOL and creates payTo's stablecoin account (embedded mode). */
   prepareServiceAccounts(accounts: ServiceAccounts): Promise<void>;
+  /** The saved state, when kept: whether it was restored, and `begin()` to start writing it (saved at once). */
+  readonly state: { readonly restored: boolean; readonly dir: string; begin(): void } | null;
+  /** Stops the producer and the surfaces, and saves the state one last time (once begun). */
   close(): Promise<void>;
 }
 
@@ -61,14 +70,36 @@ function marketPoolReader(chain: LocalChain, world: World): MarketPoolReader {
   };
 }
 
-/** Builds the world (a few seconds), starts the surfaces and the producer. */
+/** Builds the world (a few seconds), restores the saved state if any, starts the surfaces and the producer. */
 export async function startLocalnet(options: LocalnetOptions): Promise<Localnet> {
+  const progress = options.progress ?? (() => {});
+  const opened = options.state ? await openStateDir(options.state, options.seed) : null;
+  try {
+    return await startOn(options, opened, progress);
+  } catch (err) {
+    opened?.release();
+    throw err;
+  }
+}
+
+async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<typeof openStateDir>> | null, progress: (line: string) => void): Promise<Localnet> {
+  const saved = opened?.saved ?? null;
   const chain = createLocalChain({
     slotMs: options.slotMs,
     slotsPerEpoch: BigInt(options.slotsPerEpoch),
     startUnixSeconds: Math.floor(Date.now() / 1000),
+    ...(saved ? { startSlot: saved.solana.startSlot, startBlockHeight: saved.solana.startBlockHeight } : {}),
   });
+  if (saved) restoreSolanaTransactions(chain, saved.solana);
+  const worldStarted = performance.now();
+  progress(`building the world (seed ${options.seed})`);
   const world = await buildWorld(chain, { seed: options.seed });
+  progress(`built the world in ${((performance.now() - worldStarted) / 1000).toFixed(1)} s`);
+  if (saved) {
+    progress(`restoring ${saved.solana.accounts.length} accounts and ${saved.evm.journal.length} EVM calls saved ${saved.savedAt}`);
+    restoreSolanaAccounts(chain, saved.solana);
+  }
+  const solanaState = opened ? trackSolanaState(chain, new Set(world.traders.map((t) => t.signer.address)), saved?.solana ?? null) : null;
   const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
   const faucet = { mint: world.stablecoin.mint, mintAuthority };
@@ -94,7 +125,30 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     host: options.host,
     port: options.marketPort,
   });
-  const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed });
+  const evm = await startLocalEvm({
+    host: options.host,
+    port: options.evmPort ?? 0,
+    seed: options.seed,
+    ...(saved ? { restore: saved.evm } : {}),
+    progress,
+  });
+  let savedEvmCalls = evm.journal().length;
+  const saver: StateSaver | null =
+    opened && solanaState
+      ? createStateSaver(
+          opened,
+          {
+            seed: options.seed,
+            changed: () => solanaState.changed || evm.journal().length !== savedEvmCalls,
+            capture: () => {
+              const journal = evm.journal();
+              savedEvmCalls = journal.length;
+              return { solana: solanaState.capture(), evm: { genesisTime: evm.genesisTime, journal } };
+            },
+          },
+          (error) => console.error(`localnet: could not save its state: ${error instanceof Error ? error.message : String(error)}`),
+        )
+      : null;
   if (options.produce !== false) producer.start();
   return {
     urls: { rpc: rpc.url, geyser: geyser.url, market: market.url, evm: evm.url },
@@ -104,9 +158,11 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     world,
     producer,
     prepareServiceAccounts: (accounts) => prepareServiceAccounts(chain, faucet, accounts),
+    state: opened && saver ? { restored: saved !== null, dir: opened.dir, begin: () => saver.begin() } : null,
     async close() {
       producer.stop();
       await Promise.all([rpc.close(), geyser.close(), market.close(), evm.close()]);
+      saver?.close();
     },
   };
 }

@@ -70,6 +70,8 @@ function toAccountData(a: Account): AccountData {
 /** Account access bound to one LiteSVM and its indexes. */
 export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   const native = nativeSvm(svm);
+  /** Told of every address written from now on (the saved state's list of what changed). */
+  let onWrite: ((address: string) => void) | null = null;
 
   function getAccount(address: string): AccountData | null {
     const a = native.getAccount(addressToBytes(address));
@@ -89,6 +91,7 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   }
 
   function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
+    onWrite?.(address);
     if (!account || classifyTokenData(account.owner, account.data) !== 'account') {
       indexes.setTokenAccount(address, null);
       return;
@@ -112,6 +115,10 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     /** All accounts owned by a program (a LiteSVM scan, as costly as on a real node). */
     getProgramAccounts(programId: string): { address: string; account: AccountData }[] {
       return native.getProgramAccounts(addressToBytes(programId)).map((a) => ({ address: bytesToAddress(a.address), account: toAccountData(a.account()) }));
+    },
+    /** Calls `listener` with every address written from now on (null stops). */
+    watchWrites(listener: ((address: string) => void) | null): void {
+      onWrite = listener;
     },
     /** Raw bytes of an account (lookup tables), or null. */
     readData(address: string): Uint8Array | null {

@@ -104,6 +104,13 @@ export function createChainIndexes(config: ChainIndexesConfig) {
       if (!tx.isVote) recordFee(tx.slot, unitPrice, writableKeys);
     },
 
+    /** A previous run's transaction, back in the history without a fee entry (its slot is long closed). */
+    restoreTransaction(tx: ExecutedTransaction): void {
+      transactions.set(tx.signature, tx);
+      const entry: SignatureEntry = { signature: tx.signature, slot: tx.slot, index: tx.index, err: tx.err, blockTime: tx.blockTime };
+      for (const key of new Set(tx.accountKeys)) recordSignature(key, entry);
+    },
+
     /** A recorded transaction, if still retained. */
     transaction(signature: string): ExecutedTransaction | undefined {
       return transactions.get(signature);

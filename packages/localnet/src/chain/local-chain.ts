@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 import { Clock, EpochSchedule, LiteSVM } from 'litesvm';
 import { address as toAddress, lamports as toLamports } from '@solana/kit';
-import type { BlockMetaEvent, LocalChainEvents, SlotEvent } from './types.ts';
+import type { BlockMetaEvent, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
 import { createChainIndexes } from './chain-indexes.ts';
 import { createChainAccounts, type AccountData, type AccountInput } from './chain-accounts.ts';
 import type { SendResult, SignatureStatusData, SimulateResult } from './send-result.ts';
@@ -36,6 +36,8 @@ export interface LocalChainConfig {
   readonly startUnixSeconds: number;
   /** First slot (the genesis block, already closed at creation; default 0n). */
   readonly startSlot?: bigint;
+  /** Block height of that first block (default 0n); a restored chain goes on from its saved height. */
+  readonly startBlockHeight?: bigint;
   /** Closes after which a slot is confirmed (default 1) and finalized (default 2). */
   readonly confirmationDepth?: number;
   readonly finalizationDepth?: number;
@@ -77,7 +79,7 @@ export function createLocalChain(config: LocalChainConfig) {
 
   svm.setEpochSchedule(new EpochSchedule(cfg.slotsPerEpoch, cfg.slotsPerEpoch, false, 0n, 0n));
   const genesisHash = svm.latestBlockhash();
-  clock.genesis(genesisHash, 0n);
+  clock.genesis(genesisHash, cfg.startBlockHeight ?? 0n);
   syncSvmClock();
   indexes.openSlot(clock.openSlot());
   svm.setAccount({
@@ -159,6 +161,10 @@ export function createLocalChain(config: LocalChainConfig) {
       return intake.send(buildTransferWire(faucet, address, lamports, view.latestBlockhash('processed').blockhash));
     },
     setAccount: (address: string, account: AccountInput): void => accounts.setAccount(address, account),
+    /** Calls `listener` with every account address written from now on (null stops): the saved state's changes. */
+    watchAccountWrites: accounts.watchWrites,
+    /** Puts a previous run's landed transaction back in the history (its statuses, getTransaction, signatures). */
+    restoreTransaction: (tx: ExecutedTransaction): void => indexes.restoreTransaction(tx),
     getAccount: (address: string): AccountData | null => accounts.getAccount(address),
     getProgramAccounts: accounts.getProgramAccounts,
     tokenAccountsByMint: indexes.tokenAccountsByMint,

@@ -30,6 +30,8 @@ export interface EdrChainOptions {
   readonly ownedKeys: readonly string[];
   /** Accounts with an ETH balance at genesis. */
   readonly balances: ReadonlyArray<{ readonly address: string; readonly wei: bigint }>;
+  /** Unix seconds of the genesis block (default now); a restored localnet keeps its first run's. */
+  readonly genesisTime?: number;
 }
 
 /** A JSON-RPC answer without envelope: exactly one of result or error. */
@@ -78,7 +80,7 @@ function providerConfig(options: EdrChainOptions): ProviderConfig {
     minGasPrice: 0n,
     // Automine: every accepted transaction is mined at once, so a receipt is one round trip away.
     mining: { autoMine: true, memPool: { order: MineOrdering.Fifo } },
-    network: { genesisBlockGasLimit: BLOCK_GAS_LIMIT, genesisBlockTime: BigInt(Math.floor(Date.now() / 1000)) },
+    network: { genesisBlockGasLimit: BLOCK_GAS_LIMIT, genesisBlockTime: BigInt(options.genesisTime ?? Math.floor(Date.now() / 1000)) },
     networkId: options.chainId,
     observability: {},
     ownedAccounts: [...options.ownedKeys],

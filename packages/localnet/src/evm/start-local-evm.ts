@@ -11,6 +11,7 @@ import { type CanonicalContracts, placeCanonicalContracts } from './canonical-co
 import { ensureLocalContractArtifacts } from './compile-contracts.ts';
 import { loadLocalUsdcArtifact } from './contract-artifacts.ts';
 import { deployLocalUsdc, readStringGetter } from './local-usdc-faucet.ts';
+import { type EvmJournalEntry, journalChain, pinToGenesis, replayJournal } from '../state/evm-journal.ts';
 
 /** Base mainnet's chain id, served locally. */
 export const LOCAL_EVM_CHAIN_ID = 8453;
@@ -27,6 +28,10 @@ export interface LocalEvmOptions {
   /** 0 picks an ephemeral port. */
   readonly port: number;
   readonly seed: string;
+  /** A previous run's chain to rebuild (the localnet's saved state): its genesis time and journal. */
+  readonly restore?: { readonly genesisTime: number; readonly journal: readonly EvmJournalEntry[] };
+  /** Told of a step that can take a while (compiling the contracts). */
+  readonly progress?: (line: string) => void;
 }
 
 export interface LocalEvm {
@@ -44,6 +49,10 @@ export interface LocalEvm {
   readonly relayerAddress: string;
   /** Start-up time, ms (chain + deployment + listener). */
   readonly startupMs: number;
+  /** Unix seconds of the genesis block: with the journal, what a restart needs to rebuild this chain. */
+  readonly genesisTime: number;
+  /** Every call that changed the chain since its set-up, replayed ones included (the saved state). */
+  journal(): readonly EvmJournalEntry[];
   fundUsdc(address: string, amountUnits: bigint): Promise<string>;
   fundEth(address: string, wei: bigint): Promise<string>;
   close(): Promise<void>;
@@ -57,10 +66,19 @@ function seedKey(seed: string, role: string): string {
 /** Starts the chain, deploys LocalUsdc, places the canonical contracts, funds the relayer and listens. */
 export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm> {
   const started = performance.now();
-  await ensureLocalContractArtifacts();
+  await ensureLocalContractArtifacts(options.progress);
   const artifact = loadLocalUsdcArtifact();
   const relayerKey = seedKey(options.seed, 'relayer');
-  const chain = await createEdrChain({ chainId: BigInt(LOCAL_EVM_CHAIN_ID), ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey], balances: [] });
+  const genesisTime = options.restore?.genesisTime ?? Math.floor(Date.now() / 1000);
+  const edr = await createEdrChain({
+    chainId: BigInt(LOCAL_EVM_CHAIN_ID),
+    ownedKeys: [seedKey(options.seed, 'deployer'), relayerKey],
+    balances: [],
+    genesisTime,
+  });
+  // The set-up's blocks at the genesis time, as in the first run, so the journal's times follow them.
+  if (options.restore) await pinToGenesis(edr, genesisTime);
+  const chain = journalChain(edr, options.restore?.journal);
   const accounts = await chain.request('eth_accounts', []);
   if (!('result' in accounts) || !Array.isArray(accounts.result) || accounts.result.length !== 2)
     throw new Error('local EVM: eth_accounts did not list the two localnet keys');
@@ -76,6 +94,8 @@ export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm>
   const faucet = await deployLocalUsdc(chain, artifact, deployer, LOCAL_USDC_NAME, LOCAL_USDC_VERSION);
   const contracts = await placeCanonicalContracts(chain);
   const [name, version] = await Promise.all([readStringGetter(faucet, artifact, 'name()'), readStringGetter(faucet, artifact, 'version()')]);
+  if (options.restore) await replayJournal(edr, options.restore.journal, Math.floor(Date.now() / 1000));
+  chain.start();
   const server = await startEvmRpcServer({ chain, host: options.host, port: options.port, fundStablecoin: faucet.fundUsdc });
   return {
     url: server.url,
@@ -87,6 +107,8 @@ export async function startLocalEvm(options: LocalEvmOptions): Promise<LocalEvm>
     relayerKey,
     relayerAddress,
     startupMs: performance.now() - started,
+    genesisTime,
+    journal: () => chain.entries(),
     fundUsdc: faucet.fundUsdc,
     fundEth: faucet.fundEth,
     close: () => server.close(),
