@@ -14,13 +14,13 @@ import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { Ed25519Check } from '../../trust/ed25519.ts';
 import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, type SettleResult, type VerifyResult } from '../types/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
-import type { SettlementFee } from './svm-fee-payer.ts';
+import { DEFAULT_SOL_PRICE_USD, lamportsToUnits, type SettlementFee } from './svm-fee-payer.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
-import { readSourceBalance, sourceBalanceBefore, transferOf } from './svm-source-read.ts';
+import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
 
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
@@ -49,6 +49,8 @@ export interface SvmExactConfig {
   readonly onFee?: (fee: SettlementFee) => void;
   /** Aborted at the service's close: a confirmation still waited for stops, pending as when time runs out. */
   readonly stopping?: AbortSignal;
+  /** SOL's price (USD) at which a failed settlement's fee counts as a loss (`failureFeeUnits`); default DEFAULT_SOL_PRICE_USD. */
+  readonly solPriceUsd?: number;
 }
 
 function isSendOutcome(value: unknown): value is SendOutcome {
@@ -58,6 +60,23 @@ function isSendOutcome(value: unknown): value is SendOutcome {
 /** The message hash: one message is one payment however many valid signatures exist for it. */
 function keyOf(tx: WireTransaction): string {
   return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
+}
+
+/** Agave's codes of a send refused before broadcast: its preflight simulation failed, or a signature did not verify. */
+const PREFLIGHT_FAILED = -32002;
+const SIGNATURE_VERIFICATION_FAILED = -32003;
+const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
+
+/**
+ * The x402 reason of a send the node refused: with the simulation gone from verification, a failed
+ * preflight is what a failed simulation was (the same reason as before), a bad signature the same
+ * as verification's; a transaction already processed is a duplicate; anything else failed.
+ */
+export function refusalReason(sent: { readonly code: number; readonly message: string }): string {
+  if (/AlreadyProcessed|already been processed/i.test(sent.message)) return SVM_REASON.duplicateSettlement;
+  if (sent.code === PREFLIGHT_FAILED || /^Transaction simulation failed/i.test(sent.message)) return SVM_REASON.simulationFailed;
+  if (sent.code === SIGNATURE_VERIFICATION_FAILED) return SVM_REASON.signatureInvalid;
+  return SVM_REASON.transactionFailed;
 }
 
 const PAYER_BUSY =
@@ -127,7 +146,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     if (termsReason) return { isValid: false, invalidReason: termsReason, payer: '' };
     const decoded = decodePayload(payment);
     if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
-    const { tx, wire } = decoded;
+    const { tx } = decoded;
     const amount = BigInt(requirements.amount);
     const rules = checkSvmPaymentRules(tx, {
       asset: requirements.asset,
@@ -137,18 +156,20 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
-    if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer };
-    const simulating = performance.now();
-    // The source's balance comes back with the simulation: what settlement will reserve against.
-    const { source } = rules.transfer;
-    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal, [source]);
-    const simulateMs = performance.now() - simulating;
-    if (!sim.ok)
-      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs, transient: true };
-    if (sim.err !== null)
-      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
-    const balance = sourceBalanceBefore(sim.accounts?.[0] ?? null, rules.transfer, amount);
-    if (balance !== null) sources.noteRead(keyOf(tx), source, balance);
+    // One chain read, beside the signature check: the source's balance and state. The send's
+    // preflight checks the rest (docs/payments.md#one-chain-round-trip), so there is no simulation.
+    const reading = performance.now();
+    const [signed, source] = await Promise.all([
+      signaturesValid(tx, signal),
+      checkSource(config.rpc, { address: rules.transfer.source, mint: requirements.asset, amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
+        ...r,
+        ms: performance.now() - reading,
+      })),
+    ]);
+    const simulateMs = source.ms;
+    if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer, simulateMs };
+    if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: rules.payer, simulateMs };
+    sources.noteRead(keyOf(tx), rules.transfer.source, source.balance);
     return { isValid: true, payer: rules.payer, simulateMs };
   }
 
@@ -222,8 +243,10 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       };
     }
     if (!sent.ok) {
-      const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
-      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
+      const reason = refusalReason(sent);
+      // Refused by the node for what the payment is (its preflight failed): the same payload is refused again from memory.
+      const refused = reason === SVM_REASON.simulationFailed || reason === SVM_REASON.signatureInvalid;
+      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer, ...(refused ? { refused } : {}) };
     }
     onAccepted?.(transaction);
     const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream, config.stopping);
@@ -245,6 +268,14 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     verify,
     settle,
     reportsAcceptance: true,
+    failureFeeUnits(payment, reason) {
+      // A transaction that never landed (expired, refused, lost) cost nothing; one that failed on chain paid its fee.
+      if (reason !== undefined && reason !== SVM_REASON.transactionFailed) return 0;
+      const decoded = decodePayload(payment);
+      if (!decoded) return 0;
+      const fee = settlementFee(decoded.tx);
+      return lamportsToUnits(fee.baseLamports + fee.priorityLamports, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD);
+    },
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
   };
 }

@@ -7,6 +7,18 @@
  */
 import type { RpcClient } from '../../chain/rpc-client.ts';
 
+/**
+ * Default SOL price (USD) at which the fee payer's lamports count as a loss (--sol-price-usd):
+ * above any price SOL has traded at, so a loss counted in dollars errs high, never low.
+ */
+export const DEFAULT_SOL_PRICE_USD = 500;
+
+/** `lamports` in token units (6 decimals) at `solPriceUsd`, rounded up: a loss is never counted below what was lost. */
+export function lamportsToUnits(lamports: bigint, solPriceUsd: number): number {
+  // lamports / 1e9 SOL x price USD x 1e6 units per USD
+  return Math.ceil((Number(lamports) * solPriceUsd) / 1_000);
+}
+
 /** How often the fee payer's balance is read. */
 export const FEE_PAYER_READ_MS = 30_000;
 

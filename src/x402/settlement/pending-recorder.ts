@@ -1,0 +1,54 @@
+/**
+ * The pending record of one exact settlement (state/pending-settlements.ts), written before its
+ * payment can reach the chain and rewritten when the broadcast tells more: a crash after the
+ * broadcast leaves the record for the retry to resolve, instead of a charge without an answer.
+ * An early answer's record carries its payment and its share of the bounds, for a restart to
+ * follow it; that record is staged, to ride in the admission's commit (early-settlement.ts).
+ */
+import type { StagedWrite } from '../../durable/staged-write.ts';
+import type { HttpReply } from '../../errors.ts';
+import type { EarlyShare } from '../state/early-bounds.ts';
+import { type PendingSettlement, type PendingSettlements, stagedRecord, storableAnswer } from '../state/pending-settlements.ts';
+import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
+
+export interface PendingRecorder {
+  /** A record was written (or staged) for this settlement. */
+  recorded: boolean;
+  /** When the record was durable and the broadcast began (performance.now()), for `send`'s timing. */
+  sentAt: number;
+  /** The record is an early answer's (its payment followed after a restart). */
+  early: boolean;
+  record(network: string, payer: string, transaction: string): Promise<void>;
+  /** The record staged, as an early answer's when `share` is given. */
+  stage(network: string, payer: string, transaction: string, share: EarlyShare | null): StagedWrite;
+}
+
+/** The recorder of the settlement of `call` under `key`, whose computed answer is `answer`. */
+export function createPendingRecorder(pending: Pick<PendingSettlements, 'record' | 'stageRecord'>, call: PaidCall, key: string, answer: HttpReply): PendingRecorder {
+  const recordOf = (network: string, payer: string, transaction: string, early: PendingSettlement['early']): PendingSettlement => ({
+    network,
+    transaction,
+    payer,
+    payloadSha256: payloadSha256(call),
+    answer: storableAnswer(answer),
+    paid: paidOf(call),
+    recordedAt: Date.now(),
+    ...(early ? { early } : {}),
+  });
+  const recorder: PendingRecorder = {
+    recorded: false,
+    sentAt: 0,
+    early: false,
+    record(network, payer, transaction) {
+      recorder.recorded = true;
+      return pending.record(key, recordOf(network, payer, transaction, recorder.early ? { payment: call.payment } : undefined));
+    },
+    stage(network, payer, transaction, share) {
+      recorder.recorded = true;
+      recorder.early = share !== null;
+      const early = share ? { payment: call.payment, feeUnits: share.feeUnits, trusted: share.trusted } : undefined;
+      return stagedRecord(pending, key, recordOf(network, payer, transaction, early));
+    },
+  };
+  return recorder;
+}
