@@ -11,7 +11,7 @@
 import type { HttpReply } from '../../errors.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
-import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
+import type { ExactScheme, OnAccepted, SettleResult } from '../types/exact-scheme.ts';
 import type { PendingSettlements } from '../state/pending-settlements.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -47,6 +47,7 @@ export interface EarlySettlement {
     paid: PaidResource,
     admit: (transaction: string) => Promise<EarlyTicket | null>,
     deliver: (transaction: string) => Promise<HttpReply>,
+    onAccepted?: OnAccepted,
   ): Promise<EarlyRun>;
   /** Takes up the early answers a stop left unresolved; resolves once they are counted (not confirmed). */
   recover(schemeFor: (network: string) => ExactScheme | undefined): Promise<number>;
@@ -124,7 +125,7 @@ export function createEarlySettlement(config: {
 
   return {
     answers,
-    async run(scheme, call, paid, admit, deliver) {
+    async run(scheme, call, paid, admit, deliver, onAccepted) {
       let accept: (transaction: string) => void = () => undefined;
       const accepted = new Promise<string>((r) => {
         accept = r;
@@ -133,7 +134,10 @@ export function createEarlySettlement(config: {
       const beforeBroadcast = async (transaction: string): Promise<void> => {
         admitted.ticket = await admit(transaction);
       };
-      const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => accept(tx));
+      const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => {
+        onAccepted?.(tx);
+        accept(tx);
+      });
       const first = await Promise.race([accepted.then((transaction) => ({ transaction })), settling.then((settled) => ({ settled }))]).catch((err: unknown) => {
         admitted.ticket?.release();
         throw err;

@@ -134,7 +134,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
         keepClaim = true;
         return early.reply;
       }
-      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast, sent(recorder, timing));
       timing.lap('settle', mark);
       keepClaim = settled.success;
       if (settled.success) credit(scheme, settled.payer || payer, call);
@@ -155,6 +155,9 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
       'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
     );
   }
+
+  /** Times `send`: from the record's durable write to the node's acceptance of the transaction. */
+  const sent = (recorder: PendingRecorder, timing: PaidTiming) => (): void => timing.add('send', performance.now() - recorder.sentAt);
 
   /** Nobody would receive the answer: settling now would charge without answering. */
   function callerStayed(call: PaidCall): void {
@@ -181,12 +184,12 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     };
     const mark = performance.now();
     const run = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
-    const result = await early.run(scheme, run, paid, admit, (transaction) => {
-      const accepted = c.timing.lap('settle', mark);
-      c.timing.add('send', accepted - c.recorder.sentAt);
+    const answerEarly = (transaction: string) => {
+      c.timing.lap('settle', mark);
       const settled = { success: true, transaction, network, payer: c.payer, extra: EARLY_EXTRA };
       return deliver(call, key, settled, c.answer, paid, c.timing, true);
-    });
+    };
+    const result = await early.run(scheme, run, paid, admit, answerEarly, sent(c.recorder, c.timing));
     // Not answered early: the confirmed path's outcome, and its record (if any) is no early answer's.
     if ('settled' in result) c.recorder.early = false;
     return result;
