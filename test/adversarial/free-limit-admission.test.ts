@@ -137,7 +137,11 @@ describe('a refused payment sent again and again (row 3)', () => {
     const svm = officialSvmClient(unfunded, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
     const header = Buffer.from(JSON.stringify(await svm.createPaymentPayload(required))).toString('base64');
     // Verification's one chain read: the payer's token account (it has none).
-    const [source] = await findAssociatedTokenPda({ owner: unfunded.signer.address, mint: address(localnet.stablecoinMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [source] = await findAssociatedTokenPda({
+      owner: unfunded.signer.address,
+      mint: address(localnet.stablecoinMint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const simulations = () => rpcMethods.get(`getAccountInfo:${source}`) ?? 0;
     const before = simulations();
     const first = await get(EPOCH, { ...me, 'PAYMENT-SIGNATURE': header });

@@ -28,7 +28,10 @@ let sink: TestPayer;
 
 beforeAll(async () => {
   group = await startInstanceGroup('early-shared', 2, undefined, {
-    rpc: async (url) => (rpc = await startHeldSendRpc(url)).url,
+    rpc: async (url) => {
+      rpc = await startHeldSendRpc(url);
+      return rpc.url;
+    },
     extraArgs: ['--svm-early-loss-budget', String(LOSS_BUDGET)],
   });
   await Promise.all(group.services.map((s) => waitForTimingWindows(s.url)));
@@ -59,17 +62,26 @@ describe('two instances on one database', () => {
   it('share one loss budget: losses on one count on the other, one audit entry, then no early answer on either, across a restart', async () => {
     const [a, b] = group.services as [ServiceProcess, ServiceProcess];
     const honest = await Promise.all([established(a), established(a)]);
-    await readUntil(() => health(a), (h) => h.exposureUnits === 0);
+    await readUntil(
+      () => health(a),
+      (h) => h.exposureUnits === 0,
+    );
 
     // Fresh keys on b: their share of the budget (15,000) admits two failures' worth.
     const keys = await Promise.all(Array.from({ length: 3 }, () => fundedPayer(group.net.urls.rpc, PRICE)));
     expect(earlyIn(await heldRound(chain(), rpc, keys, tipfloor(b), 1, sink.signer.address))).toBe(2);
-    await readUntil(() => health(a), (h) => h.lossUnits === 2 * LOSS_EACH && h.exposureUnits === 0);
+    await readUntil(
+      () => health(a),
+      (h) => h.lossUnits === 2 * LOSS_EACH && h.exposureUnits === 0,
+    );
 
     // The established payers turn on a: both answered early (the budget still has room), both fail.
     expect(earlyIn(await heldRound(chain(), rpc, honest, tipfloor(a), 1, sink.signer.address))).toBe(2);
     for (const s of [a, b]) {
-      const h = await readUntil(() => health(s), (x) => x.lossUnits === 4 * LOSS_EACH);
+      const h = await readUntil(
+        () => health(s),
+        (x) => x.lossUnits === 4 * LOSS_EACH,
+      );
       expect(h).toMatchObject({ budgetReached: true, scope: 'database' });
       expect(h.lossUnits).toBeLessThanOrEqual(LOSS_BUDGET);
     }
@@ -85,7 +97,10 @@ describe('two instances on one database', () => {
     const restarted = await group.start(0);
     await waitForTimingWindows(restarted.url);
     // Its first /health starts the read of the shared book; the next ones show it.
-    await readUntil(() => health(restarted), (h) => h.budgetReached === true);
+    await readUntil(
+      () => health(restarted),
+      (h) => h.budgetReached === true,
+    );
     expect(answeredEarly(await pay(tipfloor(restarted)))).toBe(false);
     expect((await health(restarted)).refused.loss_budget).toBeGreaterThan(0);
   }, 300_000);

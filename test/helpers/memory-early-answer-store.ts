@@ -12,14 +12,9 @@ export interface MemoryEarlyAnswerStore extends EarlyAnswerStore {
 }
 
 /** Creates the store. */
-export function createMemoryEarlyAnswerStore(
-  faults: FaultPlan = createFaultPlan(),
-  durable = new Map<string, EarlyRow>(),
-  now: () => number = Date.now,
-): MemoryEarlyAnswerStore {
+export function createMemoryEarlyAnswerStore(faults: FaultPlan = createFaultPlan(), durable = new Map<string, EarlyRow>()): MemoryEarlyAnswerStore {
   const map = createMemoryRecordMap<EarlyRow>(faults, 'early', durable);
   const book = createInstanceBook({
-    now,
     rows: {
       get: (key) => map.get(key),
       entries: () => map.entries(),
@@ -28,5 +23,5 @@ export function createMemoryEarlyAnswerStore(
       },
     },
   });
-  return { ...book, reopen: () => createMemoryEarlyAnswerStore(faults, durable, now) };
+  return { ...book, reopen: () => createMemoryEarlyAnswerStore(faults, durable) };
 }

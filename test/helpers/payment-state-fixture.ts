@@ -109,7 +109,7 @@ export function createPaymentStateFixture(options: PaymentStateOptions = {}) {
     replayGuard: createMemoryReplayGuard(faults),
     pending: createMemoryPendingSettlements({ faults, ...(options.recordsMax === undefined ? {} : { maxEntries: options.recordsMax }) }),
     paidAnswers: createMemoryPaidAnswerStore({ faults, ...options.answers }),
-    earlyStore: createMemoryEarlyAnswerStore(faults, undefined, clock.now),
+    earlyStore: createMemoryEarlyAnswerStore(faults),
   });
 
   function call(id: string, o: CallOptions = {}): PaidCall {

@@ -99,12 +99,16 @@ describe('early answers in PostgreSQL', () => {
     const limits: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 };
     const at = Date.now();
     const [a, b] = [createPgEarlyAnswerStore({ db: client() }), createPgEarlyAnswerStore({ db: client() })];
-    const ask = (store: typeof a, key: string, payer: string) =>
-      store.admit({ key, payer, units: 1_000, feeUnits: 5_001, at }, limits, staged(written, key));
+    const ask = (store: typeof a, key: string, payer: string) => store.admit({ key, payer, units: 1_000, feeUnits: 5_001, at }, limits, staged(written, key));
     // One payer without history on both instances at once: one early answer, both records written.
     const first = await Promise.all([ask(a, 'n1', 'new'), ask(b, 'n2', 'new')]);
     expect(first.filter((r) => 'share' in r)).toHaveLength(1);
-    expect(written).toEqual(new Map([['n1', 'share' in first[0]!], ['n2', 'share' in first[1]!]]));
+    expect(written).toEqual(
+      new Map([
+        ['n1', 'share' in first[0]!],
+        ['n2', 'share' in first[1]!],
+      ]),
+    );
     // Many payers with history at once on both: the loss budget (30,000 at 6,001 a risk) admits four in all, one already held.
     for (let i = 0; i < 12; i++) await (i % 2 ? a : b).credit(`payer${i}`, 10_000, at);
     for (let i = 0; i < 6; i++) await a.credit(`late${i}`, 10_000, at);

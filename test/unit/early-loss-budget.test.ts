@@ -39,7 +39,12 @@ function open(clock: ReturnType<typeof manualClock>, appended: LedgerDraft[] = [
   const early = createEarlyAnswers({
     limits,
     store: createEarlyAnswerStore({ dir, now: clock.now }),
-    ledger: { append: async (d) => (appended.push(d), { index: appended.length - 1 }) as never },
+    ledger: {
+      append: async (d) => {
+        appended.push(d);
+        return { index: appended.length - 1 } as never;
+      },
+    },
     log: (l) => lines.push(l),
     maxRiskUnits: MAX_RISK,
     now: clock.now,

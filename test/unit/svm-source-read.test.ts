@@ -26,10 +26,11 @@ describe('svm-source-read', () => {
     expect(tokenAmountOf(null)).toBeNull();
   });
 
-  it("checks the source with one read: a token account of the mint, initialized, not frozen, holding the price", async () => {
+  it('checks the source with one read: a token account of the mint, initialized, not frozen, holding the price', async () => {
     const signal = new AbortController().signal;
     const source = { address: 'Source', mint: MINT, amount: 1000n, owners: ['Token'] };
-    const check = (account: { owner: string; data: Uint8Array } | null) => checkSource({ getAccountInfo: async () => account && { ...account, lamports: 1n } }, source, signal);
+    const check = (account: { owner: string; data: Uint8Array } | null) =>
+      checkSource({ getAccountInfo: async () => account && { ...account, lamports: 1n } }, source, signal);
     expect(await check({ owner: 'Token', data: tokenAccount(1000n) })).toEqual({ ok: true, balance: 1000n });
     expect(await check({ owner: 'Token', data: tokenAccount(999n) })).toMatchObject({ ok: false, message: expect.stringMatching(/^insufficient funds/) });
     expect(await check({ owner: 'Token', data: tokenAccount(5000n, 165, 2) })).toMatchObject({ ok: false, message: expect.stringContaining('frozen') });

@@ -68,6 +68,7 @@ export async function checkSource(
   if (decodeMint(data) !== source.mint) return { ok: false, message: "the payer's source token account holds another mint" };
   if (data[TOKEN_STATE_OFFSET] !== TOKEN_STATE_INITIALIZED) return { ok: false, message: "the payer's source token account is frozen or not initialized" };
   const balance = data.readBigUInt64LE(TOKEN_AMOUNT_OFFSET);
-  if (balance < source.amount) return { ok: false, message: `insufficient funds: the payer's source token account holds ${balance}, the price is ${source.amount}` };
+  if (balance < source.amount)
+    return { ok: false, message: `insufficient funds: the payer's source token account holds ${balance}, the price is ${source.amount}` };
   return { ok: true, balance };
 }

@@ -134,7 +134,9 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
         keepClaim = true;
         return early.reply;
       }
-      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast, sent(recorder, timing));
+      const settled = early
+        ? early.settled
+        : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast, sent(recorder, timing));
       timing.lap('settle', mark);
       keepClaim = settled.success;
       if (settled.success) credit(scheme, settled.payer || payer, call);
@@ -169,7 +171,12 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
    * at the broadcast the bounds decide, the pending record (an early answer's when admitted) in the
    * same commit; admitted, the 200 once the node took the transaction. Null: the confirmed path.
    */
-  async function settleEarly(call: PaidCall, scheme: ExactScheme, key: string, c: { answer: HttpReply; recorder: PendingRecorder; timing: PaidTiming; payer: string }) {
+  async function settleEarly(
+    call: PaidCall,
+    scheme: ExactScheme,
+    key: string,
+    c: { answer: HttpReply; recorder: PendingRecorder; timing: PaidTiming; payer: string },
+  ) {
     const paid = paidOf(call);
     const early = config.early;
     if (!early || !scheme.reportsAcceptance || !scheme.settlementStatus || !early.answers.eligible(c.payer, paid.priceUsdcUnits)) return null;
@@ -196,7 +203,15 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
   }
 
   /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
-  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: PendingRecorder, settled: SettleResult, timing: PaidTiming, payer: string) {
+  async function afterSettle(
+    call: PaidCall,
+    key: string,
+    answer: HttpReply,
+    recorder: PendingRecorder,
+    settled: SettleResult,
+    timing: PaidTiming,
+    payer: string,
+  ) {
     if (settled.success) return deliver(call, key, settled, answer, paidOf(call), timing, recorder.recorded);
     if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
       // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.

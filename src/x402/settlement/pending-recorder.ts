@@ -24,7 +24,12 @@ export interface PendingRecorder {
 }
 
 /** The recorder of the settlement of `call` under `key`, whose computed answer is `answer`. */
-export function createPendingRecorder(pending: Pick<PendingSettlements, 'record' | 'stageRecord'>, call: PaidCall, key: string, answer: HttpReply): PendingRecorder {
+export function createPendingRecorder(
+  pending: Pick<PendingSettlements, 'record' | 'stageRecord'>,
+  call: PaidCall,
+  key: string,
+  answer: HttpReply,
+): PendingRecorder {
   const recordOf = (network: string, payer: string, transaction: string, early: PendingSettlement['early']): PendingSettlement => ({
     network,
     transaction,

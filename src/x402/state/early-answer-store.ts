@@ -31,7 +31,6 @@ export function createEarlyAnswerStore(config: { readonly dir: string; readonly 
   });
   const journal = config.journal ?? null;
   return createInstanceBook({
-    now,
     rows: {
       get: (key) => log.get(key),
       entries: () => log.entries(),

@@ -119,8 +119,8 @@ export function trustOf(row: EarlyRow | undefined, now: number): number {
 }
 
 /** The book of one instance over `rows`. */
-export function createInstanceBook(config: { readonly rows: EarlyRows; readonly now: () => number }): EarlyAnswerStore {
-  const { rows, now } = config;
+export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyAnswerStore {
+  const { rows } = config;
   const shares = new Map<string, EarlyShare>();
   const payers = new Map<string, { units: number; count: number }>();
   const sums = { units: 0, risk: 0, newUnits: 0, newRisk: 0 };

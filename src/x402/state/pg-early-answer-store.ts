@@ -113,8 +113,7 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
     }
   }
 
-  const insertShare = (q: PgQuery, s: EarlyShare) =>
-    q.query(INSERT_SHARE, [s.key, s.payer, s.units, s.feeUnits, s.trusted, s.at + PENDING_SETTLEMENT_TTL_MS]);
+  const insertShare = (q: PgQuery, s: EarlyShare) => q.query(INSERT_SHARE, [s.key, s.payer, s.units, s.feeUnits, s.trusted, s.at + PENDING_SETTLEMENT_TTL_MS]);
 
   return {
     scope: 'database',
@@ -154,7 +153,17 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
         await tx.query('select pg_advisory_xact_lock($1)', [EARLY_LOCK_KEY]);
         const at = failure.failedAt;
         const [before] = await tx.query<Record<string, Num>>(DAY_LOSSES, [at - LOSS_WINDOW_MS]);
-        const values = [share.key, JSON.stringify(failure), at + PENDING_SETTLEMENT_TTL_MS, lossUnits, !share.trusted, at, at + LOSS_WINDOW_MS, failure.payer, barUntil];
+        const values = [
+          share.key,
+          JSON.stringify(failure),
+          at + PENDING_SETTLEMENT_TTL_MS,
+          lossUnits,
+          !share.trusted,
+          at,
+          at + LOSS_WINDOW_MS,
+          failure.payer,
+          barUntil,
+        ];
         const [r] = await tx.query<{ recorded: number }>(FAILED, values);
         if (!r?.recorded) return null;
         const b = num(before?.l ?? 0);
@@ -172,7 +181,10 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
       // The last totals read; a read older than STATUS_REFRESH_MS starts a fresh one (shown next time).
       if (t - cached.at > STATUS_REFRESH_MS && !reading)
         reading = readTotals(db, t)
-          .then(() => undefined, () => undefined)
+          .then(
+            () => undefined,
+            () => undefined,
+          )
           .finally(() => {
             reading = null;
           });
