@@ -9,27 +9,23 @@ import { associatedTokenAddress } from '../../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/rpc-client.ts';
 import type { SignatureWatch } from '../../chain/signature-watch.ts';
-import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import { decodeWireTransaction, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { Ed25519Check } from '../../trust/ed25519.ts';
 import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, type SettleResult, type VerifyResult } from '../types/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
-import { DEFAULT_SOL_PRICE_USD, lamportsToUnits, type SettlementFee } from './svm-fee-payer.ts';
-import { SVM_REASON } from './svm-reasons.ts';
+import { DEFAULT_SOL_PRICE_USD, failedSettlementFeeUnits, type SettlementFee } from './svm-fee-payer.ts';
+import { refusalReason, SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
 import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
+import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
+
+export type { SvmPoolTasks } from './svm-signatures.ts';
 
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
-
-/** The pool tasks the Solana scheme runs: the payer's signature check and the fee payer's co-signature. */
-export interface SvmPoolTasks {
-  verifyEd25519Batch(input: { readonly checks: readonly Ed25519Check[] }): boolean[];
-  signEd25519(input: { readonly message: Uint8Array }): Uint8Array;
-}
 
 export interface SvmExactConfig {
   readonly network: string;
@@ -62,22 +58,7 @@ function keyOf(tx: WireTransaction): string {
   return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
 }
 
-/** Agave's codes of a send refused before broadcast: its preflight simulation failed, or a signature did not verify. */
-const PREFLIGHT_FAILED = -32002;
-const SIGNATURE_VERIFICATION_FAILED = -32003;
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
-
-/**
- * The x402 reason of a send the node refused: with the simulation gone from verification, a failed
- * preflight is what a failed simulation was (the same reason as before), a bad signature the same
- * as verification's; a transaction already processed is a duplicate; anything else failed.
- */
-export function refusalReason(sent: { readonly code: number; readonly message: string }): string {
-  if (/AlreadyProcessed|already been processed/i.test(sent.message)) return SVM_REASON.duplicateSettlement;
-  if (sent.code === PREFLIGHT_FAILED || /^Transaction simulation failed/i.test(sent.message)) return SVM_REASON.simulationFailed;
-  if (sent.code === SIGNATURE_VERIFICATION_FAILED) return SVM_REASON.signatureInvalid;
-  return SVM_REASON.transactionFailed;
-}
 
 const PAYER_BUSY =
   "this payer's token account is committed, by its settlements in flight, up to the balance read at verification; nothing was signed or sent; retry once they finish";
@@ -105,6 +86,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
   const maxPriorityFeeLamports = BigInt(config.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
   const sources = config.sources ?? createSourceBudget();
+  const { cosign, signaturesValid } = createSvmSignatures(config.pool);
 
   function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
     const key = `${payTo}:${asset}`;
@@ -117,19 +99,6 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations.set(key, found);
     }
     return found;
-  }
-
-  /** Every signer but the fee payer (slot 0) must have signed the message. */
-  async function signaturesValid(tx: WireTransaction, signal: AbortSignal): Promise<boolean> {
-    const checks = [];
-    for (let i = 1; i < tx.numRequiredSignatures; i++) {
-      const signature = tx.signatures[i]!;
-      if (isEmptySignature(signature)) return false;
-      checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message: tx.messageBytes, signature });
-    }
-    if (checks.length === 0) return false;
-    const results = await config.pool.runTask('verifyEd25519Batch', { checks }, signal);
-    return results.every(Boolean);
   }
 
   function termsError(payment: PaymentPayload, requirements: PaymentRequirements): string | null {
@@ -159,6 +128,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     // One chain read, beside the signature check: the source's balance and state. The send's
     // preflight checks the rest (docs/payments.md#one-chain-round-trip), so there is no simulation.
     const reading = performance.now();
+    // Our co-signature is made now, beside the checks (a pool task either way): settle finds it ready.
+    cosign(payment, tx, signal);
     const [signed, source] = await Promise.all([
       signaturesValid(tx, signal),
       checkSource(config.rpc, { address: rules.transfer.source, mint: requirements.asset, amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
@@ -190,7 +161,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       return { success: false, errorReason: SVM_REASON.payerBusy, errorMessage: PAYER_BUSY, transaction: '', network: config.network, payer: transfer.payer };
     let outcome: SettlementOutcome = 'unspent';
     try {
-      const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
+      const feePayerSignature = await cosign(payment, tx, signal);
       const transaction = encodeBase58(feePayerSignature);
       const signed = withSignature(wire, tx, 0, feePayerSignature);
       await beforeBroadcast?.(transaction);
@@ -269,12 +240,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     settle,
     reportsAcceptance: true,
     failureFeeUnits(payment, reason) {
-      // A transaction that never landed (expired, refused, lost) cost nothing; one that failed on chain paid its fee.
-      if (reason !== undefined && reason !== SVM_REASON.transactionFailed) return 0;
       const decoded = decodePayload(payment);
-      if (!decoded) return 0;
-      const fee = settlementFee(decoded.tx);
-      return lamportsToUnits(fee.baseLamports + fee.priorityLamports, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD);
+      return decoded ? failedSettlementFeeUnits(decoded.tx, reason, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD) : 0;
     },
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
   };
