@@ -76,8 +76,10 @@ async function main(job: SvmClientsJob): Promise<SvmClientsOutcome> {
   const marking = payers.map((_, i) => markingFetch(marks[i]!));
   const fetchers = payers.map((p, i) => officialSvmFetch(p, target, marking[i]!.base));
   const ok200 = (r: Response) => r.status === 200;
-  await drive(fetchers.map((pay) => Array.from({ length: job.warm }, () => ({ send: () => pay(job.url), ok: ok200 }))));
-  if (job.warm > 0) await settled(job.url);
+  if (job.warm > 0) {
+    await drive(fetchers.map((pay) => Array.from({ length: job.warm }, () => ({ send: () => pay(job.url), ok: ok200 }))));
+    await settled(job.url);
+  }
   for (const m of marks) m.length = 0;
   const timings: string[][] = payers.map(() => []);
   let early = 0;
