@@ -20,7 +20,7 @@
  * three files (payment-processor, claimed-settlement, paid-delivery) that handed each other closures
  * (`refuse`, `deliver`, `fault`), and a reader followed one payment across all three.
  */
-import { replyForError, ServiceError, type HttpReply } from '../../errors.ts';
+import { replyForError, type HttpReply } from '../../errors.ts';
 import { type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
@@ -32,7 +32,7 @@ import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import type { EarlySettlement } from './early-settlement.ts';
 import { createExactDelivery } from './exact-delivery.ts';
-import { createPendingRecorder, type PendingRecorder } from './pending-recorder.ts';
+import { callerStayed, createPendingRecorder, type PendingRecorder, unrecordedFault } from './pending-recorder.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
 /** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
@@ -73,6 +73,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
   // neither, with no 200 kept, was left by a process that stopped in between (resolvePending).
   const delivering = new Set<string>();
   const unkept = new Set<string>();
+  const unrecorded = unrecordedFault(fault);
   const notConfirmed = (call: PaidCall, tx: string): HttpReply =>
     refuse(call, SETTLEMENT_PENDING, `transaction ${tx} not confirmed yet; retry the same payment to get the answer once it lands`);
 
@@ -148,23 +149,8 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     }
   }
 
-  /** A record that could not be written stops the broadcast: nothing was charged. */
-  function unrecorded(err: unknown): never {
-    fault('a pending settlement could not be recorded; the payment was not sent', err);
-    if (err instanceof ServiceError && (err.code === 'database_unavailable' || err.code === 'payments_full')) throw err;
-    throw new ServiceError(
-      'storage_unavailable',
-      'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
-    );
-  }
-
   /** Times `send`: from the record's durable write to the node's acceptance of the transaction. */
   const sent = (recorder: PendingRecorder, timing: PaidTiming) => (): void => timing.add('send', performance.now() - recorder.sentAt);
-
-  /** Nobody would receive the answer: settling now would charge without answering. */
-  function callerStayed(call: PaidCall): void {
-    if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
-  }
 
   /**
    * The early answer, when the scheme reports acceptance and the price is at or below the ceiling:

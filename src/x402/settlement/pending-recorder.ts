@@ -6,7 +6,7 @@
  * follow it; that record is staged, to ride in the admission's commit (early-settlement.ts).
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import type { HttpReply } from '../../errors.ts';
+import { type HttpReply, ServiceError } from '../../errors.ts';
 import type { EarlyShare } from '../state/early-bounds.ts';
 import { type PendingSettlement, type PendingSettlements, stagedRecord, storableAnswer } from '../state/pending-settlements.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
@@ -56,4 +56,21 @@ export function createPendingRecorder(
     },
   };
   return recorder;
+}
+
+/** Nobody would receive the answer: settling now would charge without answering. */
+export function callerStayed(call: PaidCall): void {
+  if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
+}
+
+/** A record that could not be written stops the broadcast (nothing was charged): the fault to answer with, reported. */
+export function unrecordedFault(fault: (what: string, err: unknown) => void) {
+  return (err: unknown): never => {
+    fault('a pending settlement could not be recorded; the payment was not sent', err);
+    if (err instanceof ServiceError && (err.code === 'database_unavailable' || err.code === 'payments_full')) throw err;
+    throw new ServiceError(
+      'storage_unavailable',
+      'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
+    );
+  };
 }

@@ -8,7 +8,7 @@
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import {
-  dayOf,
+  creditedTrust,
   type EarlyLimits,
   type EarlyRefusal,
   type EarlyShare,
@@ -17,9 +17,8 @@ import {
   LOSS_WINDOW_MS,
   type PayerStanding,
   riskOf,
-  TRUST_WINDOW_DAYS,
-  trustSince,
-  DAY_MS,
+  type TrustRow,
+  trustOf,
 } from './early-bounds.ts';
 import { PENDING_SETTLEMENT_TTL_MS } from './pending-settlements.ts';
 
@@ -47,7 +46,7 @@ export type EarlyRow =
   | EarlyOutcome
   | { readonly status: 'barred'; readonly untilMs: number }
   | { readonly status: 'loss'; readonly units: number; readonly newPayer: boolean; readonly at: number }
-  | { readonly status: 'trust'; readonly days: Readonly<Record<string, number>> };
+  | TrustRow;
 
 /** The rows under a book: read from memory, written together durably. */
 export interface EarlyRows {
@@ -97,25 +96,6 @@ export interface EarlyAnswerStore {
   barredUntil(payer: string): Promise<number>;
   /** The totals now (the database's: as of its last read, refreshed in the background). */
   status(now: number): EarlyBookStatus;
-}
-
-/** The trust row after crediting `units` on the day of `at` (days out of the window dropped). */
-export function creditedTrust(row: EarlyRow | undefined, units: number, at: number): { row: EarlyRow; expiresAt: number } {
-  const since = trustSince(at);
-  const days: Record<string, number> = {};
-  if (row?.status === 'trust') for (const [d, u] of Object.entries(row.days)) if (Number(d) >= since) days[d] = u;
-  const today = String(dayOf(at));
-  days[today] = (days[today] ?? 0) + units;
-  return { row: { status: 'trust', days }, expiresAt: (dayOf(at) + TRUST_WINDOW_DAYS) * DAY_MS };
-}
-
-/** A payer's confirmed value inside the trust window. */
-export function trustOf(row: EarlyRow | undefined, now: number): number {
-  if (row?.status !== 'trust') return 0;
-  const since = trustSince(now);
-  let sum = 0;
-  for (const [d, u] of Object.entries(row.days)) if (Number(d) >= since) sum += u;
-  return sum;
 }
 
 /** The book of one instance over `rows`. */

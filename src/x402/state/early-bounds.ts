@@ -115,3 +115,30 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
 /** The first day still inside the trust window at `now`. */
 export const trustSince = (now: number): number => dayOf(now) - TRUST_WINDOW_DAYS + 1;
+
+/** A payer's confirmed value per UTC day (the day index as a string), inside the trust window. */
+export interface TrustRow {
+  readonly status: 'trust';
+  readonly days: Readonly<Record<string, number>>;
+}
+
+const isTrust = (row: { readonly status: string } | undefined): row is TrustRow => row?.status === 'trust';
+
+/** The trust row after crediting `units` on the day of `at` (days out of the window dropped). */
+export function creditedTrust(row: { readonly status: string } | undefined, units: number, at: number): { row: TrustRow; expiresAt: number } {
+  const since = trustSince(at);
+  const days: Record<string, number> = {};
+  if (isTrust(row)) for (const [d, u] of Object.entries(row.days)) if (Number(d) >= since) days[d] = u;
+  const today = String(dayOf(at));
+  days[today] = (days[today] ?? 0) + units;
+  return { row: { status: 'trust', days }, expiresAt: (dayOf(at) + TRUST_WINDOW_DAYS) * DAY_MS };
+}
+
+/** A payer's confirmed value inside the trust window. */
+export function trustOf(row: { readonly status: string } | undefined, now: number): number {
+  if (!isTrust(row)) return 0;
+  const since = trustSince(now);
+  let sum = 0;
+  for (const [d, u] of Object.entries(row.days)) if (Number(d) >= since) sum += u;
+  return sum;
+}
