@@ -87,8 +87,16 @@ export interface Config {
   /** Ceiling of one Solana settlement's priority fee (limit x price), lamports. */
   readonly svmMaxPriorityFee: number;
   readonly settleTimeoutMs: number;
-  /** Early answers of cheap Solana payments: the price ceiling, the caps (token units) and the bar after a failure. */
-  readonly svmEarly: { readonly ceilingUnits: number; readonly payerCapUnits: number; readonly globalCapUnits: number; readonly barMs: number };
+  /** Early answers of cheap Solana payments: the price ceiling, the caps and the day's loss budget (token units), and the bar after a failure. */
+  readonly svmEarly: {
+    readonly ceilingUnits: number;
+    readonly payerCapUnits: number;
+    readonly globalCapUnits: number;
+    readonly lossBudgetUnits: number;
+    readonly barMs: number;
+  };
+  /** SOL's price (USD) at which the fee payer's lamports count as a loss. */
+  readonly solPriceUsd: number;
   /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
   readonly paymentRecordsMax: number;
   readonly channelsMax: number;
@@ -207,8 +215,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
       ceilingUnits: Number(get('svm-early-ceiling')),
       payerCapUnits: Number(get('svm-early-payer-cap')),
       globalCapUnits: Number(get('svm-early-global-cap')),
+      lossBudgetUnits: Number(get('svm-early-loss-budget')),
       barMs: Number(get('svm-early-bar-seconds')) * 1000,
     }),
+    solPriceUsd: Number(get('sol-price-usd')),
     paymentRecordsMax: Number(get('payment-records-max')),
     channelsMax: Number(get('channels-max')),
     witnesses: Object.freeze(witnesses),

@@ -20,8 +20,24 @@ export interface SvmClientsJob {
   readonly stablecoinMint: string;
   readonly clients: number;
   readonly calls: number;
-  /** Untimed calls per client first. */
+  /**
+   * Untimed calls per client first: the JIT, the pool and the payer's first reads warm, and each
+   * call confirmed adds to the payer's history (its early answers' allowance grows with it).
+   */
   readonly warm: number;
+}
+
+/** How long the warm-up's early answers may take to be confirmed (credited) before the timed calls. */
+const SETTLE_WAIT_MS = 30_000;
+
+/** Waits until the service holds no early answer unconfirmed: every warm-up call is in its payer's history. */
+async function settled(url: string): Promise<void> {
+  const deadline = performance.now() + SETTLE_WAIT_MS;
+  while (performance.now() < deadline) {
+    const health = (await (await fetch(new URL('/health', url))).json()) as { earlyAnswers?: { exposureUnits: number } };
+    if (!health.earlyAnswers || health.earlyAnswers.exposureUnits === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The one line on stdout: the run, each answer's headers that matter, each call's request marks, this process's load. */
@@ -60,7 +76,10 @@ async function main(job: SvmClientsJob): Promise<SvmClientsOutcome> {
   const marking = payers.map((_, i) => markingFetch(marks[i]!));
   const fetchers = payers.map((p, i) => officialSvmFetch(p, target, marking[i]!.base));
   const ok200 = (r: Response) => r.status === 200;
-  await drive(fetchers.map((pay) => Array.from({ length: job.warm }, () => ({ send: () => pay(job.url), ok: ok200 }))));
+  if (job.warm > 0) {
+    await drive(fetchers.map((pay) => Array.from({ length: job.warm }, () => ({ send: () => pay(job.url), ok: ok200 }))));
+    await settled(job.url);
+  }
   for (const m of marks) m.length = 0;
   const timings: string[][] = payers.map(() => []);
   let early = 0;

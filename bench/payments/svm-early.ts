@@ -5,20 +5,21 @@
  * call, on either network), at 1, 8 and 32 clients, each client a payer of its own. Two built
  * services run as child processes in mainnet mode over one localnet (400 ms slots) in this process:
  * one with the defaults (early answers on, and the channels), one with `--svm-early-ceiling 0`
- * (every Solana call waits for `confirmed`, as before). A client calling back to back outruns the
- * per-payer cap ($0.01, ten calls not yet confirmed): its calls past the cap wait for confirmation,
- * and the figures include them; `earlyShare` counts the answers that were early.
+ * (every Solana call waits for `confirmed`, as before). Early answers are earned: two Solana rows
+ * on the first service, an established payer (its warm-up calls paid and confirmed first, so its
+ * history allows it the payer cap in flight) and a new payer (no history: one early answer in
+ * flight, its other calls wait for confirmation). `earlyShare` counts the answers that were early.
  *
- * Where the time goes: each Solana row has the service's median phases (Server-Timing), the
- * client's side of a call (`clientMs`: the 402 round trip, building and signing the payment, the
- * paid request, and that request less the service's own total), how long an early answer's share
- * counted against its payer's cap (`heldMsP50`, from the service's /health), and the load: the
- * event loops of this process (the localnet) and of the clients' process (bench/payments/svm-early-client.ts)
- * and the service's CPU in cores; and its CPU per paid call (`cpuBudget`, service-cpu.ts: the warm-up
- * calls counted, each call's 402 included, and for early answers their settlement until confirmed). The Solana clients run in a process of their own: sharing the
- * localnet's event loop, they starved it, and the bench measured itself.
- * One more row, at 8 clients with a per-payer cap ten times the default, is labelled as such: it
- * shows what the cap, not the service, bounds.
+ * Where the time goes: each Solana row has the service's median phases (Server-Timing: `simulate`
+ * is verification's balance read, `record` the pending record's durable write, `send` the
+ * broadcast until the node accepted it), the client's side of a call (`clientMs`: the 402 round
+ * trip, building and signing the payment, the paid request, and that request less the service's
+ * own total), how long an early answer's share was held (`heldMsP50`, from /health), and the load:
+ * the machine's load average at the row's start, the event loops of this process (the localnet)
+ * and of the clients' process (bench/payments/svm-early-client.ts) and the service's CPU in cores;
+ * and its CPU per paid call (`cpuBudget`, service-cpu.ts: the warm-up calls counted, each call's
+ * 402 included, and for early answers their settlement until confirmed). The Solana clients run in
+ * a process of their own: sharing the localnet's event loop, they starved it.
  *
  *   npm run build && npm run bench -- svm-early
  */
@@ -36,17 +37,18 @@ import type { SvmClientsJob, SvmClientsOutcome } from './svm-early-client.ts';
 
 const PATH = '/v1/tipfloor';
 const CLIENTS = fileURLToPath(new URL('./svm-early-client.ts', import.meta.url));
-const PRICE_UNITS = 1_000;
-/** Calls per client at each level; the confirmed path takes about a second a call, so it makes fewer. */
+/**
+ * Calls per client at each level; the confirmed path takes about a second a call, so it makes fewer.
+ * `established`: the warm-up calls of the established payer, enough confirmed value to earn it as
+ * many early answers in flight as its calls back to back keep (half of 100 x $0.001 is the payer cap).
+ */
 const LEVELS = [
-  { concurrency: 1, early: 60, confirmed: 8, channel: 60 },
-  { concurrency: 8, early: 20, confirmed: 4, channel: 20 },
-  { concurrency: 32, early: 8, confirmed: 2, channel: 8 },
+  { concurrency: 1, early: 60, established: 100, confirmed: 8, channel: 60 },
+  { concurrency: 8, early: 30, established: 60, confirmed: 4, channel: 20 },
+  { concurrency: 32, early: 10, established: 20, confirmed: 2, channel: 8 },
 ] as const;
-/** Untimed calls per client first: the JIT, the pool and the payers' first reads warm. */
+/** Untimed calls per client first (the JIT, the pool and the payers' first reads warm); the new payer has none. */
 const WARM_CALLS = 2;
-/** The labelled row's per-payer cap: ten times the default ($0.10), not the default. */
-const LARGER_PAYER_CAP_UNITS = 100_000;
 /** The idle span read after each measured run (service-cpu.ts): a few of the Geyser stream's 400 ms slots. */
 const IDLE = { idleMs: 2000 } as const;
 /** How long a level's early answers may take to be confirmed before the next level starts. */
@@ -87,16 +89,18 @@ function clientMedians(calls: readonly number[][], timings: readonly string[]) {
   };
 }
 
-/** The official SVM client's calls, `calls` per client from the clients' process; how many answers were early, where the time went. */
-async function solanaLevel(net: Localnet, service: MainnetService, clients: number, calls: number) {
-  const job = { url: `${service.url}${PATH}`, rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint, clients, calls, warm: WARM_CALLS };
+/** The official SVM client's calls, `calls` per client after `warm` each, from the clients' process; how many answers were early, where the time went. */
+async function solanaLevel(net: Localnet, service: MainnetService, clients: number, calls: number, warm: number) {
+  const loadAverage1m = round(loadavg()[0]!, 2);
+  const job = { url: `${service.url}${PATH}`, rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint, clients, calls, warm };
   const elu = performance.eventLoopUtilization();
   // The budget's window runs until the early answers are confirmed: their settlement is theirs too.
   const measured = async () => ({ ...(await withServiceCpu(service, () => runClients(job))), held: await settled(service) });
-  const warmCalls = clients * WARM_CALLS;
+  const warmCalls = clients * warm;
   const { result, cpuBudget } = await withCpuBudget(service.pid, measured, (r) => r.result.run.requests + warmCalls, IDLE);
   const { result: o, serviceCores, held } = result;
   const load = {
+    loadAverage1m,
     // This process runs the localnet (and, while the clients fund and warm up, their faucet calls).
     localnetEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2),
     clientsEventLoop: round(o.eventLoop, 2),
@@ -128,6 +132,7 @@ async function settled(service: MainnetService): Promise<{ heldMsP50?: number | 
 
 /** The official channel client's calls, each client on a channel of its own opened beforehand. */
 async function channelLevel(net: Localnet, service: MainnetService, clients: number, count: number) {
+  const loadAverage1m = round(loadavg()[0]!, 2);
   const url = `${service.url}${PATH}`;
   const terms = await channelTermsOf(url);
   const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, WARM_CALLS + count, { presign: false })));
@@ -143,30 +148,22 @@ async function channelLevel(net: Localnet, service: MainnetService, clients: num
   );
   const { result: run, serviceCores } = result;
   // The channel clients run in this process, beside the localnet (their calls do not touch it).
-  return { ...summary(run), load: { benchEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2), serviceCores }, cpuBudget };
+  const load = { loadAverage1m, benchEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2), serviceCores };
+  return { ...summary(run), load, cpuBudget };
 }
 
 type SolanaRow = Awaited<ReturnType<typeof solanaLevel>>;
 interface Level {
   readonly concurrency: number;
+  /** Early answers on, an established payer per client. */
   readonly solanaEarly: SolanaRow;
+  /** Early answers on, a new payer per client (no confirmed history). */
+  readonly solanaNewPayer: SolanaRow;
   readonly solanaConfirmed: SolanaRow;
   readonly baseChannel: Awaited<ReturnType<typeof channelLevel>>;
 }
 
-/**
- * What the per-payer cap allows at `clients` payers against the confirmed path measured: each payer
- * holds at most cap / price early answers, each for `heldMsP50` (Little's law), so it makes at most
- * (cap / price) / held calls a second early.
- */
-function capBound(level: Level, payerCapUnits: number): number | null {
-  const held = level.solanaEarly.heldMsP50;
-  if (!held) return null;
-  const perPayer = payerCapUnits / PRICE_UNITS / (held / 1000);
-  return round((perPayer * level.concurrency) / level.solanaConfirmed.perSecond, 1);
-}
-
-/** Runs the three paths at each level, and the labelled larger-cap row; ratios from the same run. */
+/** Runs the four paths at each level; ratios from the same run. */
 export async function benchSvmEarly(): Promise<Record<string, unknown>> {
   const loadBefore = loadavg()[0]!;
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-svm-early' });
@@ -178,33 +175,24 @@ export async function benchSvmEarly(): Promise<Record<string, unknown>> {
       const n = level.concurrency;
       levels.push({
         concurrency: n,
-        solanaEarly: await solanaLevel(net, early, n, level.early),
-        solanaConfirmed: await solanaLevel(net, confirmed, n, level.confirmed),
+        solanaEarly: await solanaLevel(net, early, n, level.early, level.established),
+        solanaNewPayer: await solanaLevel(net, early, n, level.early, 0),
+        solanaConfirmed: await solanaLevel(net, confirmed, n, level.confirmed, WARM_CALLS),
         baseChannel: await channelLevel(net, early, n, level.channel),
       });
     }
     const at = (n: number) => levels.find((l) => l.concurrency === n)!;
-    // Started only now: each service's Geyser stream costs the localnet's event loop while it runs.
-    const larger = await startMainnetService(net, { extraArgs: ['--svm-early-payer-cap', String(LARGER_PAYER_CAP_UNITS)] });
-    const largerAt8 = {
-      concurrency: 8,
-      payerCapUnits: LARGER_PAYER_CAP_UNITS,
-      note: 'NOT the default: the per-payer cap at ten times the default ($0.10)',
-      ...(await solanaLevel(net, larger, 8, at(8).solanaEarly.requests / 8).finally(() => larger.close())),
-    };
     return {
       name: 'svm-early',
       path: PATH,
       slotMs: 400,
       levels,
-      largerPayerCapAt8: largerAt8,
       ratios: {
+        earlyP50MsAt1: at(1).solanaEarly.p50Ms,
         earlyP50VsChannelP50At1: round(at(1).solanaEarly.p50Ms / at(1).baseChannel.p50Ms, 2),
         earlyP50VsConfirmedP50At1: round(at(1).solanaEarly.p50Ms / at(1).solanaConfirmed.p50Ms, 3),
         earlyCallsPerSecondVsConfirmedAt8: round(at(8).solanaEarly.perSecond / at(8).solanaConfirmed.perSecond, 1),
-        // What the default cap allows at 8 payers, by Little's law over the measured holding time.
-        earlyCapBoundVsConfirmedAt8: capBound(at(8), 10_000),
-        largerCapEarlyCallsPerSecondVsConfirmedAt8: round(largerAt8.perSecond / at(8).solanaConfirmed.perSecond, 1),
+        newPayerCallsPerSecondVsConfirmedAt8: round(at(8).solanaNewPayer.perSecond / at(8).solanaConfirmed.perSecond, 1),
       },
       loadAverage: { start: round(loadBefore, 2), end: round(loadavg()[0]!, 2) },
     };

@@ -6,7 +6,16 @@
 import type { PgQuery } from './pg-client.ts';
 
 /** The tables whose rows carry `expires_at` (ms since the epoch). */
-export const EXPIRING_TABLES = ['replay_keys', 'pending_settlements', 'paid_answers', 'channels', 'early_answers'] as const;
+export const EXPIRING_TABLES = [
+  'replay_keys',
+  'pending_settlements',
+  'paid_answers',
+  'channels',
+  'early_answers',
+  'early_exposure',
+  'early_losses',
+  'early_trust',
+] as const;
 /** Time between sweeps. */
 export const SWEEP_INTERVAL_MS = 60_000;
 

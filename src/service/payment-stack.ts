@@ -24,8 +24,8 @@ import { createPaymentProcessor, type PaymentProcessor } from '../x402/flow/paym
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/delivery/payment-terms.ts';
 import type { ReplayGuard } from '../x402/state/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/exact-svm/svm-exact.ts';
-import { createFeePayerWatch, type FeePayerWatch } from '../x402/exact-svm/svm-fee-payer.ts';
-import { MAX_PAYMENT_COMPUTE_UNITS } from '../x402/exact-svm/svm-rules.ts';
+import { createFeePayerWatch, type FeePayerWatch, lamportsToUnits } from '../x402/exact-svm/svm-fee-payer.ts';
+import { LAMPORTS_PER_SIGNATURE, MAX_PAYMENT_COMPUTE_UNITS, MAX_REQUIRED_SIGNATURES } from '../x402/exact-svm/svm-rules.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../x402/types/x402-types.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import type { PaymentExtensions } from './extension-stack.ts';
@@ -45,6 +45,7 @@ export interface PaymentStackConfig {
       | 'svmMaxPriorityFee'
       | 'settleTimeoutMs'
       | 'svmEarly'
+      | 'solPriceUsd'
       | 'facilitatorUrl'
       | 'evmRpcUrl'
       | 'evmRelayerKeyPath'
@@ -140,7 +141,15 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
   };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live, config.extensions?.extensionsFor(e))]));
   const stores = openPaymentStores(config.storage, options);
-  const early = createEarlyAnswers({ limits: options.svmEarly, store: stores.earlyStore, ledger: config.ledger });
+  // The most one early answer can lose: the ceiling's price and the dearest fee a settlement may cost.
+  const dearestFee = LAMPORTS_PER_SIGNATURE * BigInt(MAX_REQUIRED_SIGNATURES) + BigInt(options.svmMaxPriorityFee);
+  const early = createEarlyAnswers({
+    limits: options.svmEarly,
+    store: stores.earlyStore,
+    ledger: config.ledger,
+    maxRiskUnits: options.svmEarly.ceilingUnits + lamportsToUnits(dearestFee, options.solPriceUsd),
+    solPriceUsd: options.solPriceUsd,
+  });
   const limits = { maxComputeUnits: MAX_PAYMENT_COMPUTE_UNITS, maxPriorityFeeLamports: options.svmMaxPriorityFee };
   const feePayer = createFeePayerWatch({ address: terms.svm.feePayer, rpc: config.rpc, limits });
   const svm = createSvmExactScheme({
@@ -155,6 +164,7 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     onFee: (fee) => feePayer.record(fee),
     // Aborted at close, with the early answers' confirmations.
     stopping: early.signal,
+    solPriceUsd: options.solPriceUsd,
   });
   const settlement = evmSettlement(options, config.upstreams);
   // One relayer for both Base schemes: exact settlements and channel transactions share its account nonce.

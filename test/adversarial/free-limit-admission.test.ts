@@ -22,7 +22,8 @@ import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
 import { officialSvmClient } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
-import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
+import { address, createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { randomBytes } from 'node:crypto';
 
 const BURST = 8;
@@ -46,8 +47,13 @@ function countingRelay(target: string, rpcMethods: Map<string, number>): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      const calls = [JSON.parse(body.toString() || '{}')].flat() as { method?: string }[];
-      for (const c of calls) if (c.method) rpcMethods.set(c.method, (rpcMethods.get(c.method) ?? 0) + 1);
+      const calls = [JSON.parse(body.toString() || '{}')].flat() as { method?: string; params?: unknown[] }[];
+      for (const c of calls) {
+        if (!c.method) continue;
+        rpcMethods.set(c.method, (rpcMethods.get(c.method) ?? 0) + 1);
+        // Reads by account too: the test counts the reads of one payer's token account.
+        if (typeof c.params?.[0] === 'string') rpcMethods.set(`${c.method}:${c.params[0]}`, (rpcMethods.get(`${c.method}:${c.params[0]}`) ?? 0) + 1);
+      }
       const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
     });
@@ -121,16 +127,22 @@ describe('a payment header lifts the free limit only when it decodes and matches
 });
 
 describe('a refused payment sent again and again (row 3)', () => {
-  it('is simulated once, answered from memory after, and limited once the failed-payment burst is used', async () => {
+  it('is checked on chain once, answered from memory after, and limited once the failed-payment burst is used', async () => {
     const me = newClient();
     const challenge = await get(EPOCH, me);
     const required = decodePaymentRequiredHeader(challenge.headers.get('payment-required')!);
-    // A payer that holds nothing: validly signed, refused by the simulation.
+    // A payer that holds nothing: validly signed, refused by verification's balance read.
     const seed = new Uint8Array(randomBytes(32));
     const unfunded = { signer: await createKeyPairSignerFromPrivateKeyBytes(seed), seed };
     const svm = officialSvmClient(unfunded, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
     const header = Buffer.from(JSON.stringify(await svm.createPaymentPayload(required))).toString('base64');
-    const simulations = () => rpcMethods.get('simulateTransaction') ?? 0;
+    // Verification's one chain read: the payer's token account (it has none).
+    const [source] = await findAssociatedTokenPda({
+      owner: unfunded.signer.address,
+      mint: address(localnet.stablecoinMint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    const simulations = () => rpcMethods.get(`getAccountInfo:${source}`) ?? 0;
     const before = simulations();
     const first = await get(EPOCH, { ...me, 'PAYMENT-SIGNATURE': header });
     expect(first.status).toBe(402);

@@ -76,6 +76,16 @@ describe('kill -9 with early answers in flight', () => {
   it('after the restart each is confirmed or recorded failed, with its ledger event, and the failed payer stays barred', async () => {
     const honest = await fundedPayer(net.urls.rpc, 100 * PRICE);
     const cheat = await fundedPayer(net.urls.rpc, 100 * PRICE);
+    // Both earned five early answers in flight: ten calls each paid and confirmed first.
+    for (const p of [honest, cheat]) {
+      const pay = officialSvmFetch(p, { rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint });
+      for (let i = 0; i < 2 * CALLS_EACH; i++) expect((await pay(`${service!.url}/v1/tipfloor`)).status).toBe(200);
+    }
+    await readUntil(
+      () => health(service!),
+      (h) => h.exposureUnits === 0,
+    );
+    const warmed = await health(service!);
     rpc.holding = true;
     const answers = await Promise.all(
       [honest, cheat].flatMap((p) => {
@@ -107,6 +117,9 @@ describe('kill -9 with early answers in flight', () => {
     );
     expect(after.failed).toBe(CALLS_EACH);
     expect(after.failedUnits).toBe(CALLS_EACH * PRICE);
+    // The losses survived the stop with the budget: the answers and our fee payer's fees for the failed transactions.
+    expect(after.lossUnits).toBe(CALLS_EACH * (PRICE + 5_001));
+    expect(warmed.lossUnits).toBe(0);
 
     const log = await readJson(fetch(`${service.url}/ledger?limit=1000`));
     const byIndex = new Map<number, { receiptSha256?: string }>(log.entries.map((e: { index: number }) => [e.index, e]));

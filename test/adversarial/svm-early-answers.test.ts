@@ -3,9 +3,10 @@
  * "Solana early answers"): the real service, paid by the official x402 SVM client, with an RPC in
  * front (test/helpers/held-send-rpc.ts) that accepts each transaction after its preflight and holds
  * it back until the test lets it land. Meanwhile the payer drains its token account, closes it, or
- * lands a second transfer of its own. Then: a payer's loss is never above its cap, the total never
- * above the global cap, each receipt whose payment failed has its ledger event, and a payer whose
- * payment failed gets no further early answer.
+ * lands a second transfer of its own. Then: a payer with confirmed history loses at most what its
+ * history earned it (within the payer cap), a payer without any at most one answer, each receipt
+ * whose payment failed has its ledger event, and a payer whose payment failed gets no further early
+ * answer.
  */
 import { address } from '@solana/kit';
 import { findAssociatedTokenPda, getCloseAccountInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
@@ -28,8 +29,12 @@ import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 const PRICE = 1_000;
 const PAYER_CAP = 10_000;
 const GLOBAL_CAP = 30_000;
+/** Large enough not to bind here (test/adversarial/svm-early-rotation.test.ts tests the budget). */
+const LOSS_BUDGET = 10_000_000;
 /** More calls per payer than its cap lets answer early: the rest must wait for the chain. */
 const CALLS_EACH = 14;
+/** Confirmed calls that earn a payer its cap: half of 20 x $0.001 is $0.01. */
+const WARM_CALLS = (2 * PAYER_CAP) / PRICE;
 
 let localnet: Localnet;
 let rpc: HeldSendRpc;
@@ -43,7 +48,7 @@ beforeAll(async () => {
   rpc = await startHeldSendRpc(localnet.urls.rpc);
   dataDir = mkdtempSync(join(tmpdir(), 'early-answers-'));
   const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'];
-  const caps = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP)];
+  const caps = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP), '--svm-early-loss-budget', String(LOSS_BUDGET)];
   service = await startService(loadConfig({}, [...argv, ...caps]), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
   await waitForTimingWindows(service.url);
   sink = await fundedPayer(localnet.urls.rpc, 1);
@@ -168,14 +173,24 @@ async function expectNoEarlyAnswer(payer: TestPayer): Promise<void> {
   expect((await call).status).toBe(200);
 }
 
+/** A payer with confirmed history: WARM_CALLS paid and confirmed, one after another (nothing held). */
+async function establishedPayer(): Promise<TestPayer> {
+  const payer = await fundedPayer(localnet.urls.rpc, 200 * PRICE);
+  const pay = officialSvmFetch(payer, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
+  for (let i = 0; i < WARM_CALLS; i++) expect((await pay(`${service.url}/v1/tipfloor`)).status).toBe(200);
+  // Every warm-up answer confirmed (and credited) before the attack.
+  await readUntil(health, (h) => h.exposureUnits === 0);
+  return payer;
+}
+
 describe('payers who take their payment back before it lands', () => {
   for (const [name, spoil] of [
     ['drains its token account', drain],
     ['drains and closes its token account', drainAndClose],
     ['races a second transfer of its own', race],
   ] as const) {
-    it(`one payer ${name}: early answers up to its cap, a loss within it, each failure in the ledger, no early answer after`, async () => {
-      const payer = await fundedPayer(localnet.urls.rpc, 100 * PRICE);
+    it(`one payer with history ${name}: early answers up to what it earned, a loss within it, each failure in the ledger, no early answer after`, async () => {
+      const payer = await establishedPayer();
       const { early, whileHeld, all, exposure, after, before } = await attack([payer], spoil);
       expect(early).toBe(PAYER_CAP / PRICE);
       expect(whileHeld).toHaveLength(early);
@@ -191,14 +206,16 @@ describe('payers who take their payment back before it lands', () => {
     }, 180_000);
   }
 
-  it('eight payers drain at once: each loss within its cap, the total within the global cap', async () => {
+  it('eight payers without history drain at once: one early answer each, each failure in the ledger', async () => {
     const payers = await Promise.all(Array.from({ length: 8 }, () => fundedPayer(localnet.urls.rpc, 100 * PRICE)));
-    const { early, whileHeld, exposure } = await attack(payers, drain, 5);
-    expect(early).toBe(GLOBAL_CAP / PRICE);
-    expect(exposure.exposureUnits).toBeLessThanOrEqual(GLOBAL_CAP);
+    const { early, whileHeld, exposure, before, after } = await attack(payers, drain, 5);
+    expect(early).toBe(8);
+    expect(new Set(whileHeld.map((a) => a.payer)).size).toBe(8);
+    expect(exposure.exposureUnits).toBe(8 * PRICE);
+    expect(after.refused.payer_cap - before.refused.payer_cap).toBe(8 * 4);
     const lost = await lossesOf(whileHeld);
-    for (const units of lost.values()) expect(units).toBeLessThanOrEqual(PAYER_CAP);
-    expect([...lost.values()].reduce((a, b) => a + b, 0)).toBe(GLOBAL_CAP);
-    for (const p of payers.filter((p) => lost.has(p.signer.address)).slice(0, 2)) await expectNoEarlyAnswer(p);
+    for (const units of lost.values()) expect(units).toBe(PRICE);
+    expect(after.failed - before.failed).toBe(8);
+    for (const p of payers.slice(0, 2)) await expectNoEarlyAnswer(p);
   }, 240_000);
 });

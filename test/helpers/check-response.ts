@@ -23,8 +23,8 @@ export function expectPaidTiming(value: string | null | undefined, phases: reado
   return durations;
 }
 
-/** The phases of a fresh paid call that settled, in the order `Server-Timing` lists them. */
-export const SETTLED_PHASES = ['verify', 'simulate', 'handler', 'settle', 'receipt', 'ledger'] as const;
+/** The phases of a fresh Solana paid call that settled, in the order `Server-Timing` lists them. */
+export const SETTLED_PHASES = ['verify', 'simulate', 'handler', 'settle', 'record', 'send', 'receipt', 'ledger'] as const;
 
 /**
  * Asserts that `res` is a paid answer that settled (200 with PAYMENT-RESPONSE, a signed receipt and its Server-Timing)

@@ -4,11 +4,12 @@
  * signature checks against the localnet) and, when that passes, the transaction's signature at
  * once, as a real RPC answers before a leader executes it; the transaction itself waits here until
  * `release()` sends it on (skipping preflight, as a leader executes whatever state the chain holds
- * by then) or `drop()` forgets it (a transaction lost on its way). Everything else passes through.
+ * by then) or `drop()` forgets it (a transaction lost on its way). Everything else passes through,
+ * and so do the transactions of payers not in `only` when it names some.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeBase58 } from '../../src/chain/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../src/chain/base58.ts';
 
 interface RpcRequest {
   readonly id: unknown;
@@ -19,6 +20,11 @@ interface RpcRequest {
 export interface HeldSendRpc {
   readonly url: string;
   holding: boolean;
+  /**
+   * While holding, only transactions naming one of these accounts (base58) are held; the rest pass
+   * through and land as usual. Empty: every transaction is held.
+   */
+  readonly only: Set<string>;
   /** Transactions accepted and held, not yet released or dropped (base64 wire). */
   readonly held: string[];
   /** Sends passed through while holding because their preflight failed: what the simulation said. */
@@ -41,12 +47,20 @@ function firstSignature(wireBase64: string): string {
   return encodeBase58(Buffer.from(wireBase64, 'base64').subarray(1, 65));
 }
 
+/** Whether the transaction's bytes hold one of `accounts` (an account key is its 32 raw bytes in the message). */
+function names(wireBase64: string, accounts: ReadonlySet<string>): boolean {
+  const wire = Buffer.from(wireBase64, 'base64');
+  for (const a of accounts) if (wire.includes(Buffer.from(decodeBase58(a)!))) return true;
+  return false;
+}
+
 /** Starts the proxy in front of `target` (the localnet RPC), passing everything until `holding` is set. */
 export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const proxy: HeldSendRpc = {
     url: '',
     holding: false,
+    only: new Set<string>(),
     held: [],
     passedThrough: [],
     heldAtLeast: (count) => (proxy.held.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
@@ -69,6 +83,7 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
   async function answer(req: RpcRequest): Promise<unknown> {
     if (!proxy.holding || req.method !== 'sendTransaction') return call(target, req);
     const wire = String(req.params?.[0]);
+    if (proxy.only.size > 0 && !names(wire, proxy.only)) return call(target, req);
     const sim = (await call(target, {
       jsonrpc: '2.0',
       id: req.id,

@@ -30,8 +30,20 @@ export interface InstanceGroup {
   close(): Promise<void>;
 }
 
+/** What a group may change: a proxy between the instances and the localnet's Solana RPC, more flags for every instance. */
+export interface InstanceGroupOptions {
+  /** Given the localnet's RPC URL, the URL the instances use instead (e.g. a held-send RPC in front of it). */
+  readonly rpc?: (rpcUrl: string) => Promise<string>;
+  readonly extraArgs?: readonly string[];
+}
+
 /** Starts a localnet, a fresh database and `count` instances on them (concurrently). */
-export async function startInstanceGroup(label: string, count: number, databaseUrl?: (db: TestDatabase) => string): Promise<InstanceGroup> {
+export async function startInstanceGroup(
+  label: string,
+  count: number,
+  databaseUrl?: (db: TestDatabase) => string,
+  options: InstanceGroupOptions = {},
+): Promise<InstanceGroup> {
   const root = mkdtempSync(join(tmpdir(), `${label}-`));
   const db = await createTestDatabase(label);
   const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: label });
@@ -41,7 +53,9 @@ export async function startInstanceGroup(label: string, count: number, databaseU
   await rpcCall(net.urls.rpc, 'requestAirdrop', [bs58.encode(identity.publicKey), FEE_PAYER_LAMPORTS]);
   // The pay-to wallet holds a stablecoin account (funding creates it).
   const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;
-  const args = [...localnetMainnetArgs(net, join(root, 'relayer.key'), payTo), '--keypair', keypairFile];
+  const rpcUrl = options.rpc ? await options.rpc(net.urls.rpc) : net.urls.rpc;
+  const mainnet = localnetMainnetArgs(net, join(root, 'relayer.key'), payTo).map((a) => (a === net.urls.rpc ? rpcUrl : a));
+  const args = [...mainnet, '--keypair', keypairFile, ...(options.extraArgs ?? [])];
   const services: ServiceProcess[] = [];
   const start = async (i: number, url = databaseUrl?.(db) ?? db.url): Promise<ServiceProcess> => {
     const s = await spawnService(join(root, `instance-${i}`), [...args, '--database-url', url]);

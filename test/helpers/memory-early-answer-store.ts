@@ -1,31 +1,27 @@
 /**
- * The early answers' outcomes and payer bars (src/x402/state/early-answer-store.ts) in memory, each
- * write failable or holdable at `early.put`; `reopen` is what a restart reads back.
+ * The early answers' book (src/x402/state/early-book.ts) over rows in memory, each write failable or
+ * holdable at `early.put`; `reopen` is what a restart reads back (the rows; what was in flight is
+ * taken up again from the pending settlement records, as in the file store).
  */
-import type { EarlyAnswerStore, EarlyOutcome } from '../../src/x402/state/early-answer-store.ts';
+import { createInstanceBook, type EarlyAnswerStore, type EarlyRow } from '../../src/x402/state/early-book.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { createMemoryRecordMap } from './memory-record-map.ts';
-
-type Row = EarlyOutcome | { readonly status: 'barred'; readonly untilMs: number };
 
 export interface MemoryEarlyAnswerStore extends EarlyAnswerStore {
   reopen(): MemoryEarlyAnswerStore;
 }
 
 /** Creates the store. */
-export function createMemoryEarlyAnswerStore(faults: FaultPlan = createFaultPlan(), durable = new Map<string, Row>()): MemoryEarlyAnswerStore {
-  const map = createMemoryRecordMap<Row>(faults, 'early', durable);
-  return {
-    async outcome(key) {
-      const row = map.get(`outcome:${key}`);
-      return row && row.status !== 'barred' ? row : undefined;
+export function createMemoryEarlyAnswerStore(faults: FaultPlan = createFaultPlan(), durable = new Map<string, EarlyRow>()): MemoryEarlyAnswerStore {
+  const map = createMemoryRecordMap<EarlyRow>(faults, 'early', durable);
+  const book = createInstanceBook({
+    rows: {
+      get: (key) => map.get(key),
+      entries: () => map.entries(),
+      async putAll(rows) {
+        for (const r of rows) await map.put(r.key, r.row);
+      },
     },
-    settle: (key, outcome) => map.put(`outcome:${key}`, outcome),
-    async barredUntil(payer) {
-      const row = map.get(`bar:${payer}`);
-      return row?.status === 'barred' ? row.untilMs : 0;
-    },
-    bar: (payer, untilMs) => map.put(`bar:${payer}`, { status: 'barred', untilMs }),
-    reopen: () => createMemoryEarlyAnswerStore(faults, durable),
-  };
+  });
+  return { ...book, reopen: () => createMemoryEarlyAnswerStore(faults, durable) };
 }

@@ -1,11 +1,16 @@
 /**
- * The early answers' PostgreSQL stores against a real database (test/helpers/postgres.ts): the
- * outcomes and bars every instance shares (src/x402/state/pg-early-answer-store.ts), and the pending
- * settlements' list of early answers a restart takes up (src/x402/state/pg-pending-settlements.ts).
+ * The early answers' PostgreSQL stores against a real database (test/helpers/postgres.ts): the book
+ * every instance shares (src/x402/state/pg-early-answer-store.ts: outcomes, bars, the exposure in
+ * flight, the day's losses, each payer's confirmed history; one admission at a time under the lock,
+ * with the pending record in its transaction), and the pending settlements' list of early answers a
+ * restart takes up (src/x402/state/pg-pending-settlements.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
+import type { StagedWrite } from '../../src/durable/staged-write.ts';
+import type { EarlyLimits } from '../../src/x402/state/early-bounds.ts';
+import type { EarlyFailure } from '../../src/x402/state/early-book.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
 import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
 import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
@@ -40,18 +45,88 @@ const record = (early: boolean): PendingSettlement => ({
   ...(early ? { early: { payment: { x402Version: 2, payload: { transaction: 'AA==' } } as unknown as PaymentPayload } } : {}),
 });
 
+const failure = (payer: string, at: number): EarlyFailure => ({
+  status: 'failed',
+  network: 'solana:x',
+  transaction: 'sig',
+  payer,
+  endpoint: '/v1/tipfloor',
+  priceUsdcUnits: 1_000,
+  receiptSha256: null,
+  ledgerIndex: null,
+  reason: 'invalid_exact_svm_transaction_failed',
+  message: 'drained',
+  failedAt: at,
+});
+
+/** A pending record's write, in the admission's transaction: notes whether it was an early answer's. */
+const staged =
+  (written: Map<string, boolean>, key: string) =>
+  (share: unknown): StagedWrite => ({
+    sql: { text: 'select 1', values: [] },
+    commitAlone: async () => undefined,
+    settle: (err) => {
+      if (err === null) written.set(key, share !== null);
+    },
+  });
+
+/** Empties the book (the tests share one database): each test of the shared book starts from nothing. */
+async function emptyBook(): Promise<void> {
+  const c = client();
+  for (const table of ['early_exposure', 'early_losses', 'early_trust', 'early_answers']) await c.query(`delete from ${table}`);
+}
+
 describe('early answers in PostgreSQL', () => {
   it('an outcome and a bar written by one instance are read by another; a later bar never shortens one', async () => {
     const now = Date.now();
     const [a, b] = [createPgEarlyAnswerStore({ db: client() }), createPgEarlyAnswerStore({ db: client() })];
-    await a.settle('k1', { status: 'confirmed' });
+    const share = { key: 'k1', payer: 'P', units: 1_000, feeUnits: 5_001, trusted: false, at: now };
+    await a.confirmed(share, now);
     expect(await b.outcome('k1')).toEqual({ status: 'confirmed' });
     expect(await b.outcome('k2')).toBeUndefined();
-    await a.bar('P', now + 60_000);
+    expect(await a.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 60_000)).toEqual({ before: 0, after: 6_001 });
     expect(await b.barredUntil('P')).toBe(now + 60_000);
-    await b.bar('P', now + 10_000);
+    // The same failure followed to its end by the other instance too: recorded once, the bar never shortened.
+    expect(await b.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 10_000)).toBeNull();
+    expect(await b.failed({ ...share, key: 'k3' }, failure('P', now), 6_001, now + 10_000)).toEqual({ before: 6_001, after: 12_002 });
     expect(await a.barredUntil('P')).toBe(now + 60_000);
     expect(await a.barredUntil('Q')).toBe(0);
+  });
+
+  it('two instances share one global exposure and one loss budget, a new payer gets one answer across both, and a restart finds it all', async () => {
+    await emptyBook();
+    const written = new Map<string, boolean>();
+    const limits: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 };
+    const at = Date.now();
+    const [a, b] = [createPgEarlyAnswerStore({ db: client() }), createPgEarlyAnswerStore({ db: client() })];
+    const ask = (store: typeof a, key: string, payer: string) => store.admit({ key, payer, units: 1_000, feeUnits: 5_001, at }, limits, staged(written, key));
+    // One payer without history on both instances at once: one early answer, both records written.
+    const first = await Promise.all([ask(a, 'n1', 'new'), ask(b, 'n2', 'new')]);
+    expect(first.filter((r) => 'share' in r)).toHaveLength(1);
+    expect(written).toEqual(
+      new Map([
+        ['n1', 'share' in first[0]!],
+        ['n2', 'share' in first[1]!],
+      ]),
+    );
+    // Many payers with history at once on both: the loss budget (30,000 at 6,001 a risk) admits four in all, one already held.
+    for (let i = 0; i < 12; i++) await (i % 2 ? a : b).credit(`payer${i}`, 10_000, at);
+    for (let i = 0; i < 6; i++) await a.credit(`late${i}`, 10_000, at);
+    const many = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i % 2 ? a : b, `m${i}`, `payer${i}`)));
+    expect(many.filter((r) => 'share' in r)).toHaveLength(3);
+    expect(many.filter((r) => 'refused' in r && r.refused === 'loss_budget')).toHaveLength(9);
+    // Restart: a fresh store reads the same book.
+    const c = createPgEarlyAnswerStore({ db: client() });
+    expect(c.status(at).exposureUnits).toBe(0);
+    await vi.waitUntil(() => c.status(at + 10_000).exposureUnits === 4_000, { timeout: 10_000, interval: 50 });
+    // A loss on one instance counts on the other: one failure recorded, three released, and the day's
+    // losses plus what is in flight still within the budget.
+    const held = [...first, ...many].flatMap((r) => ('share' in r ? [r.share] : []));
+    expect(await a.failed(held[0]!, failure(held[0]!.payer, at), 6_001, at + 60_000)).toEqual({ before: 0, after: 6_001 });
+    for (const s of held.slice(1)) await b.release(s.key);
+    const again = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(i % 2 ? a : c, `r${i}`, `late${i}`)));
+    expect(again.filter((r) => 'share' in r)).toHaveLength(3);
+    await vi.waitUntil(() => c.status(at + 20_000).lossUnits === 6_001, { timeout: 10_000, interval: 50 });
   });
 
   it('the pending settlements list the early answers, with their delivered answer, and no other', async () => {

@@ -1,7 +1,8 @@
 /**
  * Differential check of our exact-SVM verifier against the reference facilitator of @x402/svm
  * (its ExactSvmScheme with a signer over the localnet RPC): the same payloads, judged by both,
- * must get the same verdict and, when invalid, the same reason. Two documented divergences, both
+ * must get the same verdict and, when invalid, the same reason; where only the chain can judge
+ * (the reference's simulation), ours is the send's preflight, refused with the same reason. Two documented divergences, both
  * where we are stricter: we refuse a fee payer named in ANY instruction (x402 spec: fee payer
  * isolation; the reference's static path only checks the transfer authority, so it reports a later
  * rule instead), and a priority fee (limit x price) over our per-settlement ceiling (the reference
@@ -80,6 +81,12 @@ interface Case {
   readonly payload?: (p: PaymentPayload) => PaymentPayload;
   readonly requirements?: (r: PaymentRequirements) => PaymentRequirements;
   readonly expectValid: boolean;
+  /**
+   * Judged by the chain: the reference's simulation refuses it; ours has no simulation (one chain
+   * round trip: docs/payments.md#one-chain-round-trip), so our verdict is the send's preflight, at
+   * settlement, before anything is broadcast.
+   */
+  readonly atSend?: true;
 }
 
 const flipSignatureByte = (p: PaymentPayload): PaymentPayload => {
@@ -127,12 +134,13 @@ const CASES: readonly Case[] = [
   { name: 'memo before the transfer', tx: (o) => ({ ...o, arrange: (p) => [p.limit, p.price, p.memo, p.transfer] }), expectValid: false },
   { name: 'only two instructions', tx: (o) => ({ ...o, arrange: (p) => [p.transfer, p.memo] }), expectValid: false },
   { name: 'eight instructions', tx: (o) => ({ ...o, extra: [memo('a'), memo('b'), memo('c'), memo('d')] }), expectValid: false },
-  { name: 'wrong decimals (fails in simulation)', tx: (o) => ({ ...o, decimals: 5 }), expectValid: false },
-  { name: 'payer without the funds (fails in simulation)', tx: (o) => ({ ...o, payer: broke }), expectValid: false },
+  { name: 'wrong decimals (fails in simulation; ours at the send)', tx: (o) => ({ ...o, decimals: 5 }), expectValid: false, atSend: true },
+  { name: 'payer without the funds (fails in simulation; ours in the balance read)', tx: (o) => ({ ...o, payer: broke }), expectValid: false },
   {
-    name: 'Lighthouse instruction to a program absent here (fails in simulation)',
+    name: 'Lighthouse instruction to a program absent here (fails in simulation; ours at the send)',
     tx: (o) => ({ ...o, extra: [{ programAddress: address(LIGHTHOUSE), data: new Uint8Array([0]) }] }),
     expectValid: false,
+    atSend: true,
   },
   { name: 'accepted on another network', payload: (p) => ({ ...p, accepted: { ...p.accepted, network: SOLANA_DEVNET } }), expectValid: false },
   { name: 'fee payer not managed by the facilitator', requirements: (r) => ({ ...r, extra: { feePayer: payer.signer.address } }), expectValid: false },
@@ -158,13 +166,23 @@ async function payloadFor(c: Case): Promise<PaymentPayload> {
   return c.payload ? c.payload(payload) : payload;
 }
 
+/** Our verdict: verification's, and for a payment it passes that only the chain refuses, the send's (nothing is broadcast: its preflight fails). */
+async function judged(payload: PaymentPayload, reqs: PaymentRequirements, atSend: boolean): Promise<{ valid: boolean; reason: string | null }> {
+  const signal = new AbortController().signal;
+  const verified = await ours.verify(payload, reqs, signal);
+  if (!verified.isValid || !atSend) return { valid: verified.isValid, reason: verified.invalidReason ?? null };
+  const settled = await ours.settle(payload, reqs, signal);
+  expect(settled).toMatchObject({ success: false, transaction: '', refused: true });
+  return { valid: false, reason: settled.errorReason ?? null };
+}
+
 describe('our verifier and the @x402/svm reference facilitator agree', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const payload = await payloadFor(c);
     const reqs = c.requirements ? c.requirements(requirements) : requirements;
-    const [mine, theirs] = await Promise.all([ours.verify(payload, reqs, new AbortController().signal), reference.verify(payload as never, reqs as never)]);
-    expect({ valid: mine.isValid, reason: mine.invalidReason ?? null }).toEqual({ valid: theirs.isValid, reason: theirs.invalidReason ?? null });
-    expect(mine.isValid).toBe(c.expectValid);
+    const [mine, theirs] = await Promise.all([judged(payload, reqs, c.atSend === true), reference.verify(payload as never, reqs as never)]);
+    expect(mine).toEqual({ valid: theirs.isValid, reason: theirs.invalidReason ?? null });
+    expect(mine.valid).toBe(c.expectValid);
   });
 
   it('diverges only where we are stricter: fee payer named in a non-transfer instruction', async () => {

@@ -13,7 +13,13 @@ import type { HttpReply } from '../../src/errors.ts';
 import { FAKE_PAYER, fakeTransaction } from '../helpers/fake-exact-scheme.ts';
 import { createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';
 
-const LIMITS: EarlyLimits = { ceilingUnits: 5 * ENTRY.priceUnits, payerCapUnits: ENTRY.priceUnits, globalCapUnits: 100 * ENTRY.priceUnits, barMs: 60_000 };
+const LIMITS: EarlyLimits = {
+  ceilingUnits: 5 * ENTRY.priceUnits,
+  payerCapUnits: ENTRY.priceUnits,
+  globalCapUnits: 100 * ENTRY.priceUnits,
+  lossBudgetUnits: 1_000 * ENTRY.priceUnits,
+  barMs: 60_000,
+};
 const FAILED = { kind: 'failed', reason: 'invalid_exact_svm_transaction_failed', broadcast: true } as const;
 /** Background work settles in a few event-loop turns: polled often, given the test's own budget before it fails with what it saw. */
 const until = (done: () => boolean | Promise<boolean>) => vi.waitUntil(done, { timeout: 20_000, interval: 5 });

@@ -1,15 +1,20 @@
 /**
  * The payer's side of a verified payment (src/x402/exact-svm/svm-source-read.ts): the token amount of an
- * account's data, the source's balance before the payment from the simulation's account, the
- * transfer's source, amount and authority.
+ * account's data, verification's one chain read of the source (its program, mint, state and
+ * balance against the price), the transfer's source, amount and authority.
  */
 import { describe, expect, it } from 'vitest';
+import { decodeBase58 } from '../../src/chain/base58.ts';
 import type { WireTransaction } from '../../src/chain/svm-wire.ts';
-import { readSourceBalance, sourceBalanceBefore, tokenAmountOf, transferOf } from '../../src/x402/exact-svm/svm-source-read.ts';
+import { checkSource, readSourceBalance, tokenAmountOf, transferOf } from '../../src/x402/exact-svm/svm-source-read.ts';
 
-function tokenAccount(amount: bigint, bytes = 165): Uint8Array {
+const MINT = 'So11111111111111111111111111111111111111112';
+
+function tokenAccount(amount: bigint, bytes = 165, state = 1): Uint8Array {
   const data = new Uint8Array(bytes);
   Buffer.from(data.buffer).writeBigUInt64LE(amount, 64);
+  data.set(decodeBase58(MINT)!, 0);
+  data[108] = state;
   return data;
 }
 
@@ -21,10 +26,20 @@ describe('svm-source-read', () => {
     expect(tokenAmountOf(null)).toBeNull();
   });
 
-  it('adds the amount moved back to what the simulation left, unless the transfer went to the same account', () => {
-    expect(sourceBalanceBefore(tokenAccount(0n), { source: 'S', destination: 'D' }, 1000n)).toBe(1000n);
-    expect(sourceBalanceBefore(tokenAccount(500n), { source: 'S', destination: 'S' }, 1000n)).toBe(500n);
-    expect(sourceBalanceBefore(null, { source: 'S', destination: 'D' }, 1000n)).toBeNull();
+  it('checks the source with one read: a token account of the mint, initialized, not frozen, holding the price', async () => {
+    const signal = new AbortController().signal;
+    const source = { address: 'Source', mint: MINT, amount: 1000n, owners: ['Token'] };
+    const check = (account: { owner: string; data: Uint8Array } | null) =>
+      checkSource({ getAccountInfo: async () => account && { ...account, lamports: 1n } }, source, signal);
+    expect(await check({ owner: 'Token', data: tokenAccount(1000n) })).toEqual({ ok: true, balance: 1000n });
+    expect(await check({ owner: 'Token', data: tokenAccount(999n) })).toMatchObject({ ok: false, message: expect.stringMatching(/^insufficient funds/) });
+    expect(await check({ owner: 'Token', data: tokenAccount(5000n, 165, 2) })).toMatchObject({ ok: false, message: expect.stringContaining('frozen') });
+    expect(await check({ owner: 'Other', data: tokenAccount(5000n) })).toMatchObject({ ok: false, message: expect.stringContaining('not a token account') });
+    expect(await check({ owner: 'Token', data: tokenAccount(5000n, 100) })).toMatchObject({ ok: false });
+    expect(await check(null)).toMatchObject({ ok: false, message: expect.stringContaining('does not exist') });
+    const other = tokenAccount(5000n);
+    other.fill(7, 0, 32);
+    expect(await check({ owner: 'Token', data: other })).toMatchObject({ ok: false, message: expect.stringContaining('another mint') });
   });
 
   it('names the source, amount and authority of the third instruction', () => {

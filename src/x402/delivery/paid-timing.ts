@@ -10,10 +10,12 @@ import type { HttpReply } from '../../errors.ts';
 export const SERVER_TIMING_HEADER = 'Server-Timing';
 
 /**
- * The phases, in the order a paid call runs them. `receipt` (signing) and `ledger` (the durable
- * append) run side by side, so they overlap; `total` spans the call in the payment processor.
+ * The phases, in the order a paid call runs them. `record` (the pending settlement's durable write)
+ * and `send` (the broadcast until the node accepted it) are parts of `settle`, shown apart; `receipt`
+ * (signing) and `ledger` (the durable append) run side by side, so they overlap; `total` spans the
+ * call in the payment processor.
  */
-export const PAID_PHASES = ['verify', 'simulate', 'handler', 'settle', 'receipt', 'ledger', 'total'] as const;
+export const PAID_PHASES = ['verify', 'simulate', 'handler', 'settle', 'record', 'send', 'receipt', 'ledger', 'total'] as const;
 /** One phase of a paid call. */
 export type PaidPhase = (typeof PAID_PHASES)[number];
 

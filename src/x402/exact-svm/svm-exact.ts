@@ -9,27 +9,23 @@ import { associatedTokenAddress } from '../../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/rpc-client.ts';
 import type { SignatureWatch } from '../../chain/signature-watch.ts';
-import { decodeWireTransaction, isEmptySignature, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import { decodeWireTransaction, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { Ed25519Check } from '../../trust/ed25519.ts';
 import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, type SettleResult, type VerifyResult } from '../types/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
-import type { SettlementFee } from './svm-fee-payer.ts';
-import { SVM_REASON } from './svm-reasons.ts';
+import { DEFAULT_SOL_PRICE_USD, failedSettlementFeeUnits, type SettlementFee } from './svm-fee-payer.ts';
+import { refusalReason, SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
-import { readSourceBalance, sourceBalanceBefore, transferOf } from './svm-source-read.ts';
+import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
+import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
+
+export type { SvmPoolTasks } from './svm-signatures.ts';
 
 /** How long settlement waits for the commitment before reporting `settlement_pending`. */
 export const SETTLE_CONFIRM_TIMEOUT_MS = 30_000;
-
-/** The pool tasks the Solana scheme runs: the payer's signature check and the fee payer's co-signature. */
-export interface SvmPoolTasks {
-  verifyEd25519Batch(input: { readonly checks: readonly Ed25519Check[] }): boolean[];
-  signEd25519(input: { readonly message: Uint8Array }): Uint8Array;
-}
 
 export interface SvmExactConfig {
   readonly network: string;
@@ -49,6 +45,8 @@ export interface SvmExactConfig {
   readonly onFee?: (fee: SettlementFee) => void;
   /** Aborted at the service's close: a confirmation still waited for stops, pending as when time runs out. */
   readonly stopping?: AbortSignal;
+  /** SOL's price (USD) at which a failed settlement's fee counts as a loss (`failureFeeUnits`); default DEFAULT_SOL_PRICE_USD. */
+  readonly solPriceUsd?: number;
 }
 
 function isSendOutcome(value: unknown): value is SendOutcome {
@@ -59,6 +57,8 @@ function isSendOutcome(value: unknown): value is SendOutcome {
 function keyOf(tx: WireTransaction): string {
   return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
 }
+
+const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
 
 const PAYER_BUSY =
   "this payer's token account is committed, by its settlements in flight, up to the balance read at verification; nothing was signed or sent; retry once they finish";
@@ -86,6 +86,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
   const maxPriorityFeeLamports = BigInt(config.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
   const sources = config.sources ?? createSourceBudget();
+  const { cosign, signaturesValid } = createSvmSignatures(config.pool);
 
   function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
     const key = `${payTo}:${asset}`;
@@ -98,19 +99,6 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations.set(key, found);
     }
     return found;
-  }
-
-  /** Every signer but the fee payer (slot 0) must have signed the message. */
-  async function signaturesValid(tx: WireTransaction, signal: AbortSignal): Promise<boolean> {
-    const checks = [];
-    for (let i = 1; i < tx.numRequiredSignatures; i++) {
-      const signature = tx.signatures[i]!;
-      if (isEmptySignature(signature)) return false;
-      checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message: tx.messageBytes, signature });
-    }
-    if (checks.length === 0) return false;
-    const results = await config.pool.runTask('verifyEd25519Batch', { checks }, signal);
-    return results.every(Boolean);
   }
 
   function termsError(payment: PaymentPayload, requirements: PaymentRequirements): string | null {
@@ -127,7 +115,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     if (termsReason) return { isValid: false, invalidReason: termsReason, payer: '' };
     const decoded = decodePayload(payment);
     if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
-    const { tx, wire } = decoded;
+    const { tx } = decoded;
     const amount = BigInt(requirements.amount);
     const rules = checkSvmPaymentRules(tx, {
       asset: requirements.asset,
@@ -137,18 +125,22 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
-    if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer };
-    const simulating = performance.now();
-    // The source's balance comes back with the simulation: what settlement will reserve against.
-    const { source } = rules.transfer;
-    const sim = await config.rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal, [source]);
-    const simulateMs = performance.now() - simulating;
-    if (!sim.ok)
-      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: sim.message, payer: rules.payer, simulateMs, transient: true };
-    if (sim.err !== null)
-      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: JSON.stringify(sim.err), payer: rules.payer, simulateMs };
-    const balance = sourceBalanceBefore(sim.accounts?.[0] ?? null, rules.transfer, amount);
-    if (balance !== null) sources.noteRead(keyOf(tx), source, balance);
+    // One chain read, beside the signature check: the source's balance and state. The send's
+    // preflight checks the rest (docs/payments.md#one-chain-round-trip), so there is no simulation.
+    const reading = performance.now();
+    // Our co-signature is made now, beside the checks (a pool task either way): settle finds it ready.
+    cosign(payment, tx, signal);
+    const [signed, source] = await Promise.all([
+      signaturesValid(tx, signal),
+      checkSource(config.rpc, { address: rules.transfer.source, mint: requirements.asset, amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
+        ...r,
+        ms: performance.now() - reading,
+      })),
+    ]);
+    const simulateMs = source.ms;
+    if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer, simulateMs };
+    if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: rules.payer, simulateMs };
+    sources.noteRead(keyOf(tx), rules.transfer.source, source.balance);
     return { isValid: true, payer: rules.payer, simulateMs };
   }
 
@@ -169,7 +161,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       return { success: false, errorReason: SVM_REASON.payerBusy, errorMessage: PAYER_BUSY, transaction: '', network: config.network, payer: transfer.payer };
     let outcome: SettlementOutcome = 'unspent';
     try {
-      const feePayerSignature = await config.pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
+      const feePayerSignature = await cosign(payment, tx, signal);
       const transaction = encodeBase58(feePayerSignature);
       const signed = withSignature(wire, tx, 0, feePayerSignature);
       await beforeBroadcast?.(transaction);
@@ -222,8 +214,10 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       };
     }
     if (!sent.ok) {
-      const reason = /AlreadyProcessed|already been processed/i.test(sent.message) ? SVM_REASON.duplicateSettlement : SVM_REASON.transactionFailed;
-      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer };
+      const reason = refusalReason(sent);
+      // Refused by the node for what the payment is (its preflight failed): the same payload is refused again from memory.
+      const refused = reason === SVM_REASON.simulationFailed || reason === SVM_REASON.signatureInvalid;
+      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer, ...(refused ? { refused } : {}) };
     }
     onAccepted?.(transaction);
     const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream, config.stopping);
@@ -245,6 +239,10 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     verify,
     settle,
     reportsAcceptance: true,
+    failureFeeUnits(payment, reason) {
+      const decoded = decodePayload(payment);
+      return decoded ? failedSettlementFeeUnits(decoded.tx, reason, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD) : 0;
+    },
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
   };
 }

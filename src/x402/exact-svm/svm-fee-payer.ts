@@ -6,6 +6,32 @@
  * and counted.
  */
 import type { RpcClient } from '../../chain/rpc-client.ts';
+import type { WireTransaction } from '../../chain/svm-wire.ts';
+import { SVM_REASON } from './svm-reasons.ts';
+import { settlementFee } from './svm-rules.ts';
+
+/**
+ * Default SOL price (USD) at which the fee payer's lamports count as a loss (--sol-price-usd):
+ * above any price SOL has traded at, so a loss counted in dollars errs high, never low.
+ */
+export const DEFAULT_SOL_PRICE_USD = 500;
+
+/** `lamports` in token units (6 decimals) at `solPriceUsd`, rounded up: a loss is never counted below what was lost. */
+export function lamportsToUnits(lamports: bigint, solPriceUsd: number): number {
+  // lamports / 1e9 SOL x price USD x 1e6 units per USD
+  return Math.ceil((Number(lamports) * solPriceUsd) / 1_000);
+}
+
+/**
+ * What a settlement of `tx` that failed cost the fee payer, in token units: with `reason`, what it
+ * actually paid (its fee when it failed on chain; nothing when it never landed: expired, refused,
+ * lost); without, the most it can cost. Early answers count it as a loss (docs/payments.md#early-answers).
+ */
+export function failedSettlementFeeUnits(tx: WireTransaction, reason: string | undefined, solPriceUsd: number): number {
+  if (reason !== undefined && reason !== SVM_REASON.transactionFailed) return 0;
+  const fee = settlementFee(tx);
+  return lamportsToUnits(fee.baseLamports + fee.priorityLamports, solPriceUsd);
+}
 
 /** How often the fee payer's balance is read. */
 export const FEE_PAYER_READ_MS = 30_000;

@@ -42,3 +42,19 @@ export const SVM_REASON = {
 } as const;
 
 export type SvmReason = (typeof SVM_REASON)[keyof typeof SVM_REASON];
+
+/** Agave's codes of a send refused before broadcast: its preflight simulation failed, or a signature did not verify. */
+const PREFLIGHT_FAILED = -32002;
+const SIGNATURE_VERIFICATION_FAILED = -32003;
+
+/**
+ * The x402 reason of a send the node refused: with the simulation gone from verification, a failed
+ * preflight is what a failed simulation was (the same reason as before), a bad signature the same
+ * as verification's; a transaction already processed is a duplicate; anything else failed.
+ */
+export function refusalReason(sent: { readonly code: number; readonly message: string }): string {
+  if (/AlreadyProcessed|already been processed/i.test(sent.message)) return SVM_REASON.duplicateSettlement;
+  if (sent.code === PREFLIGHT_FAILED || /^Transaction simulation failed/i.test(sent.message)) return SVM_REASON.simulationFailed;
+  if (sent.code === SIGNATURE_VERIFICATION_FAILED) return SVM_REASON.signatureInvalid;
+  return SVM_REASON.transactionFailed;
+}

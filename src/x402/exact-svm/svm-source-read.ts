@@ -1,14 +1,21 @@
 /**
  * The payer's side of a verified exact-SVM payment: which token account the transfer draws from,
  * how much, and that account's balance before the payment (what the settlement reserves against,
- * svm-source-budget.ts). Token and Token-2022 accounts share the base layout: the amount is the
- * u64 at byte 64.
+ * svm-source-budget.ts). Token and Token-2022 accounts share the base layout (165 bytes): the mint
+ * at byte 0, the amount as the u64 at byte 64, the state at byte 108.
  */
 import type { RpcClient } from '../../chain/rpc-client.ts';
+import { encodeBase58 } from '../../chain/base58.ts';
 import type { WireTransaction } from '../../chain/svm-wire.ts';
 
+const decodeMint = (data: Buffer): string => encodeBase58(data.subarray(0, 32));
+
 const TOKEN_AMOUNT_OFFSET = 64;
+/** The account's state byte (after mint, owner, amount, delegate option): 1 initialized, 2 frozen. */
+const TOKEN_STATE_OFFSET = 108;
+const TOKEN_STATE_INITIALIZED = 1;
 const TOKEN_ACCOUNT_MIN_BYTES = 72;
+const TOKEN_ACCOUNT_BASE_BYTES = 165;
 /** TransferChecked's data: discriminator, then the u64 amount. */
 const TRANSFER_AMOUNT_OFFSET = 1;
 
@@ -35,22 +42,33 @@ export function transferOf(tx: WireTransaction): PayerTransfer {
   return { source: account(0), amount, payer: account(3) };
 }
 
-/**
- * The source's balance before the payment, from its data as the simulation left it: the amount
- * moved is added back, unless the transfer went to the same account (then nothing moved).
- */
-export function sourceBalanceBefore(
-  simulated: Uint8Array | null,
-  transfer: { readonly source: string; readonly destination: string },
-  amount: bigint,
-): bigint | null {
-  const after = tokenAmountOf(simulated);
-  if (after === null) return null;
-  return transfer.source === transfer.destination ? after : after + amount;
-}
-
 /** The source's balance now, read from the chain; null when it is not a token account. */
 export async function readSourceBalance(rpc: Pick<RpcClient, 'getAccountInfo'>, source: string, signal: AbortSignal): Promise<bigint | null> {
   const account = await rpc.getAccountInfo(source, signal);
   return tokenAmountOf(account?.data ?? null);
+}
+
+/** What the chain says of the source before the payment: its balance, or why the transfer cannot run from it. */
+export type SourceCheck = { readonly ok: true; readonly balance: bigint } | { readonly ok: false; readonly message: string };
+
+/**
+ * The source as verification needs it (the one chain read of a payment's verification: the send's
+ * preflight checks the rest): a token account of one of the two programs (`owners`), of `mint`,
+ * initialized and not frozen, holding at least `amount`.
+ */
+export async function checkSource(
+  rpc: Pick<RpcClient, 'getAccountInfo'>,
+  source: { readonly address: string; readonly mint: string; readonly amount: bigint; readonly owners: readonly string[] },
+  signal: AbortSignal,
+): Promise<SourceCheck> {
+  const account = await rpc.getAccountInfo(source.address, signal);
+  if (!account || !source.owners.includes(account.owner) || account.data.length < TOKEN_ACCOUNT_BASE_BYTES)
+    return { ok: false, message: "the payer's source token account does not exist or is not a token account" };
+  const data = Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength);
+  if (decodeMint(data) !== source.mint) return { ok: false, message: "the payer's source token account holds another mint" };
+  if (data[TOKEN_STATE_OFFSET] !== TOKEN_STATE_INITIALIZED) return { ok: false, message: "the payer's source token account is frozen or not initialized" };
+  const balance = data.readBigUInt64LE(TOKEN_AMOUNT_OFFSET);
+  if (balance < source.amount)
+    return { ok: false, message: `insufficient funds: the payer's source token account holds ${balance}, the price is ${source.amount}` };
+  return { ok: true, balance };
 }

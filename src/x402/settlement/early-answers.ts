@@ -1,72 +1,60 @@
 /**
  * The bounds of early answers (docs/payments.md#early-answers): a paid call priced at or below the
  * ceiling may be answered once its payment is verified and the node accepted the transaction,
- * before it is confirmed. What such answers put at risk is bounded here: the value of a payer's
- * early answers not yet confirmed stays within the per-payer cap, all payers' within the global
- * cap; past either the call waits for confirmation as any other. A payment that fails after its
- * early answer is recorded durably, its payer barred from early answers for the bar time, and a
- * ledger audit entry names the receipt whose payment failed; the answer's own entry stays as it is.
+ * before it is confirmed. What such answers put at risk is bounded by the book (state/early-book.ts
+ * decides with state/early-bounds.ts): a payer's answers in flight within what its confirmed history
+ * earned (one at a time with none) and the payer cap, all payers' within the global cap, and the
+ * day's losses plus what is in flight within the loss budget; past any of them the call waits for
+ * confirmation as any other. A payment that fails after its early answer is recorded durably with
+ * its loss, its payer barred from early answers for the bar time, and a ledger audit entry names
+ * the receipt whose payment failed; the answer's own entry stays as it is. The loss that brings
+ * the day's losses to the budget is logged and audited too: early answers stop until the window rolls.
  */
 import { setMaxListeners } from 'node:events';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import type { Ledger } from '../../trust/ledger.ts';
-import type { EarlyAnswerStore, EarlyFailure } from '../state/early-answer-store.ts';
+import type { EarlyLimits, EarlyRefusal, EarlyShare } from '../state/early-bounds.ts';
+import type { EarlyAnswerStore, EarlyFailure } from '../state/early-book.ts';
+import { createEarlyStatus, type EarlyStatus } from './early-status.ts';
+
+export type { EarlyLimits } from '../state/early-bounds.ts';
+export type { EarlyStatus } from './early-status.ts';
 
 /** Defaults of the options, in token units (6 decimals: 5000 = $0.005). */
 export const EARLY_CEILING_UNITS = 5_000;
-export const EARLY_PAYER_CAP_UNITS = 10_000;
+export const EARLY_PAYER_CAP_UNITS = 50_000;
 export const EARLY_GLOBAL_CAP_UNITS = 1_000_000;
+export const EARLY_LOSS_BUDGET_UNITS = 2_000_000;
 export const EARLY_BAR_SECONDS = 86_400;
 /** The ledger event of a payment that failed after its early answer. */
 export const EARLY_FAILED_EVENT = 'payment.failed-after-answer';
-/** Confirmed early answers whose holding time the status's median is taken over (the newest). */
-export const EARLY_HELD_SAMPLES = 256;
+/** The ledger event of the loss that brought the day's losses to the budget (early answers stop). */
+export const EARLY_BUDGET_EVENT = 'early-answers.loss-budget-reached';
 
-export interface EarlyLimits {
-  /** Highest price answered early; 0 turns early answers off. */
-  readonly ceilingUnits: number;
-  readonly payerCapUnits: number;
-  readonly globalCapUnits: number;
-  readonly barMs: number;
-}
-
-/** One early answer's share of the exposure, held until its payment is confirmed or failed. */
+/** One early answer's share of the bounds, held until its payment is confirmed or failed. */
 export interface EarlyTicket {
+  readonly share: EarlyShare;
   readonly payer: string;
   readonly units: number;
-  /** When the share was taken (ms, the bounds' clock). */
-  readonly since: number;
-  /** Gives the share back; only the first call counts. */
+  /** Gives the share back with no outcome (the answer did not go out early); only the first call counts. */
   release(): void;
 }
 
-/** What /health shows. */
-export interface EarlyStatus {
-  readonly ceilingUnits: number;
-  readonly payerCapUnits: number;
-  readonly globalCapUnits: number;
-  readonly barSeconds: number;
-  /** Value of early answers whose payment is not confirmed yet, and how many payers it is spread over. */
-  readonly exposureUnits: number;
-  readonly payersExposed: number;
-  readonly answered: number;
-  readonly confirmed: number;
-  readonly failed: number;
-  readonly failedUnits: number;
-  /**
-   * Median time (ms) from admission to confirmation of the newest confirmed early answers (null
-   * before any): how long each one's share counts against its payer's cap.
-   */
-  readonly heldMsP50: number | null;
-}
+/** What a call asks at its broadcast. */
+export type EarlyAsk = Pick<EarlyShare, 'key' | 'payer' | 'units' | 'feeUnits'>;
 
 export interface EarlyAnswers {
-  /** A ticket when a call of this payer at this price may be answered early now, else null (today's path). */
-  admit(payer: string, priceUnits: number): Promise<EarlyTicket | null>;
-  /** The share of an early answer already sent (found unresolved at start): held whatever the caps say. */
-  hold(payer: string, units: number): EarlyTicket;
-  confirmed(key: string, ticket: EarlyTicket): Promise<void>;
-  /** Records the failure, bars the payer, logs it in the ledger, then gives the share back; every step is tried, faults reported. */
-  failed(key: string, ticket: EarlyTicket, failure: Omit<EarlyFailure, 'status' | 'failedAt'>): Promise<void>;
+  /** Whether a call of this payer at this price can be answered early at all: such a call asks `admit` at its broadcast. */
+  eligible(payer: string, priceUnits: number): boolean;
+  /** Decides with the book, the settlement's pending record (`record(share)`, null when refused) committed alongside; a ticket when admitted. */
+  admit(ask: EarlyAsk, record: (share: EarlyShare | null) => StagedWrite): Promise<EarlyTicket | null>;
+  /** The share of an early answer already sent (found unresolved at start): held whatever the bounds say. */
+  hold(share: EarlyShare): EarlyTicket;
+  confirmed(ticket: EarlyTicket): Promise<void>;
+  /** Records the failure and its loss (`lossUnits`: the price, plus the fee when the transaction failed on chain), bars the payer, logs it in the ledger; faults reported. */
+  failed(ticket: EarlyTicket, failure: Omit<EarlyFailure, 'status' | 'failedAt'>, lossUnits: number): Promise<void>;
+  /** A payment confirmed on the confirmed path: its payer's history grows (in the background). */
+  credit(payer: string, units: number): void;
   readonly store: EarlyAnswerStore;
   /** Aborted at close: the background confirmations stop (a restart takes them up again). */
   readonly signal: AbortSignal;
@@ -78,9 +66,14 @@ export interface EarlyAnswersConfig {
   readonly limits: EarlyLimits;
   readonly store: EarlyAnswerStore;
   readonly ledger: Pick<Ledger, 'append'>;
+  /** The most one early answer can lose: the ceiling plus the dearest fee a failed settlement costs, in token units. */
+  readonly maxRiskUnits?: number;
+  /** SOL's price in USD at which fees are counted (shown in /health). */
+  readonly solPriceUsd?: number;
   /** Bookkeeping faults; default stderr. */
   readonly fault?: (what: string, err: unknown) => void;
   readonly log?: (line: string) => void;
+  /** Wall clock (ms since the epoch): the bar, the day's window, the payer's history. Tests inject one. */
   readonly now?: () => number;
 }
 
@@ -90,12 +83,7 @@ function ledgerReason(f: Omit<EarlyFailure, 'status' | 'failedAt'>): string {
   return `${receipt}: its payment on ${f.network} failed after the answer (${f.reason.slice(0, 64)})`;
 }
 
-/** The median of the samples taken so far (at most the buffer's length), or null before any. */
-function heldMedian(samples: Float64Array, count: number): number | null {
-  if (count === 0) return null;
-  const taken = samples.slice(0, Math.min(count, samples.length)).sort();
-  return Math.round(taken[taken.length >> 1]!);
-}
+const dollars = (units: number): string => `$${(units / 1e6).toFixed(6).replace(/0{1,4}$/, '')}`;
 
 /** Creates the bounds over `store` (files or the database). */
 export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
@@ -103,94 +91,85 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
   const now = config.now ?? Date.now;
   const log = config.log ?? ((line: string) => console.error(line));
   const fault = config.fault ?? ((what: string, err: unknown) => log(`early answers: ${what}: ${err instanceof Error ? err.message : String(err)}`));
-  const byPayer = new Map<string, number>();
-  const bars = new Map<string, number>();
-  const counts = { answered: 0, confirmed: 0, failed: 0, failedUnits: 0 };
-  let total = 0;
   const closing = new AbortController();
   // Every confirmation still waited for listens to this one signal and lets go when it ends: the
   // listeners count the settlements in flight, not a leak, and Node's warning at 11 would be noise.
   setMaxListeners(0, closing.signal);
-  const held = new Float64Array(EARLY_HELD_SAMPLES);
-  let heldCount = 0;
+  const view = createEarlyStatus({ limits, store, now, maxRiskUnits: config.maxRiskUnits ?? limits.ceilingUnits, solPriceUsd: config.solPriceUsd ?? null });
 
-  function ticket(payer: string, units: number): EarlyTicket {
-    byPayer.set(payer, (byPayer.get(payer) ?? 0) + units);
-    total += units;
+  function ticketOf(share: EarlyShare): EarlyTicket {
     let holding = true;
     return {
-      payer,
-      units,
-      since: now(),
+      share,
+      payer: share.payer,
+      units: share.units,
       release() {
         if (!holding) return;
         holding = false;
-        total -= units;
-        const left = (byPayer.get(payer) ?? 0) - units;
-        if (left > 0) byPayer.set(payer, left);
-        else byPayer.delete(payer);
+        store.release(share.key).catch((err: unknown) => fault('an early share could not be given back', err));
       },
     };
   }
 
-  async function barred(payer: string): Promise<boolean> {
-    const known = bars.get(payer);
-    if (known !== undefined && known > now()) return true;
-    const until = await store.barredUntil(payer);
-    if (until > now()) bars.set(payer, until);
-    return until > now();
+  function refusedBy(reason: EarlyRefusal): null {
+    view.refused(reason);
+    return null;
   }
 
-  const fits = (payer: string, units: number): boolean => (byPayer.get(payer) ?? 0) + units <= limits.payerCapUnits && total + units <= limits.globalCapUnits;
+  /** The loss that brought the day's losses to the budget: said once, in the log and the ledger. */
+  async function reachedBudget(before: number, after: number): Promise<void> {
+    if (view.budgetReached(before) || !view.budgetReached(after)) {
+      if (!view.newPayersStopped(before) && view.newPayersStopped(after))
+        log(`early answers: payers without confirmed history lost ${dollars(after)} or more today; their calls wait for confirmation until the window rolls`);
+      return;
+    }
+    const reason = `losses of ${after} units in the last day reached the loss budget of ${limits.lossBudgetUnits} units: early answers stop until the window rolls`;
+    log(`early answers: ${reason} (${dollars(after)} of ${dollars(limits.lossBudgetUnits)})`);
+    await config.ledger.append({ kind: 'audit', event: EARLY_BUDGET_EVENT, reason });
+  }
 
   return {
-    async admit(payer, priceUnits) {
-      if (payer === '' || priceUnits <= 0 || priceUnits > limits.ceilingUnits || closing.signal.aborted) return null;
-      // Checked before and after the bar's read: the caps are taken in the same turn as the last check.
-      if (!fits(payer, priceUnits) || (await barred(payer)) || !fits(payer, priceUnits)) return null;
-      counts.answered++;
-      return ticket(payer, priceUnits);
+    eligible: (payer, priceUnits) =>
+      payer !== '' && priceUnits > 0 && priceUnits <= limits.ceilingUnits && limits.lossBudgetUnits > 0 && !closing.signal.aborted,
+    async admit(ask, record) {
+      const taken = await store.admit({ ...ask, at: now() }, limits, record);
+      if ('refused' in taken) return refusedBy(taken.refused);
+      view.answered(taken.share);
+      return ticketOf(taken.share);
     },
-    hold: (payer, units) => ticket(payer, units),
-    async confirmed(key, t) {
-      counts.confirmed++;
-      held[heldCount++ % EARLY_HELD_SAMPLES] = now() - t.since;
-      // Given back the moment the chain says confirmed: nothing is at risk any more, and the record
-      // only spares a restart the question (without it, the restart asks the chain and hears "landed").
-      t.release();
-      await store.settle(key, { status: 'confirmed' }).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
+    hold(share) {
+      store.hold(share).catch((err: unknown) => fault('an early answer left by a stop could not be counted', err));
+      return ticketOf(share);
     },
-    async failed(key, t, failure) {
-      counts.failed++;
-      counts.failedUnits += t.units;
+    async confirmed(t) {
+      view.confirmed(t.share);
+      await store.confirmed(t.share, now()).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
+    },
+    async failed(t, failure, lossUnits) {
       const failedAt = now();
       const until = failedAt + limits.barMs;
-      bars.set(failure.payer, Math.max(until, bars.get(failure.payer) ?? 0));
       log(
-        `early answers: payment failed after its early answer: ${failure.reason} on ${failure.network}, transaction ${failure.transaction}, receipt ${failure.receiptSha256 ?? '(none)'}, ${failure.priceUsdcUnits} units lost; payer ${failure.payer} barred from early answers until ${new Date(until).toISOString()}`,
+        `early answers: payment failed after its early answer: ${failure.reason} on ${failure.network}, transaction ${failure.transaction}, receipt ${failure.receiptSha256 ?? '(none)'}, ${lossUnits} units lost (price and fee); payer ${failure.payer} barred from early answers until ${new Date(until).toISOString()}`,
       );
-      await Promise.all([
-        store.settle(key, { status: 'failed', ...failure, failedAt }).catch((err: unknown) => fault('an early answer failure not recorded', err)),
-        store.bar(failure.payer, until).catch((err: unknown) => fault('a payer bar not recorded durably', err)),
+      view.failed(t.share, lossUnits);
+      const [step] = await Promise.all([
+        store.failed(t.share, { status: 'failed', ...failure, failedAt }, lossUnits, until).catch((err: unknown) => {
+          fault('an early answer failure not recorded', err);
+          return null;
+        }),
         config.ledger
           .append({ kind: 'audit', event: EARLY_FAILED_EVENT, reason: ledgerReason(failure) })
           .catch((err: unknown) => fault('the ledger event of a failed early answer not appended', err)),
       ]);
-      // Given back only once the loss is on record: /health's exposure never drops before it is.
-      t.release();
+      if (step) await reachedBudget(step.before, step.after).catch((err: unknown) => fault('the ledger event of the loss budget not appended', err));
+    },
+    credit(payer, units) {
+      if (payer === '' || units <= 0) return;
+      store.credit(payer, units, now()).catch((err: unknown) => fault("a confirmed payment not credited to its payer's history", err));
     },
     store,
     signal: closing.signal,
-    status: () => ({
-      ceilingUnits: limits.ceilingUnits,
-      payerCapUnits: limits.payerCapUnits,
-      globalCapUnits: limits.globalCapUnits,
-      barSeconds: Math.round(limits.barMs / 1000),
-      exposureUnits: total,
-      payersExposed: byPayer.size,
-      ...counts,
-      heldMsP50: heldMedian(held, heldCount),
-    }),
+    status: () => view.status(),
     close: () => closing.abort(),
   };
 }

@@ -1,15 +1,17 @@
 /**
  * The early answer of a cheap paid call (docs/payments.md#early-answers): settle as always, but
- * answer as soon as the node accepted the transaction (sent, its preflight passed), and follow the
- * confirmation in the background: confirmed, the payer's exposure is given back; failed on chain or
- * never landing (its blockhash expired), early-answers.ts records the loss and bars the payer. At
- * start, every early answer a crash left unresolved (its settlement record says early and nothing
- * says how it ended) counts against the caps again and is followed the same way.
+ * decide at the broadcast (the bounds admit it, its pending record in the same commit) and, when
+ * admitted, answer as soon as the node accepted the transaction (sent, its preflight passed), and
+ * follow the confirmation in the background: confirmed, the payer's share is given back and its
+ * history grows; failed on chain or never landing (its blockhash expired), early-answers.ts records
+ * the loss and bars the payer. At start, every early answer a crash left unresolved (its
+ * settlement record says early and nothing says how it ended) counts against the bounds again and
+ * is followed the same way.
  */
 import type { HttpReply } from '../../errors.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
-import type { BeforeBroadcast, ExactScheme, SettleResult } from '../types/exact-scheme.ts';
+import type { ExactScheme, OnAccepted, SettleResult } from '../types/exact-scheme.ts';
 import type { PendingSettlements } from '../state/pending-settlements.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -34,14 +36,18 @@ interface Followed {
 
 export interface EarlySettlement {
   readonly answers: EarlyAnswers;
-  /** Settles; once the node accepts, `deliver` makes the 200 and the confirmation is followed in the background. */
+  /**
+   * Settles, with `admit` run right before the broadcast (it writes the pending record and says
+   * whether the bounds admitted an early answer); admitted, once the node accepts, `deliver` makes
+   * the 200 and the confirmation is followed in the background. Not admitted: the settlement's result.
+   */
   run(
     scheme: ExactScheme,
     call: { readonly key: string; readonly payment: PaymentPayload; readonly requirements: ExactSchemeRequirements; readonly signal: AbortSignal },
-    ticket: EarlyTicket,
     paid: PaidResource,
-    beforeBroadcast: BeforeBroadcast,
+    admit: (transaction: string) => Promise<EarlyTicket | null>,
     deliver: (transaction: string) => Promise<HttpReply>,
+    onAccepted?: OnAccepted,
   ): Promise<EarlyRun>;
   /** Takes up the early answers a stop left unresolved; resolves once they are counted (not confirmed). */
   recover(schemeFor: (network: string) => ExactScheme | undefined): Promise<number>;
@@ -78,29 +84,32 @@ export function createEarlySettlement(config: {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
 
-  async function fail(f: Followed, payer: string, reason: string, message: string): Promise<void> {
+  async function fail(scheme: ExactScheme, f: Followed, reason: string, message: string): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.
     if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
     const { sha, index } = receiptOf(f.reply);
-    return answers.failed(f.key, f.ticket, {
+    // What was lost: the answer, and the fee our fee payer paid when the transaction failed on chain.
+    const lossUnits = f.ticket.units + (scheme.failureFeeUnits?.(f.payment, reason) ?? 0);
+    const failure = {
       network: f.network,
       transaction: f.transaction,
-      payer,
+      payer: f.ticket.payer,
       endpoint: f.paid.endpoint,
       priceUsdcUnits: f.paid.priceUsdcUnits,
       receiptSha256: sha,
       ledgerIndex: index,
       reason,
       message: message.slice(0, 512),
-    });
+    };
+    return answers.failed(f.ticket, failure, lossUnits);
   }
 
   /** Asks the chain until the payment landed or can no longer land; a stop leaves it for the next start. */
   async function resolve(scheme: ExactScheme, f: Followed): Promise<void> {
     while (!answers.signal.aborted) {
       const status = await scheme.settlementStatus!(f.payment, f.payment.accepted, f.transaction, answers.signal).catch(() => null);
-      if (status?.status === 'landed') return answers.confirmed(f.key, f.ticket);
-      if (status?.status === 'failed') return fail(f, f.ticket.payer, status.reason, status.message);
+      if (status?.status === 'landed') return answers.confirmed(f.ticket);
+      if (status?.status === 'failed') return fail(scheme, f, status.reason, status.message);
       await wait(everyMs, answers.signal);
     }
   }
@@ -109,26 +118,35 @@ export function createEarlySettlement(config: {
     const settled = await settling.catch(
       (): SettleResult => ({ success: false, errorReason: SETTLEMENT_PENDING, transaction: f.transaction, network: f.network }),
     );
-    if (settled.success) return answers.confirmed(f.key, f.ticket);
+    if (settled.success) return answers.confirmed(f.ticket);
     if (settled.errorReason === SETTLEMENT_PENDING || !scheme.settlementStatus) return resolve(scheme, f);
-    return fail(f, f.ticket.payer, settled.errorReason ?? 'settlement_failed', settled.errorMessage ?? '');
+    return fail(scheme, f, settled.errorReason ?? 'settlement_failed', settled.errorMessage ?? '');
   }
 
   return {
     answers,
-    async run(scheme, call, ticket, paid, beforeBroadcast, deliver) {
+    async run(scheme, call, paid, admit, deliver, onAccepted) {
       let accept: (transaction: string) => void = () => undefined;
       const accepted = new Promise<string>((r) => {
         accept = r;
       });
-      const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => accept(tx));
+      const admitted: { ticket: EarlyTicket | null } = { ticket: null };
+      const beforeBroadcast = async (transaction: string): Promise<void> => {
+        admitted.ticket = await admit(transaction);
+      };
+      const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => {
+        onAccepted?.(tx);
+        accept(tx);
+      });
       const first = await Promise.race([accepted.then((transaction) => ({ transaction })), settling.then((settled) => ({ settled }))]).catch((err: unknown) => {
-        ticket.release();
+        admitted.ticket?.release();
         throw err;
       });
-      if ('settled' in first) {
-        ticket.release();
-        return first;
+      const { ticket } = admitted;
+      // Not admitted (the call waits for its confirmation), or not accepted: the settlement's own result.
+      if (!ticket || 'settled' in first) {
+        ticket?.release();
+        return { settled: 'settled' in first ? first.settled : await settling };
       }
       const reply = await deliver(first.transaction);
       const followed: Followed = {
@@ -149,8 +167,16 @@ export function createEarlySettlement(config: {
         const scheme = schemeFor(record.network);
         // Never delivered: no early answer left, and the retry of the payment resolves it as today.
         if (!record.early || !record.delivered || !scheme?.settlementStatus || (await answers.store.outcome(key))) continue;
-        const ticket = answers.hold(record.payer, record.paid.priceUsdcUnits);
         const { payment } = record.early;
+        const ticket = answers.hold({
+          key,
+          payer: record.payer,
+          units: record.paid.priceUsdcUnits,
+          feeUnits: record.early.feeUnits ?? scheme.failureFeeUnits?.(payment) ?? 0,
+          // A record from before trust was kept counts as a new payer's (the stricter share).
+          trusted: record.early.trusted ?? false,
+          at: record.recordedAt,
+        });
         const followed: Followed = {
           key,
           ticket,

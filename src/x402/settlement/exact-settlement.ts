@@ -20,18 +20,19 @@
  * three files (payment-processor, claimed-settlement, paid-delivery) that handed each other closures
  * (`refuse`, `deliver`, `fault`), and a reader followed one payment across all three.
  */
-import { replyForError, ServiceError, type HttpReply } from '../../errors.ts';
+import { replyForError, type HttpReply } from '../../errors.ts';
 import { type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { FailedPayments } from '../state/failed-payments.ts';
-import { paymentsFull, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import { paymentsFull, replyOf, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import type { EarlySettlement } from './early-settlement.ts';
 import { createExactDelivery } from './exact-delivery.ts';
+import { callerStayed, createPendingRecorder, type PendingRecorder, unrecordedFault } from './pending-recorder.ts';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
 /** The early 200's PAYMENT-RESPONSE says what is known: the node accepted the transaction, not yet confirmed. */
@@ -72,6 +73,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
   // neither, with no 200 kept, was left by a process that stopped in between (resolvePending).
   const delivering = new Set<string>();
   const unkept = new Set<string>();
+  const unrecorded = unrecordedFault(fault);
   const notConfirmed = (call: PaidCall, tx: string): HttpReply =>
     refuse(call, SETTLEMENT_PENDING, `transaction ${tx} not confirmed yet; retry the same payment to get the answer once it lands`);
 
@@ -118,23 +120,27 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
       mark = timing.lap('handler', mark);
       // Charged only for a 200: any other answer goes out as it is, nothing settled.
       if (answer.status !== 200) return answer;
-      const recorder = pendingRecorder(call, key, answer);
+      const recorder = createPendingRecorder(pending, call, key, answer);
       const payer = verified.payer ?? '';
       const beforeBroadcast = async (transaction: string): Promise<void> => {
-        // Nobody would receive the answer: settling now would charge without answering.
-        if (call.request.signal.aborted) throw new ServiceError('settlement_failed', 'the caller disconnected before settlement; nothing was charged');
+        callerStayed(call);
         // On disk before the payment can reach the chain: a crash after the broadcast leaves the
         // record for the retry to resolve, instead of a charge without an answer.
+        const writing = performance.now();
         if (scheme.settlementStatus) await recorder.record(call.requirements.network, payer, transaction).catch(unrecorded);
+        recorder.sentAt = timing.lap('record', writing);
       };
-      const early = await settleEarly(call, scheme, key, { answer, recorder, beforeBroadcast, timing, payer });
+      const early = await settleEarly(call, scheme, key, { answer, recorder, timing, payer });
       if (early && 'reply' in early) {
         keepClaim = true;
         return early.reply;
       }
-      const settled = early ? early.settled : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast);
+      const settled = early
+        ? early.settled
+        : await scheme.settle(call.payment, call.requirements, call.request.signal, beforeBroadcast, sent(recorder, timing));
       timing.lap('settle', mark);
       keepClaim = settled.success;
+      if (settled.success) credit(scheme, settled.payer || payer, call);
       return await afterSettle(call, key, answer, recorder, settled, timing, payer);
     } catch (err) {
       return replyForError(err);
@@ -143,68 +149,55 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     }
   }
 
-  /** A record that could not be written stops the broadcast: nothing was charged. */
-  function unrecorded(err: unknown): never {
-    fault('a pending settlement could not be recorded; the payment was not sent', err);
-    if (err instanceof ServiceError && (err.code === 'database_unavailable' || err.code === 'payments_full')) throw err;
-    throw new ServiceError(
-      'storage_unavailable',
-      'the service could not record this payment on its disk before sending it to the chain; nothing was charged; retry later',
-    );
-  }
-
-  /** Writes (and rewrites) the pending record of one settlement, and remembers that it did. */
-  function pendingRecorder(call: PaidCall, key: string, answer: HttpReply) {
-    const recorder = {
-      recorded: false,
-      /** The payment is being answered early: its record carries it, for a restart to follow. */
-      early: false,
-      record(network: string, payer: string, transaction: string): Promise<void> {
-        recorder.recorded = true;
-        return pending.record(key, {
-          network,
-          transaction,
-          payer,
-          payloadSha256: payloadSha256(call),
-          answer: storableAnswer(answer),
-          paid: paidOf(call),
-          recordedAt: Date.now(),
-          ...(recorder.early ? { early: { payment: call.payment } } : {}),
-        });
-      },
-    };
-    return recorder;
-  }
-  type Recorder = ReturnType<typeof pendingRecorder>;
+  /** Times `send`: from the record's durable write to the node's acceptance of the transaction. */
+  const sent = (recorder: PendingRecorder, timing: PaidTiming) => (): void => timing.add('send', performance.now() - recorder.sentAt);
 
   /**
-   * The early answer, when the scheme reports acceptance and the bounds admit this payer and price:
-   * the 200 once the node took the transaction. Null: not admitted, the confirmed path.
+   * The early answer, when the scheme reports acceptance and the price is at or below the ceiling:
+   * at the broadcast the bounds decide, the pending record (an early answer's when admitted) in the
+   * same commit; admitted, the 200 once the node took the transaction. Null: the confirmed path.
    */
   async function settleEarly(
     call: PaidCall,
     scheme: ExactScheme,
     key: string,
-    c: { answer: HttpReply; recorder: Recorder; beforeBroadcast: (tx: string) => Promise<void>; timing: PaidTiming; payer: string },
+    c: { answer: HttpReply; recorder: PendingRecorder; timing: PaidTiming; payer: string },
   ) {
     const paid = paidOf(call);
-    const ticket = config.early && scheme.reportsAcceptance ? await config.early.answers.admit(c.payer, paid.priceUsdcUnits) : null;
-    if (!config.early || !ticket) return null;
-    c.recorder.early = true;
+    const early = config.early;
+    if (!early || !scheme.reportsAcceptance || !scheme.settlementStatus || !early.answers.eligible(c.payer, paid.priceUsdcUnits)) return null;
+    const { network } = call.requirements;
+    const ask = { key, payer: c.payer, units: paid.priceUsdcUnits, feeUnits: scheme.failureFeeUnits?.(call.payment) ?? 0 };
+    const admit = async (transaction: string) => {
+      callerStayed(call);
+      const writing = performance.now();
+      const ticket = await early.answers.admit(ask, (share) => c.recorder.stage(network, c.payer, transaction, share)).catch(unrecorded);
+      c.recorder.sentAt = c.timing.lap('record', writing);
+      return ticket;
+    };
     const mark = performance.now();
     const run = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
-    const result = await config.early.run(scheme, run, ticket, paid, c.beforeBroadcast, (transaction) => {
+    const answerEarly = (transaction: string) => {
       c.timing.lap('settle', mark);
-      const settled = { success: true, transaction, network: call.requirements.network, payer: c.payer, extra: EARLY_EXTRA };
+      const settled = { success: true, transaction, network, payer: c.payer, extra: EARLY_EXTRA };
       return deliver(call, key, settled, c.answer, paid, c.timing, true);
-    });
-    // Not accepted: the confirmed path's outcome, and its record (if any) is no early answer's.
+    };
+    const result = await early.run(scheme, run, paid, admit, answerEarly, sent(c.recorder, c.timing));
+    // Not answered early: the confirmed path's outcome, and its record (if any) is no early answer's.
     if ('settled' in result) c.recorder.early = false;
     return result;
   }
 
   /** After `settle`: deliver, keep the record of a pending one, or drop it when nothing was charged. */
-  async function afterSettle(call: PaidCall, key: string, answer: HttpReply, recorder: Recorder, settled: SettleResult, timing: PaidTiming, payer: string) {
+  async function afterSettle(
+    call: PaidCall,
+    key: string,
+    answer: HttpReply,
+    recorder: PendingRecorder,
+    settled: SettleResult,
+    timing: PaidTiming,
+    payer: string,
+  ) {
     if (settled.success) return deliver(call, key, settled, answer, paidOf(call), timing, recorder.recorded);
     if (settled.errorReason === SETTLEMENT_PENDING && recorder.recorded) {
       // Now with what the broadcast told (the EVM hash, the payer), for the answer's PAYMENT-RESPONSE.
@@ -214,6 +207,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     // Definitely not charged (refused, failed on chain): nothing left to resolve.
     if (recorder.recorded) await pending.resolve(key);
     const reason = settled.errorReason ?? 'settlement_failed';
+    if (settled.refused) failed.remember(key, payloadSha256(call), { reason, message: refusalSentence(reason, settled.errorMessage) });
     return withSettleFailure(refuse(call, reason, refusalSentence(reason, settled.errorMessage)), settled);
   }
 
@@ -245,6 +239,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
       const kept = takeover ? await pending.get(key) : undefined;
       if (kept?.delivered) return redeliver(call, { ...kept, delivered: kept.delivered });
       const settled: SettleResult = { success: true, transaction: record.transaction, network: record.network, payer: record.payer };
+      if (!record.early) credit(scheme, record.payer, call);
       return await deliver(call, key, settled, replyOf(record.answer), record.paid, timing, true);
     } catch (err) {
       return replyForError(err);
@@ -273,6 +268,11 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     } catch (err) {
       fault('a payment claim could not be released (it frees itself when its lease ends)', err);
     }
+  }
+
+  /** A payment confirmed on a chain whose calls may be answered early: its payer's history grows (early-answers.ts). */
+  function credit(scheme: ExactScheme, payer: string, call: PaidCall): void {
+    if (config.early && scheme.reportsAcceptance) config.early.answers.credit(payer, paidOf(call).priceUsdcUnits);
   }
 
   return { process };

@@ -50,8 +50,12 @@ export interface PendingSettlement {
    * the identical retry of the same payment gets it, with no new charge.
    */
   readonly delivered?: StoredAnswer;
-  /** An early answer (early-settlement.ts): the payment, so a restart can ask the chain where it stands. */
-  readonly early?: { readonly payment: PaymentPayload };
+  /**
+   * An early answer (early-settlement.ts): the payment, so a restart can ask the chain where it
+   * stands, and its share of the bounds (what its failed transaction would cost our fee payer, and
+   * whether its payer had confirmed history), so a restart counts it as it was admitted.
+   */
+  readonly early?: { readonly payment: PaymentPayload; readonly feeUnits?: number; readonly trusted?: boolean };
 }
 
 /** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
@@ -59,6 +63,8 @@ export interface PendingSettlements {
   get(key: string): PendingSettlement | undefined | Promise<PendingSettlement | undefined>;
   /** Resolves once the record is durable. */
   record(key: string, pending: PendingSettlement): Promise<void>;
+  /** `record`, staged to ride in another commit (an early answer's admission); throws `payments_full` as `record` refuses. */
+  stageRecord?(key: string, pending: PendingSettlement): StagedWrite;
   resolve(key: string): Promise<void>;
   /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
@@ -84,6 +90,12 @@ export function paymentsFull(): ServiceError<'payments_full'> {
 /** The error of keepDelivered without a record: the record is written before every broadcast. */
 export function noRecordToKeep(key: string): Error {
   return new Error(`no settlement record for ${key} to keep the delivered answer with`);
+}
+
+/** The record's write as a staged one, for a store that can stage it or (on its own path) one that cannot. */
+export function stagedRecord(pending: Pick<PendingSettlements, 'record' | 'stageRecord'>, key: string, record: PendingSettlement): StagedWrite {
+  if (pending.stageRecord) return pending.stageRecord(key, record);
+  return { commitAlone: () => pending.record(key, record), settle: () => undefined };
 }
 
 /** The stored answer as the reply it was, byte for byte. */
@@ -122,6 +134,10 @@ export function createPendingSettlements(config: {
       // A new settlement only while there is room: the records held are never dropped for it.
       if (log.get(key) === undefined && log.full()) return Promise.reject(paymentsFull());
       return log.put(key, pending, now() + ttlMs);
+    },
+    stageRecord(key, pending) {
+      if (log.get(key) === undefined && log.full()) throw paymentsFull();
+      return log.stage(key, pending, now() + ttlMs);
     },
     resolve: (key) => log.remove(key),
     async keepDelivered(key, reply) {

@@ -34,6 +34,11 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
   const ttlMs = config.ttlMs ?? PENDING_SETTLEMENT_TTL_MS;
   const now = config.now ?? Date.now;
   const { db } = config;
+  // The delivered answer has its own column: a record is written before anything was delivered.
+  const recordValues = (key: string, pending: PendingSettlement): [string, string, number] => {
+    const { delivered: _, ...record } = pending;
+    return [key, JSON.stringify(record), now() + ttlMs];
+  };
   const keepDelivered = async (key: string, reply: HttpReply): Promise<void> => {
     const t = now();
     const rows = await db.query(KEEP_DELIVERED, [key, JSON.stringify(storableAnswer(reply)), t + ttlMs, t]);
@@ -46,9 +51,12 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
       return row.delivered ? { ...row.record, delivered: row.delivered } : row.record;
     },
     async record(key, pending) {
-      // The delivered answer has its own column: a record is written before anything was delivered.
-      const { delivered: _, ...record } = pending;
-      await db.query(RECORD, [key, JSON.stringify(record), now() + ttlMs]);
+      await db.query(RECORD, recordValues(key, pending));
+    },
+    // Pure: the statement runs in the transaction it is handed to (an early answer's admission).
+    stageRecord(key, pending) {
+      const values = recordValues(key, pending);
+      return { sql: { text: RECORD, values }, commitAlone: async () => void (await db.query(RECORD, values)), settle: () => undefined };
     },
     async listEarly() {
       const rows = await db.query<{ key: string; record: PendingSettlement; delivered: StoredAnswer | null }>(LIST_EARLY, [now()]);

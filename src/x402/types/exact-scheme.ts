@@ -34,6 +34,8 @@ export interface SettleResult {
   readonly network: string;
   /** Added to the `PAYMENT-RESPONSE` as its `extra` (an early answer says its settlement is only submitted). */
   readonly extra?: Readonly<Record<string, unknown>>;
+  /** Refused before anything was broadcast, for what the payment itself is (e.g. a failed preflight): its repeat is refused from memory. */
+  readonly refused?: boolean;
 }
 
 /** Where a settlement that was reported `settlement_pending` stands now. */
@@ -83,6 +85,12 @@ export interface ExactScheme {
   ): Promise<SettleResult>;
   /** The scheme tells `onAccepted` of a send the node took before its confirmation: early answers are possible. */
   readonly reportsAcceptance?: boolean;
+  /**
+   * What the settlement of this payment costs our side in network fees, in the payment token's
+   * units, when it fails: with `reason` (how it failed), what it actually cost (0 when it never
+   * landed); without, the most it can cost. Early answers count it against their loss budget.
+   */
+  failureFeeUnits?(payment: PaymentPayload, reason?: string): number;
   /**
    * Checks a settlement that `settle` reported pending (`transaction` is what it returned).
    * Schemes without it never leave a pending settlement behind: the pending answer is final.

@@ -1,0 +1,100 @@
+/**
+ * Fresh keys rotated against early answers (docs/security.md, "Fresh keys, round after round"): the
+ * real service paid by the official x402 SVM client, behind an RPC that holds the attackers'
+ * transactions (test/helpers/held-send-rpc.ts) until each attacker has drained its token account.
+ * Round after round new keys, each funded for its calls, fire at once: each key gets at most one
+ * early answer, the losses (answers plus our fee payer's fees for the failed transactions) stay
+ * within the new payers' share of the loss budget and so within the budget, and a payer with
+ * confirmed history keeps every call early while the attack goes on.
+ */
+import type { Localnet } from '@solana-x402-intel/localnet';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningService, startService } from '../../src/service.ts';
+import { answeredEarly, heldRound } from '../helpers/early-attack.ts';
+import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { readUntil } from '../helpers/read-until.ts';
+import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+import { waitForTimingWindows } from '../helpers/timing-warm.ts';
+
+const PRICE = 1_000;
+/** The official client's transaction costs our fee payer 10,001 lamports: 5,001 units at the default $500 a SOL. */
+const LOSS_EACH = PRICE + 5_001;
+/** New payers may lose half of it: 6 failed answers (36,006); without that share, 13 before the budget stopped them. */
+const LOSS_BUDGET = 80_000;
+const ROUNDS = 5;
+const KEYS_PER_ROUND = 3;
+const CALLS_PER_KEY = 3;
+/** The established payer's calls per round, at once: within what its history earned (5 in flight). */
+const HONEST_BATCH = 5;
+
+let localnet: Localnet;
+let rpc: HeldSendRpc;
+let service: RunningService;
+let dataDir: string;
+let sink: TestPayer;
+
+beforeAll(async () => {
+  const started = await startTestLocalnet('early-rotation');
+  localnet = started.localnet;
+  rpc = await startHeldSendRpc(localnet.urls.rpc);
+  dataDir = mkdtempSync(join(tmpdir(), 'early-rotation-'));
+  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', '--svm-early-loss-budget', String(LOSS_BUDGET)];
+  service = await startService(loadConfig({}, argv), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
+  await waitForTimingWindows(service.url);
+  sink = await fundedPayer(localnet.urls.rpc, 1);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+  await rpc?.close();
+  await localnet?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
+const chain = () => ({ rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
+const url = () => `${service.url}/v1/tipfloor`;
+
+describe('fresh keys rotated round after round', () => {
+  it('one early answer per key, losses within the budget, and the established payer keeps every call early', async () => {
+    // The established payer: ten calls paid and confirmed (10,000), which earn it 5,000 in flight.
+    const honest = await fundedPayer(localnet.urls.rpc, 200 * PRICE);
+    const pay = officialSvmFetch(honest, chain());
+    for (let i = 0; i < 10; i++) expect((await pay(url())).status).toBe(200);
+    await readUntil(health, (h) => h.exposureUnits === 0);
+    const before = await health();
+
+    const earlyPerKey: number[] = [];
+    const honestEarly: boolean[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const keys = await Promise.all(Array.from({ length: KEYS_PER_ROUND }, () => fundedPayer(localnet.urls.rpc, CALLS_PER_KEY * PRICE)));
+      const attacking = heldRound(chain(), rpc, keys, url(), CALLS_PER_KEY, sink.signer.address);
+      // While the attackers' transactions are held, the honest payer's calls land as usual.
+      const batch = await Promise.all(Array.from({ length: HONEST_BATCH }, () => pay(url())));
+      for (const r of batch) {
+        expect(r.status).toBe(200);
+        honestEarly.push(answeredEarly(r));
+      }
+      for (const answers of (await attacking).values()) earlyPerKey.push(answers.filter(answeredEarly).length);
+      // Every failure recorded and every honest answer confirmed before the next round.
+      await readUntil(health, (h) => h.exposureUnits === 0);
+    }
+    const after = await health();
+    const failed = after.failed - before.failed;
+    expect(Math.max(...earlyPerKey)).toBe(1);
+    expect(earlyPerKey.reduce((a, b) => a + b, 0)).toBe(failed);
+    expect(after.lossUnits).toBe(failed * LOSS_EACH);
+    expect(after.lossUnits).toBeLessThanOrEqual(LOSS_BUDGET / 2);
+    expect(after.newPayersLossUnits).toBe(after.lossUnits);
+    expect(after.refused.new_payers).toBeGreaterThan(0);
+    expect(after.budgetReached).toBe(false);
+    expect(honestEarly).toEqual(Array(ROUNDS * HONEST_BATCH).fill(true));
+  }, 300_000);
+});
