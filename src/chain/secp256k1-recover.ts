@@ -12,8 +12,8 @@ import { keccak256 } from './keccak-256.ts';
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
-  /** Returns 0 on success, filling `out.signature` (64 bytes, low s) and `out.recid`. */
-  ecdsaSign(out: { signature: Uint8Array; recid: number | null }, msg32: Uint8Array, seckey: Uint8Array, data?: Uint8Array, noncefn?: unknown): number;
+  /** A 64-byte r||s signature (low s, RFC 6979 nonce) and its recovery id; throws on an invalid key. */
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
 function loadNative(): NativeSecp256k1 | null {
@@ -58,8 +58,7 @@ export async function recoverSignerAddress(digest: Uint8Array, signature: Uint8A
 export async function signDigest(digest: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
   if (digest.length !== 32 || secretKey.length !== 32) throw new Error('signDigest takes a 32-byte digest and a 32-byte key');
   if (native) {
-    const out: { signature: Uint8Array; recid: number | null } = { signature: new Uint8Array(64), recid: null };
-    if (native.ecdsaSign(out, digest, secretKey) !== 0 || out.recid === null) throw new Error('the key cannot sign');
+    const out = native.ecdsaSign(digest, secretKey);
     const signature = new Uint8Array(65);
     signature.set(out.signature);
     signature[64] = 27 + out.recid;

@@ -79,7 +79,20 @@ function parseJson(bytes: Uint8Array): unknown {
 
 /** A refusal made here, before anything was signed or sent for it. */
 export function refusedHere(reason: string, message: string, terms: Terms | null, roundTrips: number): NotPaid {
-  return { ok: false, status: null, reason, message, body: null, receipt: null, paymentResponse: null, refusedTerms: terms, roundTrips, payment: null, headers: {}, bytes: NO_BYTES };
+  return {
+    ok: false,
+    status: null,
+    reason,
+    message,
+    body: null,
+    receipt: null,
+    paymentResponse: null,
+    refusedTerms: terms,
+    roundTrips,
+    payment: null,
+    headers: {},
+    bytes: NO_BYTES,
+  };
 }
 
 /** The service's answer other than a 200, with its code and sentence (the body's, else the 402 challenge's). */
@@ -113,7 +126,13 @@ export interface ReceiptOutcome {
 }
 
 /** A paid 200 as the caller reads it. */
-export function paidAnswer<P extends PaidPath>(answer: HttpAnswer, payment: PaymentSent | null, roundTrips: number, decoded: DecodedReceipt | null, outcome: ReceiptOutcome): PaidAnswer<P> {
+export function paidAnswer<P extends PaidPath>(
+  answer: HttpAnswer,
+  payment: PaymentSent | null,
+  roundTrips: number,
+  decoded: DecodedReceipt | null,
+  outcome: ReceiptOutcome,
+): PaidAnswer<P> {
   const paymentResponse = decodePaymentResponse(answer.headers['payment-response']);
   return {
     ok: true,

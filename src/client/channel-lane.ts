@@ -11,12 +11,7 @@
  * its channel from building the payment until its answer is taken.
  */
 import { toClientEvmSigner } from '@x402/evm';
-import {
-  BatchSettlementEvmScheme,
-  type ClientChannelStorage,
-  InMemoryClientChannelStorage,
-  updateChannelFromSettle,
-} from '@x402/evm/batch-settlement/client';
+import { BatchSettlementEvmScheme, type ClientChannelStorage, InMemoryClientChannelStorage, updateChannelFromSettle } from '@x402/evm/batch-settlement/client';
 import { channelIdOf, signVoucherNative } from '../chain/evm-channel-typed-data.ts';
 import { evmAccountFromKey, type EvmHexKey } from '../chain/evm-key-file.ts';
 import { createEvmPublicClient } from '../chain/evm-token-reader.ts';
@@ -60,8 +55,9 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
     // The official sizing (the service's announced minDeposit), bounded by the client's deposit limit.
     depositStrategy: ({ depositAmount, minimumDepositAmount }) => {
       if (BigInt(depositAmount) <= cap) return depositAmount;
-      if (BigInt(minimumDepositAmount) <= cap) return cap;
-      throw new DepositRefused(`a channel deposit of ${minimumDepositAmount} units is above the deposit limit of ${cap} units`);
+      const refused = config.ledger.checkDeposit(BigInt(minimumDepositAmount));
+      if (refused) throw new DepositRefused(refused.message);
+      return cap;
     },
   });
   const channels = new WeakMap<Terms, Channel>();
@@ -108,7 +104,10 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
       const state = settled.extra?.channelState as { chargedCumulativeAmount?: unknown } | undefined;
       const cumulative = state?.chargedCumulativeAmount;
       await updateChannelFromSettle(storage, {
-        server: { chargedAmount: typeof chargedAmount === 'string' ? chargedAmount : undefined, chargedCumulativeAmount: typeof cumulative === 'string' ? cumulative : undefined },
+        server: {
+          chargedAmount: typeof chargedAmount === 'string' ? chargedAmount : undefined,
+          chargedCumulativeAmount: typeof cumulative === 'string' ? cumulative : undefined,
+        },
         local: { channelId: channel.id, requestAmount: terms.amount, ...(depositUnits > 0n ? { depositAmount: depositUnits.toString() } : {}) },
       });
       if (depositUnits > 0n) config.ledger.deposited(depositUnits);

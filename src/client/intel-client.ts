@@ -64,7 +64,8 @@ export interface IntelClient {
 
 function laneOrder(config: IntelClientConfig): LaneName[] {
   const given = config.prefer === undefined ? LANES : typeof config.prefer === 'string' ? [config.prefer] : config.prefer;
-  for (const name of given) if (!(LANES as readonly string[]).includes(name)) throw new TypeError(`prefer: unknown lane "${String(name).slice(0, 32)}"; lanes: ${LANES.join(', ')}`);
+  for (const name of given)
+    if (!(LANES as readonly string[]).includes(name)) throw new TypeError(`prefer: unknown lane "${String(name).slice(0, 32)}"; lanes: ${LANES.join(', ')}`);
   return [...new Set(given)].filter((name) => (name === 'solana-exact' ? config.svmKeypair !== undefined : config.evmKey !== undefined));
 }
 
@@ -85,7 +86,13 @@ export function createIntelClient(config: IntelClientConfig): IntelClient {
   const http = createClientHttp(base);
   const build: Record<LaneName, () => PaymentLane> = {
     'base-channel': () =>
-      createChannelLane({ key: config.evmKey!, ledger, anyAsset, ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}), ...(config.channelStorage ? { storage: config.channelStorage } : {}) }),
+      createChannelLane({
+        key: config.evmKey!,
+        ledger,
+        anyAsset,
+        ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
+        ...(config.channelStorage ? { storage: config.channelStorage } : {}),
+      }),
     'base-exact': () => createBaseExactLane(evmAccountFromKey(config.evmKey!), anyAsset),
     'solana-exact': () => createSolanaExactLane(config.svmKeypair!, config.svmRpcUrl ?? SOLANA_MAINNET_RPC_URL, anyAsset),
   };

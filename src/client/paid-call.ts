@@ -20,7 +20,14 @@ import { decodePaymentRequired, type Terms } from './x402-wire.ts';
 import { decodeReceiptHeader } from './receipt-files.ts';
 
 /** Reasons of a 402 or 503 that mean "not yet": the identical payment is sent again. */
-const NOT_YET = new Set(['settlement_pending', 'duplicate_settlement', 'payer_busy', 'invalid_batch_settlement_evm_channel_busy', 'payments_full', 'storage_unavailable']);
+const NOT_YET = new Set([
+  'settlement_pending',
+  'duplicate_settlement',
+  'payer_busy',
+  'invalid_batch_settlement_evm_channel_busy',
+  'payments_full',
+  'storage_unavailable',
+]);
 /** Node's codes of a request whose answer was lost on the way (the payment may have been received). */
 const LOST = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 const BACKOFF_MS = 250;
@@ -108,9 +115,22 @@ export function createPaidCaller(config: PaidCallerConfig) {
   }
 
   /** Pays one call under `route`; `retry` allows one more payment after a 402 that changed the terms or resynced a channel. */
-  async function pay<P extends PaidPath>(path: P, resource: string, route: RouteTerms, trips: number, options: CallOptions, retry: boolean): Promise<CallResult<P>> {
+  async function pay<P extends PaidPath>(
+    path: P,
+    resource: string,
+    route: RouteTerms,
+    trips: number,
+    options: CallOptions,
+    retry: boolean,
+  ): Promise<CallResult<P>> {
     const chosen = choose(route.accepts, options.lane);
-    if (!chosen) return refusedHere('no_payment_option', `${path} offers no option this client can pay (${config.lanes.map((l) => l.name).join(', ') || 'no key given'})`, null, trips);
+    if (!chosen)
+      return refusedHere(
+        'no_payment_option',
+        `${path} offers no option this client can pay (${config.lanes.map((l) => l.name).join(', ') || 'no key given'})`,
+        null,
+        trips,
+      );
     const { lane, terms } = chosen;
     const held = ledger.hold(BigInt(terms.amount));
     if (!held.ok) return refusedHere(held.reason, held.message, terms, trips);
@@ -152,8 +172,13 @@ export function createPaidCaller(config: PaidCallerConfig) {
     return [decoded, await config.receipts(decoded, answer, resource, terms)];
   }
 
-  return async function call<P extends PaidPath>(path: P, query?: Readonly<Record<string, string | number | boolean>>, options: CallOptions = {}): Promise<CallResult<P>> {
-    if (options.paymentId !== undefined && !PAYMENT_ID_RE.test(options.paymentId)) throw new TypeError('paymentId must be 16-128 characters of A-Z, a-z, 0-9, _ and -');
+  return async function call<P extends PaidPath>(
+    path: P,
+    query?: Readonly<Record<string, string | number | boolean>>,
+    options: CallOptions = {},
+  ): Promise<CallResult<P>> {
+    if (options.paymentId !== undefined && !PAYMENT_ID_RE.test(options.paymentId))
+      throw new TypeError('paymentId must be 16-128 characters of A-Z, a-z, 0-9, _ and -');
     const resource = pathAndQuery(path, query);
     const known = await termsFor(path, resource, options.signal);
     if ('route' in known) return pay(path, resource, known.route, known.trips, options, true);

@@ -24,7 +24,9 @@ export const DEPOSIT_MULTIPLIER = 5n;
 /** Why a call was refused before signing. */
 export type LimitReason = 'price_above_limit' | 'spend_limit' | 'deposit_above_limit';
 
-export type LimitCheck = { readonly ok: true; readonly release: (charged: boolean) => void } | { readonly ok: false; readonly reason: LimitReason; readonly message: string };
+export type LimitCheck =
+  | { readonly ok: true; readonly release: (charged: boolean) => void }
+  | { readonly ok: false; readonly reason: LimitReason; readonly message: string };
 
 /** What the client has been charged and has deposited, in units. */
 export interface SpendTotals {
@@ -63,7 +65,11 @@ export function createSpendLedger(limit: SpendLimit = {}): SpendLedger {
     hold(price) {
       if (price > perCall) return { ok: false, reason: 'price_above_limit', message: `the price ${usdc(price)} is above the per-call limit ${usdc(perCall)}` };
       if (limit.totalUnits !== undefined && charged + held + price > limit.totalUnits)
-        return { ok: false, reason: 'spend_limit', message: `paying ${usdc(price)} would pass the total limit ${usdc(limit.totalUnits)} (${usdc(charged + held)} spent or in flight)` };
+        return {
+          ok: false,
+          reason: 'spend_limit',
+          message: `paying ${usdc(price)} would pass the total limit ${usdc(limit.totalUnits)} (${usdc(charged + held)} spent or in flight)`,
+        };
       held += price;
       let open = true;
       return {
@@ -77,7 +83,9 @@ export function createSpendLedger(limit: SpendLimit = {}): SpendLedger {
       };
     },
     checkDeposit(units) {
-      return units > depositCap ? { reason: 'deposit_above_limit', message: `a channel deposit of ${usdc(units)} is above the deposit limit ${usdc(depositCap)}` } : null;
+      return units > depositCap
+        ? { reason: 'deposit_above_limit', message: `a channel deposit of ${usdc(units)} is above the deposit limit ${usdc(depositCap)}` }
+        : null;
     },
     deposited(units) {
       deposited += units;

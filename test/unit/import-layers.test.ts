@@ -44,7 +44,9 @@ describe('import layers', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src']);
     expect([...files.keys()].filter((f) => f.startsWith('src/client/')).length).toBeGreaterThan(5);
     expect(overreach(files, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([]);
-    const synthetic = new Map([['src/client/bad.ts', "import { s } from '../x402/state/s.ts';\nimport { w } from '../witness/w.ts';\nimport { c } from '../catalog/endpoints.ts';"]]);
+    const synthetic = new Map([
+      ['src/client/bad.ts', "import { s } from '../x402/state/s.ts';\nimport { w } from '../witness/w.ts';\nimport { c } from '../catalog/endpoints.ts';"],
+    ]);
     expect(overreach(synthetic, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([
       `src/client/bad.ts imports '../x402/state/s.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
       `src/client/bad.ts imports '../witness/w.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
