@@ -1,17 +1,20 @@
 /**
- * A TCP relay in front of an HTTP service whose target a test switches at any moment (a client
- * keeps one base URL while the service behind it restarts with other terms), and which can lose
- * answers: with `cutAnswers` above zero, the next connections' requests reach the service whole,
- * but the first bytes of the answer are dropped and the client's connection is reset (an answer
- * lost on the way after the payment was received). Counts what it cut.
+ * A TCP relay in front of an HTTP service, as a load balancer stands in front of one: a client keeps
+ * its base URL and its keep-alive connection while the service behind it is switched (a restart
+ * with other terms); a request goes to the service the relay points at when the request starts. A
+ * connection's service that closes between requests is replaced at the next one; one that closes
+ * while a request waits for its answer cuts the client's connection (the answer is lost). It can
+ * also lose answers on purpose: with `cutAnswers` above zero, the next requests reach the service
+ * whole, but the first bytes of the answer are dropped and the client's connection is reset (an
+ * answer lost on the way after the payment was received). Counts what it cut.
  */
 import { connect, createServer, type Socket } from 'node:net';
 
 export interface SwitchRelay {
   readonly url: string;
-  /** The port new connections go to. */
-  target: number;
-  /** Answers still to lose (each on its own connection). */
+  /** Sends each request from now on to the service on `port`. */
+  switchTo(port: number): void;
+  /** Answers still to lose (each cuts its connection). */
   cutAnswers: number;
   /** Answers lost so far. */
   cut(): number;
@@ -21,6 +24,7 @@ export interface SwitchRelay {
 export async function startSwitchRelay(target: number): Promise<SwitchRelay> {
   const sockets = new Set<Socket>();
   let cutSoFar = 0;
+  let port = target;
   const track = (s: Socket): Socket => {
     sockets.add(s);
     s.on('error', () => undefined);
@@ -29,7 +33,9 @@ export async function startSwitchRelay(target: number): Promise<SwitchRelay> {
   };
   const relay: SwitchRelay = {
     url: '',
-    target,
+    switchTo(next) {
+      port = next;
+    },
     cutAnswers: 0,
     cut: () => cutSoFar,
     close: async () => {
@@ -37,28 +43,44 @@ export async function startSwitchRelay(target: number): Promise<SwitchRelay> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+
   const server = createServer((client) => {
     track(client);
-    const upstream = track(connect(relay.target, '127.0.0.1'));
+    let upstream: { socket: Socket; port: number } | null = null;
+    let waiting = false;
     let cutThis = false;
+    const open = (to: number): Socket => {
+      const socket = track(connect(to, '127.0.0.1'));
+      socket.on('data', (chunk) => {
+        waiting = false;
+        if (cutThis) {
+          cutSoFar++;
+          client.resetAndDestroy();
+          socket.destroy();
+          return;
+        }
+        client.write(chunk);
+      });
+      socket.on('close', () => {
+        if (upstream?.socket !== socket) return;
+        upstream = null;
+        if (waiting) client.destroy();
+      });
+      return socket;
+    };
     client.on('data', (chunk) => {
-      if (!cutThis && relay.cutAnswers > 0) {
-        relay.cutAnswers--;
-        cutThis = true;
+      if (!waiting && upstream?.port !== port) {
+        upstream?.socket.destroy();
+        upstream = { socket: open(port), port };
       }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (cutThis) {
-        cutSoFar++;
-        client.resetAndDestroy();
-        upstream.destroy();
-        return;
+      if (!waiting) {
+        cutThis = relay.cutAnswers > 0;
+        if (cutThis) relay.cutAnswers--;
       }
-      client.write(chunk);
+      waiting = true;
+      upstream?.socket.write(chunk);
     });
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    client.on('close', () => upstream?.socket.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
