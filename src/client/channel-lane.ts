@@ -103,20 +103,23 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
       const chargedAmount = settled.extra?.chargedAmount;
       const state = settled.extra?.channelState as { chargedCumulativeAmount?: unknown } | undefined;
       const cumulative = state?.chargedCumulativeAmount;
-      await updateChannelFromSettle(storage, {
-        server: {
-          chargedAmount: typeof chargedAmount === 'string' ? chargedAmount : undefined,
-          chargedCumulativeAmount: typeof cumulative === 'string' ? cumulative : undefined,
-        },
-        local: { channelId: channel.id, requestAmount: terms.amount, ...(depositUnits > 0n ? { depositAmount: depositUnits.toString() } : {}) },
-      });
       if (depositUnits > 0n) config.ledger.deposited(depositUnits);
+      const local = { channelId: channel.id, requestAmount: terms.amount, ...(depositUnits > 0n ? { depositAmount: depositUnits.toString() } : {}) };
+      const server = {
+        chargedAmount: typeof chargedAmount === 'string' ? chargedAmount : undefined,
+        chargedCumulativeAmount: typeof cumulative === 'string' ? cumulative : undefined,
+      };
+      // The official rule takes the charge. A charge it refuses (above the price, not a number) is
+      // not taken, but a deposit's money is (it moved): the next voucher's ceiling is then off, and
+      // its corrective 402 resyncs from a voucher we signed.
+      await updateChannelFromSettle(storage, { server, local }).catch(() => updateChannelFromSettle(storage, { server: {}, local }));
       return false;
     }
     if (answer?.status !== 402) return false;
     const challenge = decodePaymentRequired(answer.headers['payment-required']);
     if (!challenge?.error || !CORRECTIVE.has(challenge.error)) return false;
-    return scheme.processCorrectivePaymentRequired(challenge as never);
+    // The scheme checks the server's voucher against our own key and the chain; a check it cannot make is no resync.
+    return scheme.processCorrectivePaymentRequired(challenge as never).catch(() => false);
   }
 
   return {
