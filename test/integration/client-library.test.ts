@@ -3,14 +3,18 @@
  * localnet, as a bot uses it: through a Base channel one deposit, then a voucher per call, each
  * call one round trip; Solana `exact` answered early; spend limits refused before anything is
  * signed; answers lost on the way retried with the identical payment (one charge, one ledger entry);
- * receipts saved and checked offline.
+ * receipts saved and checked offline; and the package's `solana-x402-intel/client` export, built,
+ * paying from plain Node.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
+import { buildClient } from '../../scripts/build-client.ts';
 import { createIntelClient } from '../../src/client/index.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startSwitchRelay, type SwitchRelay } from '../helpers/switch-relay.ts';
@@ -166,4 +170,22 @@ describe('answers lost on the way', () => {
       evm.close();
     }
   }, 120_000);
+});
+
+describe('the package export', () => {
+  it('solana-x402-intel/client, built, pays from plain Node (no TypeScript loader)', async () => {
+    await buildClient();
+    const key = await fundedEvmKey(1_000_000n);
+    const script = `
+      import { createIntelClient } from 'solana-x402-intel/client';
+      const client = createIntelClient({ url: process.env.URL, evmKey: process.env.KEY, anyAsset: true });
+      const r = await client.call('/v1/epoch');
+      client.close();
+      console.log(JSON.stringify({ ok: r.ok, status: r.status, trips: r.roundTrips, epoch: r.body?.epoch, lane: r.payment?.lane }));`;
+    const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { PATH: process.env.PATH, URL: t.url, KEY: key },
+    });
+    expect(JSON.parse(run.stdout)).toEqual({ ok: true, status: 200, trips: 1, epoch: expect.any(Number), lane: 'base-channel' });
+  }, 60_000);
 });
