@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchBotClient } from './payments/bot-client.ts';
 import { benchChannelCalls } from './payments/channel-calls.ts';
 import { budgetRows, budgetTable } from './payments/cpu-budget-table.ts';
 import { benchForensics } from './handlers/forensics.ts';
@@ -74,6 +75,7 @@ function soakMode(mode: string): SoakMode {
 }
 
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  'bot-client': () => benchBotClient(),
   'channel-calls': () => benchChannelCalls(),
   forensics: () => benchForensics(),
   'http-challenge': () =>

@@ -33,6 +33,8 @@ export interface ChannelLaneConfig {
   readonly storage?: ClientChannelStorage;
   readonly ledger: SpendLedger;
   readonly anyAsset: boolean;
+  /** A deposit's size in calls of the route it is made on (default: what the service asks, its `minDeposit`). */
+  readonly depositCalls?: number;
 }
 
 class DepositRefused extends Error {}
@@ -53,8 +55,10 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
   const scheme = new BatchSettlementEvmScheme(signer, {
     storage,
     // The official sizing (the service's announced minDeposit), bounded by the client's deposit limit.
-    depositStrategy: ({ depositAmount, minimumDepositAmount }) => {
-      if (BigInt(depositAmount) <= cap) return depositAmount;
+    depositStrategy: ({ depositAmount, minimumDepositAmount, requestAmount }) => {
+      const wanted = config.depositCalls === undefined ? BigInt(depositAmount) : BigInt(requestAmount) * BigInt(config.depositCalls);
+      const deposit = wanted > BigInt(minimumDepositAmount) ? wanted : BigInt(minimumDepositAmount);
+      if (deposit <= cap) return deposit;
       const refused = config.ledger.checkDeposit(BigInt(minimumDepositAmount));
       if (refused) throw new DepositRefused(refused.message);
       return cap;

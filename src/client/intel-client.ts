@@ -39,6 +39,8 @@ export interface IntelClientConfig {
   readonly evmRpcUrl?: string;
   /** Where channel state is kept (default: memory). */
   readonly channelStorage?: ClientChannelStorage;
+  /** A channel deposit's size in calls of the route it is made on (default: what the service asks, 100 calls), within `spendLimit.depositUnits`. */
+  readonly depositCalls?: number;
   /** Pay in any asset the service names, not only the USDC the x402 schemes know (a local chain's stablecoin). */
   readonly anyAsset?: boolean;
   readonly receipts?: ReceiptOptions;
@@ -92,6 +94,7 @@ export function createIntelClient(config: IntelClientConfig): IntelClient {
         anyAsset,
         ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
         ...(config.channelStorage ? { storage: config.channelStorage } : {}),
+        ...(config.depositCalls === undefined ? {} : { depositCalls: config.depositCalls }),
       }),
     'base-exact': () => createBaseExactLane(evmAccountFromKey(config.evmKey!), anyAsset),
     'solana-exact': () => createSolanaExactLane(config.svmKeypair!, config.svmRpcUrl ?? SOLANA_MAINNET_RPC_URL, anyAsset),
