@@ -84,8 +84,19 @@ export function decodePaymentRequired(header: string | undefined | null): Paymen
   };
 }
 
+/** The last header decoded and what it read: a paid answer's header is read by its lane and by its result, once. */
+let lastResponse: { readonly header: string; readonly decoded: PaymentResponse | null } | null = null;
+
 /** The SettleResponse of a PAYMENT-RESPONSE header, or null when it is absent or not one. */
 export function decodePaymentResponse(header: string | undefined | null): PaymentResponse | null {
+  if (!header) return null;
+  if (lastResponse?.header === header) return lastResponse.decoded;
+  const decoded = readPaymentResponse(header);
+  lastResponse = { header, decoded };
+  return decoded;
+}
+
+function readPaymentResponse(header: string): PaymentResponse | null {
   const json = decodeHeaderJson(header);
   if (!json || typeof json.success !== 'boolean') return null;
   return {
