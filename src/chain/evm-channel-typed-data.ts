@@ -8,7 +8,7 @@
  */
 import { getAddress } from 'viem/utils';
 import { type Eip712Domain, hexWord, typedDataDigest, typeHashOf, uintWord } from './eip712-static.ts';
-import { recoverSignerAddress } from './secp256k1-recover.ts';
+import { recoverSignerAddress, signDigest } from './secp256k1-recover.ts';
 import { isCanonicalEcdsaSignature } from './evm-typed-data.ts';
 
 /** The channel contract (`x402BatchSettlement`), the same address on every chain. */
@@ -105,4 +105,14 @@ export async function recoverVoucherSigner(input: VoucherToRecover): Promise<Vou
   if (amount > UINT128_MAX || !isCanonicalEcdsaSignature(input.signature)) return { ok: false, reason: 'voucher_signature' };
   const signer = await recoverSignerAddress(voucherDigest(id, amount, input.chainId), Buffer.from(input.signature.slice(2), 'hex'));
   return signer === null ? { ok: false, reason: 'voucher_signature' } : { ok: true, signer };
+}
+
+/**
+ * The payer's signature of a cumulative voucher (the EIP-712 `Voucher` under the channel
+ * contract's domain), 0x hex: the bytes the official client's `signVoucher` makes, in native code.
+ */
+export async function signVoucherNative(channelId: string, maxClaimableAmount: bigint, chainId: number, secretKey: Uint8Array): Promise<`0x${string}`> {
+  if (maxClaimableAmount < 0n || maxClaimableAmount > UINT128_MAX) throw new Error('maxClaimableAmount is not a uint128');
+  const signature = await signDigest(voucherDigest(channelId, maxClaimableAmount, chainId), secretKey);
+  return `0x${Buffer.from(signature).toString('hex')}`;
 }

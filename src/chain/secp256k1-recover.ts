@@ -1,15 +1,19 @@
 /**
- * ECDSA public-key recovery on secp256k1 for the hot voucher check: libsecp256k1 through the
- * `secp256k1` package's native binding (a prebuilt addon), measured at 25-40x faster than the
- * pure-JS recovery (`npm run bench -- voucher-recovery`). Where the addon cannot load (another
- * platform without a prebuild), viem's pure-JS recovery answers the same, only slower.
+ * ECDSA on secp256k1 in native code: public-key recovery for the hot voucher check, and signing
+ * for the client library's vouchers, both in libsecp256k1 through the `secp256k1` package's
+ * native binding (a prebuilt addon), measured at 25-40x faster than pure JS (`npm run bench --
+ * voucher-recovery`). Where the addon cannot load (another platform without a prebuild), viem's
+ * pure-JS code answers the same, only slower.
  */
 import { createRequire } from 'node:module';
 import { recoverAddress } from 'viem';
+import { sign } from 'viem/accounts';
 import { keccak256 } from './keccak-256.ts';
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+  /** A 64-byte r||s signature (low s, RFC 6979 nonce) and its recovery id; throws on an invalid key. */
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
 function loadNative(): NativeSecp256k1 | null {
@@ -44,4 +48,22 @@ export async function recoverSignerAddress(digest: Uint8Array, signature: Uint8A
   } catch {
     return null;
   }
+}
+
+/**
+ * A 65-byte r||s||v signature (v 27/28) of the 32-byte `digest` by `secretKey` (32 bytes): RFC 6979
+ * nonces and low s in both paths, so the native and the JavaScript signature are the same bytes
+ * (and the same as viem's `signTypedData` over the same digest).
+ */
+export async function signDigest(digest: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
+  if (digest.length !== 32 || secretKey.length !== 32) throw new Error('signDigest takes a 32-byte digest and a 32-byte key');
+  if (native) {
+    const out = native.ecdsaSign(digest, secretKey);
+    const signature = new Uint8Array(65);
+    signature.set(out.signature);
+    signature[64] = 27 + out.recid;
+    return signature;
+  }
+  const hex = await sign({ hash: `0x${Buffer.from(digest).toString('hex')}`, privateKey: `0x${Buffer.from(secretKey).toString('hex')}`, to: 'hex' });
+  return Buffer.from(hex.slice(2), 'hex');
 }

@@ -61,3 +61,9 @@ export async function createSolanaKeypairFile(path: string): Promise<KeyPairSign
   bytes.fill(0);
   return readSolanaKeypairFile(path);
 }
+
+/** A signer from the 64 bytes of a keypair (secret seed, then public key); throws when they do not match. */
+export function solanaSignerFromBytes(bytes: Uint8Array): Promise<KeyPairSigner> {
+  if (bytes.length !== KEYPAIR_BYTES) throw new Error(`a Solana keypair is ${KEYPAIR_BYTES} bytes`);
+  return createKeyPairSignerFromBytes(bytes);
+}

@@ -1,23 +1,34 @@
 /**
- * `x402-intel call <path> [--<param> <value> ...]`: one paid call through the official x402
- * client. The request is checked against the catalog first, the key file next, then the service
- * is asked; a price above --max-price is refused before anything is signed (exit 3). The answer
+ * `x402-intel call <path> [--<param> <value> ...]`: one paid call through the client library
+ * (src/client), which builds the payment with the official x402 schemes and sends it with the
+ * first request. The request is checked against the catalog first, the key file next, then the
+ * service is asked; a price above --max-price is refused before anything is signed (exit 3). The answer
  * goes to stdout, the settlement to stderr, the receipt and the exact body bytes to the receipt
  * directory, named so that verify-receipt finds them.
  */
 import { formatUsd } from '../catalog/format-usd.ts';
+import type { PaidPath } from '../catalog/responses.ts';
+import type { CallResult, NotPaid } from '../client/call-result.ts';
+import { createIntelClient } from '../client/intel-client.ts';
 import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode } from './cli-error.ts';
 import { type CommandContext, endpointParams } from './command-context.ts';
-import { buildEndpointRequest } from './endpoint-request.ts';
+import { buildEndpointRequest, type EndpointRequest } from './endpoint-request.ts';
 import { DEFAULT_KEYPAIR_PATH, expandPath, loadPayerKey, parseNetwork, payerAddress } from './payer-keys.ts';
 import { extensionPayloadOf, extensionReceiptOf, type ReceiptPayload } from './offer-receipt-check.ts';
 import { DEFAULT_RECEIPT_DIR, decodeReceiptHeader, type SavedReceipt, saveReceipt, saveX402Receipt } from './receipt-files.ts';
 import { fetchTlogProof, saveTlogProof } from './tlog-proof-files.ts';
-import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, request, serviceError } from './service-http.ts';
+import { type Answer, localnetUrls, PAID_CALL_TIMEOUT_MS, readHealth, serviceError, serviceFailure } from './service-http.ts';
 import { isLoopbackUrl, resolveServiceUrl, serviceHref } from './service-url.ts';
 import { formatUnits, parseUnits, USDC_DECIMALS } from './usd-amount.ts';
-import { createPayer, decodeSettlement, type PriceRefusal, SOLANA_MAINNET_RPC_URL, type Settlement } from './x402-payer.ts';
+import { decodeSettlement, SOLANA_MAINNET_RPC_URL, type Settlement } from './x402-payer.ts';
+
+/** What the service asked when the price was refused. */
+interface PriceRefusal {
+  readonly amount: string;
+  readonly network: string;
+  readonly asset: string;
+}
 
 /** Options of `call` (everything else is an endpoint parameter). */
 export const CALL_OPTIONS = ['network', 'keypair', 'evm-key', 'max-price', 'receipt-dir', 'url', 'rpc-url'] as const;
@@ -56,8 +67,25 @@ function fundCommand(ctx: CommandContext): string {
   return `x402-intel localnet fund ${key}${url !== undefined ? ` --url ${url}` : ''}`;
 }
 
-/** Pays and reads the answer (and whether it paid on the embedded localnet); a refusal of the price becomes exit 3 whatever the client threw. */
-async function payAndFetch(ctx: CommandContext, href: string, path: string): Promise<{ answer: Answer; localnet: boolean }> {
+/** A refusal made by the library before anything was signed, as the CLI reports it (a price above --max-price: exit 3). */
+function refusedHere(r: NotPaid, maxUnits: bigint, path: string): CliError {
+  const terms = r.refusedTerms;
+  if (r.reason === 'price_above_limit' && terms) return priceRefused({ amount: terms.amount, network: terms.network, asset: terms.asset }, maxUnits, path);
+  return new CliError(r.reason, `refused to pay: ${r.message}; nothing was signed`, EXIT.failed);
+}
+
+/** The library's answer as the CLI's Answer (status, headers, exact bytes, parsed JSON). */
+function answerOf(r: CallResult<PaidPath>): Answer {
+  return { status: r.status ?? 0, headers: new Headers(r.headers as Record<string, string>), bytes: r.bytes, json: r.body ?? undefined };
+}
+
+/**
+ * Pays through the client library (the payment goes with the first request; the terms come from
+ * the service's discovery document) and reads the answer, and whether it paid on the embedded
+ * localnet; a price above --max-price is refused by the library's spend limit before anything is
+ * signed (exit 3).
+ */
+async function payAndFetch(ctx: CommandContext, req: EndpointRequest): Promise<{ answer: Answer; localnet: boolean }> {
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
   const maxUnits = parseUnits(optionValue(ctx.args, 'max-price') ?? DEFAULT_MAX_PRICE_USD, USDC_DECIMALS, '--max-price');
   const key = await loadPayerKey({
@@ -72,16 +100,24 @@ async function payAndFetch(ctx: CommandContext, href: string, path: string): Pro
   const localnet = loopback ? localnetUrls(await readHealth(base)) : null;
   if (loopback && !localnet) ctx.out.note(`${base}/health reports no embedded localnet: paying only in assets the official x402 client knows`);
   const svmRpcUrl = optionValue(ctx.args, 'rpc-url') ?? localnet?.rpcUrl ?? SOLANA_MAINNET_RPC_URL;
+  const href = serviceHref(base, req.pathAndQuery);
   ctx.out.note(`calling ${href} as ${payerAddress(key)} on ${key.network}${localnet ? ' (embedded localnet)' : ''}`);
-  const payer = createPayer({ key, svmRpcUrl, maxUnits, anyAsset: localnet !== null });
+  const client = createIntelClient({
+    url: base,
+    ...(key.network === 'solana' ? { svmKeypair: key.signer, prefer: 'solana-exact' as const } : { evmKey: key.key, prefer: 'base-exact' as const }),
+    svmRpcUrl,
+    spendLimit: { perCallUnits: maxUnits },
+    anyAsset: localnet !== null,
+    timeoutMs: PAID_CALL_TIMEOUT_MS,
+  });
   try {
-    const answer = await request(href, {}, payer.fetch, PAID_CALL_TIMEOUT_MS);
-    const refused = payer.refusal();
-    if (refused) throw priceRefused(refused, maxUnits, path);
-    return { answer, localnet: localnet !== null };
+    const result = await client.call(req.entry.path as PaidPath, Object.fromEntries(req.params));
+    if (!result.ok && result.status === null) throw refusedHere(result, maxUnits, req.entry.path);
+    return { answer: answerOf(result), localnet: localnet !== null };
   } catch (err) {
-    const refused = payer.refusal();
-    throw refused ? priceRefused(refused, maxUnits, path) : err;
+    throw serviceFailure(err, href);
+  } finally {
+    client.close();
   }
 }
 
@@ -109,7 +145,7 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
   const [pathArg] = takePositionals(ctx.args, ['<path>']) as [string];
   const req = buildEndpointRequest(pathArg, endpointParams(ctx.args, CALL_OPTIONS), { command: 'call', options: CALL_OPTIONS });
   const base = resolveServiceUrl(optionValue(ctx.args, 'url'), ctx.env);
-  const { answer, localnet } = await payAndFetch(ctx, serviceHref(base, req.pathAndQuery), req.entry.path);
+  const { answer, localnet } = await payAndFetch(ctx, req);
   const settlement = decodeSettlement(answer.headers.get('payment-response'));
   if (settlement) ctx.out.note(settlementLine(settlement));
   // The usual refusal on the localnet is a wallet that holds nothing there: a new key, or a localnet

@@ -65,7 +65,8 @@ export async function loadPayerKey(o: KeyOptions): Promise<PayerKey> {
   const path = expandPath(given ?? join(o.home, DEFAULT_KEYPAIR_PATH), o.home, o.cwd);
   try {
     if (o.network === 'solana') return { network: 'solana', signer: await readSolanaKeypairFile(path) };
-    return { network: 'base', account: evmAccountFromKey(readEvmKeyFile(path)) };
+    const key = readEvmKeyFile(path);
+    return { network: 'base', key, account: evmAccountFromKey(key) };
   } catch (err) {
     if (err instanceof ConfigError) throw keyFileError(err, o.network, path, given);
     throw err;

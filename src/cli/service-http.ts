@@ -50,10 +50,15 @@ export async function request(
     const res = await send(url, { ...init, headers: { accept: 'application/json', ...init.headers }, signal: AbortSignal.timeout(timeoutMs) });
     return await readAnswer(res);
   } catch (err) {
-    const failure = toCliError(err, url);
-    if (!service || failure.code !== 'unreachable') throw failure;
-    throw new CliError(failure.code, `${failure.message}; ${SERVICE_URL_HINT}`, failure.exit, failure.details);
+    throw service ? serviceFailure(err, url) : toCliError(err, url);
   }
+}
+
+/** A failure of a request to the service as a CliError; one that could not reach it names `url` and how to name another service. */
+export function serviceFailure(err: unknown, url: string): CliError {
+  const failure = toCliError(err, url);
+  if (failure.code !== 'unreachable') return failure;
+  return new CliError(failure.code, `${failure.message}; ${SERVICE_URL_HINT}`, failure.exit, failure.details);
 }
 
 /** `invalid_network: no settlement path ...` (a 402 challenge's `error`) or a bare code, split; null when it is neither. */

@@ -190,3 +190,27 @@ export async function verifyProofAt(index: number, get: TrustFetch): Promise<Che
   if (checkpoint) await proofAt(index, checkpoint, get, check);
   return report();
 }
+
+/** What the client asked and paid, for the offline check: the receipt must name exactly this. */
+export interface AskedFor {
+  /** The path and query sent (`/v1/epoch?rate=both`): the receipt's `resource`. */
+  readonly resource: string;
+  /** The price paid, token units. */
+  readonly priceUnits?: number;
+}
+
+/**
+ * Verifies a receipt offline, against a key the client already holds (pinned, or read once from
+ * /trust/pubkey): the signature and signer, the body's hash and length, and that it names the
+ * request that was sent and its price. No request is made; the ledger inclusion is the online
+ * check's (verifyReceipt), as the ledger proves what a receipt alone cannot.
+ */
+export function verifyReceiptOffline(receipt: Json, publicKey: string, body: Uint8Array, asked: AskedFor): CheckReport {
+  const { check, report } = lineRecorder();
+  checkSignature(receipt, publicKey, check);
+  checkBody(receipt, body, check);
+  check('the receipt names the request sent', receipt.resource === asked.resource, String(receipt.resource));
+  check('requestSha256 equals sha256("GET " + resource)', receipt.requestSha256 === sha256Hex(`GET ${asked.resource}`), String(receipt.requestSha256));
+  if (asked.priceUnits !== undefined) check('the receipt names the price paid', receipt.priceUsdcUnits === asked.priceUnits, String(receipt.priceUsdcUnits));
+  return report();
+}

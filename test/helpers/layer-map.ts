@@ -29,8 +29,14 @@ const X402_FOLDERS = [
 /**
  * Top layer first. Why each sits where it does:
  * - cli is a client of the service, not a part of it: nothing of the service imports it, so it
- *   sits above main, and the rule below narrows what it may reach (the receipt checks, the
- *   catalog, the key-file readers of chain, errors.ts), never the server, payments or HTTP side;
+ *   sits above main, and the rule below narrows what it may reach (the client library, the
+ *   receipt checks, the catalog, the key-file readers of chain, errors.ts), never the server,
+ *   payments or HTTP side;
+ * - client is the library a bot pays with (`solana-x402-intel/client`), which the CLI's `call`
+ *   goes through: a client of the service like the CLI, so it sits right below it, and its own
+ *   reach rule keeps it from everything of the serving side (what it may import ships to bots:
+ *   the catalog's routes and response schemas, chain's key files and native signing, the
+ *   receipt checks);
  * - witness is a program of its own beside the service (a transparency-log witness, and the
  *   offline check of a cosigned proof against a policy): it reads the trust layer's formats and
  *   proofs, nothing of the serving side, and only the CLI (`x402-intel witness`, verify-receipt
@@ -60,6 +66,7 @@ const X402_FOLDERS = [
 export const LAYER_RULES: ImportRules = {
   layers: [
     { name: 'cli', paths: ['src/cli/'] },
+    { name: 'client', paths: ['src/client/'] },
     { name: 'witness', paths: ['src/witness/'] },
     { name: 'main', paths: ['src/main.ts'] },
     { name: 'service', paths: ['src/service.ts', 'src/service/'] },
@@ -103,10 +110,13 @@ export const LAYER_RULES: ImportRules = {
     // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
     '@x402/fetch': 'src/cli/x402-payer.ts',
-    '@x402/svm': 'src/cli/x402-payer.ts',
-    // @x402/evm has two users in two programs: the CLI pays with its client, and the service runs
-    // its batch-settlement facilitator (deposits, claims, refunds on chain) in process.
-    '@x402/evm': ['src/cli/x402-payer.ts', 'src/x402/channels/channel-facilitator.ts'],
+    // The client library pays with the official schemes: exact on both networks, and the channel
+    // scheme that keeps a channel's state, deposits and resyncs (its vouchers are signed natively).
+    '@x402/svm': ['src/cli/x402-payer.ts', 'src/client/exact-lanes.ts'],
+    // @x402/evm has users in two programs: the CLI and the client library pay with its client
+    // schemes, and the service runs its batch-settlement facilitator (deposits, claims, refunds on
+    // chain) in process.
+    '@x402/evm': ['src/cli/x402-payer.ts', 'src/client/exact-lanes.ts', 'src/client/channel-lane.ts', 'src/x402/channels/channel-facilitator.ts'],
     // The bazaar and offer-receipt extensions: the service declares, signs and validates with them;
     // the CLI checks the receipts it is given with the same library's client-side verification.
     '@x402/extensions': ['src/x402/delivery/x402-extensions.ts', 'src/cli/offer-receipt-check.ts'],
@@ -114,7 +124,9 @@ export const LAYER_RULES: ImportRules = {
 };
 
 /** What the CLI may import besides its own files: what a client of the service needs (and the witness program it runs), nothing of the service's serving side. */
-export const CLI_REACH = ['src/cli/', 'src/receipt-checks/', 'src/catalog/', 'src/chain/', 'src/errors.ts', 'src/witness/'];
+export const CLI_REACH = ['src/cli/', 'src/client/', 'src/receipt-checks/', 'src/catalog/', 'src/chain/', 'src/errors.ts', 'src/witness/'];
+/** What the client library may import besides its own files: what ships to a bot, nothing of the serving side (not even the witness). */
+export const CLIENT_REACH = ['src/client/', 'src/receipt-checks/', 'src/catalog/', 'src/chain/', 'src/errors.ts'];
 
 /** The layer order as the docs state it, top first: `cli` > `main` > ... (a shared layer as `pool`, `trust`). */
 export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {

@@ -63,7 +63,7 @@ describe('the layer order', () => {
     for (const file of LAYER_DOCS) expect(regionsOf(read(file)).map((r) => r.name)).toContain('layer-order');
     const line = GENERATORS['layer-order']!();
     expect(line.split(' > ')).toHaveLength(LAYER_RULES.layers.length);
-    expect(line).toMatch(/^`cli` > `witness` > `main` > .* > `pool`, `trust` > .* > `receipt-checks`$/);
+    expect(line).toMatch(/^`cli` > `client` > `witness` > `main` > .* > `pool`, `trust` > .* > `receipt-checks`$/);
   });
 
   it('is typed by hand nowhere: no other run of layer names joined by ">" outside the generated regions', () => {

@@ -7,19 +7,19 @@ import { posix } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { checkImports, readSources, repositoryRoot } from '../helpers/import-layers.ts';
-import { CLI_REACH, LAYER_RULES as RULES } from '../helpers/layer-map.ts';
+import { CLI_REACH, CLIENT_REACH, LAYER_RULES as RULES } from '../helpers/layer-map.ts';
 
-/** Every import of a src/cli/ file that resolves into the repository outside CLI_REACH. */
-function cliOverreach(files: ReadonlyMap<string, string>): string[] {
+/** Every import of a file under `folder` that resolves into the repository outside `reach`. */
+function overreach(files: ReadonlyMap<string, string>, folder = 'src/cli/', reach: readonly string[] = CLI_REACH, who = 'the CLI'): string[] {
   const problems: string[] = [];
   for (const [file, source] of files) {
-    if (!file.startsWith('src/cli/')) continue;
+    if (!file.startsWith(folder)) continue;
     for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const target = posix.normalize(posix.join(posix.dirname(file), fileName));
       if (target === 'package.json') continue;
-      if (!CLI_REACH.some((place) => (place.endsWith('/') ? target.startsWith(place) : target === place)))
-        problems.push(`${file} imports '${fileName}': the CLI reaches only ${CLI_REACH.join(', ')}`);
+      if (!reach.some((place) => (place.endsWith('/') ? target.startsWith(place) : target === place)))
+        problems.push(`${file} imports '${fileName}': ${who} reaches only ${reach.join(', ')}`);
     }
   }
   return problems;
@@ -32,12 +32,25 @@ describe('import layers', () => {
     expect(checkImports(files, RULES)).toEqual([]);
   });
 
-  it('src/cli/ imports only what a client needs: src/receipt-checks, src/catalog, src/chain, errors.ts', () => {
+  it('src/cli/ imports only what a client needs: src/client, src/receipt-checks, src/catalog, src/chain, errors.ts', () => {
     const files = readSources(repositoryRoot(import.meta.url), ['src']);
     expect([...files.keys()].filter((f) => f.startsWith('src/cli/')).length).toBeGreaterThan(5);
-    expect(cliOverreach(files)).toEqual([]);
+    expect(overreach(files)).toEqual([]);
     const synthetic = new Map([['src/cli/bad.ts', "import { x } from '../x402/types/paid-call.ts';\nimport { y } from '../receipt-checks/receipt-check.ts';"]]);
-    expect(cliOverreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/types/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
+    expect(overreach(synthetic)).toEqual([`src/cli/bad.ts imports '../x402/types/paid-call.ts': the CLI reaches only ${CLI_REACH.join(', ')}`]);
+  });
+
+  it('src/client/ (the library bots import) reaches only what ships to a bot: no serving side, not the witness', () => {
+    const files = readSources(repositoryRoot(import.meta.url), ['src']);
+    expect([...files.keys()].filter((f) => f.startsWith('src/client/')).length).toBeGreaterThan(5);
+    expect(overreach(files, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([]);
+    const synthetic = new Map([
+      ['src/client/bad.ts', "import { s } from '../x402/state/s.ts';\nimport { w } from '../witness/w.ts';\nimport { c } from '../catalog/endpoints.ts';"],
+    ]);
+    expect(overreach(synthetic, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([
+      `src/client/bad.ts imports '../x402/state/s.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
+      `src/client/bad.ts imports '../witness/w.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
+    ]);
   });
 
   it('the check finds what it forbids (a synthetic tree)', () => {
