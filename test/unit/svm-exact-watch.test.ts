@@ -99,7 +99,7 @@ describe('settlement and the signature watch', () => {
     expect(counts.polls).toBe(1);
   });
 
-  it('a send the node refuses releases the entry too', async () => {
+  it('a send the node refuses releases the entry too (its preflight refusal read as a failed simulation)', async () => {
     const feePayer = (await createKeyPairSignerFromPrivateKeyBytes(seed)).address;
     const watch = createSignatureWatch({ isLive: () => true });
     const rpc = {
@@ -108,7 +108,7 @@ describe('settlement and the signature watch', () => {
     } as unknown as RpcClient;
     const scheme = createSvmExactScheme({ network: SOLANA_MAINNET_CAIP2, feePayer, rpc, pool, signatures: watch });
     const { payment: p, requirements } = await payment(feePayer);
-    expect(await scheme.settle(p, requirements, signal)).toMatchObject({ success: false, errorReason: 'invalid_exact_svm_transaction_failed' });
+    expect(await scheme.settle(p, requirements, signal)).toMatchObject({ success: false, errorReason: 'invalid_exact_svm_transaction_simulation_failed' });
     expect(watch.size).toBe(0);
   });
 });
