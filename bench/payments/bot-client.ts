@@ -10,11 +10,11 @@
  *
  *   npm run build && npm run bench -- bot-client
  */
-import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startLocalnet } from '@solana-x402-intel/localnet';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { runJsonChild } from '../harness/json-child.ts';
 import { startMainnetService } from '../harness/mainnet-service.ts';
 import type { BotClientJob, BotClientKind, BotClientOutcome } from './bot-client-runner.ts';
 import { round, runOf } from './paid-calls.ts';
@@ -35,18 +35,7 @@ const GOALS = { libraryP50Ms: 2.5, callsPerSecondRatio: 3 } as const;
 const load = (): number[] => loadavg().map((x) => round(x, 2));
 
 function runClient(job: BotClientJob): Promise<BotClientOutcome> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  child.stdin.end(JSON.stringify(job));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim()) as BotClientOutcome) : reject(new Error(`${job.kind} client exited ${code}: ${err}`)),
-    );
-  });
+  return runJsonChild<BotClientJob, BotClientOutcome>(RUNNER, job, `${job.kind} client`);
 }
 
 /** The figures of every round of one kind together. */
