@@ -90,7 +90,9 @@ async function saveProof(ctx: CommandContext, base: string, saved: SavedReceipt,
   if (!Number.isSafeInteger(index)) return null;
   try {
     const file = saveTlogProof(saved.receiptFile, await fetchTlogProof(base, index as number));
-    ctx.out.note(`tlog-proof saved: ${file} (offline: x402-intel verify-receipt ${saved.receiptFile} --policy <policy.json>)`);
+    ctx.out.note(
+      `tlog-proof saved: ${file} (offline: x402-intel verify-receipt ${saved.receiptFile} --policy policy.json, a policy written once by x402-intel trust policy --witness <URL=VKEY> > policy.json)`,
+    );
     return file;
   } catch (err) {
     ctx.out.note(`no tlog-proof saved (${(err as Error).message}); fetch it later from ${base}/trust/tlog-proof?index=${String(index)}`);
@@ -115,7 +117,9 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
   // The usual refusal on the localnet is a wallet that holds nothing there: a new key, or a localnet
   // started over (--fresh). The localnet keeps its funding across restarts otherwise, so this is said as an "if".
   if (answer.status === 402 && localnet)
-    ctx.out.note(`the payment was refused; if this payer holds no local USDC (a new key, or a localnet started over with --fresh), fund it: ${fundCommand(ctx)}`);
+    ctx.out.note(
+      `the payment was refused; if this payer holds no local USDC (a new key, or a localnet started over with --fresh), fund it: ${fundCommand(ctx)}`,
+    );
   if (answer.status !== 200) throw serviceError(answer, req.entry.path);
   const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
   const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));
