@@ -104,6 +104,14 @@ async function main(): Promise<void> {
   console.log(`admin ${service.adminUrl} (kill switch${service.adminTokenPath ? `; bearer token in ${service.adminTokenPath}` : ''})`);
   console.log(`listening ${service.url} (port ${service.port}, ${config.mode} mode) ${since(started)} after start`);
 
+  stopOnSignals(service, localnet);
+}
+
+/**
+ * SIGINT/SIGTERM: drain, close, then the localnet; a second signal exits at once. A localnet that
+ * dies stops the service too (exit 1): without its chain it can take no payment.
+ */
+function stopOnSignals(service: RunningService, localnet: LocalnetChild | null): void {
   let stopping = false;
   const stop = async (signal: string, exitCode = 0) => {
     if (stopping) {

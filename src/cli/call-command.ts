@@ -126,7 +126,9 @@ async function saveProof(ctx: CommandContext, base: string, saved: SavedReceipt,
   if (!Number.isSafeInteger(index)) return null;
   try {
     const file = saveTlogProof(saved.receiptFile, await fetchTlogProof(base, index as number));
-    ctx.out.note(`tlog-proof saved: ${file} (offline: x402-intel verify-receipt ${saved.receiptFile} --policy <policy.json>)`);
+    ctx.out.note(
+      `tlog-proof saved: ${file} (offline: x402-intel verify-receipt ${saved.receiptFile} --policy policy.json, a policy written once by x402-intel trust policy --witness <URL=VKEY> > policy.json)`,
+    );
     return file;
   } catch (err) {
     ctx.out.note(`no tlog-proof saved (${(err as Error).message}); fetch it later from ${base}/trust/tlog-proof?index=${String(index)}`);

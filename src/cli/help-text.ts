@@ -64,7 +64,7 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: "check a receipt's signature, its body and its entry in the service's signed ledger (online, or offline with --policy)",
     options: [
       ['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'],
-      ['--policy <file>', 'check offline against this policy (log key, witness keys, quorum; JSON, see docs/trust-and-proofs.md)'],
+      ['--policy <file>', 'check offline against this policy (log key, witness keys, quorum; x402-intel trust policy writes one)'],
       ['--proof <file>', 'with --policy: the tlog-proof (default: the .tlog-proof saved next to the receipt)'],
       URL_OPTION,
     ],

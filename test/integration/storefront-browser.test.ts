@@ -123,6 +123,9 @@ describe('the storefront in Chromium', () => {
     const text = await resultText();
     expect(text).toMatch(/Next free preview: .+ \(in .+; Retry-After: \d+ s\)/);
     expect(text).toContain(`npx x402-intel call /v1/smri --mint ${BONK} --keypair payer.json --url ${paid.url}`);
+    expect(text).toContain(`npx x402-intel keygen payer.json && npx x402-intel localnet fund --keypair payer.json --url ${paid.url}`);
+    // The page says the daily preview is the CLI's too.
+    expect(await page.locator('#console-form').innerText()).toContain('One free preview a day per client (UTC), shared with x402-intel preview');
   });
 
   it('shows a payment made with the official x402 client live in the ledger panel, without reload', async () => {

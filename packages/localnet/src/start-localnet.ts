@@ -18,7 +18,8 @@ import { parseMintAccount } from './encoding/token-accounts.ts';
 import { buildWorld, type World } from './world/world.ts';
 import { createWorldPoolReader } from './world/world-pools.ts';
 import { createStateSaver, type LocalnetStateOptions, openStateDir, type StateSaver } from './state/localnet-persistence.ts';
-import { restoreSolanaAccounts, restoreSolanaTransactions, trackSolanaState } from './state/solana-state.ts';
+import { restoreSolanaAccounts, restoreSolanaTransactions, type SolanaStateTracker, trackSolanaState } from './state/solana-state.ts';
+import type { StablecoinFaucetConfig } from './rpc/rpc-context.ts';
 
 export interface LocalnetOptions {
   readonly host: string;
@@ -82,7 +83,10 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   }
 }
 
-async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<typeof openStateDir>> | null, progress: (line: string) => void): Promise<Localnet> {
+type OpenedState = Awaited<ReturnType<typeof openStateDir>>;
+
+/** The chain and its world, with a saved state written over them; what changes from now on is tracked when a state is kept. */
+async function chainAndWorld(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void) {
   const saved = opened?.saved ?? null;
   const chain = createLocalChain({
     slotMs: options.slotMs,
@@ -100,9 +104,11 @@ async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<type
     restoreSolanaAccounts(chain, saved.solana);
   }
   const solanaState = opened ? trackSolanaState(chain, new Set(world.traders.map((t) => t.signer.address)), saved?.solana ?? null) : null;
-  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
-  const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
-  const faucet = { mint: world.stablecoin.mint, mintAuthority };
+  return { chain, world, solanaState };
+}
+
+/** The Solana-side surfaces on loopback: JSON-RPC (with the faucets), Geyser, the market stand-ins. */
+async function startSurfaces(options: LocalnetOptions, chain: LocalChain, world: World, faucet: StablecoinFaucetConfig) {
   const rpc = await startRpcServer({
     chain,
     host: options.host,
@@ -125,30 +131,35 @@ async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<type
     host: options.host,
     port: options.marketPort,
   });
-  const evm = await startLocalEvm({
-    host: options.host,
-    port: options.evmPort ?? 0,
-    seed: options.seed,
-    ...(saved ? { restore: saved.evm } : {}),
-    progress,
-  });
+  return { rpc, geyser, market };
+}
+
+/** Saves both chains into the opened state directory: the Solana changes and the EVM journal. */
+function stateSaverOf(opened: OpenedState, solana: SolanaStateTracker, evm: LocalEvm, seed: string): StateSaver {
   let savedEvmCalls = evm.journal().length;
-  const saver: StateSaver | null =
-    opened && solanaState
-      ? createStateSaver(
-          opened,
-          {
-            seed: options.seed,
-            changed: () => solanaState.changed || evm.journal().length !== savedEvmCalls,
-            capture: () => {
-              const journal = evm.journal();
-              savedEvmCalls = journal.length;
-              return { solana: solanaState.capture(), evm: { genesisTime: evm.genesisTime, journal } };
-            },
-          },
-          (error) => console.error(`localnet: could not save its state: ${error instanceof Error ? error.message : String(error)}`),
-        )
-      : null;
+  const source = {
+    seed,
+    changed: () => solana.changed || evm.journal().length !== savedEvmCalls,
+    capture: () => {
+      const journal = evm.journal();
+      savedEvmCalls = journal.length;
+      return { solana: solana.capture(), evm: { genesisTime: evm.genesisTime, journal } };
+    },
+  };
+  return createStateSaver(opened, source, (error) =>
+    console.error(`localnet: could not save its state: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}
+
+async function startOn(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void): Promise<Localnet> {
+  const { chain, world, solanaState } = await chainAndWorld(options, opened, progress);
+  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
+  const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
+  const faucet = { mint: world.stablecoin.mint, mintAuthority };
+  const { rpc, geyser, market } = await startSurfaces(options, chain, world, faucet);
+  const restore = opened?.saved?.evm;
+  const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed, ...(restore ? { restore } : {}), progress });
+  const saver = opened && solanaState ? stateSaverOf(opened, solanaState, evm, options.seed) : null;
   if (options.produce !== false) producer.start();
   return {
     urls: { rpc: rpc.url, geyser: geyser.url, market: market.url, evm: evm.url },
@@ -158,7 +169,7 @@ async function startOn(options: LocalnetOptions, opened: Awaited<ReturnType<type
     world,
     producer,
     prepareServiceAccounts: (accounts) => prepareServiceAccounts(chain, faucet, accounts),
-    state: opened && saver ? { restored: saved !== null, dir: opened.dir, begin: () => saver.begin() } : null,
+    state: opened && saver ? { restored: opened.saved !== null, dir: opened.dir, begin: () => saver.begin() } : null,
     async close() {
       producer.stop();
       await Promise.all([rpc.close(), geyser.close(), market.close(), evm.close()]);
