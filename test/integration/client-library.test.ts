@@ -42,6 +42,9 @@ afterAll(async () => {
 
 const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/ledger?limit=1`))).treeSize;
 
+/** A result as one line: '200', or the status, reason and sentence of anything else (a failure says why). */
+const said = (r: { ok: boolean; status: number | null; reason?: string; message?: string }): string => (r.ok ? '200' : `${r.status} ${r.reason}: ${r.message}`);
+
 async function fundedEvmKey(units: bigint) {
   const key = generateEvmKey();
   await t.localnet!.evm.fundUsdc(evmAddressOfKey(key), units);
@@ -130,8 +133,8 @@ describe('spend limits', () => {
           roundTrips: 0,
           refusedTerms: { amount: '10000', scheme: 'batch-settlement' },
         });
-        expect((await client.call('/v1/epoch')).ok).toBe(true);
-        expect((await client.call('/v1/epoch')).ok).toBe(true);
+        expect(said(await client.call('/v1/epoch'))).toBe('200');
+        expect(said(await client.call('/v1/epoch'))).toBe('200');
         const third = await client.call('/v1/epoch');
         expect(third).toMatchObject({ ok: false, status: null, reason: 'spend_limit', roundTrips: 0 });
         expect(client.totals().chargedUnits).toBe(2_000n);
@@ -168,7 +171,7 @@ describe('answers lost on the way', () => {
       const svm = createIntelClient({ url: relay.url, svmKeypair: payer.signer, svmRpcUrl: t.localnet!.urls.rpc, anyAsset: true });
       const evm = createIntelClient({ url: relay.url, evmKey: await fundedEvmKey(1_000_000n), anyAsset: true });
       try {
-        expect((await evm.call('/v1/epoch')).ok).toBe(true);
+        expect(said(await evm.call('/v1/epoch'))).toBe('200');
         const size = await ledgerSize();
         const cutBefore = relay.cut();
         relay.cutAnswers = 1;
