@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaidPath } from '../../src/catalog/responses.ts';
+import type { PaidPath } from '../../src/catalog/endpoints.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
-import type { HandlerDeps, HandlerGroup } from '../../src/intel/handler-group.ts';
+import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-group.ts';
 import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
@@ -32,11 +32,12 @@ const fixture = loadMarketFixture();
 let localnet: Localnet;
 let marketUrl: string;
 let pool: WorkerPool<PoolTasks>;
-let group: HandlerGroup;
-let deadGroup: HandlerGroup;
+let group: { readonly handlers: PaidHandlerLookup };
+let deadGroup: { readonly handlers: PaidHandlerLookup };
 let dataDir: string;
 
-const call = (g: HandlerGroup, path: PaidPath, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
+const call = (g: { readonly handlers: PaidHandlerLookup }, path: PaidPath, query: Record<string, unknown>) =>
+  g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
 
 async function direct(path: string): Promise<any> {
   const res = await fetch(`${marketUrl}${path}`);
