@@ -160,7 +160,8 @@ function localnetQuery(path: string): string {
     '/v1/tx-inspect': `sig=${wallets.fresh[0]!.signatures[1]}`,
     '/v1/pretrade': `mint=${mint('mintable')}`,
   };
-  return queries[path]!;
+  // An endpoint with no query of its own here is asked its catalog example.
+  return queries[path] ?? new URLSearchParams(CATALOG_BY_PATH.get(path)!.example).toString();
 }
 
 const at = (root: unknown, path: string): any => path.split('.').reduce<any>((node, s) => (node && typeof node === 'object' ? node[s] : undefined), root);
