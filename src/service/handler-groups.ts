@@ -4,7 +4,7 @@
  * upstreams, merged into the one map that serves every catalog path. Each group reads only the
  * options in HandlerSettings.
  */
-import { CATALOG } from '../catalog/endpoints.ts';
+import { CATALOG, type PaidPath } from '../catalog/endpoints.ts';
 import type { Config } from '../config.ts';
 import { createForensicsGroup } from '../intel/forensics/forensics-group.ts';
 import type { HandlerDeps, HandlerGroup, HandlerMap, HandlerSettings, PaidHandlerModule, PaidHandlers } from '../intel/handler-group.ts';
@@ -35,7 +35,7 @@ export function handlerSettings(config: Readonly<Pick<Config, keyof HandlerSetti
 type ModulePath<M> = M extends PaidHandlerModule<infer P> ? P : never;
 
 /** The handler modules built over the shared dependencies, by path. */
-function moduleHandlers<const M extends readonly PaidHandlerModule<never>[]>(modules: M, deps: HandlerDeps): HandlerMap<ModulePath<M[number]>> {
+function moduleHandlers<const M extends readonly PaidHandlerModule<PaidPath>[]>(modules: M, deps: HandlerDeps): HandlerMap<ModulePath<M[number]>> {
   return Object.fromEntries(modules.map((m) => [m.path, m.create(deps)])) as unknown as HandlerMap<ModulePath<M[number]>>;
 }
 
