@@ -32,10 +32,12 @@ export function handlerSettings(config: Readonly<Pick<Config, keyof HandlerSetti
   };
 }
 
-type ModulePath<M> = M extends PaidHandlerModule<infer P> ? P : never;
+/** A handler module of any path (each was checked against its own path's schema where it was declared). */
+type AnyHandlerModule = Pick<PaidHandlerModule<PaidPath>, 'path'> & { readonly create: (deps: HandlerDeps) => unknown };
+type ModulePath<M> = M extends { readonly path: infer P extends PaidPath } ? P : never;
 
 /** The handler modules built over the shared dependencies, by path. */
-function moduleHandlers<const M extends readonly PaidHandlerModule<PaidPath>[]>(modules: M, deps: HandlerDeps): HandlerMap<ModulePath<M[number]>> {
+function moduleHandlers<const M extends readonly AnyHandlerModule[]>(modules: M, deps: HandlerDeps): HandlerMap<ModulePath<M[number]>> {
   return Object.fromEntries(modules.map((m) => [m.path, m.create(deps)])) as unknown as HandlerMap<ModulePath<M[number]>>;
 }
 

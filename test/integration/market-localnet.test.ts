@@ -18,10 +18,10 @@ import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-gro
 import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
-import { ServiceError } from '../../src/errors.ts';
 import { impactBand } from '../../src/intel/market/market-math.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { responseErrors } from '../helpers/check-response.ts';
+import { serviceFault } from '../helpers/test-support.ts';
 
 const WSOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -42,15 +42,6 @@ const call = (g: { readonly handlers: PaidHandlerLookup }, path: PaidPath, query
 async function direct(path: string): Promise<any> {
   const res = await fetch(`${marketUrl}${path}`);
   return res.json();
-}
-
-async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ServiceError);
-  return err as ServiceError;
 }
 
 beforeAll(async () => {
@@ -103,7 +94,7 @@ describe('dex-quote on the localnet', () => {
 
   it('answers 404 when the stand-in has no route', async () => {
     const unknownMint = '9nEqaUcb16sQ3Tn1psbkWqyhPdLmfHWjKGymREjsAgTE';
-    expect((await fault(call(group, '/v1/dex-quote', { inputMint: unknownMint, outputMint: USDC, amount: '1000' }))).code).toBe('not_found');
+    expect((await serviceFault(call(group, '/v1/dex-quote', { inputMint: unknownMint, outputMint: USDC, amount: '1000' }))).code).toBe('not_found');
   });
 });
 
@@ -174,7 +165,7 @@ describe('nft-collection on the localnet', () => {
   });
 
   it('404 for a symbol the marketplace does not know', async () => {
-    expect((await fault(call(group, '/v1/nft-collection', { symbol: 'no_such_collection' }))).code).toBe('not_found');
+    expect((await serviceFault(call(group, '/v1/nft-collection', { symbol: 'no_such_collection' }))).code).toBe('not_found');
   });
 });
 
@@ -206,7 +197,7 @@ describe('market sources down', () => {
       ['/v1/lending/markets', {}],
     ];
     for (const [path, query] of cases) {
-      const e = await fault(call(deadGroup, path, query));
+      const e = await serviceFault(call(deadGroup, path, query));
       expect({ path, status: e.status, code: e.code }).toEqual({ path, status: 502, code: 'upstream_unavailable' });
     }
   }, 60_000);

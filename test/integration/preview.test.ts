@@ -17,6 +17,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
+import { testServiceConfig } from '../helpers/test-support.ts';
 
 type Localnet = NonNullable<TestService['localnet']>;
 
@@ -37,18 +38,7 @@ async function canListenOn(host: string): Promise<boolean> {
 }
 
 async function start(): Promise<RunningService> {
-  const config = loadConfig({}, [
-    '--host',
-    dualStack ? '::' : '127.0.0.1',
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--free-rate-per-second',
-    '0',
-  ]);
+  const config = testServiceConfig(dataDir, ['--host', dualStack ? '::' : '127.0.0.1']);
   return startService(config, { upstreams, now: () => clock.now });
 }
 
