@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
-import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';

@@ -7,7 +7,7 @@
  * 502 and the group recovers when it is back; and every answer keeps
  * docs/contract.md#response-principles.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countsBetween, startDelayProxy } from '../../bench/harness/delay-proxy.ts';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { PaidPath } from '../../src/catalog/endpoints.ts';
