@@ -17,7 +17,21 @@ import { createTestDatabase, type TestDatabase } from './postgres.ts';
 export type StoreKind = 'file' | 'postgres';
 export const STORE_KINDS: readonly StoreKind[] = ['file', 'postgres'];
 
+/** The options every payment store takes: how long a record lives, and the clock. */
+export interface StoreClock {
+  readonly ttlMs?: number;
+  readonly now?: () => number;
+}
+
+/** How a suite opens its store on each backing. */
+export interface StoreOpeners<S> {
+  readonly file: (dir: string, options: StoreClock) => S;
+  readonly postgres: (db: PgClient, options: StoreClock) => S;
+}
+
 export interface StoreBackings {
+  /** A new place of `kind`, and how to open the store there (again: a restart, or another instance). */
+  place<S>(kind: StoreKind, openers: StoreOpeners<S>): (options?: StoreClock) => S;
   /** A new directory for a file store (removed after the test). */
   dir(): string;
   /** A new connection pool on this file's migrated database (closed after the file). */
@@ -45,7 +59,14 @@ export function useStoreBackings(label: string): StoreBackings {
     await Promise.all(clients.map((c) => c.close()));
     await database?.drop();
   });
-  return {
+  const backings: StoreBackings = {
+    place(kind, openers) {
+      if (kind === 'file') {
+        const dir = backings.dir();
+        return (options = {}) => openers.file(dir, options);
+      }
+      return (options = {}) => openers.postgres(backings.db(), options);
+    },
     dir() {
       const d = mkdtempSync(join(tmpdir(), `${label}-`));
       dirs.push(d);
@@ -58,4 +79,5 @@ export function useStoreBackings(label: string): StoreBackings {
     },
     unique: (name) => `${name}-${process.pid}-${n++}`,
   };
+  return backings;
 }

@@ -20,7 +20,7 @@ import { killService, type ServiceProcess, spawnService } from '../helpers/servi
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(realpathSync(join(REPO_ROOT, 'node_modules')), 'typescript/bin/tsc');
-/** tsc over a copy of the sources and the generated docs takes a minute or more on a busy 2-core machine. */
+/** tsc over the handler map and what it reaches takes a minute on a busy 2-core machine, the service's start as long. */
 const STEP_TIMEOUT_MS = 400_000;
 
 /** The catalog entry a newcomer writes, at the end of the catalog's list. */
@@ -55,7 +55,10 @@ function copyRepository(): string {
   symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules')), join(root, 'node_modules'));
   symlinkSync(join(REPO_ROOT, 'dist'), join(root, 'dist'));
   const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.json'), 'utf8'));
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src', 'workers', 'scripts'] }));
+  // The service's handler map and all it reaches (the catalog, every handler group, the generated list of
+  // handler modules and so the new handler): where a path and its handler meet. The whole tree costs
+  // three times as long and adds nothing the two files can break.
+  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src/service/handler-groups.ts'] }));
   return root;
 }
 

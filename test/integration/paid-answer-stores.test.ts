@@ -12,19 +12,12 @@ import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-
 
 const backings = useStoreBackings('paid-answer-stores');
 
-interface Options {
-  readonly ttlMs?: number;
-  readonly now?: () => number;
-}
-
-/** A place for one store's state, and how to open the store there (again: a restart, or another instance). */
-function placeFor(kind: StoreKind): (options?: Options) => PaidAnswerStore {
-  if (kind === 'file') {
-    const dir = backings.dir();
-    return (options = {}) => createPaidAnswerStore({ dir, ...options });
-  }
-  return (options = {}) => createPgPaidAnswerStore({ db: backings.db(), ...options });
-}
+/** A new place for one store's state, and how to open the store there (again: a restart, or another instance). */
+const placeFor = (kind: StoreKind) =>
+  backings.place<PaidAnswerStore>(kind, {
+    file: (dir, options) => createPaidAnswerStore({ dir, ...options }),
+    postgres: (db, options) => createPgPaidAnswerStore({ db, ...options }),
+  });
 
 describe.each(STORE_KINDS)('paid answers by payment identifier (%s)', (kind) => {
   it('hit for the same fingerprint where it is opened again, conflict for another, miss for another id', async () => {

@@ -17,19 +17,12 @@ import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-
 
 const backings = useStoreBackings('pending-settlement-stores');
 
-interface Options {
-  readonly ttlMs?: number;
-  readonly now?: () => number;
-}
-
-/** A place for one store's state, and how to open the store there (again: a restart, or another instance). */
-function placeFor(kind: StoreKind): (options?: Options) => PendingSettlements {
-  if (kind === 'file') {
-    const dir = backings.dir();
-    return (options = {}) => createPendingSettlements({ dir, ...options });
-  }
-  return (options = {}) => createPgPendingSettlements({ db: backings.db(), ...options });
-}
+/** A new place for one store's state, and how to open the store there (again: a restart, or another instance). */
+const placeFor = (kind: StoreKind) =>
+  backings.place<PendingSettlements>(kind, {
+    file: (dir, options) => createPendingSettlements({ dir, ...options }),
+    postgres: (db, options) => createPgPendingSettlements({ db, ...options }),
+  });
 
 const RECORD: PendingSettlement = {
   network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',

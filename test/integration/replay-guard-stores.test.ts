@@ -11,19 +11,12 @@ import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-
 
 const backings = useStoreBackings('replay-guard-stores');
 
-interface Options {
-  readonly ttlMs?: number;
-  readonly now?: () => number;
-}
-
-/** A place for one store's state, and how to open the store there (again: a restart, or another instance). */
-function placeFor(kind: StoreKind): (options?: Options) => ReplayGuard {
-  if (kind === 'file') {
-    const dir = backings.dir();
-    return (options = {}) => createReplayGuard({ dir, ...options });
-  }
-  return (options = {}) => createPgReplayGuard({ db: backings.db(), ...options });
-}
+/** A new place for one store's state, and how to open the store there (again: a restart, or another instance). */
+const placeFor = (kind: StoreKind) =>
+  backings.place<ReplayGuard>(kind, {
+    file: (dir, options) => createReplayGuard({ dir, ...options }),
+    postgres: (db, options) => createPgReplayGuard({ db, ...options }),
+  });
 
 describe.each(STORE_KINDS)('replay guard (%s)', (kind) => {
   it('lets one of many concurrent claims through and gives a released claim back', async () => {
