@@ -4,16 +4,19 @@
  * preview rules (the catalog's `preview`), the error codes (ERROR_STATUS) and the import layers'
  * order (test/helpers/layer-map.ts, wherever a document states it). Each lives in
  * a docs file between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; everything
- * outside the markers is prose and left alone.
+ * outside the markers is prose and left alone. It also writes the two source files derived from
+ * the catalog and the handlers: the list of handler modules (src/intel/paid-handler-modules.ts)
+ * and the digest of the bazaar declarations the official validators accepted
+ * (src/service/bazaar-accepted.ts), so adding an endpoint is its entry, its handler and this run.
  *
- *   node --import tsx scripts/generate-docs.ts           rewrites the regions in place
- *   node --import tsx scripts/generate-docs.ts --check   exits 1 naming each drifted region, broken link and
+ *   node --import tsx scripts/generate-docs.ts           rewrites the regions and the two files in place
+ *   node --import tsx scripts/generate-docs.ts --check   exits 1 naming each drifted region or file, broken link and
  *                                                         path of the README's code map that does not exist
  *
  * test/unit/docs-drift.test.ts runs the same checks in `npm test`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CATALOG, type EndpointEntry } from '../src/catalog/endpoints.ts';
 import { EXIT_STATUSES } from '../src/cli/help-text.ts';
@@ -22,8 +25,10 @@ import { ERROR_STATUS } from '../src/errors.ts';
 import { createMcpTools } from '../src/mcp/mcp-tools.ts';
 import { toolNameOf } from '../src/mcp/paid-tools.ts';
 import { innerOrderLine, LAYER_RULES, layerOrderLine } from '../test/helpers/layer-map.ts';
+import { BAZAAR_ACCEPTED_FILE, bazaarAcceptedRecord } from './bazaar-accepted.ts';
 import { codeMapProblems } from './code-map.ts';
 import { brokenCitations, brokenLinks, docFiles } from './docs-links.ts';
+import { PAID_HANDLER_MODULES_FILE, paidHandlerModulesProblem, renderPaidHandlerModules } from './paid-handler-modules.ts';
 
 /** The repository root (this file sits in scripts/). */
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -148,7 +153,17 @@ export function docsProblems(root: string = REPO_ROOT): string[] {
     for (const name of driftedRegions(text)) problems.push(`${file}: generated region "${name}" differs from the code (run npm run docs)`);
   }
   for (const name of Object.keys(GENERATORS)) if (!seen.has(name)) problems.push(`no document holds the generated region "${name}"`);
+  const modules = paidHandlerModulesProblem(root);
+  if (modules) problems.push(modules);
   return [...problems, ...brokenLinks(root), ...brokenCitations(root), ...codeMapProblems(root)];
+}
+
+/** Writes `text` to `file` (from the root) when it differs, saying so. */
+function rewrite(file: string, text: string): void {
+  const path = join(REPO_ROOT, file);
+  if (readFileSync(path, 'utf8') === text) return;
+  writeFileSync(path, text);
+  console.log(`docs: rewrote ${file}`);
 }
 
 function main(argv: readonly string[]): number {
@@ -157,6 +172,13 @@ function main(argv: readonly string[]): number {
     for (const p of problems) console.error(p);
     return problems.length === 0 ? 0 : 1;
   }
+  rewrite(PAID_HANDLER_MODULES_FILE, renderPaidHandlerModules(REPO_ROOT));
+  const bazaar = bazaarAcceptedRecord();
+  if (!bazaar.ok) {
+    console.error(`the official validators refuse the catalog's bazaar declarations; nothing recorded:\n  ${bazaar.problems.join('\n  ')}`);
+    return 1;
+  }
+  rewrite(relative(REPO_ROOT, BAZAAR_ACCEPTED_FILE), bazaar.text);
   for (const file of docFiles(REPO_ROOT)) {
     const path = join(REPO_ROOT, file);
     const text = readFileSync(path, 'utf8');

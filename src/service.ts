@@ -20,7 +20,7 @@ import { createProcessMetrics } from './http/process-metrics.ts';
 import { createRequestMetrics } from './http/request-metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { loadWebAssets } from './http/web-assets.ts';
-import type { MarketUrls, PaidHandlers } from './intel/handler-group.ts';
+import type { MarketUrls, PaidHandlerLookup, PaidHandlers } from './intel/handler-group.ts';
 import { METHODOLOGY } from './intel/methodology.ts';
 import type { WorkerPool } from './pool/worker-pool.ts';
 import { createPreviewCaller } from './preview/preview-caller.ts';
@@ -69,8 +69,8 @@ export interface Upstreams {
 /** The upstreams (a function is called once the data dir's state opened: a bad dir is refused before they start), and what a caller replaces or adds. */
 export interface ServiceOptions {
   readonly upstreams: Upstreams | (() => Promise<Upstreams>);
-  /** Handlers that replace or add to the built-in ones, by path. */
-  readonly handlers?: PaidHandlers;
+  /** Handlers that replace built-in ones, by path. */
+  readonly handlers?: PaidHandlerLookup;
   /** Replaces the built-in payment processor (null: no payments accepted). */
   readonly processor?: PaymentProcessor | null;
   /** Exact schemes of other networks, registered beside Solana's. */
@@ -128,7 +128,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const blockhashes = createBlockhashCache({ rpc });
   // Solana settlements learn their confirmation from the timing group's stream while it is live.
   const signatures = createSignatureWatch({ isLive: () => timing.streamLive() });
-  const { groups, timing } = createHandlerGroups({
+  const {
+    groups,
+    timing,
+    handlers: builtIn,
+  } = createHandlerGroups({
     settings: handlerSettings(config),
     rpc,
     rpcTransport,
@@ -155,7 +159,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const { challenges, processor, channels, feePayer, early } = payments;
   const metrics = createRequestMetrics();
   const processMetrics = createProcessMetrics();
-  const handlers: PaidHandlers = Object.assign({}, ...groups.map((g) => g.handlers), options.handlers);
+  const handlers: PaidHandlers = { ...builtIn, ...options.handlers };
   let documents: (() => Documents) | null = null;
   const stopped = () => paidCallsStopped(killSwitch, ledger, trust.backlog);
   // The free daily preview (docs/preview.md); its quota survives restarts (<dataDir>/preview, or the shared database).

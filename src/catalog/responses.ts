@@ -1,9 +1,8 @@
 /**
  * 200 response schemas of the paid endpoints: the fields docs/contract.md#response-fields requires,
- * with additional fields allowed (the contract lists a minimum). Published in /openapi.json and
- * used by the tests to check every answer.
+ * with additional fields allowed (the contract lists a minimum). Each catalog entry names its own
+ * (endpoints.ts `response`); they are published in /openapi.json and check every answer in the tests.
  */
-import type { Static } from 'typebox';
 import { Type, type TSchema } from './params.ts';
 
 const Unknown = Type.Literal('unknown');
@@ -47,9 +46,10 @@ const DepthLevel = Type.Object({
 /** A failed sub-analysis: an explicit error field (e.g. `upstream_unavailable`) instead of its data. */
 const PartError = Type.Object({ error: str(), message: str() });
 
-const SCHEMAS = {
-  '/v1/smri': Type.Object({ mint: str(), smri: Smri, smriBand: SmriBand, confidence: Confidence, components: Components, riskBand: str() }),
-  '/v1/simulate': Type.Object({
+/** The response schema of each paid endpoint, by name: a catalog entry names its own (endpoints.ts). */
+export const RESPONSE_SCHEMAS = {
+  smri: Type.Object({ mint: str(), smri: Smri, smriBand: SmriBand, confidence: Confidence, components: Components, riskBand: str() }),
+  simulate: Type.Object({
     willSucceed: Type.Boolean(),
     unitsConsumed: Type.Union([int(), Unknown]),
     err: Type.Unknown({ description: 'transaction error JSON, null when none' }),
@@ -58,7 +58,7 @@ const SCHEMAS = {
     logs: Type.Array(str()),
     programsInvoked: Type.Array(Type.Object({ name: str(), programId: str() })),
   }),
-  '/v1/decision': Type.Object({
+  decision: Type.Object({
     decision: Type.Union([Type.Literal('EXECUTE'), Type.Literal('REVIEW'), Type.Literal('REJECT')]),
     smri: Smri,
     confidence: Confidence,
@@ -71,13 +71,13 @@ const SCHEMAS = {
     policy: Type.Optional(Type.Object({ verdict: Type.Union([Type.Literal('ALLOW'), Type.Literal('DENY')]) })),
     policyTemplate: Type.Optional(str()),
   }),
-  '/v1/token-holders': Type.Object({
+  tokenHolders: Type.Object({
     supply: Type.Object({ uiAmount: num(), decimals: int() }),
     concentration: Type.Object({ top1Pct: num(), top5Pct: num(), top10Pct: num(), top20Pct: num(), band: str() }),
     largestAccounts: Type.Object({ returned: int(), limit: Type.Integer({ maximum: 20 }) }),
     buckets: Type.Object({ gt5pct: int(), from1to5pct: int(), lt1pct: int(), unknown: int() }),
   }),
-  '/v1/slippage-map': Type.Object({
+  slippageMap: Type.Object({
     pair: Type.Object({ inputMint: str(), outputMint: str() }),
     baseAmount: str(),
     points: Type.Array(
@@ -93,12 +93,12 @@ const SCHEMAS = {
     ),
     depth: Type.Object({ under1pct: DepthLevel, under5pct: DepthLevel }),
   }),
-  '/v1/tipfloor': Type.Object({ unit: Type.Literal('lamports'), p50: int(), p95: int(), p99: int(), ema: int(), history: Type.Array(Type.Object({})) }),
-  '/v1/epoch': Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), etaSecondsToEnd: int(), slotRates: Type.Object({}) }),
-  '/v1/lending/markets': Type.Object({
+  tipfloor: Type.Object({ unit: Type.Literal('lamports'), p50: int(), p95: int(), p99: int(), ema: int(), history: Type.Array(Type.Object({})) }),
+  epoch: Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), etaSecondsToEnd: int(), slotRates: Type.Object({}) }),
+  lendingMarkets: Type.Object({
     markets: Type.Array(Type.Object({ name: str(), address: str(), tvlUsd: NumOrUnknown, error: Type.Optional(str()) }), { maxItems: 100 }),
   }),
-  '/v1/sgp-checkpoint': Type.Object({
+  sgpCheckpoint: Type.Object({
     latest: Type.Object({ epoch: int(), slotIndex: int(), slotsInEpoch: int(), progressPct: num() }),
     measured: Type.Object({ slotMs: num(), baselineSpanHours: num(), etaEpochEndIso: Type.String({ format: 'date-time' }) }),
     series: Type.Object({
@@ -107,8 +107,8 @@ const SCHEMAS = {
       lastTransition: Type.Union([Type.Object({ fromEpoch: int(), toEpoch: int() }), Type.Null()]),
     }),
   }),
-  '/v1/token-risk': TokenRisk,
-  '/v1/wallet-scan': Type.Object({
+  tokenRisk: TokenRisk,
+  walletScan: Type.Object({
     profile: Type.Object({ band: Type.Union([Type.Literal('fresh'), Type.Literal('active'), Type.Literal('heavy'), Type.Literal('empty')]), summary: str() }),
     solBalance: num(),
     activity: Type.Object({ recentSignatures: int(), window: int(), windowFull: Type.Boolean() }),
@@ -128,7 +128,7 @@ const SCHEMAS = {
     ),
     disclaimer: Disclaimer,
   }),
-  '/v1/token-intel': Type.Intersect([
+  tokenIntel: Type.Intersect([
     TokenRisk,
     Type.Object({
       digest: Type.Object({
@@ -140,23 +140,23 @@ const SCHEMAS = {
       }),
     }),
   ]),
-  '/v1/batch/token-risk': Type.Object({
+  batchTokenRisk: Type.Object({
     requested: int(),
     count: int(),
     results: Type.Array(Type.Object({ mint: str(), risk: Type.Optional(Type.Object({ disclaimer: str(), riskBand: str() })), error: Type.Optional(str()) })),
   }),
-  '/v1/priority-fee': Type.Object({
+  priorityFee: Type.Object({
     unit: Type.Literal('microLamportsPerComputeUnit'),
     percentiles: Type.Object({ p50: int(), p75: int(), p90: int(), p99: int() }),
     suggestedBands: Type.Object({ economy: int(), normal: int(), fast: int(), aggressive: int() }),
   }),
-  '/v1/dex-quote': Type.Object({
+  dexQuote: Type.Object({
     output: Type.Object({ amount: str(), minReceived: str(), swapUsdValue: NumOrUnknown, swapUsdValueSource: str() }),
     priceImpact: Type.Object({ pct: NumOrUnknown, band: Type.Union([ImpactBand, Unknown]) }),
     route: Type.Object({ hops: int(), path: Type.Array(Type.Object({ amm: str() })) }),
     contextSlot: Type.Union([int(), Unknown], { description: 'slot the quote was computed at (freshness)' }),
   }),
-  '/v1/trending-tokens': Type.Object({
+  trendingTokens: Type.Object({
     count: int(),
     pools: Type.Array(
       Type.Intersect([
@@ -172,11 +172,11 @@ const SCHEMAS = {
       { maxItems: 20 },
     ),
   }),
-  '/v1/new-pairs': Type.Object({
+  newPairs: Type.Object({
     count: int(),
     pools: Type.Array(Type.Intersect([Pool, Type.Object({ ageMinutes: Type.Union([int(), Unknown]), createdAt: str() })]), { maxItems: 20 }),
   }),
-  '/v1/nft-collection': Type.Object({
+  nftCollection: Type.Object({
     symbol: str(),
     floorPriceSol: Type.Union([num(), Type.Null(), Unknown], { description: 'lowest current ask; null when nothing is listed' }),
     floorPriceLamports: Type.Union([int(), Type.Null(), Unknown]),
@@ -184,7 +184,7 @@ const SCHEMAS = {
     avgPrice24hrSol: Type.Union([num(), Type.Null()], { description: 'null when no sale in 24 h' }),
     volume7dSol: NumOrUnknown,
   }),
-  '/v1/tx-inspect': Type.Object({
+  txInspect: Type.Object({
     success: Type.Boolean(),
     feeSol: num(),
     computeUnitsConsumed: Type.Union([int(), Unknown]),
@@ -194,7 +194,7 @@ const SCHEMAS = {
     solBalanceChanges: Type.Array(Type.Object({})),
     tokenBalanceChanges: Type.Array(Type.Object({})),
   }),
-  '/v1/pretrade': Type.Object({
+  pretrade: Type.Object({
     digest: Type.Union([Type.Object({ riskBand: str() }), PartError]),
     largestHolder: Type.Union([Type.Object({ band: str(), owner: str() }), PartError]),
     priorityFee: Type.Union([Type.Object({ suggestedBands: Type.Object({ normal: int() }) }), PartError]),
@@ -202,15 +202,3 @@ const SCHEMAS = {
     disclaimer: Disclaimer,
   }),
 } satisfies Record<string, TSchema>;
-
-/** Response schema per paid path. */
-export const RESPONSES: Readonly<Record<string, TSchema>> = SCHEMAS;
-
-/** The path of a paid endpoint. */
-export type PaidPath = keyof typeof SCHEMAS;
-
-/**
- * The answer of paid path `P` as its response schema types it. Like the schema it names the fields
- * an answer must have; an answer built elsewhere may carry more (the schemas allow them).
- */
-export type ResponseOf<P extends PaidPath> = Static<(typeof SCHEMAS)[P]>;

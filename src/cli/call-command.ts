@@ -7,7 +7,7 @@
  * directory, named so that verify-receipt finds them.
  */
 import { formatUsd } from '../catalog/format-usd.ts';
-import type { PaidPath } from '../catalog/responses.ts';
+import type { PaidPath } from '../catalog/endpoints.ts';
 import type { CallResult, NotPaid } from '../client/call-result.ts';
 import { createIntelClient } from '../client/intel-client.ts';
 import { optionValue, takePositionals } from './cli-args.ts';

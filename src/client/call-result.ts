@@ -5,7 +5,7 @@
  * anything was signed (`status: null`). Faults (the service unreachable, a deadline passed) are
  * thrown, as Node reports them.
  */
-import type { PaidPath, ResponseOf } from '../catalog/responses.ts';
+import type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
 import type { CheckReport } from '../receipt-checks/receipt-check.ts';
 import type { HttpAnswer } from './client-http.ts';
 import type { LaneName } from './payment-lane.ts';

@@ -2,7 +2,7 @@
  * `solana-x402-intel/client`: the client library of the service (docs/client.md). A bot creates
  * one client and calls paid routes through it; each call is paid with its first request.
  */
-export type { PaidPath, ResponseOf } from '../catalog/responses.ts';
+export type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
 export { type EvmHexKey, generateEvmKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
 export { type KeyPairSigner, readSolanaKeypairFile, solanaSignerFromBytes } from '../chain/solana-keypair-file.ts';
 export type { CheckReport } from '../receipt-checks/receipt-check.ts';

@@ -5,7 +5,7 @@
  * (one deposit, then a voucher signed in native code per call); with a Solana keypair, `exact` on
  * Solana; `prefer` picks and orders the lanes. Spend limits are checked before anything is signed.
  */
-import type { PaidPath } from '../catalog/responses.ts';
+import type { PaidPath } from '../catalog/endpoints.ts';
 import { evmAccountFromKey, type EvmHexKey } from '../chain/evm-key-file.ts';
 import type { KeyPairSigner } from '../chain/solana-keypair-file.ts';
 import type { CallResult } from './call-result.ts';

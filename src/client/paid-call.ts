@@ -8,7 +8,7 @@
  * header, which the service answers with the same 200 and no second charge; the payment-identifier
  * extension makes the same hold by id.
  */
-import type { PaidPath } from '../catalog/responses.ts';
+import type { PaidPath } from '../catalog/endpoints.ts';
 import { type CallResult, notPaid, type PaymentSent, paidAnswer, type ReceiptOutcome, refusedHere } from './call-result.ts';
 import type { ClientHttp, HttpAnswer } from './client-http.ts';
 import { encodePaymentHeader, newPaymentId, PAYMENT_ID_RE } from './payment-header.ts';

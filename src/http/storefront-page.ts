@@ -40,7 +40,7 @@ const panel = (id: string, title: string, intro: string, noscript: string) =>
 function heroHtml(ctx: StorefrontPageContext): string {
   return `<section class="hero" aria-labelledby="hero-title">
 <h1 id="hero-title">Solana token, wallet and execution intelligence, paid per call</h1>
-<p class="lede">Twenty JSON endpoints for trading bots and agents: token risk and a pre-trade decision with a policy firewall, holder concentration, wallet and transaction forensics, swap quotes and slippage, priority fees and Jito tip floors, epoch timing, market and lending data. Each request is paid in USDC over <a href="https://github.com/coinbase/x402">x402</a> v2 on Solana or Base: no account, no API key.</p>
+<p class="lede">JSON endpoints for trading bots and agents: token risk and a pre-trade decision with a policy firewall, holder concentration, wallet and transaction forensics, swap quotes and slippage, priority fees and Jito tip floors, epoch timing, market and lending data. Each request is paid in USDC over <a href="https://github.com/coinbase/x402">x402</a> v2 on Solana or Base: no account, no API key.</p>
 <ol class="steps">
 <li><strong>Try.</strong> Build a request in the console: see its price, the exact payment terms and the <code>curl</code> command, and run one free preview a day.</li>
 <li><strong>Pay.</strong> Call with any x402 client; invalid parameters are refused before payment and only a 200 is charged.</li>

@@ -1,9 +1,12 @@
 /**
  * How the paid handlers join the service: each domain (timing, token, forensics, market) builds
- * one group from the shared dependencies; the service merges their handlers by path and starts
- * and closes them with itself. A path no group serves answers 502 with no charge.
+ * one group from the shared dependencies, and a handler that needs nothing of a group's shared
+ * state is a module of its own (`definePaidHandler`, gathered by `npm run docs` into
+ * paid-handler-modules.ts). The service merges them into one map that must serve every catalog
+ * path (`PaidHandlers` has no optional member: a forgotten handler is a type error) and refuses to
+ * start when it does not (src/service/handler-groups.ts, for code run without the type checker).
  */
-import type { PaidPath, ResponseOf } from '../catalog/responses.ts';
+import type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
 import type { RpcClient, RpcTransport } from '../chain/rpc-client.ts';
 import type { SignatureFeed } from '../chain/signature-watch.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
@@ -14,8 +17,28 @@ import type { TokenPoolTasks } from './token/token-analysis.ts';
 /** Computes the JSON answer of a paid endpoint from its validated query. */
 export type PaidHandler<Answer = unknown> = (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => Promise<Answer>;
 
-/** Paid handlers by endpoint path, each answering in its path's response schema. */
-export type PaidHandlers = { readonly [P in PaidPath]?: PaidHandler<ResponseOf<P>> };
+/** Handlers of the paths `P`, each answering in its path's response schema. */
+export type HandlerMap<P extends PaidPath> = { readonly [K in P]: PaidHandler<ResponseOf<K>> };
+
+/** Every paid path's handler: what the service serves (no path may be missing). */
+export type PaidHandlers = HandlerMap<PaidPath>;
+
+/** Handlers by path as the callers read them (a test may give a few): the service gives them its PaidHandlers. */
+export type PaidHandlerLookup = Partial<PaidHandlers>;
+
+/** A group's handlers as written: the paths are the object's keys, each handler checked against its path's schema. */
+export const handlerMap = <P extends PaidPath>(handlers: HandlerMap<P>): HandlerMap<P> => handlers;
+
+/** A paid handler in a file of its own: its path and how it is built from the shared dependencies. */
+export interface PaidHandlerModule<P extends PaidPath> {
+  readonly path: P;
+  readonly create: (deps: HandlerDeps) => PaidHandler<ResponseOf<P>>;
+}
+
+/** Declares a handler module: `export const slotHandler = definePaidHandler('/v1/slot', (deps) => async (query, signal) => ...)`. */
+export function definePaidHandler<P extends PaidPath>(path: P, create: (deps: HandlerDeps) => PaidHandler<ResponseOf<P>>): PaidHandlerModule<P> {
+  return { path, create };
+}
 
 /** Base URLs of the market sources (configured, or the embedded localnet's stand-ins). */
 export interface MarketUrls {
@@ -63,9 +86,9 @@ export interface FeeBands {
   readonly slot: number | null;
 }
 
-/** A domain's paid handlers and their lifecycle. */
-export interface HandlerGroup {
-  readonly handlers: PaidHandlers;
+/** A domain's paid handlers (paths `P`) and their lifecycle. */
+export interface HandlerGroup<P extends PaidPath = PaidPath> {
+  readonly handlers: HandlerMap<P>;
   /** Warms caches or opens streams before the service listens. */
   start?(): Promise<void>;
   close?(): Promise<void> | void;

@@ -3,7 +3,7 @@
  * added to the catalog is a tool with no other change), plus the free ones (`catalog`, `sample`
  * and the trust and health tools). Library-free: the MCP server module maps these onto the wire.
  */
-import type { PaidHandlers } from '../intel/handler-group.ts';
+import type { PaidHandlerLookup } from '../intel/handler-group.ts';
 import type { PaidCaller } from '../x402/flow/paid-caller.ts';
 import { createFreeTools, type FreeRouteCall } from './free-tools.ts';
 import { createPaidTools, type ToolCall } from './paid-tools.ts';
@@ -14,7 +14,7 @@ export interface McpToolsConfig {
   /** The paid caller HTTP uses too: one processor, one replay guard, one ledger. */
   readonly paid: PaidCaller;
   /** The paid handlers, for samples. */
-  readonly handlers: PaidHandlers;
+  readonly handlers: PaidHandlerLookup;
   /** The free HTTP routes, called in-process. */
   readonly free: FreeRouteCall;
   /** How long a sample is served before it is computed again (default one minute). */

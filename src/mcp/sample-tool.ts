@@ -10,7 +10,7 @@ import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
 import { formatUsd } from '../catalog/format-usd.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
 import { ServiceError } from '../errors.ts';
-import type { PaidHandlers } from '../intel/handler-group.ts';
+import type { PaidHandlerLookup } from '../intel/handler-group.ts';
 import { toolNameOf } from './paid-tools.ts';
 import { errorResult, jsonResult, type ToolDefinition, type ToolResult } from './tool-result.ts';
 
@@ -20,7 +20,7 @@ export const SAMPLE_TTL_MS = 60_000;
 const NEVER_ABORTED = new AbortController().signal;
 
 export interface SampleToolConfig {
-  readonly handlers: PaidHandlers;
+  readonly handlers: PaidHandlerLookup;
   readonly ttlMs?: number;
 }
 
@@ -59,7 +59,7 @@ export function createSampleTool(config: SampleToolConfig): SampleTool {
   const cache = createSingleFlightCache<Sample>({ max: CATALOG.length, ttlMs: config.ttlMs ?? SAMPLE_TTL_MS });
 
   async function load(entry: EndpointEntry): Promise<Sample> {
-    const handler = config.handlers[entry.path as keyof PaidHandlers];
+    const handler = config.handlers[entry.path as keyof PaidHandlerLookup];
     if (!handler) throw new ServiceError('upstream_unavailable', `${entry.path} has no data source in this deployment`);
     const example = validateQuery(entry, new URLSearchParams(entry.example).toString());
     // The catalog's examples are valid by construction (a unit test holds them to it).

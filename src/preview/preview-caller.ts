@@ -9,14 +9,14 @@
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
 import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
-import type { PaidHandler, PaidHandlers } from '../intel/handler-group.ts';
+import type { PaidHandler, PaidHandlerLookup } from '../intel/handler-group.ts';
 import { poolBusyReply } from '../pool/worker-pool.ts';
 import type { PreviewQuota, RefusedClaim } from './preview-quota.ts';
 import { truncateAnswer } from './truncate-answer.ts';
 
 export interface PreviewCallerConfig {
   /** The same handlers the paid routes run. */
-  readonly handlers: PaidHandlers;
+  readonly handlers: PaidHandlerLookup;
   /** Why paid calls are refused right now (kill switch, ledger failure), or null; previews stop with them. */
   readonly stopped: () => string | null;
   readonly quota: PreviewQuota;
@@ -74,7 +74,7 @@ export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller 
     const stopped = config.stopped() ?? config.quota.failure();
     if (stopped !== null) return errorReply({ error: 'service_stopped', message: stopped });
     if (config.busy?.()) return poolBusyReply();
-    const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
+    const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlerLookup];
     if (!handler) return errorReply({ error: 'upstream_unavailable', message: `${entry.path} has no data source in this deployment` });
     // The file quota decides at once; the database's claim is one statement, awaited (a fault rejects: 503).
     const pending = config.quota.claim(remoteIp);

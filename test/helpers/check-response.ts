@@ -1,11 +1,11 @@
-/** Checks answers against their RESPONSES schema, listing every violation on failure. */
+/** Checks answers against their catalog entry's response schema, listing every violation on failure. */
 import Value from 'typebox/value';
 import { expect } from 'vitest';
-import { RESPONSES } from '../../src/catalog/responses.ts';
+import { CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
 
 /** The schema violations of `body` for `path` as `<json pointer> <message>` (empty when it conforms). */
 export function responseErrors(path: string, body: unknown): string[] {
-  const schema = RESPONSES[path];
+  const schema = CATALOG_BY_PATH.get(path)?.response;
   if (!schema) throw new Error(`no response schema for ${path}`);
   return Value.Check(schema, body) ? [] : [...Value.Errors(schema, body)].map((e) => `${e.instancePath} ${e.message}`);
 }

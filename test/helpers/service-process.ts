@@ -45,19 +45,21 @@ const ENTRY = {
 
 /**
  * Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line.
- * `nodeArgs` go to Node itself, before the entry (e.g. `--heapsnapshot-signal=SIGUSR2`).
+ * `nodeArgs` go to Node itself, before the entry (e.g. `--heapsnapshot-signal=SIGUSR2`); `root` is the
+ * checkout it runs from (a temporary copy, say).
  */
 export function spawnService(
   dataDir: string,
   extraArgs: readonly string[] = [],
   from: keyof typeof ENTRY = 'built',
   nodeArgs: readonly string[] = [],
+  root: string = REPO_ROOT,
 ): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
     [...nodeArgs, ...ENTRY[from], '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...extraArgs],
     {
-      cwd: REPO_ROOT,
+      cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

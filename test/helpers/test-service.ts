@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
+import { testServiceConfig } from './test-support.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service.ts';
 
@@ -31,10 +31,8 @@ export async function startTestLocalnet(
 /** The real service on port 0 against a fresh embedded localnet and data dir. */
 export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
-  // Tests talk to the service far faster than a client may without paying: the per-client limit
-  // is off unless a test sets it (test/integration/rate-limit.test.ts does).
-  const limit = argv.includes('--free-rate-per-second') ? [] : ['--free-rate-per-second', '0'];
-  const config = loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...limit, ...argv]);
+  // The per-client limit is off unless a test sets it (test/integration/rate-limit.test.ts does).
+  const config = testServiceConfig(dataDir, argv);
   const { localnet, upstreams } = await startTestLocalnet();
   const service = await startService(config, { upstreams, ...options });
   return {

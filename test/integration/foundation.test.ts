@@ -2,7 +2,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
+import { formatUsd } from '../../src/catalog/format-usd.ts';
 import { PARAM_RULES } from '../fixtures/param-rules.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -94,14 +95,20 @@ describe('parameter validation answers 400 before any challenge', () => {
 describe('discovery documents', () => {
   it('/.well-known/x402 follows docs/contract.md#discovery', async () => {
     const doc = await readJson(fetch(`${t.url}/.well-known/x402`));
-    expect(doc).toMatchObject({ x402Version: 2, url: t.url, protocol: 'x402', count: 20, pagination: { limit: 100, offset: 0, total: 20 } });
+    expect(doc).toMatchObject({
+      x402Version: 2,
+      url: t.url,
+      protocol: 'x402',
+      count: CATALOG.length,
+      pagination: { limit: 100, offset: 0, total: CATALOG.length },
+    });
     expect(typeof doc.provider).toBe('string');
     expect(doc.resources).toEqual(doc.items);
-    expect(doc.items).toHaveLength(20);
+    expect(doc.items.map((i: { resource: string }) => new URL(i.resource).pathname)).toEqual(CATALOG.map((e) => e.path));
     for (const item of doc.items) {
       const path = new URL(item.resource).pathname;
-      expect(SPEC_PRICES[path], path).toBeDefined();
-      expect(item).toMatchObject({ type: 'http', x402Version: 2, mimeType: 'application/json', metadata: { method: 'GET', price: SPEC_PRICES[path]![1] } });
+      const price = formatUsd(CATALOG_BY_PATH.get(path)!.priceUnits);
+      expect(item).toMatchObject({ type: 'http', x402Version: 2, mimeType: 'application/json', metadata: { method: 'GET', price } });
       expect(new Date(item.lastUpdated).toISOString()).toBe(item.lastUpdated);
       expect(item.accepts.map((a: { scheme: string; network: string }) => `${a.scheme} ${a.network}`)).toEqual([
         `exact ${SOLANA}`,
@@ -128,7 +135,7 @@ describe('discovery documents', () => {
     expect(doc.info['x-methodology'].token.decision.rules).toEqual({ rejectBelowSmri: 40, executeMinSmri: 70, executeMinConfidence: 0.6 });
     for (const e of CATALOG) {
       const op = doc.paths[e.path].get;
-      expect(op.responses['402']['x-x402-price']).toMatchObject({ amount: e.priceUnits, decimals: 6, price: SPEC_PRICES[e.path]![1], network: SOLANA });
+      expect(op.responses['402']['x-x402-price']).toMatchObject({ amount: e.priceUnits, decimals: 6, price: formatUsd(e.priceUnits), network: SOLANA });
       expect(op.responses['200'].content['application/json'].schema).toBeTypeOf('object');
       const required = (e.query as unknown as { required?: string[] }).required ?? [];
       for (const name of required) expect(op.parameters.find((p: { name: string }) => p.name === name)).toMatchObject({ in: 'query', required: true });
@@ -142,7 +149,7 @@ describe('discovery documents', () => {
     const html = await pricing.text();
     for (const e of CATALOG) {
       expect(llms).toContain(e.path);
-      expect(llms).toContain(SPEC_PRICES[e.path]![1]);
+      expect(llms).toContain(formatUsd(e.priceUnits));
       expect(html).toContain(`<code>${e.path}</code>`);
     }
   });

@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/service.ts';
 import { chainProblem } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
@@ -19,6 +18,7 @@ import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTcpFaultRelay, type RelayMode, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { testServiceConfig } from '../helpers/test-support.ts';
 
 /**
  * The product's default (5 s): a held stream is judged stale well within the test's waits, and a
@@ -45,15 +45,7 @@ beforeAll(async () => {
   localnet = started.localnet;
   relay = await startTcpFaultRelay(Number(new URL(localnet.urls.geyser).port));
   dataDir = mkdtempSync(join(tmpdir(), 'geyser-faults-'));
-  const config = loadConfig({}, [
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--free-rate-per-second',
-    '0',
+  const config = testServiceConfig(dataDir, [
     '--geyser-stale-ms',
     String(STALE_MS),
     // Reconnects at most 0.5 s apart (default 10 s): once a fault ends the stream is back within one attempt.

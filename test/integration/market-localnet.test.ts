@@ -10,18 +10,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaidPath } from '../../src/catalog/responses.ts';
+import type { PaidPath } from '../../src/catalog/endpoints.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
-import type { HandlerDeps, HandlerGroup } from '../../src/intel/handler-group.ts';
+import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-group.ts';
 import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
-import { ServiceError } from '../../src/errors.ts';
 import { impactBand } from '../../src/intel/market/market-math.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { responseErrors } from '../helpers/check-response.ts';
+import { serviceFault } from '../helpers/test-support.ts';
 
 const WSOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -32,24 +32,16 @@ const fixture = loadMarketFixture();
 let localnet: Localnet;
 let marketUrl: string;
 let pool: WorkerPool<PoolTasks>;
-let group: HandlerGroup;
-let deadGroup: HandlerGroup;
+let group: { readonly handlers: PaidHandlerLookup };
+let deadGroup: { readonly handlers: PaidHandlerLookup };
 let dataDir: string;
 
-const call = (g: HandlerGroup, path: PaidPath, query: Record<string, unknown>) => g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
+const call = (g: { readonly handlers: PaidHandlerLookup }, path: PaidPath, query: Record<string, unknown>) =>
+  g.handlers[path]!(query, new AbortController().signal) as Promise<any>;
 
 async function direct(path: string): Promise<any> {
   const res = await fetch(`${marketUrl}${path}`);
   return res.json();
-}
-
-async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ServiceError);
-  return err as ServiceError;
 }
 
 beforeAll(async () => {
@@ -102,7 +94,7 @@ describe('dex-quote on the localnet', () => {
 
   it('answers 404 when the stand-in has no route', async () => {
     const unknownMint = '9nEqaUcb16sQ3Tn1psbkWqyhPdLmfHWjKGymREjsAgTE';
-    expect((await fault(call(group, '/v1/dex-quote', { inputMint: unknownMint, outputMint: USDC, amount: '1000' }))).code).toBe('not_found');
+    expect((await serviceFault(call(group, '/v1/dex-quote', { inputMint: unknownMint, outputMint: USDC, amount: '1000' }))).code).toBe('not_found');
   });
 });
 
@@ -173,7 +165,7 @@ describe('nft-collection on the localnet', () => {
   });
 
   it('404 for a symbol the marketplace does not know', async () => {
-    expect((await fault(call(group, '/v1/nft-collection', { symbol: 'no_such_collection' }))).code).toBe('not_found');
+    expect((await serviceFault(call(group, '/v1/nft-collection', { symbol: 'no_such_collection' }))).code).toBe('not_found');
   });
 });
 
@@ -205,7 +197,7 @@ describe('market sources down', () => {
       ['/v1/lending/markets', {}],
     ];
     for (const [path, query] of cases) {
-      const e = await fault(call(deadGroup, path, query));
+      const e = await serviceFault(call(deadGroup, path, query));
       expect({ path, status: e.status, code: e.code }).toEqual({ path, status: 502, code: 'upstream_unavailable' });
     }
   }, 60_000);

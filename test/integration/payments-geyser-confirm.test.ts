@@ -13,12 +13,12 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countsBetween, type DelayProxy, startDelayProxy } from '../../bench/harness/delay-proxy.ts';
-import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { testServiceConfig } from '../helpers/test-support.ts';
 
 const CALLS = 4;
 /** Nothing listens on port 1: the service's stream never connects. */
@@ -45,19 +45,7 @@ async function startWith(geyserUrl: string, argv: readonly string[] = []): Promi
   const dataDir = mkdtempSync(join(tmpdir(), 'geyser-confirm-'));
   dataDirs.push(dataDir);
   // Each answer waits for its confirmation here (no early answers), so the counts are read after it.
-  const config = loadConfig({}, [
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--free-rate-per-second',
-    '0',
-    '--svm-early-ceiling',
-    '0',
-    ...argv,
-  ]);
+  const config = testServiceConfig(dataDir, ['--svm-early-ceiling', '0', ...argv]);
   return startService(config, { upstreams: { ...upstreams, rpcUrl: proxy.url, geyserUrl } });
 }
 

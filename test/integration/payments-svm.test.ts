@@ -84,7 +84,7 @@ describe('official client pays /v1/epoch', () => {
     const res = await wrapFetchWithPayment(fetch, officialClient(payer))(`${service.url}/v1/epoch`);
     expect(res.status).toBe(200);
     const body = await readJson(res);
-    expect(['geyser', 'rpc']).toContain(body.source);
+    expect(['geyser', 'rpc-fallback']).toContain(body.source);
     for (const k of ['epoch', 'slotIndex', 'slotsInEpoch', 'etaSecondsToEnd']) expect(Number.isInteger(body[k])).toBe(true);
     expect(body.slotRates.primary.slotMs).toBeGreaterThan(0);
     const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
-import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
+import { testServiceConfig } from '../helpers/test-support.ts';
 
 type Localnet = NonNullable<TestService['localnet']>;
 
@@ -37,18 +37,7 @@ async function canListenOn(host: string): Promise<boolean> {
 }
 
 async function start(): Promise<RunningService> {
-  const config = loadConfig({}, [
-    '--host',
-    dualStack ? '::' : '127.0.0.1',
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--free-rate-per-second',
-    '0',
-  ]);
+  const config = testServiceConfig(dataDir, ['--host', dualStack ? '::' : '127.0.0.1']);
   return startService(config, { upstreams, now: () => clock.now });
 }
 
@@ -160,7 +149,8 @@ function localnetQuery(path: string): string {
     '/v1/tx-inspect': `sig=${wallets.fresh[0]!.signatures[1]}`,
     '/v1/pretrade': `mint=${mint('mintable')}`,
   };
-  return queries[path]!;
+  // An endpoint with no query of its own here is asked its catalog example.
+  return queries[path] ?? new URLSearchParams(CATALOG_BY_PATH.get(path)!.example).toString();
 }
 
 const at = (root: unknown, path: string): any => path.split('.').reduce<any>((node, s) => (node && typeof node === 'object' ? node[s] : undefined), root);

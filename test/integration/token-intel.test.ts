@@ -7,16 +7,16 @@
  * 502 and the group recovers when it is back; and every answer keeps
  * docs/contract.md#response-principles.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countsBetween, startDelayProxy } from '../../bench/harness/delay-proxy.ts';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import type { PaidPath } from '../../src/catalog/responses.ts';
+import type { PaidPath } from '../../src/catalog/endpoints.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
 import { parseTokenAccount } from '../../src/chain/token-extensions.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
-import type { HandlerDeps } from '../../src/intel/handler-group.ts';
+import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-group.ts';
 import { createTokenGroup, type TokenGroup } from '../../src/intel/token/token-group.ts';
 import { CONTRACT_PENALTIES as P, TOKEN_METHODOLOGY_VERSION } from '../../src/intel/token/token-methodology.ts';
 import { type Localnet, type RpcServer, startRpcServer } from '@solana-x402-intel/localnet';
@@ -45,7 +45,7 @@ function depsFor(rpcUrl: string): HandlerDeps {
 }
 
 async function call(path: PaidPath, query: Record<string, unknown>, g: TokenGroup = group): Promise<Record<string, unknown>> {
-  const body = (await g.handlers[path]!(query, signal)) as Record<string, unknown>;
+  const body = (await (g.handlers as PaidHandlerLookup)[path]!(query, signal)) as Record<string, unknown>;
   answers.push({ path, body: JSON.parse(JSON.stringify(body)) });
   return body;
 }

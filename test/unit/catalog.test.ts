@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOG } from '../../src/catalog/endpoints.ts';
+import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
 import { formatUsd } from '../../src/catalog/format-usd.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
@@ -7,12 +7,16 @@ import { SPEC_PRICES } from '../fixtures/spec-prices.ts';
 const CATEGORIES = new Set(['intelligence', 'execution', 'timing', 'defi', 'market', 'forensics']);
 
 describe('catalog', () => {
-  it('has exactly the 20 contract endpoints at contract prices', () => {
-    expect(CATALOG.map((e) => e.path).sort()).toEqual(Object.keys(SPEC_PRICES).sort());
-    for (const e of CATALOG) {
-      expect(e.priceUnits, e.path).toBe(SPEC_PRICES[e.path]![0]);
-      expect(formatUsd(e.priceUnits), e.path).toBe(SPEC_PRICES[e.path]![1]);
+  it('sells every endpoint of the contract at its contract price', () => {
+    for (const [path, [units, usd]] of Object.entries(SPEC_PRICES)) {
+      const e = CATALOG_BY_PATH.get(path);
+      expect(e?.priceUnits, path).toBe(units);
+      expect(formatUsd(e!.priceUnits), path).toBe(usd);
     }
+  });
+
+  it('lists each path once', () => {
+    expect(new Set(CATALOG.map((e) => e.path)).size).toBe(CATALOG.length);
   });
 
   it('gives every entry a category, tags, description and an example that validates', () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLineLog, readCompleteLines } from '../../src/durable/line-log.ts';
+import { acksUntilKilled } from '../helpers/test-support.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -27,21 +28,7 @@ async function writeUntilKilled(args: string[], target: number): Promise<number[
     cwd: join(import.meta.dirname, '../..'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const acked: number[] = [];
-  let buffered = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', () => resolve());
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      for (const p of parts) if (/^\d+$/.test(p)) acked.push(Number(p));
-      if (acked.length >= target && child.exitCode === null && !child.killed) child.kill('SIGKILL');
-    });
-  });
-  expect(child.signalCode).toBe('SIGKILL');
-  return acked;
+  return acksUntilKilled(child, target);
 }
 
 describe('kill -9 mid-write', () => {

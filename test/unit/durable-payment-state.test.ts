@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDurableRecordLog } from '../../src/x402/state/durable-record-log.ts';
-import { createPaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
-import { createPendingSettlements, replyOf, storableAnswer, type PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
+import { createPendingSettlements, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
 
 /** A fixed clock for the logs: records put to expire a minute later are live throughout. */
 const NOW_MS = 1_700_000_000_000;
@@ -112,50 +111,5 @@ describe('durable record log over time', () => {
     expect(lines).toBeLessThanOrEqual(2 * 101 + 2);
     const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 10_000, now: () => now });
     expect(again.size()).toBe(log.size());
-  });
-});
-
-describe('pending settlements and paid answers', () => {
-  const record: PendingSettlement = {
-    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-    transaction: 'sig',
-    payer: 'payer',
-    payloadSha256: 'ab'.repeat(32),
-    answer: storableAnswer({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"a":"ü"}' }),
-    paid: { originalUrl: '/v1/epoch?rate=both', endpoint: '/v1/epoch', priceUsdcUnits: 1000 },
-    recordedAt: 1,
-  };
-
-  it('keeps a pending settlement with its answer byte for byte across a reopen, until resolved', async () => {
-    const dir = freshDir();
-    const store = createPendingSettlements({ dir });
-    await store.record('svm:k', record);
-    const again = createPendingSettlements({ dir });
-    const found = again.get('svm:k')!;
-    expect(found).toEqual(record);
-    expect(Buffer.from(replyOf(found.answer).body).toString('utf8')).toBe('{"a":"ü"}');
-    await again.resolve('svm:k');
-    expect(createPendingSettlements({ dir }).get('svm:k')).toBeUndefined();
-  });
-
-  it('answers hit for the same fingerprint and conflict for another, after a reopen', async () => {
-    const dir = freshDir();
-    await createPaidAnswerStore({ dir }).remember('id-0123456789abcdef', 'fp1', { status: 200, headers: { 'PAYMENT-RESPONSE': 'x' }, body: 'body' });
-    const again = createPaidAnswerStore({ dir });
-    const hit = again.lookup('id-0123456789abcdef', 'fp1');
-    expect(hit.kind).toBe('hit');
-    if (hit.kind === 'hit')
-      expect([hit.reply.status, hit.reply.headers, Buffer.from(hit.reply.body).toString()]).toEqual([200, { 'PAYMENT-RESPONSE': 'x' }, 'body']);
-    expect(again.lookup('id-0123456789abcdef', 'fp2').kind).toBe('conflict');
-    expect(again.lookup('another-id-0123456789', 'fp1').kind).toBe('miss');
-  });
-
-  it('forgets a paid answer after its TTL', async () => {
-    const dir = freshDir();
-    let now = 0;
-    const store = createPaidAnswerStore({ dir, ttlMs: 100, now: () => now });
-    await store.remember('id-0123456789abcdef', 'fp', { status: 200, body: 'b' });
-    now = 101;
-    expect(store.lookup('id-0123456789abcdef', 'fp').kind).toBe('miss');
   });
 });

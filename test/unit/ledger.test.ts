@@ -11,6 +11,7 @@ import { createLedger, type Ledger, type LedgerConfig } from '../../src/trust/le
 import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 import { verifyConsistency, verifyInclusionRfc6962, verifyInclusionSpec } from '../../src/trust/merkle-verify.ts';
 import { createTrustStatus } from '../../src/trust/trust-status.ts';
+import { acksUntilKilled } from '../helpers/test-support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ledger-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -233,21 +234,7 @@ describe('crash', () => {
       cwd: join(import.meta.dirname, '../..'),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const acked: number[] = [];
-    let buffered = '';
-    const target = 400 + Math.floor(Math.random() * 400);
-    await new Promise<void>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', () => resolve());
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const parts = buffered.split('\n');
-        buffered = parts.pop()!;
-        for (const p of parts) if (/^\d+$/.test(p)) acked.push(Number(p));
-        if (acked.length >= target && child.exitCode === null && !child.killed) child.kill('SIGKILL');
-      });
-    });
-    expect(child.signalCode).toBe('SIGKILL');
+    const acked = await acksUntilKilled(child, 400 + Math.floor(Math.random() * 400));
     const ledger = await createLedger({ dir });
     const size = ledger.head().treeSize;
     expect(size).toBeGreaterThan(Math.max(...acked));

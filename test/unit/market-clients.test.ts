@@ -10,8 +10,8 @@ import { createJupiterClient } from '../../src/market-apis/jupiter-client.ts';
 import { createGeckoTerminalClient, GECKOTERMINAL_ACCEPT } from '../../src/market-apis/geckoterminal-client.ts';
 import { createMagicEdenClient, ACTIVITIES_PAGE_LIMIT } from '../../src/market-apis/magiceden-client.ts';
 import { createLendingClient } from '../../src/market-apis/lending-client.ts';
-import { ServiceError } from '../../src/errors.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
+import { serviceFault } from '../helpers/test-support.ts';
 
 const WSOL = 'So11111111111111111111111111111111111111112';
 const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
@@ -48,15 +48,6 @@ async function settleOnFakeClock<T>(p: Promise<T>): Promise<T> {
     await vi.advanceTimersByTimeAsync(10);
   }
   return p;
-}
-
-async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ServiceError);
-  return err as ServiceError;
 }
 
 describe('Jupiter quote client', () => {
@@ -111,7 +102,7 @@ describe('Jupiter quote client', () => {
 
   it('fails at once with 502 when Retry-After exceeds what one paid call can wait', async () => {
     up.route(QUOTE, { status: 429, headers: { 'retry-after': '60' } });
-    const e = await fault(jupiter().quote(req));
+    const e = await serviceFault(jupiter().quote(req));
     expect(e.code).toBe('upstream_unavailable');
     expect(e.details).toMatchObject({ source: 'jupiter', upstreamStatus: 429, retryAfterSeconds: 60 });
     expect(up.requests.length).toBe(1);
@@ -119,7 +110,7 @@ describe('Jupiter quote client', () => {
 
   it('retries 5xx a bounded number of times, then 502', async () => {
     up.route(QUOTE, { status: 503, text: 'upstream connect error' });
-    const e = await fault(jupiter().quote(req));
+    const e = await serviceFault(jupiter().quote(req));
     expect(e.code).toBe('upstream_unavailable');
     expect(e.status).toBe(502);
     expect(up.requests.length).toBe(3);
@@ -134,21 +125,21 @@ describe('Jupiter quote client', () => {
   it('times out with upstream_timeout', async () => {
     up.route(QUOTE, { hang: true });
     const client = createJupiterClient({ baseUrl: up.url, timeoutMs: 150, maxRetries: 1 });
-    const e = await fault(client.quote(req));
+    const e = await serviceFault(client.quote(req));
     expect(e.code).toBe('upstream_timeout');
     expect(up.requests.length).toBe(2);
   });
 
   it('treats an unreadable 200 as the source being unavailable', async () => {
     up.route(QUOTE, { text: '<html>maintenance</html>' });
-    expect((await fault(jupiter().quote(req))).code).toBe('upstream_unavailable');
+    expect((await serviceFault(jupiter().quote(req))).code).toBe('upstream_unavailable');
     up.route(QUOTE, { body: { outAmount: 'lots' } });
-    expect((await fault(jupiter().quote(req))).code).toBe('upstream_unavailable');
+    expect((await serviceFault(jupiter().quote(req))).code).toBe('upstream_unavailable');
   });
 
   it('reports an unreachable source as upstream_unavailable', async () => {
     const http = createMarketHttp({ source: 'jupiter', baseUrl: 'http://127.0.0.1:1', maxRetries: 0, timeoutMs: 1000 });
-    const e = await fault(createJupiterClient({ baseUrl: 'unused' }, http).quote(req));
+    const e = await serviceFault(createJupiterClient({ baseUrl: 'unused' }, http).quote(req));
     expect(e.code).toBe('upstream_unavailable');
   });
 });
@@ -188,7 +179,7 @@ describe('GeckoTerminal pools client', () => {
 
   it('refuses a body that is not a JSON:API list', async () => {
     up.route('/api/v2/networks/solana/new_pools', { body: { errors: [{ status: '404', title: 'Not Found' }] } });
-    expect((await fault(createGeckoTerminalClient({ baseUrl: up.url }).pools('new_pools'))).code).toBe('upstream_unavailable');
+    expect((await serviceFault(createGeckoTerminalClient({ baseUrl: up.url }).pools('new_pools'))).code).toBe('upstream_unavailable');
   });
 });
 
@@ -264,6 +255,6 @@ describe('Kamino lending client', () => {
 
   it('refuses reserves without USD figures', async () => {
     up.route('/kamino-market/x/reserves/metrics', { body: [{ reserve: 'r', totalSupply: '1' }] });
-    expect((await fault(createLendingClient({ baseUrl: up.url }).reserves('x'))).code).toBe('upstream_unavailable');
+    expect((await serviceFault(createLendingClient({ baseUrl: up.url }).reserves('x'))).code).toBe('upstream_unavailable');
   });
 });

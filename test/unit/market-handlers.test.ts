@@ -18,9 +18,9 @@ import { createNftCollectionHandler } from '../../src/intel/market/nft-collectio
 import { createLendingMarketsHandler } from '../../src/intel/market/lending-markets.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
-import { ServiceError } from '../../src/errors.ts';
 import { marketFixture, startFixtureUpstream, type FixtureUpstream } from '../helpers/fixture-upstream.ts';
 import { responseErrors } from '../helpers/check-response.ts';
+import { serviceFault } from '../helpers/test-support.ts';
 
 const WSOL = 'So11111111111111111111111111111111111111112';
 const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
@@ -45,15 +45,6 @@ afterAll(async () => {
   vi.useRealTimers();
 });
 beforeEach(() => up.reset());
-
-async function fault(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ServiceError);
-  return err as ServiceError;
-}
 
 const quotes = (base = up.url) => createQuoteSource(createJupiterClient({ baseUrl: base, timeoutMs: 2000, maxRetries: 0 }));
 
@@ -82,11 +73,11 @@ describe('/v1/dex-quote', () => {
   it('maps no-route to 404, equal mints to 400 before any call, a down source to 502', async () => {
     up.route(QUOTE, { status: 400, body: marketFixture('jupiter-no-route.json') });
     const h = createDexQuoteHandler(quotes());
-    expect((await fault(h({ inputMint: WSOL, outputMint: JUP, amount: '1' }, signal))).status).toBe(404);
-    expect((await fault(h({ inputMint: WSOL, outputMint: WSOL, amount: '1' }, signal))).status).toBe(400);
-    expect((await fault(h({ inputMint: WSOL, outputMint: JUP, amount: '18446744073709551616' }, signal))).status).toBe(400);
+    expect((await serviceFault(h({ inputMint: WSOL, outputMint: JUP, amount: '1' }, signal))).status).toBe(404);
+    expect((await serviceFault(h({ inputMint: WSOL, outputMint: WSOL, amount: '1' }, signal))).status).toBe(400);
+    expect((await serviceFault(h({ inputMint: WSOL, outputMint: JUP, amount: '18446744073709551616' }, signal))).status).toBe(400);
     expect(up.requests.length).toBe(1);
-    const down = await fault(createDexQuoteHandler(quotes(DOWN))({ inputMint: WSOL, outputMint: JUP, amount: '1' }, signal));
+    const down = await serviceFault(createDexQuoteHandler(quotes(DOWN))({ inputMint: WSOL, outputMint: JUP, amount: '1' }, signal));
     expect(down).toMatchObject({ code: 'upstream_unavailable', status: 502 });
   });
 
@@ -134,8 +125,8 @@ describe('/v1/slippage-map', () => {
 
   it('answers 400 for a size that rounds to zero, 502 when every size faults', async () => {
     const h = createSlippageMapHandler(quotes(DOWN), pool);
-    expect((await fault(h({ inputMint: WSOL, outputMint: JUP, amount: '3', mults: [0.1] }, signal))).details).toMatchObject({ param: 'mults' });
-    expect((await fault(h({ inputMint: WSOL, outputMint: JUP, amount: '1000' }, signal))).status).toBe(502);
+    expect((await serviceFault(h({ inputMint: WSOL, outputMint: JUP, amount: '3', mults: [0.1] }, signal))).details).toMatchObject({ param: 'mults' });
+    expect((await serviceFault(h({ inputMint: WSOL, outputMint: JUP, amount: '1000' }, signal))).status).toBe(502);
   });
 });
 
@@ -170,7 +161,7 @@ describe('/v1/trending-tokens and /v1/new-pairs', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => lists.trending({ limit: 1 + (i % 2) }, new AbortController().signal)));
     expect(up.requests.length).toBe(1);
     const down = createPoolListHandlers(createGeckoTerminalClient({ baseUrl: DOWN, maxRetries: 0 }));
-    expect((await fault(down.newPairs({}, signal))).status).toBe(502);
+    expect((await serviceFault(down.newPairs({}, signal))).status).toBe(502);
   });
 });
 
@@ -202,7 +193,7 @@ describe('/v1/nft-collection', () => {
   it('404 for an unknown symbol; nothing listed gives a null floor; failed activities give unknown volume with the error', async () => {
     const h = createNftCollectionHandler(createMagicEdenClient({ baseUrl: up.url, maxRetries: 0 }));
     up.route('/v2/collections/nope/stats', { status: 404, body: { msg: 'Collection not found' } });
-    expect((await fault(h({ symbol: 'nope' }, signal))).code).toBe('not_found');
+    expect((await serviceFault(h({ symbol: 'nope' }, signal))).code).toBe('not_found');
     up.route('/v2/collections/quiet_club/stats', { body: marketFixture('magiceden-stats-unlisted.json') });
     up.route('/v2/collections/quiet_club/activities', { status: 500, text: 'boom' });
     const body = (await h({ symbol: 'quiet_club' }, signal)) as any;
@@ -223,7 +214,7 @@ describe('/v1/nft-collection', () => {
     await Promise.all(Array.from({ length: 10 }, () => h({ symbol: 'mad_lads' }, new AbortController().signal)));
     expect(up.requests.length).toBe(2);
     const down = createNftCollectionHandler(createMagicEdenClient({ baseUrl: DOWN, maxRetries: 0 }));
-    expect((await fault(down({ symbol: 'mad_lads' }, signal))).status).toBe(502);
+    expect((await serviceFault(down({ symbol: 'mad_lads' }, signal))).status).toBe(502);
   });
 });
 
@@ -253,6 +244,6 @@ describe('/v1/lending/markets', () => {
     await Promise.all(Array.from({ length: 10 }, () => h({ limit: 5 }, new AbortController().signal)));
     expect(up.requests.length).toBe(3);
     const down = createLendingMarketsHandler(createLendingClient({ baseUrl: DOWN, maxRetries: 0 }));
-    expect((await fault(down({}, signal))).status).toBe(502);
+    expect((await serviceFault(down({}, signal))).status).toBe(502);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
 import type { HttpReply } from '../../src/errors.ts';
-import type { PaidHandlers } from '../../src/intel/handler-group.ts';
+import type { PaidHandlerLookup } from '../../src/intel/handler-group.ts';
 import { createMcpTools } from '../../src/mcp/mcp-tools.ts';
 import { toolNameOf } from '../../src/mcp/paid-tools.ts';
 import { createSampleTool } from '../../src/mcp/sample-tool.ts';
@@ -20,7 +20,7 @@ const signal = new AbortController().signal;
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpReply => ({ status, headers, body: JSON.stringify(body) });
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
 
-function tools(paid: (a: PaidAttempt) => Promise<HttpReply> = async () => json(200, {}), handlers: PaidHandlers = {}) {
+function tools(paid: (a: PaidAttempt) => Promise<HttpReply> = async () => json(200, {}), handlers: PaidHandlerLookup = {}) {
   return createMcpTools({ paid, handlers, free: async (r) => json(200, { path: r.path, query: r.query, body: r.body }) });
 }
 
@@ -136,7 +136,7 @@ describe('replies as x402 MCP results', () => {
 describe('sample tool', () => {
   it('answers the example query marked sample, computing it once for concurrent and later callers', async () => {
     const seen: unknown[] = [];
-    const handlers: PaidHandlers = {
+    const handlers: PaidHandlerLookup = {
       '/v1/epoch': async (q) => {
         seen.push(q);
         return { epoch: seen.length } as never;

@@ -14,28 +14,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-describe('replay guard', () => {
-  it('lets one of many concurrent claims through and gives a released claim back', async () => {
-    const g = createReplayGuard({ dir: freshDir() });
-    expect(['a', 'a', 'a'].map((k) => g.acquire(k))).toEqual(['acquired', 'in_flight', 'in_flight']);
-    g.release('a');
-    expect(g.acquire('a')).toBe('acquired');
-    await g.close();
-  });
-
-  it('refuses a settled key, also after reopening the record', async () => {
-    const dir = freshDir();
-    const g = createReplayGuard({ dir });
-    g.acquire('svm:abc');
-    await g.markSettled('svm:abc');
-    expect(g.acquire('svm:abc')).toBe('settled');
-    await g.close();
-    const again = createReplayGuard({ dir });
-    expect(again.acquire('svm:abc')).toBe('settled');
-    expect(again.acquire('svm:other')).toBe('acquired');
-    await again.close();
-  });
-
+/**
+ * What only the file record does: it rotates its files and stays bounded, and skips a torn line.
+ * The contract both stores keep is test/integration/replay-guard-stores.test.ts.
+ */
+describe('replay guard: the file record', () => {
   it('forgets keys after the TTL, rotates files and stays bounded', async () => {
     const dir = freshDir();
     let now = 1_000_000;

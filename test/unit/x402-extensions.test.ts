@@ -1,6 +1,6 @@
 /**
  * The x402 extensions judged by the official `@x402/extensions` code itself: the bazaar
- * declarations of all 20 routes pass its validators (and a catalog they fail does not start), and
+ * declarations of every route pass its validators (and a catalog they fail does not start), and
  * the offers and receipts we sign pass its client-side JWS verification under our key, while a
  * tampered offer and a receipt signed by another key are refused.
  */

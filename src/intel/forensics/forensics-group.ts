@@ -14,7 +14,7 @@ import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, typ
 import { parseTokenAccount } from '../../chain/token-extensions.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
-import type { FeeBands, HandlerDeps, HandlerGroup, PaidHandler } from '../handler-group.ts';
+import { type FeeBands, type HandlerDeps, handlerMap, type PaidHandler } from '../handler-group.ts';
 import { pretrade, type LargestHolder, type PretradeSources } from './pretrade.ts';
 import { decodeSimulationInput, refusedAsMalformed, simulationAnswer, simulationFailure } from './simulate-tx.ts';
 import { txInspectAnswer } from './tx-summary.ts';
@@ -34,9 +34,7 @@ export interface ForensicsPeers {
 }
 
 /** The forensics group plus the wallet profile other code may reuse. */
-export interface ForensicsGroup extends HandlerGroup {
-  walletProfile(address: string, signal: AbortSignal): Promise<WalletProfile>;
-}
+export type ForensicsGroup = ReturnType<typeof createForensicsGroup>;
 
 /** Reads one wallet from the chain (four reads in parallel) and profiles it. */
 async function scanWallet(rpc: ForensicsRpcMethods, address: string): Promise<WalletProfile> {
@@ -99,7 +97,7 @@ function simulateHandler(rpc: ForensicsRpcMethods): PaidHandler<ReturnType<typeo
 }
 
 /** Builds the forensics group. */
-export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): ForensicsGroup {
+export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers) {
   const rpc = createForensicsRpcMethods(deps.rpcTransport);
   const wallets = createSingleFlightCache<WalletProfile>({ max: WALLET_CACHE_MAX, ttlMs: WALLET_CACHE_TTL_MS });
   const profileOf = async (address: string, signal: AbortSignal) => (await wallets.get(address, () => scanWallet(rpc, address), signal)).value;
@@ -111,12 +109,12 @@ export function createForensicsGroup(deps: HandlerDeps, peers: ForensicsPeers): 
     walletProfile: profileOf,
   };
   return {
-    handlers: {
+    handlers: handlerMap({
       '/v1/wallet-scan': async (query, signal) => profileOf(String(query.address), signal),
       '/v1/tx-inspect': txInspectHandler(rpc),
       '/v1/simulate': simulateHandler(rpc),
       '/v1/pretrade': async (query, signal) => pretrade(sources, String(query.mint), signal),
-    },
+    }),
     walletProfile: profileOf,
   };
 }

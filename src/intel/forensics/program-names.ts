@@ -3,6 +3,7 @@
  * the eight Jito tip accounts. A program id not in the table is reported with the name `unknown`:
  * the service never guesses what an unlisted program is.
  */
+import { JITO_TIP_ACCOUNTS as JITO_TIP_ACCOUNT_LIST } from '../../chain/geyser-tx-parse.ts';
 
 /** Program id -> human name. Documented in docs/endpoints.md; extend only with published addresses. */
 export const WELL_KNOWN_PROGRAMS: Readonly<Record<string, string>> = Object.freeze({
@@ -44,17 +45,8 @@ export const WELL_KNOWN_PROGRAMS: Readonly<Record<string, string>> = Object.free
   worm2ZoG2kUd4vFXhvjh93UUH596ayRfgQ2MgjNMTth: 'Wormhole Core Bridge',
 });
 
-/** The eight Jito tip accounts (a System transfer to one of them is a bundle tip). */
-export const JITO_TIP_ACCOUNTS: ReadonlySet<string> = new Set([
-  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
-  'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY',
-  'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
-  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh',
-  'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
-  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL',
-  '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
-]);
+/** The eight Jito tip accounts as a set (a System transfer to one of them is a bundle tip); the list is the chain layer's. */
+export const JITO_TIP_ACCOUNTS: ReadonlySet<string> = new Set(JITO_TIP_ACCOUNT_LIST);
 
 /** A program as reported: its id and its name (`unknown` when not in the table). */
 export interface NamedProgram {

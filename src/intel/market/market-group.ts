@@ -8,7 +8,7 @@ import { createGeckoTerminalClient } from '../../market-apis/geckoterminal-clien
 import { createJupiterClient } from '../../market-apis/jupiter-client.ts';
 import { createLendingClient } from '../../market-apis/lending-client.ts';
 import { createMagicEdenClient } from '../../market-apis/magiceden-client.ts';
-import type { HandlerDeps, HandlerGroup } from '../handler-group.ts';
+import { type HandlerDeps, handlerMap } from '../handler-group.ts';
 import { createDexQuoteHandler } from './dex-quote.ts';
 import { createLendingMarketsHandler } from './lending-markets.ts';
 import { createNftCollectionHandler } from './nft-collection.ts';
@@ -17,20 +17,20 @@ import { createQuoteSource } from './quote-source.ts';
 import { createSlippageMapHandler } from './slippage-map.ts';
 
 /** Builds the market group over the configured market sources. */
-export function createMarketGroup(deps: HandlerDeps): HandlerGroup {
+export function createMarketGroup(deps: HandlerDeps) {
   const timeoutMs = deps.settings.marketTimeoutMs;
   const quotes = createQuoteSource(createJupiterClient({ baseUrl: deps.market.jupiter, apiKey: deps.settings.jupiterApiKey, timeoutMs }));
   const lists = createPoolListHandlers(createGeckoTerminalClient({ baseUrl: deps.market.geckoterminal, timeoutMs }));
   const nft = createNftCollectionHandler(createMagicEdenClient({ baseUrl: deps.market.magiceden, apiKey: deps.settings.magicedenApiKey, timeoutMs }));
   const lending = createLendingMarketsHandler(createLendingClient({ baseUrl: deps.market.lending, timeoutMs }));
   return {
-    handlers: {
+    handlers: handlerMap({
       '/v1/dex-quote': createDexQuoteHandler(quotes),
       '/v1/slippage-map': createSlippageMapHandler(quotes, deps.pool),
       '/v1/trending-tokens': lists.trending,
       '/v1/new-pairs': lists.newPairs,
       '/v1/nft-collection': nft,
       '/v1/lending/markets': lending,
-    },
+    }),
   };
 }

@@ -6,7 +6,7 @@
  * RPC's getRecentPrioritizationFees (per-slot minimum prices) answers, labelled `rpc-fallback`.
  * Observed history, not a prediction.
  */
-import type { ResponseOf } from '../../catalog/responses.ts';
+import type { ResponseOf } from '../../catalog/endpoints.ts';
 import { decodeBase58 } from '../../chain/base58.ts';
 import { keyId } from '../../chain/geyser-tx-parse.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';

@@ -5,7 +5,7 @@
  */
 import { ServiceError } from '../../errors.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
-import { startTimingRuntime, type TimingRuntime } from './timing-runtime.ts';
+import { startTimingRuntime, TIMING_PATHS, type TimingHandlers, type TimingPath, type TimingRuntime } from './timing-runtime.ts';
 
 /**
  * The stream's last failure as /health shows it: one fixed sentence per kind of failure. The gRPC
@@ -21,12 +21,18 @@ export function geyserErrorSentence(message: string): string {
 }
 
 /** The timing handlers plus the fee bands other groups report. */
-export interface TimingGroup extends HandlerGroup {
+export interface TimingGroup extends HandlerGroup<TimingPath> {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
   /** Whether the Geyser stream is live now (false before start and after close). */
   streamLive(): boolean;
   /** For /health: the Geyser stream's state and what the caches hold (no URL, no token). */
   status(): Record<string, unknown>;
+}
+
+/** Each timing path's handler, calling the running runtime's handler of that path. */
+function forwardedTo(running: () => TimingRuntime): TimingHandlers {
+  const forward = (path: TimingPath) => [path, (query: Readonly<Record<string, unknown>>, signal: AbortSignal) => running().handlers[path](query, signal)];
+  return Object.fromEntries(TIMING_PATHS.map(forward)) as TimingHandlers;
 }
 
 /** Builds the timing group; the stream opens in `start()`. */
@@ -38,12 +44,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
   };
   return {
     // The runtime starts with the service: until then (and after close) each path answers 502.
-    handlers: {
-      '/v1/tipfloor': (query, signal) => running().handlers['/v1/tipfloor'](query, signal),
-      '/v1/priority-fee': (query, signal) => running().handlers['/v1/priority-fee'](query, signal),
-      '/v1/epoch': (query, signal) => running().handlers['/v1/epoch'](query, signal),
-      '/v1/sgp-checkpoint': (query, signal) => running().handlers['/v1/sgp-checkpoint'](query, signal),
-    },
+    handlers: forwardedTo(running),
     async start() {
       runtime = await startTimingRuntime({
         rpc: deps.rpc,

@@ -4,7 +4,6 @@
  * them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
-import type { ResponseOf } from '../../catalog/responses.ts';
 import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
 import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
 import type { SignatureFeed } from '../../chain/signature-watch.ts';
@@ -15,7 +14,7 @@ import { PRIORITY_FEE_WINDOW_SLOTS } from '../../timing-windows/priority-fee-cac
 import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../timing-windows/tip-floor-cache.ts';
 import { createTimingCaches, type TimingCaches } from '../../timing-windows/timing-caches.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { FeeBands, PaidHandler } from '../handler-group.ts';
+import type { FeeBands, HandlerMap } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';
 import { createPriorityFee } from './priority-fee.ts';
 import { createSgpCheckpointHandler } from './sgp-checkpoint.ts';
@@ -45,11 +44,12 @@ export interface TimingRuntimeOptions {
   readonly startWaitMs?: number;
 }
 
-/** The paths the timing caches answer. */
-export type TimingPath = '/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint';
+/** The paths the timing caches answer: the one list (the group forwards to the runtime by it). */
+export const TIMING_PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
+export type TimingPath = (typeof TIMING_PATHS)[number];
 
 /** One handler per timing path, each answering in its path's response schema. */
-export type TimingHandlers = { readonly [P in TimingPath]: PaidHandler<ResponseOf<P>> };
+export type TimingHandlers = HandlerMap<TimingPath>;
 
 export interface TimingRuntime {
   readonly handlers: TimingHandlers;

@@ -6,7 +6,7 @@
  * There is no RPC equivalent: while the stream is not live the last observed window is served and
  * the answer says the stream is stale.
  */
-import type { ResponseOf } from '../../catalog/responses.ts';
+import type { ResponseOf } from '../../catalog/endpoints.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { JITO_TIP_ACCOUNTS } from '../../chain/geyser-tx-parse.ts';
 import { ServiceError } from '../../errors.ts';

@@ -3,7 +3,7 @@
  * the evidence it rests on, and (when firewall parameters or a preset were sent) the fail-closed
  * policy verdict naming the rule that decided and the value it saw. Executes nothing.
  */
-import { evaluatePolicy, hasPolicyInput, type PolicyFacts } from './decision-policy.ts';
+import { evaluatePolicy, FIREWALL_RULES, hasPolicyInput, type PolicyFacts } from './decision-policy.ts';
 import type { TokenAnalysis } from './token-analysis.ts';
 import { POLICY_PRESETS, TOKEN_DISCLAIMER, type FirewallParams, type PolicyPreset } from './token-methodology.ts';
 import { decisionOf } from './token-scoring.ts';
@@ -18,18 +18,7 @@ export interface DecisionQuery extends FirewallParams {
 /** Reads the validated query into a DecisionQuery (the catalog already checked types and ranges). */
 export function decisionQueryOf(q: Readonly<Record<string, unknown>>): DecisionQuery {
   const out: Record<string, unknown> = {};
-  for (const k of [
-    'action',
-    'amountUsd',
-    'minSmri',
-    'maxConcentrationPct',
-    'minConfidence',
-    'denyMintAuthority',
-    'denyFreezeAuthority',
-    'denyHighRiskBand',
-  ] as const) {
-    if (q[k] !== undefined) out[k] = q[k];
-  }
+  for (const k of ['action', 'amountUsd', ...FIREWALL_RULES]) if (q[k] !== undefined) out[k] = q[k];
   if (typeof q.policy === 'string' && Object.hasOwn(POLICY_PRESETS, q.policy)) out.policy = q.policy;
   return out as DecisionQuery;
 }

@@ -34,7 +34,8 @@ export interface PolicyResult {
   readonly failClosed: true;
 }
 
-const RULE_ORDER: readonly (keyof FirewallParams)[] = [
+/** The firewall's rules, in the order they are judged: the one list of its keys (the query reads them by it too). */
+export const FIREWALL_RULES: readonly (keyof FirewallParams)[] = [
   'minSmri',
   'maxConcentrationPct',
   'minConfidence',
@@ -47,13 +48,13 @@ const RULE_ORDER: readonly (keyof FirewallParams)[] = [
 export function effectivePolicy(preset: PolicyPreset | null, explicit: FirewallParams): FirewallParams {
   const base: FirewallParams = preset ? POLICY_PRESETS[preset] : {};
   const out: Record<string, number | boolean> = { ...base };
-  for (const k of RULE_ORDER) if (explicit[k] !== undefined) out[k] = explicit[k];
+  for (const k of FIREWALL_RULES) if (explicit[k] !== undefined) out[k] = explicit[k];
   return out as FirewallParams;
 }
 
 /** Whether any firewall input was sent (then the answer carries `policy`). */
 export function hasPolicyInput(preset: PolicyPreset | null, explicit: FirewallParams): boolean {
-  return preset !== null || RULE_ORDER.some((k) => explicit[k] !== undefined);
+  return preset !== null || FIREWALL_RULES.some((k) => explicit[k] !== undefined);
 }
 
 function judge(rule: keyof FirewallParams, threshold: number | boolean, f: PolicyFacts): RuleResult {
@@ -94,7 +95,7 @@ function judge(rule: keyof FirewallParams, threshold: number | boolean, f: Polic
 /** Judges every applied rule; DENY when any fails (unknown input fails). */
 export function evaluatePolicy(preset: PolicyPreset | null, explicit: FirewallParams, facts: PolicyFacts): PolicyResult {
   const effective = effectivePolicy(preset, explicit);
-  const rules = RULE_ORDER.filter((k) => effective[k] !== undefined).map((k) => judge(k, effective[k]!, facts));
+  const rules = FIREWALL_RULES.filter((k) => effective[k] !== undefined).map((k) => judge(k, effective[k]!, facts));
   const decidedBy = rules.find((r) => !r.pass) ?? null;
   return { verdict: decidedBy ? 'DENY' : 'ALLOW', decidedBy, rules, effective, preset, failClosed: true };
 }

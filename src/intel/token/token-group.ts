@@ -8,16 +8,14 @@
 import { isBase58OfLength } from '../../chain/base58.ts';
 import { createTokenRpcMethods } from '../../chain/rpc-token-methods.ts';
 import { ServiceError } from '../../errors.ts';
-import type { HandlerDeps, HandlerGroup } from '../handler-group.ts';
+import { type HandlerDeps, handlerMap } from '../handler-group.ts';
 import { decisionAnswer, decisionQueryOf } from './decision-answer.ts';
 import { analyseToken, requireMint, type TokenAnalysis } from './token-analysis.ts';
 import { smriAnswer, tokenHoldersAnswer, tokenIntelAnswer, tokenRiskAnswer } from './token-answers.ts';
 import { createTokenSnapshots, type TokenSnapshot, type TokenSnapshots } from './token-snapshots.ts';
 
 /** The token handlers plus the token-intel analysis pretrade bundles. */
-export interface TokenGroup extends HandlerGroup {
-  tokenIntel(mint: string, signal: AbortSignal): Promise<ReturnType<typeof tokenIntelAnswer>>;
-}
+export type TokenGroup = ReturnType<typeof createTokenGroup>;
 
 /** Mints per batch call (docs/contract.md#limits). */
 export const BATCH_MAX_MINTS = 10;
@@ -36,7 +34,7 @@ function batchElement(mint: string, s: TokenSnapshot | null, a: TokenAnalysis | 
 }
 
 /** Builds the token group over the RPC transport and the pool. */
-export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = createTokenSnapshots(createTokenRpcMethods(deps.rpcTransport))): TokenGroup {
+export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = createTokenSnapshots(createTokenRpcMethods(deps.rpcTransport))) {
   async function analyse(mint: string, signal: AbortSignal): Promise<TokenAnalysis> {
     const [s] = await snapshots.getMany([mint], signal);
     return analyseToken(requireMint(s!), deps.pool, signal);
@@ -65,7 +63,7 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
   }
 
   return {
-    handlers: {
+    handlers: handlerMap({
       '/v1/token-risk': async (q, signal) => tokenRiskAnswer(await analyse(mintOf(q), signal)),
       '/v1/smri': async (q, signal) => smriAnswer(await analyse(mintOf(q), signal)),
       '/v1/decision': async (q, signal) => decisionAnswer(await analyse(mintOf(q), signal), decisionQueryOf(q)),
@@ -83,8 +81,8 @@ export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = 
         }
         return tokenHoldersAnswer(a as TokenAnalysis & { holders: { ok: true } });
       },
-    },
-    async tokenIntel(mint, signal) {
+    }),
+    async tokenIntel(mint: string, signal: AbortSignal) {
       return tokenIntelAnswer(await analyse(mint, signal));
     },
   };

@@ -1,16 +1,17 @@
 /**
  * Paid calls over a payment channel (x402 `batch-settlement` on Base), the per-request half of
- * the scheme: requests of one channel are serialized; the voucher must first be proven the
- * channel signer's own (channel-signer-proof.ts: a stranger who knows only the public channel id
- * gets a plain 402 and learns nothing); it must raise the payer's cumulative ceiling by exactly
- * the price over what we charged (else the corrective 402, which hands back our state and the
- * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
- * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
- * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
- * durably, before it leaves (channel-commit.ts); a voucher whose charge is stored and whose
- * answer was never kept (a crash between the two) is answered again on its identical retry.
- * A deposit is verified and sent on chain by the facilitator around the same steps; its identical
- * retry, once charged, is answered like a voucher's (its money moved: it would fail verification).
+ * the scheme. One call's payment, in the order `process` below asks (requests of one channel are
+ * serialized), and where each state goes:
+ *
+ *   not this route's terms, malformed     -> 402 naming the reason; nothing read, nothing charged
+ *   voucher not the channel signer's      -> plain 402 (channel-signer-proof.ts): a stranger learns nothing
+ *   charged, answer kept or never kept    -> answered again on its identical retry, no new charge
+ *   ceiling not raised by exactly the price -> corrective 402 with our state and the payer's last voucher
+ *   over the mirrored balance (re-read when older than its bound), withdrawal pending, quarantined -> 402
+ *   deposit                               -> verified and sent on chain by the facilitator, then a voucher
+ *   voucher in order                      -> the handler runs; a 200 commits the charge durably before it
+ *                                            leaves (channel-commit.ts); any other answer charges nothing
+ *
  * Claiming the vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';

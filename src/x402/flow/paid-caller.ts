@@ -9,7 +9,7 @@
 import type { EndpointEntry } from '../../catalog/endpoints.ts';
 import { validateQuery } from '../../catalog/validate-query.ts';
 import { errorReply, type HttpReply } from '../../errors.ts';
-import type { PaidHandler, PaidHandlers } from '../../intel/handler-group.ts';
+import type { PaidHandler, PaidHandlerLookup } from '../../intel/handler-group.ts';
 import { poolBusyReply } from '../../pool/worker-pool.ts';
 import { decodePayment, matchPayment, type DecodeResult } from './decode-payment.ts';
 import type { PaymentProcessor } from './payment-processor.ts';
@@ -17,7 +17,7 @@ import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 
 export interface PaidCallerConfig {
   readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
-  readonly handlers: PaidHandlers;
+  readonly handlers: PaidHandlerLookup;
   readonly processor: PaymentProcessor | null;
   /**
    * Why paid calls are refused right now (the kill switch, or a ledger that cannot write), or
@@ -149,7 +149,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     if (!checked.ok) return errorReply(checked.error);
     if (!decoded.ok) return builder.reply(resourceUrl, `${decoded.reason}: ${decoded.message}`);
     if (!config.processor) return builder.reply(resourceUrl, `invalid_network: no settlement path is configured for ${decoded.requirements.network}`);
-    const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlers];
+    const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlerLookup];
     const signal = attempt.signal;
     const answer = answerWith(entry, handler, checked.value, signal);
     return config.processor.process({

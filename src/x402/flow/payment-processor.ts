@@ -1,6 +1,7 @@
 /**
  * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): honour the
- * payment-identifier extension, then hand the call to its scheme's settlement: payment channels
+ * payment-identifier extension, then hand the call to the facilitator the scheme registry
+ * (scheme-registry.ts) finds for its scheme and network: payment channels
  * (channels/channel-processor.ts) or the network's exact scheme, whose state machine (claim,
  * verify, settle, deliver, retry) is settlement/exact-settlement.ts. A caller is charged only for
  * a 200 and one payment buys one answer.
@@ -31,6 +32,7 @@ import { createPendingSettlements, paymentsFull, type PendingSettlements } from 
 import { createPaidTiming, type PaidTiming, withServerTiming } from '../delivery/paid-timing.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from '../types/x402-types.ts';
+import { createSchemeRegistry, type SchemeFacilitator } from './scheme-registry.ts';
 
 /** Verifies and settles payments, and answers a paid call with its reply. */
 export interface PaymentProcessor {
@@ -94,15 +96,26 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const stamp = createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
   const exact = createExactSettlement({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
 
-  /** To the call's scheme: a channel, or the exact scheme of its network. */
+  // One facilitator per exact scheme's network, and the channels (`batch-settlement`) when offered: a
+  // channel payment has no per-call settlement to guard against replays, its cumulative voucher is its own guard.
+  const channels = config.channels;
+  const findScheme = createSchemeRegistry([
+    ...config.schemes.map((s): SchemeFacilitator => ({ scheme: 'exact', network: s.network, settle: (call, timing) => exact.process(call, s, timing) })),
+    ...(channels
+      ? [
+          {
+            scheme: 'batch-settlement',
+            network: channels.kind.network,
+            settle: (call: PaidCall, timing: PaidTiming) => channels.processor.process(call, timing),
+          },
+        ]
+      : []),
+  ]);
+
+  /** To the facilitator of the call's scheme and network. */
   async function processPayment(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
-    // A channel payment has no per-call settlement to guard against replays: the cumulative voucher is its own guard.
-    if (call.requirements.scheme === 'batch-settlement') {
-      return config.channels ? config.channels.processor.process(call, timing) : refuse(call, 'unsupported_scheme', 'payment channels are not offered here');
-    }
-    const scheme = schemes.get(call.requirements.network);
-    if (!scheme) return refuse(call, 'invalid_network', `no settlement path is configured for ${call.requirements.network}`);
-    return exact.process(call, scheme, timing);
+    const found = findScheme(call.requirements.scheme, call.requirements.network);
+    return found.ok ? found.facilitator.settle(call, timing) : refuse(call, found.reason, found.message);
   }
 
   const conflict = (): HttpReply =>
