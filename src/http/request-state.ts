@@ -19,11 +19,13 @@ export interface RequestState {
   tracked: boolean;
   /** Its body is still arriving: no handler runs yet, so an abort ends it at once. */
   readingBody: boolean;
+  /** A HEAD request: answered with the GET's headers and no content. */
+  head: boolean;
 }
 
 /** A fresh state for a request that arrived now. */
-export function createRequestState(): RequestState {
-  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false, readingBody: false };
+export function createRequestState(head = false): RequestState {
+  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false, readingBody: false, head };
 }
 
 /** The request's signal, made on first use (already aborted if the request was). */

@@ -63,6 +63,13 @@ export interface HttpServer {
   subscribers(path: string): number;
 }
 
+/**
+ * uWS writes `uWebSockets: 20` into every answer and upgrade unless its loop is silent: the
+ * library and its major version, told to every client for nothing. `_cfg('silent')` is the
+ * binding's one switch for it (absent from its typings); it holds for the whole process.
+ */
+(uWS as unknown as { readonly _cfg: (key: string) => void })._cfg('silent');
+
 const CORS_ENTRIES = Object.entries(CORS_HEADERS);
 const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
 
@@ -73,13 +80,22 @@ function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
   if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
 }
 
-function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
+/** The body's length in bytes as a GET's answer would carry it. */
+const bodyBytes = (body: string | Buffer): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+
+function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head = false): void {
   res.cork(() => {
     writeHead(res, reply);
     // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
-    // Called without arguments: given any, the binding writes a length (a bogus one for undefined).
+    // Called without arguments: given any, the binding writes a length (a bogus one for undefined),
+    // and in this binding a reported length leaves the response unended: the length is ours to write.
     if (reply.status === 304) res.endWithoutBody();
-    else res.end(reply.body, closeConnection);
+    else if (head) {
+      // RFC 9110 9.3.2: the GET's headers, its Content-Length included, and no content. Bytes after
+      // the head would be read by a kept-alive client as the start of its next response.
+      res.writeHeader('Content-Length', String(bodyBytes(reply.body)));
+      res.endWithoutBody();
+    } else res.end(reply.body, closeConnection);
   });
 }
 
@@ -132,6 +148,16 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
     if ('stream' in reply) {
+      if (state.head) {
+        // No content for HEAD: the head alone, and the producer is told nobody reads it.
+        if (!state.clientGone)
+          res.cork(() => {
+            writeHead(res, reply);
+            res.endWithoutBody();
+          });
+        reply.stream.cancel().catch(() => undefined);
+        return done(state, reply.status);
+      }
       track(res, state);
       return void writeStream(
         res,
@@ -141,7 +167,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
         () => draining,
       ).then(() => done(state, reply.status));
     }
-    if (!state.clientGone) write(res, reply, draining);
+    if (!state.clientGone) write(res, reply, draining, state.head);
     done(state, reply.status);
   };
   // A synchronous answer is written at once, in this callback; only a promise goes asynchronous.
@@ -160,8 +186,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
 
   app.any('/*', (res, req) => {
-    const state = createRequestState();
     const method = req.getCaseSensitiveMethod().toUpperCase();
+    const state = createRequestState(method === 'HEAD');
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const { headers, bytes } = copyHeaders(req);

@@ -1,0 +1,150 @@
+/**
+ * HEAD on every route, against the real service (docs/security.md#head-requests-and-shared-caches):
+ * a HEAD answer carries the GET's headers, its Content-Length included, and not one byte of
+ * content, so a kept-alive client (a mirror, a CDN reusing connections across users) reads the
+ * next response where it starts; and a HEAD takes a token of the free limit like a GET. The
+ * service sits behind a trusted proxy (loopback) so each test is its own client; the free limit's
+ * clock is pinned (no refill).
+ */
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/test-service.ts';
+
+const FREE_BURST = 40;
+let t: TestService;
+beforeAll(async () => {
+  const pinned = new Date('2026-11-28T12:00:00Z');
+  t = await startTestService({ now: () => pinned }, ['--trusted-proxies', '127.0.0.1', '--free-rate-per-second', '1', '--free-burst', String(FREE_BURST)]);
+});
+afterAll(async () => t?.close());
+
+/** A paid route's 402, a 404, a free JSON route, the signed note, a document, a 405 and a 400. */
+const PATHS = ['/v1/tipfloor', '/no-such-route', '/ledger', '/checkpoint', '/openapi.json', '/mcp', '/v1/smri?mint=x'];
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Map<string, string>;
+  readonly body: Buffer;
+}
+
+/** Splits what one connection received into responses: HEAD answers have no content whatever their Content-Length. */
+function parseResponses(bytes: Buffer, methods: readonly string[]): { responses: RawResponse[]; rest: Buffer } {
+  const responses: RawResponse[] = [];
+  let at = 0;
+  for (const method of methods) {
+    const end = bytes.indexOf('\r\n\r\n', at);
+    if (end < 0) break;
+    const [statusLine, ...lines] = bytes.subarray(at, end).toString('latin1').split('\r\n');
+    const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const length = method === 'HEAD' ? 0 : Number(headers.get('content-length') ?? 0);
+    responses.push({ status: Number(statusLine!.split(' ')[1]), headers, body: bytes.subarray(end + 4, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return { responses, rest: bytes.subarray(at) };
+}
+
+/** Sends the requests pipelined on one socket as client `ip`; resolves once every response arrived and the server went quiet. */
+function pipelined(ip: string, requests: readonly (readonly [string, string])[]): Promise<{ responses: RawResponse[]; rest: Buffer }> {
+  const text = requests.map(([m, p]) => `${m} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: ${ip}\r\n\r\n`).join('');
+  const methods = requests.map(([m]) => m);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    const socket = connect(t.service.port, '127.0.0.1', () => socket.write(text));
+    const finish = () => {
+      socket.destroy();
+      resolve(parseResponses(Buffer.concat(chunks), methods));
+    };
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      const parsed = parseResponses(Buffer.concat(chunks), methods);
+      clearTimeout(quiet);
+      // Every response is in: wait a little longer for any stray bytes that would follow the last one.
+      if (parsed.responses.length === methods.length) quiet = setTimeout(finish, 300);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The headers that differ per answer by nature: the date. */
+const comparable = (h: Map<string, string>) => [...h].filter(([k]) => k !== 'date').sort(([a], [b]) => a.localeCompare(b));
+
+describe('HEAD', () => {
+  it('answers each route with the GET’s headers and Content-Length, and no content: the next response on the connection starts where it should', async () => {
+    const requests = PATHS.flatMap((p) => [['GET', p] as const, ['HEAD', p] as const]);
+    const { responses, rest } = await pipelined('10.43.0.1', [...requests, ['GET', '/health']]);
+    // Before the fix the HEAD answers carried the GET's body (402: its JSON, 404: 79 bytes, /ledger, /checkpoint):
+    // the responses after the first HEAD were read out of step and `rest` held the last body.
+    expect(responses).toHaveLength(requests.length + 1);
+    expect(rest.length).toBe(0);
+    for (let i = 0; i < PATHS.length; i++) {
+      const get = responses[2 * i]!;
+      const head = responses[2 * i + 1]!;
+      expect(head.status, PATHS[i]).toBe(get.status);
+      expect(Number(head.headers.get('content-length')), PATHS[i]).toBe(get.body.length);
+      expect(get.body.length, PATHS[i]).toBeGreaterThan(0);
+      // The 402's signed offers carry a time: compare the paid route's headers by name only.
+      if (get.status === 402) expect(comparable(head.headers).map(([k]) => k)).toEqual(comparable(get.headers).map(([k]) => k));
+      else if (PATHS[i] !== '/checkpoint') expect(comparable(head.headers), PATHS[i]).toEqual(comparable(get.headers));
+    }
+    expect(responses.at(-1)!.status).toBe(200);
+    expect(JSON.parse(responses.at(-1)!.body.toString()).status).toBeDefined();
+  });
+
+  it('a kept-alive Node client keeps working after a HEAD on its connection', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${t.url}${path}`, { method, agent, headers: { 'X-Forwarded-For': '10.43.0.2' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const seen: (number | string)[] = [];
+    for (const path of ['/v1/tipfloor', '/no-such-route', '/ledger', '/checkpoint', '/openapi.json']) {
+      seen.push(await send('HEAD', path));
+      // Before the fix each of these failed with HPE_INVALID_CONSTANT: the HEAD's body was read as its response.
+      seen.push(await send('GET', '/health').catch((err: Error & { code?: string }) => err.code ?? err.message));
+    }
+    agent.destroy();
+    expect(seen).toEqual([402, 200, 404, 200, 200, 200, 200, 200, 200, 200]);
+  });
+
+  it('takes a token of the free limit like a GET', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < FREE_BURST + 2; i++) {
+      const res = await fetch(`${t.url}/ledger`, { method: 'HEAD', headers: { 'X-Forwarded-For': '10.43.0.3' } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([...Array<number>(FREE_BURST).fill(200), 429, 429]);
+  });
+});
+
+describe('the library’s version header', () => {
+  it('is on no answer and no upgrade', async () => {
+    const { responses } = await pipelined('10.43.0.4', [
+      ['GET', '/health'],
+      ['GET', '/v1/tipfloor'],
+      ['HEAD', '/ledger'],
+    ]);
+    // Before: `uWebSockets: 20` on every one.
+    for (const r of responses) expect([...r.headers.keys()]).not.toContain('uwebsockets');
+    const upgrade = await new Promise<string>((resolve, reject) => {
+      const socket = connect(t.service.port, '127.0.0.1', () =>
+        socket.write(
+          'GET /ledger/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 10.43.0.4\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        ),
+      );
+      socket.once('data', (c: Buffer) => {
+        socket.destroy();
+        resolve(c.toString('latin1'));
+      });
+      socket.on('error', reject);
+    });
+    expect(upgrade.startsWith('HTTP/1.1 101')).toBe(true);
+    expect(upgrade.toLowerCase()).not.toContain('uwebsockets');
+  });
+});
