@@ -56,8 +56,16 @@ function webRequest(url: string, req: HttpRequestData): Request | null {
 /** Framing headers uWS writes itself (length or chunking, keep-alive): the library's copies would repeat them. */
 const FRAMING_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
+/**
+ * Every MCP answer may carry payment state (a tool's PaymentRequired with its signed offers, a
+ * paid result with its settlement and receipt): no cache may keep one, whatever the library set
+ * (`no-transform` stays, as the library sends it for its event streams).
+ */
+const MCP_CACHE_CONTROL = 'no-store, no-transform';
+
 async function replyOf(response: Response): Promise<AnyReply> {
-  const headers = Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name) && name !== 'cache-control'));
+  headers['cache-control'] = MCP_CACHE_CONTROL;
   if (response.body && (headers['content-type'] ?? '').startsWith('text/event-stream'))
     return { status: response.status, headers: { ...headers, 'x-accel-buffering': 'no' }, stream: response.body };
   return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };

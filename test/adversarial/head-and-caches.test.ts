@@ -1,14 +1,21 @@
 /**
- * HEAD on every route, against the real service (docs/security.md#head-requests-and-shared-caches):
- * a HEAD answer carries the GET's headers, its Content-Length included, and not one byte of
- * content, so a kept-alive client (a mirror, a CDN reusing connections across users) reads the
- * next response where it starts; and a HEAD takes a token of the free limit like a GET. The
- * service sits behind a trusted proxy (loopback) so each test is its own client; the free limit's
- * clock is pinned (no refill).
+ * HEAD on every route and payment state in shared caches, against the real service
+ * (docs/security.md#head-and-shared-caches). A HEAD answer carries the GET's headers, its
+ * Content-Length included, and not one byte of content, so a kept-alive client (a mirror, a CDN
+ * reusing connections across users) reads the next response where it starts; a HEAD takes a token
+ * of the free limit like a GET. No 402, error or MCP answer may be kept by a cache (`no-store`),
+ * a paid 200 only by the payer's own (`private`), while the tiles stay as cacheable as documented.
+ * The service sits behind a trusted proxy (loopback) so each test is its own client; the free
+ * limit's clock is pinned (no refill).
  */
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { BASE, channelPayer } from '../helpers/channel-payer.ts';
+import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const FREE_BURST = 40;
@@ -146,5 +153,61 @@ describe('the library’s version header', () => {
     });
     expect(upgrade.startsWith('HTTP/1.1 101')).toBe(true);
     expect(upgrade.toLowerCase()).not.toContain('uwebsockets');
+  });
+});
+
+describe('shared caches', () => {
+  const me = { 'X-Forwarded-For': '10.43.1.1' };
+  const cacheControl = async (res: Response) => {
+    await res.arrayBuffer();
+    return [res.status, res.headers.get('cache-control')];
+  };
+
+  it('no 402 may be kept, GET or HEAD; no error either', async () => {
+    // Before: no Cache-Control on any of them.
+    expect(await cacheControl(await fetch(`${t.url}/v1/tipfloor`, { headers: me }))).toEqual([402, 'no-store']);
+    expect(await cacheControl(await fetch(`${t.url}/v1/tipfloor`, { method: 'HEAD', headers: me }))).toEqual([402, 'no-store']);
+    expect(await cacheControl(await fetch(`${t.url}/v1/tipfloor`, { headers: { ...me, 'PAYMENT-SIGNATURE': 'x' } }))).toEqual([402, 'no-store']);
+    expect(await cacheControl(await fetch(`${t.url}/no-such-route`, { headers: me }))).toEqual([404, 'no-store']);
+    expect(await cacheControl(await fetch(`${t.url}/v1/smri?mint=x`, { headers: me }))).toEqual([400, 'no-store']);
+  });
+
+  it('a paid 200 only by the payer’s own cache, exact and channel alike, and its kept copy too', async () => {
+    const evm = t.localnet!.evm;
+    const key = generateEvmKey();
+    await evm.fundUsdc(evmAddressOfKey(key), 100_000n);
+    const client = new x402Client((_version, accepts) => accepts.find((a) => a.network === BASE && a.scheme === 'exact')!);
+    client.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+    client.register('eip155:*', new ExactEvmScheme(evmAccountFromKey(key)));
+    let sent = '';
+    const recording: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      sent = headers.get('payment-signature') ?? sent;
+      return fetch(input, { ...init, headers: { ...Object.fromEntries(headers), ...me } });
+    };
+    const exact = await (wrapFetchWithPayment(recording, client) as typeof fetch)(`${t.url}/v1/tipfloor`);
+    expect(exact.headers.get('payment-response')).toBeTruthy();
+    // Before: no Cache-Control, so a shared cache could serve one payer's settlement and receipt to another.
+    expect(await cacheControl(exact)).toEqual([200, 'private']);
+    const kept = await fetch(`${t.url}/v1/tipfloor`, { headers: { ...me, 'PAYMENT-SIGNATURE': sent } });
+    expect(await cacheControl(kept)).toEqual([200, 'private']);
+    const { pay } = await channelPayer(evm, 100_000n, 10_000n);
+    const channel = await pay(`${t.url}/v1/tipfloor`, { headers: me });
+    expect(channel.headers.get('payment-response')).toBeTruthy();
+    expect(await cacheControl(channel)).toEqual([200, 'private']);
+  }, 60_000);
+
+  it('no MCP answer may be kept', async () => {
+    const call = (body: unknown) => fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...RAW_MCP_HEADERS, ...me }, body: JSON.stringify(body) });
+    const tool = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tipfloor', arguments: {} } };
+    const listed = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    // Before: the library's `no-cache, no-transform` (a cache may keep it, and serve it once revalidated).
+    expect(await cacheControl(await call(tool))).toEqual([200, 'no-store, no-transform']);
+    expect(await cacheControl(await call(listed))).toEqual([200, 'no-store, no-transform']);
+  });
+
+  it('the tiles and keys stay as cacheable as documented', async () => {
+    expect(await cacheControl(await fetch(`${t.url}/trust/pubkey`, { headers: me }))).toEqual([200, 'public, max-age=300']);
+    expect(await cacheControl(await fetch(`${t.url}/checkpoint`, { headers: me }))).toEqual([200, 'no-store']);
   });
 });
