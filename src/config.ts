@@ -76,6 +76,8 @@ export interface Config {
   /** Token bucket per client on requests without a payment header: refill per second (0: off) and size. */
   readonly freeRatePerSecond: number;
   readonly freeBurst: number;
+  readonly freeBytesPerSecond: number;
+  readonly freeBytesBurst: number;
   /** Token bucket per client on payments refused for the payment or its request (off with the free limit). */
   readonly failedPaymentRatePerSecond: number;
   readonly failedPaymentBurst: number;
@@ -192,6 +194,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     previewClientsPerDay: Number(get('preview-clients-per-day')),
     freeRatePerSecond: Number(get('free-rate-per-second')),
     freeBurst: Number(get('free-burst')),
+    freeBytesPerSecond: Number(get('free-bytes-per-second')),
+    freeBytesBurst: Number(get('free-bytes-burst')),
     failedPaymentRatePerSecond: Number(get('failed-payment-rate-per-second')),
     failedPaymentBurst: Number(get('failed-payment-burst')),
     trustedProxies: (get('trusted-proxies') ?? '')

@@ -21,11 +21,25 @@ export interface RequestState {
   readingBody: boolean;
   /** A HEAD request: answered with the GET's headers and no content. */
   head: boolean;
+  /** Its path and its client's address, for the free limit's byte bound. */
+  readonly path: string;
+  readonly client: string;
 }
 
 /** A fresh state for a request that arrived now. */
-export function createRequestState(head = false): RequestState {
-  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false, readingBody: false, head };
+export function createRequestState(head = false, path = '', client = ''): RequestState {
+  return {
+    started: performance.now(),
+    clientGone: false,
+    abortReason: undefined,
+    aborted: false,
+    controller: null,
+    tracked: false,
+    readingBody: false,
+    head,
+    path,
+    client,
+  };
 }
 
 /** The request's signal, made on first use (already aborted if the request was). */

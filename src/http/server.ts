@@ -19,6 +19,7 @@ import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
+import { contentBytes, headBytes } from './wire-bytes.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -46,10 +47,23 @@ export interface HttpServerConfig {
   readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
+  /**
+   * The free limit's byte bound: which answers count (`counts`, asked first, so an answer that
+   * does not count costs no reckoning) and what each weighed on the wire, spent from its client's
+   * bytes (`sent`). Feed sockets spend through it too.
+   */
+  readonly meter?: ByteMeter;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
   readonly feeds?: readonly Feed[];
   /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
   readonly feedSockets?: { readonly max: number; readonly perClient: number };
+}
+
+/** What the front end tells the free limit of the bytes it sent (client-admission.ts). */
+export interface ByteMeter {
+  counts(path: string, status: number): boolean;
+  /** False once the client owes bytes. */
+  sent(client: string, bytes: number): boolean;
 }
 
 export interface HttpServer {
@@ -80,9 +94,6 @@ function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
   if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
 }
 
-/** The body's length in bytes as a GET's answer would carry it. */
-const bodyBytes = (body: string | Buffer): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-
 function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head = false): void {
   res.cork(() => {
     writeHead(res, reply);
@@ -93,7 +104,7 @@ function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean
     else if (head) {
       // RFC 9110 9.3.2: the GET's headers, its Content-Length included, and no content. Bytes after
       // the head would be read by a kept-alive client as the start of its next response.
-      res.writeHeader('Content-Length', String(bodyBytes(reply.body)));
+      res.writeHeader('Content-Length', String(contentBytes(reply.body)));
       res.endWithoutBody();
     } else res.end(reply.body, closeConnection);
   });
@@ -123,7 +134,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   let drained: (() => void) | null = null;
   const limits = config.feedSockets ?? { max: FEED_MAX_SOCKETS, perClient: FEED_SOCKETS_PER_CLIENT };
   const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
-  const closeFeeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit });
+  const sent = config.meter ? config.meter.sent.bind(config.meter) : undefined;
+  const feeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit, ...(sent ? { sent } : {}) });
 
   const leave = (state: RequestState) => {
     running.delete(state);
@@ -141,6 +153,15 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       if (state.readingBody) leave(state);
     });
   };
+  const meter = config.meter;
+  /** Spends what a written answer weighed from its client's bytes, when it counts (a stream: with the content it streamed). */
+  const metered = (state: RequestState, reply: AnyReply, streamed = 0) => {
+    if (!meter?.counts(state.path, reply.status)) return;
+    const line = STATUS_LINES.get(reply.status) ?? `${reply.status} Status`;
+    if ('stream' in reply) return void meter.sent(state.client, headBytes(line, reply.headers, null) + streamed);
+    const length = reply.status === 304 ? 0 : contentBytes(reply.body);
+    meter.sent(state.client, headBytes(line, reply.headers, length) + (state.head ? 0 : length));
+  };
   const done = (state: RequestState, status: number) => {
     config.onResponse?.(status, performance.now() - state.started);
     if (state.tracked) leave(state);
@@ -150,11 +171,13 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     if ('stream' in reply) {
       if (state.head) {
         // No content for HEAD: the head alone, and the producer is told nobody reads it.
-        if (!state.clientGone)
+        if (!state.clientGone) {
           res.cork(() => {
             writeHead(res, reply);
             res.endWithoutBody();
           });
+          metered(state, reply);
+        }
         reply.stream.cancel().catch(() => undefined);
         return done(state, reply.status);
       }
@@ -165,9 +188,15 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
         () => writeHead(res, reply),
         signalOf(state),
         () => draining,
-      ).then(() => done(state, reply.status));
+      ).then((sent) => {
+        metered(state, reply, sent);
+        done(state, reply.status);
+      });
     }
-    if (!state.clientGone) write(res, reply, draining, state.head);
+    if (!state.clientGone) {
+      write(res, reply, draining, state.head);
+      metered(state, reply);
+    }
     done(state, reply.status);
   };
   // A synchronous answer is written at once, in this callback; only a promise goes asynchronous.
@@ -187,11 +216,11 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
 
   app.any('/*', (res, req) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
-    const state = createRequestState(method === 'HEAD');
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const { headers, bytes } = copyHeaders(req);
     const remoteIp = clientAddress(peerText(res.getRemoteAddress()), headers['x-forwarded-for'], trusted);
+    const state = createRequestState(method === 'HEAD', path, remoteIp);
 
     if (path.length + query.length > MAX_URL_BYTES)
       return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
@@ -230,7 +259,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       if (listenSocket) uWS.us_listen_socket_close(listenSocket);
       listenSocket = null;
       // Feed sockets never finish on their own: close them, or they would outlive the service.
-      closeFeeds();
+      feeds.close();
       if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
@@ -246,7 +275,10 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       });
     },
     inFlight: () => running.size,
-    publish: (path, message) => void app.publish(path, message, false, false),
+    publish(path, message) {
+      app.publish(path, message, false, false);
+      feeds.published(path, message.length);
+    },
     subscribers: (path) => app.numSubscribers(path),
   };
 }
