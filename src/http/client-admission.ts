@@ -97,12 +97,19 @@ export function createClientAdmission(config: ClientAdmissionConfig): ClientAdmi
     const decision = bytes.take(key, 0);
     return decision.ok ? null : refusal('bytes sent without a payment', byteLimit, decision.retryAfterSeconds, 'bytes');
   };
+  /** Takes `count` free calls while the client owes no bytes; refused, it is told the longer of the two waits. */
   const takeFree = (client: string, count = 1): HttpReply | null => {
     const key = keyOf(client);
-    const owed = owing(key);
-    if (owed) return owed;
+    const owed = bytes.take(key, 0);
     const decision = free.take(key, count);
-    return decision.ok ? null : refusal('requests without a payment', config.free, decision.retryAfterSeconds);
+    if (decision.ok && owed.ok) return null;
+    // Refused for its bytes: the calls are not made, their tokens go back.
+    if (decision.ok) free.refund(key, count);
+    const callsWait = decision.ok ? 0 : decision.retryAfterSeconds;
+    const bytesWait = owed.ok ? 0 : owed.retryAfterSeconds;
+    return callsWait >= bytesWait
+      ? refusal('requests without a payment', config.free, callsWait)
+      : refusal('bytes sent without a payment', byteLimit, bytesWait, 'bytes');
   };
   return {
     door(req) {
