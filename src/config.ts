@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.ts';
 import { checkValue, parseArgv, parseWitnessEntry } from './config-parse.ts';
 import { OPTIONS } from './config-options.ts';
+import type { ShareLimits } from './x402/state/record-shares.ts';
 
 export { OPTIONS } from './config-options.ts';
 
@@ -93,7 +94,10 @@ export interface Config {
   readonly svmEarly: { readonly ceilingUnits: number; readonly payerCapUnits: number; readonly globalCapUnits: number; readonly barMs: number };
   /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
   readonly paymentRecordsMax: number;
+  /** Shares of the payment records per payer and per client address. */
+  readonly paymentRecordShares: ShareLimits;
   readonly channelsMax: number;
+  readonly channelShares: ShareLimits;
   /** Witnesses of the log's checkpoints (URL secret: may hold credentials) and the cosignatures a proof needs. */
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   readonly witnessQuorum: number;
@@ -214,7 +218,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
       barMs: Number(get('svm-early-bar-seconds')) * 1000,
     }),
     paymentRecordsMax: Number(get('payment-records-max')),
+    paymentRecordShares: { perPayer: Number(get('payment-records-per-payer')), perClient: Number(get('payment-records-per-client')) },
     channelsMax: Number(get('channels-max')),
+    channelShares: { perPayer: Number(get('channels-per-payer')), perClient: Number(get('channels-per-client')) },
     witnesses: Object.freeze(witnesses),
     witnessQuorum: quorum,
     localnet: Object.freeze({

@@ -16,7 +16,15 @@ import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, ty
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 import type { SettlementFee } from './svm-fee-payer.ts';
 import { SVM_REASON } from './svm-reasons.ts';
-import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
+import {
+  checkSvmPaymentRules,
+  DEFAULT_MAX_PRIORITY_FEE_LAMPORTS,
+  settlementFee,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  tokenPayer,
+  type SvmRuleTerms,
+} from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
@@ -241,6 +249,10 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     replayKey(payment) {
       const decoded = decodePayload(payment);
       return decoded ? keyOf(decoded.tx) : null;
+    },
+    payerOf(payment) {
+      const decoded = decodePayload(payment);
+      return decoded ? tokenPayer(decoded.tx) || null : null;
     },
     verify,
     settle,

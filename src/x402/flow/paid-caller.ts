@@ -158,7 +158,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
       payment: decoded.payment,
       requirements: decoded.requirements,
       resourceUrl,
-      request: { path: entry.path, query, signal },
+      request: { path: entry.path, query, signal, client: attempt.client },
       answer: onAnswer
         ? () => {
             onAnswer();

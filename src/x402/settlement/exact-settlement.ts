@@ -26,7 +26,8 @@ import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { FailedPayments } from '../state/failed-payments.ts';
-import { paymentsFull, replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import { replyOf, storableAnswer, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
@@ -85,8 +86,11 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
-    // A new payment only while its settlement can be recorded: the records held are never dropped for it.
-    if (pending.full?.()) return replyForError(paymentsFull());
+    // A new payment only while its settlement can be recorded, within its payer's and address's
+    // shares: the records held are never dropped for it. The payer is the one the payment names,
+    // unchecked: a payment that verifies pays from it (and the record counts the verified one).
+    const noRoom = noRoomFor(pending, { payer: scheme.payerOf?.(call.payment) ?? '', client: call.request.client ?? '' });
+    if (noRoom) return replyForError(recordsRefused(noRoom));
     const claim = await replayGuard.acquire(key);
     if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
     if (claim === 'settled') {
@@ -161,16 +165,20 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
       early: false,
       record(network: string, payer: string, transaction: string): Promise<void> {
         recorder.recorded = true;
-        return pending.record(key, {
-          network,
-          transaction,
-          payer,
-          payloadSha256: payloadSha256(call),
-          answer: storableAnswer(answer),
-          paid: paidOf(call),
-          recordedAt: Date.now(),
-          ...(recorder.early ? { early: { payment: call.payment } } : {}),
-        });
+        return pending.record(
+          key,
+          {
+            network,
+            transaction,
+            payer,
+            payloadSha256: payloadSha256(call),
+            answer: storableAnswer(answer),
+            paid: paidOf(call),
+            recordedAt: Date.now(),
+            ...(recorder.early ? { early: { payment: call.payment } } : {}),
+          },
+          call.request.client,
+        );
       },
     };
     return recorder;
