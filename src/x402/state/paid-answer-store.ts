@@ -11,7 +11,7 @@ import type { HttpReply } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { IDEMPOTENCY_MAX_ENTRIES, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { replyOf, storableAnswer, type StoredAnswer } from './pending-settlements.ts';
-import { type BoundedStore, createRecordShares, type RecordOwners, type ShareLimits } from './record-shares.ts';
+import { type BoundedStore, createRecordShares, type RecordOwners, type RecordRefusal, type ShareLimits } from './record-shares.ts';
 
 const FILE = 'payment-identifier.log';
 
@@ -49,6 +49,7 @@ export interface PaidAnswerStore extends BoundedStore {
 /** The file log: lookups answer at once, from memory. */
 export interface FilePaidAnswerStore extends PaidAnswerStore {
   lookup(id: string, fingerprint: string): PaidAnswerLookup;
+  refusal(owners: RecordOwners): RecordRefusal | null;
   size(): number;
 }
 

@@ -10,7 +10,7 @@ import type { CommitJournal } from '../../durable/commit-journal.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import type { HttpReply, ServiceError } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
-import { type BoundedStore, createRecordShares, recordsRefused, type ShareLimits } from './record-shares.ts';
+import { type BoundedStore, createRecordShares, type RecordOwners, type RecordRefusal, recordsRefused, type ShareLimits } from './record-shares.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -73,6 +73,7 @@ export interface PendingSettlements extends BoundedStore {
 /** The file log: reads answer at once, from memory. */
 export interface FilePendingSettlements extends PendingSettlements {
   get(key: string): PendingSettlement | undefined;
+  refusal(owners: RecordOwners): RecordRefusal | null;
   size(): number;
 }
 
