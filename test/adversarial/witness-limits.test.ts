@@ -1,5 +1,5 @@
 /**
- * Anyone who can reach a witness (docs/security.md#witnesses): a slow client is cut within the
+ * Anyone who can reach a witness (docs/security.md#a-witnesss-connections): a slow client is cut within the
  * head and body deadlines, one client cannot hold every connection, all clients together cannot
  * hold more than the cap, and a client sending faster than its pace gets 429 while the others are
  * answered. The real listener with its default limits, the pace's clock pinned (no refill);

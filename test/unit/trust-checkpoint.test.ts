@@ -1,7 +1,7 @@
 /**
  * `GET /trust/checkpoint` signs a timestamped checkpoint at most once a second per tree size, and
  * the signature being made is shared by every request that arrives meanwhile: free traffic never
- * queues a second signature while one is in the pool (docs/security.md#transparency-log).
+ * queues a second signature while one is in the pool (docs/security.md#one-signature-per-checkpoint-both-routes).
  */
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
