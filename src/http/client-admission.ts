@@ -48,7 +48,7 @@ export interface ClientAdmissionConfig {
 
 export interface ClientAdmission {
   /** The front end's check before routing (HttpServerConfig.admit): a 429 reply, or null to go on. */
-  door(req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>): HttpReply | null;
+  door(req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>): HttpReply | null;
   /** `count` calls of one request (the elements of a JSON-RPC batch), all admitted or none. */
   calls(client: string, count: number): HttpReply | null;
   /** Whether the answer of `path` with `status` is spent from its client's bytes (a paid route's 200 is paid for; MCP spends its own share). */
@@ -117,7 +117,8 @@ export function createClientAdmission(config: ClientAdmissionConfig): ClientAdmi
         const key = keyOf(req.remoteIp);
         return free.has(key) ? owing(key) : takeFree(req.remoteIp);
       }
-      if (config.paidPaths.has(req.path) && paymentHeader(req.headers) !== null) return null;
+      // A HEAD is never paid (paid-routes.ts): its payment header buys nothing, so it is counted.
+      if (req.method !== 'HEAD' && config.paidPaths.has(req.path) && paymentHeader(req.headers) !== null) return null;
       return takeFree(req.remoteIp);
     },
     calls: (client, count) => (count > 0 ? takeFree(client, count) : null),

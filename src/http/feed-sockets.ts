@@ -36,7 +36,7 @@ export interface FeedSocketsConfig {
   /** The client's address of an upgrade (the peer, or the hop a trusted proxy names). */
   readonly clientOf: (res: uWS.HttpResponse, forwardedFor: string | undefined) => string;
   /** The server's admission (the free rate limit): a reply refuses the upgrade. */
-  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+  readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Spends bytes sent to a client (the free limit's byte bound); false once the client owes bytes. */
   readonly sent?: (remoteIp: string, bytes: number) => boolean;
 }
@@ -101,7 +101,7 @@ export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config:
         if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
         delete headers['payment-signature'];
         delete headers['x-payment'];
-        const limited = config.admit?.({ remoteIp, headers, path: feed.path });
+        const limited = config.admit?.({ method: 'GET', remoteIp, headers, path: feed.path });
         if (limited) return write(res, limited, true);
         const client = clientKeyOf(remoteIp);
         const refused = refusal(config, sockets.size, perClient.get(client) ?? 0);

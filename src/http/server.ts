@@ -44,7 +44,7 @@ export interface HttpServerConfig {
    * Asked before routing, with the request copied: a reply refuses it (a rate limit's 429), null
    * lets it through. Synchronous and cheap: it runs on every request.
    */
-  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+  readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
   /**
@@ -228,7 +228,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
     if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
-    const refused = config.admit?.({ remoteIp, headers, path });
+    const refused = config.admit?.({ method, remoteIp, headers, path });
     if (refused) return finish(res, state, refused);
 
     const found = lookup(method === 'HEAD' ? 'GET' : method, path);

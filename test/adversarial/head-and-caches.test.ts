@@ -12,6 +12,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { BASE, channelPayer } from '../helpers/channel-payer.ts';
@@ -118,6 +119,25 @@ describe('HEAD', () => {
     }
     agent.destroy();
     expect(seen).toEqual([402, 200, 404, 200, 200, 200, 200, 200, 200, 200]);
+  });
+
+  it('never settles a payment: a HEAD carrying one gets the 402’s head, and the payment still buys its GET', async () => {
+    const me = { 'X-Forwarded-For': '10.43.0.5' };
+    const evm = t.localnet!.evm;
+    const key = generateEvmKey();
+    await evm.fundUsdc(evmAddressOfKey(key), 100_000n);
+    const client = new x402Client((_version, accepts) => accepts.find((a) => a.network === BASE && a.scheme === 'exact')!);
+    client.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+    client.register('eip155:*', new ExactEvmScheme(evmAccountFromKey(key)));
+    const challenge = await fetch(`${t.url}/v1/epoch`, { headers: me });
+    const payment = await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers.get('payment-required')!));
+    const header = { ...me, 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payment)).toString('base64') };
+    const head = await fetch(`${t.url}/v1/epoch`, { method: 'HEAD', headers: header });
+    // A HEAD carries no content: settling its payment would charge for an answer nobody receives.
+    expect([head.status, head.headers.get('payment-response')]).toEqual([402, null]);
+    const get = await fetch(`${t.url}/v1/epoch`, { headers: header });
+    await get.arrayBuffer();
+    expect(get.status).toBe(200);
   });
 
   it('takes a token of the free limit like a GET', async () => {

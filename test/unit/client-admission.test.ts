@@ -53,7 +53,7 @@ function admission(free = 2, failed = 2) {
   });
   return { a, c };
 }
-const req = (path: string, headers: Record<string, string> = {}, remoteIp = '198.51.100.1') => ({ remoteIp, headers, path });
+const req = (path: string, headers: Record<string, string> = {}, remoteIp = '198.51.100.1', method = 'GET') => ({ method, remoteIp, headers, path });
 
 describe('client admission', () => {
   it('unpaid requests take a free token; 429 rate_limited with Retry-After beyond; IPv6 /64 is one client', () => {
@@ -70,6 +70,8 @@ describe('client admission', () => {
     expect(a.door(req('/health', { 'payment-signature': 'x' }))).toBeNull();
     expect(a.door(req('/health', { 'x-payment': 'x' }))?.status).toBe(429);
     for (let i = 0; i < 5; i++) expect(a.door(req(PAID, { 'payment-signature': 'x' }))).toBeNull();
+    // A HEAD is never paid: its payment header buys nothing, it is counted.
+    expect(a.door(req(PAID, { 'payment-signature': 'x' }, '198.51.100.1', 'HEAD'))?.status).toBe(429);
   });
 
   it('a payment that does not match takes the free token after all', () => {
