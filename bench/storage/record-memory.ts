@@ -104,7 +104,15 @@ async function main(): Promise<void> {
       withAnswer.push(id);
       const payer = `0x${hex(20)}`;
       const record: ChannelRecord = {
-        config: { payer, payerAuthorizer: payer, receiver: `0x${hex(20)}`, receiverAuthorizer: `0x${hex(20)}`, token: `0x${hex(20)}`, withdrawDelay: 900, salt: `0x${hex(32)}` },
+        config: {
+          payer,
+          payerAuthorizer: payer,
+          receiver: `0x${hex(20)}`,
+          receiverAuthorizer: `0x${hex(20)}`,
+          token: `0x${hex(20)}`,
+          withdrawDelay: 900,
+          salt: `0x${hex(32)}`,
+        },
         payer,
         charged: '1000',
         signedMax: '1000',

@@ -14,12 +14,13 @@ import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
 import { FEED_MAX_SOCKETS, FEED_SOCKETS_PER_CLIENT, type Feed, feedRoutes } from './feed.ts';
 import { openFeeds } from './feed-sockets.ts';
-import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
+import { createRouteTable, PREFLIGHT_HEADERS } from './route-table.ts';
 import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
-import { contentBytes, headBytes } from './wire-bytes.ts';
+import { repliedBytes, write, writeHead, writeHeadOnly } from './reply-writer.ts';
+import type { ByteMeter } from './wire-bytes.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -59,13 +60,6 @@ export interface HttpServerConfig {
   readonly feedSockets?: { readonly max: number; readonly perClient: number };
 }
 
-/** What the front end tells the free limit of the bytes it sent (client-admission.ts). */
-export interface ByteMeter {
-  counts(path: string, status: number): boolean;
-  /** False once the client owes bytes. */
-  sent(client: string, bytes: number): boolean;
-}
-
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting, lets in-flight requests finish for up to the drain timeout, aborts the rest, then resolves. */
@@ -83,32 +77,6 @@ export interface HttpServer {
  * binding's one switch for it (absent from its typings); it holds for the whole process.
  */
 (uWS as unknown as { readonly _cfg: (key: string) => void })._cfg('silent');
-
-const CORS_ENTRIES = Object.entries(CORS_HEADERS);
-const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
-
-function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
-  res.writeStatus(STATUS_LINES.get(reply.status) ?? `${reply.status} Status`);
-  for (const [k, v] of CORS_ENTRIES) res.writeHeader(k, v);
-  const headers = reply.headers;
-  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
-}
-
-function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head = false): void {
-  res.cork(() => {
-    writeHead(res, reply);
-    // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
-    // Called without arguments: given any, the binding writes a length (a bogus one for undefined),
-    // and in this binding a reported length leaves the response unended: the length is ours to write.
-    if (reply.status === 304) res.endWithoutBody();
-    else if (head) {
-      // RFC 9110 9.3.2: the GET's headers, its Content-Length included, and no content. Bytes after
-      // the head would be read by a kept-alive client as the start of its next response.
-      res.writeHeader('Content-Length', String(contentBytes(reply.body)));
-      res.endWithoutBody();
-    } else res.end(reply.body, closeConnection);
-  });
-}
 
 /**
  * uWS's listen with options. Its typings omit the host form the binding takes, and declare the
@@ -156,11 +124,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const meter = config.meter;
   /** Spends what a written answer weighed from its client's bytes, when it counts (a stream: with the content it streamed). */
   const metered = (state: RequestState, reply: AnyReply, streamed = 0) => {
-    if (!meter?.counts(state.path, reply.status)) return;
-    const line = STATUS_LINES.get(reply.status) ?? `${reply.status} Status`;
-    if ('stream' in reply) return void meter.sent(state.client, headBytes(line, reply.headers, null) + streamed);
-    const length = reply.status === 304 ? 0 : contentBytes(reply.body);
-    meter.sent(state.client, headBytes(line, reply.headers, length) + (state.head ? 0 : length));
+    if (meter?.counts(state.path, reply.status)) meter.sent(state.client, repliedBytes(reply, state.head, streamed));
   };
   const done = (state: RequestState, status: number) => {
     config.onResponse?.(status, performance.now() - state.started);
@@ -172,10 +136,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       if (state.head) {
         // No content for HEAD: the head alone, and the producer is told nobody reads it.
         if (!state.clientGone) {
-          res.cork(() => {
-            writeHead(res, reply);
-            res.endWithoutBody();
-          });
+          writeHeadOnly(res, reply);
           metered(state, reply);
         }
         reply.stream.cancel().catch(() => undefined);

@@ -6,6 +6,14 @@
  */
 import { CORS_HEADERS } from './route-table.ts';
 
+/** What the front end tells the free limit of the bytes it sent (client-admission.ts implements it). */
+export interface ByteMeter {
+  /** Whether the answer of `path` with `status` counts (asked first: one that does not costs no reckoning). */
+  counts(path: string, status: number): boolean;
+  /** Spends `bytes` sent to `client`; false once the client owes bytes. */
+  sent(client: string, bytes: number): boolean;
+}
+
 /** `HTTP/1.1 ` before the status line and its CRLF. */
 const STATUS_LINE_FRAME_BYTES = 'HTTP/1.1 \r\n'.length;
 /** The date uWS writes into every answer (`Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n`). */

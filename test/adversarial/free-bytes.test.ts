@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { LEDGER_FEED_PATH } from '../../src/http/ledger-feed.ts';
 import { BASE } from '../helpers/channel-payer.ts';
@@ -28,6 +28,8 @@ beforeAll(async () => {
   // A few ledger entries, so a feed socket opens on a backlog as it would on a live service.
   const pay = payingFetch(await basePayer());
   for (let i = 0; i < 3; i++) expect((await pay(`${t.url}/v1/epoch`)).status).toBe(200);
+  const ledger = (await (await fetch(`${t.url}/ledger`, { headers: { 'X-Forwarded-For': '10.44.9.8' } })).json()) as { count: number };
+  openingMessages = 1 + ledger.count;
 }, 120_000);
 afterAll(async () => t?.close());
 
@@ -69,11 +71,18 @@ function pull(ip: string, method: string, path: string, body?: string): Promise<
   });
 }
 
-/** Upgrades to the live ledger as `ip`; the bytes it read in the first half second (or the refusal's status). */
+/** Messages a new feed socket opens with: the checkpoint and the newest entries (the ledger holds fewer than the backlog's 20). */
+let openingMessages = 0;
+
+/** Upgrades to the live ledger as `ip`; the bytes it read once its opening messages are in (or the refusal's status). */
 async function feed(ip: string): Promise<Pulled> {
   const r = await rawUpgrade(`${t.url}${LEDGER_FEED_PATH}`, { 'X-Forwarded-For': ip });
   if ('refused' in r) return { status: r.refused.status, bytes: r.refused.body.length };
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  let received = '';
+  r.upgraded.on('data', (c: Buffer) => {
+    received += c.toString('latin1');
+  });
+  await vi.waitUntil(() => received.split('"type":').length - 1 >= openingMessages, { timeout: 10_000 });
   return { status: 101, bytes: r.upgraded.bytesRead, socket: r.upgraded };
 }
 
@@ -118,18 +127,19 @@ describe('bytes sent without a payment', () => {
     expect('upgraded' in opened).toBe(true);
     const socket = (opened as { upgraded: Socket }).upgraded;
     sockets.push(socket);
-    const closed = new Promise<string>((resolve) => {
-      let got = Buffer.alloc(0);
-      socket.on('data', (c: Buffer) => {
-        got = Buffer.concat([got, c]);
-      });
-      socket.on('close', () => resolve(got.toString('latin1')));
+    let frames = '';
+    let closed = false;
+    socket.on('data', (c: Buffer) => {
+      frames += c.toString('latin1');
+    });
+    socket.on('close', () => {
+      closed = true;
     });
     while ((await pull(me, 'GET', '/openapi.json')).status !== 429);
     // A paid call of another client appends an entry: the feed publishes it, and this client's share is spent.
     expect((await payingFetch(await basePayer())(`${t.url}/v1/epoch`)).status).toBe(200);
-    const frames = await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r('still open'), 10_000))]);
     // Before: the socket stayed open and went on receiving whatever the feed published.
+    await vi.waitUntil(() => closed, { timeout: 10_000 });
     expect(frames).toContain('this client has used its bytes without a payment');
   }, 60_000);
 });

@@ -52,25 +52,28 @@ function parseResponses(bytes: Buffer, methods: readonly string[]): { responses:
   return { responses, rest: bytes.subarray(at) };
 }
 
-/** Sends the requests pipelined on one socket as client `ip`; resolves once every response arrived and the server went quiet. */
+/**
+ * Sends the requests pipelined on one socket as client `ip`, the last asking the server to close
+ * the connection after it; resolves with what arrived once the server closed it (so any stray
+ * bytes after the last response are in `rest`).
+ */
 function pipelined(ip: string, requests: readonly (readonly [string, string])[]): Promise<{ responses: RawResponse[]; rest: Buffer }> {
-  const text = requests.map(([m, p]) => `${m} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: ${ip}\r\n\r\n`).join('');
-  const methods = requests.map(([m]) => m);
+  const last = requests.length - 1;
+  const text = requests
+    .map(([m, p], i) => `${m} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: ${ip}\r\n${i === last ? 'Connection: close\r\n' : ''}\r\n`)
+    .join('');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let quiet: NodeJS.Timeout | undefined;
     const socket = connect(t.service.port, '127.0.0.1', () => socket.write(text));
-    const finish = () => {
-      socket.destroy();
-      resolve(parseResponses(Buffer.concat(chunks), methods));
-    };
-    socket.on('data', (c: Buffer) => {
-      chunks.push(c);
-      const parsed = parseResponses(Buffer.concat(chunks), methods);
-      clearTimeout(quiet);
-      // Every response is in: wait a little longer for any stray bytes that would follow the last one.
-      if (parsed.responses.length === methods.length) quiet = setTimeout(finish, 300);
-    });
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () =>
+      resolve(
+        parseResponses(
+          Buffer.concat(chunks),
+          requests.map(([m]) => m),
+        ),
+      ),
+    );
     socket.on('error', reject);
   });
 }

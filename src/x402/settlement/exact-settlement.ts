@@ -86,9 +86,7 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
-    // A new payment only while its settlement can be recorded, within its payer's and address's
-    // shares: the records held are never dropped for it. The payer is the one the payment names,
-    // unchecked: a payment that verifies pays from it (and the record counts the verified one).
+    // A new payment only while its record has room, within its (named, unchecked) payer's and address's shares; nothing held is dropped for it.
     const noRoom = noRoomFor(pending, { payer: scheme.payerOf?.(call.payment) ?? '', client: call.request.client ?? '' });
     if (noRoom) return replyForError(recordsRefused(noRoom));
     const claim = await replayGuard.acquire(key);
