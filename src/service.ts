@@ -199,6 +199,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     paid,
     freeRoutes: routes,
     admitCalls: admission.calls,
+    sentBytes: admission.sent,
   });
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
@@ -206,6 +207,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     trustedProxies: config.trustedProxies,
     feedSockets: config.feedSockets,
     admit: admission.door,
+    meter: admission,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
   storefront.start(server);

@@ -159,3 +159,50 @@ describe('pending settlements and paid answers', () => {
     expect(store.lookup('id-0123456789abcdef', 'fp').kind).toBe('miss');
   });
 });
+
+describe('shares of the payment records (docs/security.md#money-state-no-payer-can-fill)', () => {
+  const shares = { perPayer: 2, perClient: 3 };
+  const recordOf = (payer: string): PendingSettlement => ({
+    network: 'eip155:8453',
+    transaction: '0xt',
+    payer,
+    payloadSha256: 'cd'.repeat(32),
+    answer: storableAnswer({ status: 200, body: '{}' }),
+    paid: { originalUrl: '/v1/epoch', endpoint: '/v1/epoch', priceUsdcUnits: 1000 },
+    recordedAt: 1,
+  });
+
+  it('a new record past its payer’s or its address’s share is refused; an update of one held never is; a resolved one frees its place', async () => {
+    const store = createPendingSettlements({ dir: freshDir(), shares, now: fixedNow });
+    await store.record('k1', recordOf('0xAB'), '10.0.0.1');
+    await store.record('k2', recordOf('0xab'), '10.0.0.2');
+    await expect(store.record('k3', recordOf('0xAb'), '10.0.0.3')).rejects.toMatchObject({ code: 'payments_full', details: { share: 'payer' } });
+    await store.record('k1', { ...recordOf('0xab'), transaction: '0xu' }, '10.0.0.1');
+    await store.record('k4', recordOf('0xcd'), '10.0.0.1');
+    await store.record('k6', recordOf('0x11'), '10.0.0.1');
+    await expect(store.record('k5', recordOf('0xef'), '10.0.0.1')).rejects.toMatchObject({ code: 'payments_full', details: { share: 'client' } });
+    await store.resolve('k1');
+    await store.record('k5', recordOf('0xef'), '10.0.0.1');
+    expect(store.refusal({ payer: '0x99', client: '10.0.0.9' })).toBeNull();
+  });
+
+  it('after a reopen the records count toward their payers (read from the record), not toward addresses (never written)', async () => {
+    const dir = freshDir();
+    const store = createPendingSettlements({ dir, shares, now: fixedNow });
+    await store.record('k1', recordOf('0xab'), '10.0.0.1');
+    await store.record('k2', recordOf('0xab'), '10.0.0.1');
+    expect(readFileSync(join(dir, 'pending-settlements.log'), 'utf8')).not.toContain('10.0.0.1');
+    const again = createPendingSettlements({ dir, shares, now: fixedNow });
+    expect(again.refusal({ payer: '0xAB', client: '' })).toBe('payer');
+    expect(again.refusal({ payer: '0xcd', client: '10.0.0.1' })).toBeNull();
+  });
+
+  it('payment-identifier answers keep their payer on disk and are held to the same shares', async () => {
+    const dir = freshDir();
+    const ids = createPaidAnswerStore({ dir, shares, now: fixedNow });
+    await ids.remember('id-a', 'fp', { status: 200, body: 'a' }, { payer: '0xab', client: '10.0.0.1' });
+    await ids.remember('id-b', 'fp', { status: 200, body: 'b' }, { payer: '0xab', client: '10.0.0.1' });
+    expect(ids.refusal({ payer: '0xab', client: '' })).toBe('payer');
+    expect(createPaidAnswerStore({ dir, shares, now: fixedNow }).refusal({ payer: '0xAB', client: '' })).toBe('payer');
+  });
+});

@@ -6,12 +6,11 @@
  * the price over what we charged (else the corrective 402, which hands back our state and the
  * payer's last voucher); it is checked against the channel's mirrored on-chain balance, re-read
  * first when older than the mirror's bound, and refused while the payer's timed withdrawal is
- * pending or the channel is quarantined; the handler runs; only a 200 commits the charge,
- * durably, before it leaves (channel-commit.ts); a voucher whose charge is stored and whose
- * answer was never kept (a crash between the two) is answered again on its identical retry.
- * A deposit is verified and sent on chain by the facilitator around the same steps; its identical
- * retry, once charged, is answered like a voucher's (its money moved: it would fail verification).
- * Claiming the vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
+ * pending or the channel is quarantined; the handler runs; only a 200 commits the charge, durably,
+ * before it leaves (channel-commit.ts); a voucher charged whose answer was never kept (a crash
+ * between the two) is answered again on its identical retry. A deposit is verified and sent on
+ * chain by the facilitator around the same steps; its identical retry, once charged, is answered
+ * like a voucher's. Claims are channel-claimer.ts; refunds channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
@@ -30,7 +29,8 @@ import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { paymentsFull, replyOf } from '../state/pending-settlements.ts';
+import { replyOf } from '../state/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
@@ -165,8 +165,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
     const rec = await store.get(id);
     if (rec) return rec;
-    // A channel we do not hold yet only while there is room: the channels held are never dropped for it.
-    if (store.full?.()) return replyForError(paymentsFull());
+    const noRoom = noRoomFor(store, { payer: p.channelConfig.payer, client: call.request.client ?? '' });
+    if (noRoom) return replyForError(recordsRefused(noRoom));
     const known = failed.recall(id, () => payloadSha256(call));
     if (known) return refuse(call, known.reason, known.message);
     const onchain = await facilitator.read(id).catch(() => null);
@@ -213,7 +213,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
     const known = await store.get(id);
-    if (!known && store.full?.()) return replyForError(paymentsFull());
+    const noRoom = known ? null : noRoomFor(store, { payer: p.channelConfig.payer, client: call.request.client ?? '' });
+    if (noRoom) return replyForError(recordsRefused(noRoom));
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     const closed = closedTo(call, rec);
     if (closed) return closed;
