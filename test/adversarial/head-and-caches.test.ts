@@ -84,6 +84,12 @@ const comparable = (h: Map<string, string>) => [...h].filter(([k]) => k !== 'dat
 describe('HEAD', () => {
   it('answers each route with the GET’s headers and Content-Length, and no content: the next response on the connection starts where it should', async () => {
     const requests = PATHS.flatMap((p) => [['GET', p] as const, ['HEAD', p] as const]);
+    // /checkpoint's note signed first: its first answer at a tree size waits for a signature (in a
+    // worker when the loop is busy, as right after start), and uWS closes a connection on which a
+    // request is pipelined behind an answer still being made, with nothing sent, not even the
+    // answers before it (docs/security.md#head-and-shared-caches). This test reads the framing of
+    // answers that are ready.
+    expect((await fetch(`${t.url}/checkpoint`, { headers: { 'X-Forwarded-For': '10.43.0.9' } })).status).toBe(200);
     const { responses, rest } = await pipelined('10.43.0.1', [...requests, ['GET', '/health']]);
     // Before the fix the HEAD answers carried the GET's body (402: its JSON, 404: 79 bytes, /ledger, /checkpoint):
     // the responses after the first HEAD were read out of step and `rest` held the last body.
