@@ -186,6 +186,22 @@ describe('shares of the payment records (docs/security.md#money-state-no-payer-c
     expect(store.refusal({ payer: '0x99', client: '10.0.0.9' })).toBeNull();
   });
 
+  it('a staged record (an early answer’s, written in its admission’s commit) is held to the same shares as a recorded one', async () => {
+    const store = createPendingSettlements({ dir: freshDir(), shares, now: fixedNow });
+    await store.stageRecord('k1', recordOf('0xab'), '10.0.0.1').commitAlone();
+    await store.record('k2', recordOf('0xAB'), '10.0.0.2');
+    expect(() => store.stageRecord('k3', recordOf('0xab'), '10.0.0.3')).toThrow(
+      expect.objectContaining({ code: 'payments_full', details: { share: 'payer' } }),
+    );
+    await store.stageRecord('k4', recordOf('0xcd'), '10.0.0.1').commitAlone();
+    await store.stageRecord('k5', recordOf('0x11'), '10.0.0.1').commitAlone();
+    expect(() => store.stageRecord('k6', recordOf('0xef'), '10.0.0.1')).toThrow(
+      expect.objectContaining({ code: 'payments_full', details: { share: 'client' } }),
+    );
+    // Staged again (its rewrite at the broadcast), a record held is never refused.
+    expect(() => store.stageRecord('k1', { ...recordOf('0xab'), transaction: '0xu' }, '10.0.0.1')).not.toThrow();
+  });
+
   it('after a reopen the records count toward their payers (read from the record), not toward addresses (never written)', async () => {
     const dir = freshDir();
     const store = createPendingSettlements({ dir, shares, now: fixedNow });
