@@ -91,6 +91,12 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
   };
   return {
     take(clientKey, count = 1) {
+      // Taking nothing asks whether the client owes: a bucket not below zero never does (a refill
+      // only adds), so the common answer costs no clock read (the byte bound asks on every request).
+      if (count === 0) {
+        const seen = buckets.get(clientKey);
+        if (!seen || seen.tokens >= 0) return ADMITTED;
+      }
       const bucket = bucketOf(clientKey);
       const need = Math.min(count, burst);
       if (bucket.tokens >= need) {

@@ -31,7 +31,17 @@ for (const k in CORS_HEADERS) corsBytes += k.length + CORS_HEADERS[k]!.length + 
 export function headBytes(statusLine: string, headers: Readonly<Record<string, string>> | undefined, contentLength: number | null): number {
   let n = STATUS_LINE_FRAME_BYTES + statusLine.length + corsBytes + DATE_LINE_BYTES + HEAD_END_BYTES;
   if (headers) for (const k in headers) n += k.length + headers[k]!.length + 4;
-  return n + (contentLength === null ? CHUNKED_LINE_BYTES : 'Content-Length: \r\n'.length + String(contentLength).length);
+  return n + (contentLength === null ? CHUNKED_LINE_BYTES : CONTENT_LENGTH_LINE_BYTES + digits(contentLength));
+}
+
+/** `Content-Length: \r\n` around the length's digits. */
+const CONTENT_LENGTH_LINE_BYTES = 'Content-Length: \r\n'.length;
+
+/** The decimal digits of a length, counted (no string made per answer). */
+function digits(n: number): number {
+  let d = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) d++;
+  return d;
 }
 
 /** The content's bytes as they are written (UTF-8 for text). */
