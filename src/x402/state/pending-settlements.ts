@@ -82,6 +82,7 @@ export interface PendingSettlements extends BoundedStore {
 /** The file log: reads answer at once, from memory. */
 export interface FilePendingSettlements extends PendingSettlements {
   get(key: string): PendingSettlement | undefined;
+  stageRecord(key: string, pending: PendingSettlement, client?: string): StagedWrite;
   refusal(owners: RecordOwners): RecordRefusal | null;
   size(): number;
 }
