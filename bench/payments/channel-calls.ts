@@ -74,7 +74,7 @@ async function journalWrites(url: string): Promise<number> {
 }
 
 /** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
-async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
+export async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
   const terms = await channelTermsOf(url);
   const warm = warmCalls(clients);
   const traced = Math.max(2, Math.ceil(SYNC_COUNT_CALLS / clients));

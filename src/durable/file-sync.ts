@@ -4,7 +4,7 @@
  * asynchronous serving paths). A write is always whole: `write(2)` may store part of a buffer and
  * succeed (a full disk, a file-size limit), and the rest would be silently missing.
  */
-import { close, closeSync, fdatasync, fsync, fsyncSync, ftruncate, ftruncateSync, mkdirSync, open, openSync, rename, write } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, fsyncSync, ftruncate, ftruncateSync, mkdirSync, open, openSync, rename, write, writeSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const call = <T>(run: (done: (err: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> =>
@@ -35,6 +35,15 @@ export async function writeAll(fd: number, buf: Buffer, position: number | null)
     const at = position === null ? null : position + done;
     done += await call<number>((cb) => write(fd, buf, done, buf.length - done, at, cb));
   }
+}
+
+/**
+ * `writeAll` on the calling thread, for a write with no sync that lands in the page cache (a few
+ * µs for a few kB, measured against 25-30 µs of CPU for the same write through the thread pool):
+ * the commit journal's files, after their journal line is durable (commit-journal.ts).
+ */
+export function writeAllSync(fd: number, buf: Buffer, position: number): void {
+  for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, position + done);
 }
 
 /**

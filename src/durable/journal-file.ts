@@ -8,7 +8,7 @@
 import { constants, fstatSync, openSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { ensureFileSync, replaceFile } from './atomic-replace.ts';
-import { closeFile, dataSync, makeDirSync, openFile, renameFile, syncDir, writeAll } from './file-sync.ts';
+import { closeFile, dataSync, makeDirSync, openFile, renameFile, syncDir, writeAllSync } from './file-sync.ts';
 
 export interface JournalFile {
   /** Its path relative to the journal's directory: how the journal's records name it. */
@@ -24,7 +24,12 @@ export interface JournalFile {
 
 /** What the journal does with a file: positional writes without sync, and the sync at a checkpoint. */
 export interface JournalFileIo extends JournalFile {
-  write(buf: Buffer, position: number): Promise<void>;
+  /**
+   * Writes `buf` at `position` on the calling thread, without sync: the bytes go to the page cache
+   * (their durability is the journal's line, written before). A file a compaction replaced is
+   * opened again here, once after each checkpoint that replaced it.
+   */
+  write(buf: Buffer, position: number): void;
   /** Moves the write position past bytes written. */
   advance(bytes: number): void;
   /** Flushes what was written since the last sync; nothing when nothing was. */
@@ -52,9 +57,10 @@ export function openJournalFile(path: string, name: string, mode = 0o600): Journ
     name,
     path,
     size: () => size,
-    async write(buf, position) {
+    write(buf, position) {
+      fd ??= openSync(path, constants.O_WRONLY | constants.O_CREAT, mode);
       dirty = true;
-      await writeAll(await handle(), buf, position);
+      writeAllSync(fd, buf, position);
     },
     advance(bytes) {
       size += bytes;

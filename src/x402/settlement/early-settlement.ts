@@ -148,7 +148,12 @@ export function createEarlySettlement(config: {
         ticket?.release();
         return { settled: 'settled' in first ? first.settled : await settling };
       }
-      const reply = await deliver(first.transaction);
+      // An answer that could not be made (its commit failed) never went out: nothing is at risk,
+      // so its share is given back at once; the payment's retry takes the confirmed path.
+      const reply = await deliver(first.transaction).catch((err: unknown) => {
+        ticket.release();
+        throw err;
+      });
       const followed: Followed = {
         key: call.key,
         ticket,
