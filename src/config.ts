@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.ts';
 import { checkValue, parseArgv, parseWitnessEntry } from './config-parse.ts';
 import { OPTIONS } from './config-options.ts';
+import type { ShareLimits } from './x402/state/record-shares.ts';
 
 export { OPTIONS } from './config-options.ts';
 
@@ -76,6 +77,8 @@ export interface Config {
   /** Token bucket per client on requests without a payment header: refill per second (0: off) and size. */
   readonly freeRatePerSecond: number;
   readonly freeBurst: number;
+  readonly freeBytesPerSecond: number;
+  readonly freeBytesBurst: number;
   /** Token bucket per client on payments refused for the payment or its request (off with the free limit). */
   readonly failedPaymentRatePerSecond: number;
   readonly failedPaymentBurst: number;
@@ -99,7 +102,10 @@ export interface Config {
   readonly solPriceUsd: number;
   /** Bound of the file payment records and of the file channel records: new paid calls get 503 beyond it, nothing evicted. */
   readonly paymentRecordsMax: number;
+  /** Shares of the payment records per payer and per client address. */
+  readonly paymentRecordShares: ShareLimits;
   readonly channelsMax: number;
+  readonly channelShares: ShareLimits;
   /** Witnesses of the log's checkpoints (URL secret: may hold credentials) and the cosignatures a proof needs. */
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   readonly witnessQuorum: number;
@@ -200,6 +206,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     previewClientsPerDay: Number(get('preview-clients-per-day')),
     freeRatePerSecond: Number(get('free-rate-per-second')),
     freeBurst: Number(get('free-burst')),
+    freeBytesPerSecond: Number(get('free-bytes-per-second')),
+    freeBytesBurst: Number(get('free-bytes-burst')),
     failedPaymentRatePerSecond: Number(get('failed-payment-rate-per-second')),
     failedPaymentBurst: Number(get('failed-payment-burst')),
     trustedProxies: (get('trusted-proxies') ?? '')
@@ -220,7 +228,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     }),
     solPriceUsd: Number(get('sol-price-usd')),
     paymentRecordsMax: Number(get('payment-records-max')),
+    paymentRecordShares: { perPayer: Number(get('payment-records-per-payer')), perClient: Number(get('payment-records-per-client')) },
     channelsMax: Number(get('channels-max')),
+    channelShares: { perPayer: Number(get('channels-per-payer')), perClient: Number(get('channels-per-client')) },
     witnesses: Object.freeze(witnesses),
     witnessQuorum: quorum,
     localnet: Object.freeze({

@@ -148,9 +148,17 @@ export interface HttpReply {
   readonly body: string | Buffer;
 }
 
-/** The JSON error reply of `body`, with the status its code maps to. */
+/**
+ * The JSON error reply of `body`, with the status its code maps to. No cache may keep it: an error
+ * speaks of this request at this moment (a 402's terms, a refused payment, a limit, a tile not yet
+ * in the tree), and a shared cache in front of the service must not serve it to anyone else.
+ */
 export function errorReply(body: ErrorBody, headers?: Readonly<Record<string, string>>): HttpReply {
-  return { status: ERROR_STATUS[body.error], headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+  return {
+    status: ERROR_STATUS[body.error],
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** `text` on one log line (viem's messages run to twenty lines). */

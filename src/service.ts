@@ -203,6 +203,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     paid,
     freeRoutes: routes,
     admitCalls: admission.calls,
+    sentBytes: admission.sent,
   });
   const storefront = createStorefrontStack({ serviceName: config.serviceName, version: SERVICE_VERSION, assets: webAssets }, ledger);
   const server = createHttpServer({
@@ -210,6 +211,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     trustedProxies: config.trustedProxies,
     feedSockets: config.feedSockets,
     admit: admission.door,
+    meter: admission,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
   storefront.start(server);
@@ -228,13 +230,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
    * and only then the upstream connections and the pool, each given UPSTREAM_CLOSE_MS.
    */
   async function close(): Promise<CloseReport> {
-    storefront.close();
-    tlog.close();
-    processMetrics.close();
-    extensions.close();
+    for (const part of [storefront, tlog, processMetrics, extensions]) part.close();
     await Promise.all([server.close(), admin.close()]);
-    await previewQuota.close();
-    await mcp.close();
+    await Promise.all([previewQuota.close(), mcp.close()]);
     blockhashes.close();
     feePayer.close();
     early.close();

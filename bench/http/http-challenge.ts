@@ -100,10 +100,11 @@ async function startServers(dataDir: string, options: HttpChallengeOptions, proc
     facilitatorUrl: reference.found[0]!,
     svmPayTo: SVM_PAY_TO,
     evmPayTo: EVM_PAY_TO,
-    // The free limit stays on (its per-request work is part of the path) but never refuses one
-    // client at wrk's rate; the Geyser stream is not judged stale while the localnet is frozen.
+    // The free limit stays on, its byte bound too (their per-request work is part of the path), but
+    // never refuses one client at wrk's rate; the Geyser stream is not judged stale while the localnet is frozen.
     extra: [
       ...['--free-rate-per-second', '999999999', '--free-burst', '999999999', '--geyser-stale-ms', '600000'],
+      ...['--free-bytes-per-second', '999999999', '--free-bytes-burst', '999999999'],
       ...['--evm-asset-name', terms.evm.name, '--evm-asset-version', terms.evm.version],
     ],
     nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],

@@ -14,7 +14,7 @@ export interface ParsedArgs {
 }
 
 /** Switches of every command: they take no value. */
-export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm']);
+export const SWITCHES: ReadonlySet<string> = new Set(['json', 'help', 'version', 'evm', 'allow-no-witnesses']);
 /** Options that may be given more than once (each value kept, in order): the logs a witness witnesses, a policy's witnesses. */
 export const REPEATABLE: ReadonlySet<string> = new Set(['log', 'witness']);
 /** Joins the values of a repeated option inside ParsedArgs (no value of a repeatable option holds it). */

@@ -60,12 +60,13 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     examples: ['x402-intel preview /v1/epoch', `x402-intel preview /v1/smri --mint ${BONK}`],
   },
   'verify-receipt': {
-    usage: 'verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>]]',
+    usage: 'verify-receipt <receipt-file> [--body <file>] [--policy <file> [--proof <file>] [--allow-no-witnesses]]',
     summary: "check a receipt's signature, its body and its entry in the service's signed ledger (online, or offline with --policy)",
     options: [
       ['--body <file>', 'the exact answer bytes (default: the .body.json saved next to the receipt)'],
       ['--policy <file>', 'check offline against this policy (log key, witness keys, quorum; x402-intel trust policy writes one)'],
       ['--proof <file>', 'with --policy: the tlog-proof (default: the .tlog-proof saved next to the receipt)'],
+      ['--allow-no-witnesses', 'with --policy: accept a policy that requires no witness (quorum 0): the log alone then vouches for its history'],
       URL_OPTION,
     ],
     examples: [

@@ -28,7 +28,10 @@ export interface CliEnvironment extends CliIo {
 const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: () => Promise<Command>; readonly options: readonly string[] | null }>> = {
   call: { load: async () => (await import('./call-command.ts')).runCall, options: null },
   preview: { load: async () => (await import('./preview-command.ts')).runPreview, options: null },
-  'verify-receipt': { load: async () => (await import('./verify-commands.ts')).runVerifyReceipt, options: ['body', 'url', 'policy', 'proof'] },
+  'verify-receipt': {
+    load: async () => (await import('./verify-commands.ts')).runVerifyReceipt,
+    options: ['body', 'url', 'policy', 'proof', 'allow-no-witnesses'],
+  },
   'verify-proof': { load: async () => (await import('./verify-commands.ts')).runVerifyProof, options: ['url'] },
   localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
   endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },

@@ -45,7 +45,7 @@ async function x402Lines(file: string, ours: Record<string, unknown>, get: Trust
   return checkExtensionReceipt(receipt as Record<string, unknown>, fields, get);
 }
 
-const VERIFY_RECEIPT_USAGE = 'verify-receipt <receipt-file> [--body <file>] [--url <service> | --policy <file> [--proof <file>]]';
+const VERIFY_RECEIPT_USAGE = 'verify-receipt <receipt-file> [--body <file>] [--url <service> | --policy <file> [--proof <file>] [--allow-no-witnesses]]';
 
 /** `verify-receipt --policy`: the saved tlog-proof against the policy, with no request to anyone. */
 function verifyAgainstPolicy(
@@ -59,6 +59,15 @@ function verifyAgainstPolicy(
   const policyFile = resolve(ctx.cwd, optionValue(ctx.args, 'policy')!);
   const policy = parseTlogPolicy(readInputFile(policyFile, 'the policy file').toString('utf8'));
   if (!policy.ok) throw new CliError('invalid_policy', `${policyFile}: ${policy.reason}`, EXIT.usage);
+  // A policy that needs no witness checks only the log's own word: a log that shows each reader
+  // another history passes it. Accepted only when asked for by name, never by a quorum of 0 alone.
+  const unwitnessed = policy.policy.quorum === 0;
+  if (unwitnessed && !ctx.args.options.has('allow-no-witnesses'))
+    throw new CliError(
+      'invalid_policy',
+      `${policyFile}: the policy requires no witness cosignature (quorum 0), so nothing shows the log served everyone this history; give --allow-no-witnesses to check it anyway`,
+      EXIT.usage,
+    );
   const proofOption = optionValue(ctx.args, 'proof');
   const proofFile = proofOption !== undefined ? resolve(ctx.cwd, proofOption) : tlogProofFileFor(receiptFile);
   const proofText = readInputFile(proofFile, 'the tlog-proof file').toString('utf8');
@@ -70,7 +79,12 @@ function verifyAgainstPolicy(
     ctx.out,
     report,
     { receiptFile, bodyFile, proofFile, policyFile },
-    { ok: 'VERIFIED OFFLINE: signed by the log, included under a checkpoint its witnesses cosigned', failed: 'NOT VERIFIED' },
+    {
+      ok: unwitnessed
+        ? 'VERIFIED OFFLINE, UNWITNESSED: signed by the log and included under its checkpoint; no witness was required (--allow-no-witnesses)'
+        : 'VERIFIED OFFLINE: signed by the log, included under a checkpoint its witnesses cosigned',
+      failed: 'NOT VERIFIED',
+    },
   );
 }
 

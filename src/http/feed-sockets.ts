@@ -8,6 +8,11 @@
  * (a payment header on it buys nothing: a feed is never paid for). And one client (keyed like the
  * limit: an IPv4 address, an IPv6 /64) holds at most `perClient` sockets, so no single client can
  * take the whole global cap and shut every other client out of the feed.
+ *
+ * What a socket is sent is spent from its client's bytes like any free answer: the current state
+ * it gets on opening at once, and what the feed publishes once a second for each socket open
+ * (publishing itself stays one send to every subscriber). A client left owing bytes has its
+ * sockets closed (1013, try again later); its upgrades are refused until its bytes are back.
  */
 import type uWS from 'uWebSockets.js';
 import { errorReply, type HttpReply } from '../errors.ts';
@@ -31,12 +36,28 @@ export interface FeedSocketsConfig {
   /** The client's address of an upgrade (the peer, or the hop a trusted proxy names). */
   readonly clientOf: (res: uWS.HttpResponse, forwardedFor: string | undefined) => string;
   /** The server's admission (the free rate limit): a reply refuses the upgrade. */
-  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+  readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+  /** Spends bytes sent to a client (the free limit's byte bound); false once the client owes bytes. */
+  readonly sent?: (remoteIp: string, bytes: number) => boolean;
 }
+
+/** How often what the feeds published is spent from their subscribers' bytes. */
+export const FEED_METER_INTERVAL_MS = 1000;
 
 interface SocketData {
   readonly feed: Feed;
   readonly client: string;
+  readonly remoteIp: string;
+  /** The feed's published bytes already spent for this socket. */
+  spentAt: number;
+}
+
+/** The open feeds: what closes their sockets, and where the server tells what it published. */
+export interface OpenFeeds {
+  /** Closes every feed socket (at shutdown). */
+  close(): void;
+  /** The server published `bytes` on the feed at `path`. */
+  published(path: string, bytes: number): void;
 }
 
 const retryLater = { 'Retry-After': String(FEED_RETRY_AFTER_SECONDS) };
@@ -54,11 +75,16 @@ function refusal(config: FeedSocketsConfig, open: number, clientOpen: number): H
   return null;
 }
 
-/** Registers every feed's route; returns what closes their sockets (at shutdown). */
-export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config: FeedSocketsConfig): () => void {
+/** Registers every feed's route. */
+export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config: FeedSocketsConfig): OpenFeeds {
   const { refuse, write } = config;
   const sockets = new Set<uWS.WebSocket<SocketData>>();
   const perClient = new Map<string, number>();
+  // Bytes each feed published since it opened: a socket spends the part since its last spend.
+  const published = new Map<string, number>();
+  const sent = config.sent;
+  const meter = sent ? setInterval(() => spendPublished(sockets, published, sent), FEED_METER_INTERVAL_MS) : null;
+  meter?.unref();
   for (const feed of feeds) {
     app.ws<SocketData>(feed.path, {
       maxPayloadLength: FEED_MAX_PAYLOAD_BYTES,
@@ -75,20 +101,26 @@ export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config:
         if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
         delete headers['payment-signature'];
         delete headers['x-payment'];
-        const limited = config.admit?.({ remoteIp, headers, path: feed.path });
+        const limited = config.admit?.({ method: 'GET', remoteIp, headers, path: feed.path });
         if (limited) return write(res, limited, true);
         const client = clientKeyOf(remoteIp);
         const refused = refusal(config, sockets.size, perClient.get(client) ?? 0);
         if (refused) return write(res, refused, true);
-        res.cork(() => res.upgrade<SocketData>({ feed, client }, key, protocol, extensions, context));
+        const spentAt = published.get(feed.path) ?? 0;
+        res.cork(() => res.upgrade<SocketData>({ feed, client, remoteIp, spentAt }, key, protocol, extensions, context));
       },
       open(ws) {
         sockets.add(ws);
         const { client } = ws.getUserData();
         perClient.set(client, (perClient.get(client) ?? 0) + 1);
         try {
-          for (const m of feed.onOpen()) ws.send(m);
+          let bytes = 0;
+          for (const m of feed.onOpen()) {
+            ws.send(m);
+            bytes += m.length;
+          }
           ws.subscribe(feed.path);
+          sent?.(ws.getUserData().remoteIp, bytes);
         } catch {
           ws.end(1011, 'feed unavailable');
         }
@@ -102,7 +134,31 @@ export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config:
       },
     });
   }
-  return () => {
-    for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+  return {
+    close() {
+      if (meter) clearInterval(meter);
+      for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+    },
+    published(path, bytes) {
+      if (sent) published.set(path, (published.get(path) ?? 0) + bytes);
+    },
   };
+}
+
+/** Spends what each socket's feed published since its last spend; a client left owing bytes has its sockets closed. */
+function spendPublished(
+  sockets: ReadonlySet<uWS.WebSocket<SocketData>>,
+  published: ReadonlyMap<string, number>,
+  sent: (remoteIp: string, bytes: number) => boolean,
+): void {
+  const owing: uWS.WebSocket<SocketData>[] = [];
+  for (const ws of sockets) {
+    const data = ws.getUserData();
+    const now = published.get(data.feed.path) ?? 0;
+    if (now === data.spentAt) continue;
+    const bytes = now - data.spentAt;
+    data.spentAt = now;
+    if (!sent(data.remoteIp, bytes)) owing.push(ws);
+  }
+  for (const ws of owing) ws.end(1013, 'this client has used its bytes without a payment; try again later');
 }

@@ -15,6 +15,8 @@ import { toolNameOf } from '../mcp/paid-tools.ts';
 import { X402_PAYMENT_META } from '../mcp/tool-result.ts';
 import { createPaidCaller, type PaidCallerConfig } from '../x402/flow/paid-caller.ts';
 import type { AnyReply, HttpRequestData, Route } from './route.ts';
+import { STATUS_TEXT } from './route-table.ts';
+import { CHUNK_FRAME_BYTES, contentBytes, headBytes } from './wire-bytes.ts';
 import { MAX_BODY_BYTES } from './server.ts';
 
 /** Where the MCP endpoint is served. */
@@ -36,6 +38,11 @@ export interface McpRouteConfig {
    * null to go on. Absent: no limit.
    */
   readonly admitCalls?: (client: string, count: number) => HttpReply | null;
+  /**
+   * Spends bytes sent to a client without a payment (the free limit's byte bound): each answer's
+   * share of its unpaid calls (a paid call's answer is paid for). Absent: no byte bound.
+   */
+  readonly sentBytes?: (client: string, bytes: number) => boolean;
 }
 
 /** The MCP route, and the end of the endpoint's in-flight exchanges (after the server drained). */
@@ -56,8 +63,16 @@ function webRequest(url: string, req: HttpRequestData): Request | null {
 /** Framing headers uWS writes itself (length or chunking, keep-alive): the library's copies would repeat them. */
 const FRAMING_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
+/**
+ * Every MCP answer may carry payment state (a tool's PaymentRequired with its signed offers, a
+ * paid result with its settlement and receipt): no cache may keep one, whatever the library set
+ * (`no-transform` stays, as the library sends it for its event streams).
+ */
+const MCP_CACHE_CONTROL = 'no-store, no-transform';
+
 async function replyOf(response: Response): Promise<AnyReply> {
-  const headers = Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name) && name !== 'cache-control'));
+  headers['cache-control'] = MCP_CACHE_CONTROL;
   if (response.body && (headers['content-type'] ?? '').startsWith('text/event-stream'))
     return { status: response.status, headers: { ...headers, 'x-accel-buffering': 'no' }, stream: response.body };
   return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
@@ -74,19 +89,41 @@ function carriesPayment(message: unknown): boolean {
 }
 
 /**
- * The body as JSON (undefined when it is not JSON: the library answers the parse error) and how
- * many calls of it the free limit counts: each element of a batch, at least one per request.
+ * The body as JSON (undefined when it is not JSON: the library answers the parse error), how many
+ * calls of it the free limit counts (each element of a batch, at least one per request) and of
+ * how many (`total`): the answer's bytes are spent in that share.
  */
-export function countCalls(body: Buffer | null): { readonly parsed: unknown; readonly count: number } {
+export function countCalls(body: Buffer | null): { readonly parsed: unknown; readonly count: number; readonly total: number } {
   let parsed: unknown;
   try {
     parsed = body === null ? undefined : JSON.parse(body.toString('utf8'));
   } catch {
-    return { parsed: undefined, count: 1 };
+    return { parsed: undefined, count: 1, total: 1 };
   }
   const messages = Array.isArray(parsed) ? parsed : [parsed];
   const counted = messages.filter((m) => !carriesPayment(m)).length;
-  return { parsed, count: messages.length === 0 ? 1 : counted };
+  return messages.length === 0 ? { parsed, count: 1, total: 1 } : { parsed, count: counted, total: messages.length };
+}
+
+/**
+ * The answer, its bytes spent from `client`'s in the share of its unpaid calls: a whole answer's
+ * at once, a stream's head at once and each event as it passes.
+ */
+function meteredReply(reply: AnyReply, share: number, spend: (bytes: number) => void): AnyReply {
+  const line = `${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}`;
+  if (!('stream' in reply)) {
+    const length = contentBytes(reply.body);
+    spend(Math.ceil((headBytes(line, reply.headers, length) + length) * share));
+    return reply;
+  }
+  spend(Math.ceil(headBytes(line, reply.headers, null) * share));
+  const counted = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, out) {
+      spend(Math.ceil((chunk.byteLength + CHUNK_FRAME_BYTES) * share));
+      out.enqueue(chunk);
+    },
+  });
+  return { ...reply, stream: reply.stream.pipeThrough(counted) };
 }
 
 /** The MCP endpoint over the catalog's tools, and its route. */
@@ -108,12 +145,15 @@ export function createMcpRoute(config: McpRouteConfig): McpRoute {
     method: 'POST',
     path: MCP_PATH,
     async handler(req) {
-      const { parsed, count } = countCalls(req.body);
+      const { parsed, count, total } = countCalls(req.body);
       const refused = config.admitCalls?.(req.remoteIp, count);
       if (refused) return refused;
       const request = webRequest(`${config.baseUrl()}${req.path}${req.query ? `?${req.query}` : ''}`, req);
-      if (!request) return errorReply({ error: 'invalid_request', message: 'a request header cannot be read' });
-      return replyOf(await endpoint.fetch(request, req.remoteIp, parsed));
+      const spend = config.sentBytes;
+      const reply = request
+        ? await replyOf(await endpoint.fetch(request, req.remoteIp, parsed))
+        : errorReply({ error: 'invalid_request', message: 'a request header cannot be read' });
+      return spend && count > 0 ? meteredReply(reply, count / total, (bytes) => spend(req.remoteIp, bytes)) : reply;
     },
   };
   return { route, close: () => endpoint.close() };

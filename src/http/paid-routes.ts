@@ -31,7 +31,8 @@ class HttpAttempt implements PaidAttempt {
     this.query = req.query;
     this.client = req.remoteIp;
     this.resourceUrl = `${baseUrl}${req.path}${req.query ? `?${req.query}` : ''}`;
-    const header = paymentHeader(req.headers);
+    // HEAD is safe (RFC 9110 9.2.1): it never settles a payment, so it is answered as unpaid, a 402's head.
+    const header = req.method === 'HEAD' ? null : paymentHeader(req.headers);
     this.payment = header === null ? null : { header };
   }
 

@@ -32,6 +32,18 @@ export interface RateLimiter {
   has(clientKey: string): boolean;
   /** Gives `count` tokens back (never beyond the burst). */
   refund(clientKey: string, count?: number): void;
+  /**
+   * Takes `count` tokens whatever the bucket holds, for what was already spent (the bytes of an
+   * answer once written): the bucket may fall below zero, and `take` refuses until it refilled.
+   * True while the bucket is not below zero.
+   */
+  spend(clientKey: string, count: number): boolean;
+  /**
+   * Gives back one spend's worth: as much as the last `spend` took, out of what the spends took
+   * and was not given back yet (never beyond the burst). A client paying calls in flight gets back
+   * each of their challenges, and nothing more than its spends.
+   */
+  refundSpent(clientKey: string): void;
   /** Clients tracked now. */
   size(): number;
 }
@@ -39,6 +51,10 @@ export interface RateLimiter {
 interface Bucket {
   tokens: number;
   atMs: number;
+  /** What the last `spend` took. */
+  lastSpent: number;
+  /** What the spends took and was not given back yet (at most the burst). */
+  spentUnreturned: number;
 }
 
 const ADMITTED: RateDecision = { ok: true };
@@ -52,26 +68,36 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
   const buckets = new Map<string, Bucket>();
   // The most recently seen client, already last in the Map's order.
   let lastKey: string | null = null;
-  if (config.ratePerSecond <= 0) return { take: () => ADMITTED, has: () => true, refund: () => {}, size: () => 0 };
+  if (config.ratePerSecond <= 0) return { take: () => ADMITTED, has: () => true, refund: () => {}, spend: () => true, refundSpent: () => {}, size: () => 0 };
   const refill = (bucket: Bucket, t: number) => {
     bucket.tokens = Math.min(burst, bucket.tokens + (t - bucket.atMs) * perMs);
     bucket.atMs = t;
   };
+  /** The client's bucket refilled to now, last in the Map's order (the least recently seen first). */
+  const bucketOf = (clientKey: string): Bucket => {
+    const t = now();
+    const seen = buckets.get(clientKey);
+    const bucket = seen ?? { tokens: burst, atMs: t, lastSpent: 0, spentUnreturned: 0 };
+    refill(bucket, t);
+    // Re-inserted when another client came in between. A run of one client's requests (a
+    // kept-alive connection) skips the churn of a delete and set per request, which showed in CPU profiles.
+    if (clientKey !== lastKey || !seen) {
+      if (seen) buckets.delete(clientKey);
+      buckets.set(clientKey, bucket);
+      lastKey = clientKey;
+      if (buckets.size > maxClients) buckets.delete(buckets.keys().next().value!);
+    }
+    return bucket;
+  };
   return {
     take(clientKey, count = 1) {
-      const t = now();
-      const seen = buckets.get(clientKey);
-      const bucket = seen ?? { tokens: burst, atMs: t };
-      refill(bucket, t);
-      // Re-inserted when another client came in between: the Map's order is then least recently
-      // seen first. A run of one client's requests (a kept-alive connection) skips the churn of
-      // a delete and set per request, which showed in CPU profiles.
-      if (clientKey !== lastKey || !seen) {
-        if (seen) buckets.delete(clientKey);
-        buckets.set(clientKey, bucket);
-        lastKey = clientKey;
-        if (buckets.size > maxClients) buckets.delete(buckets.keys().next().value!);
+      // Taking nothing asks whether the client owes: a bucket not below zero never does (a refill
+      // only adds), so the common answer costs no clock read (the byte bound asks on every request).
+      if (count === 0) {
+        const seen = buckets.get(clientKey);
+        if (!seen || seen.tokens >= 0) return ADMITTED;
       }
+      const bucket = bucketOf(clientKey);
       const need = Math.min(count, burst);
       if (bucket.tokens >= need) {
         bucket.tokens -= count;
@@ -89,6 +115,20 @@ export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
       // An unknown client's bucket is full by definition: nothing to give back.
       const bucket = buckets.get(clientKey);
       if (bucket) bucket.tokens = Math.min(burst, bucket.tokens + count);
+    },
+    spend(clientKey, count) {
+      const bucket = bucketOf(clientKey);
+      bucket.tokens -= count;
+      bucket.lastSpent = count;
+      bucket.spentUnreturned = Math.min(burst, bucket.spentUnreturned + count);
+      return bucket.tokens >= 0;
+    },
+    refundSpent(clientKey) {
+      const bucket = buckets.get(clientKey);
+      if (!bucket) return;
+      const back = Math.min(bucket.lastSpent, bucket.spentUnreturned);
+      bucket.tokens = Math.min(burst, bucket.tokens + back);
+      bucket.spentUnreturned -= back;
     },
     size: () => buckets.size,
   };

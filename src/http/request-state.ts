@@ -19,11 +19,27 @@ export interface RequestState {
   tracked: boolean;
   /** Its body is still arriving: no handler runs yet, so an abort ends it at once. */
   readingBody: boolean;
+  /** A HEAD request: answered with the GET's headers and no content. */
+  head: boolean;
+  /** Its path and its client's address, for the free limit's byte bound. */
+  readonly path: string;
+  readonly client: string;
 }
 
 /** A fresh state for a request that arrived now. */
-export function createRequestState(): RequestState {
-  return { started: performance.now(), clientGone: false, abortReason: undefined, aborted: false, controller: null, tracked: false, readingBody: false };
+export function createRequestState(head = false, path = '', client = ''): RequestState {
+  return {
+    started: performance.now(),
+    clientGone: false,
+    abortReason: undefined,
+    aborted: false,
+    controller: null,
+    tracked: false,
+    readingBody: false,
+    head,
+    path,
+    client,
+  };
 }
 
 /** The request's signal, made on first use (already aborted if the request was). */

@@ -14,11 +14,13 @@ import type { AnyReply, HttpHandler, HttpRequestData, Route } from './route.ts';
 import { clientAddress, trustedProxySet } from './client-address.ts';
 import { FEED_MAX_SOCKETS, FEED_SOCKETS_PER_CLIENT, type Feed, feedRoutes } from './feed.ts';
 import { openFeeds } from './feed-sockets.ts';
-import { CORS_HEADERS, createRouteTable, PREFLIGHT_HEADERS, STATUS_TEXT } from './route-table.ts';
+import { createRouteTable, PREFLIGHT_HEADERS } from './route-table.ts';
 import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
+import { repliedBytes, write, writeHead, writeHeadOnly } from './reply-writer.ts';
+import type { ByteMeter } from './wire-bytes.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -43,9 +45,15 @@ export interface HttpServerConfig {
    * Asked before routing, with the request copied: a reply refuses it (a rate limit's 429), null
    * lets it through. Synchronous and cheap: it runs on every request.
    */
-  readonly admit?: (req: Pick<HttpRequestData, 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
+  readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
+  /**
+   * The free limit's byte bound: which answers count (`counts`, asked first, so an answer that
+   * does not count costs no reckoning) and what each weighed on the wire, spent from its client's
+   * bytes (`sent`). Feed sockets spend through it too.
+   */
+  readonly meter?: ByteMeter;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
   readonly feeds?: readonly Feed[];
   /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
@@ -63,25 +71,12 @@ export interface HttpServer {
   subscribers(path: string): number;
 }
 
-const CORS_ENTRIES = Object.entries(CORS_HEADERS);
-const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
-
-function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
-  res.writeStatus(STATUS_LINES.get(reply.status) ?? `${reply.status} Status`);
-  for (const [k, v] of CORS_ENTRIES) res.writeHeader(k, v);
-  const headers = reply.headers;
-  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
-}
-
-function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
-  res.cork(() => {
-    writeHead(res, reply);
-    // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
-    // Called without arguments: given any, the binding writes a length (a bogus one for undefined).
-    if (reply.status === 304) res.endWithoutBody();
-    else res.end(reply.body, closeConnection);
-  });
-}
+/**
+ * uWS writes `uWebSockets: 20` into every answer and upgrade unless its loop is silent: the
+ * library and its major version, told to every client for nothing. `_cfg('silent')` is the
+ * binding's one switch for it (absent from its typings); it holds for the whole process.
+ */
+(uWS as unknown as { readonly _cfg: (key: string) => void })._cfg('silent');
 
 /**
  * uWS's listen with options. Its typings omit the host form the binding takes, and declare the
@@ -107,7 +102,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   let drained: (() => void) | null = null;
   const limits = config.feedSockets ?? { max: FEED_MAX_SOCKETS, perClient: FEED_SOCKETS_PER_CLIENT };
   const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
-  const closeFeeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit });
+  const sent = config.meter ? config.meter.sent.bind(config.meter) : undefined;
+  const feeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit, ...(sent ? { sent } : {}) });
 
   const leave = (state: RequestState) => {
     running.delete(state);
@@ -125,6 +121,11 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       if (state.readingBody) leave(state);
     });
   };
+  const meter = config.meter;
+  /** Spends what a written answer weighed from its client's bytes, when it counts (a stream: with the content it streamed). */
+  const metered = (state: RequestState, reply: AnyReply, streamed = 0) => {
+    if (meter?.counts(state.path, reply.status)) meter.sent(state.client, repliedBytes(reply, state.head, streamed));
+  };
   const done = (state: RequestState, status: number) => {
     config.onResponse?.(status, performance.now() - state.started);
     if (state.tracked) leave(state);
@@ -132,6 +133,15 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
     if ('stream' in reply) {
+      if (state.head) {
+        // No content for HEAD: the head alone, and the producer is told nobody reads it.
+        if (!state.clientGone) {
+          writeHeadOnly(res, reply);
+          metered(state, reply);
+        }
+        reply.stream.cancel().catch(() => undefined);
+        return done(state, reply.status);
+      }
       track(res, state);
       return void writeStream(
         res,
@@ -139,9 +149,15 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
         () => writeHead(res, reply),
         signalOf(state),
         () => draining,
-      ).then(() => done(state, reply.status));
+      ).then((sent) => {
+        metered(state, reply, sent);
+        done(state, reply.status);
+      });
     }
-    if (!state.clientGone) write(res, reply, draining);
+    if (!state.clientGone) {
+      write(res, reply, draining, state.head);
+      metered(state, reply);
+    }
     done(state, reply.status);
   };
   // A synchronous answer is written at once, in this callback; only a promise goes asynchronous.
@@ -160,12 +176,12 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
 
   app.any('/*', (res, req) => {
-    const state = createRequestState();
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     const { headers, bytes } = copyHeaders(req);
     const remoteIp = clientAddress(peerText(res.getRemoteAddress()), headers['x-forwarded-for'], trusted);
+    const state = createRequestState(method === 'HEAD', path, remoteIp);
 
     if (path.length + query.length > MAX_URL_BYTES)
       return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
@@ -173,7 +189,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
     if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });
-    const refused = config.admit?.({ remoteIp, headers, path });
+    const refused = config.admit?.({ method, remoteIp, headers, path });
     if (refused) return finish(res, state, refused);
 
     const found = lookup(method === 'HEAD' ? 'GET' : method, path);
@@ -204,7 +220,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       if (listenSocket) uWS.us_listen_socket_close(listenSocket);
       listenSocket = null;
       // Feed sockets never finish on their own: close them, or they would outlive the service.
-      closeFeeds();
+      feeds.close();
       if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
@@ -220,7 +236,10 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       });
     },
     inFlight: () => running.size,
-    publish: (path, message) => void app.publish(path, message, false, false),
+    publish(path, message) {
+      app.publish(path, message, false, false);
+      feeds.published(path, message.length);
+    },
     subscribers: (path) => app.numSubscribers(path),
   };
 }

@@ -6,6 +6,7 @@
  */
 import type uWS from 'uWebSockets.js';
 import type { StreamedReply } from './route.ts';
+import { CHUNK_FRAME_BYTES } from './wire-bytes.ts';
 
 /** Resolves when uWS reports the response writable again, or at once if the client is gone. */
 function drained(res: uWS.HttpResponse, signal: AbortSignal): Promise<void> {
@@ -25,7 +26,8 @@ function drained(res: uWS.HttpResponse, signal: AbortSignal): Promise<void> {
 
 /**
  * Streams `reply` after `writeHead` (status and headers, run corked). Resolves when the body ended,
- * failed (the response is then ended where it stands) or the client went away (`signal`).
+ * failed (the response is then ended where it stands) or the client went away (`signal`), with the
+ * bytes of content written (each chunk with its chunked framing).
  */
 export async function writeStream(
   res: uWS.HttpResponse,
@@ -33,19 +35,21 @@ export async function writeStream(
   writeHead: () => void,
   signal: AbortSignal,
   closeConnection: () => boolean,
-): Promise<void> {
+): Promise<number> {
   const reader = reply.stream.getReader();
+  let sent = 0;
   const cancel = () => {
     reader.cancel().catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
-    if (signal.aborted) return;
+    if (signal.aborted) return sent;
     res.cork(writeHead);
     for (;;) {
       const { done, value } = await reader.read();
-      if (signal.aborted) return;
+      if (signal.aborted) return sent;
       if (done) break;
+      sent += value.byteLength + CHUNK_FRAME_BYTES;
       let written = true;
       res.cork(() => {
         written = res.write(value);
@@ -58,4 +62,5 @@ export async function writeStream(
     signal.removeEventListener('abort', cancel);
   }
   if (!signal.aborted) res.cork(() => res.end('', closeConnection()));
+  return sent;
 }

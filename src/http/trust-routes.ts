@@ -164,23 +164,39 @@ function verifyRoutes(config: TrustRoutesConfig): Route[] {
   return [get, post];
 }
 
+/** One signature of the checkpoint route: its tree size, and when it was made (null while it is being made). */
+interface KeptCheckpoint {
+  readonly size: number;
+  signedAt: number | null;
+  readonly checkpoint: Promise<SignedCheckpoint>;
+}
+
 function checkpointRoute(config: TrustRoutesConfig): Route {
-  let cached: { at: number; checkpoint: SignedCheckpoint } | null = null;
+  // The signature in the making is shared by every request that arrives meanwhile, as /checkpoint
+  // shares its note's: keeping only a finished one let each request that came during a signature
+  // (the pool busy, a burst of free requests) queue a signature of its own. A failed one is dropped.
+  let kept: KeptCheckpoint | null = null;
+  const stale = (k: KeptCheckpoint, size: number, nowMs: number) => k.size !== size || (k.signedAt !== null && nowMs - k.signedAt > CHECKPOINT_CACHE_MS);
   return {
     method: 'GET',
     path: '/trust/checkpoint',
     async handler() {
       const head = config.ledger.head();
       const nowMs = Date.now();
-      if (cached?.checkpoint.treeSize !== head.treeSize || nowMs - cached.at > CHECKPOINT_CACHE_MS) {
-        const checkpoint = await createCheckpoint(
-          { service: config.serviceName, publicKey: config.identity.publicKey, sign: config.sign },
-          head,
-          config.now?.() ?? new Date(nowMs),
+      if (kept === null || stale(kept, head.treeSize, nowMs)) {
+        const signer = { service: config.serviceName, publicKey: config.identity.publicKey, sign: config.sign };
+        const entry: KeptCheckpoint = { size: head.treeSize, signedAt: null, checkpoint: createCheckpoint(signer, head, config.now?.() ?? new Date(nowMs)) };
+        kept = entry;
+        entry.checkpoint.then(
+          () => {
+            entry.signedAt = Date.now();
+          },
+          () => {
+            if (kept === entry) kept = null;
+          },
         );
-        cached = { at: nowMs, checkpoint };
       }
-      return ok(cached.checkpoint);
+      return ok(await kept.checkpoint);
     },
   };
 }

@@ -8,12 +8,16 @@ import type { Config } from '../config.ts';
 import { type ClientAdmission, createClientAdmission } from '../http/client-admission.ts';
 import { MCP_PATH } from '../http/mcp-route.ts';
 
-type LimitOptions = Pick<Config, 'freeRatePerSecond' | 'freeBurst' | 'failedPaymentRatePerSecond' | 'failedPaymentBurst'>;
+type LimitOptions = Pick<
+  Config,
+  'freeRatePerSecond' | 'freeBurst' | 'freeBytesPerSecond' | 'freeBytesBurst' | 'failedPaymentRatePerSecond' | 'failedPaymentBurst'
+>;
 
 /** The service's admission rule from its options; `now` is the pinned clock of tests. */
 export function createServiceAdmission(config: Readonly<LimitOptions>, now?: () => Date): ClientAdmission {
   return createClientAdmission({
     free: { ratePerSecond: config.freeRatePerSecond, burst: config.freeBurst },
+    bytes: { ratePerSecond: config.freeBytesPerSecond, burst: config.freeBytesBurst },
     failed: { ratePerSecond: config.failedPaymentRatePerSecond, burst: config.failedPaymentBurst },
     paidPaths: new Set(CATALOG.map((e) => e.path)),
     callsPath: MCP_PATH,

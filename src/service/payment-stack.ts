@@ -53,7 +53,9 @@ export interface PaymentStackConfig {
       | 'facilitatorTimeoutMs'
       | 'channels'
       | 'paymentRecordsMax'
+      | 'paymentRecordShares'
       | 'channelsMax'
+      | 'channelShares'
     >
   >;
   readonly upstreams: PaymentUpstreams;
@@ -120,6 +122,7 @@ function openChannels(config: Readonly<PaymentStackConfig>, challenges: Readonly
     challengeFor: (path) => challenges.get(path)!,
     fault,
     maxChannels: options.channelsMax,
+    channelShares: options.channelShares,
     journal: config.storage.journal,
     // With the database every instance serves every channel: the records are rows, and one instance at a time claims.
     shared: db ? { store: createPgChannelStore({ db }), lead: createPgClaimLease({ db, holder: randomUUID(), leaseMs: 3 * claimLookMs(watch) }) } : null,

@@ -91,13 +91,16 @@ export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'dat
 /** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
 export function openPaymentStores(
   storage: Storage,
-  options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'> & Partial<Pick<Config, 'paymentRecordsMax'>>>,
+  options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'> & Partial<Pick<Config, 'paymentRecordsMax' | 'paymentRecordShares'>>>,
 ): PaymentStores {
   const db = storage.database;
   const dir = resolve(options.dataDir, 'replay');
   if (db === null) {
     const journal = storage.journal ?? undefined;
-    const bound = options.paymentRecordsMax === undefined ? {} : { maxEntries: options.paymentRecordsMax };
+    const bound = {
+      ...(options.paymentRecordsMax === undefined ? {} : { maxEntries: options.paymentRecordsMax }),
+      ...(options.paymentRecordShares === undefined ? {} : { shares: options.paymentRecordShares }),
+    };
     return {
       replayGuard: createReplayGuard({ dir, journal }),
       earlyStore: createEarlyAnswerStore({ dir, journal }),

@@ -41,11 +41,14 @@ function checkCheckpoint(proof: TlogProof, policy: TlogPolicy, check: Check): Tl
   const lines = note.ok ? proof.checkpoint.slice(note.value.text.length + 1).split('\n') : [];
   const cosigned = note.ok ? verifiedCosignatures(note.value.text, lines.filter(Boolean), policy.witnesses) : [];
   const names = cosigned.map((c) => c.key.name).join(', ') || 'none';
-  check(
-    `cosigned by at least ${policy.quorum} of the policy's ${policy.witnesses.length} witness(es)`,
-    cosigned.length >= policy.quorum,
-    `${cosigned.length}: ${names}`,
-  );
+  // A quorum of 0 is no cosignature at all: the line says so, never "cosigned by at least 0".
+  if (policy.quorum === 0) check('no witness required by the policy (quorum 0)', true, `${cosigned.length} of its witnesses' cosignatures present: ${names}`);
+  else
+    check(
+      `cosigned by at least ${policy.quorum} of the policy's ${policy.witnesses.length} witness(es)`,
+      cosigned.length >= policy.quorum,
+      `${cosigned.length}: ${names}`,
+    );
   return opened.ok ? opened.value.checkpoint : null;
 }
 

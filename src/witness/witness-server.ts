@@ -1,16 +1,24 @@
 /**
  * The witness's HTTP listener (node:http, as the RPC transport already uses): `POST
- * /add-checkpoint` only. Bodies are read up to MAX_ADD_CHECKPOINT_BYTES (413 beyond), slow
- * clients are cut by the request timeout, and every refusal is a JSON error, except the 409
- * whose body tlog-witness fixes. Keep-alive is left on: a log submits to it after each checkpoint.
+ * /add-checkpoint` only. Bodies are read up to MAX_ADD_CHECKPOINT_BYTES (413 beyond), and every
+ * refusal is a JSON error, except the 409 whose body tlog-witness fixes. Keep-alive is left on: a
+ * log submits to it after each checkpoint. Anyone who can reach it is held to a few seconds for a
+ * request's head and body (Node checks its own deadlines only every 30 s unless told otherwise, so
+ * a slow client held a socket for up to 40 s), to a share of the connections (witness-admission.ts)
+ * and to a pace of requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_ADD_CHECKPOINT_BYTES } from './add-checkpoint-request.ts';
 import type { WitnessReply } from './add-checkpoint.ts';
+import { createWitnessAdmission, WITNESS_LIMITS, type WitnessLimits } from './witness-admission.ts';
 
-/** A request that has not arrived whole by then is cut. */
-export const WITNESS_REQUEST_TIMEOUT_MS = 10_000;
+/** A request whose head has not arrived whole by then is cut. */
+export const WITNESS_HEADERS_TIMEOUT_MS = 3_000;
+/** A request that has not arrived whole (head and body) by then is cut. */
+export const WITNESS_REQUEST_TIMEOUT_MS = 5_000;
+/** How often Node looks for requests past those deadlines: a deadline holds to within this. */
+export const WITNESS_DEADLINE_CHECK_MS = 250;
 const ADD_CHECKPOINT_PATH = '/add-checkpoint';
 
 export interface WitnessServerConfig {
@@ -20,6 +28,10 @@ export interface WitnessServerConfig {
   readonly addCheckpoint: (body: string) => Promise<WitnessReply>;
   /** Told about each answer (status and a short reason), never about keys. */
   readonly log?: (line: string) => void;
+  /** The connection and request limits (default WITNESS_LIMITS). */
+  readonly limits?: WitnessLimits;
+  /** The request pace's clock (ms, monotonic); tests pin it. */
+  readonly now?: () => number;
 }
 
 export interface WitnessServer {
@@ -69,9 +81,26 @@ async function answer(config: Readonly<WitnessServerConfig>, req: IncomingMessag
   return config.addCheckpoint(text);
 }
 
+/** The 429 of a client past its pace. */
+function tooFast(retryAfterSeconds: number): WitnessReply {
+  return json(429, 'rate_limited', `Too many requests from this client; retry in ${retryAfterSeconds} s.`);
+}
+
 /** Starts the listener; resolves once it is bound. */
 export async function startWitnessServer(config: Readonly<WitnessServerConfig>): Promise<WitnessServer> {
-  const server = createServer({ requestTimeout: WITNESS_REQUEST_TIMEOUT_MS, headersTimeout: WITNESS_REQUEST_TIMEOUT_MS }, (req, res) => {
+  const admission = createWitnessAdmission(config.limits ?? WITNESS_LIMITS, config.now);
+  const deadlines = {
+    headersTimeout: WITNESS_HEADERS_TIMEOUT_MS,
+    requestTimeout: WITNESS_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: WITNESS_DEADLINE_CHECK_MS,
+  };
+  const server = createServer(deadlines, (req, res) => {
+    const wait = admission.request(req.socket.remoteAddress ?? '');
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      res.setHeader('Connection', 'close');
+      return send(res, tooFast(wait));
+    }
     answer(config, req)
       .then((reply) => {
         config.log?.(`${req.method} ${(req.url ?? '').slice(0, 64)} -> ${reply.status}`);
@@ -79,10 +108,17 @@ export async function startWitnessServer(config: Readonly<WitnessServerConfig>):
         send(res, reply);
       })
       .catch((err: unknown) => {
+        // Cut by a deadline, or its client left mid-body: nobody to answer, nothing went wrong here.
+        if (req.destroyed || res.destroyed) return;
         // The state file could not be written: nothing was cosigned; the operator reads why.
         console.error(`witness: ${err instanceof Error ? err.message : String(err)}`);
         send(res, json(500, 'internal_error', 'The witness failed to answer this request.'));
       });
+  });
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    if (!admission.opened(address)) return void socket.destroy();
+    socket.once('close', () => admission.closed(address));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -39,8 +39,9 @@ const X402_FOLDERS = [
  *   receipt checks);
  * - witness is a program of its own beside the service (a transparency-log witness, and the
  *   offline check of a cosigned proof against a policy): it reads the trust layer's formats and
- *   proofs, nothing of the serving side, and only the CLI (`x402-intel witness`, verify-receipt
- *   --policy) runs it;
+ *   proofs, and of the serving side only the front end's per-client token bucket and client key
+ *   (its listener limits its clients as the service does); only the CLI (`x402-intel witness`,
+ *   verify-receipt --policy) runs it;
  * - main.ts starts everything (and alone starts the embedded localnet);
  * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
  * - config.ts and workers/ are the composition's own leaves: the options only the composition

@@ -95,6 +95,19 @@ describe('two witnesses of our own', () => {
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain("cosigned by at least 2 of the policy's 2 witness(es)");
       expect(readFileSync(doc.receipt.tlogProofFile, 'utf8').startsWith('c2sp.org/tlog-proof@v1\nextra ')).toBe(true);
+
+      // A policy that requires no witness: refused unless asked for by name, and never called cosigned.
+      // Before: accepted, "cosigned by at least 0 of the policy's 0 witness(es)" and "VERIFIED OFFLINE: ... its witnesses cosigned".
+      for (const unwitnessed of [{ log: logVkey }, { log: logVkey, witnesses: witnesses.map((w) => w.vkey), quorum: 0 }]) {
+        writeFileSync(join(work, 'none.json'), JSON.stringify(unwitnessed));
+        const refused = await runCliIn(work, ['verify-receipt', doc.receipt.file, '--policy', 'none.json']);
+        expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--allow-no-witnesses')]);
+        const allowed = await runCliIn(work, ['verify-receipt', doc.receipt.file, '--policy', 'none.json', '--allow-no-witnesses']);
+        expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+        expect(allowed.stdout).toContain('PASS  no witness required by the policy (quorum 0)');
+        expect(allowed.stdout).toContain('VERIFIED OFFLINE, UNWITNESSED');
+        expect(allowed.stdout.toLowerCase()).not.toContain('cosigned');
+      }
     },
     PAID_TEST_MS,
   );

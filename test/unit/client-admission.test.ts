@@ -53,7 +53,7 @@ function admission(free = 2, failed = 2) {
   });
   return { a, c };
 }
-const req = (path: string, headers: Record<string, string> = {}, remoteIp = '198.51.100.1') => ({ remoteIp, headers, path });
+const req = (path: string, headers: Record<string, string> = {}, remoteIp = '198.51.100.1', method = 'GET') => ({ method, remoteIp, headers, path });
 
 describe('client admission', () => {
   it('unpaid requests take a free token; 429 rate_limited with Retry-After beyond; IPv6 /64 is one client', () => {
@@ -70,6 +70,8 @@ describe('client admission', () => {
     expect(a.door(req('/health', { 'payment-signature': 'x' }))).toBeNull();
     expect(a.door(req('/health', { 'x-payment': 'x' }))?.status).toBe(429);
     for (let i = 0; i < 5; i++) expect(a.door(req(PAID, { 'payment-signature': 'x' }))).toBeNull();
+    // A HEAD is never paid: its payment header buys nothing, it is counted.
+    expect(a.door(req(PAID, { 'payment-signature': 'x' }, '198.51.100.1', 'HEAD'))?.status).toBe(429);
   });
 
   it('a payment that does not match takes the free token after all', () => {
@@ -163,6 +165,75 @@ describe('MCP calls counted', () => {
     expect(countCalls(body(call('epoch', payment))).count).toBe(0);
     expect(countCalls(body([call('epoch', payment), call('epoch'), call('catalog', payment), call('nope', payment)])).count).toBe(3);
     expect(countCalls(body(call('epoch', { other: 1 }))).count).toBe(1);
+  });
+});
+
+describe('the byte bound', () => {
+  function metered(burst = 1000) {
+    const c = clock();
+    const a = createClientAdmission({
+      free: { ratePerSecond: 1, burst: 100 },
+      bytes: { ratePerSecond: 100, burst },
+      failed: { ratePerSecond: 1, burst: 2 },
+      paidPaths: new Set([PAID]),
+      callsPath: '/mcp',
+      now: c.now,
+    });
+    return { a, c };
+  }
+
+  it('spends what was sent; while the client owes bytes its free calls are refused, with the wait in Retry-After', () => {
+    const { a, c } = metered();
+    expect(a.door(req('/openapi.json'))).toBeNull();
+    // One answer larger than the bucket is sent whole, then owed.
+    expect(a.sent('198.51.100.1', 1_250)).toBe(false);
+    for (const path of ['/openapi.json', PAID, '/mcp', '/ledger/live']) {
+      const refused = a.door(req(path));
+      expect(refused?.status, path).toBe(429);
+      expect(refused?.headers?.['Retry-After'], path).toBe('3');
+    }
+    expect(a.paid.unmatched('198.51.100.1')?.status).toBe(429);
+    expect(a.door(req('/openapi.json', {}, '198.51.100.2'))).toBeNull(); // another client
+    c.advance(2_500);
+    expect(a.door(req('/openapi.json'))).toBeNull();
+  });
+
+  it('counts every answer but a paid route’s 200 and MCP’s (which spends its own share)', () => {
+    const { a } = metered();
+    expect([a.counts('/openapi.json', 200), a.counts(PAID, 402), a.counts(PAID, 429), a.counts(PAID, 200), a.counts('/mcp', 200)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('a paid call gives back one free answer’s bytes, never more than the free answers cost', () => {
+    const { a } = metered(1_000);
+    a.sent('198.51.100.1', 600);
+    a.sent('198.51.100.1', 600); // 402s of two calls in flight: owes 200
+    expect(a.door(req(PAID))?.status).toBe(429);
+    a.paid.ended('198.51.100.1', 'paid');
+    expect(a.door(req(PAID))).toBeNull(); // 400 left
+    a.paid.ended('198.51.100.1', 'paid'); // 800: what the spends took is given back, up to the burst
+    a.paid.ended('198.51.100.1', 'paid'); // nothing left to give back: no banking
+    expect(a.sent('198.51.100.1', 800)).toBe(true);
+    expect(a.sent('198.51.100.1', 1)).toBe(false);
+    a.paid.ended('198.51.100.1', 'failed');
+    expect(a.door(req(PAID))?.status).toBe(429);
+  });
+
+  it('MCP answers spend the share of their unpaid calls', () => {
+    const call = (name: string, meta?: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
+    });
+    const payment = { 'x402/payment': { x402Version: 2 } };
+    const batch = Buffer.from(JSON.stringify([call('epoch', payment), call('epoch'), call('epoch'), call('epoch', payment)]));
+    expect(countCalls(batch)).toMatchObject({ count: 2, total: 4 });
   });
 });
 

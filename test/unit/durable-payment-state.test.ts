@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDurableRecordLog } from '../../src/x402/state/durable-record-log.ts';
-import { createPendingSettlements, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
+import { createPaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
+import { createPendingSettlements, type PendingSettlement, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
 
 /** A fixed clock for the logs: records put to expire a minute later are live throughout. */
 const NOW_MS = 1_700_000_000_000;
@@ -111,5 +112,68 @@ describe('durable record log over time', () => {
     expect(lines).toBeLessThanOrEqual(2 * 101 + 2);
     const again = createDurableRecordLog<number>({ dir, file: 'x.log', maxEntries: 10_000, now: () => now });
     expect(again.size()).toBe(log.size());
+  });
+});
+
+describe('shares of the payment records (docs/security.md#money-state-no-payer-can-fill)', () => {
+  const shares = { perPayer: 2, perClient: 3 };
+  const recordOf = (payer: string): PendingSettlement => ({
+    network: 'eip155:8453',
+    transaction: '0xt',
+    payer,
+    payloadSha256: 'cd'.repeat(32),
+    answer: storableAnswer({ status: 200, body: '{}' }),
+    paid: { originalUrl: '/v1/epoch', endpoint: '/v1/epoch', priceUsdcUnits: 1000 },
+    recordedAt: 1,
+  });
+
+  it('a new record past its payer’s or its address’s share is refused; an update of one held never is; a resolved one frees its place', async () => {
+    const store = createPendingSettlements({ dir: freshDir(), shares, now: fixedNow });
+    await store.record('k1', recordOf('0xAB'), '10.0.0.1');
+    await store.record('k2', recordOf('0xab'), '10.0.0.2');
+    await expect(store.record('k3', recordOf('0xAb'), '10.0.0.3')).rejects.toMatchObject({ code: 'payments_full', details: { share: 'payer' } });
+    await store.record('k1', { ...recordOf('0xab'), transaction: '0xu' }, '10.0.0.1');
+    await store.record('k4', recordOf('0xcd'), '10.0.0.1');
+    await store.record('k6', recordOf('0x11'), '10.0.0.1');
+    await expect(store.record('k5', recordOf('0xef'), '10.0.0.1')).rejects.toMatchObject({ code: 'payments_full', details: { share: 'client' } });
+    await store.resolve('k1');
+    await store.record('k5', recordOf('0xef'), '10.0.0.1');
+    expect(store.refusal({ payer: '0x99', client: '10.0.0.9' })).toBeNull();
+  });
+
+  it('a staged record (an early answer’s, written in its admission’s commit) is held to the same shares as a recorded one', async () => {
+    const store = createPendingSettlements({ dir: freshDir(), shares, now: fixedNow });
+    await store.stageRecord('k1', recordOf('0xab'), '10.0.0.1').commitAlone();
+    await store.record('k2', recordOf('0xAB'), '10.0.0.2');
+    expect(() => store.stageRecord('k3', recordOf('0xab'), '10.0.0.3')).toThrow(
+      expect.objectContaining({ code: 'payments_full', details: { share: 'payer' } }),
+    );
+    await store.stageRecord('k4', recordOf('0xcd'), '10.0.0.1').commitAlone();
+    await store.stageRecord('k5', recordOf('0x11'), '10.0.0.1').commitAlone();
+    expect(() => store.stageRecord('k6', recordOf('0xef'), '10.0.0.1')).toThrow(
+      expect.objectContaining({ code: 'payments_full', details: { share: 'client' } }),
+    );
+    // Staged again (its rewrite at the broadcast), a record held is never refused.
+    expect(() => store.stageRecord('k1', { ...recordOf('0xab'), transaction: '0xu' }, '10.0.0.1')).not.toThrow();
+  });
+
+  it('after a reopen the records count toward their payers (read from the record), not toward addresses (never written)', async () => {
+    const dir = freshDir();
+    const store = createPendingSettlements({ dir, shares, now: fixedNow });
+    await store.record('k1', recordOf('0xab'), '10.0.0.1');
+    await store.record('k2', recordOf('0xab'), '10.0.0.1');
+    expect(readFileSync(join(dir, 'pending-settlements.log'), 'utf8')).not.toContain('10.0.0.1');
+    const again = createPendingSettlements({ dir, shares, now: fixedNow });
+    expect(again.refusal({ payer: '0xAB', client: '' })).toBe('payer');
+    expect(again.refusal({ payer: '0xcd', client: '10.0.0.1' })).toBeNull();
+  });
+
+  it('payment-identifier answers keep their payer on disk and are held to the same shares', async () => {
+    const dir = freshDir();
+    const ids = createPaidAnswerStore({ dir, shares, now: fixedNow });
+    await ids.remember('id-a', 'fp', { status: 200, body: 'a' }, { payer: '0xab', client: '10.0.0.1' });
+    await ids.remember('id-b', 'fp', { status: 200, body: 'b' }, { payer: '0xab', client: '10.0.0.1' });
+    expect(ids.refusal({ payer: '0xab', client: '' })).toBe('payer');
+    expect(createPaidAnswerStore({ dir, shares, now: fixedNow }).refusal({ payer: '0xAB', client: '' })).toBe('payer');
   });
 });

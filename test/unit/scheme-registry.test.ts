@@ -5,6 +5,7 @@ const facilitator = (scheme: string, network: string): SchemeFacilitator => ({
   scheme,
   network,
   settle: () => Promise.reject(new Error('not called here')),
+  payerOf: () => '',
 });
 
 describe('scheme registry', () => {

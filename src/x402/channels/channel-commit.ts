@@ -77,7 +77,7 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
   /** The charge made durable; a refusal when a voucher's charge could not be stored (no ledger entry, nothing charged). */
   async function storeCharge(call: PaidCall, id: string, next: ChannelRecord, transaction: string): Promise<HttpReply | null> {
     try {
-      await store.put(id, next);
+      await store.put(id, next, call.request.client);
       return null;
     } catch (err) {
       // Another request (on another instance) charged this channel first: this voucher is refused, not charged.
@@ -113,7 +113,7 @@ export function createChannelCommit(config: ChannelCommitConfig): ChannelCommit 
   async function commitOnce(call: PaidCall, id: string, next: ChannelRecord, answer: HttpReply, moved: ChannelMoved, timing: PaidTiming): Promise<HttpReply> {
     let charge: readonly StagedWrite[];
     try {
-      charge = store.stage!(id, next);
+      charge = store.stage!(id, next, call.request.client);
     } catch (err) {
       return unstageable(call, id, err);
     }

@@ -9,10 +9,9 @@
  *   ceiling not raised by exactly the price -> corrective 402 with our state and the payer's last voucher
  *   over the mirrored balance (re-read when older than its bound), withdrawal pending, quarantined -> 402
  *   deposit                               -> verified and sent on chain by the facilitator, then a voucher
- *   voucher in order                      -> the handler runs; a 200 commits the charge durably before it
- *                                            leaves (channel-commit.ts); any other answer charges nothing
+ *   voucher in order                      -> the handler runs; only a 200 commits the charge (channel-commit.ts)
  *
- * Claiming the vouchers on chain is channel-claimer.ts; refunds are channel-refund.ts.
+ * Claims are channel-claimer.ts, refunds channel-refund.ts.
  */
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
@@ -31,7 +30,8 @@ import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { paymentsFull, replyOf } from '../state/pending-settlements.ts';
+import { replyOf } from '../state/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
@@ -150,9 +150,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     known.last?.answer ? Promise.resolve(replyOf(known.last.answer)) : answerPending(call, id, known, timing);
 
   /**
-   * The identical retry of a deposit charged (its 200 lost; its money moved, so verified again it
-   * fails): answered from the record once proven the signer's; null for any other deposit, and
-   * for a published voucher, which proves nothing (the deposit's authorization is public too).
+   * The identical retry of a deposit charged (its 200 lost; verified again it fails, its money moved): answered
+   * from the record once proven the signer's; null otherwise, and for a published voucher (it proves nothing).
    */
   async function depositRetry(call: PaidCall, p: ChannelPayload, id: string, timing: PaidTiming): Promise<HttpReply | null> {
     const known = await store.get(id);
@@ -166,8 +165,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
   async function recordOf(call: PaidCall, id: string, p: ChannelPayload): Promise<ChannelRecord | HttpReply> {
     const rec = await store.get(id);
     if (rec) return rec;
-    // A channel we do not hold yet only while there is room: the channels held are never dropped for it.
-    if (store.full?.()) return replyForError(paymentsFull());
+    const full = noRoomFor(store, { payer: p.channelConfig.payer, client: call.request.client ?? '' });
+    if (full) return replyForError(recordsRefused(full));
     const known = failed.recall(id, () => payloadSha256(call));
     if (known) return refuse(call, known.reason, known.message);
     const onchain = await facilitator.read(id).catch(() => null);
@@ -214,7 +213,8 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
     const known = await store.get(id);
-    if (!known && store.full?.()) return replyForError(paymentsFull());
+    const full = known ? null : noRoomFor(store, { payer: p.channelConfig.payer, client: call.request.client ?? '' });
+    if (full) return replyForError(recordsRefused(full));
     const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
     const closed = closedTo(call, rec);
     if (closed) return closed;

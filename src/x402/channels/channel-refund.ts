@@ -13,6 +13,7 @@ import { isPublished, type SignerProof } from './channel-signer-proof.ts';
 import type { ChannelRecord, ChannelStore } from './channel-store.ts';
 import type { PaidCall } from '../types/paid-call.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
+import { PAID_ANSWER_HEADERS } from '../delivery/paid-delivery.ts';
 
 export interface ChannelRefundConfig {
   readonly store: ChannelStore;
@@ -56,7 +57,7 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     await stored.catch((err: unknown) => config.fault(`channel ${id} refund not recorded`, err));
     const channelState = channelStateOf(id, next);
     const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState });
-    const answer = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
+    const answer = { status: 200, headers: PAID_ANSWER_HEADERS, body };
     const response = {
       success: true,
       transaction: done.transaction,

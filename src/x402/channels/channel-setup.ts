@@ -15,6 +15,7 @@ import { createChannelStore, type ChannelStore } from './channel-store.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import type { PaymentRequirements, SupportedKind } from '../types/x402-types.ts';
+import type { ShareLimits } from '../state/record-shares.ts';
 
 /** How often the claimer looks at what is owed, ms (more often when channels are watched more often). */
 export const CHANNEL_CLAIM_LOOK_MS = 5_000;
@@ -47,6 +48,8 @@ export interface ChannelSetup {
   readonly shared?: { readonly store: ChannelStore; readonly lead: () => Promise<boolean> } | null;
   /** Channels the data dir's log holds at most (new ones are refused beyond it; none owing is dropped). */
   readonly maxChannels?: number;
+  /** Channels one payer, and one client address, may hold in the data dir's log. */
+  readonly channelShares?: ShareLimits;
   /** The data directory's commit journal: the log's writes ride in the paid calls' commits. */
   readonly journal?: CommitJournal | null;
 }
@@ -72,6 +75,7 @@ export function startChannels(setup: ChannelSetup): Channels {
     createChannelStore({
       dir: setup.dataDir,
       ...(setup.maxChannels ? { maxEntries: setup.maxChannels } : {}),
+      ...(setup.channelShares ? { shares: setup.channelShares } : {}),
       ...(setup.journal ? { journal: setup.journal } : {}),
     });
   const processor = createChannelProcessor({

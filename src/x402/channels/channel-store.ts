@@ -15,7 +15,8 @@ import type { ChannelSnapshot } from './channel-facilitator.ts';
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createDurableRecordLog } from '../state/durable-record-log.ts';
-import { paymentsFull, type StoredAnswer } from '../state/pending-settlements.ts';
+import type { StoredAnswer } from '../state/pending-settlements.ts';
+import { type BoundedStore, createRecordShares, payerKey, type RecordOwners, recordsRefused, type ShareLimits } from '../state/record-shares.ts';
 
 /** How long a channel's last answer is kept for the identical retry, ms (as long as an exact payment's 200). */
 export const CHANNEL_ANSWER_KEEP_MS = 10 * 60 * 1000;
@@ -84,15 +85,19 @@ export interface ChannelSummary {
 }
 
 /** The channel records as the channel path uses them: this file's log, or the database (pg-channel-store.ts). */
-export interface ChannelStore {
+export interface ChannelStore extends BoundedStore {
   get(channelId: string): ChannelRecord | undefined | Promise<ChannelRecord | undefined>;
-  /** Stores `record` as revision `record.rev + 1`; resolves once durable, rejects with ChannelConflictError when `record.rev` is stale. */
-  put(channelId: string, record: ChannelRecord): Promise<void>;
+  /**
+   * Stores `record` as revision `record.rev + 1`; resolves once durable, rejects with
+   * ChannelConflictError when `record.rev` is stale. `client` (the caller's address, memory only)
+   * counts a new channel toward that address's share with its payer's (bounded stores).
+   */
+  put(channelId: string, record: ChannelRecord, client?: string): Promise<void>;
   /**
    * `put`, staged to ride in a paid call's commit: in memory now, durable with that commit (undone
    * if it fails). Throws ChannelConflictError, or payments_full for a new channel with no room.
    */
-  stage?(channelId: string, record: ChannelRecord): readonly StagedWrite[];
+  stage?(channelId: string, record: ChannelRecord, client?: string): readonly StagedWrite[];
   /** Forgets the channel, if it is still at `record.rev`. */
   remove(channelId: string, record: ChannelRecord): Promise<void>;
   /** The channels that owe us (charged beyond what is claimed on chain), at most `limit`. */
@@ -104,8 +109,6 @@ export interface ChannelStore {
    */
   idleAnswers(before: number, limit: number): string[];
   summary(): ChannelSummary | Promise<ChannelSummary>;
-  /** Bounded stores only: no room for a channel not stored yet (it is refused before any charge). */
-  full?(): boolean;
   /** Waits for queued writes. */
   flush(): Promise<void>;
 }
@@ -140,6 +143,8 @@ export function createChannelStore(config: {
   readonly dir: string;
   readonly now?: () => number;
   readonly maxEntries?: number;
+  /** Shares of the channels per payer and per client address (absent: the bound alone). */
+  readonly shares?: ShareLimits;
   readonly journal?: CommitJournal;
 }): ChannelStore {
   // maxEntries: where new channels stop (see MAX_CHANNELS); nothing owing is ever dropped.
@@ -150,40 +155,51 @@ export function createChannelStore(config: {
     maxEntries: config.maxEntries ?? MAX_CHANNELS,
     now,
     ...(config.journal ? { journal: config.journal } : {}),
+    ...(config.shares ? { shares: { counts: createRecordShares(config.shares), ownersOf: (r: ChannelRecord) => ({ payer: r.payer, client: '' }) } } : {}),
   });
   const check = (id: string, record: ChannelRecord) => {
     if ((log.get(id)?.rev ?? 0) !== record.rev) throw new ChannelConflictError(id);
   };
-  /** The first channel (idle-longest first) that may leave: owes nothing, its answer's retry window over. */
-  const droppable = (): string | undefined => {
+  /**
+   * The first channel (idle-longest first) that may leave: owes nothing, its answer's retry window
+   * over; at a share (`of`), only one of that payer's or that client's own.
+   */
+  const droppable = (of?: { readonly why: 'payer' | 'client'; readonly owners: RecordOwners }): string | undefined => {
     const before = now() - CHANNEL_ANSWER_KEEP_MS;
-    for (const [id, r] of log.entries()) if (unclaimedOf(r) === 0n && r.lastRequestAt < before) return id;
+    const own = (id: string, r: ChannelRecord) =>
+      !of || (of.why === 'payer' ? payerKey(r.payer) === payerKey(of.owners.payer) : log.owners(id)?.client === of.owners.client);
+    for (const [id, r] of log.entries()) if (unclaimedOf(r) === 0n && r.lastRequestAt < before && own(id, r)) return id;
     return undefined;
   };
-  /** Room for one more channel, made by dropping a settled-and-claimed one if need be. */
-  const roomFor = async (id: string): Promise<void> => {
-    if (log.get(id) !== undefined || !log.full()) return;
-    const gone = droppable();
-    if (gone === undefined) throw paymentsFull();
-    await log.remove(gone);
+  /**
+   * Room for a new channel of `owners`, made by dropping settled-and-claimed ones if need be (at
+   * the bound any of them, at a share one of the owner's own; each `remove`d from memory at once);
+   * throws payments_full when none may leave.
+   */
+  const makeRoom = (id: string, owners: RecordOwners, remove: (gone: string) => void): void => {
+    if (log.get(id) !== undefined) return;
+    for (let why = log.refusal(owners), tries = 0; why !== null; why = log.refusal(owners), tries++) {
+      const gone = tries < 3 ? droppable(why === 'full' ? undefined : { why, owners }) : undefined;
+      if (gone === undefined) throw recordsRefused(why);
+      remove(gone);
+    }
   };
+  const ownersOf = (record: ChannelRecord, client = ''): RecordOwners => ({ payer: record.payer, client });
   return {
     get: (id) => log.get(id),
-    async put(id, record) {
+    async put(id, record, client) {
       check(id, record);
-      await roomFor(id);
+      const removals: Promise<void>[] = [];
+      makeRoom(id, ownersOf(record, client), (gone) => removals.push(log.remove(gone)));
+      await Promise.all(removals);
       check(id, record);
-      await log.put(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS);
+      await log.put(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS, ownersOf(record, client));
     },
-    stage(id, record) {
+    stage(id, record, client) {
       check(id, record);
       const writes: StagedWrite[] = [];
-      if (log.get(id) === undefined && log.full()) {
-        const gone = droppable();
-        if (gone === undefined) throw paymentsFull();
-        writes.push(log.stageRemove(gone));
-      }
-      writes.push(log.stage(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS));
+      makeRoom(id, ownersOf(record, client), (gone) => writes.push(log.stageRemove(gone)));
+      writes.push(log.stage(id, { ...record, rev: record.rev + 1 }, now() + CHANNEL_RECORD_TTL_MS, ownersOf(record, client)));
       return writes;
     },
     async remove(id, record) {
@@ -211,6 +227,10 @@ export function createChannelStore(config: {
       return { open, unclaimedUnits: unclaimed.toString(), withdrawalsPending };
     },
     full: () => log.full() && droppable() === undefined,
+    refusal(owners) {
+      const why = log.refusal(owners);
+      return why === null || droppable(why === 'full' ? undefined : { why, owners }) !== undefined ? null : why;
+    },
     flush: () => log.flush(),
   };
 }

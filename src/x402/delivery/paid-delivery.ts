@@ -13,6 +13,15 @@ import type { PaidTiming } from './paid-timing.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { SettleResponse } from '../types/x402-types.ts';
 
+/**
+ * A paid 200's own headers, before its settlement's: JSON, and `private`. The answer, its
+ * PAYMENT-RESPONSE and its receipt are one payer's: a shared cache (a CDN, a reverse proxy) must
+ * not keep them for anyone else, while the payer's own cache may. The official x402 server merges
+ * `private` into the handler's directives; ours answer with none of their own, so `private` is the
+ * whole of it, and a constant: the paid path builds no string for it.
+ */
+export const PAID_ANSWER_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json', 'Cache-Control': 'private' });
+
 /** Signs the x402 `offer-receipt` receipt of a paid answer: the settlement response's `extensions`, or null. */
 export type ExtensionReceipt = (resourceUrl: string, payer: string, network: string) => Promise<Readonly<Record<string, unknown>> | null>;
 

@@ -138,6 +138,12 @@ interface Tail {
   readonly base64: (head: string) => string;
 }
 
+/**
+ * Every 402 is for this request now: its signed offers and live terms expire, a refusal names this
+ * payment. A shared cache must never keep one (as the official x402 server sends it).
+ */
+export const PAYMENT_REQUIRED_CACHE_CONTROL = 'no-store';
+
 const headOf = (resourceUrl: string, error: string) => `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
 
 /** Precomputes the route's terms and returns a builder of its 402 challenges. */
@@ -163,7 +169,11 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
   const render = (resourceUrl: string, error: string, now: Tail): HttpReply =>
     Object.freeze({
       status: ERROR_STATUS.payment_required,
-      headers: Object.freeze({ 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': now.base64(headOf(resourceUrl, error)) }),
+      headers: Object.freeze({
+        'Content-Type': 'application/json',
+        'Cache-Control': PAYMENT_REQUIRED_CACHE_CONTROL,
+        'PAYMENT-REQUIRED': now.base64(headOf(resourceUrl, error)),
+      }),
       body: challengeBody(resourceUrl, entry.path, error),
     });
   // The plain challenge of a URL is the same bytes until the live terms change (a new blockhash,
@@ -180,7 +190,11 @@ export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTerms
       const challenge = `${headOf(resourceUrl, error)}${now.resource},"accepts":${JSON.stringify(patched)},"extensions":${now.extensions}}`;
       return {
         status: ERROR_STATUS.payment_required,
-        headers: { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(challenge).toString('base64') },
+        headers: {
+          'Content-Type': 'application/json',
+          'Cache-Control': PAYMENT_REQUIRED_CACHE_CONTROL,
+          'PAYMENT-REQUIRED': Buffer.from(challenge).toString('base64'),
+        },
         body: challengeBody(resourceUrl, entry.path, error),
       };
     },

@@ -45,6 +45,10 @@ export function createEvmExactScheme(config: EvmExactSchemeConfig): ExactScheme 
     getExtra: () => ({}),
     getSigners: () => settler.signers,
     replayKey: evmReplayKey,
+    payerOf(payment) {
+      const parsed = parsePayload(payment);
+      return parsed.ok ? parsed.payload.authorization.from : null;
+    },
     async verify(payment, requirements, signal) {
       const input: EvmVerifyInput = {
         payload: payment.payload,

@@ -9,15 +9,16 @@ import { associatedTokenAddress } from '../../chain/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/rpc-client.ts';
 import type { SignatureWatch } from '../../chain/signature-watch.ts';
-import { decodeWireTransaction, withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import { withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import { type BeforeBroadcast, decodeOnce, type ExactScheme, type OnAccepted, type SettleResult, type VerifyResult } from '../types/exact-scheme.ts';
+import type { BeforeBroadcast, ExactScheme, OnAccepted, SettleResult, VerifyResult } from '../types/exact-scheme.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 import { DEFAULT_SOL_PRICE_USD, failedSettlementFeeUnits, type SettlementFee } from './svm-fee-payer.ts';
 import { refusalReason, SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
-import { createSvmSettlementStatus, payloadWire } from './svm-settlement-status.ts';
+import { createSvmSettlementStatus } from './svm-settlement-status.ts';
+import { decodePayload, svmPayerOf } from './svm-payload.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
 import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
 import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
@@ -68,14 +69,6 @@ function outcomeOf(result: SettleResult): SettlementOutcome {
   if (result.success || result.errorReason === SVM_REASON.duplicateSettlement) return 'spent';
   return result.errorReason === SVM_REASON.settlementPending ? 'unknown' : 'unspent';
 }
-
-/** The payer's transaction, decoded once per payment (replayKey, verify and settle each read it). */
-const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
-  const wire = payloadWire(payment);
-  if (!wire) return null;
-  const decoded = decodeWireTransaction(wire);
-  return decoded.ok ? { wire, tx: decoded.tx } : null;
-});
 
 /** Builds the scheme for one network; derives payTo's token accounts lazily, once per terms. */
 export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
@@ -236,6 +229,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       const decoded = decodePayload(payment);
       return decoded ? keyOf(decoded.tx) : null;
     },
+    payerOf: svmPayerOf,
     verify,
     settle,
     reportsAcceptance: true,

@@ -86,7 +86,7 @@ function programOf(tx: WireTransaction, ix: WireInstruction): string {
 }
 
 /** The transfer authority as the reference reports `payer`: account 4 of the first token instruction. */
-function tokenPayer(tx: WireTransaction): string {
+export function tokenPayer(tx: WireTransaction): string {
   for (const ix of tx.instructions) {
     const program = programOf(tx, ix);
     if ((program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ix.accountIndices.length >= 4) return tx.staticAccounts[ix.accountIndices[3]!] ?? '';

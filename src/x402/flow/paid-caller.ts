@@ -14,6 +14,7 @@ import { poolBusyReply } from '../../pool/worker-pool.ts';
 import { decodePayment, matchPayment, type DecodeResult } from './decode-payment.ts';
 import type { PaymentProcessor } from './payment-processor.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
+import { PAID_ANSWER_HEADERS } from '../delivery/paid-delivery.ts';
 
 export interface PaidCallerConfig {
   readonly challenges: ReadonlyMap<string, ChallengeBuilder>;
@@ -84,7 +85,7 @@ export function answerWith(entry: EndpointEntry, handler: PaidHandler | undefine
   return async (): Promise<HttpReply> => {
     if (!handler) return errorReply({ error: 'upstream_unavailable', message: `${entry.path} has no data source in this deployment` });
     const body = await handler(query, signal);
-    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    return { status: 200, headers: PAID_ANSWER_HEADERS, body: JSON.stringify(body) };
   };
 }
 
@@ -157,7 +158,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
       payment: decoded.payment,
       requirements: decoded.requirements,
       resourceUrl,
-      request: { path: entry.path, query, signal },
+      request: { path: entry.path, query, signal, client: attempt.client },
       answer: onAnswer
         ? () => {
             onAnswer();

@@ -28,7 +28,9 @@ import { createReceiptStamp, type ExtensionReceipt } from '../delivery/paid-deli
 import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../state/paid-answer-store.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from '../types/payment-identifier.ts';
-import { createPendingSettlements, paymentsFull, type PendingSettlements } from '../state/pending-settlements.ts';
+import { createPendingSettlements, type PendingSettlements } from '../state/pending-settlements.ts';
+import { noRoomFor, recordsRefused, type ShareLimits } from '../state/record-shares.ts';
+import { parseChannelPayload } from '../channels/channel-payload.ts';
 import { createPaidTiming, type PaidTiming, withServerTiming } from '../delivery/paid-timing.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from '../types/x402-types.ts';
@@ -54,6 +56,8 @@ export interface PaymentProcessorConfig {
   readonly idempotencyTtlMs?: number;
   /** Bound of the file stores (pending settlements, payment-identifier answers): beyond it new paid calls get 503. */
   readonly recordsMax?: number;
+  /** Shares of the default file stores per payer and per client address. */
+  readonly recordShares?: ShareLimits;
   /** Durable pending settlements; default: beside the replay record. */
   readonly pending?: PendingSettlements;
   /** Durable payment-identifier answers; default: beside the replay record. */
@@ -83,7 +87,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const schemes = new Map(config.schemes.map((s) => [s.network, s]));
   const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS;
   const idempotency = createIdempotencyCache<HttpReply>({ ttlMs });
-  const bound = config.recordsMax === undefined ? {} : { maxEntries: config.recordsMax };
+  const bound = {
+    ...(config.recordsMax === undefined ? {} : { maxEntries: config.recordsMax }),
+    ...(config.recordShares ? { shares: config.recordShares } : {}),
+  };
   const pending = config.pending ?? createPendingSettlements({ dir: fileDir(config.replayGuard), ...bound });
   const paidAnswers = config.paidAnswers ?? createPaidAnswerStore({ dir: fileDir(config.replayGuard), ttlMs, ...bound });
   const fault = config.onFault ?? reportFault;
@@ -100,13 +107,24 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   // channel payment has no per-call settlement to guard against replays, its cumulative voucher is its own guard.
   const channels = config.channels;
   const findScheme = createSchemeRegistry([
-    ...config.schemes.map((s): SchemeFacilitator => ({ scheme: 'exact', network: s.network, settle: (call, timing) => exact.process(call, s, timing) })),
+    ...config.schemes.map(
+      (s): SchemeFacilitator => ({
+        scheme: 'exact',
+        network: s.network,
+        settle: (call, timing) => exact.process(call, s, timing),
+        payerOf: (call) => s.payerOf?.(call.payment) ?? '',
+      }),
+    ),
     ...(channels
       ? [
           {
             scheme: 'batch-settlement',
             network: channels.kind.network,
             settle: (call: PaidCall, timing: PaidTiming) => channels.processor.process(call, timing),
+            payerOf: (call: PaidCall) => {
+              const parsed = parseChannelPayload(call.payment.payload);
+              return parsed.ok ? parsed.payload.channelConfig.payer : '';
+            },
           },
         ]
       : []),
@@ -117,6 +135,12 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
     const found = findScheme(call.requirements.scheme, call.requirements.network);
     return found.ok ? found.facilitator.settle(call, timing) : refuse(call, found.reason, found.message);
   }
+
+  /** The payer a payment names, unchecked (a channel's config, an exact scheme's transfer): the shares are asked with it before anything is verified. */
+  const payerNamed = (call: PaidCall): string => {
+    const found = findScheme(call.requirements.scheme, call.requirements.network);
+    return found.ok ? found.facilitator.payerOf(call) : '';
+  };
 
   const conflict = (): HttpReply =>
     errorReply({ error: 'payment_identifier_conflict', message: 'this payment-identifier was used with a different payment or resource' });
@@ -131,20 +155,22 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       found.kind === 'acquired' && paidAnswers.release
         ? paidAnswers.release(id, fingerprint).catch((err: unknown) => fault('payment-identifier claim not released', err))
         : Promise.resolve();
-    if (paidAnswers.full?.()) {
+    const owners = { payer: payerNamed(call), client: call.request.client ?? '' };
+    const noRoom = noRoomFor(paidAnswers, owners);
+    if (noRoom) {
       await giveBack();
-      return replyForError(paymentsFull());
+      return replyForError(recordsRefused(noRoom));
     }
     // The answer rides in the 200's commit (the journal's, or the ledger batch's transaction); a store that cannot stage writes it after.
     const stage = paidAnswers.stageRemember?.bind(paidAnswers);
-    const withId: PaidCall = stage ? { ...call, alsoKeep: (reply) => [stage(id, fingerprint, reply)] } : call;
+    const withId: PaidCall = stage ? { ...call, alsoKeep: (reply) => [stage(id, fingerprint, reply, owners)] } : call;
     const r = await processPayment(withId, timing).catch(async (err: unknown) => {
       await giveBack();
       throw err;
     });
     if (r.status !== 200) await giveBack();
     else if (!stage || (await paidAnswers.lookup(id, fingerprint)).kind !== 'hit')
-      await paidAnswers.remember(id, fingerprint, r).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
+      await paidAnswers.remember(id, fingerprint, r, owners).catch((err: unknown) => fault('payment-identifier answer not stored durably', err));
     return r;
   }
 

@@ -17,6 +17,8 @@ export interface SchemeFacilitator {
   readonly network: string;
   /** Verifies and settles the call's payment, and answers it (a 402 naming the reason when refused). */
   settle(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
+  /** The payer the payment names, unchecked ('' when it names none): the shares are asked with it before anything is verified. */
+  payerOf(call: PaidCall): string;
 }
 
 /** What a call finds: its facilitator, or why there is none (an x402 reason and its sentence). */

@@ -26,7 +26,8 @@ import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { FailedPayments } from '../state/failed-payments.ts';
-import { paymentsFull, replyOf, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import { replyOf, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
 import type { ReplayGuard } from '../state/replay-guard.ts';
 import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
@@ -87,8 +88,9 @@ export function createExactSettlement(config: ExactSettlementConfig): ExactSettl
     const record = await pending.get(key);
     if (record?.delivered) return redeliver(call, { ...record, delivered: record.delivered });
     if (record && scheme.settlementStatus) return resolvePending(call, scheme, key, record, timing);
-    // A new payment only while its settlement can be recorded: the records held are never dropped for it.
-    if (pending.full?.()) return replyForError(paymentsFull());
+    // A new payment only while its record has room, within its (named, unchecked) payer's and address's shares; nothing held is dropped for it.
+    const noRoom = noRoomFor(pending, { payer: scheme.payerOf?.(call.payment) ?? '', client: call.request.client ?? '' });
+    if (noRoom) return replyForError(recordsRefused(noRoom));
     const claim = await replayGuard.acquire(key);
     if (claim === 'acquired') return settleClaimed(call, scheme, key, timing);
     if (claim === 'settled') {

@@ -46,13 +46,13 @@ export function createPendingRecorder(
     early: false,
     record(network, payer, transaction) {
       recorder.recorded = true;
-      return pending.record(key, recordOf(network, payer, transaction, recorder.early ? { payment: call.payment } : undefined));
+      return pending.record(key, recordOf(network, payer, transaction, recorder.early ? { payment: call.payment } : undefined), call.request.client);
     },
     stage(network, payer, transaction, share) {
       recorder.recorded = true;
       recorder.early = share !== null;
       const early = share ? { payment: call.payment, feeUnits: share.feeUnits, trusted: share.trusted } : undefined;
-      return stagedRecord(pending, key, recordOf(network, payer, transaction, early));
+      return stagedRecord(pending, key, recordOf(network, payer, transaction, early), call.request.client);
     },
   };
   return recorder;

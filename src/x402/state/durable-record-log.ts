@@ -5,7 +5,8 @@
  *
  * Bounded by expiry only: every record has one (dropped at load and when the log is compacted).
  * A live record is never dropped to make room: it is money state (a charged payer's retry, a
- * pending settlement). `full()` tells callers the log holds `maxEntries`, so they refuse new paid
+ * pending settlement). `full()` tells callers the log holds `maxEntries` (and `refusal()` also
+ * when a record's payer or client holds its share, record-shares.ts), so they refuse new paid
  * calls before charging; puts of calls already under way still land. The log is rewritten from memory
  * (atomically: src/durable/) at start and whenever it holds more than twice the live records, so disk use
  * stays proportional to what is live. A torn last line after a crash is never read as a record.
@@ -16,8 +17,9 @@ import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { makeDirSync } from '../../durable/file-sync.ts';
 import { openLineLog, readCompleteLines } from '../../durable/line-log.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
+import type { RecordOwners, RecordRefusal, RecordShares } from './record-shares.ts';
 
-export interface DurableRecordLogConfig {
+export interface DurableRecordLogConfig<T = unknown> {
   /** Directory of the log (created if absent). */
   readonly dir: string;
   /** File name inside `dir`. */
@@ -27,22 +29,28 @@ export interface DurableRecordLogConfig {
   readonly now?: () => number;
   /** The data directory's commit journal: writes are made durable by its commits (and may ride in a paid call's). */
   readonly journal?: CommitJournal;
+  /** Per-payer and per-client counts of the live records, and how a record read back names its payer. */
+  readonly shares?: { readonly counts: RecordShares; readonly ownersOf: (value: T) => RecordOwners };
 }
 
 export interface DurableRecordLog<T> {
   /** The live record of `key`, or undefined (expired records are gone). */
   get(key: string): T | undefined;
-  /** Stores `value` until `expiresAt` (ms); resolves once it is on disk. */
-  put(key: string, value: T, expiresAt: number): Promise<void>;
+  /** Stores `value` until `expiresAt` (ms); resolves once it is on disk (`owners` as for `stage`). */
+  put(key: string, value: T, expiresAt: number, owners?: RecordOwners): Promise<void>;
   /** Forgets `key`; resolves once the removal is on disk. */
   remove(key: string): Promise<void>;
-  /** `put`, staged: in memory now, durable with the commit it is handed to (undone if that fails). */
-  stage(key: string, value: T, expiresAt: number): StagedWrite;
+  /** `put`, staged: in memory now, durable with the commit it is handed to (undone if that fails); `owners` counted in memory (a record put again keeps its own). */
+  stage(key: string, value: T, expiresAt: number, owners?: RecordOwners): StagedWrite;
   /** `remove`, staged likewise. */
   stageRemove(key: string): StagedWrite;
   size(): number;
   /** Whether the live records reach `maxEntries`: new paid calls are to be refused. */
   full(): boolean;
+  /** Why a new record of `owners` has no room (the bound, or its payer's or client's share), or null. */
+  refusal(owners: RecordOwners): RecordRefusal | null;
+  /** Who the live record of `key` is counted for. */
+  owners(key: string): RecordOwners | undefined;
   /** The live records, oldest put first. */
   entries(): IterableIterator<[string, T]>;
   /** Waits for queued writes. */
@@ -52,6 +60,8 @@ export interface DurableRecordLog<T> {
 interface Entry<T> {
   readonly value: T;
   readonly expiresAt: number;
+  /** Memory only: who the record is counted for. */
+  readonly owners?: RecordOwners;
 }
 
 type LogLine<T> = { readonly k: string; readonly x: number; readonly v: T } | { readonly k: string; readonly del: true };
@@ -76,15 +86,29 @@ function readLog<T>(path: string, now: number): Map<string, Entry<T>> {
 const lineOf = <T>(key: string, e: Entry<T>): string => `${JSON.stringify({ k: key, x: e.expiresAt, v: e.value })}\n`;
 
 /** Opens (or creates) the log and loads its live records. */
-export function createDurableRecordLog<T>(config: DurableRecordLogConfig): DurableRecordLog<T> {
+export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): DurableRecordLog<T> {
   const now = config.now ?? Date.now;
   makeDirSync(config.dir);
   const path = resolve(config.dir, config.file);
   const entries = readLog<T>(path, now());
+  // Every record in or out of memory passes here, so the shares count exactly what is live.
+  const shares = config.shares;
+  const place = (key: string, entry: Entry<T>) => {
+    entries.set(key, entry);
+    if (entry.owners) shares?.counts.add(entry.owners);
+  };
+  const drop = (key: string): boolean => {
+    const e = entries.get(key);
+    if (!e) return false;
+    entries.delete(key);
+    if (e.owners) shares?.counts.remove(e.owners);
+    return true;
+  };
+  for (const [k, e] of shares ? entries : []) place(k, { ...e, owners: shares!.ownersOf(e.value) });
 
   function liveText(): string {
     const t = now();
-    for (const [k, e] of entries) if (e.expiresAt <= t) entries.delete(k);
+    for (const [k, e] of entries) if (e.expiresAt <= t) drop(k);
     return [...entries].map(([k, e]) => lineOf(k, e)).join('');
   }
 
@@ -107,17 +131,11 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       await file.replace(liveText());
       linesOnDisk = count;
     });
+    const onDurable = () => {
+      linesOnDisk += 1;
+    };
     staged = (line, key) => {
-      const writes = [
-        {
-          file,
-          text: line,
-          key,
-          onDurable: () => {
-            linesOnDisk += 1;
-          },
-        },
-      ];
+      const writes = [{ file, text: line, key, onDurable }];
       return { journal: { via: journal, writes }, commitAlone: () => journal.commit(writes) };
     };
   } else {
@@ -140,33 +158,39 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   }
   const append = (line: string): Promise<void> => staged(line).commitAlone();
   /**
-   * Drops expired records from the front. Records are kept in the order they were last put and
-   * the callers put every record for one lifetime, so the front expires first. Without this, a
-   * record nobody asks for again (most of them) stayed in memory until the size bound, and the
-   * compaction threshold, counting it as live, never came: the file grew to twice the bound.
+   * Drops expired records from the front (records are kept in the order they were last put, each
+   * for one lifetime). Without it a record nobody asks for again stayed in memory until the size
+   * bound, and the compaction threshold, counting it as live, never came.
    */
   function dropExpired(): void {
     const t = now();
     for (const [k, e] of entries) {
       if (e.expiresAt > t) return;
-      entries.delete(k);
+      drop(k);
     }
   }
 
-  function stage(key: string, value: T, expiresAt: number): StagedWrite {
+  const live = (): number => {
     dropExpired();
-    const entry = { value, expiresAt };
+    return entries.size;
+  };
+
+  function stage(key: string, value: T, expiresAt: number, owners?: RecordOwners): StagedWrite {
+    dropExpired();
     const earlier = entries.get(key);
-    entries.delete(key);
-    entries.set(key, entry);
+    // A record put again without its client keeps the one it was counted for.
+    const kept = owners ? { payer: owners.payer, client: owners.client || (earlier?.owners?.client ?? '') } : earlier?.owners;
+    const entry: Entry<T> = kept ? { value, expiresAt, owners: kept } : { value, expiresAt };
+    drop(key);
+    place(key, entry);
     return {
       ...staged(lineOf(key, entry), key),
       settle(err) {
         // Not on disk: memory must not hold what a restart would not (a pending settlement that
         // was never sent must not be resolved against the chain by the payment's retry).
         if (err === null || entries.get(key) !== entry) return;
-        entries.delete(key);
-        if (earlier) entries.set(key, earlier);
+        drop(key);
+        if (earlier) place(key, earlier);
       },
     };
   }
@@ -174,11 +198,11 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
   function stageRemove(key: string): StagedWrite {
     dropExpired();
     const earlier = entries.get(key);
-    entries.delete(key);
+    drop(key);
     return {
       ...staged(`${JSON.stringify({ k: key, del: true })}\n`, key),
       settle(err) {
-        if (err !== null && earlier && !entries.has(key)) entries.set(key, earlier);
+        if (err !== null && earlier && !entries.has(key)) place(key, earlier);
       },
     };
   }
@@ -188,13 +212,13 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
       const e = entries.get(key);
       if (!e) return undefined;
       if (e.expiresAt <= now()) {
-        entries.delete(key);
+        drop(key);
         return undefined;
       }
       return e.value;
     },
-    put(key, value, expiresAt) {
-      const w = stage(key, value, expiresAt);
+    put(key, value, expiresAt, owners?: RecordOwners) {
+      const w = stage(key, value, expiresAt, owners);
       return w.commitAlone().then(
         () => w.settle(null),
         (err: unknown) => {
@@ -207,17 +231,13 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig): Durab
     stageRemove,
     remove(key) {
       dropExpired();
-      if (!entries.delete(key)) return Promise.resolve();
+      if (!drop(key)) return Promise.resolve();
       return append(`${JSON.stringify({ k: key, del: true })}\n`);
     },
-    size() {
-      dropExpired();
-      return entries.size;
-    },
-    full() {
-      dropExpired();
-      return entries.size >= config.maxEntries;
-    },
+    size: live,
+    full: () => live() >= config.maxEntries,
+    refusal: (owners) => (live() >= config.maxEntries ? 'full' : (shares?.counts.refusal(owners) ?? null)),
+    owners: (key) => entries.get(key)?.owners,
     *entries() {
       dropExpired();
       for (const [k, e] of entries) yield [k, e.value];

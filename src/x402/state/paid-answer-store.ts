@@ -11,12 +11,15 @@ import type { HttpReply } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
 import { IDEMPOTENCY_MAX_ENTRIES, IDEMPOTENCY_TTL_MS } from './idempotency-cache.ts';
 import { replyOf, storableAnswer, type StoredAnswer } from './pending-settlements.ts';
+import { type BoundedStore, createRecordShares, type RecordOwners, type RecordRefusal, type ShareLimits } from './record-shares.ts';
 
 const FILE = 'payment-identifier.log';
 
 export interface StoredPaidAnswer {
   readonly fingerprint: string;
   readonly answer: StoredAnswer;
+  /** The payer the payment named, so the answer counts toward its share after a restart too (absent in answers kept before shares). */
+  readonly payer?: string;
 }
 
 /** What a lookup finds: `hit` for the same fingerprint, `conflict` for another, else `miss`. */
@@ -30,24 +33,23 @@ export type PaidAnswerLookup = { readonly kind: 'miss' } | { readonly kind: 'con
 export type IdClaim = { readonly kind: 'acquired' } | { readonly kind: 'busy' } | PaidAnswerLookup;
 
 /** The payment-identifier answers as the payment path uses them: this file's log, or the database (pg-paid-answer-store.ts). */
-export interface PaidAnswerStore {
+export interface PaidAnswerStore extends BoundedStore {
   /** The stored answer of `id`, compared with `fingerprint`. */
   lookup(id: string, fingerprint: string): PaidAnswerLookup | Promise<PaidAnswerLookup>;
-  /** Resolves once the answer is durable. */
-  remember(id: string, fingerprint: string, reply: HttpReply): Promise<void>;
+  /** Resolves once the answer is durable; `owners` count it toward its payer's and address's shares (bounded stores). */
+  remember(id: string, fingerprint: string, reply: HttpReply, owners?: RecordOwners): Promise<void>;
   /** `remember`, staged to ride in the paid call's commit (its ledger entry's). */
-  stageRemember?(id: string, fingerprint: string, reply: HttpReply): StagedWrite;
+  stageRemember?(id: string, fingerprint: string, reply: HttpReply, owners?: RecordOwners): StagedWrite;
   /** Shared stores only (one process needs none: its memory cache sees every call): claims the id before the payment is processed. */
   claim?(id: string, fingerprint: string): Promise<IdClaim>;
   /** Gives a claim back when its answer was not a 200 (the same as forgetting it in memory). */
   release?(id: string, fingerprint: string): Promise<void>;
-  /** Bounded stores only: no room for another answer (new paid calls with an id are refused, nothing evicted). */
-  full?(): boolean;
 }
 
 /** The file log: lookups answer at once, from memory. */
 export interface FilePaidAnswerStore extends PaidAnswerStore {
   lookup(id: string, fingerprint: string): PaidAnswerLookup;
+  refusal(owners: RecordOwners): RecordRefusal | null;
   size(): number;
 }
 
@@ -63,6 +65,8 @@ export function createPaidAnswerStore(config: {
   readonly dir: string;
   readonly ttlMs?: number;
   readonly maxEntries?: number;
+  /** Shares of the answers per payer and per client address (absent: the bound alone). */
+  readonly shares?: ShareLimits;
   readonly now?: () => number;
   readonly journal?: CommitJournal;
 }): FilePaidAnswerStore {
@@ -74,12 +78,21 @@ export function createPaidAnswerStore(config: {
     maxEntries: config.maxEntries ?? IDEMPOTENCY_MAX_ENTRIES,
     now,
     ...(config.journal ? { journal: config.journal } : {}),
+    ...(config.shares
+      ? { shares: { counts: createRecordShares(config.shares), ownersOf: (a: StoredPaidAnswer) => ({ payer: a.payer ?? '', client: '' }) } }
+      : {}),
+  });
+  const stored = (fingerprint: string, reply: HttpReply, owners?: RecordOwners): StoredPaidAnswer => ({
+    fingerprint,
+    answer: storableAnswer(reply),
+    ...(owners?.payer ? { payer: owners.payer } : {}),
   });
   return {
     lookup: (id, fingerprint) => lookupOf(log.get(id), fingerprint),
-    remember: (id, fingerprint, reply) => log.put(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
-    stageRemember: (id, fingerprint, reply) => log.stage(id, { fingerprint, answer: storableAnswer(reply) }, now() + ttlMs),
+    remember: (id, fingerprint, reply, owners) => log.put(id, stored(fingerprint, reply, owners), now() + ttlMs, owners),
+    stageRemember: (id, fingerprint, reply, owners) => log.stage(id, stored(fingerprint, reply, owners), now() + ttlMs, owners),
     size: () => log.size(),
     full: () => log.full(),
+    refusal: (owners) => log.refusal(owners),
   };
 }

@@ -8,8 +8,9 @@
  */
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import { type HttpReply, ServiceError } from '../../errors.ts';
+import type { HttpReply, ServiceError } from '../../errors.ts';
 import { createDurableRecordLog } from './durable-record-log.ts';
+import { type BoundedStore, createRecordShares, type RecordOwners, type RecordRefusal, recordsRefused, type ShareLimits } from './record-shares.ts';
 import { REPLAY_KEY_TTL_MS } from './replay-guard.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -59,12 +60,16 @@ export interface PendingSettlement {
 }
 
 /** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
-export interface PendingSettlements {
+export interface PendingSettlements extends BoundedStore {
   get(key: string): PendingSettlement | undefined | Promise<PendingSettlement | undefined>;
-  /** Resolves once the record is durable. */
-  record(key: string, pending: PendingSettlement): Promise<void>;
+  /**
+   * Resolves once the record is durable; `client` (the caller's address, memory only) counts it
+   * toward that address's share with its payer's. A new record past the bound or a share rejects
+   * with payments_full.
+   */
+  record(key: string, pending: PendingSettlement, client?: string): Promise<void>;
   /** `record`, staged to ride in another commit (an early answer's admission); throws `payments_full` as `record` refuses. */
-  stageRecord?(key: string, pending: PendingSettlement): StagedWrite;
+  stageRecord?(key: string, pending: PendingSettlement, client?: string): StagedWrite;
   resolve(key: string): Promise<void>;
   /** Keeps the delivered 200 of `key` for retries (until the record expires); resolves once durable. */
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
@@ -72,19 +77,19 @@ export interface PendingSettlements {
   stageDelivered?(key: string, reply: HttpReply): StagedWrite;
   /** The records of early answers (confirmed or not: the outcome is kept elsewhere), for a restart to settle. */
   listEarly(): Promise<Array<[string, PendingSettlement]>>;
-  /** Bounded stores only: no room for a new settlement (new paid calls are refused, nothing evicted). */
-  full?(): boolean;
 }
 
 /** The file log: reads answer at once, from memory. */
 export interface FilePendingSettlements extends PendingSettlements {
   get(key: string): PendingSettlement | undefined;
+  stageRecord(key: string, pending: PendingSettlement, client?: string): StagedWrite;
+  refusal(owners: RecordOwners): RecordRefusal | null;
   size(): number;
 }
 
 /** The fault of a new paid call while the payment records are at their bound: 503 before any charge. */
 export function paymentsFull(): ServiceError<'payments_full'> {
-  return new ServiceError('payments_full', 'the service holds as many unsettled payments and kept answers as it may; nothing was charged; retry shortly');
+  return recordsRefused('full');
 }
 
 /** The error of keepDelivered without a record: the record is written before every broadcast. */
@@ -93,9 +98,14 @@ export function noRecordToKeep(key: string): Error {
 }
 
 /** The record's write as a staged one, for a store that can stage it or (on its own path) one that cannot. */
-export function stagedRecord(pending: Pick<PendingSettlements, 'record' | 'stageRecord'>, key: string, record: PendingSettlement): StagedWrite {
-  if (pending.stageRecord) return pending.stageRecord(key, record);
-  return { commitAlone: () => pending.record(key, record), settle: () => undefined };
+export function stagedRecord(
+  pending: Pick<PendingSettlements, 'record' | 'stageRecord'>,
+  key: string,
+  record: PendingSettlement,
+  client?: string,
+): StagedWrite {
+  if (pending.stageRecord) return pending.stageRecord(key, record, client);
+  return { commitAlone: () => pending.record(key, record, client), settle: () => undefined };
 }
 
 /** The stored answer as the reply it was, byte for byte. */
@@ -116,6 +126,8 @@ export function createPendingSettlements(config: {
   readonly dir: string;
   readonly ttlMs?: number;
   readonly maxEntries?: number;
+  /** Shares of the records per payer and per client address (absent: the bound alone). */
+  readonly shares?: ShareLimits;
   readonly now?: () => number;
   readonly journal?: CommitJournal;
 }): FilePendingSettlements {
@@ -127,17 +139,22 @@ export function createPendingSettlements(config: {
     maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX,
     now,
     ...(config.journal ? { journal: config.journal } : {}),
+    ...(config.shares ? { shares: { counts: createRecordShares(config.shares), ownersOf: (r: PendingSettlement) => ({ payer: r.payer, client: '' }) } } : {}),
   });
   return {
     get: (key) => log.get(key),
-    record(key, pending) {
+    record(key, pending, client = '') {
+      const owners = { payer: pending.payer, client };
       // A new settlement only while there is room: the records held are never dropped for it.
-      if (log.get(key) === undefined && log.full()) return Promise.reject(paymentsFull());
-      return log.put(key, pending, now() + ttlMs);
+      const why = log.get(key) === undefined ? log.refusal(owners) : null;
+      if (why) return Promise.reject(recordsRefused(why));
+      return log.put(key, pending, now() + ttlMs, owners);
     },
-    stageRecord(key, pending) {
-      if (log.get(key) === undefined && log.full()) throw paymentsFull();
-      return log.stage(key, pending, now() + ttlMs);
+    stageRecord(key, pending, client = '') {
+      const owners = { payer: pending.payer, client };
+      const why = log.get(key) === undefined ? log.refusal(owners) : null;
+      if (why) throw recordsRefused(why);
+      return log.stage(key, pending, now() + ttlMs, owners);
     },
     resolve: (key) => log.remove(key),
     async keepDelivered(key, reply) {
@@ -154,5 +171,6 @@ export function createPendingSettlements(config: {
     listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined)),
     size: () => log.size(),
     full: () => log.full(),
+    refusal: (owners) => log.refusal(owners),
   };
 }

@@ -75,6 +75,12 @@ export interface ExactScheme {
    * EVM: token + authorizer + nonce). Null when the payload is too malformed to have one.
    */
   replayKey(payment: PaymentPayload): string | null;
+  /**
+   * The payer the payment names (Solana: the transfer authority; EVM: the authorization's `from`),
+   * read without any check, or null: the money stores' per-payer shares are asked with it before
+   * the payment is verified. A payment that verifies pays from this very payer.
+   */
+  payerOf?(payment: PaymentPayload): string | null;
   verify(payment: PaymentPayload, requirements: PaymentRequirements, signal: AbortSignal): Promise<VerifyResult>;
   settle(
     payment: PaymentPayload,

@@ -31,8 +31,12 @@ export interface PaidCall {
   readonly requirements: PaymentRequirements;
   /** The resource the 402 challenge names: the request URL, or `mcp://tool/<name>`. */
   readonly resourceUrl: string;
-  /** Where the request went (`query` without `?`), and `signal`: fires when the caller goes away, so nothing is settled for an answer nobody receives. */
-  readonly request: { readonly path: string; readonly query: string; readonly signal: AbortSignal };
+  /**
+   * Where the request went (`query` without `?`), `signal`: fires when the caller goes away, so
+   * nothing is settled for an answer nobody receives; and `client`, the caller's address as the
+   * front end saw it, which the money stores' per-address shares count (absent: not counted).
+   */
+  readonly request: { readonly path: string; readonly query: string; readonly signal: AbortSignal; readonly client?: string };
   /** Produces the answer; the processor settles only when it is a 200. */
   readonly answer: () => Promise<HttpReply>;
   /**

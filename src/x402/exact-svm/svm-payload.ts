@@ -1,0 +1,23 @@
+/**
+ * The payer's transaction as the Solana scheme reads it: decoded once per payment (the replay key,
+ * the shares' payer, verify and settle each read it), and the payer it names.
+ */
+import { decodeWireTransaction, type WireTransaction } from '../../chain/svm-wire.ts';
+import { decodeOnce } from '../types/exact-scheme.ts';
+import type { PaymentPayload } from '../types/x402-types.ts';
+import { tokenPayer } from './svm-rules.ts';
+import { payloadWire } from './svm-settlement-status.ts';
+
+/** The payment's transaction and its wire bytes, or null when it does not decode. */
+export const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
+  const wire = payloadWire(payment);
+  if (!wire) return null;
+  const decoded = decodeWireTransaction(wire);
+  return decoded.ok ? { wire, tx: decoded.tx } : null;
+});
+
+/** The payer the payment names, unchecked: its transfer authority (what verification reports as `payer`), or null. */
+export function svmPayerOf(payment: PaymentPayload): string | null {
+  const decoded = decodePayload(payment);
+  return decoded ? tokenPayer(decoded.tx) || null : null;
+}
