@@ -19,6 +19,7 @@ import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
+import { openStreams, type StreamSocketsConfig, streamRoutes } from './stream-sockets.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
 export const MAX_URL_BYTES = 8192;
@@ -50,6 +51,8 @@ export interface HttpServerConfig {
   readonly feeds?: readonly Feed[];
   /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
   readonly feedSockets?: { readonly max: number; readonly perClient: number };
+  /** The paid streams (stream-sockets.ts); a plain GET of a stream's path answers 426. */
+  readonly streams?: Pick<StreamSocketsConfig, 'streams' | 'hub' | 'max' | 'perClient' | 'baseUrl'>;
 }
 
 export interface HttpServer {
@@ -94,7 +97,10 @@ const listenExclusive = (app: uWS.TemplatedApp, host: string, port: number, cb: 
 
 /** Creates the uWS front end over the given routes. */
 export function createHttpServer(config: HttpServerConfig): HttpServer {
-  const lookup = createRouteTable([...config.routes, ...feedRoutes(config.feeds ?? [])], config.prefixRoutes ?? []);
+  const lookup = createRouteTable(
+    [...config.routes, ...feedRoutes(config.feeds ?? []), ...streamRoutes(config.streams?.streams ?? [])],
+    config.prefixRoutes ?? [],
+  );
   const trusted = trustedProxySet(config.trustedProxies ?? []);
   const peerText = createPeerAddressText();
   const app = uWS.App();
@@ -108,6 +114,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const limits = config.feedSockets ?? { max: FEED_MAX_SOCKETS, perClient: FEED_SOCKETS_PER_CLIENT };
   const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
   const closeFeeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit });
+  const closeStreams = config.streams ? openStreams(app, { ...config.streams, refuse: () => draining, write, clientOf, admit: config.admit }) : () => {};
 
   const leave = (state: RequestState) => {
     running.delete(state);
@@ -205,6 +212,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       listenSocket = null;
       // Feed sockets never finish on their own: close them, or they would outlive the service.
       closeFeeds();
+      closeStreams();
       if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and
