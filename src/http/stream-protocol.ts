@@ -6,6 +6,12 @@
 
 /** After `paidUntil`, how long a stream keeps running unrenewed; with the wheel's slot (250 ms) a lapse closes within 1 s. */
 export const STREAM_GRACE_MS = 750;
+/**
+ * How long before `paidUntil` the server sends `renew`, ms (capped at the period). Not a whole
+ * period: a renew a period ahead comes the moment a one-period window is bought, so every stream
+ * would be billed a period beyond what it streams; 2 s is hundreds of voucher round trips.
+ */
+export const STREAM_RENEW_LEAD_MS = 2_000;
 /** How long an unpaid socket may wait before its first payment (the challenge's `maxTimeoutSeconds`), ms. */
 export const STREAM_UNPAID_MAX_MS = 60_000;
 /** Largest message a stream client may send (a payment: a Solana transaction in JSON is under 4 kB), bytes. */

@@ -14,6 +14,7 @@ import {
   STREAM_GRACE_MS,
   STREAM_MAX_MESSAGE_BYTES,
   STREAM_MAX_MESSAGES_PER_SECOND,
+  STREAM_RENEW_LEAD_MS,
   STREAM_UNPAID_MAX_MS,
 } from './stream-protocol.ts';
 
@@ -91,7 +92,7 @@ export class StreamSession {
       return;
     }
     if (this.paying) {
-      this.cut('bad_message', 'one payment at a time: wait for the payment-response of the last one');
+      this.cut('flood', 'one payment at a time: wait for the payment-response of the last one');
       return;
     }
     this.paying = true;
@@ -137,8 +138,12 @@ export class StreamSession {
     this.socket.send(JSON.stringify({ type: 'payment-required', paymentRequired }));
   }
 
+  private renewAt(): number {
+    return this.paidUntil - Math.min(STREAM_RENEW_LEAD_MS, this.who.stream.periodSeconds * 1000);
+  }
+
   private scheduleNext(now: number): void {
-    const renewAt = this.paidUntil - this.who.stream.periodSeconds * 1000;
+    const renewAt = this.renewAt();
     this.host.schedule(this, !this.renewSent && renewAt > now ? renewAt : this.paidUntil + STREAM_GRACE_MS);
   }
 
@@ -157,7 +162,7 @@ export class StreamSession {
       this.cut('lapsed');
       return;
     }
-    if (!this.renewSent && now >= this.paidUntil - this.who.stream.periodSeconds * 1000) {
+    if (!this.renewSent && now >= this.renewAt()) {
       this.renewSent = true;
       const paymentRequired = this.host.payments.paymentRequired(this.who.stream, this.who.resourceUrl);
       this.socket.send(JSON.stringify({ type: 'renew', paidUntil: this.paidUntil, paymentRequired }));
