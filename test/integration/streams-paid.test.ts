@@ -6,7 +6,14 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { signVoucher } from '@x402/evm/batch-settlement/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createIntelClient } from '../../src/client/intel-client.ts';
+import { evmAddressOfKey } from '../../src/chain/evm-key-file.ts';
+import { runCliIn } from '../helpers/cli-in-process.ts';
+import { writeEvmKey } from '../helpers/cli-process.ts';
 import { evmAccountFromKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import { STREAM_GRACE_MS, STREAM_RENEW_LEAD_MS } from '../../src/http/stream-protocol.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
@@ -103,6 +110,50 @@ describe('a tipfloor stream paid by channel vouchers', () => {
     expect(await b.nextOf('update')).toMatchObject({ topic: 'tipfloor' });
     expect(entries()).toBe(before);
     b.ws.close();
+  }, 120_000);
+});
+
+describe('the client library and the CLI', () => {
+  it('client.stream pays the first period (a deposit), answers renew by itself, and reports what it paid', async () => {
+    const evmKey = generateEvmKey();
+    await t.localnet!.evm.fundUsdc(evmAddressOfKey(evmKey), 1_000_000n);
+    const client = createIntelClient({ url: t.url, evmKey, anyAsset: true, depositCalls: 20 });
+    const stop = new AbortController();
+    const before = entries();
+    const seen: number[] = [];
+    const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => seen.push(u.slot) });
+    await vi.waitUntil(() => seen.length > 0, { timeout: 60_000 });
+    const start = clock.now();
+    clock.advance(PERIOD_MS - STREAM_RENEW_LEAD_MS);
+    await vi.waitUntil(() => entries() === before + 2, { timeout: 60_000 });
+    stop.abort();
+    const result = await ended;
+    expect(result).toMatchObject({ reason: 'ended', periods: 2, paidUnits: 2000n });
+    expect(result.receipts).toHaveLength(2);
+    expect(result.updates).toBe(seen.length);
+    expect(client.totals()).toMatchObject({ chargedUnits: 2000n, depositedUnits: 20_000n, heldUnits: 0n });
+    expect(clock.now()).toBe(start + PERIOD_MS - STREAM_RENEW_LEAD_MS);
+    client.close();
+  }, 120_000);
+
+  it('x402-intel stream prints one JSON line per update and, at the end, what it paid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-cli-'));
+    try {
+      const address = writeEvmKey(join(dir, 'base.key'));
+      await t.localnet!.evm.fundUsdc(address, 1_000_000n);
+      const run = await runCliIn(dir, ['stream', 'slot', '--evm-key', 'base.key', '--seconds', '2', '--url', t.url, '--json']);
+      expect(run.code, `${run.stderr}|${run.stdout}`).toBe(0);
+      // One line per update, then the summary (pretty JSON under --json).
+      const all = run.stdout.trim().split('\n');
+      const first = all.findIndex((l) => !l.startsWith('{"topic"'));
+      const lines = all.slice(0, first).map((l) => JSON.parse(l));
+      const summary = JSON.parse(all.slice(first).join('\n'));
+      expect(summary).toMatchObject({ topic: 'slot', ended: 'ended', periods: 1, paidUnits: '1000' });
+      expect(summary.updates).toBe(lines.length);
+      for (const u of lines) expect(u).toMatchObject({ topic: 'slot', data: { status: expect.stringMatching(/^(processed|confirmed)$/) } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 
