@@ -18,7 +18,7 @@ import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/ch
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
-import { openStream, type StreamConnection } from '../helpers/stream-client.ts';
+import { openStream, type StreamConnection, type StreamMessage } from '../helpers/stream-client.ts';
 
 const PRICE = 1000n;
 let root: string;
@@ -61,8 +61,7 @@ async function termsOf(conn: StreamConnection): Promise<PaymentRequirements> {
   return offer.paymentRequired.accepts.find((a: PaymentRequirements) => a.scheme === 'batch-settlement');
 }
 
-const chargedOf = (m: { paymentResponse: { extra: { channelState: { chargedCumulativeAmount: string } } } }) =>
-  BigInt(m.paymentResponse.extra.channelState.chargedCumulativeAmount);
+const chargedOf = (m: StreamMessage) => BigInt(m.paymentResponse.extra.channelState.chargedCumulativeAmount);
 
 describe('kill -9 of an instance mid-stream', () => {
   it('charges and ledger agree after the restart; the in-flight payment is answered once', async () => {
