@@ -10,6 +10,7 @@
  *
  *   npm run build && npm run bench -- streams
  */
+import { setMaxListeners } from 'node:events';
 import { loadavg } from 'node:os';
 import { startLocalnet } from '@solana-x402-intel/localnet';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
@@ -28,6 +29,8 @@ const pct = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.len
 async function phase(url: string, fund: (address: string) => Promise<void>, subscribers: number) {
   const latencies: number[] = [];
   const stop = new AbortController();
+  // One signal ends every subscriber of the phase.
+  setMaxListeners(subscribers + 1, stop.signal);
   const streams = [];
   for (let i = 0; i < subscribers; i++) {
     const evmKey = generateEvmKey();
