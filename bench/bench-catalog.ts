@@ -77,6 +77,7 @@ export const BENCHMARKS: readonly BenchEntry[] = [
   entry('voucher-recovery', "a channel voucher's signer recovered natively against pure JavaScript", async () => (await import('./payments/voucher-recovery.ts')).benchVoucherRecovery()),
   entry('channel-calls', 'paid calls through a Base payment channel beside exact on Solana and Base: calls/s, p50, durable writes', async () => (await import('./payments/channel-calls.ts')).benchChannelCalls()),
   entry('bot-client', 'the client library against the official fetch wrapper, one Base channel each, one call in flight: p50 and calls/s', async () => (await import('./payments/bot-client.ts')).benchBotClient()),
+  entry('streams', 'paid streams: Geyser event to a paying subscriber, p50 with one and p99 with 20 (the client library, a channel each)', async () => (await import('./payments/streams.ts')).benchStreams()),
   entry('svm-early', 'early answers on Solana against the confirmed path and the channel, end to end with the official clients', async () => (await import('./payments/svm-early.ts')).benchSvmEarly()),
   entry('sweep', '1000 mints through batch/token-risk paid three ways, with an RPC 25 ms away', async () => (await import('./payments/sweep.ts')).benchSweep()),
   entry('forensics', 'wallet-scan and tx-inspect, cold against cached, and single-flight under 16 identical calls', async () => (await import('./handlers/forensics.ts')).benchForensics()),

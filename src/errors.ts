@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   payments_full: 503,
   /** Every WebSocket feed socket is taken (docs/storefront.md#the-live-ledger-feed). */
   feed_full: 503,
+  /** Every paid stream socket of the instance is taken (docs/streams.md). */
+  streams_full: 503,
   /** The CPU pool's queue is full (`--pool-max-queue`): a paid call is refused before its payment is verified, nothing charged; `Retry-After` says when to retry. */
   busy: 503,
   /** No checkpoint holding the asked ledger entry has its witnesses' quorum of cosignatures yet (`/trust/tlog-proof`); `Retry-After` says when to ask again. */

@@ -12,7 +12,7 @@ import { createSignatureWatch } from './chain/signature-watch.ts';
 import type { Config } from './config.ts';
 import { createAdminServer } from './http/admin-server.ts';
 import { createFreeRoutes, type Documents } from './http/free-routes.ts';
-import { documentsOf } from './service/documents.ts';
+import { documentsOf, publicBaseUrl } from './service/documents.ts';
 import { createMcpRoute } from './http/mcp-route.ts';
 import { createPaidRoutes } from './http/paid-routes.ts';
 import { createPreviewRoute } from './http/preview-route.ts';
@@ -35,6 +35,7 @@ import { createExtensionStack } from './service/extension-stack.ts';
 import { createStorefrontStack } from './service/storefront-stack.ts';
 import { openTrustStack, paidCallsStopped } from './service/trust-stack.ts';
 import { createTlogStack } from './service/tlog-stack.ts';
+import { createStreamStack, type StreamClock } from './service/stream-stack.ts';
 import { loadOrCreateIdentity, type Identity } from './trust/identity.ts';
 import type { KillSwitch } from './trust/kill-switch.ts';
 import type { Ledger } from './trust/ledger.ts';
@@ -77,6 +78,8 @@ export interface ServiceOptions {
   readonly schemes?: readonly ExactScheme[];
   /** The clock of the free preview's daily quota (tests pin it to a time of day); default the wall clock. */
   readonly now?: () => Date;
+  /** The paid streams' clock and wheel interval (tests move it); default the wall clock. */
+  readonly streamClock?: StreamClock;
 }
 
 /** The listening service, what it was built with, and its graceful close. */
@@ -169,6 +172,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
   const trustDocs = { baseUrl: () => baseUrl, serviceVersion: SERVICE_VERSION, methodology: METHODOLOGY };
   const tlog = createTlogStack({ options: config, ledger, identity, sign, pool, trustDocs });
+  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => timing.caches() });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -189,6 +193,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         feePayer: feePayer.status(),
         earlyAnswers: early.status(),
         storage: storageStatus(storage),
+        streams: streams.hub.status(),
       }),
     }),
     ...tlog.routes,
@@ -210,27 +215,24 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     ...storefront.serve([...routes, mcp.route], [preview, ...tlog.prefixRoutes]),
     trustedProxies: config.trustedProxies,
     feedSockets: config.feedSockets,
+    streams: streams.server,
     admit: admission.door,
     meter: admission,
     onResponse: (status, ms) => metrics.record(status, ms),
   });
   storefront.start(server);
+  streams.attach(server);
   const port = await server.listen(config.host, config.port);
-  const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  baseUrl = config.publicUrl ?? `http://${urlHost}:${port}`;
+  baseUrl = publicBaseUrl(config, port);
   await extensions.start(challenges);
   const acceptsFor = (e: { readonly path: string }) => challenges.get(e.path)!.accepts;
   const about = { baseUrl, serviceName: config.serviceName, version: SERVICE_VERSION, updatedAt: startedAt.toISOString(), methodology: METHODOLOGY };
   documents = documentsOf({ ...about, acceptsFor, extensionsFor: extensions.catalogFor }, extensions.offersGeneration);
   const admin = createAdminServer({ port: config.adminPort, token: config.adminToken, dataDir: config.dataDir, killSwitch, channels: channels?.claimer });
   const adminUrl = `http://127.0.0.1:${await admin.listen()}`;
-  /**
-   * Bounded whatever the upstreams do: the front ends drain (at most DRAIN_TIMEOUT_MS, then the
-   * stragglers are aborted), the state files close next (nothing appends once no request runs),
-   * and only then the upstream connections and the pool, each given UPSTREAM_CLOSE_MS.
-   */
+  /** Bounded: the front ends drain (DRAIN_TIMEOUT_MS, then abort), the state files close (nothing appends then), and last the upstreams and the pool (UPSTREAM_CLOSE_MS each). */
   async function close(): Promise<CloseReport> {
-    for (const part of [storefront, tlog, processMetrics, extensions]) part.close();
+    for (const part of [storefront, streams, tlog, processMetrics, extensions]) part.close();
     await Promise.all([server.close(), admin.close()]);
     await Promise.all([previewQuota.close(), mcp.close()]);
     blockhashes.close();

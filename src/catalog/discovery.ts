@@ -3,6 +3,7 @@
  * (docs/contract.md#discovery), llms.txt and the human pricing page. Built once at start, after the
  * public URL and payment terms are known.
  */
+import { llmsTxtStreams, wellKnownStreams } from './stream-discovery.ts';
 import { CATALOG, type EndpointEntry } from './endpoints.ts';
 import { formatUsd } from './format-usd.ts';
 import { paramType } from './params.ts';
@@ -24,7 +25,7 @@ export interface DiscoveryContext {
   readonly version: string;
   /** When the terms were last set (the service start). */
   readonly updatedAt: string;
-  readonly acceptsFor: (entry: EndpointEntry) => readonly PublishedTerms[];
+  readonly acceptsFor: (entry: { readonly path: string }) => readonly PublishedTerms[];
   /** The published methodology (OpenAPI `info.x-methodology`, also at /trust/sir). */
   readonly methodology?: Readonly<Record<string, unknown>>;
   /**
@@ -82,6 +83,7 @@ export function buildWellKnown(ctx: DiscoveryContext): object {
     items,
     resources: items,
     pagination: { limit: 100, offset: 0, total: items.length },
+    streams: wellKnownStreams(ctx),
   };
 }
 
@@ -110,6 +112,7 @@ export function buildLlmsTxt(ctx: DiscoveryContext): string {
     lines.push(`- [${e.path}](${ctx.baseUrl}${e.path}?${example}) ${formatUsd(e.priceUnits)} (${e.category}) (${inputs}): ${e.description}`);
   }
   lines.push(
+    ...llmsTxtStreams(ctx),
     '',
     '## Free endpoints',
     '',

@@ -29,6 +29,12 @@ export interface EndpointEntry {
   readonly preview: PreviewRule;
 }
 
+/**
+ * What the payment path needs of anything sold: its path, its price and what the 402 says of it.
+ * A paid endpoint is one; a stream's period is another (streams.ts), paid through the same path.
+ */
+export type PricedResource = Pick<EndpointEntry, 'path' | 'priceUnits' | 'description'>;
+
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const WSOL = 'So11111111111111111111111111111111111111112';

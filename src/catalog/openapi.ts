@@ -3,6 +3,7 @@
  * parameters, its 200 schema, and a 402 carrying `x-x402-price` (docs/contract.md#payment-terms)
  * and the full `accepts` list; free endpoints are listed too.
  */
+import { openApiStreams } from './stream-discovery.ts';
 import type { DiscoveryContext } from './discovery.ts';
 import { CATALOG, type EndpointEntry } from './endpoints.ts';
 import { formatUsd } from './format-usd.ts';
@@ -106,6 +107,7 @@ const FREE_PATHS: Readonly<Record<string, { summary: string; type: string }>> = 
 export function buildOpenApi(ctx: DiscoveryContext): object {
   const paths: Record<string, object> = {};
   for (const e of CATALOG) paths[e.path] = { get: paidOperation(e, ctx) };
+  Object.assign(paths, openApiStreams(ctx));
   for (const [path, f] of Object.entries(FREE_PATHS)) {
     paths[path] = {
       get: {
@@ -126,7 +128,7 @@ export function buildOpenApi(ctx: DiscoveryContext): object {
       ...(ctx.methodology ? { 'x-methodology': ctx.methodology } : {}),
     },
     servers: [{ url: ctx.baseUrl }],
-    tags: [...new Set(CATALOG.map((e) => e.category)), 'free'].map((name) => ({ name })),
+    tags: [...new Set(CATALOG.map((e) => e.category)), 'streams', 'free'].map((name) => ({ name })),
     paths,
     components: { schemas: { Error: ERROR_SCHEMA, PaymentRequired: PAYMENT_REQUIRED_SCHEMA } },
   };

@@ -13,6 +13,7 @@ export const COMMAND_NAMES = [
   'verify-proof',
   'trust',
   'ledger',
+  'stream',
   'localnet',
   'keygen',
   'witness',
@@ -96,6 +97,18 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: "follow the service's live ledger: one line per entry as it is written (Ctrl-C stops; --json: one JSON line each)",
     options: [URL_OPTION],
     examples: ['x402-intel ledger watch', 'x402-intel ledger watch --json | jq .endpoint'],
+  },
+  stream: {
+    usage: 'stream <topic> [--seconds <n>] [--evm-key <file> | --keypair <file>]',
+    summary: 'hold a paid live stream (tipfloor, priority-fee, slot): one JSON line per update; at the end what it paid (periods, units, receipts)',
+    options: [
+      ['--seconds <n>', 'stop after n seconds (default: until Ctrl-C or the stream closes)'],
+      ['--evm-key <file>', 'pay through a Base payment channel (one deposit, a voucher a period)'],
+      ['--keypair <file>', 'pay exact on Solana, a period at a time'],
+      ['--max-price <usd>', 'refuse a period priced above this (default 1)'],
+      URL_OPTION,
+    ],
+    examples: ['x402-intel stream tipfloor --evm-key base.key --seconds 60', 'x402-intel stream slot --evm-key base.key --json | jq .data.epoch'],
   },
   localnet: {
     usage: 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>]',

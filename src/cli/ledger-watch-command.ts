@@ -4,10 +4,8 @@
  * On connect the feed sends its newest entries; after a dropped connection the watch connects
  * again and prints only what it has not printed. Runs until Ctrl-C (exit 0). With --json each
  * entry is one JSON line, exactly as the service sent it.
- *
- * The one importer of `ws`: Node 20 has no WebSocket client without a flag.
  */
-import WebSocket from 'ws';
+import { type ClientSocket, openClientSocket } from '../client/client-socket.ts';
 import { optionValue, takePositionals } from './cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 import type { CommandContext } from './command-context.ts';
@@ -62,7 +60,7 @@ export async function runLedger(ctx: CommandContext): Promise<ExitCode> {
     ctx.out.line(ctx.out.json ? JSON.stringify(message.entry) : entryLine(message.entry));
   };
   return new Promise<ExitCode>((resolve, reject) => {
-    let socket: WebSocket | null = null;
+    let socket: ClientSocket | null = null;
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     const finish = (outcome: () => void) => {
@@ -77,15 +75,14 @@ export async function runLedger(ctx: CommandContext): Promise<ExitCode> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     const connect = (): void => {
-      socket = new WebSocket(url);
-      socket.on('message', (data) => show(String(data)));
-      // The close that follows says what matters; the error itself names a library's internals.
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        if (stopped) return;
-        if (!connectedOnce) return finish(() => reject(new CliError('unreachable', `could not reach ${url}; ${SERVICE_URL_HINT}`, EXIT.unreachable)));
-        ctx.out.note(`the feed closed; connecting again in ${RECONNECT_MS / 1000} s`);
-        timer = setTimeout(connect, RECONNECT_MS);
+      socket = openClientSocket(url, {
+        onMessage: show,
+        onClose: () => {
+          if (stopped) return;
+          if (!connectedOnce) return finish(() => reject(new CliError('unreachable', `could not reach ${url}; ${SERVICE_URL_HINT}`, EXIT.unreachable)));
+          ctx.out.note(`the feed closed; connecting again in ${RECONNECT_MS / 1000} s`);
+          timer = setTimeout(connect, RECONNECT_MS);
+        },
       });
     };
     connect();

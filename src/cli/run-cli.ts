@@ -39,6 +39,10 @@ const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: (
   witness: { load: async () => (await import('./witness-command.ts')).runWitness, options: ['key', 'name', 'log', 'host', 'port', 'data-dir'] },
   trust: { load: async () => (await import('./trust-command.ts')).runTrust, options: ['witness', 'quorum', 'url'] },
   ledger: { load: async () => (await import('./ledger-watch-command.ts')).runLedger, options: ['url'] },
+  stream: {
+    load: async () => (await import('./stream-command.ts')).runStream,
+    options: ['seconds', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'],
+  },
 };
 
 const isCommand = (word: string | undefined): word is CommandName => (COMMAND_NAMES as readonly string[]).includes(word ?? '');

@@ -13,6 +13,7 @@ import { type ClientChannelStorage, createChannelLane } from './channel-lane.ts'
 import { createClientHttp } from './client-http.ts';
 import { createBaseExactLane, createSolanaExactLane, SOLANA_MAINNET_RPC_URL } from './exact-lanes.ts';
 import { type CallOptions, createPaidCaller } from './paid-call.ts';
+import { createStreamer, type StreamOptions, type StreamResult } from './paid-stream.ts';
 import { LANES, type LaneName, type PaymentLane } from './payment-lane.ts';
 import { createReceiptKeeper, type ReceiptOptions } from './receipt-keeper.ts';
 import { createTermsBook } from './route-terms.ts';
@@ -56,6 +57,8 @@ export type Query = Readonly<Record<string, string | number | boolean>>;
 export interface IntelClient {
   /** One paid call of `path` with `query`; resolves to the typed answer, the service's refusal, or a refusal here. */
   call<P extends PaidPath>(path: P, query?: Query, options?: CallOptions): Promise<CallResult<P>>;
+  /** A paid live stream of `topic` (docs/streams.md): pays each period, answers every renew, resolves when it ends. */
+  stream(topic: string, options?: StreamOptions): Promise<StreamResult>;
   /** The lanes this client pays on, in order. */
   readonly lanes: readonly LaneName[];
   /** What it has been charged, deposited and holds in flight, units. */
@@ -113,5 +116,6 @@ export function createIntelClient(config: IntelClientConfig): IntelClient {
     idLanes,
     receipts: createReceiptKeeper(config.receipts ?? {}, http, timeoutMs),
   });
-  return { call, lanes: order, totals: () => ledger.totals(), close: () => http.close() };
+  const stream = createStreamer({ base, lanes, ledger });
+  return { call, stream, lanes: order, totals: () => ledger.totals(), close: () => http.close() };
 }

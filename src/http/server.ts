@@ -20,6 +20,7 @@ import { createPeerAddressText } from './peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
 import { repliedBytes, write, writeHead, writeHeadOnly } from './reply-writer.ts';
+import { openStreams, type StreamSocketsConfig, streamRoutes } from './stream-sockets.ts';
 import type { ByteMeter } from './wire-bytes.ts';
 
 /** Longest request target (path plus query) accepted, bytes. */
@@ -41,23 +42,19 @@ export interface HttpServerConfig {
   readonly drainTimeoutMs?: number;
   /** Peers whose X-Forwarded-For names the client (client-address.ts). */
   readonly trustedProxies?: readonly string[];
-  /**
-   * Asked before routing, with the request copied: a reply refuses it (a rate limit's 429), null
-   * lets it through. Synchronous and cheap: it runs on every request.
-   */
+  /** Asked before routing, with the request copied: a reply refuses it (a rate limit's 429), null lets it through. Runs on every request. */
   readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Called once per answered request with its status and duration. */
   readonly onResponse?: (status: number, durationMs: number) => void;
-  /**
-   * The free limit's byte bound: which answers count (`counts`, asked first, so an answer that
-   * does not count costs no reckoning) and what each weighed on the wire, spent from its client's
-   * bytes (`sent`). Feed sockets spend through it too.
-   */
+  /** The free limit's byte bound: which answers count (`counts`, asked first: one that does not costs no reckoning) and
+   * what each weighed on the wire, spent from its client's bytes (`sent`); feed sockets spend through it too. */
   readonly meter?: ByteMeter;
   /** One-way WebSocket feeds; a plain GET of a feed's path answers 426. */
   readonly feeds?: readonly Feed[];
   /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
   readonly feedSockets?: { readonly max: number; readonly perClient: number };
+  /** The paid streams (stream-sockets.ts); a plain GET of a stream's path answers 426. */
+  readonly streams?: Pick<StreamSocketsConfig, 'streams' | 'hub' | 'max' | 'perClient' | 'baseUrl'>;
 }
 
 export interface HttpServer {
@@ -89,7 +86,10 @@ const listenExclusive = (app: uWS.TemplatedApp, host: string, port: number, cb: 
 
 /** Creates the uWS front end over the given routes. */
 export function createHttpServer(config: HttpServerConfig): HttpServer {
-  const lookup = createRouteTable([...config.routes, ...feedRoutes(config.feeds ?? [])], config.prefixRoutes ?? []);
+  const lookup = createRouteTable(
+    [...config.routes, ...feedRoutes(config.feeds ?? []), ...streamRoutes(config.streams?.streams ?? [])],
+    config.prefixRoutes ?? [],
+  );
   const trusted = trustedProxySet(config.trustedProxies ?? []);
   const peerText = createPeerAddressText();
   const app = uWS.App();
@@ -104,6 +104,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const clientOf = (res: uWS.HttpResponse, forwardedFor: string | undefined) => clientAddress(peerText(res.getRemoteAddress()), forwardedFor, trusted);
   const sent = config.meter ? config.meter.sent.bind(config.meter) : undefined;
   const feeds = openFeeds(app, config.feeds ?? [], { ...limits, refuse: () => draining, write, clientOf, admit: config.admit, ...(sent ? { sent } : {}) });
+  const closeStreams = config.streams ? openStreams(app, { ...config.streams, refuse: () => draining, write, clientOf, admit: config.admit }) : () => {};
 
   const leave = (state: RequestState) => {
     running.delete(state);
@@ -221,6 +222,7 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       listenSocket = null;
       // Feed sockets never finish on their own: close them, or they would outlive the service.
       feeds.close();
+      closeStreams();
       if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         // Past the deadline the stragglers' signals fire (their upstream calls are abandoned) and

@@ -6,6 +6,12 @@ import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext }
 import { buildOpenApi } from '../catalog/openapi.ts';
 import type { Documents } from '../http/free-routes.ts';
 
+/** The base URL the documents, challenges and streams name: `--public-url`, or where the listener is reachable. */
+export function publicBaseUrl(config: { readonly host: string; readonly publicUrl?: string | null }, port: number): string {
+  const urlHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return config.publicUrl ?? `http://${urlHost}:${port}`;
+}
+
 /**
  * The documents as the free routes read them: /.well-known/x402 is rendered again whenever
  * `generation` changes, since it carries the signed offers, which are re-signed every 8 minutes.

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CATALOG } from '../catalog/endpoints.ts';
+import { periodResource, STREAM_CATALOG } from '../catalog/streams.ts';
 import type { BlockhashCache } from '../chain/blockhash-cache.ts';
 import { readEvmKeyFile } from '../chain/evm-key-file.ts';
 import type { RpcClient } from '../chain/rpc-client.ts';
@@ -143,6 +144,8 @@ export async function startPaymentStack(config: Readonly<PaymentStackConfig>): P
     },
   };
   const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, terms, live, config.extensions?.extensionsFor(e))]));
+  // A stream's period is paid through the same terms and processor (docs/streams.md); its refusals are built from here too.
+  for (const s of STREAM_CATALOG) challenges.set(s.path, createChallengeBuilder(periodResource(s), terms, live));
   const stores = openPaymentStores(config.storage, options);
   // The most one early answer can lose: the ceiling's price and the dearest fee a settlement may cost.
   const dearestFee = LAMPORTS_PER_SIGNATURE * BigInt(MAX_REQUIRED_SIGNATURES) + BigInt(options.svmMaxPriorityFee);

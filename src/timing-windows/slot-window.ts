@@ -43,6 +43,8 @@ export interface SlotWindow<T> {
   confirmed(slot: number): void;
   /** Complete buckets inside the window, oldest first. */
   completeBuckets(): SlotBucket<T>[];
+  /** The complete bucket of `slot`, or null (not covered, not yet confirmed, or evicted). */
+  completeBucket(slot: number): SlotBucket<T> | null;
   /** Highest confirmed slot seen (null before any). */
   readonly lastConfirmed: number | null;
   readonly size: number;
@@ -125,6 +127,10 @@ export function createSlotWindow<T>(config: SlotWindowConfig<T>): SlotWindow<T> 
       const out: SlotBucket<T>[] = [];
       for (const bucket of buckets.values()) if (bucket.complete) out.push(bucket);
       return out.sort((a, b) => a.slot - b.slot);
+    },
+    completeBucket(slot) {
+      const bucket = buckets.get(slot);
+      return bucket?.complete ? bucket : null;
     },
     get lastConfirmed() {
       return lastConfirmed;

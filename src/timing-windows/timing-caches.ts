@@ -21,10 +21,21 @@ export interface TimingCaches {
   readonly fees: PriorityFeeCache;
   readonly tips: TipFloorCache;
   readonly clock: SlotClockCache;
+  /** The cluster's epoch schedule the caches were built over. */
+  readonly schedule: EpochSchedule;
   readonly handlers: GeyserHandlers;
   /** Stream updates absorbed (slots + transactions). */
   readonly absorbed: number;
+  /**
+   * Calls `listener` after each slot status the caches took in (a confirmed slot's buckets are
+   * complete by then), with the time the stream delivered it; returns what stops it. The live
+   * streams hang here: their updates are built from the caches as they change, never polled.
+   */
+  onSlot(listener: SlotListener): () => void;
 }
+
+/** A slot status the caches absorbed, and when the stream delivered it (ms since the epoch). */
+export type SlotListener = (slot: number, status: 'processed' | 'confirmed', atMs: number) => void;
 
 /** Creates empty caches over the cluster's epoch schedule. */
 export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
@@ -38,6 +49,7 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
     ...(config.checkpointEverySlots ? { checkpointEverySlots: config.checkpointEverySlots } : {}),
   });
   let absorbed = 0;
+  const listeners = new Set<SlotListener>();
   const handlers: GeyserHandlers = {
     onSubscribed(resumeFrom) {
       fees.window.reset(resumeFrom);
@@ -54,6 +66,8 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
         fees.window.confirmed(slot);
         tips.window.confirmed(slot);
       }
+      if (listeners.size === 0 || replayed || (status !== 'processed' && status !== 'confirmed')) return;
+      for (const listener of listeners) listener(slot, status, atMs);
     },
     onTransaction(slot, tx) {
       absorbed++;
@@ -66,7 +80,12 @@ export function createTimingCaches(config: TimingCachesConfig): TimingCaches {
     fees,
     tips,
     clock,
+    schedule: config.schedule,
     handlers,
+    onSlot(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     get absorbed() {
       return absorbed;
     },

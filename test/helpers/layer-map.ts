@@ -106,8 +106,8 @@ export const LAYER_RULES: ImportRules = {
     '@noble/hashes': 'src/receipt-checks/client-crypto.ts',
     '@scure/base': 'src/receipt-checks/client-crypto.ts',
     pg: 'src/postgres/pg-client.ts',
-    // The CLI's live ledger: a WebSocket client on Node 20, which has none without a flag.
-    ws: 'src/cli/ledger-watch-command.ts',
+    // A WebSocket client on Node 20, which has none without a flag: the client library's streams and the CLI's live ledger.
+    ws: 'src/client/client-socket.ts',
     // The official x402 client pays from the CLI; @x402/core comes through @x402/fetch (which
     // re-exports the decoder the CLI needs), so the service's own sources import none of these.
     '@x402/fetch': 'src/cli/x402-payer.ts',

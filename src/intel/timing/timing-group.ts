@@ -5,6 +5,7 @@
  */
 import { ServiceError } from '../../errors.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
+import type { TimingCaches } from '../../timing-windows/timing-caches.ts';
 import { startTimingRuntime, TIMING_PATHS, type TimingHandlers, type TimingPath, type TimingRuntime } from './timing-runtime.ts';
 
 /**
@@ -23,6 +24,8 @@ export function geyserErrorSentence(message: string): string {
 /** The timing handlers plus the fee bands other groups report. */
 export interface TimingGroup extends HandlerGroup<TimingPath> {
   feeBands(signal: AbortSignal): Promise<FeeBands>;
+  /** The caches the Geyser stream keeps warm (the live streams' source), or null before start and after close. */
+  caches(): TimingCaches | null;
   /** Whether the Geyser stream is live now (false before start and after close). */
   streamLive(): boolean;
   /** For /health: the Geyser stream's state and what the caches hold (no URL, no token). */
@@ -61,6 +64,7 @@ export function createTimingGroup(deps: HandlerDeps): TimingGroup {
       runtime = null;
     },
     feeBands: (signal) => running().feeBands(signal),
+    caches: () => runtime?.caches ?? null,
     streamLive: () => runtime?.stream.isLive() ?? false,
     status() {
       if (runtime === null) return { geyser: { state: 'not-started' } };

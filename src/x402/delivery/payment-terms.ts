@@ -6,7 +6,7 @@
  * answering 402 costs one small string build and the base64 of its first hundred bytes. The
  * challenge travels once, in `PAYMENT-REQUIRED`; the body is a short error (challenge-body.ts).
  */
-import type { EndpointEntry } from '../../catalog/endpoints.ts';
+import type { PricedResource } from '../../catalog/endpoints.ts';
 import { ERROR_STATUS, type HttpReply } from '../../errors.ts';
 import { challengeBody, PLAIN_CHALLENGE_ERROR } from './challenge-body.ts';
 import { createAcceptsRenderer, createSplicedBase64, type LiveTerms } from './challenge-splice.ts';
@@ -39,7 +39,7 @@ export interface PaymentTermsConfig {
  * The accepted options of a route: Solana mainnet first, then Base `exact` (the default for
  * one-off callers), then a Base payment channel when we run one.
  */
-export function paymentRequirementsFor(entry: EndpointEntry, terms: PaymentTermsConfig): readonly PaymentRequirements[] {
+export function paymentRequirementsFor(entry: PricedResource, terms: PaymentTermsConfig): readonly PaymentRequirements[] {
   const amount = String(entry.priceUnits);
   const channel: PaymentRequirements[] = terms.channel
     ? [
@@ -147,7 +147,7 @@ export const PAYMENT_REQUIRED_CACHE_CONTROL = 'no-store';
 const headOf = (resourceUrl: string, error: string) => `{"x402Version":2,"error":${JSON.stringify(error)},"resource":{"url":${JSON.stringify(resourceUrl)}`;
 
 /** Precomputes the route's terms and returns a builder of its 402 challenges. */
-export function createChallengeBuilder(entry: EndpointEntry, terms: PaymentTermsConfig, live?: LiveTerms, extensions?: ChallengeExtensions): ChallengeBuilder {
+export function createChallengeBuilder(entry: PricedResource, terms: PaymentTermsConfig, live?: LiveTerms, extensions?: ChallengeExtensions): ChallengeBuilder {
   const accepts = paymentRequirementsFor(entry, terms);
   const acceptsJson = createAcceptsRenderer(accepts, live);
   const resourceHead = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"`;

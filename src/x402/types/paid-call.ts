@@ -5,7 +5,7 @@
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createHash } from 'node:crypto';
-import type { EndpointEntry } from '../../catalog/endpoints.ts';
+import type { PricedResource } from '../../catalog/endpoints.ts';
 import type { HttpReply } from '../../errors.ts';
 import type { PaidAnswer } from '../../trust/receipt-issuer.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
@@ -24,7 +24,7 @@ export type PaidResource = Pick<PaidAnswer, 'originalUrl' | 'endpoint' | 'priceU
  * all take this one value (what outlives the call is its PaidResource, in the settlement record).
  */
 export interface PaidCall {
-  readonly entry: EndpointEntry;
+  readonly entry: PricedResource;
   /** The payment, decoded once (flow/decode-payment.ts); each scheme reads its own payload once too (decodeOnce). */
   readonly payment: PaymentPayload;
   /** The route's terms the payment accepted. */
