@@ -81,10 +81,13 @@ function fromSnapshot(options: OpenWorldOptions, key: WorldSnapshotKey, file: st
     return null;
   }
   const chain = options.createChain();
+  // The time the build would read: the first open slot's, before the history moves the chain on.
+  const nowUnix = chain.blockTimeOf(chain.openSlot());
   try {
     replayWorldWrites(chain, read.body.writes);
     const world = restampWorld(chain, decodeWorld(read.body.world), {
       builtAtUnix: read.body.nowUnix,
+      nowUnix,
       ...(options.fixture ? { fixture: options.fixture } : {}),
     });
     progress(`world (seed ${options.seed}) from its snapshot in ${seconds(started)}`);
