@@ -1,8 +1,12 @@
 /**
  * Builds the service as JavaScript (`npm run build:server`, part of `npm run build`, run before
  * `npm start`): esbuild bundles src/main.ts and the worker pool's entry into dist/server/, so
- * production runs plain Node with no TypeScript loader. npm packages stay outside the bundle (they
- * load from node_modules as they are); our own code, the embedded localnet's included, is bundled.
+ * production runs plain Node with no TypeScript loader. Our own code, the embedded localnet's
+ * included, is bundled, and so are the pure-JavaScript libraries whose module graphs are large
+ * (BUNDLED_PACKAGES): loaded from node_modules as they are, typebox, viem, the x402 and MCP
+ * packages alone are some 1,600 ES modules, and resolving, reading and compiling them was about
+ * half of the service's start; bundled, only what the service uses is compiled. The others stay
+ * outside (native addons, packages that find files beside themselves, and the rest).
  * The localnet sits in its own chunk, reached only through main's dynamic import, so mainnet mode
  * never loads it. Source maps go beside the files (`npm start` runs with --enable-source-maps, so
  * stack traces name the TypeScript lines).
@@ -30,14 +34,38 @@ export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = {
 };
 /** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
 const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
+/**
+ * npm packages bundled too: pure JavaScript, no native addon, no file read beside themselves, and
+ * many modules each. A package imported both by one of these and by an external package would load
+ * twice (two copies of its classes); none is today: the external ones (kit, gRPC, pg, uWS, Piscina)
+ * import none of these.
+ */
+export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
+  'typebox',
+  'viem',
+  'ox',
+  'abitype',
+  '@x402/core',
+  '@x402/evm',
+  '@x402/svm',
+  '@x402/extensions',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/core',
+  'zod',
+  '@noble/curves',
+  '@noble/hashes',
+  '@scure/base',
+  '@scure/bip32',
+  '@scure/bip39',
+]);
 
-/** Every bare import (an npm package) stays external, except our own workspace packages. */
+/** Every bare import (an npm package) stays external, except our own workspace packages and BUNDLED_PACKAGES. */
 const externalPackages: Plugin = {
   name: 'external-packages',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0]!;
-      if (OWN_PACKAGES.has(name)) return undefined;
+      if (OWN_PACKAGES.has(name) || BUNDLED_PACKAGES.has(name)) return undefined;
       return { path: args.path, external: true };
     });
   },
@@ -62,6 +90,9 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
     // Chunks beside the entries: every file keeps the depth the relative paths assume.
     chunkNames: '[name]-[hash]',
     plugins: [externalPackages],
+    // A bundled CommonJS module's require() of a Node built-in or an external package: ES modules
+    // have no require, so each output file makes one (esbuild otherwise throws "Dynamic require").
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     metafile: true,
     logLevel: 'warning',
   });

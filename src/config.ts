@@ -109,7 +109,14 @@ export interface Config {
   /** Witnesses of the log's checkpoints (URL secret: may hold credentials) and the cosignatures a proof needs. */
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
   readonly witnessQuorum: number;
-  readonly localnet: { readonly slotMs: number; readonly slotsPerEpoch: number; readonly seed: string; readonly fresh: boolean };
+  readonly localnet: {
+    readonly slotMs: number;
+    readonly slotsPerEpoch: number;
+    readonly seed: string;
+    readonly fresh: boolean;
+    /** Where the world's snapshots are kept; null: with the localnet's state (DATA_DIR/localnet). */
+    readonly worldDir: string | null;
+  };
 }
 
 /** Reads, validates and freezes the configuration; throws ConfigError listing every problem. */
@@ -238,6 +245,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
       slotsPerEpoch: Number(get('slots-per-epoch')),
       seed: get('seed')!,
       fresh: get('fresh') === 'true',
+      worldDir: get('localnet-world-dir') ?? null,
     }),
   });
 }

@@ -49,9 +49,10 @@ const since = (from: number): string => `${((performance.now() - from) / 1000).t
 async function startLocalnetProcess(config: Config): Promise<LocalnetChild> {
   const started = performance.now();
   const { spawnLocalnet } = await import('@solana-x402-intel/localnet/spawn');
-  const { fresh, ...chain } = config.localnet;
+  const { fresh, worldDir, ...chain } = config.localnet;
   const state = { dir: join(config.dataDir, 'localnet'), fresh };
-  const child = await spawnLocalnet({ host: '127.0.0.1', ...chain, state }, (line) => console.log(`localnet: ${line}`));
+  const world = worldDir ? { worldSnapshotDir: worldDir } : {};
+  const child = await spawnLocalnet({ host: '127.0.0.1', ...chain, state, ...world }, (line) => console.log(`localnet: ${line}`));
   const kept = child.state ? (child.state.restored ? `state restored from ${child.state.dir}` : `new state in ${child.state.dir}`) : 'state not kept';
   console.log(`localnet ready in ${since(started)} (process ${child.pid}; ${kept})`);
   for (const [name, url] of Object.entries(child.urls)) console.log(`localnet ${name} ${url}`);

@@ -23,6 +23,7 @@ import { killService, type ServiceProcess, spawnService } from '../helpers/servi
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
+import { worldSnapshots } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1_000;
 const CALLS_EACH = 5;
@@ -34,7 +35,16 @@ let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'early-crash-'));
-  net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'early-crash' });
+  net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 64,
+    seed: 'early-crash',
+    ...worldSnapshots(),
+  });
   rpc = await startHeldSendRpc(net.urls.rpc);
   const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;
   const mainnet = localnetMainnetArgs(net, join(root, 'relayer.key'), payTo);

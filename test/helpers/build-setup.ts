@@ -8,9 +8,18 @@
  *
  * The server bundle is built beside dist/server/ and moved in only when it differs, so a run begun
  * while another run in the same tree is starting services does not pull the files from under them.
+ *
+ * It also makes the run's world snapshots (docs/localnet.md): a directory of its own, named to every
+ * test process and every service they spawn by LOCALNET_WORLD_DIR (the service's option of that name
+ * reads it; the test helpers that start a localnet in-process pass it on), holding the worlds of the
+ * seeds most starts use, built once here: each of the run's many localnet starts on those seeds
+ * plays its world back instead of building it. A start on another seed builds it and keeps it there.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalChain } from '../../packages/localnet/src/chain/local-chain.ts';
+import { openWorld } from '../../packages/localnet/src/snapshot/world-snapshot.ts';
 import { buildServer, SERVER_OUT_DIR } from '../../scripts/build-server.ts';
 import { buildWeb } from '../../scripts/build-web.ts';
 
@@ -39,6 +48,21 @@ async function buildServerIfChanged(): Promise<void> {
   }
 }
 
-export default async function setup(): Promise<void> {
-  await Promise.all([buildWeb(), buildServerIfChanged()]);
+/** The seeds of most localnet starts: the test helpers' default and the service's own default. */
+const COMMON_SEEDS = ['test-1', 'localnet-1'];
+
+/** Builds the common seeds' worlds into a new directory; returns it. */
+async function keepWorldSnapshots(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'x402-intel-worlds-'));
+  for (const seed of COMMON_SEEDS) {
+    const createChain = () => createLocalChain({ slotsPerEpoch: 64n, startUnixSeconds: Math.floor(Date.now() / 1000) });
+    (await openWorld({ seed, createChain, snapshotDir: dir })).save();
+  }
+  return dir;
+}
+
+export default async function setup(): Promise<() => void> {
+  const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildServerIfChanged()]);
+  process.env.LOCALNET_WORLD_DIR = worlds;
+  return () => rmSync(worlds, { recursive: true, force: true });
 }

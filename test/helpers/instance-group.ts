@@ -14,6 +14,7 @@ import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { killService, type ServiceProcess, spawnService } from './service-process.ts';
 import { fundedPayer, rpcCall } from './svm-payer.ts';
+import { worldSnapshots } from './world-snapshots.ts';
 
 /** Lamports for the shared fee payer: far more than a test's fees. */
 const FEE_PAYER_LAMPORTS = 100_000_000_000;
@@ -46,7 +47,16 @@ export async function startInstanceGroup(
 ): Promise<InstanceGroup> {
   const root = mkdtempSync(join(tmpdir(), `${label}-`));
   const db = await createTestDatabase(label);
-  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: label });
+  const net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 64,
+    seed: label,
+    ...worldSnapshots(),
+  });
   const identity = nacl.sign.keyPair();
   const keypairFile = join(root, 'identity.json');
   writeFileSync(keypairFile, JSON.stringify([...identity.secretKey]), { mode: 0o600 });

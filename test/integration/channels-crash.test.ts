@@ -16,6 +16,7 @@ import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { channelOf, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
+import { worldSnapshots } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1000n;
 const BEFORE_KILL = 15;
@@ -26,7 +27,16 @@ let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'channels-crash-'));
-  net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'channels-crash' });
+  net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 64,
+    seed: 'channels-crash',
+    ...worldSnapshots(),
+  });
   const payTo = evmAddressOfKey(generateEvmKey());
   args = [
     ...localnetMainnetArgs(net, join(root, 'relayer.key')),

@@ -15,7 +15,8 @@ import { startMarketServer } from './market/market-server.ts';
 import { startRpcServer } from './rpc/rpc-server.ts';
 import { prepareServiceAccounts, type ServiceAccounts } from './service-accounts.ts';
 import { parseMintAccount } from './encoding/token-accounts.ts';
-import { buildWorld, type World } from './world/world.ts';
+import type { World } from './world/world.ts';
+import { openWorld } from './snapshot/world-snapshot.ts';
 import { createWorldPoolReader } from './world/world-pools.ts';
 import { createStateSaver, type LocalnetStateOptions, openStateDir, type StateSaver } from './state/localnet-persistence.ts';
 import { restoreSolanaAccounts, restoreSolanaTransactions, type SolanaStateTracker, trackSolanaState } from './state/solana-state.ts';
@@ -38,6 +39,12 @@ export interface LocalnetOptions {
   readonly produce?: boolean;
   /** Keep the chains' state in this directory across restarts (`fresh` starts over); none: forget at close. */
   readonly state?: LocalnetStateOptions;
+  /**
+   * Directory of world snapshots: the world is played back from its snapshot there instead of built
+   * when one of the same seed, fixture and code is kept, and kept there once built (with `state`,
+   * once the state is begun: nothing is written before). Default: the state's directory; none, no state: always built.
+   */
+  readonly worldSnapshotDir?: string;
   /** Told of each step of the start that can take a while (a line a person reads). */
   readonly progress?: (line: string) => void;
 }
@@ -88,23 +95,33 @@ type OpenedState = Awaited<ReturnType<typeof openStateDir>>;
 /** The chain and its world, with a saved state written over them; what changes from now on is tracked when a state is kept. */
 async function chainAndWorld(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void) {
   const saved = opened?.saved ?? null;
-  const chain = createLocalChain({
-    slotMs: options.slotMs,
-    slotsPerEpoch: BigInt(options.slotsPerEpoch),
-    startUnixSeconds: Math.floor(Date.now() / 1000),
-    ...(saved ? { startSlot: saved.solana.startSlot, startBlockHeight: saved.solana.startBlockHeight } : {}),
-  });
-  if (saved) restoreSolanaTransactions(chain, saved.solana);
-  const worldStarted = performance.now();
-  progress(`building the world (seed ${options.seed})`);
-  const world = await buildWorld(chain, { seed: options.seed });
-  progress(`built the world in ${((performance.now() - worldStarted) / 1000).toFixed(1)} s`);
+  const startUnixSeconds = Math.floor(Date.now() / 1000);
+  const createChain = () => {
+    const chain = createLocalChain({
+      slotMs: options.slotMs,
+      slotsPerEpoch: BigInt(options.slotsPerEpoch),
+      startUnixSeconds,
+      ...(saved ? { startSlot: saved.solana.startSlot, startBlockHeight: saved.solana.startBlockHeight } : {}),
+    });
+    if (saved) restoreSolanaTransactions(chain, saved.solana);
+    return chain;
+  };
+  const snapshotDir = options.worldSnapshotDir ?? opened?.dir;
+  const { chain, world, save } = await openWorld({ seed: options.seed, createChain, progress, ...(snapshotDir ? { snapshotDir } : {}) });
+  const saveSnapshot = () => {
+    try {
+      save();
+    } catch (error) {
+      console.error(`localnet: could not keep the world's snapshot: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  if (!opened) saveSnapshot();
   if (saved) {
     progress(`restoring ${saved.solana.accounts.length} accounts and ${saved.evm.journal.length} EVM calls saved ${saved.savedAt}`);
     restoreSolanaAccounts(chain, saved.solana);
   }
   const solanaState = opened ? trackSolanaState(chain, new Set(world.traders.map((t) => t.signer.address)), saved?.solana ?? null) : null;
-  return { chain, world, solanaState };
+  return { chain, world, solanaState, saveSnapshot };
 }
 
 /** The Solana-side surfaces on loopback: JSON-RPC (with the faucets), Geyser, the market stand-ins. */
@@ -152,7 +169,7 @@ function stateSaverOf(opened: OpenedState, solana: SolanaStateTracker, evm: Loca
 }
 
 async function startOn(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void): Promise<Localnet> {
-  const { chain, world, solanaState } = await chainAndWorld(options, opened, progress);
+  const { chain, world, solanaState, saveSnapshot } = await chainAndWorld(options, opened, progress);
   const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
   const faucet = { mint: world.stablecoin.mint, mintAuthority };
@@ -169,7 +186,17 @@ async function startOn(options: LocalnetOptions, opened: OpenedState | null, pro
     world,
     producer,
     prepareServiceAccounts: (accounts) => prepareServiceAccounts(chain, faucet, accounts),
-    state: opened && saver ? { restored: opened.saved !== null, dir: opened.dir, begin: () => saver.begin() } : null,
+    state:
+      opened && saver
+        ? {
+            restored: opened.saved !== null,
+            dir: opened.dir,
+            begin: () => {
+              saveSnapshot();
+              saver.begin();
+            },
+          }
+        : null,
     async close() {
       producer.stop();
       await Promise.all([rpc.close(), geyser.close(), market.close(), evm.close()]);

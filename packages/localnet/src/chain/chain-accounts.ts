@@ -10,7 +10,7 @@
 import { Account, type LiteSVM } from 'litesvm';
 import type { ChainIndexes } from './chain-indexes.ts';
 import { addressToBytes, bytesToAddress } from '../encoding/base58.ts';
-import { classifyTokenData, isTokenProgram, parseTokenAccountBase } from '../encoding/token-layout.ts';
+import { classifyTokenData, isTokenProgram } from '../encoding/token-layout.ts';
 
 /** An account as the world builder sets it. */
 export interface AccountInput {
@@ -47,19 +47,38 @@ export function nativeSvm(svm: LiteSVM): NativeSvm {
 /** The data of a balance snapshot's account that no token program owns (see `getBalanceAccount`). */
 const NO_DATA = new Uint8Array(0);
 
-/** Owner strings repeat (a handful of programs own everything); caching skips their encoding. */
-const ownerText = new Map<string, string>();
+/**
+ * Addresses that repeat (the handful of programs that own everything, the few mints every token
+ * account names), both ways: base58 is most of the cost of writing an account, and a world's
+ * thousands of token accounts name the same owner program and mint. Bounded: a hostile
+ * transaction could create many programs or mints.
+ */
+const REPEATED_ADDRESSES_MAX = 1024;
+const repeatedText = new Map<string, string>();
+const repeatedBytes = new Map<string, Uint8Array>();
 
-function ownerOf(account: Account): string {
-  const bytes = account.owner();
+function repeatedAddressText(bytes: Uint8Array): string {
   const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  let text = ownerText.get(key);
+  let text = repeatedText.get(key);
   if (text === undefined) {
     text = bytesToAddress(bytes);
-    // Bounded: only program ids own accounts, but a hostile transaction could create many.
-    if (ownerText.size < 1024) ownerText.set(key, text);
+    if (repeatedText.size < REPEATED_ADDRESSES_MAX) repeatedText.set(key, text);
   }
   return text;
+}
+
+/** The bytes of a repeated address (shared: LiteSVM copies what it is given). */
+function repeatedAddressBytes(text: string): Uint8Array {
+  let bytes = repeatedBytes.get(text);
+  if (bytes === undefined) {
+    bytes = addressToBytes(text);
+    if (repeatedBytes.size < REPEATED_ADDRESSES_MAX) repeatedBytes.set(text, bytes);
+  }
+  return bytes;
+}
+
+function ownerOf(account: Account): string {
+  return repeatedAddressText(account.owner());
 }
 
 function toAccountData(a: Account): AccountData {
@@ -96,8 +115,12 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
       indexes.setTokenAccount(address, null);
       return;
     }
-    const base = parseTokenAccountBase(account.data);
-    indexes.setTokenAccount(address, { mint: base.mint, owner: base.owner, programId: account.owner });
+    // The mint and owner fields of the base layout (checked long enough by classifyTokenData).
+    indexes.setTokenAccount(address, {
+      mint: repeatedAddressText(account.data.subarray(0, 32)),
+      owner: bytesToAddress(account.data.subarray(32, 64)),
+      programId: account.owner,
+    });
   }
 
   return {
@@ -107,7 +130,7 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     reindex: (address: string): void => index(address, getAccount(address)),
     /** Creates or overwrites an account, bypassing the runtime (world building). */
     setAccount(address: string, account: AccountInput): void {
-      const owner = addressToBytes(account.owner);
+      const owner = repeatedAddressBytes(account.owner);
       native.setAccount(addressToBytes(address), new Account(account.lamports, account.data, owner, account.executable ?? false, 0n));
       // LiteSVM stores what it is given, so the written account is indexed without reading it back.
       index(address, account);

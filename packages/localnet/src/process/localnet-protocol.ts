@@ -15,6 +15,8 @@ export interface LocalnetProcessOptions {
   readonly slotsPerEpoch: number;
   readonly seed: string;
   readonly state?: LocalnetStateOptions;
+  /** Where the world's snapshots are kept, when not with the state (several data dirs share one). */
+  readonly worldSnapshotDir?: string;
 }
 
 /** The localnet's surfaces, as the service takes them (the accounts hook is a message). */

@@ -51,8 +51,8 @@ export interface WorldLedger {
   ata(owner: string, mint: string): Promise<string>;
   /** Writes (or overwrites) a system account with `lamports`. */
   fundSystemAccount(address: string, lamports: bigint): void;
-  /** Writes every planned mint with supply = sum of its accounts; returns supplies. */
-  commitMints(): ReadonlyMap<string, bigint>;
+  /** Writes every planned mint with supply = sum of its accounts (or `supplyOf` it); returns supplies. */
+  commitMints(supplyOf?: (mint: string) => bigint): ReadonlyMap<string, bigint>;
   holdings(mint: string): readonly TokenHolding[];
   /** Every address written so far, in write order. */
   readonly written: readonly string[];
@@ -121,11 +121,12 @@ export function createWorldLedger(chain: LocalChain): WorldLedger {
       chain.setAccount(address, { lamports, data: new Uint8Array(), owner: SYSTEM_PROGRAM_ID });
       mark(address);
     },
-    commitMints() {
+    commitMints(supplyOf) {
       const supplies = new Map<string, bigint>();
+      const sumOf = (mint: string): bigint => (byMint.get(mint) ?? []).reduce((sum, h) => sum + h.amount, 0n);
       for (const plan of mints.values()) {
         // The native mint's own supply field stays 0 on mainnet: wrapped SOL is not minted.
-        const supply = plan.address === NATIVE_MINT ? 0n : (byMint.get(plan.address) ?? []).reduce((sum, h) => sum + h.amount, 0n);
+        const supply = plan.address === NATIVE_MINT ? 0n : (supplyOf ?? sumOf)(plan.address);
         const mint: MintBase = {
           mintAuthority: plan.mintAuthority,
           supply,

@@ -164,4 +164,26 @@ export async function buildWorld(chain: LocalChain, options: BuildWorldOptions):
   };
 }
 
+/**
+ * The world `world` (built at another time, played back from a snapshot) as if built at the chain's
+ * start (`nowUnix`: the block time of the chain's first open slot, as `buildWorld` reads it, not
+ * after the history played back): the mints carry the build's time (an interest-bearing mint's start, a scaled-UI mint's
+ * next multiplier date) and the pools their age, so the mints are planned and written again at
+ * this time, each with the supply the build gave it, and the pools' creation times move by as
+ * much. Only time differs between two builds of one seed; everything else stays as played back.
+ */
+export function restampWorld(
+  chain: LocalChain,
+  world: World,
+  options: { readonly builtAtUnix: number; readonly nowUnix: number; readonly fixture?: WorldFixture },
+): World {
+  const { nowUnix } = options;
+  if (nowUnix === options.builtAtUnix) return world;
+  const ledger = createWorldLedger(chain);
+  planWorldMints({ chain, fixture: options.fixture ?? loadWorldFixture(), keys: createWorldKeys(world.seed), ledger, nowUnix });
+  ledger.commitMints((mint) => world.mintsByAddress.get(mint)?.supply ?? 0n);
+  const shift = nowUnix - options.builtAtUnix;
+  return { ...world, pools: world.pools.map((p) => ({ ...p, createdAt: p.createdAt + shift })) };
+}
+
 export { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID };

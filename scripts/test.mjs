@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * `npm test` after `biome ci .`: the type checks (`tsc --noEmit -p .`, then `-p web`) run beside
+ * `vitest run` instead of before it. The test run leaves a core idle much of the time (its files
+ * wait on slots and confirmations), and the type check of the whole tree is about 50 s of CPU, so
+ * in front of the tests it was that much wall time on the 2-core machine. The type checks run at
+ * a lower priority (nice 10), so the tests, whose files wait on conditions under a deadline, keep
+ * the CPU they ask for. Their output is printed when they end; `npm test` fails when either fails.
+ * Arguments go to vitest (`npm test -- test/unit`).
+ *
+ * Plain JavaScript: no TypeScript loader is needed to start the tools.
+ */
+import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+/** Below the tests' priority, not idle: the check still ends while the tests run. */
+const TYPECHECK_NICE = 10;
+
+/** Runs `args` under Node; resolves with its exit code and, when `capture`, what it printed. */
+function run(args, { capture = false, nice = 0 } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    if (nice !== 0) {
+      try {
+        setPriority(child.pid, nice);
+      } catch {} // not allowed here: it runs at the same priority, only slower to finish
+    }
+    let output = '';
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+async function typecheck() {
+  const results = [];
+  for (const project of ['.', 'web']) {
+    const result = await run([TSC, '--noEmit', '-p', project], { capture: true, nice: TYPECHECK_NICE });
+    results.push({ project, ...result });
+  }
+  return results;
+}
+
+const [checks, tests] = await Promise.all([typecheck(), run([VITEST, 'run', ...process.argv.slice(2)])]);
+let failed = tests.code !== 0;
+for (const { project, code, output } of checks) {
+  if (code === 0) console.log(`tsc --noEmit -p ${project}: no errors`);
+  else {
+    failed = true;
+    process.stdout.write(`tsc --noEmit -p ${project} failed:\n${output}`);
+  }
+}
+process.exit(failed ? 1 : 0);
