@@ -108,3 +108,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flag: 'fresh', env: 'LOCALNET_FRESH', kind: 'bool', default: 'false', help: 'Embedded localnet: start its chains over from the seed instead of from the state kept in DATA_DIR/localnet/ (funded wallets, balances, channels); `--fresh` alone means true. The service\'s own state (identity, ledger) is kept.' },
   { flag: 'localnet-world-dir', env: 'LOCALNET_WORLD_DIR', kind: 'string', help: 'Embedded localnet: directory of its world snapshots. The world of --seed is deterministic and takes seconds to build, so once built it is kept there (checksummed, keyed by the seed, the world fixture and the localnet\'s code) and a later start plays it back instead; a snapshot that does not fit or fails its checksum is built again. Default DATA_DIR/localnet/; several data directories (tests) may share one.' },
 ];
+
+/** Base USDC, the default Base asset outside the embedded localnet. */
+export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+/** Mainnet USDC mint, the default Solana asset outside the embedded localnet. */
+export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+/** The `--help` text, generated from OPTIONS. */
+export function helpText(): string {
+  const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.env.padEnd(26)} ${o.help}${o.default ? ` (default ${o.default})` : ''}`);
+  return ['Usage: npm start -- [options]', '', '  flag                   env var                    meaning', ...rows].join('\n');
+}

@@ -6,15 +6,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.ts';
 import { checkValue, parseArgv, parseWitnessEntry } from './config-parse.ts';
-import { OPTIONS } from './config-options.ts';
+import { BASE_USDC_ADDRESS, OPTIONS, SOLANA_USDC_MINT } from './config-options.ts';
 import type { ShareLimits } from './x402/state/record-shares.ts';
 
-export { OPTIONS } from './config-options.ts';
-
-/** Base USDC, the default Base asset outside the embedded localnet. */
-export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-/** Mainnet USDC mint, the default Solana asset outside the embedded localnet. */
-export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export { BASE_USDC_ADDRESS, helpText, OPTIONS, SOLANA_USDC_MINT } from './config-options.ts';
 
 export interface Config {
   readonly mode: 'embedded' | 'mainnet';
@@ -248,10 +243,4 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
       worldDir: get('localnet-world-dir') ?? null,
     }),
   });
-}
-
-/** The `--help` text, generated from OPTIONS. */
-export function helpText(): string {
-  const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.env.padEnd(26)} ${o.help}${o.default ? ` (default ${o.default})` : ''}`);
-  return ['Usage: npm start -- [options]', '', '  flag                   env var                    meaning', ...rows].join('\n');
 }

@@ -54,7 +54,7 @@ function paidCall(): PaidCall {
   return {
     entry,
     payment: { x402Version: 2, payload: { n: n++ } } as unknown as PaymentPayload,
-    requirements: { network: NETWORK } as PaymentRequirements,
+    requirements: { scheme: 'exact', network: NETWORK } as PaymentRequirements,
     resourceUrl: `http://127.0.0.1${entry.path}`,
     request: { path: entry.path, query: '', signal: new AbortController().signal },
     answer: async () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"ok":true}' }),
