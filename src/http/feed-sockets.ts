@@ -16,27 +16,17 @@
  */
 import type uWS from 'uWebSockets.js';
 import { errorReply, type HttpReply } from '../errors.ts';
-import { clientKeyOf } from '../preview/client-key.ts';
 import { FEED_IDLE_TIMEOUT_SECONDS, FEED_MAX_BACKPRESSURE_BYTES, FEED_MAX_PAYLOAD_BYTES, type Feed } from './feed.ts';
-import { copyHeaders } from './request-copy.ts';
-import type { HttpRequestData } from './route.ts';
+import { admitUpgrade, type UpgradeDoor } from './socket-upgrade.ts';
 
 /** What a refused upgrade is told to wait before retrying, seconds. */
 const FEED_RETRY_AFTER_SECONDS = 30;
 
-export interface FeedSocketsConfig {
+export interface FeedSocketsConfig extends UpgradeDoor {
   /** Feed sockets open at once, over all feeds. */
   readonly max: number;
   /** Feed sockets one client may hold open at once. */
   readonly perClient: number;
-  /** True while the server drains: upgrades are refused. */
-  readonly refuse: () => boolean;
-  /** Writes a refusal and closes the connection. */
-  readonly write: (res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean) => void;
-  /** The client's address of an upgrade (the peer, or the hop a trusted proxy names). */
-  readonly clientOf: (res: uWS.HttpResponse, forwardedFor: string | undefined) => string;
-  /** The server's admission (the free rate limit): a reply refuses the upgrade. */
-  readonly admit?: (req: Pick<HttpRequestData, 'method' | 'remoteIp' | 'headers' | 'path'>) => HttpReply | null;
   /** Spends bytes sent to a client (the free limit's byte bound); false once the client owes bytes. */
   readonly sent?: (remoteIp: string, bytes: number) => boolean;
 }
@@ -77,7 +67,6 @@ function refusal(config: FeedSocketsConfig, open: number, clientOpen: number): H
 
 /** Registers every feed's route. */
 export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config: FeedSocketsConfig): OpenFeeds {
-  const { refuse, write } = config;
   const sockets = new Set<uWS.WebSocket<SocketData>>();
   const perClient = new Map<string, number>();
   // Bytes each feed published since it opened: a socket spends the part since its last spend.
@@ -93,19 +82,9 @@ export function openFeeds(app: uWS.TemplatedApp, feeds: readonly Feed[], config:
       maxBackpressure: FEED_MAX_BACKPRESSURE_BYTES,
       closeOnBackpressureLimit: 1,
       upgrade(res, req, context) {
-        const key = req.getHeader('sec-websocket-key');
-        const protocol = req.getHeader('sec-websocket-protocol');
-        const extensions = req.getHeader('sec-websocket-extensions');
-        const { headers } = copyHeaders(req);
-        const remoteIp = config.clientOf(res, headers['x-forwarded-for']);
-        if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
-        delete headers['payment-signature'];
-        delete headers['x-payment'];
-        const limited = config.admit?.({ method: 'GET', remoteIp, headers, path: feed.path });
-        if (limited) return write(res, limited, true);
-        const client = clientKeyOf(remoteIp);
-        const refused = refusal(config, sockets.size, perClient.get(client) ?? 0);
-        if (refused) return write(res, refused, true);
+        const up = admitUpgrade(res, req, config, feed.path, (client) => refusal(config, sockets.size, perClient.get(client) ?? 0));
+        if (!up) return;
+        const { key, protocol, extensions, client, remoteIp } = up;
         const spentAt = published.get(feed.path) ?? 0;
         res.cork(() => res.upgrade<SocketData>({ feed, client, remoteIp, spentAt }, key, protocol, extensions, context));
       },

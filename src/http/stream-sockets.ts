@@ -9,10 +9,9 @@
 import type uWS from 'uWebSockets.js';
 import type { StreamEntry } from '../catalog/streams.ts';
 import { errorReply, type HttpReply } from '../errors.ts';
-import { clientKeyOf } from '../preview/client-key.ts';
 import type { FeedSocketsConfig } from './feed-sockets.ts';
-import { copyHeaders } from './request-copy.ts';
 import type { Route } from './route.ts';
+import { admitUpgrade } from './socket-upgrade.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { STREAM_IDLE_TIMEOUT_SECONDS, STREAM_MAX_BACKPRESSURE_BYTES, STREAM_MAX_FRAME_BYTES } from './stream-protocol.ts';
 import type { StreamSession } from './stream-session.ts';
@@ -70,7 +69,7 @@ const socketOf = (ws: uWS.WebSocket<SocketData>, path: string) => ({
 
 /** Registers every stream's route; returns what closes their sockets (at shutdown). */
 export function openStreams(app: uWS.TemplatedApp, config: StreamSocketsConfig): () => void {
-  const { refuse, write, hub } = config;
+  const { hub } = config;
   const perClient = new Map<string, number>();
   let open = 0;
   for (const stream of config.streams) {
@@ -82,20 +81,10 @@ export function openStreams(app: uWS.TemplatedApp, config: StreamSocketsConfig):
       // The hub cuts a slow subscriber with its reason; uWS meanwhile drops what it cannot take.
       closeOnBackpressureLimit: 0,
       upgrade(res, req, context) {
-        const key = req.getHeader('sec-websocket-key');
-        const protocol = req.getHeader('sec-websocket-protocol');
-        const extensions = req.getHeader('sec-websocket-extensions');
-        const { headers } = copyHeaders(req);
-        const remoteIp = config.clientOf(res, headers['x-forwarded-for']);
-        if (refuse()) return write(res, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }), true);
-        // A stream is paid in its messages, never by an upgrade's header.
-        delete headers['payment-signature'];
-        delete headers['x-payment'];
-        const limited = config.admit?.({ method: 'GET', remoteIp, headers, path: stream.path });
-        if (limited) return write(res, limited, true);
-        const client = clientKeyOf(remoteIp);
-        const refused = refusal(config, open, perClient.get(client) ?? 0);
-        if (refused) return write(res, refused, true);
+        // A stream is paid in its messages, never by an upgrade's header (socket-upgrade.ts).
+        const up = admitUpgrade(res, req, config, stream.path, (client) => refusal(config, open, perClient.get(client) ?? 0));
+        if (!up) return;
+        const { key, protocol, extensions, client } = up;
         res.cork(() => res.upgrade<SocketData>({ stream, client, session: null }, key, protocol, extensions, context));
       },
       open(ws) {
