@@ -5,6 +5,11 @@
  * rule. Only a 200 uses the day's preview: the claim is released on any other outcome. No
  * payment, no receipt, no ledger entry. With the quota in the database a fault of its claim or
  * record answers 503 `database_unavailable`, and no preview goes out unrecorded.
+ *
+ * A `HEAD` is safe (RFC 9110 9.2.1): it says whether a preview would be given now (the 200's head,
+ * or the 429 with its `Retry-After`) and uses nothing: its claim is given back at once and the
+ * handler never runs. Spending the day on a HEAD let a link checker or a CDN's probe take a
+ * person's preview, and ran the endpoint's upstreams for an answer nobody reads.
  */
 import type { EndpointEntry } from '../catalog/endpoints.ts';
 import { validateQuery } from '../catalog/validate-query.ts';
@@ -33,6 +38,8 @@ export interface PreviewAttempt {
   readonly remoteIp: string;
   /** Fires when the client goes away: the claim is then released. */
   readonly signal: AbortSignal;
+  /** A HEAD: the 200 or 429 a GET would get now, with an empty body, and nothing used. */
+  readonly head?: boolean;
 }
 
 export type PreviewCaller = (attempt: PreviewAttempt) => Promise<HttpReply>;
@@ -68,7 +75,7 @@ export function previewLimitReply(refused: RefusedClaim, entry: EndpointEntry): 
 
 /** Creates the preview caller over the paid handlers and the daily quota. */
 export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller {
-  return async ({ entry, query, remoteIp, signal }) => {
+  return async ({ entry, query, remoteIp, signal, head = false }) => {
     const checked = validateQuery(entry, query);
     if (!checked.ok) return errorReply(checked.error);
     const stopped = config.stopped() ?? config.quota.failure();
@@ -80,6 +87,10 @@ export function createPreviewCaller(config: PreviewCallerConfig): PreviewCaller 
     const pending = config.quota.claim(remoteIp);
     const claim = pending instanceof Promise ? await pending : pending;
     if (!claim.ok) return previewLimitReply(claim, entry);
+    if (head) {
+      claim.release();
+      return { status: 200, headers: { 'Content-Type': 'application/json', ...NO_STORE }, body: '' };
+    }
     let body: string;
     try {
       const answer = await handler(checked.value, signal);

@@ -69,6 +69,11 @@ describe('GET /preview/<paid path>', () => {
     await service.killSwitch.release();
 
     const entries = service.ledger.head().treeSize;
+    // A HEAD first (a link checker, a CDN's probe): the head of a 200 to come, with no length, and nothing used.
+    const probe = await fetch(`${v4()}/preview/v1/smri?mint=${mint('BONK')}`, { method: 'HEAD' });
+    expect(probe.status).toBe(200);
+    expect(probe.headers.get('content-length')).toBeNull();
+    expect((await readJson(fetch(`${v4()}/health`))).preview).toEqual({ clientsToday: 0, writable: true });
     const res = await fetch(`${v4()}/preview/v1/smri?mint=${mint('BONK')}`);
     const body = await readJson(res);
     expect(res.status, JSON.stringify(body)).toBe(200);
@@ -82,7 +87,7 @@ describe('GET /preview/<paid path>', () => {
     expect((await readJson(fetch(`${v4()}/health`))).preview).toEqual({ clientsToday: 1, writable: true });
   }, 60_000);
 
-  it('the second preview of the day is 429 with Retry-After to UTC midnight; HEAD counts like GET; the paid path is still 402', async () => {
+  it('the second preview of the day is 429 with Retry-After to UTC midnight; HEAD is refused alike; the paid path is still 402', async () => {
     const res = await fetch(`${v4()}/preview/v1/epoch?rate=both`);
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('30');

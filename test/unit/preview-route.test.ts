@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError, type HttpReply } from '../../src/errors.ts';
 import { createPreviewRoute } from '../../src/http/preview-route.ts';
+import type { AnyReply } from '../../src/http/route.ts';
 import type { PaidHandlers } from '../../src/intel/handler-group.ts';
 import { createPreviewCaller } from '../../src/preview/preview-caller.ts';
 import { openPreviewQuota, type PreviewQuota } from '../../src/preview/preview-quota.ts';
@@ -39,10 +40,16 @@ function route() {
   return createPreviewRoute(createPreviewCaller({ handlers, stopped: () => stopped, quota }));
 }
 
-async function get(pathAndQuery: string, remoteIp = '203.0.113.9', signal = new AbortController().signal): Promise<HttpReply> {
+async function send(method: string, pathAndQuery: string, remoteIp: string, signal: AbortSignal): Promise<AnyReply> {
   const [path = '', query = ''] = pathAndQuery.split('?');
-  return route().handler({ method: 'GET', path, query, headers: {}, remoteIp, body: null, signal });
+  return route().handler({ method, path, query, headers: {}, remoteIp, body: null, signal });
 }
+async function get(pathAndQuery: string, remoteIp = '203.0.113.9', signal = new AbortController().signal): Promise<HttpReply> {
+  const reply = await send('GET', pathAndQuery, remoteIp, signal);
+  if ('stream' in reply) throw new Error('a GET preview is never streamed');
+  return reply;
+}
+const head = (pathAndQuery: string) => send('HEAD', pathAndQuery, '203.0.113.9', new AbortController().signal);
 const json = (r: HttpReply) => JSON.parse(String(r.body));
 
 beforeEach(() => {
@@ -107,6 +114,22 @@ describe('GET /preview/<paid path>', () => {
     const other = json(await get('/preview/v1/trending-tokens?limit=20', '2001:db8::7'));
     expect(other.pools).toEqual(POOLS.slice(0, 3));
     expect(other.previewTruncated).toEqual({ pools: { shown: 3, total: 8 } });
+  });
+
+  it('HEAD says whether a preview would be given and uses nothing: no handler run, no Content-Length, the GET still gets its 200', async () => {
+    const first = await head(`/preview/v1/smri?mint=${MINT}`);
+    expect(first.status).toBe(200);
+    // A head without a length: the preview's is not known until it is computed, which a HEAD never does.
+    expect('stream' in first).toBe(true);
+    expect(first.headers).toMatchObject({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json' });
+    expect(calls).toBe(0);
+    expect(quota.size()).toBe(0);
+    expect((await get(`/preview/v1/smri?mint=${MINT}`)).status).toBe(200);
+    const after = await head(`/preview/v1/smri?mint=${MINT}`);
+    expect(after.status).toBe(429);
+    expect(after.headers).toMatchObject({ 'Retry-After': '30' });
+    expect(calls).toBe(1);
+    expect((await head('/preview/v1/smri?mint=nope')).status).toBe(400);
   });
 
   it('a handler fault is answered as usual and leaves the preview unused', async () => {
