@@ -4,9 +4,8 @@
  * log, batches, one fsync per batch. A commit is one line of this journal naming each write's
  * file and byte offset; the journal line is written first (O_DSYNC: on the device when the write
  * returns, as write + fdatasync), then each file gets its bytes with no sync of its own, and the
- * commit resolves. So N concurrent paid calls cost one
- * fdatasync together, and a crash at any point leaves either the whole commit (the journal has
- * it; journal-recovery.ts lays it down again at the next start) or none of it.
+ * commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
+ * point leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
  *
  * Order: a commit takes its place when it is reserved (`reserve`), not when it is filled, so a
  * ledger entry whose slot was assigned first is written first even when its receipt is signed
@@ -19,7 +18,7 @@
 import { constants, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
-import { closeFile, makeDirSync, truncateDurably, writeAll } from './file-sync.ts';
+import { closeFile, makeDirSync, truncateDurably, writeAll, writeAllSync } from './file-sync.ts';
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
 import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
@@ -44,6 +43,8 @@ export interface CommitJournalConfig {
    * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
    */
   readonly seam?: (point: 'journal' | 'files') => Promise<void>;
+  /** True while the event loop is idle: a lone commit's journal line is then written on the loop (docs/payments.md). */
+  readonly writeInline?: () => boolean;
 }
 
 /** Errors by which the disk refuses a write it did not take: no room, a size limit, a quota (or a test's scripted refusal, which has no code). */
@@ -131,7 +132,8 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     const buf = Buffer.from(lines.join(''));
     try {
       await config.seam?.('journal');
-      await writeAll(fd, buf, journalSize);
+      if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize);
+      else await writeAll(fd, buf, journalSize);
     } catch (err) {
       // Refused before anything was acknowledged (a full disk, a size limit): what part of the
       // batch landed is cut, and the journal goes on. Any other failure (an I/O error while the

@@ -10,6 +10,7 @@ import { openCommitJournal, type CommitJournal } from '../durable/commit-journal
 import { openPgPreviewQuota } from '../preview/pg-preview-quota.ts';
 import { openPreviewQuota, type PreviewQuota } from '../preview/preview-quota.ts';
 import { startExpirySweeper, type ExpirySweeper } from '../postgres/expiry-sweeper.ts';
+import { createLoopLoad } from '../pool/loop-load.ts';
 import { applyMigrations } from '../postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../postgres/pg-client.ts';
 import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
@@ -61,7 +62,8 @@ export interface PaymentStores {
 export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>): Promise<Storage> {
   if (config.databaseUrl === null) {
     // Opened first: what a crash left in it is laid down in the files before any store reads them.
-    const journal = openCommitJournal({ dir: config.dataDir });
+    const loopBusy = createLoopLoad();
+    const journal = openCommitJournal({ dir: config.dataDir, writeInline: () => !loopBusy() });
     if (journal.recovery.commits > 0 || journal.recovery.tornBytes > 0)
       console.warn(`storage: put back ${journal.recovery.commits} commit(s) from the journal after a stop (${JSON.stringify(journal.recovery)})`);
     return { kind: 'files', database: null, where: config.dataDir, journal, close: () => journal.close() };

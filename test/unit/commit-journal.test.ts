@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JOURNAL_FILE_NAME, openCommitJournal } from '../../src/durable/commit-journal.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
 
@@ -39,6 +39,28 @@ describe('commit journal', () => {
     expect(journal.stats()).toMatchObject({ commits: 20, syncs: 1, maxBatch: 20 });
     expect(read(join(dir, 'a.log'))).toBe(Array.from({ length: 20 }, (_, i) => `a${i}\n`).join(''));
     expect(read(join(dir, 'b.log'))).toBe(Array.from({ length: 20 }, (_, i) => `b${i}\n`).join(''));
+    await journal.close();
+  });
+
+  it('an idle loop writes a lone commit on the loop: asked only for batches of one, durable alike, replayed alike after a crash', async () => {
+    const dir = freshDir();
+    let asked = 0;
+    const journal = openCommitJournal({ dir, writeInline: () => (asked++, true) });
+    const f = journal.file(join(dir, 'f.log'));
+    await journal.commit([{ file: f, text: 'one\n' }]);
+    expect(asked).toBe(1);
+    // Three at once are one batch: the pool writes it, the idle question is not asked.
+    await Promise.all(['a', 'b', 'c'].map((t) => journal.commit([{ file: f, text: `${t}\n` }])));
+    expect(asked).toBe(1);
+    expect(journal.stats()).toMatchObject({ commits: 4, syncs: 2 });
+    // Written on the loop, then the process held before the files get their bytes: the next start lays it down.
+    const crashed = openCommitJournal({ dir: freshDir(), writeInline: () => true, seam: (point) => (point === 'files' ? never() : Promise.resolve()) });
+    const g = crashed.file(join(crashed.dir, 'g.log'));
+    void crashed.commit([{ file: g, text: 'kept\n' }]);
+    await vi.waitUntil(() => statSync(join(crashed.dir, JOURNAL_FILE_NAME)).size > 0);
+    expect(read(join(crashed.dir, 'g.log'))).toBe('');
+    expect(openCommitJournal({ dir: crashed.dir }).recovery.commits).toBe(1);
+    expect(read(join(crashed.dir, 'g.log'))).toBe('kept\n');
     await journal.close();
   });
 
