@@ -3,7 +3,9 @@
  * every instance shares (src/x402/state/pg-early-answer-store.ts: outcomes, bars, the exposure in
  * flight, the day's losses, each payer's confirmed history; one admission at a time under the lock,
  * with the pending record in its transaction), and the pending settlements' list of early answers a
- * restart takes up (src/x402/state/pg-pending-settlements.ts).
+ * restart takes up (src/x402/state/pg-pending-settlements.ts). Outcomes, bars, admission and held
+ * shares are the book contract's, run on the file and the database alike in
+ * test/integration/early-answer-stores.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
@@ -77,22 +79,6 @@ async function emptyBook(): Promise<void> {
 }
 
 describe('early answers in PostgreSQL', () => {
-  it('an outcome and a bar written by one instance are read by another; a later bar never shortens one', async () => {
-    const now = Date.now();
-    const [a, b] = [createPgEarlyAnswerStore({ db: client() }), createPgEarlyAnswerStore({ db: client() })];
-    const share = { key: 'k1', payer: 'P', units: 1_000, feeUnits: 5_001, trusted: false, at: now };
-    await a.confirmed(share, now);
-    expect(await b.outcome('k1')).toEqual({ status: 'confirmed' });
-    expect(await b.outcome('k2')).toBeUndefined();
-    expect(await a.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 60_000)).toEqual({ before: 0, after: 6_001 });
-    expect(await b.barredUntil('P')).toBe(now + 60_000);
-    // The same failure followed to its end by the other instance too: recorded once, the bar never shortened.
-    expect(await b.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 10_000)).toBeNull();
-    expect(await b.failed({ ...share, key: 'k3' }, failure('P', now), 6_001, now + 10_000)).toEqual({ before: 6_001, after: 12_002 });
-    expect(await a.barredUntil('P')).toBe(now + 60_000);
-    expect(await a.barredUntil('Q')).toBe(0);
-  });
-
   it('two instances share one global exposure and one loss budget, a new payer gets one answer across both, and a restart finds it all', async () => {
     await emptyBook();
     const written = new Map<string, boolean>();
