@@ -23,7 +23,7 @@ import { createReceiptStamp } from '../x402/delivery/paid-delivery.ts';
 import type { ExactScheme } from '../x402/types/exact-scheme.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../x402/flow/payment-processor.ts';
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../x402/delivery/payment-terms.ts';
-import type { ReplayGuard } from '../x402/state/replay-guard.ts';
+import type { ReplayGuard } from '../x402/stores/replay-guard.ts';
 import { createSvmExactScheme } from '../x402/exact-svm/svm-exact.ts';
 import { createFeePayerWatch, type FeePayerWatch, lamportsToUnits } from '../x402/exact-svm/svm-fee-payer.ts';
 import { LAMPORTS_PER_SIGNATURE, MAX_PAYMENT_COMPUTE_UNITS, MAX_REQUIRED_SIGNATURES } from '../x402/exact-svm/svm-rules.ts';

@@ -15,14 +15,14 @@ const folder = (name: string): { name: string; paths: string[] } => ({ name, pat
  *   batch-settlement scheme their own way; exact-svm and exact-evm implement that contract;
  * - delivery is what every scheme uses to challenge and to answer (402 terms, extensions,
  *   receipts with PAYMENT-RESPONSE, Server-Timing, refusal sentences);
- * - state is what a payment leaves behind, file and PostgreSQL stores side by side;
+ * - stores are what a payment leaves behind, file and PostgreSQL stores side by side;
  * - types are the x402 wire types and the contracts every folder above speaks.
  */
 const X402_FOLDERS = [
   [folder('flow')],
   [folder('settlement'), folder('channels'), folder('exact-svm'), folder('exact-evm')],
   [folder('delivery')],
-  [folder('state')],
+  [folder('stores')],
   [folder('types')],
 ];
 

@@ -1,5 +1,5 @@
 /**
- * The EarlyAnswerStore contract (src/x402/state/early-book.ts: the book of answers sent before
+ * The EarlyAnswerStore contract (src/x402/stores/early-book.ts: the book of answers sent before
  * their payment confirmed), one suite run against both books, each in a place of its own: the
  * file log (early-answer-store.ts) and PostgreSQL (pg-early-answer-store.ts). What only one of
  * them does is tested beside it: the bounds over the file book in test/unit/early-answers.test.ts,
@@ -8,10 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
-import { createEarlyAnswerStore, type EarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
-import type { EarlyAdmission, EarlyFailure } from '../../src/x402/state/early-book.ts';
-import type { EarlyLimits, EarlyShare } from '../../src/x402/state/early-bounds.ts';
-import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
+import { createEarlyAnswerStore, type EarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
+import type { EarlyAdmission, EarlyFailure } from '../../src/x402/stores/early-book.ts';
+import type { EarlyLimits, EarlyShare } from '../../src/x402/stores/early-bounds.ts';
+import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('early-answer-stores');

@@ -1,5 +1,5 @@
 /**
- * The PaidAnswerStore contract (src/x402/state/paid-answer-store.ts: the answers kept by payment
+ * The PaidAnswerStore contract (src/x402/stores/paid-answer-store.ts: the answers kept by payment
  * identifier), one suite run against both stores: the file log and PostgreSQL
  * (pg-paid-answer-store.ts). The database's claims between instances are in
  * test/integration/pg-storage.test.ts. Both keep the first answer of an id while it lives (the file
@@ -7,8 +7,8 @@
  * differently from its first answer).
  */
 import { describe, expect, it } from 'vitest';
-import { createPaidAnswerStore, type PaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
+import { createPaidAnswerStore, type PaidAnswerStore } from '../../src/x402/stores/paid-answer-store.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('paid-answer-stores');

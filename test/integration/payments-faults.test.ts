@@ -25,7 +25,7 @@ import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { createPaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../../src/x402/delivery/payment-terms.ts';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 import { createSvmExactScheme } from '../../src/x402/exact-svm/svm-exact.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';

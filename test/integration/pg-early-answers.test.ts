@@ -1,9 +1,9 @@
 /**
  * The early answers' PostgreSQL stores against a real database (test/helpers/postgres.ts): the book
- * every instance shares (src/x402/state/pg-early-answer-store.ts: outcomes, bars, the exposure in
+ * every instance shares (src/x402/stores/pg-early-answer-store.ts: outcomes, bars, the exposure in
  * flight, the day's losses, each payer's confirmed history; one admission at a time under the lock,
  * with the pending record in its transaction), and the pending settlements' list of early answers a
- * restart takes up (src/x402/state/pg-pending-settlements.ts). Outcomes, bars, admission and held
+ * restart takes up (src/x402/stores/pg-pending-settlements.ts). Outcomes, bars, admission and held
  * shares are the book contract's, run on the file and the database alike in
  * test/integration/early-answer-stores.test.ts.
  */
@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
-import type { EarlyLimits } from '../../src/x402/state/early-bounds.ts';
-import type { EarlyFailure } from '../../src/x402/state/early-book.ts';
-import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
-import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
+import type { EarlyLimits } from '../../src/x402/stores/early-bounds.ts';
+import type { EarlyFailure } from '../../src/x402/stores/early-book.ts';
+import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
+import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 

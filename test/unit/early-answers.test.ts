@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
 import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
-import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
+import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const LIMITS: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 10_000, globalCapUnits: 25_000, lossBudgetUnits: 1_000_000, barMs: 60_000 };

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpReply } from '../../src/errors.ts';
 import { createEarlyAnswers, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
 import { createEarlySettlement } from '../../src/x402/settlement/early-settlement.ts';
-import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
+import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
 import type { ExactScheme, SettleResult } from '../../src/x402/types/exact-scheme.ts';
 import type { PaidResource } from '../../src/x402/types/paid-call.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';

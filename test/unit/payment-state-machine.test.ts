@@ -35,7 +35,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
-import { replyOf } from '../../src/x402/state/pending-settlements.ts';
+import { replyOf } from '../../src/x402/stores/pending-settlements.ts';
 import { fakeTransaction } from '../helpers/fake-exact-scheme.ts';
 import { ANSWER_BODY, createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';
 

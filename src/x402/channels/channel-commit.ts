@@ -22,7 +22,7 @@ import { paidOf, type PaidCall } from '../types/paid-call.ts';
 import type { ReceiptStamp, StampedReceipts } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import { storableAnswer } from '../state/pending-settlements.ts';
+import { storableAnswer } from '../stores/pending-settlements.ts';
 
 /** What moved on chain for the 200: a deposit's transaction and amount, or nothing ('' and '') for a voucher. */
 export interface ChannelMoved {

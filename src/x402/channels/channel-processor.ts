@@ -23,15 +23,15 @@ import { createChannelRefund } from './channel-refund.ts';
 import { correctiveReply, failedOnChain } from './channel-replies.ts';
 import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
-import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
+import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { replyOf } from '../state/pending-settlements.ts';
-import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
+import { replyOf } from '../stores/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../stores/record-shares.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;

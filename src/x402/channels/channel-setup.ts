@@ -15,7 +15,7 @@ import { createChannelStore, type ChannelStore } from './channel-store.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import type { PaymentRequirements, SupportedKind } from '../types/x402-types.ts';
-import type { ShareLimits } from '../state/record-shares.ts';
+import type { ShareLimits } from '../stores/record-shares.ts';
 
 /** How often the claimer looks at what is owed, ms (more often when channels are watched more often). */
 export const CHANNEL_CLAIM_LOOK_MS = 5_000;

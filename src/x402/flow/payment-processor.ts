@@ -21,18 +21,18 @@ import { createExactSettlement, refusal } from '../settlement/exact-settlement.t
 import type { EarlyAnswers } from '../settlement/early-answers.ts';
 import { createEarlySettlement } from '../settlement/early-settlement.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
-import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
-import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../state/idempotency-cache.ts';
+import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
+import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../stores/idempotency-cache.ts';
 import { paidOf, type PaidCall } from '../types/paid-call.ts';
 import { createReceiptStamp, type ExtensionReceipt } from '../delivery/paid-delivery.ts';
-import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../state/paid-answer-store.ts';
+import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../stores/paid-answer-store.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from '../types/payment-identifier.ts';
-import { createPendingSettlements, type PendingSettlements } from '../state/pending-settlements.ts';
-import { noRoomFor, recordsRefused, type ShareLimits } from '../state/record-shares.ts';
+import { createPendingSettlements, type PendingSettlements } from '../stores/pending-settlements.ts';
+import { noRoomFor, recordsRefused, type ShareLimits } from '../stores/record-shares.ts';
 import { parseChannelPayload } from '../channels/channel-payload.ts';
 import { createPaidTiming, type PaidTiming, withServerTiming } from '../delivery/paid-timing.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { ReplayGuard } from '../stores/replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from '../types/x402-types.ts';
 import { createSchemeRegistry, type SchemeFacilitator } from './scheme-registry.ts';
 

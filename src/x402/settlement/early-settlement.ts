@@ -12,7 +12,7 @@ import type { HttpReply } from '../../errors.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
 import type { ExactScheme, OnAccepted, SettleResult } from '../types/exact-scheme.ts';
-import type { PendingSettlements } from '../state/pending-settlements.ts';
+import type { PendingSettlements } from '../stores/pending-settlements.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 

@@ -8,8 +8,8 @@
 import type { HttpReply } from '../../errors.ts';
 import { paymentResponseHeader, type ReceiptStamp, type StampedReceipts } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
-import type { PendingSettlements } from '../state/pending-settlements.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { PendingSettlements } from '../stores/pending-settlements.ts';
+import type { ReplayGuard } from '../stores/replay-guard.ts';
 import type { SettleResult } from '../types/exact-scheme.ts';
 import type { PaidCall, PaidResource } from '../types/paid-call.ts';
 

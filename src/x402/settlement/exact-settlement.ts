@@ -25,10 +25,10 @@ import { type ReceiptStamp, withSettleFailure } from '../delivery/paid-delivery.
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
-import type { FailedPayments } from '../state/failed-payments.ts';
-import { replyOf, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../state/pending-settlements.ts';
-import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { FailedPayments } from '../stores/failed-payments.ts';
+import { replyOf, type PendingSettlement, type PendingSettlements, type StoredAnswer } from '../stores/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../stores/record-shares.ts';
+import type { ReplayGuard } from '../stores/replay-guard.ts';
 import type { ExactScheme, SettleResult } from '../types/exact-scheme.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import type { EarlySettlement } from './early-settlement.ts';
