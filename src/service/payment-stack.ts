@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import type { ReceiptIssuer } from '../trust/receipt-issuer.ts';
-import { createEarlyAnswers, type EarlyAnswers } from '../x402/settlement/early-answers.ts';
+import { createEarlyAnswers, type EarlyAnswers } from '../x402/exact/early-answers.ts';
 import { createEvmRelayer, type EvmRelayer } from '../chain/evm-relayer.ts';
 import { claimLookMs, startChannels, type Channels } from '../x402/channels/channel-setup.ts';
 import { createPgChannelStore, createPgClaimLease } from '../x402/channels/pg-channel-store.ts';

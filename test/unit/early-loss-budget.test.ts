@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
-import { createEarlyAnswers, EARLY_BUDGET_EVENT, type EarlyLimits, type EarlyTicket } from '../../src/x402/settlement/early-answers.ts';
+import { createEarlyAnswers, EARLY_BUDGET_EVENT, type EarlyLimits, type EarlyTicket } from '../../src/x402/exact/early-answers.ts';
 import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
 import { LOSS_WINDOW_MS } from '../../src/x402/stores/early-bounds.ts';
 import { manualClock } from '../helpers/manual-clock.ts';

@@ -66,8 +66,8 @@ describe('import layers', () => {
       ['src/x402/types/low.ts', "import { s } from '../stores/s.ts';"],
       ['src/x402/stores/s.ts', "import type { T } from '../types/t.ts';"],
       ['src/x402/types/t.ts', ''],
-      ['src/x402/channels/c.ts', "import { e } from '../settlement/e.ts';\nimport { t } from '../types/t.ts';"],
-      ['src/x402/settlement/e.ts', ''],
+      ['src/x402/channels/c.ts', "import { e } from '../exact/e.ts';\nimport { t } from '../types/t.ts';"],
+      ['src/x402/exact/e.ts', ''],
     ]);
     expect(checkImports(files, RULES).sort()).toEqual([
       'import circle: src/x402/a.ts -> src/x402/up.ts',
@@ -77,7 +77,7 @@ describe('import layers', () => {
       "src/intel/x.ts imports '../localnet/start.ts': only src/main.ts may import src/localnet/",
       'src/stray.ts is in no layer: place it in the layer map',
       'src/x402/a.ts is in no folder of x402: place it in the layer map',
-      "src/x402/channels/c.ts imports '../settlement/e.ts': x402/channels may not import x402/settlement (a sibling)",
+      "src/x402/channels/c.ts imports '../exact/e.ts': x402/channels may not import x402/exact (a sibling)",
       "src/x402/types/low.ts imports '../stores/s.ts': x402/types may not import x402/stores (a higher layer)",
       "src/x402/up.ts imports 'uWebSockets.js': only src/http/ may import uWebSockets.js",
       'src/x402/up.ts is in no folder of x402: place it in the layer map',

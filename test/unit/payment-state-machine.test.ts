@@ -76,11 +76,11 @@ describe('payment state machine: verify', () => {
   it('a payload without a replay key, or for a network with no scheme: 402 before the chain is asked', async () => {
     const f = createPaymentStateFixture();
     const noKey = f.call('x');
-    const reply = await f.process.processor.process({ ...noKey, payment: { ...noKey.payment, payload: {} } });
+    const reply = await f.process.processor.processPaidCall({ ...noKey, payment: { ...noKey.payment, payload: {} } });
     expect(reasonOf(reply)).toBe('invalid_payload');
     const base = f.call('y');
     const other = { ...base.requirements, network: 'eip155:8453' };
-    expect(reasonOf(await f.process.processor.process({ ...base, requirements: other }))).toBe('invalid_network');
+    expect(reasonOf(await f.process.processor.processPaidCall({ ...base, requirements: other }))).toBe('invalid_network');
     expect(f.scheme.calls).toEqual([]);
   });
 });

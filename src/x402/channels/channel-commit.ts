@@ -12,7 +12,7 @@
  * answer marked pending, then the receipt and ledger entry, then the answer kept. A process
  * stopped (or a write failed) between the two leaves the charge stored and the answer pending: the
  * payer's retry of that same voucher for that same resource has the answer computed again and
- * delivered here, without charging again (channel-processor.ts).
+ * delivered here, without charging again (channel-machine.ts).
  */
 import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
 import type { ChannelPayload } from './channel-payload.ts';

@@ -1,7 +1,7 @@
 /**
- * Paid calls over a payment channel (x402 `batch-settlement` on Base), the per-request half of
- * the scheme. One call's payment, in the order `process` below asks (requests of one channel are
- * serialized), and where each state goes:
+ * The channel scheme's state machine: paid calls over a payment channel (x402 `batch-settlement`
+ * on Base), the per-request half of the scheme. One call's payment, in the order `chargeCall` asks
+ * (requests of one channel are serialized), and where each state goes:
  *
  *   not this route's terms, malformed     -> 402 naming the reason; nothing read, nothing charged
  *   voucher not the channel signer's      -> plain 402 (channel-signer-proof.ts): a stranger learns nothing
@@ -52,7 +52,7 @@ export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
  */
 export const CHANNEL_PENDING_HANDOVER_MS = 30_000;
 
-export interface ChannelProcessorConfig {
+export interface ChannelMachineConfig {
   readonly store: ChannelStore;
   readonly facilitator: ChannelFacilitator;
   /** Recovers a voucher's signer: the pool's task (ECDSA recovery is CPU work). */
@@ -70,8 +70,8 @@ export interface ChannelProcessorConfig {
   readonly shared?: boolean;
 }
 
-export interface ChannelProcessor {
-  process(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
+export interface ChannelMachine {
+  chargeCall(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
   /** The per-channel queue: the claimer updates records inside it too. */
   readonly queue: KeyedQueue;
 }
@@ -89,7 +89,7 @@ async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpRepl
 }
 
 /** Creates the processor of channel payments. */
-export function createChannelProcessor(config: ChannelProcessorConfig): ChannelProcessor {
+export function createChannelMachine(config: ChannelMachineConfig): ChannelMachine {
   const { store, facilitator } = config;
   const now = config.now ?? Date.now;
   const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
@@ -234,7 +234,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
 
   return {
     queue,
-    async process(call, timing) {
+    async chargeCall(call, timing) {
       const parsed = parseChannelPayload(call.payment.payload);
       if (!parsed.ok) return refuse(call, parsed.reason, parsed.message);
       const p = parsed.payload;
