@@ -9,10 +9,11 @@
 import { describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import { createEarlyAnswerStore, type EarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
-import type { EarlyAdmission, EarlyFailure } from '../../src/x402/stores/early-book.ts';
+import type { EarlyAdmission } from '../../src/x402/stores/early-book.ts';
 import type { EarlyLimits, EarlyShare } from '../../src/x402/stores/early-bounds.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
+import { earlyFailure } from '../helpers/early-failure.ts';
 
 const backings = useStoreBackings('early-answer-stores');
 const AT = 1_900_000_000_000;
@@ -24,20 +25,6 @@ const placeFor = (kind: StoreKind) =>
     file: (dir) => createEarlyAnswerStore({ dir, now: () => AT }),
     postgres: (db) => createPgEarlyAnswerStore({ db, now: () => AT }),
   });
-
-const failure = (payer: string): EarlyFailure => ({
-  status: 'failed',
-  network: 'solana:x',
-  transaction: 'sig',
-  payer,
-  endpoint: '/v1/tipfloor',
-  priceUsdcUnits: 1_000,
-  receiptSha256: null,
-  ledgerIndex: null,
-  reason: 'invalid_exact_svm_transaction_failed',
-  message: 'drained',
-  failedAt: AT,
-});
 
 /** The settlement's pending record staged with an admission (either store's way), noting what it was told. */
 function pendingRecords() {
@@ -71,9 +58,9 @@ describe.each(STORE_KINDS)('the early answers’ book (%s)', (kind) => {
     await book.confirmed(share, AT);
     expect(await book.outcome('k1')).toEqual({ status: 'confirmed' });
     expect(await book.outcome('k2')).toBeUndefined();
-    expect(await book.failed({ ...share, key: 'k2' }, failure('P'), 6_001, AT + 60_000)).toEqual({ before: 0, after: 6_001 });
-    expect(await book.failed({ ...share, key: 'k2' }, failure('P'), 6_001, AT + 10_000)).toBeNull();
-    expect(await book.failed({ ...share, key: 'k3' }, failure('P'), 6_001, AT + 10_000)).toEqual({ before: 6_001, after: 12_002 });
+    expect(await book.failed({ ...share, key: 'k2' }, earlyFailure('P', AT), 6_001, AT + 60_000)).toEqual({ before: 0, after: 6_001 });
+    expect(await book.failed({ ...share, key: 'k2' }, earlyFailure('P', AT), 6_001, AT + 10_000)).toBeNull();
+    expect(await book.failed({ ...share, key: 'k3' }, earlyFailure('P', AT), 6_001, AT + 10_000)).toEqual({ before: 6_001, after: 12_002 });
     const again = open();
     expect(await again.outcome('k1')).toEqual({ status: 'confirmed' });
     expect(await again.outcome('k2')).toMatchObject({ status: 'failed', payer: 'P', reason: 'invalid_exact_svm_transaction_failed' });
@@ -100,7 +87,7 @@ describe.each(STORE_KINDS)('the early answers’ book (%s)', (kind) => {
     await book.credit('T', 10_000, AT);
     const trusted = shareOf(await ask('t1', 'T'));
     expect(trusted.trusted).toBe(true);
-    await book.failed(trusted, failure('T'), 6_001, AT + 60_000);
+    await book.failed(trusted, earlyFailure('T', AT), 6_001, AT + 60_000);
     expect(refusalOf(await ask('t2', 'T'))).toBe('barred');
     await expect.poll(() => book.status(later()).exposureUnits, { timeout: 10_000, interval: 50 }).toBe(1_000);
     await expect.poll(() => book.status(later()).lossUnits, { timeout: 10_000, interval: 50 }).toBe(6_001);

@@ -6,12 +6,13 @@
  * sharing the database and the database away in test/integration/pg-ledger.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { entryHash, GENESIS_PREV_HASH, type LedgerDraft, type LedgerEntry } from '../../src/trust/ledger-entry.ts';
+import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
 import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
 import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 import { verifyConsistency, verifyInclusionRfc6962, verifyInclusionSpec } from '../../src/trust/merkle-verify.ts';
 import { createPgLedger } from '../../src/trust/pg-ledger.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
+import { AUDIT_DRAFT, paymentDraft, verifyChain } from '../helpers/ledger-drafts.ts';
 
 const backings = useStoreBackings('ledger-stores');
 type NodeStore = 'file' | 'memory';
@@ -25,31 +26,11 @@ const placeFor = async (kind: StoreKind, nodeStore: NodeStore = 'file') => {
   return () => open();
 };
 
-const payment = (i: number): LedgerDraft => ({
-  kind: 'payment',
-  endpoint: '/v1/token-risk',
-  priceUsdcUnits: 28000,
-  network: 'eip155:8453',
-  receiptSha256: sha256Hex(`receipt-${i}`),
-});
-const audit: LedgerDraft = { kind: 'audit', event: 'kill-switch.activated' };
-
 async function filled(kind: StoreKind, n: number, nodeStore?: NodeStore) {
   const open = await placeFor(kind, nodeStore);
   const ledger = await open();
-  await Promise.all(Array.from({ length: n }, (_, i) => ledger.append(i % 10 === 9 ? audit : payment(i))));
+  await Promise.all(Array.from({ length: n }, (_, i) => ledger.append(i % 10 === 9 ? AUDIT_DRAFT : paymentDraft(i))));
   return { ledger, open };
-}
-
-/** What a client does with `/ledger`: recompute each hash and follow the links. */
-function verifyChain(entries: readonly LedgerEntry[], firstPrev = GENESIS_PREV_HASH): void {
-  let prev = firstPrev;
-  for (const [i, e] of entries.entries()) {
-    expect(e.index).toBe(entries[0]!.index + i);
-    expect(e.prevHash).toBe(prev);
-    expect(entryHash(e)).toBe(e.entrySha256);
-    prev = e.entrySha256;
-  }
 }
 
 /** What a reader answers, to compare two openings of one ledger. */
@@ -76,7 +57,7 @@ describe.each(STORE_KINDS)('the ledger (%s)', (kind) => {
     const again = await open();
     expect(again.openReport).toMatchObject({ entries: 57, tornTail: null });
     expect(answers(again)).toEqual(before);
-    const next = await again.append(payment(57));
+    const next = await again.append(paymentDraft(57));
     expect(next).toEqual({ index: 57, entrySha256: again.entry(57)!.entrySha256, chainHead: again.head().chainHead, treeSize: 58 });
     expect(again.entry(57)!.prevHash).toBe(all[56]!.entrySha256);
     await again.close();
@@ -105,26 +86,26 @@ describe.each(STORE_KINDS)('the ledger (%s)', (kind) => {
 
   it('lets the receipt hash depend on the slot, and refuses entries that would leak a query', async () => {
     const ledger = await (await placeFor(kind, 'memory'))();
-    await ledger.append(audit);
+    await ledger.append(AUDIT_DRAFT);
     const seen: unknown[] = [];
     await ledger.append({
-      ...payment(0),
+      ...paymentDraft(0),
       receiptSha256: (slot) => {
         seen.push(slot);
         return sha256Hex(JSON.stringify(slot));
       },
     } as LedgerDraft);
     expect(seen).toEqual([{ index: 1, prevHash: ledger.entry(0)!.entrySha256 }]);
-    await expect(ledger.append({ ...payment(1), endpoint: '/v1/smri?mint=abc' } as LedgerDraft)).rejects.toThrow(/bare path/);
+    await expect(ledger.append({ ...paymentDraft(1), endpoint: '/v1/smri?mint=abc' } as LedgerDraft)).rejects.toThrow(/bare path/);
     // A refused draft does not consume a slot.
-    expect((await ledger.append(audit)).index).toBe(2);
+    expect((await ledger.append(AUDIT_DRAFT)).index).toBe(2);
     await ledger.close();
   });
 
   it('refuses appends once closed', async () => {
     const ledger = await (await placeFor(kind, 'memory'))();
-    await ledger.append(audit);
+    await ledger.append(AUDIT_DRAFT);
     await ledger.close();
-    await expect(ledger.append(audit)).rejects.toMatchObject({ code: 'shutting_down' });
+    await expect(ledger.append(AUDIT_DRAFT)).rejects.toMatchObject({ code: 'shutting_down' });
   });
 });

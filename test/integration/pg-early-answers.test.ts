@@ -12,12 +12,12 @@ import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { EarlyLimits } from '../../src/x402/stores/early-bounds.ts';
-import type { EarlyFailure } from '../../src/x402/stores/early-book.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
 import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
 import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { earlyFailure } from '../helpers/early-failure.ts';
 
 let db: TestDatabase;
 const clients: PgClient[] = [];
@@ -45,20 +45,6 @@ const record = (early: boolean): PendingSettlement => ({
   paid: { originalUrl: '/v1/tipfloor', endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 },
   recordedAt: 1,
   ...(early ? { early: { payment: { x402Version: 2, payload: { transaction: 'AA==' } } as unknown as PaymentPayload } } : {}),
-});
-
-const failure = (payer: string, at: number): EarlyFailure => ({
-  status: 'failed',
-  network: 'solana:x',
-  transaction: 'sig',
-  payer,
-  endpoint: '/v1/tipfloor',
-  priceUsdcUnits: 1_000,
-  receiptSha256: null,
-  ledgerIndex: null,
-  reason: 'invalid_exact_svm_transaction_failed',
-  message: 'drained',
-  failedAt: at,
 });
 
 /** A pending record's write, in the admission's transaction: notes whether it was an early answer's. */
@@ -108,7 +94,7 @@ describe('early answers in PostgreSQL', () => {
     // A loss on one instance counts on the other: one failure recorded, three released, and the day's
     // losses plus what is in flight still within the budget.
     const held = [...first, ...many].flatMap((r) => ('share' in r ? [r.share] : []));
-    expect(await a.failed(held[0]!, failure(held[0]!.payer, at), 6_001, at + 60_000)).toEqual({ before: 0, after: 6_001 });
+    expect(await a.failed(held[0]!, earlyFailure(held[0]!.payer, at), 6_001, at + 60_000)).toEqual({ before: 0, after: 6_001 });
     for (const s of held.slice(1)) await b.release(s.key);
     const again = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(i % 2 ? a : c, `r${i}`, `late${i}`)));
     expect(again.filter((r) => 'share' in r)).toHaveLength(3);

@@ -4,45 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/errors.ts';
-import { entryHash, GENESIS_PREV_HASH, type LedgerDraft, type LedgerEntry } from '../../src/trust/ledger-entry.ts';
+import { entryHash, type LedgerEntry } from '../../src/trust/ledger-entry.ts';
 import { NODE_WAL_IO, type WalIo } from '../../src/trust/ledger-wal.ts';
 import { WAL_FILE_NAME } from '../../src/trust/ledger-durable-state.ts';
 import { createLedger, type Ledger, type LedgerConfig } from '../../src/trust/ledger.ts';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
 import { verifyInclusionSpec } from '../../src/trust/merkle-verify.ts';
 import { createTrustStatus } from '../../src/trust/trust-status.ts';
 import { acksUntilKilled } from '../helpers/test-support.ts';
+import { AUDIT_DRAFT, paymentDraft, verifyChain } from '../helpers/ledger-drafts.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ledger-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirCount = 0;
 const freshDir = (): string => join(root, `l${dirCount++}`);
 
-const payment = (i: number): LedgerDraft => ({
-  kind: 'payment',
-  endpoint: '/v1/token-risk',
-  priceUsdcUnits: 28000,
-  network: 'eip155:8453',
-  receiptSha256: sha256Hex(`receipt-${i}`),
-});
-const audit: LedgerDraft = { kind: 'audit', event: 'kill-switch.activated' };
-
 async function filled(n: number, config: Partial<LedgerConfig> = {}): Promise<{ ledger: Ledger; dir: string }> {
   const dir = config.dir ?? freshDir();
   const ledger = await createLedger({ ...config, dir });
-  await Promise.all(Array.from({ length: n }, (_, i) => ledger.append(i % 10 === 9 ? audit : payment(i))));
+  await Promise.all(Array.from({ length: n }, (_, i) => ledger.append(i % 10 === 9 ? AUDIT_DRAFT : paymentDraft(i))));
   return { ledger, dir };
-}
-
-/** What a client does with `/ledger`: recompute each hash and follow the links. */
-function verifyChain(entries: readonly LedgerEntry[], firstPrev = GENESIS_PREV_HASH): void {
-  let prev = firstPrev;
-  for (const [i, e] of entries.entries()) {
-    expect(e.index).toBe(entries[0]!.index + i);
-    expect(e.prevHash).toBe(prev);
-    expect(entryHash(e)).toBe(e.entrySha256);
-    prev = e.entrySha256;
-  }
 }
 
 const walPath = (dir: string): string => join(dir, WAL_FILE_NAME);
@@ -81,7 +61,7 @@ describe('ledger recovery', () => {
       expect(reopened.openReport.tornTail).toMatchObject({ offset: goodSize, bytes: Buffer.byteLength(tail), line: 13 });
       expect(statSync(walPath(dir)).size).toBe(goodSize);
       expect(reopened.head()).toEqual(head);
-      expect((await reopened.append(audit)).index).toBe(12);
+      expect((await reopened.append(AUDIT_DRAFT)).index).toBe(12);
       verifyChain(reopened.recent(100));
       await reopened.close();
     }
@@ -149,9 +129,9 @@ describe('group commit', () => {
     const io = countingIo(1);
     const { ledger, dir } = await filled(5, { io, nodeStore: 'memory' });
     expect(ledger.failure()).toBeNull();
-    const results = await Promise.allSettled([ledger.append(payment(5)), ledger.append(payment(6))]);
+    const results = await Promise.allSettled([ledger.append(paymentDraft(5)), ledger.append(paymentDraft(6))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    await expect(ledger.append(audit)).rejects.toThrow(/stopped until restart/);
+    await expect(ledger.append(AUDIT_DRAFT)).rejects.toThrow(/stopped until restart/);
     expect(ledger.failure()).toMatch(/ledger write failed .* stopped until restart/);
     expect(
       createTrustStatus({ ledger, killSwitch: { state: () => ({ active: false, since: null, reason: null, ledgerIndex: null }) } })().ledger,
