@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.ts';
 import { checkValue, parseArgv, parseWitnessEntry } from './config-parse.ts';
 import { BASE_USDC_ADDRESS, OPTIONS, SOLANA_USDC_MINT } from './config-options.ts';
-import type { ShareLimits } from './x402/state/record-shares.ts';
+import type { ShareLimits } from './x402/stores/record-shares.ts';
 
 export { BASE_USDC_ADDRESS, helpText, OPTIONS, SOLANA_USDC_MINT } from './config-options.ts';
 

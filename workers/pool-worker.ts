@@ -15,7 +15,7 @@ import { workerData } from 'node:worker_threads';
 import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
 import type { VoucherCheck, VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
 import type { EvmVerifyInput } from '../src/x402/exact-evm/evm-verify.ts';
-import type { VerifyResult } from '../src/x402/types/exact-scheme.ts';
+import type { VerifyResult } from '../src/x402/types/scheme-facilitator.ts';
 import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/timing-windows/percentiles.ts';
 import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
 import { bucketHolders as bucketHolderAccounts, type BucketHoldersInput, type HolderDistribution } from '../src/intel/token/holder-buckets.ts';

@@ -19,8 +19,8 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
 import type { HttpReply } from '../../src/errors.ts';
 import { createChannelStore, type ChannelRecord } from '../../src/x402/channels/channel-store.ts';
-import { createPaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
-import { createPendingSettlements, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
+import { createPaidAnswerStore } from '../../src/x402/stores/paid-answer-store.ts';
+import { createPendingSettlements, storableAnswer } from '../../src/x402/stores/pending-settlements.ts';
 import { startTestService } from '../../test/helpers/test-service.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;

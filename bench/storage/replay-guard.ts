@@ -5,7 +5,7 @@
  * paid path.
  */
 import { join } from 'node:path';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 
 /** Counts of `markSettled` calls in flight measured. */
 export const REPLAY_GUARD_IN_FLIGHT = [1, 64] as const;

@@ -104,7 +104,15 @@ export function openPreviewQuota(config: PreviewQuotaConfig): FilePreviewQuota {
   let day = utcDayOf(config.now());
   const log = openDayClaimLog({ dir: config.dir, file: QUOTA_FILE, day });
   let used = log.loaded;
+  // Running claims by day and client hash: a claim belongs to its day, as in the database, so one
+  // still running after midnight neither holds the client's new day nor counts against it.
   const inFlight = new Set<string>();
+  const running = (d: string, hash: string) => `${d} ${hash}`;
+  const runningToday = (): number => {
+    let n = 0;
+    for (const key of inFlight) if (key.startsWith(`${day} `)) n++;
+    return n;
+  };
 
   /** Moves to `now`'s day when it is later (a clock stepping back never reopens a day). */
   function roll(now: Date): void {
@@ -116,7 +124,7 @@ export function openPreviewQuota(config: PreviewQuotaConfig): FilePreviewQuota {
 
   function size(): number {
     roll(config.now());
-    return used.size + inFlight.size;
+    return used.size + runningToday();
   }
 
   function hold(hash: string): HeldClaim {
@@ -135,11 +143,11 @@ export function openPreviewQuota(config: PreviewQuotaConfig): FilePreviewQuota {
           await log.append(claimDay, hash);
           if (claimDay === day) used.add(hash);
         } finally {
-          inFlight.delete(hash);
+          inFlight.delete(running(claimDay, hash));
         }
       },
       release() {
-        if (end()) inFlight.delete(hash);
+        if (end()) inFlight.delete(running(claimDay, hash));
       },
     };
   }
@@ -151,9 +159,9 @@ export function openPreviewQuota(config: PreviewQuotaConfig): FilePreviewQuota {
       const hash = hashOf(remoteIp);
       const refuse = (reason: RefusalReason): RefusedClaim => refusalAt(reason, now);
       if (used.has(hash)) return refuse('used');
-      if (inFlight.has(hash)) return refuse('in_flight');
-      if (used.size + inFlight.size >= max) return refuse('capacity');
-      inFlight.add(hash);
+      if (inFlight.has(running(day, hash))) return refuse('in_flight');
+      if (used.size + runningToday() >= max) return refuse('capacity');
+      inFlight.add(running(day, hash));
       return hold(hash);
     },
     failure: () => log.failure(),

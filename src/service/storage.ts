@@ -16,14 +16,14 @@ import { createPgClient, type PgClient } from '../postgres/pg-client.ts';
 import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
 import type { Ledger } from '../trust/ledger.ts';
 import { openPgKillSwitch } from '../trust/pg-kill-switch.ts';
-import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/state/early-answer-store.ts';
-import { createPaidAnswerStore, type PaidAnswerStore } from '../x402/state/paid-answer-store.ts';
-import { createPgEarlyAnswerStore } from '../x402/state/pg-early-answer-store.ts';
-import { createPendingSettlements, type PendingSettlements } from '../x402/state/pending-settlements.ts';
-import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/state/pg-replay-guard.ts';
-import { createPgPaidAnswerStore } from '../x402/state/pg-paid-answer-store.ts';
-import { createPgPendingSettlements } from '../x402/state/pg-pending-settlements.ts';
-import { createReplayGuard, type ReplayGuard } from '../x402/state/replay-guard.ts';
+import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/stores/early-answer-store.ts';
+import { createPaidAnswerStore, type PaidAnswerStore } from '../x402/stores/paid-answer-store.ts';
+import { createPgEarlyAnswerStore } from '../x402/stores/pg-early-answer-store.ts';
+import { createPendingSettlements, type PendingSettlements } from '../x402/stores/pending-settlements.ts';
+import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/stores/pg-replay-guard.ts';
+import { createPgPaidAnswerStore } from '../x402/stores/pg-paid-answer-store.ts';
+import { createPgPendingSettlements } from '../x402/stores/pg-pending-settlements.ts';
+import { createReplayGuard, type ReplayGuard } from '../x402/stores/replay-guard.ts';
 
 /** Where the shared state lives; `database` is null for files. */
 export interface Storage {

@@ -21,7 +21,7 @@ import { createEd25519Signer } from '../../src/trust/ed25519.ts';
 import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
 import type { ChannelFacilitator } from '../../src/x402/channels/channel-facilitator.ts';
-import { createChannelProcessor } from '../../src/x402/channels/channel-processor.ts';
+import { createChannelMachine } from '../../src/x402/channels/channel-machine.ts';
 import { type ChannelRecord, type ChannelStore, createChannelStore } from '../../src/x402/channels/channel-store.ts';
 import { createReceiptStamp } from '../../src/x402/delivery/paid-delivery.ts';
 import { createPaidTiming } from '../../src/x402/delivery/paid-timing.ts';
@@ -142,7 +142,7 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
 
   /** A processor over `store`, answering with `stamp`'s receipts. */
   const processorOver = (store: ChannelStore, withStamp: typeof stamp) =>
-    createChannelProcessor({
+    createChannelMachine({
       store,
       facilitator: chain.facilitator,
       recover: (input) => recoverVoucherSigner(input),
@@ -192,17 +192,17 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
     async journaled() {
       const opened = await openJournaled(dir, faults);
       const processor = processorOver(opened.store, opened.stamp);
-      return { ...opened, pay: (c: PaidCall) => processor.process(c, createPaidTiming()) };
+      return { ...opened, pay: (c: PaidCall) => processor.chargeCall(c, createPaidTiming()) };
     },
     call,
     /** One instance of the service over `store` and `ledger` (e.g. the database's), serving this fixture's channel. */
     instance(store: ChannelStore, ledger: Pick<Ledger, 'append'>) {
       const processor = processorOver(store, stampOver(ledger));
-      return (c: PaidCall) => processor.process(c, createPaidTiming());
+      return (c: PaidCall) => processor.chargeCall(c, createPaidTiming());
     },
     handlerRuns: () => handlerRuns,
     depositsSent: chain.depositsSent,
-    pay: (c: PaidCall) => now.processor.process(c, createPaidTiming()),
+    pay: (c: PaidCall) => now.processor.chargeCall(c, createPaidTiming()),
     record: async () => (await now.store.get(channelId)) as ChannelRecord,
     /** This process stops where it is; the next opens the channel log as it is on disk. */
     async restart() {

@@ -7,7 +7,8 @@
  * settlement of one payment shows as a second broadcast. Waits and failures come from a FaultPlan:
  * `scheme.settle` (before anything is sent) and `scheme.confirm` (sent and accepted, not confirmed).
  */
-import type { BeforeBroadcast, ExactScheme, OnAccepted, SettlementStatus, SettleResult, VerifyResult } from '../../src/x402/types/exact-scheme.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { BeforeBroadcast, OnAccepted, SettlementStatus, SettleResult, VerifyResult } from '../../src/x402/types/scheme-facilitator.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 

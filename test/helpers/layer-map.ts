@@ -10,19 +10,19 @@ const folder = (name: string): { name: string; paths: string[] } => ({ name, pat
 /**
  * The folders of src/x402, top row first; the folders of one row know nothing of each other:
  * - flow is one paid call, from the parsed request to the answer, and alone chooses the scheme;
- * - settlement is the exact scheme's state machine (claim, verify, settle, deliver, retry),
- *   written against the ExactScheme contract, so it knows neither network; channels settle the
- *   batch-settlement scheme their own way; exact-svm and exact-evm implement that contract;
+ * - exact is the exact scheme's state machine (claim, verify, settle, deliver, retry), written
+ *   against the exact scheme's server and facilitator roles (types/), so it knows neither network;
+ *   channels are the batch-settlement scheme's machine; exact-svm and exact-evm implement the roles;
  * - delivery is what every scheme uses to challenge and to answer (402 terms, extensions,
  *   receipts with PAYMENT-RESPONSE, Server-Timing, refusal sentences);
- * - state is what a payment leaves behind, file and PostgreSQL stores side by side;
+ * - stores are what a payment leaves behind, file and PostgreSQL stores side by side;
  * - types are the x402 wire types and the contracts every folder above speaks.
  */
 const X402_FOLDERS = [
   [folder('flow')],
-  [folder('settlement'), folder('channels'), folder('exact-svm'), folder('exact-evm')],
+  [folder('exact'), folder('channels'), folder('exact-svm'), folder('exact-evm')],
   [folder('delivery')],
-  [folder('state')],
+  [folder('stores')],
   [folder('types')],
 ];
 
@@ -141,7 +141,7 @@ export function layerOrderLine(rules: ImportRules = LAYER_RULES): string {
     .join(' > ');
 }
 
-/** The folder order inside a layer that has one, as the docs state it: `flow` > `settlement`, `channels` > ... (a row of siblings joined by commas). */
+/** The folder order inside a layer that has one, as the docs state it: `flow` > `exact`, `channels` > ... (a row of siblings joined by commas). */
 export function innerOrderLine(layerName: string, rules: ImportRules = LAYER_RULES): string {
   const rows = rules.layers.find((l) => l.name === layerName)?.inner;
   if (!rows) throw new Error(`layer ${layerName} has no order of its own`);

@@ -1,9 +1,9 @@
 /**
- * The early answers' book (src/x402/state/early-book.ts) over rows in memory, each write failable or
+ * The early answers' book (src/x402/stores/early-book.ts) over rows in memory, each write failable or
  * holdable at `early.put`; `reopen` is what a restart reads back (the rows; what was in flight is
  * taken up again from the pending settlement records, as in the file store).
  */
-import { createInstanceBook, type EarlyAnswerStore, type EarlyRow } from '../../src/x402/state/early-book.ts';
+import { createInstanceBook, type EarlyAnswerStore, type EarlyRow } from '../../src/x402/stores/early-book.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { createMemoryRecordMap } from './memory-record-map.ts';
 

@@ -1,10 +1,10 @@
 /**
- * The payment-identifier answers (src/x402/state/paid-answer-store.ts) in memory. `shared: true` adds the
+ * The payment-identifier answers (src/x402/stores/paid-answer-store.ts) in memory. `shared: true` adds the
  * claim and release a store shared by several instances has (as pg-paid-answer-store.ts): an id
  * is claimed before its payment is processed, and a second claim of the same payment is `busy`.
  */
-import { lookupOf, type IdClaim, type PaidAnswerStore, type StoredPaidAnswer } from '../../src/x402/state/paid-answer-store.ts';
-import { storableAnswer } from '../../src/x402/state/pending-settlements.ts';
+import { lookupOf, type IdClaim, type PaidAnswerStore, type StoredPaidAnswer } from '../../src/x402/stores/paid-answer-store.ts';
+import { storableAnswer } from '../../src/x402/stores/pending-settlements.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { createMemoryRecordMap } from './memory-record-map.ts';
 

@@ -1,11 +1,11 @@
 /**
- * The pending settlement records (src/x402/state/pending-settlements.ts) in memory: the same contract
+ * The pending settlement records (src/x402/stores/pending-settlements.ts) in memory: the same contract
  * (refused when full for a new key, `keepDelivered` only onto a record, early records listed),
  * with each write failable or holdable at `pending.record`, `pending.keepDelivered` and
  * `pending.resolve`. `reopen` is what a
  * restarted process reads back.
  */
-import { noRecordToKeep, paymentsFull, type PendingSettlement, type PendingSettlements, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
+import { noRecordToKeep, paymentsFull, type PendingSettlement, type PendingSettlements, storableAnswer } from '../../src/x402/stores/pending-settlements.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { createMemoryRecordMap } from './memory-record-map.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The in-memory stand-in of src/x402/state/durable-record-log.ts, the map under the payment stores: a
+ * The in-memory stand-in of src/x402/stores/durable-record-log.ts, the map under the payment stores: a
  * view the running process reads, and the durable copy a restart reads back. As in the file log,
  * a put shows in the view at once and is rolled back when its write fails (memory never holds what
  * a restart would not); the write can be failed or held at its fault point.

@@ -1,10 +1,10 @@
 /**
- * The replay guard (src/x402/state/replay-guard.ts) in memory, with the same rules as the file record:
+ * The replay guard (src/x402/stores/replay-guard.ts) in memory, with the same rules as the file record:
  * one concurrent claim wins, a settled key never does, `markSettled` makes the key settled and
  * drops the claim. What is settled is the durable part: `reopen` is the guard a restarted process
  * reads back (settled keys kept, claims of the process that stopped gone).
  */
-import type { AcquireResult, ReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import type { AcquireResult, ReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 
 export interface MemoryReplayGuard extends ReplayGuard {

@@ -8,7 +8,7 @@ import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { HttpReply } from '../../src/errors.ts';
 import { createEd25519Signer } from '../../src/trust/ed25519.ts';
 import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
-import { createEarlyAnswers, type EarlyAnswers, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
+import { createEarlyAnswers, type EarlyAnswers, type EarlyLimits } from '../../src/x402/exact/early-answers.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { PAYMENT_IDENTIFIER } from '../../src/x402/types/payment-identifier.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
@@ -138,7 +138,7 @@ export function createPaymentStateFixture(options: PaymentStateOptions = {}) {
     get process(): PaymentProcess {
       return now;
     },
-    pay: (id: string, o?: CallOptions) => now.processor.process(call(id, o)),
+    pay: (id: string, o?: CallOptions) => now.processor.processPaidCall(call(id, o)),
     call,
     handlerRuns: () => handlerRuns,
     /** The ledger's payment entries (one per paid answer delivered). */

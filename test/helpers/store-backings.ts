@@ -23,15 +23,20 @@ export interface StoreClock {
   readonly now?: () => number;
 }
 
-/** How a suite opens its store on each backing. */
+/** How a suite opens its store on each backing (`dir`: a directory of its own beside the database, for a local view). */
 export interface StoreOpeners<S> {
   readonly file: (dir: string, options: StoreClock) => S;
-  readonly postgres: (db: PgClient, options: StoreClock) => S;
+  readonly postgres: (db: PgClient, options: StoreClock, dir: string) => S;
 }
 
 export interface StoreBackings {
   /** A new place of `kind`, and how to open the store there (again: a restart, or another instance). */
   place<S>(kind: StoreKind, openers: StoreOpeners<S>): (options?: StoreClock) => S;
+  /**
+   * `place`, where the database is a fresh migrated one of its own: for stores whose state is one
+   * per deployment (the ledger's one chain, the kill switch's one row), so tests never meet.
+   */
+  placeAlone<S>(kind: StoreKind, openers: StoreOpeners<S>): Promise<(options?: StoreClock) => S>;
   /** A new directory for a file store (removed after the test). */
   dir(): string;
   /** A new connection pool on this file's migrated database (closed after the file). */
@@ -45,7 +50,19 @@ export function useStoreBackings(label: string): StoreBackings {
   let database: TestDatabase | undefined;
   const clients: PgClient[] = [];
   const dirs: string[] = [];
+  const alone: TestDatabase[] = [];
   let n = 0;
+  const pool = (url: string): PgClient => {
+    const c = createPgClient({ url, maxConnections: 4 });
+    clients.push(c);
+    return c;
+  };
+  const aloneDatabase = async (): Promise<string> => {
+    const db = await createTestDatabase(`${label}-${alone.length}`);
+    alone.push(db);
+    await applyMigrations(pool(db.url));
+    return db.url;
+  };
   beforeAll(async () => {
     database = await createTestDatabase(label);
     const migrator = createPgClient({ url: database.url, maxConnections: 1 });
@@ -57,26 +74,25 @@ export function useStoreBackings(label: string): StoreBackings {
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await database?.drop();
+    for (const db of [...alone, database]) await db?.drop();
   });
   const backings: StoreBackings = {
     place(kind, openers) {
-      if (kind === 'file') {
-        const dir = backings.dir();
-        return (options = {}) => openers.file(dir, options);
-      }
-      return (options = {}) => openers.postgres(backings.db(), options);
+      const dir = backings.dir();
+      if (kind === 'file') return (options = {}) => openers.file(dir, options);
+      return (options = {}) => openers.postgres(pool(database!.url), options, backings.dir());
+    },
+    async placeAlone(kind, openers) {
+      if (kind === 'file') return backings.place(kind, openers);
+      const url = await aloneDatabase();
+      return (options = {}) => openers.postgres(pool(url), options, backings.dir());
     },
     dir() {
       const d = mkdtempSync(join(tmpdir(), `${label}-`));
       dirs.push(d);
       return d;
     },
-    db() {
-      const c = createPgClient({ url: database!.url, maxConnections: 4 });
-      clients.push(c);
-      return c;
-    },
+    db: () => pool(database!.url),
     unique: (name) => `${name}-${process.pid}-${n++}`,
   };
   return backings;

@@ -30,7 +30,7 @@ function gatedProcessor() {
   };
   const processor: PaymentProcessor = {
     supported: () => ({ kinds: [], signers: {} }),
-    async process(call: PaidCall) {
+    async processPaidCall(call: PaidCall) {
       entered(call.request.signal);
       await gate;
       seen.aborted ||= call.request.signal.aborted;

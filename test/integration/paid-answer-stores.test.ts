@@ -1,13 +1,14 @@
 /**
- * The PaidAnswerStore contract (src/x402/state/paid-answer-store.ts: the answers kept by payment
+ * The PaidAnswerStore contract (src/x402/stores/paid-answer-store.ts: the answers kept by payment
  * identifier), one suite run against both stores: the file log and PostgreSQL
- * (pg-paid-answer-store.ts). The database's claims between instances, and its keeping the first
- * answer of an id against a second one, are in test/integration/pg-storage.test.ts (the file store
- * replaces it: in one process the idempotency cache's claim lets only one payment answer an id).
+ * (pg-paid-answer-store.ts). The database's claims between instances are in
+ * test/integration/pg-storage.test.ts. Both keep the first answer of an id while it lives (the file
+ * store used to replace it with a second one: a retry under the id could then be answered
+ * differently from its first answer).
  */
 import { describe, expect, it } from 'vitest';
-import { createPaidAnswerStore, type PaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
+import { createPaidAnswerStore, type PaidAnswerStore } from '../../src/x402/stores/paid-answer-store.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('paid-answer-stores');
@@ -44,5 +45,19 @@ describe.each(STORE_KINDS)('paid answers by payment identifier (%s)', (kind) => 
     expect((await store.lookup(id, 'fp')).kind).toBe('hit');
     now += 1;
     expect((await store.lookup(id, 'fp')).kind).toBe('miss');
+  });
+
+  it('keeps the first answer of an id while it lives: a second one, of another payment or the same, does not replace it', async () => {
+    const open = placeFor(kind);
+    const id = backings.unique('id-0123456789abcdef');
+    const store = open();
+    await store.remember(id, 'fp1', { status: 200, headers: { 'PAYMENT-RESPONSE': 'x' }, body: 'body' });
+    await store.remember(id, 'fp2', { status: 200, body: 'other' });
+    await store.remember(id, 'fp1', { status: 200, body: 'later' });
+    for (const s of [store, open()]) {
+      const kept = await s.lookup(id, 'fp1');
+      expect(kept.kind === 'hit' && Buffer.from(kept.reply.body).toString()).toBe('body');
+      expect((await s.lookup(id, 'fp2')).kind).toBe('conflict');
+    }
   });
 });

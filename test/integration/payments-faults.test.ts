@@ -25,7 +25,7 @@ import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { createPaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
 import { createChallengeBuilder, type ChallengeBuilder, type PaymentTermsConfig } from '../../src/x402/delivery/payment-terms.ts';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 import { createSvmExactScheme } from '../../src/x402/exact-svm/svm-exact.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
@@ -114,7 +114,7 @@ describe('faults after settlement never withhold the answer', () => {
     const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder, onFault: (what) => faults.push(what) });
     const call = await paidCall();
     const before = await payToBalance();
-    const reply = await processor.process(call);
+    const reply = await processor.processPaidCall(call);
     expect(reply.status).toBe(200);
     expect(String(reply.body)).toBe(BODY);
     expect(decodePaymentResponseHeader(reply.headers!['PAYMENT-RESPONSE']!)).toMatchObject({ success: true, network: SOLANA, payer: payer.signer.address });
@@ -122,7 +122,7 @@ describe('faults after settlement never withhold the answer', () => {
     expect(faults).toEqual([expect.stringMatching(/^receipt or ledger entry failed after settlement/)]);
     expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
     // Sent again: that same answer (still without a receipt), not a second charge.
-    const again = await processor.process(call);
+    const again = await processor.processPaidCall(call);
     expect(again.status).toBe(200);
     expect(String(again.body)).toBe(BODY);
     expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
@@ -137,14 +137,14 @@ describe('faults after settlement never withhold the answer', () => {
     const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, challengeFor: () => builder, onFault: (what) => faults.push(what) });
     const call = await paidCall();
     const before = await payToBalance();
-    const reply = await processor.process(call);
+    const reply = await processor.processPaidCall(call);
     expect(reply.status).toBe(200);
     expect(faults).toEqual([expect.stringMatching(/^replay record write failed after settlement/)]);
     // Sent again in this process: its kept answer, not a second charge.
-    expect((await processor.process(call)).status).toBe(200);
+    expect((await processor.processPaidCall(call)).status).toBe(200);
     // A fresh process without the record: the chain refuses the same transaction (simulation), no second charge.
     const fresh = createPaymentProcessor({ schemes: [scheme], replayGuard: createReplayGuard({ dir: freshDir() }), challengeFor: () => builder });
-    const replayed = await fresh.process(call);
+    const replayed = await fresh.processPaidCall(call);
     expect(replayed.status).toBe(402);
     expect(await payToBalance()).toBe(before + BigInt(entry.priceUnits));
   });
@@ -156,11 +156,11 @@ describe('faults after settlement never withhold the answer', () => {
     const gone = new AbortController();
     const call = await paidCall(() => gone.abort(), gone.signal);
     const before = await payToBalance();
-    const reply = await processor.process(call);
+    const reply = await processor.processPaidCall(call);
     expect(reply.status).not.toBe(200);
     expect(await payToBalance()).toBe(before);
     // Released, not recorded: the same payment can still buy its answer from a caller who stays.
-    const stays = await processor.process({
+    const stays = await processor.processPaidCall({
       ...call,
       request: { ...call.request, signal: new AbortController().signal },
       answer: async () => ({ status: 200, headers: {}, body: BODY }),
@@ -198,7 +198,7 @@ describe('the durable writes after settlement', () => {
       },
     };
     const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder });
-    const reply = await processor.process(await paidCall());
+    const reply = await processor.processPaidCall(await paidCall());
     order.push('answered');
     expect(reply.status).toBe(200);
     expect(order).toEqual(['receipt issued', 'replay staged', 'commit durable', 'answered']);
@@ -228,14 +228,14 @@ describe('a retry while the settled answer is being recorded', () => {
     const processor = createPaymentProcessor({ schemes: [scheme], replayGuard, receipts, challengeFor: () => builder });
     const call = await paidCall();
     const before = await payToBalance();
-    const first = processor.process(call);
+    const first = processor.processPaidCall(call);
     await issueStarted;
-    const early = await processor.process(call);
+    const early = await processor.processPaidCall(call);
     expect(early.status).toBe(402);
     expect(String(early.body)).toMatch(/being settled by another request/);
     release();
     expect((await first).headers![RECEIPT_HEADER]).toBe('held-receipt');
-    const again = await processor.process(call);
+    const again = await processor.processPaidCall(call);
     expect(again.status).toBe(200);
     expect(again.headers![RECEIPT_HEADER]).toBe('held-receipt');
     expect(String(again.body)).toBe(BODY);

@@ -1,18 +1,18 @@
 /**
- * The PendingSettlements contract (src/x402/state/pending-settlements.ts), one suite run against
+ * The PendingSettlements contract (src/x402/stores/pending-settlements.ts), one suite run against
  * both stores: the file log and PostgreSQL (pg-pending-settlements.ts). What only one of them does
  * is tested beside it: the file log's bound in test/unit/durable-payment-state.test.ts, the
  * database's expiry sweep in test/integration/pg-storage.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
 import {
   createPendingSettlements,
   type PendingSettlement,
   type PendingSettlements,
   replyOf,
   storableAnswer,
-} from '../../src/x402/state/pending-settlements.ts';
+} from '../../src/x402/stores/pending-settlements.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('pending-settlement-stores');

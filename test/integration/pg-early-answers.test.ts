@@ -1,21 +1,23 @@
 /**
  * The early answers' PostgreSQL stores against a real database (test/helpers/postgres.ts): the book
- * every instance shares (src/x402/state/pg-early-answer-store.ts: outcomes, bars, the exposure in
+ * every instance shares (src/x402/stores/pg-early-answer-store.ts: outcomes, bars, the exposure in
  * flight, the day's losses, each payer's confirmed history; one admission at a time under the lock,
  * with the pending record in its transaction), and the pending settlements' list of early answers a
- * restart takes up (src/x402/state/pg-pending-settlements.ts).
+ * restart takes up (src/x402/stores/pg-pending-settlements.ts). Outcomes, bars, admission and held
+ * shares are the book contract's, run on the file and the database alike in
+ * test/integration/early-answer-stores.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
-import type { EarlyLimits } from '../../src/x402/state/early-bounds.ts';
-import type { EarlyFailure } from '../../src/x402/state/early-book.ts';
-import { createPgEarlyAnswerStore } from '../../src/x402/state/pg-early-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
-import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
+import type { EarlyLimits } from '../../src/x402/stores/early-bounds.ts';
+import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
+import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { earlyFailure } from '../helpers/early-failure.ts';
 
 let db: TestDatabase;
 const clients: PgClient[] = [];
@@ -45,20 +47,6 @@ const record = (early: boolean): PendingSettlement => ({
   ...(early ? { early: { payment: { x402Version: 2, payload: { transaction: 'AA==' } } as unknown as PaymentPayload } } : {}),
 });
 
-const failure = (payer: string, at: number): EarlyFailure => ({
-  status: 'failed',
-  network: 'solana:x',
-  transaction: 'sig',
-  payer,
-  endpoint: '/v1/tipfloor',
-  priceUsdcUnits: 1_000,
-  receiptSha256: null,
-  ledgerIndex: null,
-  reason: 'invalid_exact_svm_transaction_failed',
-  message: 'drained',
-  failedAt: at,
-});
-
 /** A pending record's write, in the admission's transaction: notes whether it was an early answer's. */
 const staged =
   (written: Map<string, boolean>, key: string) =>
@@ -77,22 +65,6 @@ async function emptyBook(): Promise<void> {
 }
 
 describe('early answers in PostgreSQL', () => {
-  it('an outcome and a bar written by one instance are read by another; a later bar never shortens one', async () => {
-    const now = Date.now();
-    const [a, b] = [createPgEarlyAnswerStore({ db: client() }), createPgEarlyAnswerStore({ db: client() })];
-    const share = { key: 'k1', payer: 'P', units: 1_000, feeUnits: 5_001, trusted: false, at: now };
-    await a.confirmed(share, now);
-    expect(await b.outcome('k1')).toEqual({ status: 'confirmed' });
-    expect(await b.outcome('k2')).toBeUndefined();
-    expect(await a.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 60_000)).toEqual({ before: 0, after: 6_001 });
-    expect(await b.barredUntil('P')).toBe(now + 60_000);
-    // The same failure followed to its end by the other instance too: recorded once, the bar never shortened.
-    expect(await b.failed({ ...share, key: 'k2' }, failure('P', now), 6_001, now + 10_000)).toBeNull();
-    expect(await b.failed({ ...share, key: 'k3' }, failure('P', now), 6_001, now + 10_000)).toEqual({ before: 6_001, after: 12_002 });
-    expect(await a.barredUntil('P')).toBe(now + 60_000);
-    expect(await a.barredUntil('Q')).toBe(0);
-  });
-
   it('two instances share one global exposure and one loss budget, a new payer gets one answer across both, and a restart finds it all', async () => {
     await emptyBook();
     const written = new Map<string, boolean>();
@@ -122,7 +94,7 @@ describe('early answers in PostgreSQL', () => {
     // A loss on one instance counts on the other: one failure recorded, three released, and the day's
     // losses plus what is in flight still within the budget.
     const held = [...first, ...many].flatMap((r) => ('share' in r ? [r.share] : []));
-    expect(await a.failed(held[0]!, failure(held[0]!.payer, at), 6_001, at + 60_000)).toEqual({ before: 0, after: 6_001 });
+    expect(await a.failed(held[0]!, earlyFailure(held[0]!.payer, at), 6_001, at + 60_000)).toEqual({ before: 0, after: 6_001 });
     for (const s of held.slice(1)) await b.release(s.key);
     const again = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(i % 2 ? a : c, `r${i}`, `late${i}`)));
     expect(again.filter((r) => 'share' in r)).toHaveLength(3);

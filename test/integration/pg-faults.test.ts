@@ -12,9 +12,9 @@ import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { createPaymentProcessor, type PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
 import type { ChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
-import { createPgReplayGuard } from '../../src/x402/state/pg-replay-guard.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
+import { createPgReplayGuard } from '../../src/x402/stores/pg-replay-guard.ts';
 import type { PaymentPayload, PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
@@ -88,14 +88,14 @@ const errorOf = (body: string | Buffer) => JSON.parse(String(body)).error as str
 describe('the database away at a paid call', () => {
   it('works through the relay while the database answers', async () => {
     relay.mode = 'pass';
-    const reply = await processor.process(paidCall());
+    const reply = await processor.processPaidCall(paidCall());
     expect(reply.status).toBe(200);
   });
 
   it('refused (connections reset): 503 database_unavailable, nothing verified or sent', async () => {
     relay.mode = 'reset';
     const before = { ...seen };
-    const reply = await processor.process(paidCall());
+    const reply = await processor.processPaidCall(paidCall());
     expect(reply.status).toBe(503);
     expect(errorOf(reply.body)).toBe('database_unavailable');
     expect(String(reply.body)).not.toContain('x402-test-only');
@@ -120,7 +120,7 @@ describe('the database away at a paid call', () => {
       .toBe(true);
     relay.mode = 'hold';
     const before = { ...seen };
-    const reply = await processor.process(paidCall());
+    const reply = await processor.processPaidCall(paidCall());
     expect(reply.status).toBe(503);
     expect(errorOf(reply.body)).toBe('database_unavailable');
     expect(JSON.parse(String(reply.body)).reason).toBe('timeout');
@@ -133,7 +133,7 @@ describe('the database away at a paid call', () => {
     duringVerify = () => {
       relay.mode = 'reset';
     };
-    const reply = await processor.process(paidCall());
+    const reply = await processor.processPaidCall(paidCall());
     duringVerify = () => undefined;
     expect(reply.status).toBe(503);
     expect(errorOf(reply.body)).toBe('database_unavailable');
@@ -142,6 +142,6 @@ describe('the database away at a paid call', () => {
 
   it('back again: paid calls answer without a restart', async () => {
     relay.mode = 'pass';
-    await expect.poll(async () => (await processor.process(paidCall())).status, { timeout: 10_000, interval: 200 }).toBe(200);
+    await expect.poll(async () => (await processor.processPaidCall(paidCall())).status, { timeout: 10_000, interval: 200 }).toBe(200);
   });
 });

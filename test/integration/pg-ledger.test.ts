@@ -14,7 +14,7 @@ import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import type { Ledger } from '../../src/trust/ledger.ts';
 import { createPgLedger } from '../../src/trust/pg-ledger.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
 import { chainProblem, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';

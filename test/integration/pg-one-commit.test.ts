@@ -17,10 +17,10 @@ import { createPgClient, type PgClient, type PgQuery } from '../../src/postgres/
 import type { Ledger } from '../../src/trust/ledger.ts';
 import { createPgLedger } from '../../src/trust/pg-ledger.ts';
 import { createPgChannelStore } from '../../src/x402/channels/pg-channel-store.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
-import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
-import { createPgReplayGuard } from '../../src/x402/state/pg-replay-guard.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
+import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
+import { createPgReplayGuard } from '../../src/x402/stores/pg-replay-guard.ts';
 import { ANSWER_BODY, chargedOf, createChannelCrashFixture, PRICE, textOf } from '../helpers/channel-crash-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 

@@ -18,10 +18,10 @@ import { createPgClient, redactDatabaseUrl, type PgClient } from '../../src/post
 import type { Ledger } from '../../src/trust/ledger.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
 import { openPgKillSwitch } from '../../src/trust/pg-kill-switch.ts';
-import { createPgPaidAnswerStore } from '../../src/x402/state/pg-paid-answer-store.ts';
-import { createPgPendingSettlements } from '../../src/x402/state/pg-pending-settlements.ts';
-import { createPgReplayGuard } from '../../src/x402/state/pg-replay-guard.ts';
-import type { PendingSettlement } from '../../src/x402/state/pending-settlements.ts';
+import { createPgPaidAnswerStore } from '../../src/x402/stores/pg-paid-answer-store.ts';
+import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
+import { createPgReplayGuard } from '../../src/x402/stores/pg-replay-guard.ts';
+import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 const INSTANCES = 4;

@@ -1,12 +1,12 @@
 /**
- * The ReplayGuard contract (src/x402/state/replay-guard.ts), one suite run against both stores:
+ * The ReplayGuard contract (src/x402/stores/replay-guard.ts), one suite run against both stores:
  * the file record and PostgreSQL (pg-replay-guard.ts). What only one of them does is tested beside
  * it: the file's rotation, bound and torn line in test/unit/replay-guard.test.ts, the database's
  * races between instances and claim lease in test/integration/pg-storage.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createPgReplayGuard } from '../../src/x402/state/pg-replay-guard.ts';
-import { createReplayGuard, type ReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createPgReplayGuard } from '../../src/x402/stores/pg-replay-guard.ts';
+import { createReplayGuard, type ReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('replay-guard-stores');

@@ -3,7 +3,7 @@
  * started a timed withdrawal; every owing channel, 50 per transaction, then one sweep; a claim
  * that cannot be asked leaves the records as they were and says why in the status; a batch that
  * reverts is bisected down to the channel at fault, which is quarantined while the rest are
- * claimed. Over a real channel log and a recording stand-in of the on-chain half, whose claim
+ * claimed. (Revisions and a reopen of the log: test/integration/channel-stores.test.ts.) Over a real channel log and a recording stand-in of the on-chain half, whose claim
  * reverts when a row carries the signature `0xbad` (as the contract's does for one bad voucher).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelClaimer } from '../../src/x402/channels/channel-claimer.ts';
 import type { ChannelFacilitator, ChannelSnapshot, ClaimEntry } from '../../src/x402/channels/channel-facilitator.ts';
-import { ChannelConflictError, type ChannelRecord, createChannelStore } from '../../src/x402/channels/channel-store.ts';
+import { type ChannelRecord, createChannelStore } from '../../src/x402/channels/channel-store.ts';
 import { createKeyedQueue } from '../../src/x402/channels/keyed-queue.ts';
 import type { PaymentRequirements } from '../../src/x402/types/x402-types.ts';
 import { oneAddressChannelConfig } from '../helpers/channel-config.ts';
@@ -192,21 +192,5 @@ describe('channel claimer', () => {
     await claimer.tick();
     expect((store.get('0x01') as ChannelRecord).last).toBeNull();
     expect((store.get('0x02') as ChannelRecord).last).toEqual(answer);
-  });
-
-  it('refuses a write made from a stale revision', async () => {
-    const { store } = setup();
-    await store.put('0x01', record(1000));
-    const read = store.get('0x01') as ChannelRecord;
-    await store.put('0x01', { ...read, charged: '2000' });
-    await expect(store.put('0x01', { ...read, charged: '3000' })).rejects.toThrow(ChannelConflictError);
-    expect(store.get('0x01')).toMatchObject({ charged: '2000', rev: 2 });
-  });
-
-  it('keeps channel records across a reopen of the log', async () => {
-    const { store } = setup();
-    await store.put('0x01', record(3000));
-    const again = createChannelStore({ dir: dirs[0]!, now: () => 2_000 });
-    expect(again.get('0x01')).toMatchObject({ charged: '3000', signature: '0xsig' });
   });
 });

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
-import { CHANNEL_PENDING_HANDOVER_MS } from '../../src/x402/channels/channel-processor.ts';
+import { CHANNEL_PENDING_HANDOVER_MS } from '../../src/x402/channels/channel-machine.ts';
 import { ANSWER_BODY, chargedOf, createChannelCrashFixture, MISMATCH, PRICE, textOf } from '../helpers/channel-crash-fixture.ts';
 import { reasonOf } from '../helpers/payment-state-fixture.ts';
 

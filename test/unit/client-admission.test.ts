@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createClientAdmission } from '../../src/http/client-admission.ts';
 import { countCalls } from '../../src/http/mcp-route.ts';
 import { createRateLimiter } from '../../src/http/rate-limiter.ts';
-import { createFailedPayments } from '../../src/x402/state/failed-payments.ts';
+import { createFailedPayments } from '../../src/x402/stores/failed-payments.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const clock = manualClock;

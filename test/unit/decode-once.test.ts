@@ -4,7 +4,7 @@
  * EVM authorization), so the second and third reads cost nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeOnce } from '../../src/x402/types/exact-scheme.ts';
+import { decodeOnce } from '../../src/x402/types/scheme-server.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 
 const payment = (transaction: string): PaymentPayload => ({

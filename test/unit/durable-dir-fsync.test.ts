@@ -20,8 +20,8 @@ import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
 import { createKillSwitch } from '../../src/trust/kill-switch.ts';
 import { createLedger } from '../../src/trust/ledger.ts';
 import { createLedgerBacklog } from '../../src/trust/ledger-backlog.ts';
-import { createDurableRecordLog } from '../../src/x402/state/durable-record-log.ts';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createDurableRecordLog } from '../../src/x402/stores/durable-record-log.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 
 vi.mock('node:fs', async (orig) => (await import('../helpers/fs-recorder.ts')).recordingFs(await orig()));
 vi.mock('node:fs/promises', async (orig) => (await import('../helpers/fs-recorder.ts')).recordingFsPromises(await orig()));

@@ -14,8 +14,8 @@ import { replaceFile, replaceFileSync, tempPathOf } from '../../src/durable/atom
 import { createGroupCommit } from '../../src/durable/group-commit.ts';
 import { openLineLog, readCompleteLines } from '../../src/durable/line-log.ts';
 import { createLedgerBacklog } from '../../src/trust/ledger-backlog.ts';
-import { createDurableRecordLog } from '../../src/x402/state/durable-record-log.ts';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createDurableRecordLog } from '../../src/x402/stores/durable-record-log.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 
 vi.mock('node:fs', async (orig) => (await import('../helpers/fs-recorder.ts')).recordingFs(await orig()));
 

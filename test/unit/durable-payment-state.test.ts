@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDurableRecordLog } from '../../src/x402/state/durable-record-log.ts';
-import { createPaidAnswerStore } from '../../src/x402/state/paid-answer-store.ts';
-import { createPendingSettlements, type PendingSettlement, storableAnswer } from '../../src/x402/state/pending-settlements.ts';
+import { createDurableRecordLog } from '../../src/x402/stores/durable-record-log.ts';
+import { createPaidAnswerStore } from '../../src/x402/stores/paid-answer-store.ts';
+import { createPendingSettlements, type PendingSettlement, storableAnswer } from '../../src/x402/stores/pending-settlements.ts';
 
 /** A fixed clock for the logs: records put to expire a minute later are live throughout. */
 const NOW_MS = 1_700_000_000_000;

@@ -1,5 +1,5 @@
 /**
- * The bounds of early answers (src/x402/settlement/early-answers.ts) over the real file store: the ceiling,
+ * The bounds of early answers (src/x402/exact/early-answers.ts) over the real file store: the ceiling,
  * one answer in flight for a payer with no history, the global cap, the bar after a failure (kept by
  * the store across a reopen), the ledger audit entry that names the receipt, the exposure given back
  * only once a loss is on record, and the pending record committed with each admission.
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
-import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
-import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
+import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/exact/early-answers.ts';
+import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const LIMITS: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 10_000, globalCapUnits: 25_000, lossBudgetUnits: 1_000_000, barMs: 60_000 };

@@ -1,6 +1,6 @@
 /**
- * The loss budget and earned trust of early answers over time (src/x402/state/early-bounds.ts, the
- * file book of src/x402/state/early-book.ts), on an injected clock: an attacker rotating fresh keys
+ * The loss budget and earned trust of early answers over time (src/x402/stores/early-bounds.ts, the
+ * file book of src/x402/stores/early-book.ts), on an injected clock: an attacker rotating fresh keys
  * round after round, each taking an early answer and letting its payment fail, never brings a
  * rolling day's losses above the budget, gets at most one early answer per key, and cannot stop an
  * established payer's early answers; the loss that reaches the budget is logged and audited, and
@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
-import { createEarlyAnswers, EARLY_BUDGET_EVENT, type EarlyLimits, type EarlyTicket } from '../../src/x402/settlement/early-answers.ts';
-import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
-import { LOSS_WINDOW_MS } from '../../src/x402/state/early-bounds.ts';
+import { createEarlyAnswers, EARLY_BUDGET_EVENT, type EarlyLimits, type EarlyTicket } from '../../src/x402/exact/early-answers.ts';
+import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
+import { LOSS_WINDOW_MS } from '../../src/x402/stores/early-bounds.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 
 const PRICE = 1_000;

@@ -1,5 +1,5 @@
 /**
- * The early path's run (src/x402/settlement/early-settlement.ts) over the real bounds and file
+ * The early path's run (src/x402/exact/early-settlement.ts) over the real bounds and file
  * store, with a scheme whose node accepts the transaction at once and lands it when the test says.
  * What it pins: a share is held only while an answer that went out is at risk.
  */
@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpReply } from '../../src/errors.ts';
-import { createEarlyAnswers, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
-import { createEarlySettlement } from '../../src/x402/settlement/early-settlement.ts';
-import { createEarlyAnswerStore } from '../../src/x402/state/early-answer-store.ts';
-import type { ExactScheme, SettleResult } from '../../src/x402/types/exact-scheme.ts';
+import { createEarlyAnswers, type EarlyLimits } from '../../src/x402/exact/early-answers.ts';
+import { createEarlySettlement } from '../../src/x402/exact/early-settlement.ts';
+import { createEarlyAnswerStore } from '../../src/x402/stores/early-answer-store.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
+import type { SettleResult } from '../../src/x402/types/scheme-facilitator.ts';
 import type { PaidResource } from '../../src/x402/types/paid-call.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { manualClock } from '../helpers/manual-clock.ts';

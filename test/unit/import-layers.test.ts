@@ -45,10 +45,10 @@ describe('import layers', () => {
     expect([...files.keys()].filter((f) => f.startsWith('src/client/')).length).toBeGreaterThan(5);
     expect(overreach(files, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([]);
     const synthetic = new Map([
-      ['src/client/bad.ts', "import { s } from '../x402/state/s.ts';\nimport { w } from '../witness/w.ts';\nimport { c } from '../catalog/endpoints.ts';"],
+      ['src/client/bad.ts', "import { s } from '../x402/stores/s.ts';\nimport { w } from '../witness/w.ts';\nimport { c } from '../catalog/endpoints.ts';"],
     ]);
     expect(overreach(synthetic, 'src/client/', CLIENT_REACH, 'the client library')).toEqual([
-      `src/client/bad.ts imports '../x402/state/s.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
+      `src/client/bad.ts imports '../x402/stores/s.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
       `src/client/bad.ts imports '../witness/w.ts': the client library reaches only ${CLIENT_REACH.join(', ')}`,
     ]);
   });
@@ -63,11 +63,11 @@ describe('import layers', () => {
       ['src/main.ts', "import { startLocalnet } from './localnet/start.ts';"],
       ['src/localnet/start.ts', "import { anything } from '../service.ts';"],
       ['src/stray.ts', ''],
-      ['src/x402/types/low.ts', "import { s } from '../state/s.ts';"],
-      ['src/x402/state/s.ts', "import type { T } from '../types/t.ts';"],
+      ['src/x402/types/low.ts', "import { s } from '../stores/s.ts';"],
+      ['src/x402/stores/s.ts', "import type { T } from '../types/t.ts';"],
       ['src/x402/types/t.ts', ''],
-      ['src/x402/channels/c.ts', "import { e } from '../settlement/e.ts';\nimport { t } from '../types/t.ts';"],
-      ['src/x402/settlement/e.ts', ''],
+      ['src/x402/channels/c.ts', "import { e } from '../exact/e.ts';\nimport { t } from '../types/t.ts';"],
+      ['src/x402/exact/e.ts', ''],
     ]);
     expect(checkImports(files, RULES).sort()).toEqual([
       'import circle: src/x402/a.ts -> src/x402/up.ts',
@@ -77,8 +77,8 @@ describe('import layers', () => {
       "src/intel/x.ts imports '../localnet/start.ts': only src/main.ts may import src/localnet/",
       'src/stray.ts is in no layer: place it in the layer map',
       'src/x402/a.ts is in no folder of x402: place it in the layer map',
-      "src/x402/channels/c.ts imports '../settlement/e.ts': x402/channels may not import x402/settlement (a sibling)",
-      "src/x402/types/low.ts imports '../state/s.ts': x402/types may not import x402/state (a higher layer)",
+      "src/x402/channels/c.ts imports '../exact/e.ts': x402/channels may not import x402/exact (a sibling)",
+      "src/x402/types/low.ts imports '../stores/s.ts': x402/types may not import x402/stores (a higher layer)",
       "src/x402/up.ts imports 'uWebSockets.js': only src/http/ may import uWebSockets.js",
       'src/x402/up.ts is in no folder of x402: place it in the layer map',
     ]);

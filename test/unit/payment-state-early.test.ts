@@ -8,7 +8,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../src/trust/receipt.ts';
-import { EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/settlement/early-answers.ts';
+import { EARLY_FAILED_EVENT, type EarlyLimits } from '../../src/x402/exact/early-answers.ts';
 import type { HttpReply } from '../../src/errors.ts';
 import { FAKE_PAYER, fakeTransaction } from '../helpers/fake-exact-scheme.ts';
 import { createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';

@@ -35,7 +35,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
-import { replyOf } from '../../src/x402/state/pending-settlements.ts';
+import { replyOf } from '../../src/x402/stores/pending-settlements.ts';
 import { fakeTransaction } from '../helpers/fake-exact-scheme.ts';
 import { ANSWER_BODY, createPaymentStateFixture, ENTRY, reasonOf, settleResponseOf } from '../helpers/payment-state-fixture.ts';
 
@@ -76,11 +76,11 @@ describe('payment state machine: verify', () => {
   it('a payload without a replay key, or for a network with no scheme: 402 before the chain is asked', async () => {
     const f = createPaymentStateFixture();
     const noKey = f.call('x');
-    const reply = await f.process.processor.process({ ...noKey, payment: { ...noKey.payment, payload: {} } });
+    const reply = await f.process.processor.processPaidCall({ ...noKey, payment: { ...noKey.payment, payload: {} } });
     expect(reasonOf(reply)).toBe('invalid_payload');
     const base = f.call('y');
     const other = { ...base.requirements, network: 'eip155:8453' };
-    expect(reasonOf(await f.process.processor.process({ ...base, requirements: other }))).toBe('invalid_network');
+    expect(reasonOf(await f.process.processor.processPaidCall({ ...base, requirements: other }))).toBe('invalid_network');
     expect(f.scheme.calls).toEqual([]);
   });
 });

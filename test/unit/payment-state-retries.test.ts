@@ -152,7 +152,7 @@ describe('payment state machine: a delivered payment sent again', () => {
     const asking = f.faults.hold('scheme.status');
     const first = f.pay('p');
     await asking.reached;
-    const second = await other.processor.process(f.call('p'));
+    const second = await other.processor.processPaidCall(f.call('p'));
     expect(second.status).toBe(200);
     asking.release();
     expect(bytes(await first)).toEqual(bytes(second));
@@ -247,7 +247,7 @@ describe('payment state machine: payment-identifier', () => {
     await settling.reached;
     // Another instance (its memory empty, the stores shared): the id is busy, the shared replay guard refuses the copy.
     const other = f.another();
-    expect(reasonOf(await other.processor.process(f.call('p', { paymentId: ID })))).toBe('duplicate_settlement');
+    expect(reasonOf(await other.processor.processPaidCall(f.call('p', { paymentId: ID })))).toBe('duplicate_settlement');
     settling.release();
     expect((await first).status).toBe(200);
     expect(f.scheme.broadcasts).toHaveLength(1);

@@ -49,8 +49,8 @@ const request = (headers: Record<string, string>) => ({
 
 describe('work refused while the pool is busy', () => {
   it('a paid call answers 503 busy with Retry-After before its payment reaches the processor', async () => {
-    const process = vi.fn<PaymentProcessor['process']>();
-    const processor: PaymentProcessor = { process, supported: () => ({ kinds: [], signers: {} }) };
+    const process = vi.fn<PaymentProcessor['processPaidCall']>();
+    const processor: PaymentProcessor = { processPaidCall: process, supported: () => ({ kinds: [], signers: {} }) };
     const challenges = new Map(CATALOG.map((e) => [e.path, createChallengeBuilder(e, TERMS)]));
     let busy = true;
     const route = createPaidRoutes({ baseUrl: () => 'http://x', challenges, handlers: {}, processor, busy: () => busy }).find((r) => r.path === '/v1/epoch')!;

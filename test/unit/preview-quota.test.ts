@@ -1,9 +1,10 @@
 /**
- * The free preview's daily quota with an injected clock: client keys (IPv4, IPv6 by /64,
- * IPv4-mapped IPv6), claim / commit / release, a concurrent claim refused while one runs, the UTC
- * day rolling over, Retry-After math, the daily capacity, and durability: a reopened quota keeps
+ * The free preview's daily file quota with an injected clock: client keys (IPv4, IPv6 by /64,
+ * IPv4-mapped IPv6), Retry-After math, and durability: a reopened quota keeps
  * today's records and drops other days', a torn last line is never read, the file holds salted
- * hashes only, and a failed write is reported.
+ * hashes only, and a failed write is reported. Claims (one at a time, the day rolling over, the
+ * capacity) are the quota contract's, run on the file and the database alike in
+ * test/integration/preview-quota-stores.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,82 +85,6 @@ describe('client keys', () => {
     ['not an address', 'other:not an address'],
   ])('%s -> %s', (ip, key) => {
     expect(clientKeyOf(ip)).toBe(key);
-  });
-});
-
-describe('claims', () => {
-  it('one claim at a time per client; a release gives it back, a commit uses the day', async () => {
-    const { quota } = quotaAt(tempDir(), '2026-11-24T10:00:00Z');
-    const first = held(quota, '203.0.113.9');
-    expect(refused(quota, '203.0.113.9').reason).toBe('in_flight');
-    expect(quota.size()).toBe(1);
-    first.release();
-    first.release();
-    expect(quota.size()).toBe(0);
-    const second = held(quota, '203.0.113.9');
-    await second.commit();
-    await expect(second.commit()).rejects.toThrow(/already ended/);
-    second.release();
-    const r = refused(quota, '203.0.113.9');
-    expect(r).toMatchObject({ reason: 'used', retryAfterSeconds: 14 * 3600 });
-    expect(r.nextPreviewAt.toISOString()).toBe('2026-11-25T00:00:00.000Z');
-    // The same client through a dual-stack listener is the same client; another client is not.
-    expect(refused(quota, '::ffff:203.0.113.9').reason).toBe('used');
-    await use(quota, '203.0.113.10');
-    expect(quota.size()).toBe(2);
-    await quota.close();
-  });
-
-  it('an IPv6 client is its /64: any host of a used /64 is refused, the next /64 is not', async () => {
-    const { quota } = quotaAt(tempDir(), '2026-11-24T10:00:00Z');
-    await use(quota, '2001:db8:1:2::1');
-    expect(refused(quota, '2001:db8:1:2:ffff:ffff:ffff:fffe').reason).toBe('used');
-    await use(quota, '2001:db8:1:3::1');
-    await quota.close();
-  });
-
-  it('the day rolls over at UTC midnight on the injected clock; a clock stepping back reopens nothing', async () => {
-    const { quota, clock } = quotaAt(tempDir(), '2026-11-24T23:59:30Z');
-    await use(quota, '198.51.100.7');
-    expect(refused(quota, '198.51.100.7').retryAfterSeconds).toBe(30);
-    clock.now = new Date('2026-11-24T23:59:59Z');
-    expect(refused(quota, '198.51.100.7').retryAfterSeconds).toBe(1);
-    clock.now = new Date('2026-11-25T00:00:00Z');
-    await use(quota, '198.51.100.7');
-    const r = refused(quota, '198.51.100.7');
-    expect(r.retryAfterSeconds).toBe(86_400);
-    expect(r.nextPreviewAt.toISOString()).toBe('2026-11-26T00:00:00.000Z');
-    clock.now = new Date('2026-11-24T23:59:59Z');
-    expect(refused(quota, '198.51.100.7').reason).toBe('used');
-    await quota.close();
-  });
-
-  it('a claim committed after midnight counts for its own day, not the new one', async () => {
-    const { quota, clock } = quotaAt(tempDir(), '2026-11-24T23:59:59Z');
-    const claim = held(quota, '198.51.100.8');
-    clock.now = new Date('2026-11-25T00:00:01Z');
-    expect(refused(quota, '198.51.100.8').reason).toBe('in_flight');
-    await claim.commit();
-    await use(quota, '198.51.100.8');
-    await quota.close();
-  });
-
-  it('the daily capacity counts recorded and running claims; it frees at midnight', async () => {
-    const { quota, clock } = quotaAt(tempDir(), '2026-11-24T08:00:00Z', 2);
-    await use(quota, '192.0.2.1');
-    const running = held(quota, '192.0.2.2');
-    const r = refused(quota, '192.0.2.3');
-    expect(r).toMatchObject({ reason: 'capacity', retryAfterSeconds: 16 * 3600 });
-    expect(refused(quota, '192.0.2.1').reason).toBe('used');
-    running.release();
-    await use(quota, '192.0.2.3');
-    expect(refused(quota, '192.0.2.4').reason).toBe('capacity');
-    expect(quota.size()).toBe(2);
-    clock.now = new Date('2026-11-25T00:00:00Z');
-    expect(quota.size()).toBe(0);
-    await use(quota, '192.0.2.4');
-    expect(quota.size()).toBe(1);
-    await quota.close();
   });
 });
 

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReplayGuard } from '../../src/x402/state/replay-guard.ts';
+import { createReplayGuard } from '../../src/x402/stores/replay-guard.ts';
 
 const dirs: string[] = [];
 const freshDir = () => {

@@ -12,7 +12,7 @@
  * answer marked pending, then the receipt and ledger entry, then the answer kept. A process
  * stopped (or a write failed) between the two leaves the charge stored and the answer pending: the
  * payer's retry of that same voucher for that same resource has the answer computed again and
- * delivered here, without charging again (channel-processor.ts).
+ * delivered here, without charging again (channel-machine.ts).
  */
 import { errorReply, type HttpReply, replyForError, ServiceError } from '../../errors.ts';
 import type { ChannelPayload } from './channel-payload.ts';
@@ -22,7 +22,7 @@ import { paidOf, type PaidCall } from '../types/paid-call.ts';
 import type { ReceiptStamp, StampedReceipts } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import { storableAnswer } from '../state/pending-settlements.ts';
+import { storableAnswer } from '../stores/pending-settlements.ts';
 
 /** What moved on chain for the 200: a deposit's transaction and amount, or nothing ('' and '') for a voucher. */
 export interface ChannelMoved {

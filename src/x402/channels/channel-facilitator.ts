@@ -4,7 +4,7 @@
  * canonical collector), claim batches, the settle sweep and cooperative refunds. Its transactions
  * go out through our relayer, its claim and refund authorizations are signed with our receiver
  * authorizer key. The per-request half (cumulative accounting, voucher signatures, durable state)
- * is ours, in channel-processor.ts. Thrown errors of that code become data here.
+ * is ours, in channel-machine.ts. Thrown errors of that code become data here.
  */
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';

@@ -1,7 +1,7 @@
 /**
  * Assembles the payment channel path (x402 `batch-settlement` on Base) from its parts: the
  * channel chain over our relayer and receiver authorizer key, the facilitator code, the durable
- * channel log under the data dir, the per-request processor and the background claimer.
+ * channel log under the data dir, the per-request state machine and the background claimer.
  */
 import { createEvmChannelChain } from '../../chain/evm-channel-chain.ts';
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
@@ -9,13 +9,13 @@ import type { EvmHexKey } from '../../chain/evm-key-file.ts';
 import type { EvmRelayer } from '../../chain/evm-relayer.ts';
 import { createChannelClaimer, type ChannelClaimer } from './channel-claimer.ts';
 import { createChannelFacilitator } from './channel-facilitator.ts';
-import { CHANNEL_SYNC_MAX_AGE_MS, createChannelProcessor, type ChannelProcessor } from './channel-processor.ts';
+import { CHANNEL_SYNC_MAX_AGE_MS, createChannelMachine, type ChannelMachine } from './channel-machine.ts';
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { createChannelStore, type ChannelStore } from './channel-store.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import type { PaymentRequirements, SupportedKind } from '../types/x402-types.ts';
-import type { ShareLimits } from '../state/record-shares.ts';
+import type { ShareLimits } from '../stores/record-shares.ts';
 
 /** How often the claimer looks at what is owed, ms (more often when channels are watched more often). */
 export const CHANNEL_CLAIM_LOOK_MS = 5_000;
@@ -56,7 +56,7 @@ export interface ChannelSetup {
 
 /** The running channel path. */
 export interface Channels {
-  readonly processor: ChannelProcessor;
+  readonly machine: ChannelMachine;
   readonly claimer: ChannelClaimer;
   readonly store: ChannelStore;
   /** The `/facilitator/supported` kind and its signers. */
@@ -78,7 +78,7 @@ export function startChannels(setup: ChannelSetup): Channels {
       ...(setup.channelShares ? { shares: setup.channelShares } : {}),
       ...(setup.journal ? { journal: setup.journal } : {}),
     });
-  const processor = createChannelProcessor({
+  const machine = createChannelMachine({
     store,
     facilitator,
     recover: setup.recover,
@@ -93,7 +93,7 @@ export function startChannels(setup: ChannelSetup): Channels {
   const claimer = createChannelClaimer({
     store,
     facilitator,
-    queue: processor.queue,
+    queue: machine.queue,
     requirements: setup.requirements,
     thresholdUnits: BigInt(setup.claimThresholdUnits),
     maxAgeMs: setup.claimAgeSeconds * 1000,
@@ -105,7 +105,7 @@ export function startChannels(setup: ChannelSetup): Channels {
   claimer.start();
   const network = setup.requirements.network;
   return {
-    processor,
+    machine,
     claimer,
     store,
     kind: { x402Version: 2, scheme: 'batch-settlement', network, extra: { receiverAuthorizer: facilitator.receiverAuthorizer } },

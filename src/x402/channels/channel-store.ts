@@ -14,9 +14,9 @@ import type { ChannelConfig } from '../../chain/evm-channel-typed-data.ts';
 import type { ChannelSnapshot } from './channel-facilitator.ts';
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import { createDurableRecordLog } from '../state/durable-record-log.ts';
-import type { StoredAnswer } from '../state/pending-settlements.ts';
-import { type BoundedStore, createRecordShares, payerKey, type RecordOwners, recordsRefused, type ShareLimits } from '../state/record-shares.ts';
+import { createDurableRecordLog } from '../stores/durable-record-log.ts';
+import type { StoredAnswer } from '../stores/pending-settlements.ts';
+import { type BoundedStore, createRecordShares, payerKey, type RecordOwners, recordsRefused, type ShareLimits } from '../stores/record-shares.ts';
 
 /** How long a channel's last answer is kept for the identical retry, ms (as long as an exact payment's 200). */
 export const CHANNEL_ANSWER_KEEP_MS = 10 * 60 * 1000;

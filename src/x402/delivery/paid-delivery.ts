@@ -8,7 +8,7 @@ import { commitEachAlone, type StagedWrite } from '../../durable/staged-write.ts
 import type { HttpReply } from '../../errors.ts';
 import { RECEIPT_HEADER } from '../../trust/receipt.ts';
 import { LedgerAppendError, type ReceiptIssuer } from '../../trust/receipt-issuer.ts';
-import type { SettleResult } from '../types/exact-scheme.ts';
+import type { SettleResult } from '../types/scheme-facilitator.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { SettleResponse } from '../types/x402-types.ts';

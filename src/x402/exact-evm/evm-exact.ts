@@ -5,7 +5,9 @@
  */
 import type { EvmSettler } from './evm-settler.ts';
 import { parseEvmExactPayload, verifyEvmExactOffchain, type EvmVerifyInput } from './evm-verify.ts';
-import { type BeforeBroadcast, decodeOnce, type ExactScheme, type VerifyResult } from '../types/exact-scheme.ts';
+import type { ExactScheme } from '../types/exact-scheme.ts';
+import { decodeOnce } from '../types/scheme-server.ts';
+import type { BeforeBroadcast, VerifyResult } from '../types/scheme-facilitator.ts';
 import { BASE_MAINNET_CAIP2, type PaymentPayload, type PaymentRequirements } from '../types/x402-types.ts';
 
 export interface EvmExactSchemeConfig {

@@ -10,7 +10,7 @@ import { EVM_REASONS } from './evm-reasons.ts';
 import { plainReason } from '../delivery/reason-messages.ts';
 import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler, pendingStatusOf } from './evm-settler.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
-import type { SettlementStatus, SettleResult, VerifyResult } from '../types/exact-scheme.ts';
+import type { SettlementStatus, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 
 /** Time-out of a /verify or /supported call, ms. */

@@ -6,7 +6,7 @@
 import type { TransferReceipt } from '../../chain/evm-transfer-receipt.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
-import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from '../types/exact-scheme.ts';
+import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 
 /** Default wait for a settlement receipt, ms (Base makes a block every 2 s). */

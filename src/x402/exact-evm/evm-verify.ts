@@ -7,7 +7,7 @@
  */
 import { isCanonicalEcdsaSignature, isEvmAddress, recoverTransferAuthorizer, sameEvmAddress } from '../../chain/evm-typed-data.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
-import type { VerifyResult } from '../types/exact-scheme.ts';
+import type { VerifyResult } from '../types/scheme-facilitator.ts';
 
 /** x402's exact-EVM margin: an authorization must outlive verification by this much to settle. */
 export const EVM_SETTLE_MARGIN_SECONDS = 6;

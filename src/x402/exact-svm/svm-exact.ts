@@ -11,7 +11,8 @@ import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/rpc-clie
 import type { SignatureWatch } from '../../chain/signature-watch.ts';
 import { withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { BeforeBroadcast, ExactScheme, OnAccepted, SettleResult, VerifyResult } from '../types/exact-scheme.ts';
+import type { ExactScheme } from '../types/exact-scheme.ts';
+import type { BeforeBroadcast, OnAccepted, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 import { DEFAULT_SOL_PRICE_USD, failedSettlementFeeUnits, type SettlementFee } from './svm-fee-payer.ts';
 import { refusalReason, SVM_REASON } from './svm-reasons.ts';

@@ -3,7 +3,7 @@
  * the shares' payer, verify and settle each read it), and the payer it names.
  */
 import { decodeWireTransaction, type WireTransaction } from '../../chain/svm-wire.ts';
-import { decodeOnce } from '../types/exact-scheme.ts';
+import { decodeOnce } from '../types/scheme-server.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 import { tokenPayer } from './svm-rules.ts';
 import { payloadWire } from './svm-settlement-status.ts';

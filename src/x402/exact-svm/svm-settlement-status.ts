@@ -5,7 +5,7 @@
  * transaction both this and the scheme use.
  */
 import type { RpcClient, RpcCommitment } from '../../chain/rpc-client.ts';
-import type { SettlementStatus } from '../types/exact-scheme.ts';
+import type { SettlementStatus } from '../types/scheme-facilitator.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 

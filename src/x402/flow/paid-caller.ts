@@ -153,7 +153,7 @@ export function createPaidCaller(config: PaidCallerConfig): PaidCaller {
     const handler: PaidHandler | undefined = config.handlers[entry.path as keyof PaidHandlerLookup];
     const signal = attempt.signal;
     const answer = answerWith(entry, handler, checked.value, signal);
-    return config.processor.process({
+    return config.processor.processPaidCall({
       entry,
       payment: decoded.payment,
       requirements: decoded.requirements,

@@ -2,8 +2,8 @@
  * The PaymentProcessor of the paid routes (docs/contract.md#paid-call-flow steps 4-7): honour the
  * payment-identifier extension, then hand the call to the facilitator the scheme registry
  * (scheme-registry.ts) finds for its scheme and network: payment channels
- * (channels/channel-processor.ts) or the network's exact scheme, whose state machine (claim,
- * verify, settle, deliver, retry) is settlement/exact-settlement.ts. A caller is charged only for
+ * (channels/channel-machine.ts) or the network's exact scheme, whose state machine (claim,
+ * verify, settle, deliver, retry) is exact/exact-machine.ts. A caller is charged only for
  * a 200 and one payment buys one answer.
  *
  * Once money moved nothing may withhold the answer: a failed replay-record or ledger write after
@@ -16,29 +16,30 @@
  */
 import { errorReply, replyForError, type HttpReply } from '../../errors.ts';
 import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
-import type { ChannelProcessor } from '../channels/channel-processor.ts';
-import { createExactSettlement, refusal } from '../settlement/exact-settlement.ts';
-import type { EarlyAnswers } from '../settlement/early-answers.ts';
-import { createEarlySettlement } from '../settlement/early-settlement.ts';
+import type { ChannelMachine } from '../channels/channel-machine.ts';
+import { createExactMachine, refusal } from '../exact/exact-machine.ts';
+import type { EarlyAnswers } from '../exact/early-answers.ts';
+import { createEarlySettlement } from '../exact/early-settlement.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
-import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
-import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../state/idempotency-cache.ts';
+import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
+import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../stores/idempotency-cache.ts';
 import { paidOf, type PaidCall } from '../types/paid-call.ts';
 import { createReceiptStamp, type ExtensionReceipt } from '../delivery/paid-delivery.ts';
-import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../state/paid-answer-store.ts';
+import { createPaidAnswerStore, type IdClaim, type PaidAnswerStore } from '../stores/paid-answer-store.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { extractPaymentId, paymentFingerprint } from '../types/payment-identifier.ts';
-import { createPendingSettlements, type PendingSettlements } from '../state/pending-settlements.ts';
-import { noRoomFor, recordsRefused, type ShareLimits } from '../state/record-shares.ts';
+import { createPendingSettlements, type PendingSettlements } from '../stores/pending-settlements.ts';
+import { noRoomFor, recordsRefused, type ShareLimits } from '../stores/record-shares.ts';
 import { parseChannelPayload } from '../channels/channel-payload.ts';
 import { createPaidTiming, type PaidTiming, withServerTiming } from '../delivery/paid-timing.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
+import type { ReplayGuard } from '../stores/replay-guard.ts';
 import type { SupportedKind, SupportedKinds } from '../types/x402-types.ts';
 import { createSchemeRegistry, type SchemeFacilitator } from './scheme-registry.ts';
 
 /** Verifies and settles payments, and answers a paid call with its reply. */
 export interface PaymentProcessor {
-  process(call: PaidCall): Promise<HttpReply>;
+  /** The one entry point of a paid call: its payment verified and settled, and its reply. */
+  processPaidCall(call: PaidCall): Promise<HttpReply>;
   /** The x402 kinds this processor can settle now, and their signers (/facilitator/supported). */
   supported(): SupportedKinds;
 }
@@ -65,7 +66,7 @@ export interface PaymentProcessorConfig {
   /** Bookkeeping faults after a settlement (the answer goes out regardless); default stderr. */
   readonly onFault?: (what: string, err: unknown) => void;
   /** Payment channels (`batch-settlement`), when offered: their processor and `/facilitator/supported` kind. */
-  readonly channels?: { readonly processor: ChannelProcessor; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
+  readonly channels?: { readonly machine: ChannelMachine; readonly kind: SupportedKind; readonly signers: readonly string[] } | null;
   /** Payments refused by their verification a moment ago (default: a fresh memory). */
   readonly failed?: FailedPayments;
   /** The bounds of early answers for cheap calls; absent: every call waits for its confirmation. */
@@ -101,7 +102,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   // The early answers a stop left unresolved count against the caps again and are followed to their end.
   early?.recover((network) => schemes.get(network)).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
   const stamp = createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
-  const exact = createExactSettlement({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
+  const exact = createExactMachine({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
 
   // One facilitator per exact scheme's network, and the channels (`batch-settlement`) when offered: a
   // channel payment has no per-call settlement to guard against replays, its cumulative voucher is its own guard.
@@ -111,7 +112,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
       (s): SchemeFacilitator => ({
         scheme: 'exact',
         network: s.network,
-        settle: (call, timing) => exact.process(call, s, timing),
+        settle: (call, timing) => exact.settleCall(call, s, timing),
         payerOf: (call) => s.payerOf?.(call.payment) ?? '',
       }),
     ),
@@ -120,7 +121,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
           {
             scheme: 'batch-settlement',
             network: channels.kind.network,
-            settle: (call: PaidCall, timing: PaidTiming) => channels.processor.process(call, timing),
+            settle: (call: PaidCall, timing: PaidTiming) => channels.machine.chargeCall(call, timing),
             payerOf: (call: PaidCall) => {
               const parsed = parseChannelPayload(call.payment.payload);
               return parsed.ok ? parsed.payload.channelConfig.payer : '';
@@ -197,7 +198,7 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   }
 
   return {
-    async process(call) {
+    async processPaidCall(call) {
       const id = extractPaymentId(call.payment);
       if (!id.ok) return refuse(call, 'invalid_payload', id.message);
       // Added last, so stored and replayed answers never carry another call's timing.

@@ -112,7 +112,7 @@ export function createStreamPayments(config: StreamPaymentsConfig): StreamPaymen
       request,
       answer,
     };
-    const reply = await config.processor.process(call);
+    const reply = await config.processor.processPaidCall(call);
     return reply.status === 200 ? chargeOf(reply, answered) : refusalOf(reply);
   }
 

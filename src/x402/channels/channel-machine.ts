@@ -1,7 +1,7 @@
 /**
- * Paid calls over a payment channel (x402 `batch-settlement` on Base), the per-request half of
- * the scheme. One call's payment, in the order `process` below asks (requests of one channel are
- * serialized), and where each state goes:
+ * The channel scheme's state machine: paid calls over a payment channel (x402 `batch-settlement`
+ * on Base), the per-request half of the scheme. One call's payment, in the order `chargeCall` asks
+ * (requests of one channel are serialized), and where each state goes:
  *
  *   not this route's terms, malformed     -> 402 naming the reason; nothing read, nothing charged
  *   voucher not the channel signer's      -> plain 402 (channel-signer-proof.ts): a stranger learns nothing
@@ -23,15 +23,15 @@ import { createChannelRefund } from './channel-refund.ts';
 import { correctiveReply, failedOnChain } from './channel-replies.ts';
 import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
-import { createFailedPayments, type FailedPayments } from '../state/failed-payments.ts';
+import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
 import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
 import { payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { replyOf } from '../state/pending-settlements.ts';
-import { noRoomFor, recordsRefused } from '../state/record-shares.ts';
+import { replyOf } from '../stores/pending-settlements.ts';
+import { noRoomFor, recordsRefused } from '../stores/record-shares.ts';
 
 /** Requests that may wait behind the running one on a channel before it answers "busy". */
 export const CHANNEL_MAX_WAITING = 32;
@@ -52,7 +52,7 @@ export const CHANNEL_SYNC_MAX_AGE_MS = 60_000;
  */
 export const CHANNEL_PENDING_HANDOVER_MS = 30_000;
 
-export interface ChannelProcessorConfig {
+export interface ChannelMachineConfig {
   readonly store: ChannelStore;
   readonly facilitator: ChannelFacilitator;
   /** Recovers a voucher's signer: the pool's task (ECDSA recovery is CPU work). */
@@ -70,8 +70,8 @@ export interface ChannelProcessorConfig {
   readonly shared?: boolean;
 }
 
-export interface ChannelProcessor {
-  process(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
+export interface ChannelMachine {
+  chargeCall(call: PaidCall, timing: PaidTiming): Promise<HttpReply>;
   /** The per-channel queue: the claimer updates records inside it too. */
   readonly queue: KeyedQueue;
 }
@@ -89,7 +89,7 @@ async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpRepl
 }
 
 /** Creates the processor of channel payments. */
-export function createChannelProcessor(config: ChannelProcessorConfig): ChannelProcessor {
+export function createChannelMachine(config: ChannelMachineConfig): ChannelMachine {
   const { store, facilitator } = config;
   const now = config.now ?? Date.now;
   const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
@@ -234,7 +234,7 @@ export function createChannelProcessor(config: ChannelProcessorConfig): ChannelP
 
   return {
     queue,
-    async process(call, timing) {
+    async chargeCall(call, timing) {
       const parsed = parseChannelPayload(call.payment.payload);
       if (!parsed.ok) return refuse(call, parsed.reason, parsed.message);
       const p = parsed.payload;

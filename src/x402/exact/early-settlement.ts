@@ -11,8 +11,8 @@
 import type { HttpReply } from '../../errors.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
-import type { ExactScheme, OnAccepted, SettleResult } from '../types/exact-scheme.ts';
-import type { PendingSettlements } from '../state/pending-settlements.ts';
+import type { ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
+import type { PendingSettlements } from '../stores/pending-settlements.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 
@@ -42,7 +42,7 @@ export interface EarlySettlement {
    * the 200 and the confirmation is followed in the background. Not admitted: the settlement's result.
    */
   run(
-    scheme: ExactScheme,
+    scheme: ExactSchemeFacilitator,
     call: { readonly key: string; readonly payment: PaymentPayload; readonly requirements: ExactSchemeRequirements; readonly signal: AbortSignal },
     paid: PaidResource,
     admit: (transaction: string) => Promise<EarlyTicket | null>,
@@ -50,10 +50,10 @@ export interface EarlySettlement {
     onAccepted?: OnAccepted,
   ): Promise<EarlyRun>;
   /** Takes up the early answers a stop left unresolved; resolves once they are counted (not confirmed). */
-  recover(schemeFor: (network: string) => ExactScheme | undefined): Promise<number>;
+  recover(schemeFor: (network: string) => ExactSchemeFacilitator | undefined): Promise<number>;
 }
 
-type ExactSchemeRequirements = Parameters<ExactScheme['verify']>[1];
+type ExactSchemeRequirements = Parameters<ExactSchemeFacilitator['verify']>[1];
 
 function receiptOf(reply: Followed['reply']): { sha: string | null; index: number | null } {
   const header = reply?.headers?.[RECEIPT_HEADER];
@@ -84,7 +84,7 @@ export function createEarlySettlement(config: {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
 
-  async function fail(scheme: ExactScheme, f: Followed, reason: string, message: string): Promise<void> {
+  async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.
     if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
     const { sha, index } = receiptOf(f.reply);
@@ -105,7 +105,7 @@ export function createEarlySettlement(config: {
   }
 
   /** Asks the chain until the payment landed or can no longer land; a stop leaves it for the next start. */
-  async function resolve(scheme: ExactScheme, f: Followed): Promise<void> {
+  async function resolve(scheme: ExactSchemeFacilitator, f: Followed): Promise<void> {
     while (!answers.signal.aborted) {
       const status = await scheme.settlementStatus!(f.payment, f.payment.accepted, f.transaction, answers.signal).catch(() => null);
       if (status?.status === 'landed') return answers.confirmed(f.ticket);
@@ -114,7 +114,7 @@ export function createEarlySettlement(config: {
     }
   }
 
-  async function follow(scheme: ExactScheme, f: Followed, settling: Promise<SettleResult>): Promise<void> {
+  async function follow(scheme: ExactSchemeFacilitator, f: Followed, settling: Promise<SettleResult>): Promise<void> {
     const settled = await settling.catch(
       (): SettleResult => ({ success: false, errorReason: SETTLEMENT_PENDING, transaction: f.transaction, network: f.network }),
     );

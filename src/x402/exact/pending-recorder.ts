@@ -7,8 +7,8 @@
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import { type HttpReply, ServiceError } from '../../errors.ts';
-import type { EarlyShare } from '../state/early-bounds.ts';
-import { type PendingSettlement, type PendingSettlements, stagedRecord, storableAnswer } from '../state/pending-settlements.ts';
+import type { EarlyShare } from '../stores/early-bounds.ts';
+import { type PendingSettlement, type PendingSettlements, stagedRecord, storableAnswer } from '../stores/pending-settlements.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 
 export interface PendingRecorder {

@@ -14,6 +14,8 @@ import { replyOf, storableAnswer, type StoredAnswer } from './pending-settlement
 import { type BoundedStore, createRecordShares, type RecordOwners, type RecordRefusal, type ShareLimits } from './record-shares.ts';
 
 const FILE = 'payment-identifier.log';
+/** The staged write of an answer for an id that has one already: nothing to make durable. */
+const KEPT_ALREADY: StagedWrite = { commitAlone: () => Promise.resolve(), settle: () => undefined };
 
 export interface StoredPaidAnswer {
   readonly fingerprint: string;
@@ -87,10 +89,12 @@ export function createPaidAnswerStore(config: {
     answer: storableAnswer(reply),
     ...(owners?.payer ? { payer: owners.payer } : {}),
   });
+  // The first answer of an id stays while it lives, as in the database: a retry under the id gets
+  // the answer it was given, never a later one (another payment's answer does not replace it).
   return {
     lookup: (id, fingerprint) => lookupOf(log.get(id), fingerprint),
-    remember: (id, fingerprint, reply, owners) => log.put(id, stored(fingerprint, reply, owners), now() + ttlMs, owners),
-    stageRemember: (id, fingerprint, reply, owners) => log.stage(id, stored(fingerprint, reply, owners), now() + ttlMs, owners),
+    remember: (id, fingerprint, reply, owners) => (log.get(id) ? Promise.resolve() : log.put(id, stored(fingerprint, reply, owners), now() + ttlMs, owners)),
+    stageRemember: (id, fingerprint, reply, owners) => (log.get(id) ? KEPT_ALREADY : log.stage(id, stored(fingerprint, reply, owners), now() + ttlMs, owners)),
     size: () => log.size(),
     full: () => log.full(),
     refusal: (owners) => log.refusal(owners),

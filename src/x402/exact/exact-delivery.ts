@@ -1,5 +1,5 @@
 /**
- * The last step of the exact scheme, once the money moved (exact-settlement.ts): the replay
+ * The last step of the exact scheme, once the money moved (exact-machine.ts): the replay
  * record settled, the receipts issued (ours appends the ledger entry), the 200 kept for its
  * identical retry, all in one durable commit when the stores can stage their writes (the files
  * on the data directory's commit journal, the database's in the ledger batch's transaction); in
@@ -8,9 +8,9 @@
 import type { HttpReply } from '../../errors.ts';
 import { paymentResponseHeader, type ReceiptStamp, type StampedReceipts } from '../delivery/paid-delivery.ts';
 import type { PaidTiming } from '../delivery/paid-timing.ts';
-import type { PendingSettlements } from '../state/pending-settlements.ts';
-import type { ReplayGuard } from '../state/replay-guard.ts';
-import type { SettleResult } from '../types/exact-scheme.ts';
+import type { PendingSettlements } from '../stores/pending-settlements.ts';
+import type { ReplayGuard } from '../stores/replay-guard.ts';
+import type { SettleResult } from '../types/scheme-facilitator.ts';
 import type { PaidCall, PaidResource } from '../types/paid-call.ts';
 
 export interface ExactDeliveryConfig {

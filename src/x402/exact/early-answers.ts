@@ -13,11 +13,11 @@
 import { setMaxListeners } from 'node:events';
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import type { Ledger } from '../../trust/ledger.ts';
-import type { EarlyLimits, EarlyRefusal, EarlyShare } from '../state/early-bounds.ts';
-import type { EarlyAnswerStore, EarlyFailure } from '../state/early-book.ts';
+import type { EarlyLimits, EarlyRefusal, EarlyShare } from '../stores/early-bounds.ts';
+import type { EarlyAnswerStore, EarlyFailure } from '../stores/early-book.ts';
 import { createEarlyStatus, type EarlyStatus } from './early-status.ts';
 
-export type { EarlyLimits } from '../state/early-bounds.ts';
+export type { EarlyLimits } from '../stores/early-bounds.ts';
 export type { EarlyStatus } from './early-status.ts';
 
 /** Defaults of the options, in token units (6 decimals: 5000 = $0.005). */

@@ -4,8 +4,8 @@
  * and this instance's counts since start (answers, outcomes, refusals by bound, how long a
  * confirmed answer's share was held).
  */
-import { type EarlyLimits, type EarlyRefusal, type EarlyShare, NEW_PAYER_SHARE, TRUST_SHARE, TRUST_WINDOW_DAYS } from '../state/early-bounds.ts';
-import type { EarlyAnswerStore } from '../state/early-book.ts';
+import { type EarlyLimits, type EarlyRefusal, type EarlyShare, NEW_PAYER_SHARE, TRUST_SHARE, TRUST_WINDOW_DAYS } from '../stores/early-bounds.ts';
+import type { EarlyAnswerStore } from '../stores/early-book.ts';
 
 /** Confirmed early answers whose holding time the status's median is taken over (the newest). */
 export const EARLY_HELD_SAMPLES = 256;
