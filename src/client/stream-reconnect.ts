@@ -25,7 +25,7 @@ export type { StreamUpdate };
 
 /** How a dropped stream comes back: attempts in a row without an answered payment, and the backoff between them. */
 export interface ReconnectOptions {
-  /** Connections tried in a row after a drop, none of which got a payment answered (default 5). */
+  /** Connections tried in a row after a drop, none of which got a payment answered and an update (default 5). */
   readonly attempts?: number;
   /** The first wait, doubled each attempt in a row (default 250 ms), up to `maxDelayMs` (default 8 s). */
   readonly firstDelayMs?: number;
@@ -92,10 +92,11 @@ export function createStreamer(config: StreamerConfig) {
     let reconnects = 0;
     let inARow = 0;
     for (;;) {
-      const answersBefore = tally.answers;
+      const before = { answers: tally.answers, updates: tally.updates };
       const end = await connect(config, { url, tally, periods, first, ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) }, options.signal);
       const why = end.ending ?? { reason: 'closed', message: `the stream closed (${end.code}${end.closeReason ? ` ${end.closeReason}` : ''})` };
-      inARow = tally.answers > answersBefore ? 1 : inARow + 1;
+      // A connection worked when a payment was answered and updates came: a service that answers and drops at once stays bounded.
+      inARow = tally.answers > before.answers && tally.updates > before.updates ? 1 : inARow + 1;
       const retry = again !== null && !options.signal?.aborted && (end.ending === null || RESUMABLE.has(end.ending.reason)) && inARow <= again.attempts;
       if (retry) {
         const waited = await again.wait(backoffMs(inARow, again.firstDelayMs, again.maxDelayMs), options.signal).then(
