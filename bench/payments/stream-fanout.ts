@@ -108,7 +108,16 @@ export async function fanoutPhase(config: FanoutConfig) {
   const fundStarted = Date.now();
   const payers = await pooled(Array.from({ length: config.subscribers }), JOIN_CONCURRENCY, () => fundedPayer(config.rpcUrl, 10_000_000));
   const joinStarted = Date.now();
-  const subs = await pooled(payers, JOIN_CONCURRENCY, (payer, i) => join(config, payer, i, phase));
+  // A subscriber refused at the door or at its payment (a cap, a busy pool) is counted, not fatal: the figure says how many joined.
+  const failures = new Map<string, number>();
+  const joinedOrNot = await pooled(payers, JOIN_CONCURRENCY, (payer, i) =>
+    join(config, payer, i, phase).catch((err: unknown) => {
+      const why = (err instanceof Error ? err.message : String(err)).replace(/^subscriber \d+: /, '').slice(0, 120);
+      failures.set(why, (failures.get(why) ?? 0) + 1);
+      return null;
+    }),
+  );
+  const subs = joinedOrNot.filter((s): s is Subscriber => s !== null);
   const joined = Date.now();
   phase.joining = false;
   phase.measuring = true;
@@ -123,6 +132,8 @@ export async function fanoutPhase(config: FanoutConfig) {
   return {
     subscribers: config.subscribers,
     addresses: Math.ceil(config.subscribers / SOCKETS_PER_ADDRESS),
+    joinedPaid: subs.length,
+    joinFailures: Object.fromEntries(failures),
     windowPeriods: config.periods,
     fundSeconds: (joinStarted - fundStarted) / 1000,
     joinSeconds: (joined - joinStarted) / 1000,
