@@ -5,7 +5,10 @@
  * OpenAPI paths (a plain GET answers 426; the profile is docs/streams.md).
  */
 import { formatUsd } from './format-usd.ts';
-import { STREAM_CATALOG } from './streams.ts';
+import { STREAM_CATALOG, STREAM_MAX_WINDOW_PERIODS, STREAM_WINDOW_NETWORK_PREFIX } from './streams.ts';
+
+/** A Solana `exact` payment may buy up to this many periods at once (stream-window.ts). */
+const EXACT_WINDOW = Object.freeze({ network: `${STREAM_WINDOW_NETWORK_PREFIX}*`, maxPeriods: STREAM_MAX_WINDOW_PERIODS });
 
 /** What of the discovery context the streams read (discovery.ts's DiscoveryContext has it). */
 interface StreamDiscoveryContext {
@@ -24,7 +27,14 @@ export function wellKnownStreams(ctx: StreamDiscoveryContext): object[] {
     profile: 'docs/streams.md: x402 over WebSocket, paid by the period',
     accepts: ctx.acceptsFor(s),
     description: s.description,
-    metadata: { topic: s.topic, periodSeconds: s.periodSeconds, pricePerPeriod: formatUsd(s.priceUnits), cadence: s.cadence, update: s.message },
+    metadata: {
+      topic: s.topic,
+      periodSeconds: s.periodSeconds,
+      pricePerPeriod: formatUsd(s.priceUnits),
+      cadence: s.cadence,
+      exactWindow: EXACT_WINDOW,
+      update: s.message,
+    },
   }));
 }
 
@@ -34,7 +44,7 @@ export function llmsTxtStreams(ctx: StreamDiscoveryContext): string[] {
     '',
     '## Paid live streams (WebSocket)',
     '',
-    'Connect; the first message is {"type":"payment-required"} with the x402 PaymentRequired of one period. Send {"type":"payment","payment":<x402 PaymentPayload>} (a Base channel voucher, or Solana exact); updates follow while paid, {"type":"renew"} comes 2 s before the window ends, {"type":"closing","reason":…} ends it. Reconnect with the last payment to resume a paid window without a second charge.',
+    `Connect; the first message is {"type":"payment-required"} with the x402 PaymentRequired of one period. Send {"type":"payment","payment":<x402 PaymentPayload>} (a Base channel voucher for one period, or a Solana exact payment of n periods: amount = n x the period price, n at most ${STREAM_MAX_WINDOW_PERIODS}); updates follow while paid, {"type":"renew"} comes 2 s before the window ends, {"type":"closing","reason":…} ends it. Reconnect with the last payment to resume a paid window without a second charge.`,
     '',
     ...STREAM_CATALOG.map((s) => `- ${wsUrl(ctx, s.path)} ${formatUsd(s.priceUnits)} per ${s.periodSeconds} s (${s.cadence}): ${s.description}`),
   ];
@@ -50,7 +60,13 @@ export function openApiStreams(ctx: StreamDiscoveryContext): Record<string, obje
         summary: `${s.summary} (WebSocket)`,
         description: `${s.description} A WebSocket stream (docs/streams.md): a plain GET answers 426.`,
         tags: ['streams'],
-        'x-x402-stream': { url: wsUrl(ctx, s.path), periodSeconds: s.periodSeconds, pricePerPeriod: formatUsd(s.priceUnits), update: s.message },
+        'x-x402-stream': {
+          url: wsUrl(ctx, s.path),
+          periodSeconds: s.periodSeconds,
+          pricePerPeriod: formatUsd(s.priceUnits),
+          exactWindow: EXACT_WINDOW,
+          update: s.message,
+        },
         responses: { '426': { description: 'Upgrade required: connect with a WebSocket client' } },
       },
     };

@@ -87,7 +87,17 @@ export const STREAM_CATALOG: readonly StreamEntry[] = Object.freeze(
 /** Stream by path. */
 export const STREAM_BY_PATH: ReadonlyMap<string, StreamEntry> = new Map(STREAM_CATALOG.map((s) => [s.path, s]));
 
-/** What the payment path sells of a stream: one period of it, at the period's price. */
-export function periodResource(stream: StreamEntry): PricedResource {
-  return { path: stream.path, priceUnits: stream.priceUnits, description: `${stream.description} One payment buys ${stream.periodSeconds} s.` };
+/**
+ * The most periods one Solana `exact` payment may buy (one hour of 10 s periods). A window is paid
+ * up front and cannot be refunded, so the bound caps what one mistaken payment can cost.
+ */
+export const STREAM_MAX_WINDOW_PERIODS = 360;
+
+/** The networks whose `exact` payment may buy a window of several periods (docs/streams.md#paying-by-time). */
+export const STREAM_WINDOW_NETWORK_PREFIX = 'solana:';
+
+/** What the payment path sells of a stream: `periods` periods of it (default one), at the period's price each. */
+export function periodResource(stream: StreamEntry, periods = 1): PricedResource {
+  const bought = periods === 1 ? `One payment buys ${stream.periodSeconds} s.` : `This payment buys ${periods} periods of ${stream.periodSeconds} s.`;
+  return { path: stream.path, priceUnits: stream.priceUnits * periods, description: `${stream.description} ${bought}` };
 }

@@ -10,7 +10,7 @@ export type { CallResult, NotPaid, PaidAnswer, PaymentSent } from './call-result
 export type { ClientChannelStorage } from './channel-lane.ts';
 export { createIntelClient, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type IntelClient, type IntelClientConfig, type Query } from './intel-client.ts';
 export type { CallOptions } from './paid-call.ts';
-export type { StreamOptions, StreamResult, StreamUpdate } from './paid-stream.ts';
+export { DEFAULT_RECONNECT, type ReconnectOptions, type StreamOptions, type StreamResult, type StreamUpdate } from './stream-reconnect.ts';
 export { LANES, type LaneName } from './payment-lane.ts';
 export type { ReceiptOptions } from './receipt-keeper.ts';
 export type { DecodedReceipt, SavedReceipt, ServiceReceipt } from './receipt-files.ts';

@@ -13,7 +13,7 @@ import { type ClientChannelStorage, createChannelLane } from './channel-lane.ts'
 import { createClientHttp } from './client-http.ts';
 import { createBaseExactLane, createSolanaExactLane, SOLANA_MAINNET_RPC_URL } from './exact-lanes.ts';
 import { type CallOptions, createPaidCaller } from './paid-call.ts';
-import { createStreamer, type StreamOptions, type StreamResult } from './paid-stream.ts';
+import { createStreamer, type StreamOptions, type StreamResult } from './stream-reconnect.ts';
 import { LANES, type LaneName, type PaymentLane } from './payment-lane.ts';
 import { createReceiptKeeper, type ReceiptOptions } from './receipt-keeper.ts';
 import { createTermsBook } from './route-terms.ts';

@@ -1,11 +1,13 @@
 /**
- * `client.stream(topic)`: a paid live stream (docs/streams.md) held from one WebSocket. The
- * service's first message offers one period's terms; the client pays it on its first lane that
- * takes them (the channel's voucher, signed natively), answers every `renew` the same way at
- * once, hands each update to `onUpdate`, and ends with the service's `closing` reason (or when
- * `signal` fires). Spend limits hold per period as per call. `resumeWith`, the last payment of an
- * earlier stream, resumes its paid window without a second charge.
+ * One connection of `client.stream(topic)` (docs/streams.md): the service's first message offers
+ * one period's terms; the connection pays it on the client's first lane that takes them (the
+ * channel's voucher, signed natively; a Solana `exact` payment of `periods` periods), answers every
+ * `renew` the same way at once, hands each update to `onUpdate`, and ends with the service's
+ * `closing` reason. Spend limits hold per payment as per call. Its first payment may instead be a
+ * resume: the last payment answered on an earlier connection (no new charge), or the one still
+ * unanswered when the earlier connection dropped. stream-reconnect.ts strings connections together.
  */
+import { STREAM_MAX_WINDOW_PERIODS, STREAM_WINDOW_NETWORK_PREFIX } from '../catalog/streams.ts';
 import { openClientSocket } from './client-socket.ts';
 import type { PaymentLane, PreparedPayment } from './payment-lane.ts';
 import type { SpendLedger } from './spend-limits.ts';
@@ -19,96 +21,101 @@ export interface StreamUpdate {
   readonly data: unknown;
 }
 
-export interface StreamOptions {
-  readonly onUpdate?: (update: StreamUpdate) => void;
-  /** Ends the stream (a normal close) when it fires. */
-  readonly signal?: AbortSignal;
-  /** The `lastPayment` of an earlier stream of this topic: its paid window resumes with no new charge. */
-  readonly resumeWith?: unknown;
-}
-
-/** How a stream ended and what it cost. */
-export interface StreamResult {
-  /** The service's `closing` reason, `ended` (the signal), `closed` (the socket closed without one) or a refusal here. */
-  readonly reason: string;
-  readonly message: string;
-  /** The x402 reason of a refused payment. */
-  readonly error?: string;
-  /** Periods charged (a resumed payment charges none), their total in units, and the receipts of the charges. */
-  readonly periods: number;
-  readonly paidUnits: bigint;
-  readonly receipts: readonly string[];
-  readonly updates: number;
-  /** The last payment the service answered for: `resumeWith` of a reconnect. */
-  readonly lastPayment: unknown;
-}
-
 export interface StreamerConfig {
   readonly base: string;
   readonly lanes: readonly PaymentLane[];
   readonly ledger: SpendLedger;
 }
 
-interface Pending {
+/** A payment sent and not answered yet; it moves to the next connection when its socket drops. */
+export interface PendingPayment {
   readonly payment: PreparedPayment | null;
   readonly release: (charged: boolean) => void;
   readonly units: bigint;
+  readonly periods: number;
   readonly sent: unknown;
+  /**
+   * `fresh`: paid on this connection; `carried`: sent on a connection that dropped before its
+   * answer (it may have been charged there, and is counted once); `resume`: the last payment
+   * answered before, sent again to resume its window (never counted again).
+   */
+  readonly kind: 'fresh' | 'carried' | 'resume';
+}
+
+/** What every connection of one stream adds to: what it cost and what came. */
+export interface StreamTally {
+  periods: number;
+  paidUnits: bigint;
+  readonly receipts: string[];
+  updates: number;
+  /** The last payment the service answered for: what a reconnect resumes with. */
+  lastPayment: unknown;
+  /** Payments answered (new or resumed): a connection that got one worked. */
+  answers: number;
+}
+
+/** How a connection ended: the service's `closing`, or ours; null when the socket closed without either. */
+export type Ending = { readonly reason: string; readonly message: string; readonly error?: string };
+
+export interface ConnectionEnd {
+  readonly ending: Ending | null;
+  readonly code: number;
+  readonly closeReason: string;
+  /** The payment sent and not answered when the socket closed (it may have been charged). */
+  readonly pending: PendingPayment | null;
+}
+
+/** What a connection is told: where, the tally, its first payment if not a fresh one, and how updates and the end are handed on. */
+export interface ConnectionPlan {
+  readonly url: string;
+  readonly tally: StreamTally;
+  readonly periods: number;
+  readonly first: PendingPayment | null;
+  readonly onUpdate?: (update: StreamUpdate) => void;
+  readonly done: (end: ConnectionEnd) => void;
 }
 
 /** A message of the service, as parsed: its members are read by name and checked where used. */
 type ServerMessage = { readonly type?: unknown; readonly [member: string]: unknown };
 
-type Ending = { readonly reason: string; readonly message: string; readonly error?: string };
+/** True for a number of periods a Solana `exact` payment may buy. */
+export const validPeriods = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= STREAM_MAX_WINDOW_PERIODS;
 
-/** One stream's connection and its bookkeeping. */
-class PaidStream {
-  private readonly receipts: string[] = [];
-  private periods = 0;
-  private paidUnits = 0n;
-  private updates = 0;
-  private lastPayment: unknown = null;
-  private pending: Pending | null = null;
+/** The terms of `periods` periods: a Solana `exact` option's amount times `periods`; any other option buys one. */
+function windowTerms(terms: Terms, periods: number): { readonly terms: Terms; readonly periods: number } {
+  if (periods === 1 || terms.scheme !== 'exact' || !terms.network.startsWith(STREAM_WINDOW_NETWORK_PREFIX)) return { terms, periods: 1 };
+  return { terms: { ...terms, amount: String(BigInt(terms.amount) * BigInt(periods)) }, periods };
+}
+
+/** One socket of a stream and its bookkeeping. */
+export class StreamConnection {
+  private pending: PendingPayment | null = null;
   private ending: Ending | null = null;
-  private resumeSent = false;
+  private first: PendingPayment | null;
   private readonly socket;
 
   constructor(
     private readonly config: StreamerConfig,
-    private readonly url: string,
-    private readonly options: StreamOptions,
-    done: (result: StreamResult) => void,
+    private readonly plan: ConnectionPlan,
   ) {
-    const onAbort = () => this.end({ reason: 'ended', message: 'the stream was ended by its signal' });
-    this.socket = openClientSocket(url, {
+    this.first = plan.first;
+    this.socket = openClientSocket(plan.url, {
       onMessage: (text) => this.message(text),
-      onClose: (code, reason) => {
-        options.signal?.removeEventListener('abort', onAbort);
-        this.settleLeft();
-        const why = this.ending ?? { reason: 'closed', message: `the stream closed (${code}${reason ? ` ${reason}` : ''})` };
-        const { periods, paidUnits, receipts, updates, lastPayment } = this;
-        done({ ...why, periods, paidUnits, receipts, updates, lastPayment });
+      onClose: (code, closeReason) => {
+        const pending = this.pending;
+        this.pending = null;
+        plan.done({ ending: this.ending, code, closeReason, pending });
       },
     });
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
   }
 
-  private end(why: Ending): void {
+  /** Closes the socket (a normal close), ending with `why` unless the service said otherwise first. */
+  end(why: Ending): void {
     this.ending ??= why;
     this.socket.close();
   }
 
-  /** A payment sent and not answered when the socket closed may have been charged: it stays counted. */
-  private settleLeft(): void {
-    const left = this.pending;
-    this.pending = null;
-    if (!left) return;
-    void left.payment?.finish(null);
-    left.release(true);
-  }
-
-  private send(pending: Pending): void {
+  private send(pending: PendingPayment): void {
     this.pending = pending;
     this.socket.send(JSON.stringify({ type: 'payment', payment: pending.sent }));
   }
@@ -116,36 +123,42 @@ class PaidStream {
   private async pay(accepts: readonly Terms[]): Promise<void> {
     const chosen = this.config.lanes.map((lane) => ({ lane, terms: lane.pick(accepts) })).find((c) => c.terms !== null);
     if (!chosen?.terms) return this.end({ reason: 'no_payment_option', message: 'the stream offers no option this client can pay' });
-    const held = this.config.ledger.hold(BigInt(chosen.terms.amount));
+    const { terms, periods } = windowTerms(chosen.terms, this.plan.periods);
+    const held = this.config.ledger.hold(BigInt(terms.amount));
     if (!held.ok) return this.end({ reason: held.reason, message: held.message });
-    const prepared = await chosen.lane.prepare(chosen.terms).catch(() => null);
+    const prepared = await chosen.lane.prepare(terms).catch(() => null);
     if (!prepared?.ok) {
       held.release(false);
       return this.end({ reason: prepared?.reason ?? 'payment_not_built', message: prepared?.message ?? 'the payment could not be built' });
     }
-    const sent = { x402Version: 2, payload: prepared.payment.payload, resource: { url: this.url }, accepted: chosen.terms };
-    this.send({ payment: prepared.payment, release: held.release, units: BigInt(chosen.terms.amount), sent });
+    const sent = { x402Version: 2, payload: prepared.payment.payload, resource: { url: this.plan.url }, accepted: terms };
+    this.send({ payment: prepared.payment, release: held.release, units: BigInt(terms.amount), periods, sent, kind: 'fresh' });
   }
 
   private answered(m: { paymentResponse?: unknown; receipt?: unknown; resumed?: unknown }): void {
     const was = this.pending;
     this.pending = null;
     if (!was) return;
-    this.lastPayment = was.sent;
+    const tally = this.plan.tally;
+    tally.lastPayment = was.sent;
+    tally.answers++;
     const header = Buffer.from(JSON.stringify(m.paymentResponse ?? {})).toString('base64');
     void was.payment?.finish({ status: 200, headers: { 'payment-response': header }, bytes: Buffer.alloc(0) });
-    was.release(m.resumed !== true);
-    if (m.resumed === true) return;
-    this.periods++;
-    this.paidUnits += was.units;
-    if (typeof m.receipt === 'string') this.receipts.push(m.receipt);
+    // A payment carried over from a dropped socket was charged once, there or here, and never counted: it counts even when resumed.
+    const charged = was.kind === 'carried' || (was.kind === 'fresh' && m.resumed !== true);
+    was.release(charged);
+    if (!charged) return;
+    tally.periods += was.periods;
+    tally.paidUnits += was.units;
+    if (typeof m.receipt === 'string') tally.receipts.push(m.receipt);
   }
 
   private offered(m: ServerMessage): void {
     if (this.pending) return;
-    if (m.type === 'payment-required' && this.options.resumeWith !== undefined && !this.resumeSent) {
-      this.resumeSent = true;
-      this.send({ payment: null, release: () => {}, units: 0n, sent: this.options.resumeWith });
+    if (m.type === 'payment-required' && this.first) {
+      const first = this.first;
+      this.first = null;
+      this.send(first);
       return;
     }
     const accepts = (m.paymentRequired as { accepts?: unknown } | undefined)?.accepts;
@@ -161,19 +174,10 @@ class PaidStream {
       return;
     }
     if (m.type === 'update') {
-      this.updates++;
-      this.options.onUpdate?.({ topic: String(m.topic), slot: Number(m.slot), at: Number(m.at), data: m.data });
+      this.plan.tally.updates++;
+      this.plan.onUpdate?.({ topic: String(m.topic), slot: Number(m.slot), at: Number(m.at), data: m.data });
     } else if (m.type === 'payment-required' || m.type === 'renew') this.offered(m);
-    else if (m.type === 'payment-response') this.answered(m as Parameters<PaidStream['answered']>[0]);
+    else if (m.type === 'payment-response') this.answered(m as Parameters<StreamConnection['answered']>[0]);
     else if (m.type === 'closing') this.ending ??= { reason: String(m.reason), message: String(m.message), ...(m.error ? { error: String(m.error) } : {}) };
   }
-}
-
-/** The streams of one client: `stream(topic, options)` resolves when the stream ends. */
-export function createStreamer(config: StreamerConfig) {
-  return (topic: string, options: StreamOptions = {}): Promise<StreamResult> =>
-    new Promise((resolve) => {
-      const url = `${config.base.replace(/^http/, 'ws')}/v1/stream/${encodeURIComponent(topic)}`;
-      new PaidStream(config, url, options, resolve);
-    });
 }

@@ -22,13 +22,24 @@ export interface StreamConnection {
   readonly closed: Promise<{ readonly code: number; readonly reason: string }>;
 }
 
+export interface OpenStreamOptions {
+  /** The local address the socket is bound to (a loopback alias, 127.0.0.x: a client key of its own). */
+  readonly localAddress?: string;
+  /** Sees each message first, with when it arrived (Date.now(), the clock of the service's `at` on one machine); updates it sees are not queued. */
+  readonly onMessage?: (m: StreamMessage, receivedAt: number) => void;
+}
+
 /** Opens a stream socket and waits until it is open. */
-export function openStream(url: string): Promise<StreamConnection> {
-  const ws = new WebSocket(url);
+export function openStream(url: string, options: OpenStreamOptions = {}): Promise<StreamConnection> {
+  const ws = new WebSocket(url, options.localAddress ? { localAddress: options.localAddress } : {});
   const queue: StreamMessage[] = [];
   const waiting: ((m: StreamMessage) => void)[] = [];
   ws.on('message', (data) => {
     const m = JSON.parse(String(data)) as StreamMessage;
+    if (options.onMessage) {
+      options.onMessage(m, Date.now());
+      if (m.type === 'update') return;
+    }
     const w = waiting.shift();
     if (w) w(m);
     else queue.push(m);

@@ -1,6 +1,7 @@
 /**
  * Paying a live stream by the period (docs/streams.md): a payment a stream socket carries is
- * matched against the period's terms as an MCP `_meta` payment is (the same `matchPayment`), and
+ * matched against the period's terms as an MCP `_meta` payment is (the same `matchPayment`; a Solana
+ * `exact` payment may buy a window of several periods, stream-window.ts), and
  * handed to the one PaymentProcessor as a PaidCall whose answer is the window it buys. So a
  * period's charge is a paid call's: one charge, one receipt, one ledger entry and the kept answer
  * in one durable commit, never one per message. The kept answer carries `paidUntil`: the identical
@@ -11,9 +12,9 @@ import type { StreamEntry } from '../../catalog/streams.ts';
 import { periodResource } from '../../catalog/streams.ts';
 import type { HttpReply } from '../../errors.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
-import { matchPayment } from './decode-payment.ts';
 import type { PaidAdmission, PaymentOutcome } from './paid-caller.ts';
 import type { PaymentProcessor } from './payment-processor.ts';
+import { matchStreamPayment } from './stream-window.ts';
 
 /** What a payment did for a stream: a window (new, or resumed from its kept answer), or why not. */
 export type StreamCharge =
@@ -92,20 +93,21 @@ export function createStreamPayments(config: StreamPaymentsConfig): StreamPaymen
   const builderOf = (stream: StreamEntry) => config.challenges.get(stream.path)!;
 
   async function charge(stream: StreamEntry, attempt: StreamPaymentAttempt, builder: ChallengeBuilder): Promise<StreamCharge> {
-    const decoded = matchPayment(attempt.object, builder.accepts);
+    const decoded = matchStreamPayment(attempt.object, builder.accepts, stream);
     if (!decoded.ok) return { ok: false, reason: decoded.reason, message: decoded.message };
     if (!config.processor) return { ok: false, reason: 'invalid_network', message: `no settlement path is configured for ${decoded.requirements.network}` };
     let answered = false;
     const answer = async (): Promise<HttpReply> => {
       answered = true;
       const paidFrom = Math.max(config.now(), attempt.paidUntil);
-      const paidUntil = paidFrom + stream.periodSeconds * 1000;
-      const body = JSON.stringify({ stream: stream.path, periods: 1, periodSeconds: stream.periodSeconds, paidFrom, paidUntil });
+      const { periods } = decoded;
+      const paidUntil = paidFrom + periods * stream.periodSeconds * 1000;
+      const body = JSON.stringify({ stream: stream.path, periods, periodSeconds: stream.periodSeconds, paidFrom, paidUntil });
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
     };
     const request = { path: stream.path, query: '', signal: attempt.signal };
     const call = {
-      entry: periodResource(stream),
+      entry: periodResource(stream, decoded.periods),
       payment: decoded.payment,
       requirements: decoded.requirements,
       resourceUrl: attempt.resourceUrl,
