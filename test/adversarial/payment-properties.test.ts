@@ -29,9 +29,10 @@ const PATH = '/v1/epoch';
 /**
  * Each property checks its 60 cases whatever runs beside it: the time limit only stops a hung run
  * with fast-check's report (seed, cases done) before vitest's limit would, and a run it stops fails
- * (markInterruptAsFailure), never passes on fewer cases. Quiet, each property takes seconds.
+ * (markInterruptAsFailure), never passes on fewer cases. Each took 83 s at load 20 beside fuzz.test.ts
+ * (60 runs done), seconds when quiet; the limit leaves the test its 300 s.
  */
-const RUN = { seed: FUZZ_SEED, numRuns: 60, interruptAfterTimeLimit: 110_000, markInterruptAsFailure: true } as const;
+const RUN = { seed: FUZZ_SEED, numRuns: 60, interruptAfterTimeLimit: 270_000, markInterruptAsFailure: true } as const;
 /** The service runs with the default ceiling, so the property holds the default. */
 const CEILING_LAMPORTS = BigInt(DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
 let t: TestService;
