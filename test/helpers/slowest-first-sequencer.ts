@@ -6,8 +6,8 @@
  *
  * Vitest orders by the durations it cached from the last run in node_modules/.vite, but a clean
  * clone (CI) has none, and vitest then hands out the larger files first: a poor guess of a file's
- * time (a 180-line file that copies the repository and runs tsc came after hundreds of longer
- * quick ones, and in the lead's run a 155 s unit file started 2,019 s in). A file's duration is taken from that cache when it has one, else from
+ * time (in a whole-suite run with almost no cache, a 155 s unit file started 2,019 s in and ran
+ * on with little beside it). A file's duration is taken from that cache when it has one, else from
  * test/file-durations.json (committed, written by `node scripts/test-durations.mjs <report.json>`
  * from a run's JSON report), else the median of the list (a new or renamed file). Group order
  * (`sequence.groupOrder`) still comes first, then the isolated files (below): the order only changes
