@@ -1,13 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-
-/**
- * Files that must have the machine to themselves: their fast-check properties stop after a time
- * limit (`interruptAfterTimeLimit`), so beside other files they would check fewer cases. They run
- * one at a time after the rest (docs/development.md, "Test layout and parallelism").
- */
-const ALONE = ['test/integration/fuzz.test.ts', 'test/adversarial/payment-properties.test.ts'];
+import SlowestFirstSequencer from './test/helpers/slowest-first-sequencer.ts';
 
 // --- The shared group: files that run one after another in one process, without isolation ------
 // A fresh process per file pays Node's start, module loading (about 2 s of CPU for a file that
@@ -33,9 +27,9 @@ const testFiles = ['test', ...readdirSync(`${ROOT}packages`).map((p) => `package
   }
   return names.filter((n) => TEST_FILE.test(n)).map((n) => `${dir}/${n}`);
 });
-/** The shared group's files: all but the ALONE ones, those the rule finds and the ISOLATED list. */
+/** The shared group's files: all but those the rule finds and the ISOLATED list. */
 const SHARED = testFiles
-  .filter((f) => !ALONE.includes(f) && !ISOLATED.includes(f))
+  .filter((f) => !ISOLATED.includes(f))
   .filter((f) => !CHANGES_THE_PROCESS.test(readFileSync(`${ROOT}${f}`, 'utf8')))
   .sort();
 // ------------------------------------------------------------------------------------------------
@@ -55,10 +49,12 @@ export default defineConfig({
     // The storefront's assets (the service will not start without them) and the server bundle that
     // spawned services run, built once per run; the root's global setup serves every group.
     globalSetup: ['test/helpers/build-setup.ts'],
-    // Files at once in the parallel group (the alone group sets its own 1); --maxWorkers=<n> on the
-    // command line overrides it. Every file owns its ports (0), data dirs and database, and half of a
-    // file's time is waiting on slots and confirmations, so three keep two cores busy where one left
-    // them half idle (docs/development.md, "Test layout and parallelism").
+    // Longest files first, from the last run's durations or test/file-durations.json in a clean clone:
+    // a long file handed out last ran on alone at the end (docs/development.md, "Test layout and parallelism").
+    sequence: { sequencer: SlowestFirstSequencer },
+    // Files at once; --maxWorkers=<n> on the command line overrides it. Every file owns its ports (0),
+    // data dirs and database, and half of a file's time is waiting on slots and confirmations, so three
+    // keep two cores busy where one left them half idle (docs/development.md, "Test layout and parallelism").
     maxWorkers: 3,
     projects: [
       {
@@ -67,7 +63,7 @@ export default defineConfig({
           name: 'parallel',
           // The workspace packages' own tests run with the service's, under the same settings.
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...ALONE, ...SHARED],
+          exclude: [...configDefaults.exclude, ...SHARED],
           sequence: { groupOrder: 0 },
         },
       },
@@ -81,7 +77,6 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      { test: { ...COMMON, name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });
