@@ -7,7 +7,7 @@
  *   node --import tsx scripts/bazaar-accepted.ts           judges the catalog, rewrites the record
  *   node --import tsx scripts/bazaar-accepted.ts --check   exits 1 when the record is not the catalog's
  *
- * test/unit/x402-extensions.test.ts runs the same check in `npm test`.
+ * test/unit/x402/x402-extensions.test.ts runs the same check in `npm test`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

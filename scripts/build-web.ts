@@ -3,7 +3,7 @@
  * `npm test`): esbuild bundles and minifies web/app.ts (with everything it imports, npm packages
  * included: nothing is fetched from elsewhere at run time) and web/app.css into dist/web/ under
  * content-hashed names, writes a Brotli and a gzip variant of each, and a manifest the service
- * reads at start (src/http/web-assets.ts).
+ * reads at start (src/storefront/web-assets.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,10 +2,10 @@
  * The two checks of the option parser that read text only: an option's value against its kind, and
  * argv split into flag values. config.ts applies them to every option and builds the Config.
  */
-import { isBase58OfLength } from './chain/base58.ts';
+import { isBase58OfLength } from './chain/solana/base58.ts';
 import { OPTIONS, type Kind } from './config-options.ts';
-import { parseProxyEntry } from './http/client-address.ts';
-import { decodeCosignerKey } from './trust/cosignature.ts';
+import { parseProxyEntry } from './http/admission/client-address.ts';
+import { decodeCosignerKey } from './tlog/cosignature.ts';
 
 const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 

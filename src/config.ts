@@ -17,7 +17,7 @@ export interface Config {
   readonly port: number;
   readonly publicUrl: string | null;
   readonly serviceName: string;
-  /** Origin line and note key name of `/checkpoint`; null: derived (http/tlog-routes.ts defaultLogOrigin). */
+  /** Origin line and note key name of `/checkpoint`; null: derived (http/routes/tlog-routes.ts defaultLogOrigin). */
   readonly logOrigin: string | null;
   readonly dataDir: string;
   /** PostgreSQL for the shared payment state and kill switch (docs/scaling.md); null: files under dataDir. Secret: never log it. */

@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import { format } from 'node:util';
 import { helpText, loadConfig, type Config } from './config.ts';
 import { ConfigError, InUseError, logText } from './errors.ts';
-import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server.ts';
+import { ABORT_GRACE_MS, DRAIN_TIMEOUT_MS } from './http/server/server.ts';
 import { createLogRedactor } from './log-redactor.ts';
-import type { RunningService, Upstreams } from './service.ts';
+import type { RunningService, Upstreams } from './service/service.ts';
 import { UPSTREAM_CLOSE_MS } from './service/close-within.ts';
 import { lockDataDir } from './service/data-dir-lock.ts';
 import { checkStart } from './service/start-checks.ts';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   try {
     console.log(`opening ${config.dataDir} (identity, ledger, payment state) and starting the service`);
     // Loaded now, not with this file: the localnet's process builds its world while the service's modules load.
-    const { startService } = await import('./service.ts');
+    const { startService } = await import('./service/service.ts');
     service = await startService(config, { upstreams });
   } catch (err) {
     // A refused data directory: the localnet (nothing written yet) goes with the service.

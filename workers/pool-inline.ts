@@ -6,10 +6,10 @@
  * and the EIP-712 recovery of a payment channel voucher or of an `exact` Base authorization (native
  * Keccak and libsecp256k1: 0.1-0.16 ms each, where the EIP-3009 check took 4.7 ms in JavaScript).
  */
-import { recoverVoucherSigner } from '../src/chain/evm-channel-typed-data.ts';
+import { recoverVoucherSigner } from '../src/chain/evm/evm-channel-typed-data.ts';
 import type { InlineTasks } from '../src/pool/worker-pool.ts';
 import { verifyEvmExactOffchain } from '../src/x402/exact-evm/evm-verify.ts';
-import { createEd25519Signer } from '../src/trust/ed25519.ts';
+import { createEd25519Signer } from '../src/chain/keys/ed25519.ts';
 import type { PoolTasks } from './pool-worker.ts';
 
 /** The inline tasks, signing with the identity whose 32-byte seed the workers also get. Never logged. */

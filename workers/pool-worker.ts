@@ -12,11 +12,11 @@
  * first EVM task the worker runs, once: a worker that only signs and verifies ed25519 never loads it.
  */
 import { workerData } from 'node:worker_threads';
-import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/trust/ed25519.ts';
-import type { VoucherCheck, VoucherToRecover } from '../src/chain/evm-channel-typed-data.ts';
+import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/chain/keys/ed25519.ts';
+import type { VoucherCheck, VoucherToRecover } from '../src/chain/evm/evm-channel-typed-data.ts';
 import type { EvmVerifyInput } from '../src/x402/exact-evm/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/types/scheme-facilitator.ts';
-import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/timing-windows/percentiles.ts';
+import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../src/caches/percentiles.ts';
 import { slippageCurve as curveOf, type CurveInputPoint, type CurveOutput } from '../src/intel/market/market-math.ts';
 import { bucketHolders as bucketHolderAccounts, type BucketHoldersInput, type HolderDistribution } from '../src/intel/token/holder-buckets.ts';
 import { createBatchTask } from '../src/pool/task-batch.ts';
@@ -36,9 +36,10 @@ export function signEd25519(input: { readonly message: Uint8Array }): Uint8Array
 }
 
 /** The EVM tasks' modules, loaded once by the first task that needs them (see the warm-up above). */
-let evmModules: Promise<readonly [typeof import('../src/x402/exact-evm/evm-verify.ts'), typeof import('../src/chain/evm-channel-typed-data.ts')]> | null = null;
+let evmModules: Promise<readonly [typeof import('../src/x402/exact-evm/evm-verify.ts'), typeof import('../src/chain/evm/evm-channel-typed-data.ts')]> | null =
+  null;
 const loadEvm = () => {
-  evmModules ??= Promise.all([import('../src/x402/exact-evm/evm-verify.ts'), import('../src/chain/evm-channel-typed-data.ts')]);
+  evmModules ??= Promise.all([import('../src/x402/exact-evm/evm-verify.ts'), import('../src/chain/evm/evm-channel-typed-data.ts')]);
   return evmModules;
 };
 

@@ -5,7 +5,7 @@
  * cold wallet-scans against one (single-flight: ratio near 1 means one upstream read is shared).
  * Register in bench/run.ts as `forensics: () => benchForensics()`.
  */
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import type { HandlerDeps } from '../../src/intel/handler-group.ts';
 import { createForensicsGroup } from '../../src/intel/forensics/forensics-group.ts';
 import { startLocalnet } from '@solana-x402-intel/localnet';

@@ -3,12 +3,12 @@
  * 1,000 transactions) while a feeder keeps absorbing a slot every 400 ms, against a trivial async
  * handler measured in the same run (the reference). Part of the geyser-caches benchmark.
  */
-import type { GeyserStream } from '../../src/chain/geyser-client.ts';
-import { encodeBase58 } from '../../src/chain/base58.ts';
-import type { RpcClient } from '../../src/chain/rpc-client.ts';
-import type { TimingRpcMethods } from '../../src/chain/rpc-timing-methods.ts';
-import { computePercentiles } from '../../src/timing-windows/percentiles.ts';
-import { createTimingCaches, type TimingCaches } from '../../src/timing-windows/timing-caches.ts';
+import type { GeyserStream } from '../../src/chain/geyser/geyser-client.ts';
+import { encodeBase58 } from '../../src/chain/solana/base58.ts';
+import type { RpcClient } from '../../src/chain/solana/rpc-client.ts';
+import type { TimingRpcMethods } from '../../src/chain/solana/rpc-timing-methods.ts';
+import { computePercentiles } from '../../src/caches/percentiles.ts';
+import { createTimingCaches, type TimingCaches } from '../../src/caches/timing-caches.ts';
 import { createEpochHandler } from '../../src/intel/timing/epoch.ts';
 import { createPriorityFee } from '../../src/intel/timing/priority-fee.ts';
 import { createSgpCheckpointHandler } from '../../src/intel/timing/sgp-checkpoint.ts';

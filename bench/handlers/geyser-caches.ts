@@ -8,9 +8,9 @@
  *   async handler measured in the same run (the reference), in `geyser-answer-latency.ts`.
  * The synthetic traffic is `synthetic-updates.ts`. Registered in bench/run.ts as `geyser-caches`.
  */
-import { createGeyserStream } from '../../src/chain/geyser-client.ts';
-import { parseTransaction, type ParsedTransaction } from '../../src/chain/geyser-tx-parse.ts';
-import { createTimingCaches } from '../../src/timing-windows/timing-caches.ts';
+import { createGeyserStream } from '../../src/chain/geyser/geyser-client.ts';
+import { parseTransaction, type ParsedTransaction } from '../../src/chain/geyser/geyser-tx-parse.ts';
+import { createTimingCaches } from '../../src/caches/timing-caches.ts';
 import { startGeyserServer } from '@solana-x402-intel/localnet';
 import { benchAnswerLatency } from './geyser-answer-latency.ts';
 import { feed, parsedTx, SCHEDULE, syntheticChain, TIP_IDS, TXS_PER_SLOT, txInfo, WINDOW_SLOTS } from './synthetic-updates.ts';

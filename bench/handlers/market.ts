@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
 import { localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';

@@ -6,9 +6,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { decodeBase58, encodeBase58 } from '../../src/chain/base58.ts';
-import { JITO_TIP_ACCOUNTS, keyId, type ParsedTransaction, type TxInfoLike } from '../../src/chain/geyser-tx-parse.ts';
-import type { TimingCaches } from '../../src/timing-windows/timing-caches.ts';
+import { decodeBase58, encodeBase58 } from '../../src/chain/solana/base58.ts';
+import { JITO_TIP_ACCOUNTS, keyId, type ParsedTransaction, type TxInfoLike } from '../../src/chain/geyser/geyser-tx-parse.ts';
+import type { TimingCaches } from '../../src/caches/timing-caches.ts';
 import type { ChainHeadReader, ExecutedTransaction, LocalChainEvents } from '@solana-x402-intel/localnet';
 
 /** Mainnet's epoch schedule, for the caches. */

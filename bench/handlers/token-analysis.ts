@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Bench } from 'tinybench';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { HandlerDeps } from '../../src/intel/handler-group.ts';
 import { bucketHolders, type BucketHoldersInput } from '../../src/intel/token/holder-buckets.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { killService, type ServiceProcess, spawnService } from '../../test/helpers/service-process.ts';
 import { fundedPayer, rpcCall } from '../../test/helpers/svm-payer.ts';
 import { localnetMainnetArgs } from './mainnet-args.ts';

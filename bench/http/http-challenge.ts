@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { SOLANA_USDC_MINT } from '../../src/config.ts';
-import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
+import { loadOrCreateIdentity } from '../../src/receipts/identity.ts';
 import { MAX_TIMEOUT_SECONDS } from '../../src/x402/delivery/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2 } from '../../src/x402/types/x402-types.ts';
 import { type BenchProcess, cpuMs, spawnLocalnet, spawnMainnetService, spawnNode, whileFrozen } from '../harness/bench-processes.ts';

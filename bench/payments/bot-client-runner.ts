@@ -11,7 +11,7 @@
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { createIntelClient } from 'solana-x402-intel/client';
-import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 
 export type BotClientKind = 'library' | 'official';
 

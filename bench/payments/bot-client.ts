@@ -13,7 +13,7 @@
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startLocalnet } from '@solana-x402-intel/localnet';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { runJsonChild } from '../harness/json-child.ts';
 import { startMainnetService } from '../harness/mainnet-service.ts';
 import type { BotClientJob, BotClientKind, BotClientOutcome } from './bot-client-runner.ts';

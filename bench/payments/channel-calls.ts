@@ -20,8 +20,8 @@
  */
 import { loadavg } from 'node:os';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { recoverVoucherSigner } from '../../src/chain/evm-channel-typed-data.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { recoverVoucherSigner } from '../../src/chain/evm/evm-channel-typed-data.ts';
 import { fundedPayer } from '../../test/helpers/svm-payer.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { startMainnetService, type MainnetService } from '../harness/mainnet-service.ts';

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
 import { fundedPayer, type TestPayer } from '../../test/helpers/svm-payer.ts';
 import { type BenchRequest, drive, FREE_LIMIT_OFF, httpGet, paymentHeaders, type Run, round } from './paid-calls.ts';
 

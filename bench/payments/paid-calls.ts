@@ -19,9 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 import { buildPaymentTx, fundedPayer, type TestPayer } from '../../test/helpers/svm-payer.ts';
 import { benchPaidCallCpu } from './paid-call-cpu.ts';
 

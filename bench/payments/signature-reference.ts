@@ -6,8 +6,8 @@
  * ledger entry. Measured in this process as process CPU time over many iterations.
  */
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
-import { createEd25519Signer, verifyEd25519Batch } from '../../src/trust/ed25519.ts';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
+import { createEd25519Signer, verifyEd25519Batch } from '../../src/chain/keys/ed25519.ts';
+import { sha256Hex } from '../../src/ledger/merkle-hash.ts';
 
 /** Byte sizes of what a real paid call signs and hashes (read from a real call). */
 export interface SignatureWorkSizes {

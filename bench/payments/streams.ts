@@ -17,7 +17,7 @@
 import { setMaxListeners } from 'node:events';
 import { loadavg } from 'node:os';
 import { startLocalnet } from '@solana-x402-intel/localnet';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { createIntelClient } from '../../src/client/intel-client.ts';
 import { startMainnetService } from '../harness/mainnet-service.ts';
 import { round } from './paid-calls.ts';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { decodeBase58, encodeBase58 } from '../../src/chain/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../src/chain/solana/base58.ts';
 
 /** Token accounts copied per mint: what getTokenLargestAccounts answers at most. */
 const HOLDERS_PER_MINT = 20;

@@ -12,7 +12,7 @@
  */
 import { loadavg } from 'node:os';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
-import { evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { fundedPayer, rpcCall } from '../../test/helpers/svm-payer.ts';
 import { medianPhases } from './server-timing.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';

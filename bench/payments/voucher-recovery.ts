@@ -1,6 +1,6 @@
 /**
  * Which secp256k1 recovers a channel voucher's signer (issue 18): the native libsecp256k1 binding
- * from the registry (`secp256k1`, what the service uses, src/chain/secp256k1-recover.ts) against
+ * from the registry (`secp256k1`, what the service uses, src/chain/evm/secp256k1-recover.ts) against
  * the pure-JS recovery (viem over @noble/curves), on the same vouchers in the same run, both from
  * the voucher's EIP-712 digest. Also timed: the whole check the pool task runs (channel id, digest,
  * recovery) and the task through the pool with its thread hop, so the share of each is visible.
@@ -9,9 +9,9 @@
  */
 import { Bench } from 'tinybench';
 import { hashTypedData, recoverAddress } from 'viem';
-import { batchSettlementDomain, recoverVoucherSigner, type ChannelConfig, type VoucherToRecover } from '../../src/chain/evm-channel-typed-data.ts';
-import { evmAccountFromKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { NATIVE_SECP256K1, recoverSignerAddress } from '../../src/chain/secp256k1-recover.ts';
+import { batchSettlementDomain, recoverVoucherSigner, type ChannelConfig, type VoucherToRecover } from '../../src/chain/evm/evm-channel-typed-data.ts';
+import { evmAccountFromKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { NATIVE_SECP256K1, recoverSignerAddress } from '../../src/chain/evm/secp256k1-recover.ts';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
@@ -29,7 +29,7 @@ async function vouchers(): Promise<{ input: VoucherToRecover; digest: `0x${strin
     withdrawDelay: 86400,
     salt: `0x${'00'.repeat(32)}`,
   };
-  const { channelIdOf } = await import('../../src/chain/evm-channel-typed-data.ts');
+  const { channelIdOf } = await import('../../src/chain/evm/evm-channel-typed-data.ts');
   const channelId = channelIdOf(config, 8453) as `0x${string}`;
   const types = {
     Voucher: [

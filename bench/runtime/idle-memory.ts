@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { loadOrCreateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { killService, spawnService } from '../../test/helpers/service-process.ts';
 
 const IDLE_SETTLE_MS = 30_000;

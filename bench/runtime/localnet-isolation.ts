@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnLocalnet } from '../harness/bench-processes.ts';
-import { loadOrCreateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { loadOrCreateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IDLE_SETTLE_MS = 15_000;

@@ -11,10 +11,10 @@
  */
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { Bench } from 'tinybench';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm/evm-typed-data.ts';
 import { createWorkerPool, type TaskInput, type TaskName, type WorkerPool } from '../../src/pool/worker-pool.ts';
-import { createEd25519Signer, verifyEd25519Batch, type Ed25519Check } from '../../src/trust/ed25519.ts';
+import { createEd25519Signer, verifyEd25519Batch, type Ed25519Check } from '../../src/chain/keys/ed25519.ts';
 import { verifyEvmExactOffchain, type EvmVerifyInput } from '../../src/x402/exact-evm/evm-verify.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 

@@ -13,8 +13,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createSolanaRpc, type Rpc, type Signature, type SolanaRpcApi } from '@solana/kit';
-import { encodeBase58 } from '../../src/chain/base58.ts';
-import { createRpcClient, createRpcTransport, RPC_TIMEOUT_MS, type RpcClient } from '../../src/chain/rpc-client.ts';
+import { encodeBase58 } from '../../src/chain/solana/base58.ts';
+import { createRpcClient, createRpcTransport, RPC_TIMEOUT_MS, type RpcClient } from '../../src/chain/solana/rpc-client.ts';
 import { spawnLocalnet } from '../harness/bench-processes.ts';
 
 const REQUESTS = Number(process.env.RPC_BENCH_REQUESTS ?? 1000);

@@ -8,7 +8,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { connect } from 'node:net';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { officialSvmClient } from '../../test/helpers/official-svm-client.ts';
 import { fundedPayer, rpcCall } from '../../test/helpers/svm-payer.ts';
 

@@ -13,7 +13,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOOP_DELAY_WINDOW_MS } from '../../src/http/process-metrics.ts';
+import { LOOP_DELAY_WINDOW_MS } from '../../src/http/routes/process-metrics.ts';
 import {
   createIntervalRecorder,
   DROPPED_REQUESTS,

@@ -12,13 +12,13 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GENESIS_PREV_HASH, sealEntry, type LedgerDraft } from '../../src/trust/ledger-entry.ts';
-import { WAL_FILE_NAME } from '../../src/trust/ledger-durable-state.ts';
-import { createLedger } from '../../src/trust/ledger.ts';
-import { RFC6962_HASHER, sha256, sha256Hex, SPEC_HASHER } from '../../src/trust/merkle-hash.ts';
-import { createFileNodeStore } from '../../src/trust/merkle-node-store.ts';
-import { buildConsistencyProof, buildRfc6962InclusionProof, buildSpecInclusionProof } from '../../src/trust/merkle-proof.ts';
-import { createMerkleTree, type MerkleTree } from '../../src/trust/merkle-tree.ts';
+import { GENESIS_PREV_HASH, sealEntry, type LedgerDraft } from '../../src/ledger/ledger-entry.ts';
+import { WAL_FILE_NAME } from '../../src/ledger/ledger-durable-state.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import { RFC6962_HASHER, sha256, sha256Hex, SPEC_HASHER } from '../../src/ledger/merkle-hash.ts';
+import { createFileNodeStore } from '../../src/ledger/merkle-node-store.ts';
+import { buildConsistencyProof, buildRfc6962InclusionProof, buildSpecInclusionProof } from '../../src/ledger/merkle-proof.ts';
+import { createMerkleTree, type MerkleTree } from '../../src/ledger/merkle-tree.ts';
 import { benchReplayGuard } from './replay-guard.ts';
 
 /** Options; defaults are the figures. */

@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import postgres from 'postgres';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
+import { sha256Hex } from '../../src/ledger/merkle-hash.ts';
 import { createTestDatabase } from '../../test/helpers/postgres.ts';
 
 export interface PgDriverBenchOptions {

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
-import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
-import { createPgLedger } from '../../src/trust/pg-ledger.ts';
+import { createLedger, type Ledger } from '../../src/ledger/ledger.ts';
+import { createPgLedger } from '../../src/ledger/pg-ledger.ts';
 import { createTestDatabase } from '../../test/helpers/postgres.ts';
 import { BATCH_SWEEP, draft } from './ledger.ts';
 

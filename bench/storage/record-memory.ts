@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import type { HttpReply } from '../../src/errors.ts';
 import { createChannelStore, type ChannelRecord } from '../../src/x402/channels/channel-store.ts';
 import { createPaidAnswerStore } from '../../src/x402/stores/paid-answer-store.ts';

@@ -15,15 +15,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpServer } from '../../src/http/server.ts';
-import { createTlogRoutes } from '../../src/http/tlog-routes.ts';
-import { createTrustRoutes } from '../../src/http/trust-routes.ts';
+import { createHttpServer } from '../../src/http/server/server.ts';
+import { createTlogRoutes } from '../../src/http/routes/tlog-routes.ts';
+import { createTrustRoutes } from '../../src/http/routes/trust-routes.ts';
 import { METHODOLOGY } from '../../src/intel/methodology.ts';
-import { signEd25519 } from '../../src/trust/checkpoint.ts';
-import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
-import { createLedger } from '../../src/trust/ledger.ts';
-import { largestPowerOfTwoBelow } from '../../src/trust/merkle-tree.ts';
-import { formatTilePath, TILE_WIDTH, type TileRef } from '../../src/trust/tlog-tiles.ts';
+import { signEd25519 } from '../../src/tlog/checkpoint.ts';
+import { loadOrCreateIdentity } from '../../src/receipts/identity.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import { largestPowerOfTwoBelow } from '../../src/ledger/merkle-tree.ts';
+import { formatTilePath, TILE_WIDTH, type TileRef } from '../../src/ledger/tlog-tiles.ts';
 import { writeWal } from './ledger.ts';
 
 /** Options; the defaults measure in about half a minute. */

@@ -5,7 +5,7 @@
  */
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
-import { isBase58OfLength } from '../chain/base58.ts';
+import { isBase58OfLength } from '../chain/solana/base58.ts';
 import type { ErrorBody } from '../errors.ts';
 import type { EndpointEntry } from './endpoints.ts';
 import { enumValues, MAX_MULT, MAX_TRANSACTION_BYTES, paramType, type ParamCheck, type TSchema } from './params.ts';

@@ -13,7 +13,7 @@ import {
   type ReceiptPayload,
   verifyReceiptSignatureJWS,
 } from '@x402/extensions/offer-receipt';
-import { decodeBase58 } from '../chain/base58.ts';
+import { decodeBase58 } from '../chain/solana/base58.ts';
 import type { CheckLine, TrustFetch } from '../receipt-checks/receipt-check.ts';
 
 export type { ReceiptPayload };

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { evmAccountFromKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
-import { readSolanaKeypairFile } from '../chain/solana-keypair-file.ts';
+import { evmAccountFromKey, readEvmKeyFile } from '../chain/keys/evm-key-file.ts';
+import { readSolanaKeypairFile } from '../chain/keys/solana-keypair-file.ts';
 import { ConfigError } from '../errors.ts';
 import { CliError, EXIT, usageError } from './cli-error.ts';
 import type { PayerKey } from './x402-payer.ts';

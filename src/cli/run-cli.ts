@@ -26,21 +26,21 @@ export interface CliEnvironment extends CliIo {
  * against the catalog.
  */
 const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: () => Promise<Command>; readonly options: readonly string[] | null }>> = {
-  call: { load: async () => (await import('./call-command.ts')).runCall, options: null },
-  preview: { load: async () => (await import('./preview-command.ts')).runPreview, options: null },
+  call: { load: async () => (await import('./commands/call-command.ts')).runCall, options: null },
+  preview: { load: async () => (await import('./commands/preview-command.ts')).runPreview, options: null },
   'verify-receipt': {
-    load: async () => (await import('./verify-commands.ts')).runVerifyReceipt,
+    load: async () => (await import('./commands/verify-commands.ts')).runVerifyReceipt,
     options: ['body', 'url', 'policy', 'proof', 'allow-no-witnesses'],
   },
-  'verify-proof': { load: async () => (await import('./verify-commands.ts')).runVerifyProof, options: ['url'] },
-  localnet: { load: async () => (await import('./localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
-  endpoints: { load: async () => (await import('./endpoints-command.ts')).runEndpoints, options: [] },
-  keygen: { load: async () => (await import('./keygen-command.ts')).runKeygen, options: ['evm'] },
-  witness: { load: async () => (await import('./witness-command.ts')).runWitness, options: ['key', 'name', 'log', 'host', 'port', 'data-dir'] },
-  trust: { load: async () => (await import('./trust-command.ts')).runTrust, options: ['witness', 'quorum', 'url'] },
-  ledger: { load: async () => (await import('./ledger-watch-command.ts')).runLedger, options: ['url'] },
+  'verify-proof': { load: async () => (await import('./commands/verify-commands.ts')).runVerifyProof, options: ['url'] },
+  localnet: { load: async () => (await import('./commands/localnet-fund-command.ts')).runLocalnetFund, options: ['sol', 'usdc', 'url', 'keypair', 'evm-key'] },
+  endpoints: { load: async () => (await import('./commands/endpoints-command.ts')).runEndpoints, options: [] },
+  keygen: { load: async () => (await import('./commands/keygen-command.ts')).runKeygen, options: ['evm'] },
+  witness: { load: async () => (await import('./commands/witness-command.ts')).runWitness, options: ['key', 'name', 'log', 'host', 'port', 'data-dir'] },
+  trust: { load: async () => (await import('./commands/trust-command.ts')).runTrust, options: ['witness', 'quorum', 'url'] },
+  ledger: { load: async () => (await import('./commands/ledger-watch-command.ts')).runLedger, options: ['url'] },
   stream: {
-    load: async () => (await import('./stream-command.ts')).runStream,
+    load: async () => (await import('./commands/stream-command.ts')).runStream,
     options: ['seconds', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'],
   },
 };

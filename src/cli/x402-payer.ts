@@ -5,8 +5,8 @@
  * reading with the official client's decoder.
  */
 import { decodePaymentResponseHeader } from '@x402/fetch';
-import type { evmAccountFromKey, EvmHexKey } from '../chain/evm-key-file.ts';
-import type { KeyPairSigner } from '../chain/solana-keypair-file.ts';
+import type { evmAccountFromKey, EvmHexKey } from '../chain/keys/evm-key-file.ts';
+import type { KeyPairSigner } from '../chain/keys/solana-keypair-file.ts';
 export { SOLANA_MAINNET_RPC_URL } from '../client/exact-lanes.ts';
 
 /** Who pays: a Solana keypair, or an EVM key paying on Base. */

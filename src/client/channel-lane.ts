@@ -12,9 +12,9 @@
  */
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme, type ClientChannelStorage, InMemoryClientChannelStorage, updateChannelFromSettle } from '@x402/evm/batch-settlement/client';
-import { channelIdOf, signVoucherNative } from '../chain/evm-channel-typed-data.ts';
-import { evmAccountFromKey, type EvmHexKey } from '../chain/evm-key-file.ts';
-import { createEvmPublicClient } from '../chain/evm-token-reader.ts';
+import { channelIdOf, signVoucherNative } from '../chain/evm/evm-channel-typed-data.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../chain/keys/evm-key-file.ts';
+import { createEvmPublicClient } from '../chain/evm/evm-token-reader.ts';
 import type { HttpAnswer } from './client-http.ts';
 import { assetAllowed, assetRefused, type PaymentLane, type Prepared } from './payment-lane.ts';
 import type { SpendLedger } from './spend-limits.ts';

@@ -10,8 +10,8 @@
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { MAINNET_RPC_URL } from '@x402/svm';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import type { evmAccountFromKey } from '../chain/evm-key-file.ts';
-import type { KeyPairSigner } from '../chain/solana-keypair-file.ts';
+import type { evmAccountFromKey } from '../chain/keys/evm-key-file.ts';
+import type { KeyPairSigner } from '../chain/keys/solana-keypair-file.ts';
 import { assetAllowed, assetRefused, type PaymentLane, STATELESS_FINISH } from './payment-lane.ts';
 import type { Terms } from './x402-wire.ts';
 

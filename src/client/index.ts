@@ -3,8 +3,8 @@
  * one client and calls paid routes through it; each call is paid with its first request.
  */
 export type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
-export { type EvmHexKey, generateEvmKey, readEvmKeyFile } from '../chain/evm-key-file.ts';
-export { type KeyPairSigner, readSolanaKeypairFile, solanaSignerFromBytes } from '../chain/solana-keypair-file.ts';
+export { type EvmHexKey, generateEvmKey, readEvmKeyFile } from '../chain/keys/evm-key-file.ts';
+export { type KeyPairSigner, readSolanaKeypairFile, solanaSignerFromBytes } from '../chain/keys/solana-keypair-file.ts';
 export type { CheckReport } from '../receipt-checks/receipt-check.ts';
 export type { CallResult, NotPaid, PaidAnswer, PaymentSent } from './call-result.ts';
 export type { ClientChannelStorage } from './channel-lane.ts';

@@ -6,8 +6,8 @@
  * Solana; `prefer` picks and orders the lanes. Spend limits are checked before anything is signed.
  */
 import type { PaidPath } from '../catalog/endpoints.ts';
-import { evmAccountFromKey, type EvmHexKey } from '../chain/evm-key-file.ts';
-import type { KeyPairSigner } from '../chain/solana-keypair-file.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../chain/keys/evm-key-file.ts';
+import type { KeyPairSigner } from '../chain/keys/solana-keypair-file.ts';
 import type { CallResult } from './call-result.ts';
 import { type ClientChannelStorage, createChannelLane } from './channel-lane.ts';
 import { createClientHttp } from './client-http.ts';

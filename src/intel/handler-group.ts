@@ -7,8 +7,8 @@
  * start when it does not (src/service/handler-groups.ts, for code run without the type checker).
  */
 import type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
-import type { RpcClient, RpcTransport } from '../chain/rpc-client.ts';
-import type { SignatureFeed } from '../chain/signature-watch.ts';
+import type { RpcClient, RpcTransport } from '../chain/solana/rpc-client.ts';
+import type { SignatureFeed } from '../chain/geyser/signature-watch.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { SlippagePoolTasks } from './market/slippage-map.ts';
 import type { TimingPoolTasks } from './timing/timing-source.ts';

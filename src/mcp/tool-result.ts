@@ -15,7 +15,7 @@
  *   (docs/contract.md#error-body), e.g. the same 400 reasons as HTTP.
  */
 import type { ErrorBody, HttpReply } from '../errors.ts';
-import { RECEIPT_HEADER } from '../trust/receipt.ts';
+import { RECEIPT_HEADER } from '../receipts/receipt.ts';
 import { SERVER_TIMING_HEADER } from '../x402/delivery/paid-timing.ts';
 
 /** `params._meta` key of the PaymentPayload a client pays with. */

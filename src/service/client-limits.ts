@@ -5,8 +5,8 @@
  */
 import { CATALOG } from '../catalog/endpoints.ts';
 import type { Config } from '../config.ts';
-import { type ClientAdmission, createClientAdmission } from '../http/client-admission.ts';
-import { MCP_PATH } from '../http/mcp-route.ts';
+import { type ClientAdmission, createClientAdmission } from '../http/admission/client-admission.ts';
+import { MCP_PATH } from '../http/routes/mcp-route.ts';
 
 type LimitOptions = Pick<
   Config,

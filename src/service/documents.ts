@@ -4,7 +4,7 @@
  */
 import { buildLlmsTxt, buildPricingHtml, buildWellKnown, type DiscoveryContext } from '../catalog/discovery.ts';
 import { buildOpenApi } from '../catalog/openapi.ts';
-import type { Documents } from '../http/free-routes.ts';
+import type { Documents } from '../http/routes/free-routes.ts';
 
 /** The base URL the documents, challenges and streams name: `--public-url`, or where the listener is reachable. */
 export function publicBaseUrl(config: { readonly host: string; readonly publicUrl?: string | null }, port: number): string {

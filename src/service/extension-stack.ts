@@ -4,10 +4,10 @@
  * `did:web` key id, the challenge extensions of each route, and the DID document and icon routes.
  */
 import { CATALOG, type EndpointEntry } from '../catalog/endpoints.ts';
-import { createIdentityRoutes } from '../http/identity-routes.ts';
-import type { Route } from '../http/route.ts';
+import { createIdentityRoutes } from '../http/routes/identity-routes.ts';
+import type { Route } from '../http/server/route.ts';
 import { toolNameOf, toolResourceUrl } from '../mcp/paid-tools.ts';
-import { DID_DOCUMENT_PATHS, didDocument, keyIdOf } from '../trust/did-web.ts';
+import { DID_DOCUMENT_PATHS, didDocument, keyIdOf } from '../receipts/did-web.ts';
 import { createOfferReceipts, type OfferReceipts } from '../x402/delivery/offer-receipts.ts';
 import type { ExtensionReceipt } from '../x402/delivery/paid-delivery.ts';
 import type { ChallengeBuilder, ChallengeExtensions } from '../x402/delivery/payment-terms.ts';

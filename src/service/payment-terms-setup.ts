@@ -4,7 +4,7 @@
  * payment stack because the service needs the terms (the fee payer, payTo) before the stack starts.
  */
 import { resolve } from 'node:path';
-import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/evm-key-file.ts';
+import { evmAddressOfKey, loadOrCreateEvmKey, readEvmKeyFile, type EvmHexKey } from '../chain/keys/evm-key-file.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import type { ChannelTerms, PaymentTermsConfig } from '../x402/delivery/payment-terms.ts';

@@ -7,8 +7,8 @@
  */
 import type { Config } from '../config.ts';
 import { InUseError } from '../errors.ts';
-import { ADMIN_HOST } from '../http/admin-server.ts';
-import { portUnavailable } from '../http/listen-failure.ts';
+import { ADMIN_HOST } from '../operations/admin-server.ts';
+import { portUnavailable } from '../http/server/listen-failure.ts';
 import { assertDataDirFree } from './data-dir-lock.ts';
 
 /** Throws InUseError naming the first port or the data directory that is taken. */

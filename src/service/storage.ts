@@ -13,9 +13,9 @@ import { startExpirySweeper, type ExpirySweeper } from '../postgres/expiry-sweep
 import { createLoopLoad } from '../pool/loop-load.ts';
 import { applyMigrations } from '../postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../postgres/pg-client.ts';
-import { createKillSwitch, type KillSwitch } from '../trust/kill-switch.ts';
-import type { Ledger } from '../trust/ledger.ts';
-import { openPgKillSwitch } from '../trust/pg-kill-switch.ts';
+import { createKillSwitch, type KillSwitch } from '../operations/kill-switch.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { openPgKillSwitch } from '../operations/pg-kill-switch.ts';
 import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/stores/early-answer-store.ts';
 import { createPaidAnswerStore, type PaidAnswerStore } from '../x402/stores/paid-answer-store.ts';
 import { createPgEarlyAnswerStore } from '../x402/stores/pg-early-answer-store.ts';

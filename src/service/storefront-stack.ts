@@ -4,14 +4,14 @@
  * browser's own origin is the service's), and the live ledger feed published from the ledger's
  * durable appends once the server listens.
  */
-import { encodeBody } from '../http/encoded-body.ts';
-import { createLedgerFeed } from '../http/ledger-feed.ts';
-import type { AnyReply, Route } from '../http/route.ts';
-import type { HttpServer, HttpServerConfig } from '../http/server.ts';
-import { buildStorefrontHtml } from '../http/storefront-page.ts';
-import { createStorefrontRoutes } from '../http/storefront-routes.ts';
-import type { WebAssets } from '../http/web-assets.ts';
-import type { Ledger } from '../trust/ledger.ts';
+import { encodeBody } from '../storefront/encoded-body.ts';
+import { createLedgerFeed } from '../http/routes/ledger-feed.ts';
+import type { AnyReply, Route } from '../http/server/route.ts';
+import type { HttpServer, HttpServerConfig } from '../http/server/server.ts';
+import { buildStorefrontHtml } from '../storefront/storefront-page.ts';
+import { createStorefrontRoutes } from '../storefront/storefront-routes.ts';
+import type { WebAssets } from '../storefront/web-assets.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 
 export interface StorefrontStack {
   /** The HTTP server's routes, prefix routes and feeds: the given ones plus the storefront's. */

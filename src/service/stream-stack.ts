@@ -4,13 +4,13 @@
  * clock), the uWS routes' settings, and the updates the timing caches publish to them.
  */
 import { STREAM_CATALOG, STREAM_PATH_PREFIX } from '../catalog/streams.ts';
-import type { HttpServer, HttpServerConfig } from '../http/server.ts';
-import { createStreamHub, type StreamClock, type StreamHub } from '../http/stream-hub.ts';
+import type { HttpServer, HttpServerConfig } from '../http/server/server.ts';
+import { createStreamHub, type StreamClock, type StreamHub } from '../http/streams/stream-hub.ts';
 
 export type { StreamClock };
-import { STREAM_MAX_SOCKETS, STREAM_SOCKETS_PER_CLIENT } from '../http/stream-protocol.ts';
+import { STREAM_MAX_SOCKETS, STREAM_SOCKETS_PER_CLIENT } from '../http/streams/stream-protocol.ts';
 import { publishStreamUpdates } from '../intel/timing/stream-updates.ts';
-import type { TimingCaches } from '../timing-windows/timing-caches.ts';
+import type { TimingCaches } from '../caches/timing-caches.ts';
 import { createStreamPayments, type StreamPaymentsConfig } from '../x402/flow/stream-payment.ts';
 
 export interface StreamStackConfig extends Omit<StreamPaymentsConfig, 'now'> {

@@ -1,18 +1,18 @@
 /**
- * The trust endpoints (http/trust-routes.ts) and the ledger as a transparency log others can read,
+ * The trust endpoints (http/routes/trust-routes.ts) and the ledger as a transparency log others can read,
  * mirror and witness: `/checkpoint` and the
- * tiles (http/tlog-routes.ts), the witnessing of each new checkpoint (witness-stack.ts) whose
+ * tiles (http/routes/tlog-routes.ts), the witnessing of each new checkpoint (witness-stack.ts) whose
  * cosigned checkpoint `/checkpoint` then serves, and `/trust/tlog-proof`. The witnessing starts
  * at once, beside the paid path, and stops with close(), before the ledger closes.
  */
 import type { Config } from '../config.ts';
-import { createTlogProofRoute } from '../http/tlog-proof-route.ts';
-import { createTlogRoutes, type TlogRoutes } from '../http/tlog-routes.ts';
-import { createTrustRoutes, type TrustRoutesConfig } from '../http/trust-routes.ts';
-import type { Route } from '../http/route.ts';
+import { createTlogProofRoute } from '../http/routes/tlog-proof-route.ts';
+import { createTlogRoutes, type TlogRoutes } from '../http/routes/tlog-routes.ts';
+import { createTrustRoutes, type TrustRoutesConfig } from '../http/routes/trust-routes.ts';
+import type { Route } from '../http/server/route.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
-import type { CheckpointWitnessing } from '../trust/checkpoint-witnessing.ts';
-import type { Ledger } from '../trust/ledger.ts';
+import type { CheckpointWitnessing } from '../tlog/checkpoint-witnessing.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { createWitnessStack } from './witness-stack.ts';
 

@@ -4,13 +4,13 @@
  * calls: the operator's switch, or a ledger that can no longer record what a payment bought.
  */
 import { join } from 'node:path';
-import type { SignBytes } from '../trust/checkpoint.ts';
-import type { KillSwitch } from '../trust/kill-switch.ts';
-import { createLedger, type Ledger } from '../trust/ledger.ts';
-import { createLedgerBacklog, type LedgerBacklog, withLedgerBacklog } from '../trust/ledger-backlog.ts';
-import { createPgLedger } from '../trust/pg-ledger.ts';
-import { createReceiptIssuer, type ReceiptIssuer } from '../trust/receipt-issuer.ts';
-import { createTrustStatus, type TrustStatus } from '../trust/trust-status.ts';
+import type { SignBytes } from '../tlog/checkpoint.ts';
+import type { KillSwitch } from '../operations/kill-switch.ts';
+import { createLedger, type Ledger } from '../ledger/ledger.ts';
+import { createLedgerBacklog, type LedgerBacklog, withLedgerBacklog } from '../receipts/ledger-backlog.ts';
+import { createPgLedger } from '../ledger/pg-ledger.ts';
+import { createReceiptIssuer, type ReceiptIssuer } from '../receipts/receipt-issuer.ts';
+import { createTrustStatus, type TrustStatus } from '../operations/trust-status.ts';
 import { openKillSwitch, type Storage } from './storage.ts';
 
 /** Where the trust files live and what the receipts say and are signed with. */

@@ -6,10 +6,10 @@
  */
 import type { Config } from '../config.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
-import { createCheckpointWitnessing, type CheckpointNote, type CheckpointWitnessing, type WitnessEndpoint } from '../trust/checkpoint-witnessing.ts';
-import { cosignatureCandidates, decodeCosignerKey } from '../trust/cosignature.ts';
-import type { Ledger } from '../trust/ledger.ts';
-import { parseNote } from '../trust/signed-note.ts';
+import { createCheckpointWitnessing, type CheckpointNote, type CheckpointWitnessing, type WitnessEndpoint } from '../tlog/checkpoint-witnessing.ts';
+import { cosignatureCandidates, decodeCosignerKey } from '../tlog/cosignature.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { parseNote } from '../tlog/signed-note.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 export interface WitnessStackConfig {

@@ -6,8 +6,8 @@
  * when the consistency proof does not lead from its recorded root to the new one, else 200 with
  * its cosignature, given only once the new view is on disk.
  */
-import { toHex } from '../trust/merkle-hash.ts';
-import { verifyConsistency } from '../trust/merkle-verify.ts';
+import { toHex } from '../ledger/merkle-hash.ts';
+import { verifyConsistency } from '../ledger/merkle-verify.ts';
 import { parseAddCheckpoint } from './add-checkpoint-request.ts';
 import type { LogView, WitnessState } from './witness-state.ts';
 

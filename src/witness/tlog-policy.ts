@@ -8,8 +8,8 @@
  * Read strictly: an unknown field, a key that does not decode or a quorum above the witnesses is a
  * reason, so a typo can never weaken what is checked.
  */
-import { type CosignerKey, decodeCosignerKey } from '../trust/cosignature.ts';
-import { decodeVerifierKey, type NoteVerifierKey } from '../trust/signed-note.ts';
+import { type CosignerKey, decodeCosignerKey } from '../tlog/cosignature.ts';
+import { decodeVerifierKey, type NoteVerifierKey } from '../tlog/signed-note.ts';
 
 /** A policy read and checked. */
 export interface TlogPolicy {

@@ -6,15 +6,15 @@
  * proof leads from that leaf to the checkpoint's root. Each check is a line; the first failure
  * does not hide the others that can still be run.
  */
-import { encodeBase58 } from '../chain/base58.ts';
+import { encodeBase58 } from '../chain/solana/base58.ts';
 import { sha256Hex, verifyEd25519Text } from '../receipt-checks/client-crypto.ts';
 import { type CheckReport, lineRecorder } from '../receipt-checks/receipt-check.ts';
 import { parseTlogProof, type TlogProof } from '../receipt-checks/tlog-proof.ts';
-import { verifiedCosignatures } from '../trust/cosignature.ts';
-import { RFC6962_HASHER, toHex } from '../trust/merkle-hash.ts';
-import { verifyInclusionRfc6962 } from '../trust/merkle-verify.ts';
-import { parseNote } from '../trust/signed-note.ts';
-import { openCheckpoint, type TlogCheckpoint } from '../trust/tlog-checkpoint.ts';
+import { verifiedCosignatures } from '../tlog/cosignature.ts';
+import { RFC6962_HASHER, toHex } from '../ledger/merkle-hash.ts';
+import { verifyInclusionRfc6962 } from '../ledger/merkle-verify.ts';
+import { parseNote } from '../tlog/signed-note.ts';
+import { openCheckpoint, type TlogCheckpoint } from '../tlog/tlog-checkpoint.ts';
 import type { TlogPolicy } from './tlog-policy.ts';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@
  * requests are a token bucket. A client is keyed like the service's own clients (an IPv4 address,
  * an IPv6 /64), with the front end's token bucket, so one host cannot multiply itself by address.
  */
-import { createRateLimiter } from '../http/rate-limiter.ts';
+import { createRateLimiter } from '../http/admission/rate-limiter.ts';
 import { clientKeyOf } from '../preview/client-key.ts';
 
 /** Connections open at once, over all clients; beyond it a new connection is closed at once. */

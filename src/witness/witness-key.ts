@@ -7,10 +7,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { COSIGNATURE_TYPE_ED25519, type CosignerKey, cosignerKey, encodeCosignerKey } from '../trust/cosignature.ts';
-import { createEd25519Signer } from '../trust/ed25519.ts';
-import { decodeBase64Strict, isValidKeyName } from '../trust/signed-note.ts';
-import { publicKeyOfSeed } from '../trust/identity.ts';
+import { COSIGNATURE_TYPE_ED25519, type CosignerKey, cosignerKey, encodeCosignerKey } from '../tlog/cosignature.ts';
+import { createEd25519Signer } from '../chain/keys/ed25519.ts';
+import { decodeBase64Strict, isValidKeyName } from '../tlog/signed-note.ts';
+import { publicKeyOfSeed } from '../receipts/identity.ts';
 
 const KEY_FILE_MODE = 0o600;
 const SEED_BYTES = 32;

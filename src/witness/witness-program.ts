@@ -4,9 +4,9 @@
  * state, and the listener. `x402-intel witness serve` runs it; tests start it in process.
  */
 import { type CheckpointVerifier, addCheckpoint } from './add-checkpoint.ts';
-import { cosignatureLine } from '../trust/cosignature.ts';
-import { decodeVerifierKey, type NoteVerifierKey, parseNote, verifyNote } from '../trust/signed-note.ts';
-import { parseCheckpointText } from '../trust/tlog-checkpoint.ts';
+import { cosignatureLine } from '../tlog/cosignature.ts';
+import { decodeVerifierKey, type NoteVerifierKey, parseNote, verifyNote } from '../tlog/signed-note.ts';
+import { parseCheckpointText } from '../tlog/tlog-checkpoint.ts';
 import { loadWitnessKey } from './witness-key.ts';
 import { startWitnessServer, type WitnessServer } from './witness-server.ts';
 import { openWitnessState } from './witness-state.ts';

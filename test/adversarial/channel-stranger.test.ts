@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { PaymentRequirements } from '@x402/core/types';
 import { decodeFunctionData } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain, settlementAbi } from '../helpers/batch-settlement-chain.ts';
 import { type ChannelPayer, channelOf, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';

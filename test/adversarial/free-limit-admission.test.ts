@@ -15,7 +15,7 @@ import type { Localnet } from '@solana-x402-intel/localnet';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
 import type { PaymentRequirements } from '@x402/core/types';
 import { channelOf, channelPayer, voucherHeader } from '../helpers/channel-payer.ts';
 import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';

@@ -10,10 +10,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningService } from '../../src/service.ts';
-import { decodeVerifierKey, parseNote } from '../../src/trust/signed-note.ts';
-import { openCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
-import { addCheckpointBody } from '../../src/trust/witness-client.ts';
+import type { RunningService } from '../../src/service/service.ts';
+import { decodeVerifierKey, parseNote } from '../../src/tlog/signed-note.ts';
+import { openCheckpoint } from '../../src/tlog/tlog-checkpoint.ts';
+import { addCheckpointBody } from '../../src/tlog/witness-client.ts';
 import type { RunningWitness } from '../../src/witness/witness-program.ts';
 import { runCliIn } from '../helpers/cli-in-process.ts';
 import { writeSolanaKeypair } from '../helpers/cli-process.ts';

@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BASE, channelPayer } from '../helpers/channel-payer.ts';
 import { callTool } from '../helpers/mcp-client.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';

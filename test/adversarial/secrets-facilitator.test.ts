@@ -15,7 +15,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { toolNameOf } from '../../src/mcp/paid-tools.ts';
 import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
 import { startTestFacilitator, type TestFacilitator } from '../helpers/evm-facilitator-server.ts';

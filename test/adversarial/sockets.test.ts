@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LEDGER_FEED_PATH } from '../../src/http/ledger-feed.ts';
+import { LEDGER_FEED_PATH } from '../../src/http/routes/ledger-feed.ts';
 import { rawUpgrade } from '../helpers/feed-client.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 

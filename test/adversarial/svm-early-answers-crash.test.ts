@@ -15,7 +15,7 @@ import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { type HeldSendRpc, startHeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
 import { answeredEarly, heldRound } from '../helpers/early-attack.ts';
 import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';

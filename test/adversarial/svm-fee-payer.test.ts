@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { startRpcMethodCounter, type RpcMethodCounter } from '../helpers/rpc-method-counter.ts';

@@ -19,7 +19,7 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 
 type Hex = `0x${string}`;
 

@@ -14,7 +14,7 @@ import type { ChannelConfig } from '@x402/evm';
 import { computeChannelId, createBatchSettlementEIP3009DepositPayload, signVoucher } from '@x402/evm/batch-settlement/client';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import type { Abi } from 'viem';
-import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from './batch-settlement-chain.ts';
 import { referenceEvmSigner } from './evm-reference-signer.ts';
 

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { startTestLocalnet, type TestService } from './test-service.ts';
 

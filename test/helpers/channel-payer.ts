@@ -7,7 +7,7 @@ import { BATCH_SETTLEMENT_ADDRESS, type LocalEvm } from '@solana-x402-intel/loca
 import type { PaymentRequirements } from '@x402/core/types';
 import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 
 export const BASE = 'eip155:8453';
 /** The channel contract's canonical address, as the localnet places it. */

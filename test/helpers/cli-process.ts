@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import bs58 from 'bs58';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 
 /** The launcher the package's `bin` names. */
 export const CLI_BIN = fileURLToPath(new URL('../../bin/x402-intel.mjs', import.meta.url));

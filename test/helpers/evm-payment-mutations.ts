@@ -4,8 +4,8 @@
  * the outer payment's fields; an authorization field may be signed again by the payer.
  */
 import fc from 'fast-check';
-import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm/evm-typed-data.ts';
 import type { EvmAuthorization } from '../../src/x402/exact-evm/evm-verify.ts';
 
 /** secp256k1's group order: s and n - s are the two signatures of one message (malleability). */

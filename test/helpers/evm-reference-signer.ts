@@ -9,7 +9,7 @@
  */
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { createWalletClient, defineChain, http, publicActions } from 'viem';
-import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 
 /** A facilitator signer sending from `key` on the local EVM at `url` (chain id 8453). */
 export function referenceEvmSigner(url: string, key: EvmHexKey, confirmationTimeoutMs?: number) {

@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeBase58, encodeBase58 } from '../../src/chain/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../src/chain/solana/base58.ts';
 
 interface RpcRequest {
   readonly id: unknown;

@@ -3,8 +3,8 @@
  * `argv[3]` appends in flight, and prints each index on its own line once its append resolved
  * (i.e. once it is durable). The parent SIGKILLs it at a random moment.
  */
-import { createLedger } from '../../src/trust/ledger.ts';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import { sha256Hex } from '../../src/ledger/merkle-hash.ts';
 
 const dir = process.argv[2]!;
 const inFlight = Number(process.argv[3] ?? '8');

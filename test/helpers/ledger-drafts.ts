@@ -4,8 +4,8 @@
  * each link followed).
  */
 import { expect } from 'vitest';
-import { entryHash, GENESIS_PREV_HASH, type LedgerDraft, type LedgerEntry } from '../../src/trust/ledger-entry.ts';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
+import { entryHash, GENESIS_PREV_HASH, type LedgerDraft, type LedgerEntry } from '../../src/ledger/ledger-entry.ts';
+import { sha256Hex } from '../../src/ledger/merkle-hash.ts';
 
 /** The payment draft of index `i` (its receipt hash differs per index). */
 export const paymentDraft = (i: number): LedgerDraft => ({

@@ -1,13 +1,13 @@
 /**
- * The ledger's append (src/trust/ledger.ts) in memory: drafts are sealed into entries by the real
+ * The ledger's append (src/ledger/ledger.ts) in memory: drafts are sealed into entries by the real
  * `sealEntry` (slot, previous hash, receipt hash computed from the slot), so the receipts a real
  * issuer builds over it are the real thing. An append can be failed (the ledger refuses it, as a
  * closed or failed ledger does) or held at `ledger.append`. Writes attached to an entry are made
  * durable each on its own path once the entry is in, as the file ledger without a journal does.
  */
-import { GENESIS_PREV_HASH, type LedgerEntry, sealEntry } from '../../src/trust/ledger-entry.ts';
+import { GENESIS_PREV_HASH, type LedgerEntry, sealEntry } from '../../src/ledger/ledger-entry.ts';
 import { commitEachAlone } from '../../src/durable/staged-write.ts';
-import { AttachedWritesError, type AppendResult, type Ledger } from '../../src/trust/ledger.ts';
+import { AttachedWritesError, type AppendResult, type Ledger } from '../../src/ledger/ledger.ts';
 import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 
 export interface MemoryLedger extends Pick<Ledger, 'append'> {

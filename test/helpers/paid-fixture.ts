@@ -5,7 +5,7 @@
  * only which calls it pays for and what it expects of them.
  */
 import { afterAll, beforeAll } from 'vitest';
-import type { RunningService, ServiceOptions } from '../../src/service.ts';
+import type { RunningService, ServiceOptions } from '../../src/service/service.ts';
 import { officialSvmFetch } from './official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from './svm-payer.ts';
 import { startTestService, type TestService } from './test-service.ts';

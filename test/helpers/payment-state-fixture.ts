@@ -6,8 +6,8 @@
  */
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { HttpReply } from '../../src/errors.ts';
-import { createEd25519Signer } from '../../src/trust/ed25519.ts';
-import { createReceiptIssuer } from '../../src/trust/receipt-issuer.ts';
+import { createEd25519Signer } from '../../src/chain/keys/ed25519.ts';
+import { createReceiptIssuer } from '../../src/receipts/receipt-issuer.ts';
 import { createEarlyAnswers, type EarlyAnswers, type EarlyLimits } from '../../src/x402/exact/early-answers.ts';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import { PAYMENT_IDENTIFIER } from '../../src/x402/types/payment-identifier.ts';

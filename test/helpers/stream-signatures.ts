@@ -1,10 +1,10 @@
 /**
  * Signatures and the confirmed transaction updates carrying them, as the Geyser stream's parser
- * hands them to the signature watch (src/chain/signature-watch.ts).
+ * hands them to the signature watch (src/chain/geyser/signature-watch.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { encodeBase58 } from '../../src/chain/base58.ts';
-import type { ParsedTransaction } from '../../src/chain/geyser-tx-parse.ts';
+import { encodeBase58 } from '../../src/chain/solana/base58.ts';
+import type { ParsedTransaction } from '../../src/chain/geyser/geyser-tx-parse.ts';
 
 /** A fresh 64-byte signature, as bytes and as its base58 id. */
 export function freshSignature(): { bytes: Uint8Array; id: string } {

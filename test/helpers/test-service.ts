@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testServiceConfig } from './test-support.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
-import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service.ts';
+import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service/service.ts';
 import { worldSnapshots } from './world-snapshots.ts';
 
 export interface TestService {

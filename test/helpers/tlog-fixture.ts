@@ -4,12 +4,12 @@
  * modules. Two logs made from the same seed and origin but fed different entries are a fork.
  */
 import { createHash } from 'node:crypto';
-import { createEd25519Signer } from '../../src/trust/ed25519.ts';
-import { publicKeyOfSeed } from '../../src/trust/identity.ts';
-import { RFC6962_HASHER } from '../../src/trust/merkle-hash.ts';
-import { createMerkleTree } from '../../src/trust/merkle-tree.ts';
-import { encodeVerifierKey } from '../../src/trust/signed-note.ts';
-import { signCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
+import { createEd25519Signer } from '../../src/chain/keys/ed25519.ts';
+import { publicKeyOfSeed } from '../../src/receipts/identity.ts';
+import { RFC6962_HASHER } from '../../src/ledger/merkle-hash.ts';
+import { createMerkleTree } from '../../src/ledger/merkle-tree.ts';
+import { encodeVerifierKey } from '../../src/tlog/signed-note.ts';
+import { signCheckpoint } from '../../src/tlog/tlog-checkpoint.ts';
 
 export const TEST_ORIGIN = 'intel.example/test-log';
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { vi } from 'vitest';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
-import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
-import { encodeVerifierKey } from '../../src/trust/signed-note.ts';
+import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
+import { loadOrCreateIdentity } from '../../src/receipts/identity.ts';
+import { encodeVerifierKey } from '../../src/tlog/signed-note.ts';
 import { createWitnessKeyFile } from '../../src/witness/witness-key.ts';
 import { type RunningWitness, startWitness } from '../../src/witness/witness-program.ts';
 

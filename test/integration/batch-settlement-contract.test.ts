@@ -9,7 +9,7 @@ import { ERC3009_DEPOSIT_COLLECTOR_ADDRESS, loadContractArtifact } from '@solana
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, type ChannelConfig, claimBatchTypes } from '@x402/evm';
 import type { Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAccountFromKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import {
   type BatchSettlementFixture,
   type Payer,

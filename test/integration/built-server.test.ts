@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReceipt, verifyReceipt } from '../../src/receipt-checks/receipt-check.ts';
-import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { RECEIPT_HEADER } from '../../src/receipts/receipt.ts';
 import { channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { killService, spawnService, type ServiceProcess } from '../helpers/service-process.ts';

@@ -3,8 +3,8 @@
  * stores: the file log and PostgreSQL (pg-channel-store.ts). Each write names the revision it was
  * made from, so a voucher accepted from a stale read is refused, never charged twice. What only one
  * store does is tested beside it: the file log's bound and shares in
- * test/unit/channel-store-bound.test.ts, the claimer on the file log in
- * test/unit/channel-claimer.test.ts, two instances on the database in
+ * test/unit/x402/channel-store-bound.test.ts, the claimer on the file log in
+ * test/unit/x402/channel-claimer.test.ts, two instances on the database in
  * test/integration/pg-one-commit.test.ts and test/integration/pg-channels.test.ts.
  */
 import { describe, expect, it } from 'vitest';

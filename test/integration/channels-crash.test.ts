@@ -12,7 +12,7 @@ import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { channelOf, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
+import { createEvmTokenReader } from '../../src/chain/evm/evm-token-reader.ts';
 import { BASE, CHANNEL_CONTRACT, channelPayer } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 

@@ -8,7 +8,7 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf, voucherHeader } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';

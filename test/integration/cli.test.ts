@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
+import { createEvmTokenReader } from '../../src/chain/evm/evm-token-reader.ts';
 import { runCliProcess, writeEvmKey, writeSolanaKeypair } from '../helpers/cli-process.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { createIntelClient } from '../../src/client/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService, type Upstreams } from '../../src/service.ts';
+import { type RunningService, startService, type Upstreams } from '../../src/service/service.ts';
 import { startSwitchRelay, type SwitchRelay } from '../helpers/switch-relay.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RECEIPT_HEADER } from '../../src/trust/receipt.ts';
+import { RECEIPT_HEADER } from '../../src/receipts/receipt.ts';
 import { chainProblem, sha256Hex } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';

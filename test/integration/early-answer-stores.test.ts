@@ -2,7 +2,7 @@
  * The EarlyAnswerStore contract (src/x402/stores/early-book.ts: the book of answers sent before
  * their payment confirmed), one suite run against both books, each in a place of its own: the
  * file log (early-answer-store.ts) and PostgreSQL (pg-early-answer-store.ts). What only one of
- * them does is tested beside it: the bounds over the file book in test/unit/early-answers.test.ts,
+ * them does is tested beside it: the bounds over the file book in test/unit/x402/early-answers.test.ts,
  * instances sharing the database's book in test/integration/pg-early-answers.test.ts. The
  * database's totals are read in the background, so they are polled on a clock moving on.
  */

@@ -20,8 +20,8 @@ import { ExactEvmScheme as ReferenceFacilitator } from '@x402/evm/exact/facilita
 import { ExactEvmScheme as OfficialClient } from '@x402/evm/exact/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm-typed-data.ts';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/evm-key-file.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/chain/evm/evm-typed-data.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 import { type LocalEvm, startLocalEvm } from '@solana-x402-intel/localnet';
 import { startEvmExactScheme } from '../../src/x402/exact-evm/evm-exact-setup.ts';
 import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { startFaultProxy, type FaultMode, type FaultProxy } from '../helpers/fault-proxy.ts';
 import { chainProblem } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';

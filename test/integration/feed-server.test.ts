@@ -5,8 +5,8 @@
  * ending every feed socket (1001) so shutdown never waits on them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FEED_MAX_BACKPRESSURE_BYTES, FEED_SOCKETS_PER_CLIENT } from '../../src/http/feed.ts';
-import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
+import { FEED_MAX_BACKPRESSURE_BYTES, FEED_SOCKETS_PER_CLIENT } from '../../src/http/server/feed.ts';
+import { createHttpServer, type HttpServer } from '../../src/http/server/server.ts';
 import { openFeed, rawUpgrade } from '../helpers/feed-client.ts';
 
 const PATH = '/feed';

@@ -8,7 +8,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import { FAULT_MESSAGE, ServiceError } from '../../src/errors.ts';
 import type { FeeBands, HandlerDeps, PaidHandler } from '../../src/intel/handler-group.ts';

@@ -5,7 +5,7 @@
  * (and the service's shutdown) waiting forever.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createGeyserStream } from '../../src/chain/geyser-client.ts';
+import { createGeyserStream } from '../../src/chain/geyser/geyser-client.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { startTcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';

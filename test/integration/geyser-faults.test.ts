@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { chainProblem } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';

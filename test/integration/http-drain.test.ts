@@ -4,7 +4,7 @@
  * finish in time are answered normally.
  */
 import { describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/http/server.ts';
+import { createHttpServer } from '../../src/http/server/server.ts';
 
 describe('drain deadline', () => {
   it('aborts a request that outlives the drain time and still resolves close()', async () => {

@@ -1,16 +1,16 @@
 /**
- * The KillSwitch contract (src/trust/kill-switch.ts), one suite run against both places of its
+ * The KillSwitch contract (src/operations/kill-switch.ts), one suite run against both places of its
  * state: the file in the data directory and PostgreSQL's one row (pg-kill-switch.ts), each in a
  * place of its own. Every transition appends its audit entry before the state changes, and a
  * transition whose entry cannot be written changes nothing. What only one of them does is tested
- * beside it: the state file's contents and a corrupt file in test/unit/kill-switch.test.ts, one
+ * beside it: the state file's contents and a corrupt file in test/unit/operations/kill-switch.test.ts, one
  * stop seen by every instance in test/integration/pg-storage.test.ts.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKillSwitch, type KillSwitch, type KillSwitchConfig } from '../../src/trust/kill-switch.ts';
-import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
-import { openPgKillSwitch } from '../../src/trust/pg-kill-switch.ts';
+import { createKillSwitch, type KillSwitch, type KillSwitchConfig } from '../../src/operations/kill-switch.ts';
+import { createLedger, type Ledger } from '../../src/ledger/ledger.ts';
+import { openPgKillSwitch } from '../../src/operations/pg-kill-switch.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('kill-switch-stores');

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterAll, describe, expect, it } from 'vitest';
-import { verifyConsistency } from '../../src/trust/merkle-verify.ts';
+import { verifyConsistency } from '../../src/ledger/merkle-verify.ts';
 import { chainProblem, sha256Hex, specMerkleRoot, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';

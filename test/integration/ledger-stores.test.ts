@@ -1,16 +1,16 @@
 /**
- * The Ledger contract (src/trust/ledger.ts: one hash chain and one Merkle tree of the paid calls
+ * The Ledger contract (src/ledger/ledger.ts: one hash chain and one Merkle tree of the paid calls
  * and audit events), one suite run against both ledgers: the file WAL and PostgreSQL
  * (pg-ledger.ts), each in a place of its own. What only one of them does is tested beside it: the
- * WAL's torn tail, corruption, group commit and a kill -9 in test/unit/ledger.test.ts; instances
+ * WAL's torn tail, corruption, group commit and a kill -9 in test/unit/ledger/ledger.test.ts; instances
  * sharing the database and the database away in test/integration/pg-ledger.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { LedgerDraft } from '../../src/trust/ledger-entry.ts';
-import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
-import { sha256Hex } from '../../src/trust/merkle-hash.ts';
-import { verifyConsistency, verifyInclusionRfc6962, verifyInclusionSpec } from '../../src/trust/merkle-verify.ts';
-import { createPgLedger } from '../../src/trust/pg-ledger.ts';
+import type { LedgerDraft } from '../../src/ledger/ledger-entry.ts';
+import { createLedger, type Ledger } from '../../src/ledger/ledger.ts';
+import { sha256Hex } from '../../src/ledger/merkle-hash.ts';
+import { verifyConsistency, verifyInclusionRfc6962, verifyInclusionSpec } from '../../src/ledger/merkle-verify.ts';
+import { createPgLedger } from '../../src/ledger/pg-ledger.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 import { AUDIT_DRAFT, paymentDraft, verifyChain } from '../helpers/ledger-drafts.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaidPath } from '../../src/catalog/endpoints.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import { createMarketGroup } from '../../src/intel/market/market-group.ts';
 import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-group.ts';
 import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';

@@ -16,8 +16,8 @@ import { runCliProcess } from '../helpers/cli-process.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { decodeVerifierKey } from '../../src/trust/signed-note.ts';
-import { openCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
+import { decodeVerifierKey } from '../../src/tlog/signed-note.ts';
+import { openCheckpoint } from '../../src/tlog/tlog-checkpoint.ts';
 
 const paid = usePaidService();
 

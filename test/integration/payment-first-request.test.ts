@@ -13,7 +13,7 @@ import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';

@@ -9,8 +9,8 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
-import { createEvmTokenReader } from '../../src/chain/evm-token-reader.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { createEvmTokenReader } from '../../src/chain/evm/evm-token-reader.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const BASE = 'eip155:8453';

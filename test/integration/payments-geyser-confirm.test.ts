@@ -13,7 +13,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countsBetween, type DelayProxy, startDelayProxy } from '../../bench/harness/delay-proxy.ts';
-import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
+import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';

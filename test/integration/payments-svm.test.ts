@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
+import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
 import { expectPaidTiming, SETTLED_PHASES } from '../helpers/check-response.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';

@@ -1,7 +1,7 @@
 /**
  * The PendingSettlements contract (src/x402/stores/pending-settlements.ts), one suite run against
  * both stores: the file log and PostgreSQL (pg-pending-settlements.ts). What only one of them does
- * is tested beside it: the file log's bound in test/unit/durable-payment-state.test.ts, the
+ * is tested beside it: the file log's bound in test/unit/x402/durable-payment-state.test.ts, the
  * database's expiry sweep in test/integration/pg-storage.test.ts.
  */
 import { describe, expect, it } from 'vitest';

@@ -19,7 +19,7 @@ import type { PaidHandlers } from '../../src/intel/handler-group.ts';
 import { openPgPreviewQuota, PREVIEW_CLAIM_LEASE_MS } from '../../src/preview/pg-preview-quota.ts';
 import { createPreviewCaller } from '../../src/preview/preview-caller.ts';
 import type { ClaimResult, HeldClaim, PreviewQuota } from '../../src/preview/preview-quota.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';

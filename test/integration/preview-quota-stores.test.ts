@@ -3,7 +3,7 @@
  * day), one suite run against both quotas on a pinned clock: the file in the data directory and
  * PostgreSQL (pg-preview-quota.ts), each in a place of its own. What only one of them does is
  * tested beside it: the day's file, its salt, a torn line and a failed write in
- * test/unit/preview-quota.test.ts; instances sharing the database, a claim's lease and the database
+ * test/unit/preview/preview-quota.test.ts; instances sharing the database, a claim's lease and the database
  * away in test/integration/pg-preview.test.ts. A release reaches the database after it returns, so
  * what follows a release is polled. The suite found that the file quota refused a client after
  * midnight while its claim of the day before still ran, where the database holds each day's claim

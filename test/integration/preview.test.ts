@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
-import { startService, type RunningService, type Upstreams } from '../../src/service.ts';
+import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
 import { testServiceConfig } from '../helpers/test-support.ts';

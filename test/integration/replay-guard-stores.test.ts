@@ -1,7 +1,7 @@
 /**
  * The ReplayGuard contract (src/x402/stores/replay-guard.ts), one suite run against both stores:
  * the file record and PostgreSQL (pg-replay-guard.ts). What only one of them does is tested beside
- * it: the file's rotation, bound and torn line in test/unit/replay-guard.test.ts, the database's
+ * it: the file's rotation, bound and torn line in test/unit/x402/replay-guard.test.ts, the database's
  * races between instances and claim lease in test/integration/pg-storage.test.ts.
  */
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLedger } from '../../src/trust/ledger.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
 import { killService, SERVICE_START_TIMEOUT_MS, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

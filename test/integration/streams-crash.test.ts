@@ -14,7 +14,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { signVoucher } from '@x402/evm/batch-settlement/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createIntelClient } from '../../src/client/intel-client.ts';
 import { DEFAULT_RECONNECT } from '../../src/client/stream-reconnect.ts';
-import { evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { manualStreamClock } from '../helpers/stream-client.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';

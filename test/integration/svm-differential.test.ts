@@ -14,8 +14,8 @@ import { ExactSvmScheme as ReferenceFacilitator } from '@x402/svm/exact/facilita
 import { toFacilitatorSvmSigner } from '@x402/svm';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpcClient } from '../../src/chain/rpc-client.ts';
-import { encodeBase58 } from '../../src/chain/base58.ts';
+import { createRpcClient } from '../../src/chain/solana/rpc-client.ts';
+import { encodeBase58 } from '../../src/chain/solana/base58.ts';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';

@@ -7,8 +7,8 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createGeyserStream } from '../../src/chain/geyser-client.ts';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
+import { createGeyserStream } from '../../src/chain/geyser/geyser-client.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
 import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
 import { type GeyserServer, type Localnet, type ProducedTransaction, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';

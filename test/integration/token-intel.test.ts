@@ -12,8 +12,8 @@ import { countsBetween, startDelayProxy } from '../../bench/harness/delay-proxy.
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import type { PaidPath } from '../../src/catalog/endpoints.ts';
 import { validateQuery } from '../../src/catalog/validate-query.ts';
-import { createRpcClient, createRpcTransport } from '../../src/chain/rpc-client.ts';
-import { parseTokenAccount } from '../../src/chain/token-extensions.ts';
+import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
+import { parseTokenAccount } from '../../src/chain/tokens/token-extensions.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ServiceError } from '../../src/errors.ts';
 import type { HandlerDeps, PaidHandlerLookup } from '../../src/intel/handler-group.ts';

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer } from '../../src/http/server.ts';
-import { createTrustRoutes } from '../../src/http/trust-routes.ts';
-import { signEd25519 } from '../../src/trust/checkpoint.ts';
-import { loadOrCreateIdentity } from '../../src/trust/identity.ts';
-import { createLedger, type Ledger } from '../../src/trust/ledger.ts';
+import { createHttpServer, type HttpServer } from '../../src/http/server/server.ts';
+import { createTrustRoutes } from '../../src/http/routes/trust-routes.ts';
+import { signEd25519 } from '../../src/tlog/checkpoint.ts';
+import { loadOrCreateIdentity } from '../../src/receipts/identity.ts';
+import { createLedger, type Ledger } from '../../src/ledger/ledger.ts';
 import { chainProblem, GENESIS, specProofRoot, type ServedEntry } from '../helpers/ledger-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 

@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningService } from '../../src/service.ts';
-import { decodeCosignerKey, verifiedCosignatures } from '../../src/trust/cosignature.ts';
-import { decodeVerifierKey, parseNote } from '../../src/trust/signed-note.ts';
-import { openCheckpoint } from '../../src/trust/tlog-checkpoint.ts';
+import type { RunningService } from '../../src/service/service.ts';
+import { decodeCosignerKey, verifiedCosignatures } from '../../src/tlog/cosignature.ts';
+import { decodeVerifierKey, parseNote } from '../../src/tlog/signed-note.ts';
+import { openCheckpoint } from '../../src/tlog/tlog-checkpoint.ts';
 import type { RunningWitness } from '../../src/witness/witness-program.ts';
 import { runCliIn } from '../helpers/cli-in-process.ts';
 import { writeSolanaKeypair } from '../helpers/cli-process.ts';

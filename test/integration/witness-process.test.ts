@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addCheckpointBody } from '../../src/trust/witness-client.ts';
+import { addCheckpointBody } from '../../src/tlog/witness-client.ts';
 import { createWitnessKeyFile } from '../../src/witness/witness-key.ts';
 import { WITNESS_STATE_FILE } from '../../src/witness/witness-state.ts';
 import { CLI_BIN } from '../helpers/cli-process.ts';

@@ -27,7 +27,7 @@ import {
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
-import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/evm-key-file.ts';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { callTool, mcpClient } from '../helpers/mcp-client.ts';
 import { officialSvmClient } from '../helpers/official-svm-client.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { helpText, loadConfig, OPTIONS, SOLANA_USDC_MINT } from '../../src/config.ts';
-import { EVM_RPC_TIMEOUT_MS } from '../../src/chain/evm-token-reader.ts';
-import { GEYSER_BACKOFF_MAX_MS } from '../../src/chain/geyser-client.ts';
-import { RPC_TIMEOUT_MS } from '../../src/chain/rpc-client.ts';
+import { EVM_RPC_TIMEOUT_MS } from '../../src/chain/evm/evm-token-reader.ts';
+import { GEYSER_BACKOFF_MAX_MS } from '../../src/chain/geyser/geyser-client.ts';
+import { RPC_TIMEOUT_MS } from '../../src/chain/solana/rpc-client.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { STREAM_START_WAIT_MS } from '../../src/intel/timing/timing-runtime.ts';
 import { PG_CONNECT_TIMEOUT_MS, PG_QUERY_TIMEOUT_MS } from '../../src/postgres/pg-client.ts';

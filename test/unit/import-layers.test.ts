@@ -55,10 +55,10 @@ describe('import layers', () => {
 
   it('the check finds what it forbids (a synthetic tree)', () => {
     const files = new Map([
-      ['src/chain/low.ts', "import type { Up } from '../x402/up.ts';\nexport const v = () => import('../http/route.ts');"],
+      ['src/chain/low.ts', "import type { Up } from '../x402/up.ts';\nexport const v = () => import('../http/server/route.ts');"],
       ['src/x402/up.ts', "export { a } from './a.ts';\nimport uWS from 'uWebSockets.js';"],
       ['src/x402/a.ts', "import type { Up } from './up.ts';\ntype W = typeof import('./a.ts');"],
-      ['src/http/route.ts', "import { leftPad } from 'left-pad';"],
+      ['src/http/server/route.ts', "import { leftPad } from 'left-pad';"],
       ['src/intel/x.ts', "import { startLocalnet } from '../localnet/start.ts';"],
       ['src/main.ts', "import { startLocalnet } from './localnet/start.ts';"],
       ['src/localnet/start.ts', "import { anything } from '../service.ts';"],
@@ -71,9 +71,9 @@ describe('import layers', () => {
     ]);
     expect(checkImports(files, RULES).sort()).toEqual([
       'import circle: src/x402/a.ts -> src/x402/up.ts',
-      "src/chain/low.ts imports '../http/route.ts': chain may not import http (a higher layer)",
+      "src/chain/low.ts imports '../http/server/route.ts': chain may not import http (a higher layer)",
       "src/chain/low.ts imports '../x402/up.ts': chain may not import x402 (a higher layer)",
-      "src/http/route.ts imports 'left-pad': the library has no owner in the library map",
+      "src/http/server/route.ts imports 'left-pad': the library has no owner in the library map",
       "src/intel/x.ts imports '../localnet/start.ts': only src/main.ts may import src/localnet/",
       'src/stray.ts is in no layer: place it in the layer map',
       'src/x402/a.ts is in no folder of x402: place it in the layer map',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { createChallengeBuilder } from '../../src/x402/delivery/payment-terms.ts';
-import { createPaidRoutes } from '../../src/http/paid-routes.ts';
+import { createPaidRoutes } from '../../src/http/routes/paid-routes.ts';
 import { paidCallsStopped } from '../../src/service/trust-stack.ts';
 
 const on = { isActive: () => true };

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG } from '../../src/catalog/endpoints.ts';
 import { ServiceError } from '../../src/errors.ts';
-import { createPaidRoutes } from '../../src/http/paid-routes.ts';
+import { createPaidRoutes } from '../../src/http/routes/paid-routes.ts';
 import { createWorkerPool } from '../../src/pool/worker-pool.ts';
 import { createPreviewCaller } from '../../src/preview/preview-caller.ts';
 import type { PreviewQuota } from '../../src/preview/preview-quota.ts';

@@ -9,9 +9,9 @@
  *   transactions, whose status meta does not change; an unknown signature is not cached (it may land).
  * - simulate is never cached (its answer depends on the state at the moment of the call).
  */
-import type { RpcClient } from '../../chain/rpc-client.ts';
-import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, type ForensicsRpcMethods } from '../../chain/rpc-forensics-methods.ts';
-import { parseTokenAccount } from '../../chain/token-extensions.ts';
+import type { RpcClient } from '../../chain/solana/rpc-client.ts';
+import { createForensicsRpcMethods, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, type ForensicsRpcMethods } from '../../chain/solana/rpc-forensics-methods.ts';
+import { parseTokenAccount } from '../../chain/tokens/token-extensions.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import { type FeeBands, type HandlerDeps, handlerMap, type PaidHandler } from '../handler-group.ts';

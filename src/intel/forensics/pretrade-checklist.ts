@@ -3,7 +3,7 @@
  * whose input could not be read says `observed: 'unknown'` (never guessed). `observed: true`
  * means the stated condition holds; nothing here is a recommendation.
  */
-import type { MintState, Token2022Extension } from '../../chain/token-extensions.ts';
+import type { MintState, Token2022Extension } from '../../chain/tokens/token-extensions.ts';
 
 /** Top-10 concentration (percent of supply) the checklist compares against. */
 export const PRETRADE_TOP10_MAX_PCT = 50;

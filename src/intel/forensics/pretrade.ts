@@ -8,9 +8,9 @@
  * 502 (nothing is charged). The checklist is computed from the mint account and whatever parts
  * answered; an input that is missing makes its check `unknown`.
  */
-import type { AccountInfo } from '../../chain/rpc-client.ts';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/rpc-forensics-methods.ts';
-import { parseMintAccount } from '../../chain/token-extensions.ts';
+import type { AccountInfo } from '../../chain/solana/rpc-client.ts';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/solana/rpc-forensics-methods.ts';
+import { parseMintAccount } from '../../chain/tokens/token-extensions.ts';
 import { ServiceError, type ErrorBody } from '../../errors.ts';
 import type { FeeBands } from '../handler-group.ts';
 import { PRETRADE_TOP10_MAX_PCT, pretradeChecklist } from './pretrade-checklist.ts';

@@ -3,7 +3,7 @@
  * the eight Jito tip accounts. A program id not in the table is reported with the name `unknown`:
  * the service never guesses what an unlisted program is.
  */
-import { JITO_TIP_ACCOUNTS as JITO_TIP_ACCOUNT_LIST } from '../../chain/geyser-tx-parse.ts';
+import { JITO_TIP_ACCOUNTS as JITO_TIP_ACCOUNT_LIST } from '../../chain/geyser/geyser-tx-parse.ts';
 
 /** Program id -> human name. Documented in docs/endpoints.md; extend only with published addresses. */
 export const WELL_KNOWN_PROGRAMS: Readonly<Record<string, string>> = Object.freeze({

@@ -4,9 +4,9 @@
  * blockhash replaced, so an unsigned or stale transaction can still be judged. Nothing is ever
  * signed or sent.
  */
-import type { RpcFailure } from '../../chain/rpc-client.ts';
-import type { SimulationOutcome } from '../../chain/rpc-forensics-methods.ts';
-import { decodeWireTransaction, isEmptySignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import type { RpcFailure } from '../../chain/solana/rpc-client.ts';
+import type { SimulationOutcome } from '../../chain/solana/rpc-forensics-methods.ts';
+import { decodeWireTransaction, isEmptySignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import { ServiceError } from '../../errors.ts';
 import { namePrograms } from './program-names.ts';
 

@@ -4,7 +4,7 @@
  * pre/postBalances and token balance changes from pre/postTokenBalances. On-chain effects only:
  * nothing here interprets intent.
  */
-import type { LandedTransaction, TxTokenBalance } from '../../chain/landed-transaction.ts';
+import type { LandedTransaction, TxTokenBalance } from '../../chain/solana/landed-transaction.ts';
 import { JITO_TIP_ACCOUNTS, nameProgram } from './program-names.ts';
 import { LAMPORTS_PER_SOL } from './wallet-profile.ts';
 

@@ -4,7 +4,7 @@
  * `/v1/wallet-scan`. The rule is pure and stated in every summary so an answer can be re-derived
  * from getSignaturesForAddress, getAccountInfo and getTokenAccountsByOwner alone.
  */
-import { TOKEN_2022_PROGRAM_ID, type OwnedTokenAccount, type SignatureEntry } from '../../chain/rpc-forensics-methods.ts';
+import { TOKEN_2022_PROGRAM_ID, type OwnedTokenAccount, type SignatureEntry } from '../../chain/solana/rpc-forensics-methods.ts';
 
 /** Signatures read per scan (one getSignaturesForAddress page, Agave's maximum). */
 export const WALLET_SCAN_SIGNATURE_LIMIT = 1000;

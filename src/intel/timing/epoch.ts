@@ -6,9 +6,9 @@
  * asked for, else `primary`. While the stream is not live, getEpochInfo and an RPC slot sampler
  * answer instead, labelled `rpc-fallback`.
  */
-import type { EpochInfo } from '../../chain/rpc-client.ts';
-import type { EpochPosition } from '../../timing-windows/epoch-schedule.ts';
-import { SHORT_RATE_WINDOW_MS, type MeasuredRate } from '../../timing-windows/slot-clock-cache.ts';
+import type { EpochInfo } from '../../chain/solana/rpc-client.ts';
+import type { EpochPosition } from '../../caches/epoch-schedule.ts';
+import { SHORT_RATE_WINDOW_MS, type MeasuredRate } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureSlotRate, MIN_RATE_SPAN_MS, PRIMARY_WINDOW_MS, type SlotRate } from './slot-rate.ts';

@@ -7,8 +7,8 @@
  * Observed history, not a prediction.
  */
 import type { ResponseOf } from '../../catalog/endpoints.ts';
-import { decodeBase58 } from '../../chain/base58.ts';
-import { keyId } from '../../chain/geyser-tx-parse.ts';
+import { decodeBase58 } from '../../chain/solana/base58.ts';
+import { keyId } from '../../chain/geyser/geyser-tx-parse.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import type { FeeBands, PaidHandler } from '../handler-group.ts';

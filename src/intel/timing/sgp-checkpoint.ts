@@ -5,8 +5,8 @@
  * the last epoch transition seen. While the stream is not live the latest position comes from
  * getEpochInfo (`rpc-fallback`); the series stays what the stream recorded.
  */
-import type { EpochPosition } from '../../timing-windows/epoch-schedule.ts';
-import { roundTo } from '../../timing-windows/slot-clock-cache.ts';
+import type { EpochPosition } from '../../caches/epoch-schedule.ts';
+import { roundTo } from '../../caches/slot-clock-cache.ts';
 import { ServiceError } from '../../errors.ts';
 import { rpcEpoch, streamRates } from './epoch.ts';
 import type { TimingSource } from './timing-source.ts';

@@ -3,8 +3,8 @@
  * assumed: a rate exists only once two samples at least MIN_RATE_SPAN_MS apart show progress.
  * Two labelled rates: `primary` over the recent window, `alt` over everything retained.
  */
-import { MIN_RATE_SPAN_MS, rateBetween, type SlotRateFigures, type SlotSample } from '../../timing-windows/slot-clock-cache.ts';
-import type { EpochInfo, RpcClient } from '../../chain/rpc-client.ts';
+import { MIN_RATE_SPAN_MS, rateBetween, type SlotRateFigures, type SlotSample } from '../../caches/slot-clock-cache.ts';
+import type { EpochInfo, RpcClient } from '../../chain/solana/rpc-client.ts';
 
 export { MIN_RATE_SPAN_MS, type SlotSample };
 

@@ -5,9 +5,9 @@
  * one slot's items (a slot's tips, a slot's fee samples), never the window. A figure the slot
  * cannot give (no tip in it, an empty slot) is `unknown`.
  */
-import { epochPosition } from '../../timing-windows/epoch-schedule.ts';
-import { computePercentiles } from '../../timing-windows/percentiles.ts';
-import type { TimingCaches } from '../../timing-windows/timing-caches.ts';
+import { epochPosition } from '../../caches/epoch-schedule.ts';
+import { computePercentiles } from '../../caches/percentiles.ts';
+import type { TimingCaches } from '../../caches/timing-caches.ts';
 
 /** Where updates go: `wanted` says whether a topic has subscribers; `publish` hands its text to all of them. */
 export interface UpdateSink {

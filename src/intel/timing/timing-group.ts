@@ -5,7 +5,7 @@
  */
 import { ServiceError } from '../../errors.ts';
 import type { FeeBands, HandlerDeps, HandlerGroup } from '../handler-group.ts';
-import type { TimingCaches } from '../../timing-windows/timing-caches.ts';
+import type { TimingCaches } from '../../caches/timing-caches.ts';
 import { startTimingRuntime, TIMING_PATHS, type TimingHandlers, type TimingPath, type TimingRuntime } from './timing-runtime.ts';
 
 /**

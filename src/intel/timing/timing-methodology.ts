@@ -2,16 +2,16 @@
  * The published methodology of the timing endpoints (for `/trust/sir` and `/openapi.json`), built
  * from the constants the caches and handlers use so the document cannot drift from the behaviour.
  */
-import { GEYSER_STALE_MS } from '../../chain/geyser-client.ts';
+import { GEYSER_STALE_MS } from '../../chain/geyser/geyser-client.ts';
 import {
   CHECKPOINT_EVERY_SLOTS,
   CHECKPOINT_MAX_POINTS,
   SHORT_RATE_WINDOW_MS,
   SLOT_SAMPLE_CAPACITY,
   SLOT_SAMPLE_SPACING_MS,
-} from '../../timing-windows/slot-clock-cache.ts';
-import { PRIORITY_FEE_WINDOW_SLOTS } from '../../timing-windows/priority-fee-cache.ts';
-import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_HISTORY_MAX_POINTS, TIP_WINDOW_SLOTS } from '../../timing-windows/tip-floor-cache.ts';
+} from '../../caches/slot-clock-cache.ts';
+import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
+import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_HISTORY_MAX_POINTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
 import { BAND_MAPPING, FEE_PERCENTILES, MAX_LAG_SLOTS } from './priority-fee.ts';
 import { TIPFLOOR_CACHE_MS, TIPFLOOR_HISTORY_RETURNED } from './tipfloor.ts';
 

@@ -4,15 +4,15 @@
  * them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
-import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser-client.ts';
-import type { RpcClient, RpcTransport } from '../../chain/rpc-client.ts';
-import type { SignatureFeed } from '../../chain/signature-watch.ts';
-import type { GeyserHandlers } from '../../chain/geyser-update-router.ts';
-import { createTimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
-import { CHECKPOINT_EVERY_SLOTS } from '../../timing-windows/slot-clock-cache.ts';
-import { PRIORITY_FEE_WINDOW_SLOTS } from '../../timing-windows/priority-fee-cache.ts';
-import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../timing-windows/tip-floor-cache.ts';
-import { createTimingCaches, type TimingCaches } from '../../timing-windows/timing-caches.ts';
+import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser/geyser-client.ts';
+import type { RpcClient, RpcTransport } from '../../chain/solana/rpc-client.ts';
+import type { SignatureFeed } from '../../chain/geyser/signature-watch.ts';
+import type { GeyserHandlers } from '../../chain/geyser/geyser-update-router.ts';
+import { createTimingRpcMethods } from '../../chain/solana/rpc-timing-methods.ts';
+import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
+import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
+import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
+import { createTimingCaches, type TimingCaches } from '../../caches/timing-caches.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { FeeBands, HandlerMap } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';

@@ -3,12 +3,12 @@
  * is not (stale or down), and the pool for percentile work over large samples. Every answer says
  * which source it came from and how fresh it is.
  */
-import type { GeyserStream } from '../../chain/geyser-client.ts';
-import type { GeyserState } from '../../chain/geyser-liveness.ts';
-import type { RpcClient } from '../../chain/rpc-client.ts';
-import type { TimingRpcMethods } from '../../chain/rpc-timing-methods.ts';
-import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../../timing-windows/percentiles.ts';
-import type { TimingCaches } from '../../timing-windows/timing-caches.ts';
+import type { GeyserStream } from '../../chain/geyser/geyser-client.ts';
+import type { GeyserState } from '../../chain/geyser/geyser-liveness.ts';
+import type { RpcClient } from '../../chain/solana/rpc-client.ts';
+import type { TimingRpcMethods } from '../../chain/solana/rpc-timing-methods.ts';
+import { computePercentiles, type PercentilesInput, type PercentilesOutput } from '../../caches/percentiles.ts';
+import type { TimingCaches } from '../../caches/timing-caches.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import { createSlotSampler, type SlotSampler } from './slot-rate.ts';
 

@@ -8,7 +8,7 @@
  */
 import type { ResponseOf } from '../../catalog/endpoints.ts';
 import { createSingleFlightCache } from '../../caches/single-flight-cache.ts';
-import { JITO_TIP_ACCOUNTS } from '../../chain/geyser-tx-parse.ts';
+import { JITO_TIP_ACCOUNTS } from '../../chain/geyser/geyser-tx-parse.ts';
 import { ServiceError } from '../../errors.ts';
 import type { TimingSource } from './timing-source.ts';
 

@@ -3,7 +3,7 @@
  * severity, the penalty it costs the contract score, and a factual note stating what the chain
  * data shows. Pure.
  */
-import { findExtension } from '../../chain/token-extensions.ts';
+import { findExtension } from '../../chain/tokens/token-extensions.ts';
 import type { HookProgramStatus, ParsedMint } from './mint-analysis.ts';
 import { CONTRACT_PENALTIES as P, TRANSFER_FEE_BPS, type Severity } from './token-methodology.ts';
 

@@ -3,7 +3,7 @@
  * page, the oldest one is the first transaction referencing the mint (normally its creation) as
  * far back as the RPC's history reaches; a full page only bounds the age from below. Pure.
  */
-import type { MintHistory, RpcElement } from '../../chain/rpc-token-methods.ts';
+import type { MintHistory, RpcElement } from '../../chain/solana/rpc-token-methods.ts';
 
 export interface MintAge {
   /** Days since the oldest signature; `unknown` when the page was full, empty, or unreadable. */

@@ -3,8 +3,8 @@
  * decimals and every Token-2022 extension, JSON-safe. Pure; the flags are computed separately
  * (extension-flags.ts) once the transfer-hook program and the epoch are known.
  */
-import { encodeBase58 } from '../../chain/base58.ts';
-import { parseMintAccount, toUiExtension, type Token2022Extension, type UiJson } from '../../chain/token-extensions.ts';
+import { encodeBase58 } from '../../chain/solana/base58.ts';
+import { parseMintAccount, toUiExtension, type Token2022Extension, type UiJson } from '../../chain/tokens/token-extensions.ts';
 
 export const SPL_TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';

@@ -5,8 +5,8 @@
  * answers 502 (nothing settled), a missing mint 404, a mint too large to snapshot 502
  * `snapshot_unavailable` on token-holders (an explicit error field elsewhere).
  */
-import { isBase58OfLength } from '../../chain/base58.ts';
-import { createTokenRpcMethods } from '../../chain/rpc-token-methods.ts';
+import { isBase58OfLength } from '../../chain/solana/base58.ts';
+import { createTokenRpcMethods } from '../../chain/solana/rpc-token-methods.ts';
 import { ServiceError } from '../../errors.ts';
 import { type HandlerDeps, handlerMap } from '../handler-group.ts';
 import { decisionAnswer, decisionQueryOf } from './decision-answer.ts';

@@ -12,8 +12,8 @@ import {
   type RawAccount,
   type RpcElement,
   type TokenRpcMethods,
-} from '../../chain/rpc-token-methods.ts';
-import { findExtension, parseTokenAccount } from '../../chain/token-extensions.ts';
+} from '../../chain/solana/rpc-token-methods.ts';
+import { findExtension, parseTokenAccount } from '../../chain/tokens/token-extensions.ts';
 import type { HolderAccountInput } from './holder-buckets.ts';
 import { hookProgramStatus, parseMint, programDataAddressOf, type HookProgramStatus, type ParsedMint } from './mint-analysis.ts';
 import { TOKEN_CACHE_TTL_MS } from './token-methodology.ts';

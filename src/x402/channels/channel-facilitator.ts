@@ -8,8 +8,8 @@
  */
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
-import type { EvmChannelChain, OnchainChannel } from '../../chain/evm-channel-chain.ts';
-import type { ChannelConfig } from '../../chain/evm-channel-typed-data.ts';
+import type { EvmChannelChain, OnchainChannel } from '../../chain/evm/evm-channel-chain.ts';
+import type { ChannelConfig } from '../../chain/evm/evm-channel-typed-data.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 
 /** A channel's on-chain accounting as decimal strings (the wire form of `channelState`). */

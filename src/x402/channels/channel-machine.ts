@@ -13,7 +13,7 @@
  *
  * Claims are channel-claimer.ts, refunds channel-refund.ts.
  */
-import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
+import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
 import { createChannelCommit, isRetryOf, NOTHING_MOVED } from './channel-commit.ts';
 import type { ChannelFacilitator } from './channel-facilitator.ts';

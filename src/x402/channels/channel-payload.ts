@@ -6,8 +6,8 @@
  * are checked later, in the pool and on chain. Reason codes are the scheme's, as the official
  * facilitator spells them.
  */
-import type { ChannelConfig } from '../../chain/evm-channel-typed-data.ts';
-import { isEvmAddress, sameEvmAddress } from '../../chain/evm-typed-data.ts';
+import type { ChannelConfig } from '../../chain/evm/evm-channel-typed-data.ts';
+import { isEvmAddress, sameEvmAddress } from '../../chain/evm/evm-typed-data.ts';
 import type { PaymentRequirements } from '../types/x402-types.ts';
 
 /** The scheme's name in `accepts`. */

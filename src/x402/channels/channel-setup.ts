@@ -3,10 +3,10 @@
  * channel chain over our relayer and receiver authorizer key, the facilitator code, the durable
  * channel log under the data dir, the per-request state machine and the background claimer.
  */
-import { createEvmChannelChain } from '../../chain/evm-channel-chain.ts';
-import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
-import type { EvmHexKey } from '../../chain/evm-key-file.ts';
-import type { EvmRelayer } from '../../chain/evm-relayer.ts';
+import { createEvmChannelChain } from '../../chain/evm/evm-channel-chain.ts';
+import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
+import type { EvmHexKey } from '../../chain/keys/evm-key-file.ts';
+import type { EvmRelayer } from '../../chain/evm/evm-relayer.ts';
 import { createChannelClaimer, type ChannelClaimer } from './channel-claimer.ts';
 import { createChannelFacilitator } from './channel-facilitator.ts';
 import { CHANNEL_SYNC_MAX_AGE_MS, createChannelMachine, type ChannelMachine } from './channel-machine.ts';

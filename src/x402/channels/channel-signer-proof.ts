@@ -9,8 +9,8 @@
  * the moment the claim is sent (the transaction's calldata carries it), so a voucher at or below
  * the ceiling we published proves nothing: it may come from anyone who reads the chain.
  */
-import type { VoucherCheck, VoucherToRecover } from '../../chain/evm-channel-typed-data.ts';
-import { sameEvmAddress } from '../../chain/evm-typed-data.ts';
+import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
+import { sameEvmAddress } from '../../chain/evm/evm-typed-data.ts';
 import type { ChannelFacilitator } from './channel-facilitator.ts';
 import { CHANNEL_REASONS, type ChannelPayload } from './channel-payload.ts';
 import type { ChannelRecord } from './channel-store.ts';

@@ -10,7 +10,7 @@
  * channel's requests itself; with the database (pg-channel-store.ts) two instances serving one
  * channel at once are held apart this way, and the loser's voucher is refused, not charged twice.
  */
-import type { ChannelConfig } from '../../chain/evm-channel-typed-data.ts';
+import type { ChannelConfig } from '../../chain/evm/evm-channel-typed-data.ts';
 import type { ChannelSnapshot } from './channel-facilitator.ts';
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import type { StagedWrite } from '../../durable/staged-write.ts';

@@ -6,8 +6,8 @@
  */
 import { commitEachAlone, type StagedWrite } from '../../durable/staged-write.ts';
 import type { HttpReply } from '../../errors.ts';
-import { RECEIPT_HEADER } from '../../trust/receipt.ts';
-import { LedgerAppendError, type ReceiptIssuer } from '../../trust/receipt-issuer.ts';
+import { RECEIPT_HEADER } from '../../receipts/receipt.ts';
+import { LedgerAppendError, type ReceiptIssuer } from '../../receipts/receipt-issuer.ts';
 import type { SettleResult } from '../types/scheme-facilitator.ts';
 import type { PaidTiming } from './paid-timing.ts';
 import type { PaidResource } from '../types/paid-call.ts';

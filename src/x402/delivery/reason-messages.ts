@@ -4,7 +4,7 @@
  * URL and the request; a facilitator's text is whatever it wrote): the code says what went wrong,
  * the sentence is ours and fixed, and the text goes to the log. The codes are the schemes' own lists
  * (svm-reasons.ts, evm-reasons.ts, channel-payload.ts), spelled as the x402 reference packages do;
- * test/unit/reason-messages.test.ts holds this table to them.
+ * test/unit/x402/reason-messages.test.ts holds this table to them.
  */
 import { oneLine } from '../../errors.ts';
 

@@ -4,9 +4,9 @@
  * chain id must match the network and the token's EIP-712 name/version must match the terms;
  * with a facilitator, its /supported must list `exact` on the network.
  */
-import { createEvmRelayer, type EvmRelayer } from '../../chain/evm-relayer.ts';
-import { createEvmTokenReader } from '../../chain/evm-token-reader.ts';
-import type { EvmHexKey } from '../../chain/evm-key-file.ts';
+import { createEvmRelayer, type EvmRelayer } from '../../chain/evm/evm-relayer.ts';
+import { createEvmTokenReader } from '../../chain/evm/evm-token-reader.ts';
+import type { EvmHexKey } from '../../chain/keys/evm-key-file.ts';
 import { createEvmExactScheme, type EvmExactSchemeConfig } from './evm-exact.ts';
 import { createFacilitatorSettler, facilitatorSignersFor, fetchFacilitatorSupport } from './evm-facilitator-settler.ts';
 import { createRelayerSettler } from './evm-relayer-settler.ts';

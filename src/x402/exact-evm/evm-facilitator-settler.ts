@@ -4,7 +4,7 @@
  * paymentRequirements}`, `GET /supported` once at start. Transport failures and malformed
  * answers are data (`unexpected_*` reasons), never exceptions.
  */
-import type { EvmTokenReader } from '../../chain/evm-token-reader.ts';
+import type { EvmTokenReader } from '../../chain/evm/evm-token-reader.ts';
 import { ConfigError } from '../../errors.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import { plainReason } from '../delivery/reason-messages.ts';

@@ -3,8 +3,8 @@
  * verify time; at settle time signs `transferWithAuthorization`, records its hash, submits it and
  * waits for a receipt whose AuthorizationUsed and Transfer logs match the authorization. Everything the token refuses maps to an x402 reason.
  */
-import type { EvmRelayer, TransferAuthorizationCall } from '../../chain/evm-relayer.ts';
-import type { EvmTokenReader } from '../../chain/evm-token-reader.ts';
+import type { EvmRelayer, TransferAuthorizationCall } from '../../chain/evm/evm-relayer.ts';
+import type { EvmTokenReader } from '../../chain/evm/evm-token-reader.ts';
 import { EVM_REASONS, reasonOfTransferError } from './evm-reasons.ts';
 import { EVM_EXPIRY_SKEW_SECONDS, EVM_SETTLE_TIMEOUT_MS, type EvmSettler, pendingStatusOf } from './evm-settler.ts';
 import type { EvmExactPayload } from './evm-verify.ts';

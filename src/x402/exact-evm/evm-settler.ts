@@ -3,7 +3,7 @@
  * relayer (key + RPC, see evm-relayer-settler.ts) or a remote x402 facilitator
  * (evm-facilitator-settler.ts). Both check chain state at verify time and settle for real.
  */
-import type { TransferReceipt } from '../../chain/evm-transfer-receipt.ts';
+import type { TransferReceipt } from '../../chain/evm/evm-transfer-receipt.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import type { EvmExactPayload } from './evm-verify.ts';
 import type { BeforeBroadcast, SettlementStatus, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';

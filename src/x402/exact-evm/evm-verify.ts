@@ -5,7 +5,7 @@
  * worker-pool task, because ECDSA recovery is CPU work. The on-chain half (nonce unused,
  * balance) is the settler's.
  */
-import { isCanonicalEcdsaSignature, isEvmAddress, recoverTransferAuthorizer, sameEvmAddress } from '../../chain/evm-typed-data.ts';
+import { isCanonicalEcdsaSignature, isEvmAddress, recoverTransferAuthorizer, sameEvmAddress } from '../../chain/evm/evm-typed-data.ts';
 import { EVM_REASONS } from './evm-reasons.ts';
 import type { VerifyResult } from '../types/scheme-facilitator.ts';
 

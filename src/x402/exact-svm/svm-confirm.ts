@@ -1,12 +1,12 @@
 /**
  * Waits for a sent Solana transaction to reach a commitment. Three outcomes: confirmed, failed on
  * chain (definite), or pending (unknown when time ran out). With a live Geyser stream the
- * confirmation comes from the stream (chain/signature-watch.ts) and the RPC is asked only at a slow
+ * confirmation comes from the stream (chain/geyser/signature-watch.ts) and the RPC is asked only at a slow
  * safety cadence (a missed update must never hang a payment); without one, or while it is stale,
  * getSignatureStatuses is polled every CONFIRM_POLL_MS as the only source.
  */
-import type { RpcClient, RpcCommitment, SignatureStatus } from '../../chain/rpc-client.ts';
-import type { Sighting, WatchedSignature } from '../../chain/signature-watch.ts';
+import type { RpcClient, RpcCommitment, SignatureStatus } from '../../chain/solana/rpc-client.ts';
+import type { Sighting, WatchedSignature } from '../../chain/geyser/signature-watch.ts';
 
 /** Poll interval without a live stream: about half a 400 ms slot. */
 export const CONFIRM_POLL_MS = 200;

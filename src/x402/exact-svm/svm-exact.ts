@@ -5,11 +5,11 @@
  * the service has a signature watch, polled otherwise: svm-confirm.ts). Expected failures are results with x402 reason codes.
  */
 import { createHash } from 'node:crypto';
-import { associatedTokenAddress } from '../../chain/associated-token.ts';
-import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
-import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/rpc-client.ts';
-import type { SignatureWatch } from '../../chain/signature-watch.ts';
-import { withSignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import { associatedTokenAddress } from '../../chain/tokens/associated-token.ts';
+import { decodeBase58, encodeBase58 } from '../../chain/solana/base58.ts';
+import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/solana/rpc-client.ts';
+import type { SignatureWatch } from '../../chain/geyser/signature-watch.ts';
+import { withSignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
 import type { BeforeBroadcast, OnAccepted, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';

@@ -5,8 +5,8 @@
  * that never lands costs nothing, so the count is an upper bound; one that fails on chain is billed
  * and counted.
  */
-import type { RpcClient } from '../../chain/rpc-client.ts';
-import type { WireTransaction } from '../../chain/svm-wire.ts';
+import type { RpcClient } from '../../chain/solana/rpc-client.ts';
+import type { WireTransaction } from '../../chain/solana/svm-wire.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import { settlementFee } from './svm-rules.ts';
 

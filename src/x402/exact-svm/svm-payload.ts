@@ -2,7 +2,7 @@
  * The payer's transaction as the Solana scheme reads it: decoded once per payment (the replay key,
  * the shares' payer, verify and settle each read it), and the payer it names.
  */
-import { decodeWireTransaction, type WireTransaction } from '../../chain/svm-wire.ts';
+import { decodeWireTransaction, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import { decodeOnce } from '../types/scheme-server.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 import { tokenPayer } from './svm-rules.ts';

@@ -8,7 +8,7 @@
  * signatures (5,000 lamports each) are capped.
  * Signatures and simulation are checked elsewhere (pool, RPC).
  */
-import type { WireInstruction, WireTransaction } from '../../chain/svm-wire.ts';
+import type { WireInstruction, WireTransaction } from '../../chain/solana/svm-wire.ts';
 import { SVM_REASON, type SvmReason } from './svm-reasons.ts';
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';

@@ -4,7 +4,7 @@
  * blockhash expired), or still pending. Also the strict base64 reading of the payment's
  * transaction both this and the scheme use.
  */
-import type { RpcClient, RpcCommitment } from '../../chain/rpc-client.ts';
+import type { RpcClient, RpcCommitment } from '../../chain/solana/rpc-client.ts';
 import type { SettlementStatus } from '../types/scheme-facilitator.ts';
 import { SVM_REASON } from './svm-reasons.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';

@@ -2,10 +2,10 @@
  * The signatures of a Solana exact payment, each checked or made in the worker pool: the payer's
  * (every signer but the fee payer must have signed the message) and our fee payer's co-signature.
  */
-import { decodeBase58 } from '../../chain/base58.ts';
-import { isEmptySignature, type WireTransaction } from '../../chain/svm-wire.ts';
+import { decodeBase58 } from '../../chain/solana/base58.ts';
+import { isEmptySignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { Ed25519Check } from '../../trust/ed25519.ts';
+import type { Ed25519Check } from '../../chain/keys/ed25519.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 
 /** The pool tasks the Solana scheme runs: the payer's signature check and the fee payer's co-signature. */

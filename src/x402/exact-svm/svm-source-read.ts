@@ -4,9 +4,9 @@
  * svm-source-budget.ts). Token and Token-2022 accounts share the base layout (165 bytes): the mint
  * at byte 0, the amount as the u64 at byte 64, the state at byte 108.
  */
-import type { RpcClient } from '../../chain/rpc-client.ts';
-import { encodeBase58 } from '../../chain/base58.ts';
-import type { WireTransaction } from '../../chain/svm-wire.ts';
+import type { RpcClient } from '../../chain/solana/rpc-client.ts';
+import { encodeBase58 } from '../../chain/solana/base58.ts';
+import type { WireTransaction } from '../../chain/solana/svm-wire.ts';
 
 const decodeMint = (data: Buffer): string => encodeBase58(data.subarray(0, 32));
 

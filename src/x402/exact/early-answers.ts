@@ -12,7 +12,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import type { Ledger } from '../../trust/ledger.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
 import type { EarlyLimits, EarlyRefusal, EarlyShare } from '../stores/early-bounds.ts';
 import type { EarlyAnswerStore, EarlyFailure } from '../stores/early-book.ts';
 import { createEarlyStatus, type EarlyStatus } from './early-status.ts';

@@ -9,7 +9,7 @@
  * is followed the same way.
  */
 import type { HttpReply } from '../../errors.ts';
-import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../trust/receipt.ts';
+import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../receipts/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
 import type { ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
 import type { PendingSettlements } from '../stores/pending-settlements.ts';

@@ -15,7 +15,7 @@
  * included, with no new charge; the payment for another request stays refused.
  */
 import { errorReply, replyForError, type HttpReply } from '../../errors.ts';
-import type { ReceiptIssuer } from '../../trust/receipt-issuer.ts';
+import type { ReceiptIssuer } from '../../receipts/receipt-issuer.ts';
 import type { ChannelMachine } from '../channels/channel-machine.ts';
 import { createExactMachine, refusal } from '../exact/exact-machine.ts';
 import type { EarlyAnswers } from '../exact/early-answers.ts';

@@ -7,7 +7,7 @@ import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createHash } from 'node:crypto';
 import type { PricedResource } from '../../catalog/endpoints.ts';
 import type { HttpReply } from '../../errors.ts';
-import type { PaidAnswer } from '../../trust/receipt-issuer.ts';
+import type { PaidAnswer } from '../../receipts/receipt-issuer.ts';
 import type { PaymentPayload, PaymentRequirements } from './x402-types.ts';
 
 /**

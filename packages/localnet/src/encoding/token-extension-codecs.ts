@@ -2,7 +2,7 @@
  * The localnet's own Token-2022 extension value codecs: TLV type id and value layout of every
  * extension, keyed by Agave's jsonParsed name, from the field codecs in `extension-field-codecs.ts`.
  *
- * Deliberately independent of the service's codec (`src/chain/token-extension-codecs.ts`): the
+ * Deliberately independent of the service's codec (`src/chain/tokens/token-extension-codecs.ts`): the
  * world's accounts are written with this one and read by the service with its own, so a layout
  * mistake in either shows up as a disagreement instead of passing both sides.
  */

@@ -1,0 +1,84 @@
+/**
+ * The early path's run (src/x402/exact/early-settlement.ts) over the real bounds and file
+ * store, with a scheme whose node accepts the transaction at once and lands it when the test says.
+ * What it pins: a share is held only while an answer that went out is at risk.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HttpReply } from '../../../src/errors.ts';
+import { createEarlyAnswers, type EarlyLimits } from '../../../src/x402/exact/early-answers.ts';
+import { createEarlySettlement } from '../../../src/x402/exact/early-settlement.ts';
+import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
+import type { ExactScheme } from '../../../src/x402/types/exact-scheme.ts';
+import type { SettleResult } from '../../../src/x402/types/scheme-facilitator.ts';
+import type { PaidResource } from '../../../src/x402/types/paid-call.ts';
+import type { PaymentPayload } from '../../../src/x402/types/x402-types.ts';
+import { manualClock } from '../../helpers/manual-clock.ts';
+
+const LIMITS: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 10_000, globalCapUnits: 25_000, lossBudgetUnits: 1_000_000, barMs: 60_000 };
+const TX = 'sig-1';
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'early-run-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A scheme whose node accepts at once; the settlement resolves when `land` is called. */
+function acceptingScheme() {
+  let land: (r: SettleResult) => void = () => undefined;
+  const landed = new Promise<SettleResult>((r) => {
+    land = r;
+  });
+  const scheme = {
+    async settle(_p: unknown, _r: unknown, _s: unknown, beforeBroadcast?: (tx: string) => Promise<void>, onAccepted?: (tx: string) => void) {
+      await beforeBroadcast?.(TX);
+      onAccepted?.(TX);
+      return landed;
+    },
+  } as unknown as ExactScheme;
+  return { scheme, land: (success: boolean) => land({ success, transaction: TX, network: 'solana:x' }) };
+}
+
+function setup() {
+  const clock = manualClock(1_000_000);
+  const answers = createEarlyAnswers({
+    limits: LIMITS,
+    store: createEarlyAnswerStore({ dir, now: clock.now }),
+    ledger: { append: async () => ({ index: 0 }) as never },
+    log: () => undefined,
+    now: clock.now,
+  });
+  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [] }, fault: () => undefined });
+  const call = { key: 'k1', payment: {} as PaymentPayload, requirements: {} as never, signal: new AbortController().signal };
+  const paid = { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource;
+  const admit = () =>
+    answers.admit({ key: 'k1', payer: 'A', units: 1_000, feeUnits: 0 }, () => ({ commitAlone: async () => undefined, settle: () => undefined }));
+  return { answers, early, call, paid, admit };
+}
+
+describe('early settlement: the share follows the answer', () => {
+  it('an answer that could not be made (its commit failed) holds no share: nothing went out, nothing is at risk', async () => {
+    const { answers, early, call, paid, admit } = setup();
+    const { scheme } = acceptingScheme();
+    const deliver = (): Promise<HttpReply> => Promise.reject(new Error('ledger append failed: disk full'));
+    await expect(early.run(scheme, call, paid, admit, deliver)).rejects.toThrow('disk full');
+    expect(answers.status()).toMatchObject({ exposureUnits: 0, payersExposed: 0 });
+    // The payer's one early answer in flight is free again.
+    expect(
+      await answers.admit({ key: 'k2', payer: 'A', units: 1_000, feeUnits: 0 }, () => ({ commitAlone: async () => undefined, settle: () => undefined })),
+    ).not.toBeNull();
+  });
+
+  it('an answer that went out holds its share until its payment lands', async () => {
+    const { answers, early, call, paid, admit } = setup();
+    const { scheme, land } = acceptingScheme();
+    const run = await early.run(scheme, call, paid, admit, async () => ({ status: 200, body: '{}' }) as HttpReply);
+    expect('reply' in run).toBe(true);
+    expect(answers.status().exposureUnits).toBe(1_000);
+    land(true);
+    await expect.poll(() => answers.status().exposureUnits).toBe(0);
+  });
+});
