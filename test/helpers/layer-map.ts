@@ -38,28 +38,45 @@ const X402_FOLDERS = [
  *   the catalog's routes and response schemas, chain's key files and native signing, the
  *   receipt checks);
  * - witness is a program of its own beside the service (a transparency-log witness, and the
- *   offline check of a cosigned proof against a policy): it reads the trust layer's formats and
- *   proofs, and of the serving side only the front end's per-client token bucket and client key
- *   (its listener limits its clients as the service does); only the CLI (`x402-intel witness`,
- *   verify-receipt --policy) runs it;
+ *   offline check of a cosigned proof against a policy): it reads the formats and proofs of
+ *   tlog, ledger and receipts, and of the serving side only the front end's per-client token
+ *   bucket and client key (its listener limits its clients as the service does); only the CLI
+ *   (`x402-intel witness`, verify-receipt --policy) runs it;
  * - main.ts starts everything (and alone starts the embedded localnet);
- * - service.ts composes the HTTP service from a Config (its trust and payment sides in service/);
+ * - service composes the HTTP service from a Config (service/service.ts, its trust, payment and
+ *   handler sides beside it);
  * - config.ts and workers/ are the composition's own leaves: the options only the composition
  *   reads (every lower layer gets a readonly slice of them, never Config), and the worker
  *   thread's entry, whose exports are the pool's task table;
- * - http turns requests into calls and replies into bytes; mcp serves the same calls as MCP
+ * - operations is what an operator drives and reads: the admin listener and its token, the kill
+ *   switch (a file, or shared in PostgreSQL), the trust side's health; it sits on http (the
+ *   admin listener is a second uWS server) and nothing below reads it;
+ * - storefront serves the page (its HTML, the bundled web/ assets, their compressed bodies) on
+ *   http's routes; its files sit two levels below the root, as the server bundle's do
+ *   (scripts/build-server.ts), so `../../dist/web/` resolves from both;
+ * - http turns requests into calls and replies into bytes (server/: the uWS server, the wire,
+ *   the WebSocket doors; admission/: client addresses and rate limits; streams/: paid streams;
+ *   routes/: paid, free, trust, tlog, MCP, preview routes); mcp serves the same calls as MCP
  *   tools (web Request in, Response out), below http, which drives it; preview serves a paid
  *   endpoint's answer, cut, once a day per client for free, beside the paid flow rather than in
  *   it (it imports nothing of x402); x402 takes and settles payments;
- *   intel computes the paid answers; timing-windows hold the live chain figures the Geyser
- *   stream feeds and intel reads (priority fees, tips, the slot clock), and caches the
- *   single-flight TTL cache the handlers load upstream answers through;
- * - pool (threads for CPU work) and trust (receipts, ledger) serve the layers above and know
- *   neither; postgres speaks to PostgreSQL (the shared state past one instance: the client, the
- *   migrations), below the payment and trust stores built on it; catalog describes the endpoints and their prices;
- *   market-apis are the HTTP clients of the market sources (Jupiter, GeckoTerminal, Magic Eden,
- *   Kamino), which only intel's market handlers read; chain speaks to Solana and Base; durable is
- *   how every file store writes (group commit, atomic replace, line logs), knowing no store; errors.ts is the fault taxonomy and the one path from a fault to a reply;
+ *   intel computes the paid answers; caches hold what the handlers read warm: the live chain
+ *   figures the Geyser stream feeds (priority fees, tips, the slot clock) and the single-flight
+ *   TTL cache the handlers load upstream answers through;
+ * - pool (threads for CPU work) and receipts (the service's identity and did:web, the signed
+ *   receipt of every paid answer, the backlog of entries waiting for the ledger) serve the
+ *   layers above and know neither; tlog is the transparency log over the ledger (checkpoints,
+ *   C2SP signed notes, cosignatures, the witnesses we ask), below the receipts that quote its
+ *   checkpoints; ledger is the append-only record (WAL, hash chain, Merkle trees, proofs, tiles;
+ *   a file, or PostgreSQL); postgres speaks to PostgreSQL (the shared state past one instance:
+ *   the client, the migrations), below the payment and ledger stores built on it; catalog
+ *   describes the endpoints and their prices; market-apis are the HTTP clients of the market
+ *   sources (Jupiter, GeckoTerminal, Magic Eden, Kamino), which only intel's market handlers
+ *   read; chain speaks to Solana (solana/: RPC and the wire; geyser/: the stream and the
+ *   signature watch it feeds; tokens/: token account codecs) and Base (evm/), and holds the key
+ *   files and signature primitives (keys/); durable is how every file store writes (group
+ *   commit, atomic replace, line logs), knowing no store; errors.ts is the fault taxonomy and
+ *   the one path from a fault to a reply;
  * - receipt-checks holds the checks a client runs by itself on what it bought (a receipt, its
  *   ledger entry's proofs), for the storefront page and the CLI; it imports nothing of the
  *   service, so it cannot lean on the service's own verifier.
@@ -70,15 +87,19 @@ export const LAYER_RULES: ImportRules = {
     { name: 'client', paths: ['src/client/'] },
     { name: 'witness', paths: ['src/witness/'] },
     { name: 'main', paths: ['src/main.ts'] },
-    { name: 'service', paths: ['src/service/service.ts', 'src/service/'] },
+    { name: 'service', paths: ['src/service/'] },
     { name: 'config/workers', paths: ['src/config.ts', 'src/config-options.ts', 'src/config-parse.ts', 'src/log-redactor.ts', 'workers/'] },
+    { name: 'operations', paths: ['src/operations/'] },
+    { name: 'storefront', paths: ['src/storefront/'] },
     { name: 'http', paths: ['src/http/'] },
     { name: 'mcp', paths: ['src/mcp/'] },
     { name: 'preview', paths: ['src/preview/'] },
     { name: 'x402', paths: ['src/x402/'], inner: X402_FOLDERS },
     { name: 'intel', paths: ['src/intel/'] },
-    { name: 'timing-windows/caches', paths: ['src/caches/', 'src/caches/'] },
-    { name: 'pool/trust', paths: ['src/pool/', 'src/trust/'] },
+    { name: 'caches', paths: ['src/caches/'] },
+    { name: 'pool/receipts', paths: ['src/pool/', 'src/receipts/'] },
+    { name: 'tlog', paths: ['src/tlog/'] },
+    { name: 'ledger', paths: ['src/ledger/'] },
     { name: 'postgres', paths: ['src/postgres/'] },
     { name: 'catalog', paths: ['src/catalog/'] },
     { name: 'market-apis', paths: ['src/market-apis/'] },
