@@ -63,7 +63,7 @@ describe('the layer order', () => {
     for (const file of LAYER_DOCS) expect(regionsOf(read(file)).map((r) => r.name)).toContain('layer-order');
     const line = GENERATORS['layer-order']!();
     expect(line.split(' > ')).toHaveLength(LAYER_RULES.layers.length);
-    expect(line).toMatch(/^`cli` > `client` > `witness` > `main` > .* > `pool`, `trust` > .* > `receipt-checks`$/);
+    expect(line).toMatch(/^`cli` > `client` > `witness` > `main` > .* > `pool`, `receipts` > `tlog` > `ledger` > .* > `receipt-checks`$/);
   });
 
   it('is typed by hand nowhere: no other run of layer names joined by ">" outside the generated regions', () => {
@@ -77,7 +77,7 @@ describe('the layer order', () => {
 
   it('detects the order edited by hand, and regenerating restores it', () => {
     const text = read('docs/development.md');
-    const edited = text.replace('`pool`, `trust` > `postgres`', '`pool`, `trust`');
+    const edited = text.replace('`tlog` > `ledger` > `postgres`', '`tlog` > `postgres`');
     expect(edited).not.toBe(text);
     expect(driftedRegions(edited)).toEqual(['layer-order']);
     expect(regenerate(edited)).toBe(text);
