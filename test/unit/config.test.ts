@@ -4,7 +4,7 @@ import { EVM_RPC_TIMEOUT_MS } from '../../src/chain/evm/evm-token-reader.ts';
 import { GEYSER_BACKOFF_MAX_MS } from '../../src/chain/geyser/geyser-client.ts';
 import { RPC_TIMEOUT_MS } from '../../src/chain/solana/rpc-client.ts';
 import { ConfigError } from '../../src/errors.ts';
-import { STREAM_START_WAIT_MS } from '../../src/intel/timing/timing-runtime.ts';
+import { STREAM_START_WAIT_MS } from '../../src/caches/live-caches.ts';
 import { PG_CONNECT_TIMEOUT_MS, PG_QUERY_TIMEOUT_MS } from '../../src/postgres/pg-client.ts';
 import { FACILITATOR_VERIFY_TIMEOUT_MS } from '../../src/x402/exact-evm/evm-facilitator-settler.ts';
 

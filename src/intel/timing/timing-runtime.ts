@@ -1,18 +1,15 @@
 /**
- * The running timing domain: reads the epoch schedule once, opens the Geyser subscription feeding
- * the caches (and the payments' signature watch, when given), and builds the four handlers over
- * them (stream first, RPC fallback). Tests and
+ * The running timing domain: opens the live caches (src/caches/live-caches.ts: the epoch schedule,
+ * the caches, the Geyser subscription feeding them and the payments' signature watch, when
+ * given) and builds the four handlers that read them (stream first, RPC fallback). Tests and
  * benches start it directly with shorter windows; the timing group starts it with defaults.
  */
-import { createGeyserStream, GEYSER_STALE_MS, type GeyserStream } from '../../chain/geyser/geyser-client.ts';
 import type { RpcClient, RpcTransport } from '../../chain/solana/rpc-client.ts';
 import type { SignatureFeed } from '../../chain/geyser/signature-watch.ts';
-import type { GeyserHandlers } from '../../chain/geyser/geyser-update-router.ts';
-import { createTimingRpcMethods } from '../../chain/solana/rpc-timing-methods.ts';
-import { CHECKPOINT_EVERY_SLOTS } from '../../caches/slot-clock-cache.ts';
-import { PRIORITY_FEE_WINDOW_SLOTS } from '../../caches/priority-fee-cache.ts';
-import { TIP_EMA_SLOTS, TIP_HISTORY_EVERY_SLOTS, TIP_WINDOW_SLOTS } from '../../caches/tip-floor-cache.ts';
-import { createTimingCaches, type TimingCaches } from '../../caches/timing-caches.ts';
+import type { GeyserStream } from '../../chain/geyser/geyser-client.ts';
+import { openLiveCaches } from '../../caches/live-caches.ts';
+import { TIP_EMA_SLOTS } from '../../caches/tip-floor-cache.ts';
+import type { TimingCaches } from '../../caches/timing-caches.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { FeeBands, HandlerMap } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';
@@ -21,11 +18,7 @@ import { createSgpCheckpointHandler } from './sgp-checkpoint.ts';
 import { createTimingSource, type TimingPoolTasks, type TimingSource } from './timing-source.ts';
 import { createTipFloorHandler } from './tipfloor.ts';
 
-/** How long start waits for the first streamed slot before serving (from the RPC meanwhile). */
-export const STREAM_START_WAIT_MS = 5_000;
 const SETTLE_INTERVAL_MS = 5_000;
-const SCHEDULE_ATTEMPTS = 4;
-const SCHEDULE_RETRY_MS = 500;
 
 export interface TimingRuntimeOptions {
   readonly rpc: RpcClient;
@@ -40,7 +33,7 @@ export interface TimingRuntimeOptions {
   readonly poolMinValues?: number;
   readonly backoffInitialMs?: number;
   readonly backoffMaxMs?: number;
-  /** How long start waits for the first streamed slot, ms (default STREAM_START_WAIT_MS; 0: not at all). */
+  /** How long start waits for the first streamed slot, ms (default STREAM_START_WAIT_MS of live-caches.ts; 0: not at all). */
   readonly startWaitMs?: number;
 }
 
@@ -60,62 +53,12 @@ export interface TimingRuntime {
   close(): Promise<void>;
 }
 
-/** The schedule is needed once, at start: a briefly unavailable RPC should not stop the service. */
-async function withRetries<T>(load: () => Promise<T>, attempts = SCHEDULE_ATTEMPTS): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await load();
-    } catch (error) {
-      if (i >= attempts) throw error;
-      await new Promise((r) => setTimeout(r, SCHEDULE_RETRY_MS * i));
-    }
-  }
-}
-
-/** The caches' handlers, and the signature watch's after them when there is one. */
-function withSignatures(handlers: GeyserHandlers, signatures: SignatureFeed | undefined): GeyserHandlers {
-  if (!signatures) return handlers;
-  return {
-    ...handlers,
-    onSlot(slot, status, atMs, replayed) {
-      handlers.onSlot(slot, status, atMs, replayed);
-      signatures.onSlot(slot, status, atMs, replayed);
-    },
-    onTransaction(slot, tx) {
-      handlers.onTransaction(slot, tx);
-      signatures.onTransaction(slot, tx);
-    },
-  };
-}
-
-/** Starts the stream and waits (bounded) for its first slot. */
+/** Opens the live caches (the stream started, its first slot awaited, bounded) and builds the handlers over them. */
 export async function startTimingRuntime(options: TimingRuntimeOptions): Promise<TimingRuntime> {
-  const timingRpc = createTimingRpcMethods(options.rpcTransport);
-  const schedule = await withRetries(() => timingRpc.getEpochSchedule());
-  const feeWindowSlots = options.feeWindowSlots ?? PRIORITY_FEE_WINDOW_SLOTS;
-  const tipWindowSlots = options.tipWindowSlots ?? TIP_WINDOW_SLOTS;
-  const tipHistoryEverySlots = options.tipHistoryEverySlots ?? TIP_HISTORY_EVERY_SLOTS;
-  const checkpointEverySlots = options.checkpointEverySlots ?? CHECKPOINT_EVERY_SLOTS;
-  const caches = createTimingCaches({ schedule, feeWindowSlots, tipWindowSlots, tipHistoryEverySlots, checkpointEverySlots });
-  const stream = createGeyserStream({
-    url: options.geyser.url,
-    token: options.geyser.token,
-    staleMs: options.staleMs ?? GEYSER_STALE_MS,
-    handlers: withSignatures(caches.handlers, options.geyser.signatures),
-    ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
-    ...(options.backoffMaxMs ? { backoffMaxMs: options.backoffMaxMs } : {}),
-  });
-  const source = createTimingSource({
-    caches,
-    stream,
-    rpc: options.rpc,
-    timingRpc,
-    pool: options.pool,
-    ...(options.poolMinValues ? { poolMinValues: options.poolMinValues } : {}),
-  });
-  stream.start();
-  const startWaitMs = options.startWaitMs ?? STREAM_START_WAIT_MS;
-  if (startWaitMs > 0) await stream.whenLive(startWaitMs);
+  const { rpc, pool, poolMinValues, ...liveOptions } = options;
+  const { caches, stream, timingRpc, windows } = await openLiveCaches(liveOptions);
+  const { feeWindowSlots, tipWindowSlots, tipHistoryEverySlots, checkpointEverySlots } = windows;
+  const source = createTimingSource({ caches, stream, rpc, timingRpc, pool, ...(poolMinValues ? { poolMinValues } : {}) });
   // The RPC sampler only runs while the stream is down; stop it once the stream is back.
   const settle = setInterval(() => source.settle(), SETTLE_INTERVAL_MS);
   settle.unref();
