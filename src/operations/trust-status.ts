@@ -1,5 +1,5 @@
 /**
- * The trust layer's part of `/health` and `/uptime` (docs/contract.md#free-endpoints): ledger head,
+ * The ledger's and the kill switch's part of `/health` and `/uptime` (docs/contract.md#free-endpoints): ledger head,
  * entry count, age of the newest entry and the kill-switch state. Cheap enough for every probe: the
  * head is cached per tree size by the ledger and the kill switch is a field read.
  */

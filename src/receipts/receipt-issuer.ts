@@ -31,7 +31,7 @@ export interface ReceiptIssuerConfig {
 /**
  * What a receipt is issued for: the resource a paid call bought (x402's PaidResource holds these
  * first three fields, and names them from here) with the network that settled it and the exact body
- * sent. A type of the trust layer, below the payment code, so receipts and the ledger know no
+ * sent. A type of the receipts layer, below the payment code, so receipts and the ledger know no
  * payment types.
  */
 export interface PaidAnswer {

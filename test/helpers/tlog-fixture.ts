@@ -1,6 +1,6 @@
 /**
  * A small transparency log for witness tests: an RFC 6962 tree, its checkpoints signed as notes by
- * one log key (the origin is the key name), and consistency proofs, all from the trust layer's own
+ * one log key (the origin is the key name), and consistency proofs, all from the tlog and ledger layers' own
  * modules. Two logs made from the same seed and origin but fed different entries are a fork.
  */
 import { createHash } from 'node:crypto';
