@@ -167,4 +167,9 @@ export function readSources(root: string, dirs: readonly string[]): Map<string, 
 }
 
 /** The repository root, from a test file's URL. */
-export const repositoryRoot = (testUrl: string): string => join(dirname(new URL(testUrl).pathname), '..', '..');
+export function repositoryRoot(testUrl: string): string {
+  // The nearest folder with a package.json above the test: the repository, at whatever depth the test sits under test/.
+  let dir = dirname(new URL(testUrl).pathname);
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}

@@ -24,8 +24,8 @@ const freshDir = () => {
 
 /** Runs the writing child until it acknowledged `target` writes, kills it with SIGKILL, and returns what it acknowledged. */
 async function writeUntilKilled(args: string[], target: number): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/durable-write-child.ts'), ...args], {
-    cwd: join(import.meta.dirname, '../..'),
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../helpers/durable-write-child.ts'), ...args], {
+    cwd: join(import.meta.dirname, '../../..'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return acksUntilKilled(child, target);

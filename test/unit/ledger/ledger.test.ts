@@ -149,8 +149,8 @@ describe('group commit', () => {
 describe('crash', () => {
   it('keeps every acknowledged append after SIGKILL of an appending process', async () => {
     const dir = freshDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/ledger-append-child.ts'), dir, '16'], {
-      cwd: join(import.meta.dirname, '../..'),
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../helpers/ledger-append-child.ts'), dir, '16'], {
+      cwd: join(import.meta.dirname, '../../..'),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const acked = await acksUntilKilled(child, 400 + Math.floor(Math.random() * 400));
