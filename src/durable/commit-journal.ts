@@ -1,10 +1,11 @@
 /**
  * One durable commit for everything a paid call changes (the charge, the replay record, the kept
  * answer, the ledger entry), whatever files they live in: the shape of every serious ledger, one
- * log, batches, one fsync per batch. A commit is one line of this journal naming each write's
- * file and byte offset; the journal line is written first (O_DSYNC: on the device when the write
- * returns, as write + fdatasync), then each file gets its bytes with no sync of its own, and the
- * commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
+ * log, batches, one fsync per batch. A commit is one record of this journal: a JSON header line
+ * naming each write's file, byte offset and length, then the writes' bytes as they are (a text is
+ * never escaped into JSON a second time), then a newline. The record is written first (O_DSYNC:
+ * on the device when the write returns, as write + fdatasync), then each file gets its bytes with
+ * no sync of its own, and the commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
  * point leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
  *
  * Order: a commit takes its place when it is reserved (`reserve`), not when it is filled, so a
@@ -22,6 +23,7 @@ import { closeFile, makeDirSync, truncateDurably, writeAll, writeAllSync } from 
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
 import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
+import { frameBatch } from './frame-batch.ts';
 
 export type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 
@@ -68,14 +70,6 @@ interface Place {
   reject: (err: unknown) => void;
 }
 
-/** A commit's writes without those a later write of the same file and record key supersedes, in order. */
-function unsuperseded(writes: readonly JournalWrite[]): readonly JournalWrite[] {
-  if (!writes.some((w) => w.key !== undefined)) return writes;
-  const last = new Map<string, JournalWrite>();
-  for (const w of writes) if (w.key !== undefined) last.set(`${w.file.name}\n${w.key}`, w);
-  return writes.filter((w) => w.key === undefined || last.get(`${w.file.name}\n${w.key}`) === w);
-}
-
 /** Opens the journal in `config.dir`: what it holds is put back into its files first. */
 export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   makeDirSync(config.dir);
@@ -108,28 +102,15 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     for (const hook of hooks) await hook();
   }
 
-  /** Writes one batch: the journal line of each commit, one fdatasync, then the files' bytes. */
+  /** Writes one batch: the journal record of each commit, one fdatasync, then the files' bytes. */
   async function write(batch: readonly Place[]): Promise<void> {
     if (journalSize >= checkpointBytes || now() - checkpointedAt >= checkpointMs) await checkpoint();
-    const lines: string[] = [];
-    const perFile = new Map<JournalFileIo, { at: number; texts: string[] }>();
-    const durable: Array<{ w: JournalWrite; offset: number }> = [];
-    for (const place of batch) {
-      const entries: Array<[string, number, string]> = [];
-      for (const w of unsuperseded(place.writes!)) {
-        const file = files.get(w.file.name);
-        if (file !== w.file) throw new Error(`${w.file.name} is not a file of this journal`);
-        const pending = perFile.get(file) ?? { at: file.size(), texts: [] };
-        const offset = pending.at + pending.texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-        pending.texts.push(w.text);
-        perFile.set(file, pending);
-        entries.push([file.name, offset, w.text]);
-        durable.push({ w, offset });
-      }
-      if (entries.length > 0) lines.push(`${JSON.stringify({ w: entries })}\n`);
-    }
+    const { lines, perFile, durable } = frameBatch(
+      batch.map((p) => p.writes!),
+      files,
+    );
     if (lines.length === 0) return;
-    const buf = Buffer.from(lines.join(''));
+    const buf = Buffer.concat(lines);
     try {
       await config.seam?.('journal');
       if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize);
@@ -152,8 +133,8 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     // for no second trip; the one fsync stays the journal's, off the loop.
     try {
       await config.seam?.('files');
-      for (const [file, { at, texts }] of perFile) {
-        const bytes = Buffer.from(texts.join(''));
+      for (const [file, { at, chunks }] of perFile) {
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         file.write(bytes, at);
         file.advance(bytes.length);
       }

@@ -5,8 +5,10 @@
  * file is cut to where its first journaled write began (it was on disk there) and the writes are
  * laid down again in order: whatever the crash left of them (nothing, a part, bytes out of
  * order after a power loss) is replaced by what was acknowledged. Then the files are synced and
- * the journal emptied. A journal line that does not parse is a torn tail only when nothing
- * readable follows it; otherwise the journal is corrupt and the start stops.
+ * the journal emptied. A record that cannot be read is a torn tail only when nothing readable
+ * follows it; otherwise the journal is corrupt and the start stops. Records of the earlier form
+ * (one JSON line holding the writes' texts) are read as well, so a journal a crash left behind
+ * an upgrade is laid down too.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -26,38 +28,64 @@ export interface JournalRecoveryReport {
   readonly tornBytes: number;
 }
 
-const parseLine = (line: string): JournalEntry[] | null => {
+const NEWLINE = 0x0a;
+const isOffset = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/** A record's header line: the writes themselves (`w`, the earlier whole-line form) or the frames of its body (`f`); null when it is neither. */
+function parseHeader(line: string): { readonly whole: JournalEntry[] } | { readonly frames: Array<[string, number, number]> } | null {
   try {
-    const parsed = JSON.parse(line) as { w?: unknown };
-    if (!Array.isArray(parsed?.w)) return null;
-    for (const w of parsed.w)
-      if (!Array.isArray(w) || typeof w[0] !== 'string' || !Number.isSafeInteger(w[1]) || w[1] < 0 || typeof w[2] !== 'string') return null;
-    return parsed.w as JournalEntry[];
+    const parsed = JSON.parse(line) as { w?: unknown; f?: unknown };
+    const list = parsed?.w ?? parsed?.f;
+    if (!Array.isArray(list) || (parsed.w !== undefined) === (parsed.f !== undefined)) return null;
+    const third = parsed.w !== undefined ? (x: unknown) => typeof x === 'string' : isOffset;
+    for (const w of list) if (!Array.isArray(w) || w.length !== 3 || typeof w[0] !== 'string' || !isOffset(w[1]) || !third(w[2])) return null;
+    return parsed.w !== undefined ? { whole: list as JournalEntry[] } : { frames: list as Array<[string, number, number]> };
   } catch {
     return null;
   }
-};
+}
 
-/** The journal's complete commits, in order, and the bytes after the last good line (a torn tail). */
+/**
+ * The commit whose record starts at byte `at` and the byte after it; null when none can be read
+ * there (torn, or corrupt). A record is a header line, then (framed) its body, each write's bytes
+ * one after another as the header's lengths say, and a newline.
+ */
+function readRecord(buf: Buffer, at: number): { entries: JournalEntry[]; end: number } | null {
+  const nl = buf.indexOf(NEWLINE, at);
+  if (nl < 0) return null;
+  const header = parseHeader(buf.toString('utf8', at, nl));
+  if (header === null) return null;
+  if ('whole' in header) return { entries: header.whole, end: nl + 1 };
+  let pos = nl + 1;
+  const end = pos + header.frames.reduce((n, [, , length]) => n + length, 0);
+  if (end >= buf.length || buf[end] !== NEWLINE) return null;
+  const entries: JournalEntry[] = header.frames.map(([name, offset, length]) => {
+    pos += length;
+    return [name, offset, buf.toString('utf8', pos - length, pos)];
+  });
+  return { entries, end: end + 1 };
+}
+
+/**
+ * The journal's complete commits, in order, and the bytes after the last good record (a torn
+ * tail). What cannot be read is a torn tail only when no readable record starts at any later line.
+ * The texts are the stores' own JSON records, never a bare `{"w": …}` or `{"f": …}` object, so no
+ * line inside a torn record's body reads as a record.
+ */
 function readCommits(path: string): { commits: JournalEntry[][]; tornBytes: number } {
-  const text = readFileSync(path, 'utf8');
-  const lines = text.split('\n');
+  const buf = readFileSync(path);
   const commits: JournalEntry[][] = [];
-  let good = 0;
-  let bad: number | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    // The piece after the last newline is '' for a whole file, or a line torn by the crash.
-    const complete = i < lines.length - 1;
-    const parsed = complete ? parseLine(line) : null;
-    if (parsed && bad !== null)
-      throw new Error(`commit journal ${path} corrupt at line ${bad + 1}: readable commits follow an unreadable one; refusing to start`);
-    if (parsed) {
-      commits.push(parsed);
-      good += Buffer.byteLength(line) + 1;
-    } else if (line !== '' || complete) bad ??= i;
+  let at = 0;
+  for (let record = readRecord(buf, 0); record !== null; record = readRecord(buf, at)) {
+    commits.push(record.entries);
+    at = record.end;
   }
-  return { commits, tornBytes: Buffer.byteLength(text) - good };
+  for (let nl = buf.indexOf(NEWLINE, at); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(NEWLINE, nl + 1))
+    if (readRecord(buf, nl + 1) !== null) {
+      const line = buf.subarray(0, at).filter((b) => b === NEWLINE).length + 1;
+      throw new Error(`commit journal ${path} corrupt at line ${line}: readable commits follow an unreadable one; refusing to start`);
+    }
+  return { commits, tornBytes: buf.length - at };
 }
 
 /** Lays `writes` (one file's, in order) down again from the first one's offset, and syncs the file. */

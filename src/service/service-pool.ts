@@ -10,6 +10,9 @@ import type { PoolTasks } from '../../workers/pool-worker.ts';
 /** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
 const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
 
+/** `view` itself when it spans its whole buffer, else a copy of its bytes alone (what a message to a worker should carry). */
+export const ownBytes = (view: Uint8Array): Uint8Array => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
+
 /** The pool, and `sign` (ed25519 under the identity whose 32-byte `seed` is given). */
 export function createServicePool(
   config: Readonly<Pick<Config, 'poolSize' | 'poolMaxQueue'>>,
@@ -22,7 +25,9 @@ export function createServicePool(
     soloTasks: SOLO_POOL_TASKS,
     inlineWhenIdle: inlinePoolTasks(seed),
   });
-  // A receipt follows a charge: the queue bound never refuses its signature.
-  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message }, undefined, { mustRun: true });
+  // A receipt follows a charge: the queue bound never refuses its signature. A message made by
+  // `Buffer.from(string)` is a view into Node's shared 8 KiB slab, and postMessage copies a view's
+  // whole buffer: a copy of its own bytes crosses to the worker instead (a few hundred bytes, not 8 KiB).
+  const sign = (message: Uint8Array) => pool.runTask('signEd25519', { message: ownBytes(message) }, undefined, { mustRun: true });
   return { pool, sign };
 }
