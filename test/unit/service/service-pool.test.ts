@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownBytes } from '../../src/service/service-pool.ts';
+import { ownBytes } from '../../../src/service/service-pool.ts';
 
 describe('service pool: what a signature task carries', () => {
   it('a view into a larger buffer (Buffer.from of a short string) crosses as its own bytes alone', () => {

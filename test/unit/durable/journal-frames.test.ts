@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE_NAME, openCommitJournal } from '../../src/durable/commit-journal.ts';
+import { JOURNAL_FILE_NAME, openCommitJournal } from '../../../src/durable/commit-journal.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
