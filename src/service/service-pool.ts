@@ -3,15 +3,13 @@
  * (receipts, checkpoints) on it.
  */
 import type { Config } from '../config.ts';
+import { ownBytes } from '../pool/own-bytes.ts';
 import { createWorkerPool, type TaskName, type WorkerPool } from '../pool/worker-pool.ts';
 import { inlinePoolTasks } from '../../workers/pool-inline.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 
 /** Pool tasks of long CPU work (sorts and curves over large inputs): never batched with a paid call's short ones. */
 const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'bucketHolders', 'slippageCurve'];
-
-/** `view` itself when it spans its whole buffer, else a copy of its bytes alone (what a message to a worker should carry). */
-export const ownBytes = (view: Uint8Array): Uint8Array => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
 
 /** The pool, and `sign` (ed25519 under the identity whose 32-byte `seed` is given). */
 export function createServicePool(

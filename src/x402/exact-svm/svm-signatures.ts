@@ -4,6 +4,7 @@
  */
 import { decodeBase58 } from '../../chain/solana/base58.ts';
 import { isEmptySignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
+import { ownBytes } from '../../pool/own-bytes.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { Ed25519Check } from '../../chain/keys/ed25519.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -27,7 +28,8 @@ export function createSvmSignatures(pool: TaskRunner<SvmPoolTasks>) {
     cosign(payment: PaymentPayload, tx: WireTransaction, signal: AbortSignal): Promise<Uint8Array> {
       let signing = cosigned.get(payment);
       if (!signing) {
-        signing = pool.runTask('signEd25519', { message: tx.messageBytes }, signal);
+        // The message is a view into the whole transaction's bytes (own-bytes.ts): its own bytes cross.
+        signing = pool.runTask('signEd25519', { message: ownBytes(tx.messageBytes) }, signal);
         // A refused payment never awaits it: its failure (the caller left) is not an unhandled one.
         signing.catch(() => undefined);
         cosigned.set(payment, signing);
@@ -37,10 +39,11 @@ export function createSvmSignatures(pool: TaskRunner<SvmPoolTasks>) {
     /** Every signer but the fee payer (slot 0) must have signed the message. */
     async signaturesValid(tx: WireTransaction, signal: AbortSignal): Promise<boolean> {
       const checks = [];
+      const message = ownBytes(tx.messageBytes);
       for (let i = 1; i < tx.numRequiredSignatures; i++) {
         const signature = tx.signatures[i]!;
         if (isEmptySignature(signature)) return false;
-        checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message: tx.messageBytes, signature });
+        checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message, signature: ownBytes(signature) });
       }
       if (checks.length === 0) return false;
       const results = await pool.runTask('verifyEd25519Batch', { checks }, signal);

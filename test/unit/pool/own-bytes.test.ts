@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ownBytes } from '../../../src/service/service-pool.ts';
+import { ownBytes } from '../../../src/pool/own-bytes.ts';
 
-describe('service pool: what a signature task carries', () => {
+describe('own bytes: what a task carries to a worker', () => {
   it('a view into a larger buffer (Buffer.from of a short string) crosses as its own bytes alone', () => {
     const message = Buffer.from('{"receipt":"a few hundred bytes"}', 'utf8');
     // Node's shared slab: postMessage would copy all of it.
