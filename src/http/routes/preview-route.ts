@@ -15,8 +15,7 @@ export const PREVIEW_PREFIX = '/preview/';
  * A HEAD's 200 goes out as a stream's head: a preview's length is not known until it is computed
  * (which a HEAD never does), so the head carries no Content-Length rather than a wrong one.
  */
-const headOnly = (reply: HttpReply): AnyReply =>
-  reply.status === 200 && reply.body === '' ? { status: 200, headers: reply.headers ?? {}, stream: new ReadableStream() } : reply;
+const headOnly = (reply: HttpReply): AnyReply => (reply.status === 200 ? { status: 200, headers: reply.headers ?? {}, stream: new ReadableStream() } : reply);
 
 /** The prefix route of the previews; a HEAD says whether a preview would be given and uses nothing. */
 export function createPreviewRoute(caller: PreviewCaller): Route<AnyReply> {
@@ -31,8 +30,9 @@ export function createPreviewRoute(caller: PreviewCaller): Route<AnyReply> {
           error: 'not_found',
           message: `no paid endpoint ${paidPath.slice(0, 256)} to preview; the paid paths are listed in /.well-known/x402`,
         });
-      if (req.method !== 'HEAD') return caller({ entry, query: req.query, remoteIp: req.remoteIp, signal: req.signal });
-      return caller({ entry, query: req.query, remoteIp: req.remoteIp, signal: req.signal, head: true }).then(headOnly);
+      const head = req.method === 'HEAD';
+      const answer = caller({ entry, query: req.query, remoteIp: req.remoteIp, signal: req.signal, head });
+      return head ? answer.then(headOnly) : answer;
     },
   };
 }
