@@ -56,7 +56,6 @@ export async function benchMarket(options: MarketBenchOptions = {}): Promise<Rec
       rpc: createRpcClient(rpcTransport),
       rpcTransport,
       pool,
-      geyser: { url: up.geyserUrl, token: null },
       market: up.market,
     });
     const signal = new AbortController().signal;

@@ -88,22 +88,21 @@ export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
   });
   const pool = createWorkerPool<PoolTasks>({ size: 1 });
   try {
-    const depsAt = (url: string): HandlerDeps => {
+    const depsAt = (url: string): Omit<HandlerDeps, 'live'> => {
       const transport = createRpcTransport({ url });
       return {
         settings: loadConfig({}, []),
         rpc: createRpcClient(transport),
         rpcTransport: transport,
         pool,
-        geyser: { url: '', token: null },
         market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
       };
     };
     const deps = depsAt(net.urls.rpc);
     const mints = BENCH_MINTS.map((k) => net.world.mints.get(k)!.address);
     const signal = new AbortController().signal;
-    const batchAt = (d: HandlerDeps) => () => createTokenGroup(d).handlers['/v1/batch/token-risk']!({ mints }, signal);
-    const singlesAt = (d: HandlerDeps) => async () => {
+    const batchAt = (d: Omit<HandlerDeps, 'live'>) => () => createTokenGroup(d).handlers['/v1/batch/token-risk']!({ mints }, signal);
+    const singlesAt = (d: Omit<HandlerDeps, 'live'>) => async () => {
       const g = createTokenGroup(d);
       for (const mint of mints) await g.handlers['/v1/token-risk']!({ mint }, signal);
     };

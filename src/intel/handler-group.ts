@@ -8,7 +8,7 @@
  */
 import type { PaidPath, ResponseOf } from '../catalog/endpoints.ts';
 import type { RpcClient, RpcTransport } from '../chain/solana/rpc-client.ts';
-import type { SignatureFeed } from '../chain/geyser/signature-watch.ts';
+import type { LiveCaches } from '../caches/live-caches.ts';
 import type { TaskRunner } from '../pool/worker-pool.ts';
 import type { SlippagePoolTasks } from './market/slippage-map.ts';
 import type { TimingPoolTasks } from './timing/timing-source.ts';
@@ -53,11 +53,6 @@ export type IntelPoolTasks = TokenPoolTasks & SlippagePoolTasks & TimingPoolTask
 
 /** The options of the service configuration that the handler groups read. */
 export interface HandlerSettings {
-  /** No slot for this long: the Geyser stream is stale (reconnect, RPC fallback). */
-  readonly geyserStaleMs: number;
-  /** Ceiling of the wait between reconnects of the stream; how long start waits for its first slot. */
-  readonly geyserBackoffMaxMs: number;
-  readonly geyserStartWaitMs: number;
   /** Per-request timeout of the market sources. */
   readonly marketTimeoutMs: number;
   readonly jupiterApiKey: string | null;
@@ -72,8 +67,8 @@ export interface HandlerDeps {
   readonly rpcTransport: RpcTransport;
   /** Runs the pool tasks the groups need (workers/pool-worker.ts serves them). */
   readonly pool: TaskRunner<IntelPoolTasks>;
-  /** The stream, and the signature watch it feeds besides the timing caches (the payments' confirmations). */
-  readonly geyser: { readonly url: string; readonly token: string | null; readonly signatures?: SignatureFeed };
+  /** The caches the one Geyser subscription keeps warm, opened by the service before any group. */
+  readonly live: LiveCaches;
   readonly market: MarketUrls;
 }
 

@@ -10,22 +10,18 @@ import { createForensicsGroup } from '../intel/forensics/forensics-group.ts';
 import type { HandlerDeps, HandlerGroup, HandlerMap, HandlerSettings, PaidHandlerModule, PaidHandlers } from '../intel/handler-group.ts';
 import { createMarketGroup } from '../intel/market/market-group.ts';
 import { PAID_HANDLER_MODULES } from '../intel/paid-handler-modules.ts';
-import { createTimingGroup, type TimingGroup } from '../intel/timing/timing-group.ts';
+import { createTimingGroup } from '../intel/timing/timing-group.ts';
 import { createTokenGroup } from '../intel/token/token-group.ts';
 
-/** Every group, the timing group again by name (/health shows its stream), and every path's handler. */
+/** Every group and every path's handler. */
 export interface HandlerGroups {
   readonly groups: readonly HandlerGroup<never>[];
-  readonly timing: TimingGroup;
   readonly handlers: PaidHandlers;
 }
 
 /** The options the handler groups read, and no others. */
 export function handlerSettings(config: Readonly<Pick<Config, keyof HandlerSettings>>): HandlerSettings {
   return {
-    geyserStaleMs: config.geyserStaleMs,
-    geyserBackoffMaxMs: config.geyserBackoffMaxMs,
-    geyserStartWaitMs: config.geyserStartWaitMs,
     marketTimeoutMs: config.marketTimeoutMs,
     jupiterApiKey: config.jupiterApiKey,
     magicedenApiKey: config.magicedenApiKey,
@@ -68,5 +64,5 @@ export function createHandlerGroups(deps: HandlerDeps): HandlerGroups {
   const parts = [timing.handlers, token.handlers, forensics.handlers, market.handlers, modules];
   assertServesCatalog(parts.map((h) => Object.keys(h)));
   const handlers: PaidHandlers = { ...timing.handlers, ...token.handlers, ...forensics.handlers, ...market.handlers, ...modules };
-  return { groups: [timing, token, forensics, market], timing, handlers };
+  return { groups: [timing, token, forensics, market], handlers };
 }

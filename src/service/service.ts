@@ -6,9 +6,9 @@
  * listens and returns the bound URL and a graceful close.
  */
 import packageJson from '../../package.json' with { type: 'json' };
+import { openLiveCaches } from '../caches/live-caches.ts';
 import { createBlockhashCache } from '../chain/solana/blockhash-cache.ts';
 import { createRpcClient, createRpcTransport } from '../chain/solana/rpc-client.ts';
-import { createSignatureWatch } from '../chain/geyser/signature-watch.ts';
 import type { Config } from '../config.ts';
 import { createAdminServer } from '../operations/admin-server.ts';
 import { createFreeRoutes, type Documents } from '../http/routes/free-routes.ts';
@@ -129,27 +129,25 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const rpc = createRpcClient(rpcTransport);
   await upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
-  // Solana settlements learn their confirmation from the timing group's stream while it is live.
-  const signatures = createSignatureWatch({ isLive: () => timing.streamLive() });
-  const {
-    groups,
-    timing,
-    handlers: builtIn,
-  } = createHandlerGroups({
-    settings: handlerSettings(config),
-    rpc,
-    rpcTransport,
-    pool,
-    geyser: { url: upstreams.geyserUrl, token: upstreams.geyserToken ?? null, signatures: signatures.feed },
-    market: upstreams.market,
-  });
-  await Promise.all([blockhashes.refresh(), ...groups.map((g) => g.start?.())]);
+  // One Geyser subscription keeps the timing caches warm and tells the payments of confirmations.
+  const [live] = await Promise.all([
+    openLiveCaches({
+      rpcTransport,
+      geyser: { url: upstreams.geyserUrl, token: upstreams.geyserToken ?? null },
+      staleMs: config.geyserStaleMs,
+      backoffMaxMs: config.geyserBackoffMaxMs,
+      startWaitMs: config.geyserStartWaitMs,
+    }),
+    blockhashes.refresh(),
+  ]);
+  const { groups, handlers: builtIn } = createHandlerGroups({ settings: handlerSettings(config), rpc, rpcTransport, pool, live, market: upstreams.market });
+  await Promise.all(groups.map((g) => g.start?.()));
   const payments = await startPaymentStack({
     options: config,
     upstreams,
     terms,
     rpc,
-    signatures,
+    signatures: live.signatures,
     pool,
     blockhashes,
     receipts: trust.receipts,
@@ -172,7 +170,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
   const trustDocs = { baseUrl: () => baseUrl, serviceVersion: SERVICE_VERSION, methodology: METHODOLOGY };
   const tlog = createTlogStack({ options: config, ledger, identity, sign, pool, trustDocs });
-  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => timing.caches() });
+  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => live.caches });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -184,7 +182,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       supported: () => processor?.supported() ?? { kinds: [], signers: {} },
       statusExtras: () => ({
         mode: config.mode,
-        timing: timing.status(),
+        timing: live.status(),
         ...(upstreams.localnet ? { localnet: upstreams.localnet } : {}),
         ...trust.status(),
         ...tlog.status(),
@@ -242,7 +240,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await trust.backlog.close();
     await ledger.close();
     await storage.close();
-    const late = await Promise.all([closeWithin('upstream streams', Promise.all(groups.map((g) => g.close?.()))), closeWithin('worker pool', pool.close())]);
+    const late = await Promise.all([
+      closeWithin('upstream streams', Promise.all([...groups.map((g) => g.close?.()), live.close()])),
+      closeWithin('worker pool', pool.close()),
+    ]);
     return { unclosed: late.filter((what): what is string => what !== null) };
   }
   const inFlight = () => server.inFlight();

@@ -53,12 +53,11 @@ beforeAll(async () => {
   pool = createWorkerPool({ size: 2 });
   const config = loadConfig({}, ['--data-dir', dataDir, '--market-timeout-ms', '2000']);
   const rpcTransport = createRpcTransport({ url: net.upstreams.rpcUrl });
-  const base: Omit<HandlerDeps, 'market'> = {
+  const base: Omit<HandlerDeps, 'market' | 'live'> = {
     settings: config,
     rpc: createRpcClient(rpcTransport),
     rpcTransport,
     pool,
-    geyser: { url: net.upstreams.geyserUrl, token: null },
   };
   group = createMarketGroup({ ...base, market: net.upstreams.market });
   const dead = 'http://127.0.0.1:1';

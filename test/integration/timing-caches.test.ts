@@ -9,7 +9,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGeyserStream } from '../../src/chain/geyser/geyser-client.ts';
 import { createRpcClient, createRpcTransport } from '../../src/chain/solana/rpc-client.ts';
-import { startTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
+import { openLiveCaches, type LiveCaches } from '../../src/caches/live-caches.ts';
+import { createTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
 import { type GeyserServer, type Localnet, type ProducedTransaction, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import { responseErrors } from '../helpers/check-response.ts';
@@ -73,6 +74,7 @@ let port: number;
 let relay: Relay;
 let pool: WorkerPool<PoolTasks>;
 let rt: TimingRuntime;
+let live: LiveCaches;
 const signal = new AbortController().signal;
 
 type Body = Record<string, any>;
@@ -104,7 +106,7 @@ const producedIn = (slots: ReadonlySet<number>): ProducedTransaction[] =>
 
 /** When the runtime was started (the earliest a slot can have been observed). */
 let runtimeStartedAtMs = 0;
-const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(rt.caches[which].window.completeBuckets().map((b) => b.slot));
+const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(live.caches[which].window.completeBuckets().map((b) => b.slot));
 
 beforeAll(async () => {
   ({ localnet } = await startTestLocalnet('timing-caches-1', { slotsPerEpoch: SLOTS_PER_EPOCH }));
@@ -114,23 +116,22 @@ beforeAll(async () => {
   const transport = createRpcTransport({ url: localnet.urls.rpc });
   pool = createWorkerPool({ size: 1 });
   runtimeStartedAtMs = Date.now();
-  rt = await startTimingRuntime({
-    rpc: createRpcClient(transport),
+  live = await openLiveCaches({
     rpcTransport: transport,
-    pool,
     geyser: { url: `http://127.0.0.1:${relay.port}`, token: null },
     staleMs: STALE_MS,
     tipHistoryEverySlots: 5,
     checkpointEverySlots: 5,
     backoffMaxMs: 500,
-    // Small enough that the pool task computes the percentiles here (the path large windows take).
-    poolMinValues: 40,
   });
+  // Small enough that the pool task computes the percentiles here (the path large windows take).
+  rt = createTimingRuntime({ live, rpc: createRpcClient(transport), pool, poolMinValues: 40 });
   await until('ten complete slots', () => coveredSlots('fees').size >= 10);
 }, 120_000);
 
 afterAll(async () => {
-  await rt?.close();
+  rt?.close();
+  await live?.close();
   await relay?.close();
   await geyser?.close();
   await pool?.close();
@@ -219,7 +220,7 @@ describe('figures match the block producer', () => {
 
   it('tip floor: served from the ~60 s cache unless fresh=true', async () => {
     const first = await call('/v1/tipfloor', { fresh: true });
-    await until('a newer confirmed slot', () => (rt.caches.tips.window.lastConfirmed ?? 0) > first.window.toSlot);
+    await until('a newer confirmed slot', () => (live.caches.tips.window.lastConfirmed ?? 0) > first.window.toSlot);
     const cached = await call('/v1/tipfloor');
     expect(cached.freshness.fromCache).toBe(true);
     expect(cached.window.toSlot).toBe(first.window.toSlot);
@@ -237,9 +238,9 @@ describe('figures match the block producer', () => {
   });
 
   it('epoch: position from the streamed slot and the schedule, two labelled rates', async () => {
-    const streamedBefore = rt.caches.clock.head()!.slot;
+    const streamedBefore = live.caches.clock.head()!.slot;
     const body = await call('/v1/epoch', { rate: 'both' });
-    const streamedAfter = rt.caches.clock.head()!.slot;
+    const streamedAfter = live.caches.clock.head()!.slot;
     expect(body.source).toBe('geyser');
     // The streamed head of the moment of the answer, one the chain has made.
     expect(body.absoluteSlot).toBeGreaterThanOrEqual(streamedBefore);
@@ -258,7 +259,7 @@ describe('figures match the block producer', () => {
   });
 
   it('sgp-checkpoint: an epoch transition is recorded in the series', async () => {
-    await until('an epoch transition', () => rt.caches.clock.transitions().length > 0, 90_000);
+    await until('an epoch transition', () => live.caches.clock.transitions().length > 0, 90_000);
     const body = await call('/v1/sgp-checkpoint', { n: 200 });
     expect(body.source).toBe('geyser');
     const { fromEpoch, toEpoch, slot } = body.series.lastTransition;
@@ -299,8 +300,8 @@ describe('stream outages', () => {
   it('a stream with no slots goes stale, answers fall back to the RPC, and it recovers', async () => {
     localnet.producer.stop();
     try {
-      await until('stale', () => rt.stream.status().state === 'stale', 20_000);
-      expect(rt.stream.status().lastError?.message).toMatch(new RegExp(`no slot update for ${STALE_MS} ms`));
+      await until('stale', () => live.stream.status().state === 'stale', 20_000);
+      expect(live.stream.status().lastError?.message).toMatch(new RegExp(`no slot update for ${STALE_MS} ms`));
       const fee = await call('/v1/priority-fee');
       expect(fee.source).toBe('rpc-fallback');
       expect(fee.method).toMatch(/getRecentPrioritizationFees/);
@@ -314,31 +315,31 @@ describe('stream outages', () => {
     } finally {
       localnet.producer.start();
     }
-    await until('live again', () => rt.stream.isLive(), 30_000);
-    expect(rt.stream.status().subscriptions).toBeGreaterThanOrEqual(2);
+    await until('live again', () => live.stream.isLive(), 30_000);
+    expect(live.stream.status().subscriptions).toBeGreaterThanOrEqual(2);
   }, 90_000);
 
   it('a dropped connection resubscribes with from_slot: the missed slots are replayed, none is missing', async () => {
-    await until('fresh complete slots', () => (rt.caches.fees.window.lastConfirmed ?? 0) > 0);
-    const subscriptionsBefore = rt.stream.status().subscriptions;
-    const confirmedBeforeCut = rt.caches.fees.window.lastConfirmed!;
+    await until('fresh complete slots', () => (live.caches.fees.window.lastConfirmed ?? 0) > 0);
+    const subscriptionsBefore = live.stream.status().subscriptions;
+    const confirmedBeforeCut = live.caches.fees.window.lastConfirmed!;
     await relay.cut();
-    await until('not live', () => !rt.stream.isLive(), 20_000);
+    await until('not live', () => !live.stream.isLive(), 20_000);
     await until('slots made during the drop', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeCut + 4), 20_000);
     await relay.restore();
     // Every slot the chain had confirmed when the connection came back: the replay must bring them
     // all (a fixed target; the head itself moves on, and a loaded process trails it by a few slots).
     const headAtRestore = Number(localnet.chain.slot('confirmed'));
-    await until('live again', () => rt.stream.isLive() && rt.stream.status().subscriptions > subscriptionsBefore, 30_000);
-    await until('slots after the drop', () => (rt.caches.fees.window.lastConfirmed ?? 0) >= Math.max(headAtRestore, confirmedBeforeCut + 7));
+    await until('live again', () => live.stream.isLive() && live.stream.status().subscriptions > subscriptionsBefore, 30_000);
+    await until('slots after the drop', () => (live.caches.fees.window.lastConfirmed ?? 0) >= Math.max(headAtRestore, confirmedBeforeCut + 7));
     const covered = coveredSlots('fees');
     const missing: number[] = [];
-    for (let s = confirmedBeforeCut; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) missing.push(s);
+    for (let s = confirmedBeforeCut; s <= live.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) missing.push(s);
     expect(missing).toEqual([]);
     const body = await call('/v1/priority-fee');
     const slots = new Set([...coveredSlots('fees')].filter((s) => s >= body.window.fromSlot && s <= body.window.toSlot));
     const prices = producedIn(slots).map((t) => Number(t.computeUnitPrice ?? 0n));
-    const bySlot = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.length]));
+    const bySlot = new Map(live.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.length]));
     const diffs = [...slots]
       .filter((sl) => bySlot.get(sl) !== producedIn(new Set([sl])).length)
       .map((sl) => [sl, bySlot.get(sl), producedIn(new Set([sl])).length]);
@@ -348,11 +349,11 @@ describe('stream outages', () => {
   }, 120_000);
 
   it('the server goes away and comes back on the same port: fallback meanwhile, caches recover', async () => {
-    const subscriptionsBefore = rt.stream.status().subscriptions;
-    const confirmedBeforeClose = rt.caches.fees.window.lastConfirmed!;
+    const subscriptionsBefore = live.stream.status().subscriptions;
+    const confirmedBeforeClose = live.caches.fees.window.lastConfirmed!;
     await geyser.close();
-    await until('not live', () => !rt.stream.isLive(), 20_000);
-    expect(rt.stream.status().lastError?.message).toBeTruthy();
+    await until('not live', () => !live.stream.isLive(), 20_000);
+    expect(live.stream.status().lastError?.message).toBeTruthy();
     expect((await call('/v1/priority-fee')).source).toBe('rpc-fallback');
     expect((await call('/v1/sgp-checkpoint')).source).toBe('rpc-fallback');
     const epoch = await call('/v1/epoch');
@@ -361,8 +362,8 @@ describe('stream outages', () => {
     // Long enough that the slots after the last confirmed one predate anything the new server records.
     await until('slots made during the outage', () => localnet.chain.slot('confirmed') >= BigInt(confirmedBeforeClose + 5), 20_000);
     geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port });
-    await until('live again', () => rt.stream.isLive(), 30_000);
-    expect(rt.stream.status().subscriptions).toBeGreaterThan(subscriptionsBefore);
+    await until('live again', () => live.stream.isLive(), 30_000);
+    expect(live.stream.status().subscriptions).toBeGreaterThan(subscriptionsBefore);
     await until('three slots streamed by the new server', () => [...coveredSlots('fees')].filter((s) => s > confirmedBeforeClose).length >= 3);
     const body = await call('/v1/priority-fee');
     expect(body.source).toBe('geyser');
@@ -371,10 +372,10 @@ describe('stream outages', () => {
     const covered = coveredSlots('fees');
     const after = [...covered].filter((s) => s > confirmedBeforeClose);
     const gap = [];
-    for (let s = confirmedBeforeClose + 1; s <= rt.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) gap.push(s);
+    for (let s = confirmedBeforeClose + 1; s <= live.caches.fees.window.lastConfirmed!; s++) if (!covered.has(s)) gap.push(s);
     expect(gap.length).toBeGreaterThan(0);
     expect(after.length).toBeGreaterThanOrEqual(3);
-    const cached = new Map(rt.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.map((i) => i.price).sort((a, b) => a - b)]));
+    const cached = new Map(live.caches.fees.window.completeBuckets().map((b) => [b.slot, b.items.map((i) => i.price).sort((a, b) => a - b)]));
     for (const slot of after) {
       expect(cached.get(slot)).toEqual(
         producedIn(new Set([slot]))

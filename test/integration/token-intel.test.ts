@@ -32,14 +32,13 @@ const signal = new AbortController().signal;
 /** Every answer produced here, for the principles test. */
 const answers: { path: string; body: Record<string, unknown> }[] = [];
 
-function depsFor(rpcUrl: string): HandlerDeps {
+function depsFor(rpcUrl: string): Omit<HandlerDeps, 'live'> {
   const rpcTransport = createRpcTransport({ url: rpcUrl, timeoutMs: 5_000 });
   return {
     settings: loadConfig({}, []),
     rpc: createRpcClient(rpcTransport),
     rpcTransport,
     pool,
-    geyser: { url: '', token: null },
     market: { jupiter: '', geckoterminal: '', magiceden: '', lending: '' },
   };
 }

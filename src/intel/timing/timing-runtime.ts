@@ -1,15 +1,12 @@
 /**
- * The running timing domain: opens the live caches (src/caches/live-caches.ts: the epoch schedule,
- * the caches, the Geyser subscription feeding them and the payments' signature watch, when
- * given) and builds the four handlers that read them (stream first, RPC fallback). Tests and
- * benches start it directly with shorter windows; the timing group starts it with defaults.
+ * The timing domain over the live caches (src/caches/live-caches.ts, opened by the service before
+ * any handler group: the epoch schedule, the caches and the Geyser subscription feeding them): the
+ * timing source (stream first, RPC fallback) and the four handlers that read it. Tests and benches
+ * open the live caches themselves with shorter windows.
  */
-import type { RpcClient, RpcTransport } from '../../chain/solana/rpc-client.ts';
-import type { SignatureFeed } from '../../chain/geyser/signature-watch.ts';
-import type { GeyserStream } from '../../chain/geyser/geyser-client.ts';
-import { openLiveCaches } from '../../caches/live-caches.ts';
+import type { RpcClient } from '../../chain/solana/rpc-client.ts';
+import type { LiveCaches } from '../../caches/live-caches.ts';
 import { TIP_EMA_SLOTS } from '../../caches/tip-floor-cache.ts';
-import type { TimingCaches } from '../../caches/timing-caches.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
 import type { FeeBands, HandlerMap } from '../handler-group.ts';
 import { createEpochHandler } from './epoch.ts';
@@ -21,25 +18,14 @@ import { createTipFloorHandler } from './tipfloor.ts';
 const SETTLE_INTERVAL_MS = 5_000;
 
 export interface TimingRuntimeOptions {
+  readonly live: LiveCaches;
   readonly rpc: RpcClient;
-  readonly rpcTransport: RpcTransport;
   readonly pool: TaskRunner<TimingPoolTasks>;
-  readonly geyser: { readonly url: string; readonly token: string | null; readonly signatures?: SignatureFeed };
-  readonly staleMs?: number;
-  readonly feeWindowSlots?: number;
-  readonly tipWindowSlots?: number;
-  readonly tipHistoryEverySlots?: number;
-  readonly checkpointEverySlots?: number;
   readonly poolMinValues?: number;
-  readonly backoffInitialMs?: number;
-  readonly backoffMaxMs?: number;
-  /** How long start waits for the first streamed slot, ms (default STREAM_START_WAIT_MS of live-caches.ts; 0: not at all). */
-  readonly startWaitMs?: number;
 }
 
-/** The paths the timing caches answer: the one list (the group forwards to the runtime by it). */
-export const TIMING_PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
-export type TimingPath = (typeof TIMING_PATHS)[number];
+/** The paths the timing caches answer. */
+export type TimingPath = '/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint';
 
 /** One handler per timing path, each answering in its path's response schema. */
 export type TimingHandlers = HandlerMap<TimingPath>;
@@ -47,16 +33,14 @@ export type TimingHandlers = HandlerMap<TimingPath>;
 export interface TimingRuntime {
   readonly handlers: TimingHandlers;
   readonly source: TimingSource;
-  readonly caches: TimingCaches;
-  readonly stream: GeyserStream;
   feeBands(signal: AbortSignal): Promise<FeeBands>;
-  close(): Promise<void>;
+  close(): void;
 }
 
-/** Opens the live caches (the stream started, its first slot awaited, bounded) and builds the handlers over them. */
-export async function startTimingRuntime(options: TimingRuntimeOptions): Promise<TimingRuntime> {
-  const { rpc, pool, poolMinValues, ...liveOptions } = options;
-  const { caches, stream, timingRpc, windows } = await openLiveCaches(liveOptions);
+/** Builds the source and the handlers over the live caches; closing the caches' stream is their opener's. */
+export function createTimingRuntime(options: TimingRuntimeOptions): TimingRuntime {
+  const { live, rpc, pool, poolMinValues } = options;
+  const { caches, stream, timingRpc, windows } = live;
   const { feeWindowSlots, tipWindowSlots, tipHistoryEverySlots, checkpointEverySlots } = windows;
   const source = createTimingSource({ caches, stream, rpc, timingRpc, pool, ...(poolMinValues ? { poolMinValues } : {}) });
   // The RPC sampler only runs while the stream is down; stop it once the stream is back.
@@ -71,14 +55,11 @@ export async function startTimingRuntime(options: TimingRuntimeOptions): Promise
       '/v1/sgp-checkpoint': createSgpCheckpointHandler(source, { checkpointEverySlots }),
     },
     source,
-    caches,
-    stream,
     feeBands: (signal) => fees.feeBands(signal),
-    async close() {
+    close() {
       clearInterval(settle);
       fees.close();
       source.close();
-      await stream.close();
     },
   };
 }
