@@ -132,8 +132,11 @@ export function sealEntry(draft: LedgerDraft, slot: LedgerSlot, time: Date): { e
   const bad = problem(fields);
   if (bad) throw new ServiceError('internal_error', `ledger entry refused: ${bad}`);
   const unsealed = canonicalUnsealed(fields);
-  const entry = { ...unsealed, entrySha256: sha256Hex(JSON.stringify(unsealed)) } as LedgerEntry;
-  return { entry, line: JSON.stringify(entry) };
+  const json = JSON.stringify(unsealed);
+  const entrySha256 = sha256Hex(json);
+  // The line is the canonical JSON with `entrySha256` last (what parseEntryLine demands), spliced
+  // rather than serialized a second time: the paid path seals one entry per call on the event loop.
+  return { entry: { ...unsealed, entrySha256 } as LedgerEntry, line: `${json.slice(0, -1)},"entrySha256":"${entrySha256}"}` };
 }
 
 /** Result of checking one WAL line: the entry, or why it is not the expected next entry. */

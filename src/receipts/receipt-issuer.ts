@@ -12,7 +12,8 @@ import type { StagedWrite } from '../durable/staged-write.ts';
 import { ServiceError } from '../errors.ts';
 import { AttachedWritesError, type AppendResult, type Ledger } from '../ledger/ledger.ts';
 import type { SignBytes } from '../tlog/checkpoint.ts';
-import { buildUnsignedReceipt, receiptHeaderValue, receiptSha256, signReceipt, type Receipt } from './receipt.ts';
+import { sha256Hex } from '../ledger/merkle-hash.ts';
+import { buildUnsignedReceipt, canonicalReceipt, signCanonical, type Receipt, type SignedReceipt } from './receipt.ts';
 
 /** Configuration of the issuer. */
 export interface ReceiptIssuerConfig {
@@ -96,14 +97,14 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
       let receiptMs = 0;
       const signer = { publicKey: config.publicKey, sign: config.sign, verifyUrl: `${config.baseUrl()}/trust/verify` };
       const generatedAt = now();
-      let signed: Promise<Receipt> | null = null;
+      let signed: Promise<SignedReceipt> | null = null;
       // The writes ride only with a signed receipt: an answer kept without it could not be verified.
       let keptOk = false;
       const attach = also
         ? async () => {
-            const receipt = await (signed as Promise<Receipt> | null);
+            const receipt = await (signed as Promise<SignedReceipt> | null);
             if (!receipt) return [];
-            const writes = await also.keep(receiptHeaderValue(receipt));
+            const writes = await also.keep(receipt.headerValue);
             keptOk = true;
             return writes;
           }
@@ -126,14 +127,16 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
               ledgerIndex: slot.index,
               generatedAt,
             });
-            const signing = signReceipt(unsigned, signer).then((r) => {
+            // Serialized once: its hash goes into the entry, its bytes are signed, the header is spliced from it.
+            const canonical = canonicalReceipt(unsigned);
+            const signing = signCanonical(unsigned, canonical, signer).then((r) => {
               receiptMs = performance.now() - started;
               return r;
             });
             // A receipt of a slot given up on is never awaited: its failure must not go unhandled.
             signing.catch(() => undefined);
             signed = signing;
-            return receiptSha256(unsigned);
+            return sha256Hex(canonical);
           },
         },
         attach,
@@ -150,8 +153,8 @@ export function createReceiptIssuer(config: Readonly<ReceiptIssuerConfig>): Rece
       const ledgerMs = performance.now() - started;
       // No slot means append refused at once (e.g. a closed ledger): its rejection says why.
       if (signed === null) throw new ServiceError('internal_error', 'the ledger assigned no slot to the receipt');
-      const receipt = await (signed as Promise<Receipt>);
-      return { receipt, headerValue: receiptHeaderValue(receipt), ledger, phases: { receiptMs, ledgerMs }, ...(kept === undefined ? {} : { kept }) };
+      const { receipt, headerValue } = await (signed as Promise<SignedReceipt>);
+      return { receipt, headerValue, ledger, phases: { receiptMs, ledgerMs }, ...(kept === undefined ? {} : { kept }) };
     },
   };
 }

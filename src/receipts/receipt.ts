@@ -140,11 +140,31 @@ export function receiptSha256(receipt: UnsignedReceipt | Receipt): string {
 
 /** Signs the canonical form and appends `signature` as the last key. */
 export async function signReceipt(unsigned: UnsignedReceipt, signer: ReceiptSigner): Promise<Receipt> {
-  const signature = await signer.sign(Buffer.from(canonicalReceipt(unsigned), 'utf8'));
-  return {
-    ...unsigned,
-    signature: { scheme: RECEIPT_SIGNATURE_SCHEME, signatureBase58: encodeBase58(signature), signedBy: signer.publicKey, verify: signer.verifyUrl },
+  return (await signCanonical(unsigned, canonicalReceipt(unsigned), signer)).receipt;
+}
+
+/** A signed receipt with its `X-Service-Receipt` value. */
+export interface SignedReceipt {
+  readonly receipt: Receipt;
+  readonly headerValue: string;
+}
+
+/**
+ * Signs `canonical` (`canonicalReceipt(unsigned)`, which the caller has already made for the
+ * receipt's hash) and gives the header value too. The receipt's JSON is its canonical form with
+ * `signature` as the last key, so the header is spliced from the one serialization: the paid path
+ * used to serialize a receipt four times (hash, signature, and the header twice).
+ */
+export async function signCanonical(unsigned: UnsignedReceipt, canonical: string, signer: ReceiptSigner): Promise<SignedReceipt> {
+  const bytes = await signer.sign(Buffer.from(canonical, 'utf8'));
+  const signature: ReceiptSignature = {
+    scheme: RECEIPT_SIGNATURE_SCHEME,
+    signatureBase58: encodeBase58(bytes),
+    signedBy: signer.publicKey,
+    verify: signer.verifyUrl,
   };
+  const json = `${canonical.slice(0, -1)},"signature":${JSON.stringify(signature)}}`;
+  return { receipt: { ...unsigned, signature }, headerValue: Buffer.from(json, 'utf8').toString('base64') };
 }
 
 /** Builds and signs a receipt in one step (when the ledger slot is already known). */

@@ -9,11 +9,13 @@ import { signEd25519 } from '../../../src/tlog/checkpoint.ts';
 import { createLedger } from '../../../src/ledger/ledger.ts';
 import {
   buildReceipt,
+  buildUnsignedReceipt,
   canonicalReceipt,
   decodeReceiptHeader,
   RECEIPT_FIELD_ORDER,
   receiptHeaderValue,
   receiptSha256,
+  signCanonical,
   type Receipt,
   type ReceiptFields,
 } from '../../../src/receipts/receipt.ts';
@@ -110,6 +112,15 @@ describe('receipt canonical form', () => {
     expect(decodeReceiptHeader(header)).toEqual({ ok: true, receipt: r });
     expect(decodeReceiptHeader('not base64!').ok).toBe(false);
     expect(decodeReceiptHeader(Buffer.from('[1]').toString('base64')).ok).toBe(false);
+  });
+
+  it('signs from one serialization: the spliced header is byte for byte the receipt JSON, quotes and non-ASCII included', async () => {
+    const odd = { ...fields, originalUrl: '/v1/smri?mint=\u00e9"\\x\u2028y', serviceVersion: '0.1.9-"é"' };
+    const unsigned = buildUnsignedReceipt(odd);
+    const { receipt, headerValue } = await signCanonical(unsigned, canonicalReceipt(unsigned), signer);
+    expect(receipt).toEqual(await buildReceipt(odd, signer));
+    expect(headerValue).toBe(receiptHeaderValue(receipt));
+    expect(Buffer.from(headerValue, 'base64').toString('utf8')).toBe(JSON.stringify(receipt));
   });
 });
 
