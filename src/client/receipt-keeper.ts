@@ -23,7 +23,11 @@ export interface ReceiptOptions {
 
 const failed = (name: string, detail: string): CheckReport => ({ ok: false, lines: [{ name, ok: false, detail }] });
 
-export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, timeoutMs: number) {
+/** Saves and checks a paid answer's receipt; null when asked to do neither (the receipt is then decoded only when read). */
+export type ReceiptKeeper = ((decoded: DecodedReceipt | null, answer: HttpAnswer, resource: string, terms: Terms | null) => Promise<ReceiptOutcome>) | null;
+
+export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, timeoutMs: number): ReceiptKeeper {
+  if (!options.dir && !options.verify) return null;
   let key: Promise<string | null> | null = options.publicKey ? Promise.resolve(options.publicKey) : null;
 
   async function publishedKey(): Promise<string | null> {
