@@ -149,7 +149,11 @@ export function createPaidCaller(config: PaidCallerConfig) {
     let answer: HttpAnswer | null = null;
     let resynced = false;
     try {
-      const sent = await send(resource, encodePaymentHeader(terms, prepared.payment.payload, `${config.base}${resource}`, paymentId, prepared.payment.payloadJson), options.signal);
+      const sent = await send(
+        resource,
+        encodePaymentHeader(terms, prepared.payment.payload, `${config.base}${resource}`, paymentId, prepared.payment.payloadJson),
+        options.signal,
+      );
       answer = sent.answer;
       trips += sent.trips;
     } finally {
