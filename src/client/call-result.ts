@@ -136,7 +136,10 @@ export function paidAnswer<P extends PaidPath>(
   const paymentResponse = decodePaymentResponse(answer.headers['payment-response']);
   // Undefined: nothing needed it yet (no saving, no check); decoded when first read, once.
   let decoded = given;
-  const receipt = (): DecodedReceipt | null => (decoded === undefined ? (decoded = decodeReceiptHeader(answer.headers['x-service-receipt'])) : decoded);
+  const receipt = (): DecodedReceipt | null => {
+    if (decoded === undefined) decoded = decodeReceiptHeader(answer.headers['x-service-receipt']);
+    return decoded;
+  };
   return {
     ok: true,
     status: 200,

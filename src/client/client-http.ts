@@ -74,12 +74,16 @@ class Connection {
 
   private onData(chunk: Buffer): void {
     // Bytes nobody asked for (on an idle connection): the connection cannot be trusted to frame the next answer.
-    if (!this.waiting) return this.destroy();
+    if (!this.waiting) {
+      this.destroy();
+      return;
+    }
     let answer: HttpAnswer | null;
     try {
       answer = this.reader.push(chunk);
     } catch (err) {
-      return this.fail(err as Error);
+      this.fail(err as Error);
+      return;
     }
     if (answer) this.settle(answer);
   }
@@ -103,7 +107,8 @@ class Connection {
     try {
       answer = this.reader.end();
     } catch (err) {
-      return this.fail(err as Error);
+      this.fail(err as Error);
+      return;
     }
     if (answer) this.settle(answer);
     else this.fail(hangUp());
@@ -177,13 +182,14 @@ export function createClientHttp(base: string): ClientHttp {
     const onAbort = (): void => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      for (;;) {
+      for (let sends = 1; ; sends++) {
         if (stopped) throw stopped;
         conn = nextIdle();
         const reused = conn !== null;
         conn ??= connect();
         try {
-          return await conn.send(head);
+          const answer = await conn.send(head);
+          return sends === 1 ? answer : { ...answer, sends };
         } catch (err) {
           // A kept connection the service closed before it answered a byte: sent anew on a fresh one
           // (an identical request, so a payment it carried is answered once, as a retry is).

@@ -16,6 +16,8 @@ export interface HttpAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly bytes: Buffer;
+  /** Requests sent for it, when more than one: a kept connection closed under the first, the same request sent anew. */
+  readonly sends?: number;
 }
 
 /** A response the service sent that HTTP/1.1 does not allow, or one past the bounds. */

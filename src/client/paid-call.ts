@@ -87,6 +87,7 @@ export function createPaidCaller(config: PaidCallerConfig) {
       let answer: HttpAnswer;
       try {
         answer = await http.get(resource, { 'payment-signature': header }, config.timeoutMs, signal);
+        trips += (answer.sends ?? 1) - 1;
       } catch (err) {
         if (attempt >= config.retries || !lost(err) || signal?.aborted) throw err;
         await sleep(wait);
@@ -113,7 +114,7 @@ export function createPaidCaller(config: PaidCallerConfig) {
     const answer = await http.get(resource, {}, config.timeoutMs, signal);
     if (answer.status !== 402) return answer;
     const learned = book.learn(path, decodePaymentRequired(answer.headers['payment-required']) ?? { x402Version: 0, accepts: [] });
-    return learned ? { route: learned, trips: 1 } : answer;
+    return learned ? { route: learned, trips: answer.sends ?? 1 } : answer;
   }
 
   /** Pays one call under `route`; `retry` allows one more payment after a 402 that changed the terms or resynced a channel. */
