@@ -8,7 +8,7 @@
 import { type CheckReport, verifyReceiptOffline } from '../receipt-checks/receipt-check.ts';
 import type { ReceiptOutcome } from './call-result.ts';
 import type { ClientHttp, HttpAnswer } from './client-http.ts';
-import { type DecodedReceipt, writeReceiptFiles } from './receipt-files.ts';
+import { type DecodedReceipt, saveReceiptFiles } from './receipt-files.ts';
 import type { Terms } from './x402-wire.ts';
 
 /** What to do with receipts. */
@@ -59,7 +59,7 @@ export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, t
     let saveError = null;
     if (options.dir && decoded) {
       try {
-        saved = writeReceiptFiles(options.dir, decoded, answer.bytes);
+        saved = await saveReceiptFiles(options.dir, decoded, answer.bytes);
       } catch (err) {
         saveError = `the receipt could not be saved under ${options.dir}: ${(err as Error).message}`;
       }
