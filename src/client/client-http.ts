@@ -9,7 +9,7 @@
  * the service closes them. A failure to connect or a deadline passed is thrown as Node's own error
  * (its `code`, or a `TimeoutError`), never a 4xx; an answer cut before its end is `ECONNRESET`.
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { type HttpAnswer, ResponseReader } from './http-response-reader.ts';
 
@@ -140,7 +140,7 @@ export function createClientHttp(base: string): ClientHttp {
   }
 
   function connect(): Connection {
-    const socket = secure ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }) : netConnect({ host, port });
+    const socket = secure ? tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) ? {} : { servername: host }) }) : netConnect({ host, port });
     const c = new Connection(socket, release);
     open.add(c);
     socket.once('close', () => {
