@@ -130,16 +130,26 @@ export function paidAnswer<P extends PaidPath>(
   answer: HttpAnswer,
   payment: PaymentSent | null,
   roundTrips: number,
-  decoded: DecodedReceipt | null,
+  given: DecodedReceipt | null | undefined,
   outcome: ReceiptOutcome,
 ): PaidAnswer<P> {
   const paymentResponse = decodePaymentResponse(answer.headers['payment-response']);
+  // Undefined: nothing needed it yet (no saving, no check); decoded when first read, once.
+  let decoded = given;
+  const receipt = (): DecodedReceipt | null => {
+    if (decoded === undefined) decoded = decodeReceiptHeader(answer.headers['x-service-receipt']);
+    return decoded;
+  };
   return {
     ok: true,
     status: 200,
     body: parseJson(answer.bytes) as ResponseOf<P>,
-    receipt: decoded?.receipt ?? null,
-    receiptText: decoded?.text ?? null,
+    get receipt() {
+      return receipt()?.receipt ?? null;
+    },
+    get receiptText() {
+      return receipt()?.text ?? null;
+    },
     paymentResponse,
     early: paymentResponse?.extra?.settlement === 'submitted',
     ...outcome,

@@ -12,7 +12,8 @@
  */
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme, type ClientChannelStorage, InMemoryClientChannelStorage, updateChannelFromSettle } from '@x402/evm/batch-settlement/client';
-import { channelIdOf, signVoucherNative } from '../chain/evm/evm-channel-typed-data.ts';
+import { channelIdOf } from '../chain/evm/evm-channel-typed-data.ts';
+import { createVoucherSigner, type VoucherSigner } from '../chain/evm/voucher-signer.ts';
 import { evmAccountFromKey, type EvmHexKey } from '../chain/keys/evm-key-file.ts';
 import { createEvmPublicClient } from '../chain/evm/evm-token-reader.ts';
 import type { HttpAnswer } from './client-http.ts';
@@ -44,6 +45,11 @@ interface Channel {
   readonly config: ReturnType<BatchSettlementEvmScheme['buildChannelConfig']>;
   readonly id: `0x${string}`;
   readonly chainId: number;
+  readonly sign: VoucherSigner;
+  /** The payload's JSON up to the ceiling's digits: the same for every voucher of the channel. */
+  readonly payloadHead: string;
+  /** The next voucher, signed while the last call's answer was awaited (its ceiling guessed: one more of the same price). */
+  next: { readonly ceiling: bigint; readonly signature: Promise<`0x${string}`> } | null;
 }
 
 export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
@@ -72,7 +78,9 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
     if (!channel) {
       const chainId = Number(terms.network.slice('eip155:'.length));
       const channelConfig = scheme.buildChannelConfig(terms as never);
-      channel = { config: channelConfig, id: channelIdOf(channelConfig, chainId) as `0x${string}`, chainId };
+      const id = channelIdOf(channelConfig, chainId) as `0x${string}`;
+      const payloadHead = `{"type":"voucher","channelConfig":${JSON.stringify(channelConfig)},"voucher":{"channelId":"${id}","maxClaimableAmount":"`;
+      channel = { config: channelConfig, id, chainId, sign: createVoucherSigner(id, chainId, secret), payloadHead, next: null };
       channels.set(terms, channel);
     }
     return channel;
@@ -93,10 +101,25 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
   }
 
   /** A voucher for `ceiling`, signed here; or the official scheme's payment (a deposit, or a voucher after recovering the state from the chain). */
-  async function build(terms: Terms, channel: Channel, ceiling: bigint | null): Promise<Readonly<Record<string, unknown>>> {
-    if (ceiling === null) return (await scheme.createPaymentPayload(2, terms as never)).payload;
-    const signature = await signVoucherNative(channel.id, ceiling, channel.chainId, secret);
-    return { type: 'voucher', channelConfig: channel.config, voucher: { channelId: channel.id, maxClaimableAmount: ceiling.toString(), signature } };
+  async function build(terms: Terms, channel: Channel, ceiling: bigint | null): Promise<{ payload: Readonly<Record<string, unknown>>; payloadJson?: string }> {
+    if (ceiling === null) return { payload: (await scheme.createPaymentPayload(2, terms as never)).payload };
+    const next = channel.next;
+    channel.next = null;
+    const signature = await (next?.ceiling === ceiling ? next.signature : channel.sign(ceiling));
+    const amount = ceiling.toString();
+    // Signing the likely next voucher waits until this request is written, then runs while its answer is awaited.
+    const following = ceiling + BigInt(terms.amount);
+    setImmediate(() => {
+      if (channel.next) return;
+      const presigned = channel.sign(following);
+      // Awaited only if the guess holds; a ceiling past uint128 is refused then, not as an unhandled rejection now.
+      presigned.catch(() => undefined);
+      channel.next = { ceiling: following, signature: presigned };
+    });
+    return {
+      payload: { type: 'voucher', channelConfig: channel.config, voucher: { channelId: channel.id, maxClaimableAmount: amount, signature } },
+      payloadJson: `${channel.payloadHead}${amount}","signature":"${signature}"}}`,
+    };
   }
 
   /** Takes the answer's charge (a 200) or resyncs from a corrective 402. */
@@ -137,7 +160,7 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
         const state = await storage.get(channel.id);
         const balance = BigInt(state?.balance ?? '0');
         const ceiling = BigInt(state?.chargedCumulativeAmount ?? '0') + BigInt(terms.amount);
-        const payload = await build(terms, channel, balance > 0n && ceiling <= balance ? ceiling : null);
+        const { payload, payloadJson } = await build(terms, channel, balance > 0n && ceiling <= balance ? ceiling : null);
         const deposit = (payload as { type?: unknown; deposit?: { amount?: unknown } }).deposit?.amount;
         const depositUnits = payload.type === 'deposit' && typeof deposit === 'string' ? BigInt(deposit) : 0n;
         let finished = false;
@@ -150,7 +173,7 @@ export function createChannelLane(config: ChannelLaneConfig): PaymentLane {
             release();
           }
         };
-        return { ok: true, payment: { payload, depositUnits, finish } };
+        return { ok: true, payment: { payload, ...(payloadJson === undefined ? {} : { payloadJson }), depositUnits, finish } };
       } catch (err) {
         release();
         if (err instanceof DepositRefused) return { ok: false, reason: 'deposit_above_limit', message: err.message };

@@ -14,6 +14,7 @@ import type { ClientHttp, HttpAnswer } from './client-http.ts';
 import { encodePaymentHeader, newPaymentId, PAYMENT_ID_RE } from './payment-header.ts';
 import type { LaneName, PaymentLane } from './payment-lane.ts';
 import type { DecodedReceipt } from './receipt-files.ts';
+import type { ReceiptKeeper } from './receipt-keeper.ts';
 import { type RouteTerms, sameTerms, type TermsBook } from './route-terms.ts';
 import type { SpendLedger } from './spend-limits.ts';
 import { decodePaymentRequired, type Terms } from './x402-wire.ts';
@@ -31,6 +32,7 @@ const NOT_YET = new Set([
 /** Node's codes of a request whose answer was lost on the way (the payment may have been received). */
 const LOST = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 const BACKOFF_MS = 250;
+const NO_RECEIPT_WORK: ReceiptOutcome = { saved: null, saveError: null, verification: null };
 const BACKOFF_MAX_MS = 2000;
 
 /** Per-call options. */
@@ -53,8 +55,8 @@ export interface PaidCallerConfig {
   readonly retries: number;
   /** Which lanes send a payment-identifier by default. */
   readonly idLanes: ReadonlySet<LaneName>;
-  /** Saves and checks a paid answer's receipt. */
-  readonly receipts: (decoded: DecodedReceipt | null, answer: HttpAnswer, resource: string, terms: Terms | null) => Promise<ReceiptOutcome>;
+  /** Saves and checks a paid answer's receipt (null: neither; the receipt is decoded when read). */
+  readonly receipts: ReceiptKeeper;
 }
 
 const reasonOf = (answer: HttpAnswer): string => {
@@ -85,6 +87,7 @@ export function createPaidCaller(config: PaidCallerConfig) {
       let answer: HttpAnswer;
       try {
         answer = await http.get(resource, { 'payment-signature': header }, config.timeoutMs, signal);
+        trips += (answer.sends ?? 1) - 1;
       } catch (err) {
         if (attempt >= config.retries || !lost(err) || signal?.aborted) throw err;
         await sleep(wait);
@@ -111,7 +114,7 @@ export function createPaidCaller(config: PaidCallerConfig) {
     const answer = await http.get(resource, {}, config.timeoutMs, signal);
     if (answer.status !== 402) return answer;
     const learned = book.learn(path, decodePaymentRequired(answer.headers['payment-required']) ?? { x402Version: 0, accepts: [] });
-    return learned ? { route: learned, trips: 1 } : answer;
+    return learned ? { route: learned, trips: answer.sends ?? 1 } : answer;
   }
 
   /** Pays one call under `route`; `retry` allows one more payment after a 402 that changed the terms or resynced a channel. */
@@ -147,7 +150,11 @@ export function createPaidCaller(config: PaidCallerConfig) {
     let answer: HttpAnswer | null = null;
     let resynced = false;
     try {
-      const sent = await send(resource, encodePaymentHeader(terms, prepared.payment.payload, `${config.base}${resource}`, paymentId), options.signal);
+      const sent = await send(
+        resource,
+        encodePaymentHeader(terms, prepared.payment.payload, `${config.base}${resource}`, paymentId, prepared.payment.payloadJson),
+        options.signal,
+      );
       answer = sent.answer;
       trips += sent.trips;
     } finally {
@@ -167,7 +174,8 @@ export function createPaidCaller(config: PaidCallerConfig) {
     return notPaid(answer, payment, trips);
   }
 
-  async function receiptOf(answer: HttpAnswer, resource: string, terms: Terms | null): Promise<[DecodedReceipt | null, ReceiptOutcome]> {
+  async function receiptOf(answer: HttpAnswer, resource: string, terms: Terms | null): Promise<[DecodedReceipt | null | undefined, ReceiptOutcome]> {
+    if (config.receipts === null) return [undefined, NO_RECEIPT_WORK];
     const decoded = decodeReceiptHeader(answer.headers['x-service-receipt']);
     return [decoded, await config.receipts(decoded, answer, resource, terms)];
   }

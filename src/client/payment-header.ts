@@ -17,14 +17,29 @@ export function newPaymentId(): string {
   return `pay_${randomBytes(16).toString('hex')}`;
 }
 
-/** The PAYMENT-SIGNATURE value of a payment for `resourceUrl` under `accepted`, with an id when given. */
-export function encodePaymentHeader(accepted: Terms, payload: Readonly<Record<string, unknown>>, resourceUrl: string, paymentId: string | null): string {
-  const payment = {
-    x402Version: 2,
-    payload,
-    ...(paymentId === null ? {} : { extensions: { [PAYMENT_IDENTIFIER]: { info: { required: false, id: paymentId } } } }),
-    resource: { url: resourceUrl },
-    accepted,
-  };
-  return Buffer.from(JSON.stringify(payment)).toString('base64');
+/** The JSON of each option paid under, kept: the same object is paid under call after call. */
+const acceptedJson = new WeakMap<Terms, string>();
+
+/**
+ * The PAYMENT-SIGNATURE value of a payment for `resourceUrl` under `accepted`, with an id when
+ * given. `payloadJson`, when the lane has it, is the payload's own JSON text (the channel lane
+ * builds it from kept pieces); the envelope is written around it and the option's JSON is kept,
+ * so a call stringifies only what changed. The bytes are those of `JSON.stringify` of the whole
+ * object (a unit test holds them equal).
+ */
+export function encodePaymentHeader(
+  accepted: Terms,
+  payload: Readonly<Record<string, unknown>>,
+  resourceUrl: string,
+  paymentId: string | null,
+  payloadJson?: string,
+): string {
+  let terms = acceptedJson.get(accepted);
+  if (terms === undefined) {
+    terms = JSON.stringify(accepted);
+    acceptedJson.set(accepted, terms);
+  }
+  const extensions = paymentId === null ? '' : `,"extensions":${JSON.stringify({ [PAYMENT_IDENTIFIER]: { info: { required: false, id: paymentId } } })}`;
+  const json = `{"x402Version":2,"payload":${payloadJson ?? JSON.stringify(payload)}${extensions},"resource":{"url":${JSON.stringify(resourceUrl)}},"accepted":${terms}}`;
+  return Buffer.from(json, 'utf8').toString('base64');
 }

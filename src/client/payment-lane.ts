@@ -15,6 +15,8 @@ export type LaneName = (typeof LANES)[number];
 export interface PreparedPayment {
   /** The scheme's payload (the PaymentPayload's `payload`). */
   readonly payload: Readonly<Record<string, unknown>>;
+  /** The payload's JSON text, when the lane built it (the same as `JSON.stringify(payload)`). */
+  readonly payloadJson?: string;
   /** What a channel deposit moves into the channel, units (0 for everything else). */
   readonly depositUnits: bigint;
   /**

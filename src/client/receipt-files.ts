@@ -6,6 +6,7 @@
  * suffix is added. The library saves here when given a directory; the CLI saves the same way.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseReceipt } from '../receipt-checks/receipt-check.ts';
 
@@ -14,6 +15,8 @@ export const RECEIPT_SUFFIX = '.receipt.json';
 export const BODY_SUFFIX = '.body.json';
 /** Digits the ledger index is padded to, so a directory listing sorts in ledger order. */
 const INDEX_DIGITS = 6;
+/** Names tried for one receipt before giving up (`stem`, `stem-2`, ...). */
+const MAX_NAME_TRIES = 1000;
 
 /** A service receipt as parsed JSON (its fields: docs/trust-and-proofs.md#receipts). */
 export type ServiceReceipt = Readonly<Record<string, unknown>>;
@@ -60,4 +63,36 @@ export function writeReceiptFiles(dir: string, decoded: DecodedReceipt, body: Ui
   writeFileSync(saved.bodyFile, body, { flag: 'wx' });
   writeFileSync(saved.receiptFile, `${decoded.text}\n`, { flag: 'wx' });
   return saved;
+}
+
+const exists = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EEXIST';
+
+/**
+ * `writeReceiptFiles` off the event loop, for the library's calls: the same names and files, the
+ * fresh name found by exclusive creation (`wx`), so calls saving at once never share a name. The
+ * call resolves once both files are written (not flushed to the disk: a process crash loses none
+ * a call reported saved; a power loss may lose the last ones).
+ */
+export async function saveReceiptFiles(dir: string, decoded: DecodedReceipt, body: Uint8Array): Promise<SavedReceipt> {
+  await mkdir(dir, { recursive: true });
+  const stem = receiptStem(decoded.receipt);
+  for (let n = 1; n <= MAX_NAME_TRIES; n++) {
+    const name = n === 1 ? stem : `${stem}-${n}`;
+    const saved = { receiptFile: join(dir, name + RECEIPT_SUFFIX), bodyFile: join(dir, name + BODY_SUFFIX) };
+    try {
+      await writeFile(saved.bodyFile, body, { flag: 'wx' });
+    } catch (err) {
+      if (exists(err)) continue;
+      throw err;
+    }
+    try {
+      await writeFile(saved.receiptFile, `${decoded.text}\n`, { flag: 'wx' });
+    } catch (err) {
+      await unlink(saved.bodyFile).catch(() => undefined);
+      if (exists(err)) continue;
+      throw err;
+    }
+    return saved;
+  }
+  throw new Error(`no free name for ${stem} after ${MAX_NAME_TRIES} tries`);
 }

@@ -8,7 +8,7 @@
 import { type CheckReport, verifyReceiptOffline } from '../receipt-checks/receipt-check.ts';
 import type { ReceiptOutcome } from './call-result.ts';
 import type { ClientHttp, HttpAnswer } from './client-http.ts';
-import { type DecodedReceipt, writeReceiptFiles } from './receipt-files.ts';
+import { type DecodedReceipt, saveReceiptFiles } from './receipt-files.ts';
 import type { Terms } from './x402-wire.ts';
 
 /** What to do with receipts. */
@@ -23,7 +23,11 @@ export interface ReceiptOptions {
 
 const failed = (name: string, detail: string): CheckReport => ({ ok: false, lines: [{ name, ok: false, detail }] });
 
-export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, timeoutMs: number) {
+/** Saves and checks a paid answer's receipt; null when asked to do neither (the receipt is then decoded only when read). */
+export type ReceiptKeeper = ((decoded: DecodedReceipt | null, answer: HttpAnswer, resource: string, terms: Terms | null) => Promise<ReceiptOutcome>) | null;
+
+export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, timeoutMs: number): ReceiptKeeper {
+  if (!options.dir && !options.verify) return null;
   let key: Promise<string | null> | null = options.publicKey ? Promise.resolve(options.publicKey) : null;
 
   async function publishedKey(): Promise<string | null> {
@@ -55,7 +59,7 @@ export function createReceiptKeeper(options: ReceiptOptions, http: ClientHttp, t
     let saveError = null;
     if (options.dir && decoded) {
       try {
-        saved = writeReceiptFiles(options.dir, decoded, answer.bytes);
+        saved = await saveReceiptFiles(options.dir, decoded, answer.bytes);
       } catch (err) {
         saveError = `the receipt could not be saved under ${options.dir}: ${(err as Error).message}`;
       }

@@ -56,14 +56,22 @@ export async function recoverSignerAddress(digest: Uint8Array, signature: Uint8A
  * (and the same as viem's `signTypedData` over the same digest).
  */
 export async function signDigest(digest: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
-  if (digest.length !== 32 || secretKey.length !== 32) throw new Error('signDigest takes a 32-byte digest and a 32-byte key');
-  if (native) {
-    const out = native.ecdsaSign(digest, secretKey);
-    const signature = new Uint8Array(65);
-    signature.set(out.signature);
-    signature[64] = 27 + out.recid;
-    return signature;
-  }
+  const signature = signDigestNative(digest, secretKey);
+  if (signature) return signature;
   const hex = await sign({ hash: `0x${Buffer.from(digest).toString('hex')}`, privateKey: `0x${Buffer.from(secretKey).toString('hex')}`, to: 'hex' });
   return Buffer.from(hex.slice(2), 'hex');
+}
+
+/**
+ * `signDigest` in libsecp256k1 without leaving the call (no promise, for a hot path that signs
+ * per call), into a 65-byte Buffer; null where the addon did not load (then `signDigest` answers).
+ */
+export function signDigestNative(digest: Uint8Array, secretKey: Uint8Array): Buffer | null {
+  if (digest.length !== 32 || secretKey.length !== 32) throw new Error('signDigest takes a 32-byte digest and a 32-byte key');
+  if (!native) return null;
+  const out = native.ecdsaSign(digest, secretKey);
+  const signature = Buffer.allocUnsafe(65);
+  signature.set(out.signature);
+  signature[64] = 27 + out.recid;
+  return signature;
 }

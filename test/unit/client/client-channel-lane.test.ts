@@ -70,6 +70,32 @@ describe('the channel lane', () => {
     }
   });
 
+  it('presigns the next voucher while an answer is awaited, and signs anew when the guess misses', async () => {
+    const key = generateEvmKey();
+    const lane = createChannelLane({ key, ledger: createSpendLedger(), anyAsset: true });
+    const deposit = await prepared(lane);
+    await deposit.finish(paid('1000', '1000'));
+    const payer = evmAddressOfKey(key).toLowerCase();
+    // 2000 (signed now, 3000 presigned), 3000 (the presigned one), then a charge below the price and
+    // a price change: 3500 and 5500, neither the guess; each must be the voucher of its own ceiling.
+    const steps: [Terms, string, string][] = [
+      [TERMS, '2000', '2000'],
+      [TERMS, '3000', '2500'],
+      [{ ...TERMS, amount: '1000' }, '3500', '3500'],
+      [{ ...TERMS, amount: '2000' }, '5500', '5500'],
+    ];
+    for (const [terms, ceiling, cumulative] of steps) {
+      const p = await lane.prepare(terms);
+      if (!p.ok) throw new Error(p.message);
+      const voucher = p.payment.payload.voucher as Voucher;
+      expect(voucher.maxClaimableAmount).toBe(ceiling);
+      expect(await recoverVoucherSigner({ config: p.payment.payload.channelConfig as never, chainId: 8453, ...voucher })).toEqual({ ok: true, signer: payer });
+      expect(p.payment.payloadJson).toBe(JSON.stringify(p.payment.payload));
+      await new Promise((resolve) => setImmediate(resolve));
+      await p.payment.finish(paid(String(BigInt(cumulative) - BigInt(ceiling) + BigInt(terms.amount)), cumulative));
+    }
+  });
+
   it("holds a channel's second call until the first one's answer is taken", async () => {
     const lane = createChannelLane({ key: generateEvmKey(), ledger: createSpendLedger(), anyAsset: true });
     const first = await prepared(lane);

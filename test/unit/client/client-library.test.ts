@@ -1,12 +1,14 @@
 /**
  * The client library's pure parts: its native voucher signature is the official `signVoucher`'s,
- * byte for byte; the payment header it builds is one the service decodes (terms matched, id read)
+ * byte for byte, and so is the per-channel signer's (the digest laid out once); the header written
+ * around kept JSON is `JSON.stringify`'s bytes; the payment header it builds is one the service decodes (terms matched, id read)
  * in the official member order; terms compare without their live fields; the spend ledger holds,
  * gives back and refuses as documented; untrusted headers decode to null, never a throw.
  */
 import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import { describe, expect, it } from 'vitest';
 import { signVoucherNative } from '../../../src/chain/evm/evm-channel-typed-data.ts';
+import { createVoucherSigner } from '../../../src/chain/evm/voucher-signer.ts';
 import { evmAccountFromKey, generateEvmKey } from '../../../src/chain/keys/evm-key-file.ts';
 import { encodePaymentHeader, newPaymentId } from '../../../src/client/payment-header.ts';
 import { pathAndQuery } from '../../../src/client/paid-call.ts';
@@ -56,6 +58,19 @@ describe('native voucher signing', () => {
     }
   });
 
+  it("signs a channel's vouchers from its kept digest layout as signVoucherNative does, at every width of the ceiling", async () => {
+    const key = Buffer.from(generateEvmKey().slice(2), 'hex');
+    const channelId = `0x${'5a'.repeat(32)}`;
+    const sign = createVoucherSigner(channelId, 8453, key);
+    // Reused buffers: a wide ceiling after a narrow one (and back) must leave no stale bytes.
+    for (const amount of [1n, (1n << 128n) - 1n, 1_000n, 1n << 64n, (1n << 64n) - 1n, 0n, 123_456_789_012_345n]) {
+      expect(await sign(amount)).toBe(await signVoucherNative(channelId, amount, 8453, key));
+    }
+    expect(await createVoucherSigner(channelId, 84532, key)(1_000n)).toBe(await signVoucherNative(channelId, 1_000n, 84532, key));
+    await expect(sign(1n << 128n)).rejects.toThrow('uint128');
+    await expect(sign(-1n)).rejects.toThrow('uint128');
+  });
+
   it('refuses a ceiling that is not a uint128', async () => {
     const key = Buffer.from(generateEvmKey().slice(2), 'hex');
     await expect(signVoucherNative(`0x${'11'.repeat(32)}`, 1n << 128n, 8453, key)).rejects.toThrow('uint128');
@@ -73,6 +88,28 @@ describe('the payment header', () => {
     expect(decoded.ok && extractPaymentId(decoded.payment)).toEqual({ ok: true, id });
     const withoutId = JSON.parse(Buffer.from(encodePaymentHeader(CHANNEL, {}, 'http://x/v1/epoch', null), 'base64').toString('utf8'));
     expect(Object.keys(withoutId)).toEqual(['x402Version', 'payload', 'resource', 'accepted']);
+  });
+
+  it('written around kept JSON (the option, the payload text), is the bytes JSON.stringify makes of the whole', () => {
+    const payload = {
+      type: 'voucher',
+      channelConfig: { payer: '0xab', salt: '0x00' },
+      voucher: { channelId: '0x11', maxClaimableAmount: '2000', signature: '0x22' },
+    };
+    const url = 'http://127.0.0.1:8402/v1/dex-quote?inputMint=a+b&note=%22q%22';
+    for (const id of [null, newPaymentId()]) {
+      const whole = {
+        x402Version: 2,
+        payload,
+        ...(id === null ? {} : { extensions: { 'payment-identifier': { info: { required: false, id } } } }),
+        resource: { url },
+        accepted: CHANNEL,
+      };
+      const expected = Buffer.from(JSON.stringify(whole)).toString('base64');
+      expect(encodePaymentHeader(CHANNEL, payload, url, id, JSON.stringify(payload))).toBe(expected);
+      // Twice: the second reads the option's kept JSON.
+      expect(encodePaymentHeader(CHANNEL, payload, url, id)).toBe(expected);
+    }
   });
 
   it('carries the query in the order given, encoded', () => {
