@@ -107,27 +107,29 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
-    // Our co-signature is made now, beside the checks (a pool task either way): settle finds it ready.
+    // The payer's signatures first (with one pool thread verification waits for them alone), then our co-signature: settle finds it ready.
+    const signed = signaturesValid(tx, signal);
     cosign(payment, tx, signal);
-    return checkPayer(tx, { source: rules.transfer.source, payer: rules.payer, mint: requirements.asset, amount }, signal);
+    return checkPayer(tx, signed, { source: rules.transfer.source, payer: rules.payer, mint: requirements.asset, amount }, signal);
   }
 
   /** The payer's signatures (pool) beside its source: a recent checked read of it that covers the payment, or one chain read. */
   async function checkPayer(
     tx: WireTransaction,
+    signatures: Promise<boolean>,
     p: { source: string; payer: string; mint: string; amount: bigint },
     signal: AbortSignal,
   ): Promise<VerifyResult> {
     const key = keyOf(tx);
     if (sources.reuseRead(key, p.source, p.mint, p.amount)) {
-      if (!(await signaturesValid(tx, signal))) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer };
+      if (!(await signatures)) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer };
       return { isValid: true, payer: p.payer };
     }
     // One chain read: the source's balance and state. The send's preflight checks the rest
     // (docs/payments.md#one-chain-round-trip), so there is no simulation.
     const reading = performance.now();
     const [signed, source] = await Promise.all([
-      signaturesValid(tx, signal),
+      signatures,
       checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
         ...r,
         ms: performance.now() - reading,
