@@ -11,7 +11,8 @@
  * flight, its other calls wait for confirmation). `earlyShare` counts the answers that were early.
  *
  * Where the time goes: each Solana row has the service's median phases (Server-Timing: `simulate`
- * is verification's balance read, `record` the pending record's durable write, `send` the
+ * is verification's balance read, over the answers that made one, `readShare` of them: the rest
+ * reused a read of the same slot; `record` the pending record's durable write, `send` the
  * broadcast until the node accepted it), the client's side of a call (`clientMs`: the 402 round
  * trip, building and signing the payment, the paid request, and that request less the service's
  * own total), how long an early answer's share was held (`heldMsP50`, from /health), and the load:
@@ -54,6 +55,7 @@ const IDLE = { idleMs: 2000 } as const;
 /** How long a level's early answers may take to be confirmed before the next level starts. */
 const SETTLE_WAIT_MS = 30_000;
 
+const cpuUs = (used: NodeJS.CpuUsage): number => used.user + used.system;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
 const median = (xs: readonly number[]): number => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN, 2);
 
@@ -94,6 +96,7 @@ async function solanaLevel(net: Localnet, service: MainnetService, clients: numb
   const loadAverage1m = round(loadavg()[0]!, 2);
   const job = { url: `${service.url}${PATH}`, rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint, clients, calls, warm };
   const elu = performance.eventLoopUtilization();
+  const benchCpu = process.cpuUsage();
   // The budget's window runs until the early answers are confirmed: their settlement is theirs too.
   const measured = async () => ({ ...(await withServiceCpu(service, () => runClients(job))), held: await settled(service) });
   const warmCalls = clients * warm;
@@ -105,11 +108,17 @@ async function solanaLevel(net: Localnet, service: MainnetService, clients: numb
     localnetEventLoop: round(performance.eventLoopUtilization(elu).utilization, 2),
     clientsEventLoop: round(o.eventLoop, 2),
     serviceCores,
+    // CPU per timed call of the official clients' process (their warm-up not counted) and of this
+    // process (the localnet, and the clients' funding and warm-up calls to it).
+    clientsCpuUsPerCall: Math.round(o.cpuUs / o.run.requests),
+    localnetCpuUsPerCall: Math.round(cpuUs(process.cpuUsage(benchCpu)) / (o.run.requests + warmCalls)),
   };
   const run = o.run;
   return {
     ...summary(run),
     earlyShare: round(o.early / run.requests, 2),
+    // The answers whose verification read the payer's account (the rest reused a read of its slot).
+    readShare: round(o.serverTimings.filter((t) => /(^|, *)simulate;/.test(t)).length / run.requests, 2),
     medianPhasesMs: medianPhases(o.serverTimings),
     clientMs: clientMedians(o.marks, o.serverTimings),
     load,

@@ -4,7 +4,6 @@
  * co-signing as fee payer in the pool, sending, and waiting for the configured commitment (streamed from Geyser when
  * the service has a signature watch, polled otherwise: svm-confirm.ts). Expected failures are results with x402 reason codes.
  */
-import { createHash } from 'node:crypto';
 import { associatedTokenAddress } from '../../chain/tokens/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../../chain/solana/base58.ts';
 import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/solana/rpc-client.ts';
@@ -19,7 +18,7 @@ import { refusalReason, SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus } from './svm-settlement-status.ts';
-import { decodePayload, svmPayerOf } from './svm-payload.ts';
+import { decodePayload, keyOf, outcomeOf, svmPayerOf } from './svm-payload.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
 import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
 import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
@@ -55,21 +54,10 @@ function isSendOutcome(value: unknown): value is SendOutcome {
   return typeof value === 'object' && value !== null && 'ok' in value;
 }
 
-/** The message hash: one message is one payment however many valid signatures exist for it. */
-function keyOf(tx: WireTransaction): string {
-  return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
-}
-
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
 
 const PAYER_BUSY =
   "this payer's token account is committed, by its settlements in flight, up to the balance read at verification; nothing was signed or sent; retry once they finish";
-
-/** What a settlement did to the payer's tokens, for its reservation. */
-function outcomeOf(result: SettleResult): SettlementOutcome {
-  if (result.success || result.errorReason === SVM_REASON.duplicateSettlement) return 'spent';
-  return result.errorReason === SVM_REASON.settlementPending ? 'unknown' : 'unspent';
-}
 
 /** Builds the scheme for one network; derives payTo's token accounts lazily, once per terms. */
 export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
@@ -119,23 +107,39 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       destinations: await destinationsFor(requirements.payTo, requirements.asset),
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
-    // One chain read, beside the signature check: the source's balance and state. The send's
-    // preflight checks the rest (docs/payments.md#one-chain-round-trip), so there is no simulation.
-    const reading = performance.now();
-    // Our co-signature is made now, beside the checks (a pool task either way): settle finds it ready.
+    // The payer's signatures first (with one pool thread verification waits for them alone), then our co-signature: settle finds it ready.
+    const signed = signaturesValid(tx, signal);
     cosign(payment, tx, signal);
+    return checkPayer(tx, signed, { source: rules.transfer.source, payer: rules.payer, mint: requirements.asset, amount }, signal);
+  }
+
+  /** The payer's signatures (pool) beside its source: a recent checked read of it that covers the payment, or one chain read. */
+  async function checkPayer(
+    tx: WireTransaction,
+    signatures: Promise<boolean>,
+    p: { source: string; payer: string; mint: string; amount: bigint },
+    signal: AbortSignal,
+  ): Promise<VerifyResult> {
+    const key = keyOf(tx);
+    if (sources.reuseRead(key, p.source, p.mint, p.amount)) {
+      if (!(await signatures)) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer };
+      return { isValid: true, payer: p.payer };
+    }
+    // One chain read: the source's balance and state. The send's preflight checks the rest
+    // (docs/payments.md#one-chain-round-trip), so there is no simulation.
+    const reading = performance.now();
     const [signed, source] = await Promise.all([
-      signaturesValid(tx, signal),
-      checkSource(config.rpc, { address: rules.transfer.source, mint: requirements.asset, amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
+      signatures,
+      checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
         ...r,
         ms: performance.now() - reading,
       })),
     ]);
     const simulateMs = source.ms;
-    if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: rules.payer, simulateMs };
-    if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: rules.payer, simulateMs };
-    sources.noteRead(keyOf(tx), rules.transfer.source, source.balance);
-    return { isValid: true, payer: rules.payer, simulateMs };
+    if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer, simulateMs };
+    if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: p.payer, simulateMs };
+    sources.noteRead(key, p.source, source.balance, p.mint);
+    return { isValid: true, payer: p.payer, simulateMs };
   }
 
   async function settle(
@@ -165,6 +169,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
         const stream = watched ? { watched, live: config.signatures!.live } : null;
         const result = await sendAndConfirm(signed, { transaction, payer: transfer.payer, stream, fee: settlementFee(tx) }, onAccepted);
         outcome = outcomeOf(result);
+        // Refused or failed: the source is not what its last read said; its next payment reads the chain.
+        if (!result.success) sources.forgetRead(transfer.source);
         return result;
       } finally {
         watched?.release();

@@ -2,11 +2,15 @@
  * The payer's transaction as the Solana scheme reads it: decoded once per payment (the replay key,
  * the shares' payer, verify and settle each read it), and the payer it names.
  */
+import { createHash } from 'node:crypto';
 import { decodeWireTransaction, type WireTransaction } from '../../chain/solana/svm-wire.ts';
+import type { SettleResult } from '../types/scheme-facilitator.ts';
 import { decodeOnce } from '../types/scheme-server.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 import { tokenPayer } from './svm-rules.ts';
 import { payloadWire } from './svm-settlement-status.ts';
+import { SVM_REASON } from './svm-reasons.ts';
+import type { SettlementOutcome } from './svm-source-budget.ts';
 
 /** The payment's transaction and its wire bytes, or null when it does not decode. */
 export const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
@@ -20,4 +24,15 @@ export const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8
 export function svmPayerOf(payment: PaymentPayload): string | null {
   const decoded = decodePayload(payment);
   return decoded ? tokenPayer(decoded.tx) || null : null;
+}
+
+/** The message hash: one message is one payment however many valid signatures exist for it. */
+export function keyOf(tx: WireTransaction): string {
+  return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
+}
+
+/** What a settlement did to the payer's tokens, for its reservation. */
+export function outcomeOf(result: SettleResult): SettlementOutcome {
+  if (result.success || result.errorReason === SVM_REASON.duplicateSettlement) return 'spent';
+  return result.errorReason === SVM_REASON.settlementPending ? 'unknown' : 'unspent';
 }

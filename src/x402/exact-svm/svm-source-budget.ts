@@ -10,6 +10,14 @@
  * A settlement whose fate is unknown (sent, not confirmed) stays in flight for UNKNOWN_HOLD_MS,
  * past its blockhash's life, so a read that does not show it yet cannot commit the same tokens.
  * Reads and finishes older than RECENT_MS are forgotten; a read that old is treated as stale.
+ *
+ * A read that passed verification's checks may serve the same source's next payments for
+ * READ_REUSE_MS (`reuseRead`), with its own time, so every settlement that spent since it still
+ * counts against it. It is at `confirmed`, which already trails the chain's newest state by a slot
+ * or more; reusing it for one more slot widens that by as much, and the send's preflight checks the
+ * balance again before anything is broadcast. It is reused only when what it leaves covers the
+ * payment outright (otherwise a fresh read, so a refusal keeps its reason), and forgotten once a
+ * settlement from that source is refused or fails.
  */
 
 /** How long a settlement that does not fit waits for those ahead of it before `payer_busy`. */
@@ -20,6 +28,8 @@ export const UNKNOWN_HOLD_MS = 120_000;
 export const RECENT_MS = 300_000;
 /** Most verification reads kept waiting for their settlement (a non-200 answer never settles). */
 export const MAX_NOTED_READS = 50_000;
+/** How long a source's checked read may serve its next payments: one 400 ms slot. */
+export const READ_REUSE_MS = 400;
 
 export type SettlementOutcome = 'spent' | 'unspent' | 'unknown';
 
@@ -31,6 +41,7 @@ export interface SourceHold {
 export interface SourceBudgetConfig {
   readonly waitMs?: number;
   readonly unknownHoldMs?: number;
+  readonly reuseMs?: number;
   /** Monotonic milliseconds (tests inject one); default performance.now. */
   readonly now?: () => number;
 }
@@ -38,8 +49,20 @@ export interface SourceBudgetConfig {
 export interface SourceBudget {
   /** Whether verification noted a read for the payment `key` (and it is still kept). */
   hasRead(key: string): boolean;
-  /** Records what verification read: `balance` of `source` before the payment `key` moves anything. */
-  noteRead(key: string, source: string, balance: bigint): void;
+  /**
+   * Records what verification read: `balance` of `source` before the payment `key` moves anything;
+   * with `mint`, the read also found `source` a live token account of that mint, and the same
+   * source's next payments may reuse it (`reuseRead`).
+   */
+  noteRead(key: string, source: string, balance: bigint, mint?: string): void;
+  /**
+   * Notes for the payment `key` the newest checked read of `source` (of `mint`), when it is younger
+   * than READ_REUSE_MS and what it leaves, less what is in flight and spent since, covers `amount`;
+   * false when verification must read the chain.
+   */
+  reuseRead(key: string, source: string, mint: string, amount: bigint): boolean;
+  /** Forgets the reusable read of `source` (a settlement from it was refused or failed). */
+  forgetRead(source: string): void;
   /**
    * Reserves `amount` from `source` for the payment `key`; null when its verification read is
    * unknown (or stale), or it does not fit within the wait. The caller then refuses the payment.
@@ -64,6 +87,10 @@ interface NotedRead {
   readonly at: number;
 }
 
+interface CheckedRead extends NotedRead {
+  readonly mint: string;
+}
+
 /** Creates the budget of every source (one per scheme, in memory: a restart has nothing in flight). */
 export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudget {
   const waitMs = config.waitMs ?? SOURCE_WAIT_MS;
@@ -71,6 +98,9 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
   const now = config.now ?? (() => performance.now());
   const sources = new Map<string, SourceState>();
   const reads = new Map<string, NotedRead>();
+  const reuseMs = config.reuseMs ?? READ_REUSE_MS;
+  /** The newest checked read per source, reusable for `reuseMs` (bounded like `reads`). */
+  const checked = new Map<string, CheckedRead>();
   /** Every spent finish in time order, so a source nobody touches again is still forgotten. */
   const finishes: { readonly at: number; readonly source: string }[] = [];
 
@@ -165,11 +195,19 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     }
   }
 
-  function noteRead(key: string, source: string, balance: bigint): void {
+  function noteRead(key: string, source: string, balance: bigint, mint?: string): void {
     const at = now();
     sweep(at);
     reads.delete(key);
     reads.set(key, { source, balance, at });
+    if (mint !== undefined) {
+      checked.delete(source);
+      checked.set(source, { source, balance, at, mint });
+      for (const [s, r] of checked) {
+        if (checked.size <= MAX_NOTED_READS && r.at >= at - reuseMs) break;
+        checked.delete(s);
+      }
+    }
     // Oldest first: a read whose answer was not a 200 never settles and ages out here.
     for (const [k, r] of reads) {
       if (reads.size <= MAX_NOTED_READS && r.at >= at - RECENT_MS) break;
@@ -177,9 +215,21 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     }
   }
 
+  function reuseRead(key: string, source: string, mint: string, amount: bigint): boolean {
+    const read = checked.get(source);
+    if (!read || read.mint !== mint || read.at < now() - reuseMs) return false;
+    const state = sources.get(source);
+    if ((state ? available(state, read) : read.balance) < amount) return false;
+    reads.delete(key);
+    reads.set(key, read);
+    return true;
+  }
+
   return {
     hasRead: (key) => reads.has(key),
     noteRead,
+    reuseRead,
+    forgetRead: (source) => void checked.delete(source),
     reserve,
     get trackedSources() {
       return sources.size;

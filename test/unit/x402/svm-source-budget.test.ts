@@ -2,10 +2,11 @@
  * The per-source budget of Solana settlements (src/x402/exact-svm/svm-source-budget.ts): settlements in
  * flight from one token account never add up to more than the balance each payment's verification
  * read; the rest wait for those ahead or are refused; a covered payer never waits; a finish that
- * spent counts against reads taken before it, never after; an unknown outcome stays in flight.
+ * spent counts against reads taken before it, never after; an unknown outcome stays in flight; a
+ * checked read serves the same source's next payments for one slot only while it covers them.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSourceBudget, RECENT_MS } from '../../../src/x402/exact-svm/svm-source-budget.ts';
+import { createSourceBudget, READ_REUSE_MS, RECENT_MS } from '../../../src/x402/exact-svm/svm-source-budget.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 
 const A = 'SourceA';
@@ -136,5 +137,35 @@ describe('createSourceBudget', () => {
     c.advance(RECENT_MS + 1);
     budget.noteRead('k2', 'SourceB', PRICE);
     expect(budget.trackedSources).toBe(0);
+  });
+  it("a checked read serves the source's next payments for READ_REUSE_MS, counting what spent since it", async () => {
+    const c = clock();
+    const budget = createSourceBudget({ now: c.now });
+    expect(budget.reuseRead('k0', A, 'MintM', PRICE)).toBe(false);
+    budget.noteRead('k1', A, 2n * PRICE, 'MintM');
+    // Another mint, or a read not checked (no mint), is never reused.
+    expect(budget.reuseRead('x', A, 'MintN', PRICE)).toBe(false);
+    budget.noteRead('u', 'SourceB', 9n * PRICE);
+    expect(budget.reuseRead('y', 'SourceB', 'MintM', PRICE)).toBe(false);
+    c.advance(5);
+    (await budget.reserve('k1', A, PRICE))!.end('spent');
+    // The read showed 2 prices; one was spent since: one more is covered, with the read's own time.
+    expect(budget.reuseRead('k2', A, 'MintM', PRICE)).toBe(true);
+    const second = await budget.reserve('k2', A, PRICE);
+    expect(second).not.toBeNull();
+    // What is left (nothing, one in flight) does not cover a third: verification reads the chain.
+    expect(budget.reuseRead('k3', A, 'MintM', PRICE)).toBe(false);
+    expect(budget.hasRead('k3')).toBe(false);
+    second!.end('unspent');
+    expect(budget.reuseRead('k3', A, 'MintM', PRICE)).toBe(true);
+    c.advance(READ_REUSE_MS + 1);
+    expect(budget.reuseRead('k4', A, 'MintM', PRICE)).toBe(false);
+  });
+
+  it('a forgotten read (its settlement was refused or failed) is not reused', () => {
+    const budget = createSourceBudget({ now: clock().now });
+    budget.noteRead('k1', A, 5n * PRICE, 'MintM');
+    budget.forgetRead(A);
+    expect(budget.reuseRead('k2', A, 'MintM', PRICE)).toBe(false);
   });
 });

@@ -48,6 +48,20 @@ export function nativeSvm(svm: LiteSVM): NativeSvm {
 const NO_DATA = new Uint8Array(0);
 
 /**
+ * Loaders whose programs never change: native programs and programs of the retired loaders (no
+ * instruction upgrades or closes them). The runtime refuses any change to an executable account's
+ * lamports, so such a program's snapshot row is the same in every transaction; only a write
+ * through `setAccount` (world building) replaces it.
+ */
+const IMMUTABLE_LOADERS = new Set([
+  'NativeLoader1111111111111111111111111111111',
+  'BPFLoader1111111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+]);
+/** Bounded like the repeated addresses: a world holds a handful of programs. */
+const IMMUTABLE_PROGRAMS_MAX = 1024;
+
+/**
  * Addresses that repeat (the handful of programs that own everything, the few mints every token
  * account names), both ways: base58 is most of the cost of writing an account, and a world's
  * thousands of token accounts name the same owner program and mint. Bounded: a hostile
@@ -91,6 +105,8 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   const native = nativeSvm(svm);
   /** Told of every address written from now on (the saved state's list of what changed). */
   let onWrite: ((address: string) => void) | null = null;
+  /** Snapshot rows of programs of the immutable loaders (see IMMUTABLE_LOADERS). */
+  const programs = new Map<string, AccountData>();
 
   function getAccount(address: string): AccountData | null {
     const a = native.getAccount(addressToBytes(address));
@@ -103,10 +119,15 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
    * and copying a program's data out of LiteSVM was most of that.
    */
   function getBalanceAccount(address: string): AccountData | null {
+    const known = programs.get(address);
+    if (known !== undefined) return known;
     const a = native.getAccount(addressToBytes(address));
     if (a === null) return null;
     const owner = ownerOf(a);
-    return { lamports: a.lamports(), data: isTokenProgram(owner) ? a.data() : NO_DATA, owner, executable: a.executable() };
+    const row = { lamports: a.lamports(), data: isTokenProgram(owner) ? a.data() : NO_DATA, owner, executable: a.executable() };
+    // A program's row (LiteSVM copies its whole code out for every read) is kept once read.
+    if (row.executable && IMMUTABLE_LOADERS.has(owner) && programs.size < IMMUTABLE_PROGRAMS_MAX) programs.set(address, row);
+    return row;
   }
 
   function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
@@ -130,6 +151,7 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     reindex: (address: string): void => index(address, getAccount(address)),
     /** Creates or overwrites an account, bypassing the runtime (world building). */
     setAccount(address: string, account: AccountInput): void {
+      programs.delete(address);
       const owner = repeatedAddressBytes(account.owner);
       native.setAccount(addressToBytes(address), new Account(account.lamports, account.data, owner, account.executable ?? false, 0n));
       // LiteSVM stores what it is given, so the written account is indexed without reading it back.

@@ -48,8 +48,9 @@ export function createTransactionIntake(parts: TransactionIntakeParts) {
     return { ok: false, signature, reason, err, message, logs: [], unitsConsumed: 0n };
   }
 
-  function send(wire: Uint8Array): SendResult {
-    const decoded = decode(wire);
+  /** `known`: the same bytes as decoded a moment ago (a preflight's), so they are not decoded twice. */
+  function send(wire: Uint8Array, known?: DecodedTransaction): SendResult {
+    const decoded = known ?? decode(wire);
     if ('error' in decoded) return reject(null, 'decode', null, decoded.error);
     const signature = decoded.signatures[0] ?? null;
     if (signature !== null && recentSignatures.has(signature))
@@ -97,11 +98,11 @@ export function createTransactionIntake(parts: TransactionIntakeParts) {
         logs: [],
         unitsConsumed: 0n,
         innerInstructions: [],
-        postAccounts: new Map(),
+        postAccounts: () => new Map(),
         returnData: null,
       };
     }
-    return { ok: true, decoded, replacementBlockhash: replacement, ...simulateDecoded(svm, decoded, opts.sigVerify) };
+    return { ok: true, decoded, replacementBlockhash: replacement, ...simulateDecoded(svm, decoded, wire, opts.sigVerify) };
   }
 
   return {

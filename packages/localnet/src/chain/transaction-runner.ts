@@ -5,14 +5,15 @@
  * whose fee LiteSVM charged has landed (Agave records it with `err`); one whose fee was not
  * charged (bad signature, unloadable accounts) was rejected and leaves no trace.
  */
-import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm';
-import type { EncodedAccount } from '@solana/kit';
+import { FailedTransactionMetadata, type Account, type LiteSVM, type TransactionMetadata } from 'litesvm';
+import { assertIsFullySignedTransaction } from '@solana/kit';
 import type { AccountData } from './chain-accounts.ts';
 import type { CompiledInstructionData, ExecutedTransaction, TokenBalanceData } from './types.ts';
 import type { DecodedTransaction } from './wire-transaction.ts';
 import { classifyTokenData, parseMintBase, parseTokenAccountBase } from '../encoding/token-layout.ts';
 import { computeTransactionFee } from './fee.ts';
 import { toAgaveTransactionError } from './transaction-error.ts';
+import { bytesToAddress } from '../encoding/base58.ts';
 
 const VOTE_PROGRAM_ID = 'Vote111111111111111111111111111111111111111';
 
@@ -67,6 +68,41 @@ export interface ExecutionContext {
   readonly wire: Uint8Array;
 }
 
+/** A simulation's answer as LiteSVM's native instance gives it (the wrapper's own converts every account through kit). */
+interface NativeSimulated {
+  meta(): TransactionMetadata;
+  postAccounts(): { readonly address: Uint8Array; account(): Account }[];
+}
+
+/** The part of LiteSVM's native instance that runs wire bytes (the wrapper keeps it in `inner`). */
+interface NativeRunner {
+  getSigverify(): boolean;
+  sendLegacyTransaction(wire: Uint8Array): TransactionMetadata | FailedTransactionMetadata;
+  sendVersionedTransaction(wire: Uint8Array): TransactionMetadata | FailedTransactionMetadata;
+  simulateLegacyTransaction(wire: Uint8Array): NativeSimulated | FailedTransactionMetadata;
+  simulateVersionedTransaction(wire: Uint8Array): NativeSimulated | FailedTransactionMetadata;
+}
+
+function nativeRunner(svm: LiteSVM): NativeRunner {
+  const inner = (svm as unknown as { inner?: Partial<NativeRunner> }).inner;
+  if (typeof inner?.sendVersionedTransaction !== 'function' || typeof inner.simulateVersionedTransaction !== 'function') {
+    throw new Error('litesvm: native instance not found (wrapper layout changed)');
+  }
+  return inner as NativeRunner;
+}
+
+/**
+ * Runs the wire bytes as they came (the wrapper would encode the decoded transaction back into
+ * the same bytes first), with the wrapper's own check: under sigverify, an absent signature throws.
+ */
+function runWire<K extends 'send' | 'simulate'>(svm: LiteSVM, decoded: DecodedTransaction, wire: Uint8Array, kind: K) {
+  const native = nativeRunner(svm);
+  if (native.getSigverify()) assertIsFullySignedTransaction(decoded.transaction);
+  const legacy = decoded.version === 'legacy';
+  if (kind === 'send') return legacy ? native.sendLegacyTransaction(wire) : native.sendVersionedTransaction(wire);
+  return legacy ? native.simulateLegacyTransaction(wire) : native.simulateVersionedTransaction(wire);
+}
+
 /** Outcome of `runTransaction`. */
 export type RunOutcome =
   | { readonly landed: true; readonly tx: ExecutedTransaction }
@@ -77,7 +113,7 @@ export function runTransaction(svm: LiteSVM, read: AccountReader, decoded: Decod
   const pre = snapshotBalances(read, decoded.accountKeys);
   let result: TransactionMetadata | FailedTransactionMetadata;
   try {
-    result = svm.sendTransaction(decoded.transaction);
+    result = runWire(svm, decoded, ctx.wire, 'send') as TransactionMetadata | FailedTransactionMetadata;
   } catch {
     // kit's wrapper throws before execution when a required signature is absent.
     return { landed: false, err: 'SignatureFailure', logs: [], unitsConsumed: 0n };
@@ -132,22 +168,35 @@ export function readInnerInstructions(meta: TransactionMetadata): ExecutedTransa
   return out;
 }
 
+/** An account as a simulation left it. */
+export interface PostAccount {
+  readonly lamports: bigint;
+  readonly data: Uint8Array;
+  readonly owner: string;
+  readonly executable: boolean;
+}
+
+const NO_POST_ACCOUNTS: () => ReadonlyMap<string, PostAccount> = () => new Map();
+
 /** Result of a simulation, nothing committed. */
 export interface SimulationOutcome {
   readonly err: unknown;
   readonly logs: readonly string[];
   readonly unitsConsumed: bigint;
   readonly innerInstructions: ExecutedTransaction['innerInstructions'];
-  /** Post-simulation state of the accounts the transaction loaded. */
-  readonly postAccounts: ReadonlyMap<string, EncodedAccount>;
+  /**
+   * Post-simulation state of the accounts the transaction loaded, read when asked: a preflight
+   * never asks, and copying them (program data among them) out of LiteSVM was most of its cost.
+   */
+  readonly postAccounts: () => ReadonlyMap<string, PostAccount>;
   readonly returnData: { readonly programId: Uint8Array; readonly data: Uint8Array } | null;
 }
 
-/** Simulates in LiteSVM with signature verification on or off for this call only. */
-export function simulateDecoded(svm: LiteSVM, decoded: DecodedTransaction, sigVerify: boolean): SimulationOutcome {
+/** Simulates the wire bytes in LiteSVM with signature verification on or off for this call only. */
+export function simulateDecoded(svm: LiteSVM, decoded: DecodedTransaction, wire: Uint8Array, sigVerify: boolean): SimulationOutcome {
   svm.withSigverify(sigVerify);
   try {
-    const result = svm.simulateTransaction(decoded.transaction);
+    const result = runWire(svm, decoded, wire, 'simulate') as NativeSimulated | FailedTransactionMetadata;
     if (result instanceof FailedTransactionMetadata) {
       const meta = result.meta();
       return {
@@ -155,24 +204,32 @@ export function simulateDecoded(svm: LiteSVM, decoded: DecodedTransaction, sigVe
         logs: meta.logs(),
         unitsConsumed: meta.computeUnitsConsumed(),
         innerInstructions: readInnerInstructions(meta),
-        postAccounts: new Map(),
+        postAccounts: NO_POST_ACCOUNTS,
         returnData: null,
       };
     }
     const meta = result.meta();
     const ret = meta.returnData();
     const retData = ret.data();
+    let post: ReadonlyMap<string, PostAccount> | null = null;
     return {
       err: null,
       logs: meta.logs(),
       unitsConsumed: meta.computeUnitsConsumed(),
       innerInstructions: readInnerInstructions(meta),
-      postAccounts: new Map(result.postAccounts().map((a) => [String(a.address), a])),
+      postAccounts: () => {
+        post ??= new Map(result.postAccounts().map((a) => [bytesToAddress(a.address), postAccountOf(a.account())]));
+        return post;
+      },
       returnData: retData.length > 0 ? { programId: ret.programId(), data: retData } : null,
     };
   } catch {
-    return { err: 'SignatureFailure', logs: [], unitsConsumed: 0n, innerInstructions: [], postAccounts: new Map(), returnData: null };
+    return { err: 'SignatureFailure', logs: [], unitsConsumed: 0n, innerInstructions: [], postAccounts: NO_POST_ACCOUNTS, returnData: null };
   } finally {
     svm.withSigverify(true);
   }
+}
+
+function postAccountOf(account: Account): PostAccount {
+  return { lamports: account.lamports(), data: account.data(), owner: bytesToAddress(account.owner()), executable: account.executable() };
 }

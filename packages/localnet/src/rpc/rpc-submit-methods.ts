@@ -9,6 +9,7 @@ import { addressParam, boolOption, checkMinContextSlot, commitmentOf, configPara
 import { renderInnerInstructions } from './rpc-transaction-format.ts';
 import { describeTransactionError } from '../chain/transaction-error.ts';
 import type { SimulateResult } from '../chain/local-chain.ts';
+import type { DecodedTransaction } from '../chain/wire-transaction.ts';
 
 /** Agave's PACKET_DATA_SIZE minus headers: the largest wire transaction. */
 const MAX_WIRE_BYTES = 1232;
@@ -60,11 +61,10 @@ function simulatedAccounts(ctx: RpcContext, sim: Extract<SimulateResult, { ok: t
   const encoding = enumOption<AccountEncoding>(ac as Record<string, unknown>, 'encoding', ['base64', 'jsonParsed', 'base64+zstd'], 'base64');
   checkEncoding(encoding);
   const decimals = decimalsReader(ctx.chain);
+  const postAccounts = sim.postAccounts();
   return addresses.map((a) => {
-    const post = sim.postAccounts.get(a);
-    const account = post
-      ? { lamports: BigInt(post.lamports), data: post.data as Uint8Array, owner: String(post.programAddress), executable: post.executable }
-      : ctx.chain.getAccount(a);
+    const post = postAccounts.get(a);
+    const account = post ?? ctx.chain.getAccount(a);
     return account === null || (post && account.lamports === 0n) ? null : encodeAccount(account, encoding, null, decimals);
   });
 }
@@ -89,8 +89,8 @@ const sendTransaction: RpcMethod = (params, ctx) => {
   const skipPreflight = boolOption(config, 'skipPreflight', false);
   commitmentOf(config, 'preflightCommitment');
   checkMinContextSlot(config, ctx.chain.slot('processed'));
-  if (!skipPreflight) preflight(ctx, wire, config);
-  const result = ctx.chain.sendTransaction(wire);
+  const decoded = skipPreflight ? undefined : preflight(ctx, wire, config);
+  const result = ctx.chain.sendTransaction(wire, decoded);
   if (result.ok) return result.signature;
   if (result.reason === 'decode') throw invalidParams(`invalid transaction: ${result.message}`);
   // With skipPreflight Agave forwards the transaction and answers its signature; it never lands.
@@ -98,7 +98,8 @@ const sendTransaction: RpcMethod = (params, ctx) => {
   throw preflightFailure(result.err, result.logs, result.unitsConsumed);
 };
 
-function preflight(ctx: RpcContext, wire: Uint8Array, config: Record<string, unknown>): void {
+/** Agave's preflight: the simulation's refusal as its -32002 error; the decoded transaction when it passes. */
+function preflight(ctx: RpcContext, wire: Uint8Array, config: Record<string, unknown>): DecodedTransaction {
   const sim = ctx.chain.simulate(wire, { sigVerify: true, replaceRecentBlockhash: false });
   if (!sim.ok) throw invalidParams(`invalid transaction: ${sim.message}`);
   if (sim.err === 'SignatureFailure') throw new RpcError(RPC_CODES.transactionSignatureVerificationFailure, 'Transaction signature verification failure');
@@ -108,6 +109,7 @@ function preflight(ctx: RpcContext, wire: Uint8Array, config: Record<string, unk
     const value = simulationValue(ctx, sim, { ...config, accounts: undefined });
     throw new RpcError(RPC_CODES.sendTransactionPreflightFailure, `Transaction simulation failed: ${describeTransactionError(sim.err)}`, value);
   }
+  return sim.decoded;
 }
 
 function preflightFailure(err: unknown, logs: readonly string[], unitsConsumed: bigint): RpcError {
