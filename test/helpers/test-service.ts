@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { testServiceConfig } from './test-support.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service/service.ts';
+import { testTraffic } from './test-traffic.ts';
 import { worldSnapshots } from './world-snapshots.ts';
 
 export interface TestService {
@@ -25,7 +26,7 @@ export async function startTestLocalnet(
   shape: { readonly slotsPerEpoch?: number } = {},
 ): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
-  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed, ...worldSnapshots() });
+  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed, ...worldSnapshots(), ...testTraffic() });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 

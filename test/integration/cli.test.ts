@@ -75,7 +75,8 @@ describe('x402-intel call', () => {
     'pays /v1/epoch on Solana with the default keypair: answer on stdout, receipt and exact body saved',
     async () => {
       const before = await solanaBalance();
-      const run = await cli(['call', '/v1/epoch', '--rate', 'both', '--json']);
+      // Through the launcher users run (bin/x402-intel.mjs and its TypeScript loader); the other runs use the same CLI bundled.
+      const run = await runCliProcess(['call', '/v1/epoch', '--rate', 'both', '--json', '--url', t.url], { cwd: work, home, launcher: true });
       expect(run.code, run.stdout + run.stderr).toBe(0);
       const doc = JSON.parse(run.stdout);
       expect(doc).toMatchObject({ endpoint: '/v1/epoch', resource: '/v1/epoch?rate=both', listPrice: '$0.001' });
