@@ -60,7 +60,7 @@ export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
 ]);
 
 /** Every bare import (an npm package) stays external, except our own workspace packages and BUNDLED_PACKAGES. */
-export const externalPackages: Plugin = {
+const externalPackages: Plugin = {
   name: 'external-packages',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {

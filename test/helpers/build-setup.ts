@@ -5,7 +5,7 @@
  * (dist/server/, what `npm start` runs). Tests that start the service as a child process run that
  * bundle by default (test/helpers/service-process.ts): a start from it costs about two thirds of
  * the CPU of a start through the TypeScript loader. Likewise the CLI's bundle (dist/cli/), which
- * the tests that run the CLI as a child process run (test/helpers/cli-process.ts): about a seventh
+ * the tests that run the CLI as a child process run (test/helpers/cli-process.ts): about a third
  * of a start through its launcher's TypeScript loader.
  *
  * Each bundle is built beside its directory and moved in only when it differs, so a run begun
@@ -74,12 +74,7 @@ async function keepWorldSnapshots(): Promise<string> {
 }
 
 export default async function setup(): Promise<() => void> {
-  const [worlds] = await Promise.all([
-    keepWorldSnapshots(),
-    buildWeb(),
-    buildIfChanged(buildServer, SERVER_OUT_DIR),
-    buildIfChanged(buildCli, CLI_OUT_DIR),
-  ]);
+  const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildIfChanged(buildServer, SERVER_OUT_DIR), buildIfChanged(buildCli, CLI_OUT_DIR)]);
   process.env.LOCALNET_WORLD_DIR = worlds;
   // Lighter background traffic for every localnet of the run (TEST_TXS_PER_SLOT): unless a run asks otherwise.
   process.env.LOCALNET_TXS_PER_SLOT ??= String(TEST_TXS_PER_SLOT);

@@ -26,7 +26,17 @@ export async function startTestLocalnet(
   shape: { readonly slotsPerEpoch?: number } = {},
 ): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
-  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed, ...worldSnapshots(), ...testTraffic() });
+  const localnet = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch,
+    seed,
+    ...worldSnapshots(),
+    ...testTraffic(),
+  });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 

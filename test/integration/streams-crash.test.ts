@@ -29,7 +29,16 @@ let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'streams-crash-'));
-  net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'streams-crash', ...testTraffic() });
+  net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 64,
+    seed: 'streams-crash',
+    ...testTraffic(),
+  });
   const payTo = evmAddressOfKey(generateEvmKey());
   args = [
     ...localnetMainnetArgs(net, join(root, 'relayer.key')),
