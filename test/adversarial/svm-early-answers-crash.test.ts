@@ -23,7 +23,6 @@ import { killService, type ServiceProcess, spawnService } from '../helpers/servi
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
-import { testTraffic } from '../helpers/test-traffic.ts';
 import { worldSnapshots } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1_000;
@@ -45,7 +44,6 @@ beforeAll(async () => {
     slotsPerEpoch: 64,
     seed: 'early-crash',
     ...worldSnapshots(),
-    ...testTraffic(),
   });
   rpc = await startHeldSendRpc(net.urls.rpc);
   const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;

@@ -51,15 +51,6 @@ async function buildIfChanged(build: (dir: string) => Promise<unknown>, outDir: 
   }
 }
 
-/**
- * Most transactions of background traffic in a test localnet's slot (a quarter of it to it: 1 to 6,
- * against 5 to 20 by default). Every localnet of the run produces its traffic for its whole life,
- * read or not (about a tenth of a core each at the default, most of a waiting file's CPU); 1 to 6 a
- * slot still puts fees, tips, swaps and a failing transfer now and then on the stream, which the
- * files that read traffic check against the producer's record of what it made.
- */
-const TEST_TXS_PER_SLOT = 6;
-
 /** The seeds of most localnet starts: the test helpers' default and the service's own default. */
 const COMMON_SEEDS = ['test-1', 'localnet-1'];
 
@@ -76,7 +67,5 @@ async function keepWorldSnapshots(): Promise<string> {
 export default async function setup(): Promise<() => void> {
   const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildIfChanged(buildServer, SERVER_OUT_DIR), buildIfChanged(buildCli, CLI_OUT_DIR)]);
   process.env.LOCALNET_WORLD_DIR = worlds;
-  // Lighter background traffic for every localnet of the run (TEST_TXS_PER_SLOT): unless a run asks otherwise.
-  process.env.LOCALNET_TXS_PER_SLOT ??= String(TEST_TXS_PER_SLOT);
   return () => rmSync(worlds, { recursive: true, force: true });
 }

@@ -14,7 +14,6 @@ import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { killService, type ServiceProcess, spawnService } from './service-process.ts';
 import { fundedPayer, rpcCall } from './svm-payer.ts';
-import { testTraffic } from './test-traffic.ts';
 import { worldSnapshots } from './world-snapshots.ts';
 
 /** Lamports for the shared fee payer: far more than a test's fees. */
@@ -57,7 +56,6 @@ export async function startInstanceGroup(
     slotsPerEpoch: 64,
     seed: label,
     ...worldSnapshots(),
-    ...testTraffic(),
   });
   const identity = nacl.sign.keyPair();
   const keypairFile = join(root, 'identity.json');

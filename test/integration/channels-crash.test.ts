@@ -16,7 +16,6 @@ import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-fi
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { channelOf, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
-import { testTraffic } from '../helpers/test-traffic.ts';
 import { worldSnapshots } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1000n;
@@ -37,7 +36,6 @@ beforeAll(async () => {
     slotsPerEpoch: 64,
     seed: 'channels-crash',
     ...worldSnapshots(),
-    ...testTraffic(),
   });
   const payTo = evmAddressOfKey(generateEvmKey());
   args = [

@@ -36,7 +36,8 @@ const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/
 const solanaBalance = () => tokenBalance(t.localnet!.urls.rpc, solanaAddress, t.localnet!.stablecoinMint);
 
 beforeAll(async () => {
-  t = await startTestService({ now: () => PREVIEW_NOW });
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({ now: () => PREVIEW_NOW }, [], { txsPerSlot: 0 });
   work = mkdtempSync(join(tmpdir(), 'x402-intel-cli-'));
   home = join(work, 'home');
   mkdirSync(join(home, '.config', 'solana'), { recursive: true, mode: 0o700 });

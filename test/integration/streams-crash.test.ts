@@ -19,7 +19,6 @@ import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 import { openStream, type StreamConnection, type StreamMessage } from '../helpers/stream-client.ts';
-import { testTraffic } from '../helpers/test-traffic.ts';
 
 const PRICE = 1000n;
 let root: string;
@@ -29,16 +28,7 @@ let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'streams-crash-'));
-  net = await startLocalnet({
-    host: '127.0.0.1',
-    rpcPort: 0,
-    geyserPort: 0,
-    marketPort: 0,
-    slotMs: 400,
-    slotsPerEpoch: 64,
-    seed: 'streams-crash',
-    ...testTraffic(),
-  });
+  net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 64, seed: 'streams-crash' });
   const payTo = evmAddressOfKey(generateEvmKey());
   args = [
     ...localnetMainnetArgs(net, join(root, 'relayer.key')),
