@@ -107,6 +107,8 @@ export interface Config {
   readonly localnet: {
     readonly slotMs: number;
     readonly slotsPerEpoch: number;
+    /** Most transactions of background traffic in a slot. */
+    readonly txsPerSlot: number;
     readonly seed: string;
     readonly fresh: boolean;
     /** Where the world's snapshots are kept; null: with the localnet's state (DATA_DIR/localnet). */
@@ -238,6 +240,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     localnet: Object.freeze({
       slotMs: Number(get('slot-ms')),
       slotsPerEpoch: Number(get('slots-per-epoch')),
+      txsPerSlot: Number(get('txs-per-slot')),
       seed: get('seed')!,
       fresh: get('fresh') === 'true',
       worldDir: get('localnet-world-dir') ?? null,

@@ -23,7 +23,8 @@ let t: TestService;
 let terms: PaymentRequirements;
 
 beforeAll(async () => {
-  t = await startTestService({}, [...SLOW_WATCH, ...NO_AUTOMATIC_CLAIM]);
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({}, [...SLOW_WATCH, ...NO_AUTOMATIC_CLAIM], { txsPerSlot: 0 });
   terms = await channelTerms(`${t.url}/v1/epoch`);
 }, 120_000);
 afterAll(async () => {

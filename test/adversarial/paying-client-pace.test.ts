@@ -26,7 +26,10 @@ let t: TestService;
 
 beforeAll(async () => {
   const pinned = new Date('2026-11-24T12:00:00Z');
-  t = await startTestService({ now: () => pinned }, ['--free-rate-per-second', '1', '--free-burst', String(BURST), '--trusted-proxies', '127.0.0.1']);
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({ now: () => pinned }, ['--free-rate-per-second', '1', '--free-burst', String(BURST), '--trusted-proxies', '127.0.0.1'], {
+    txsPerSlot: 0,
+  });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

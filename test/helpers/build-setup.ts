@@ -4,9 +4,11 @@
  * storefront's assets (the service refuses to start without them) and the server bundle
  * (dist/server/, what `npm start` runs). Tests that start the service as a child process run that
  * bundle by default (test/helpers/service-process.ts): a start from it costs about two thirds of
- * the CPU of a start through the TypeScript loader.
+ * the CPU of a start through the TypeScript loader. Likewise the CLI's bundle (dist/cli/), which
+ * the tests that run the CLI as a child process run (test/helpers/cli-process.ts): about a third
+ * of a start through its launcher's TypeScript loader.
  *
- * The server bundle is built beside dist/server/ and moved in only when it differs, so a run begun
+ * Each bundle is built beside its directory and moved in only when it differs, so a run begun
  * while another run in the same tree is starting services does not pull the files from under them.
  *
  * It also makes the run's world snapshots (docs/localnet.md): a directory of its own, named to every
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalChain } from '../../packages/localnet/src/chain/local-chain.ts';
 import { openWorld } from '../../packages/localnet/src/snapshot/world-snapshot.ts';
+import { buildCli, CLI_OUT_DIR } from '../../scripts/build-cli.ts';
 import { buildServer, SERVER_OUT_DIR } from '../../scripts/build-server.ts';
 import { buildWeb } from '../../scripts/build-web.ts';
 
@@ -32,16 +35,16 @@ function sameTree(a: string, b: string): boolean {
   return files.every((f) => statSync(join(a, f)).isDirectory() || readFileSync(join(a, f)).equals(readFileSync(join(b, f))));
 }
 
-/** Builds the server bundle and puts it in place at dist/server/ unless the same bundle is there. */
-async function buildServerIfChanged(): Promise<void> {
-  const next = `${SERVER_OUT_DIR}.next-${process.pid}`;
-  const old = `${SERVER_OUT_DIR}.old-${process.pid}`;
+/** Builds a bundle with `build` and puts it in place at `outDir` unless the same bundle is there. */
+async function buildIfChanged(build: (dir: string) => Promise<unknown>, outDir: string): Promise<void> {
+  const next = `${outDir}.next-${process.pid}`;
+  const old = `${outDir}.old-${process.pid}`;
   try {
-    // Same depth as dist/server/: the bundle's relative paths (source maps, ../../dist/web/) hold.
-    await buildServer(next);
-    if (sameTree(next, SERVER_OUT_DIR)) return;
-    if (existsSync(SERVER_OUT_DIR)) renameSync(SERVER_OUT_DIR, old);
-    renameSync(next, SERVER_OUT_DIR);
+    // Same depth as the final directory: the bundle's relative paths (source maps, ../../dist/web/) hold.
+    await build(next);
+    if (sameTree(next, outDir)) return;
+    if (existsSync(outDir)) renameSync(outDir, old);
+    renameSync(next, outDir);
   } finally {
     rmSync(next, { recursive: true, force: true });
     rmSync(old, { recursive: true, force: true });
@@ -62,7 +65,7 @@ async function keepWorldSnapshots(): Promise<string> {
 }
 
 export default async function setup(): Promise<() => void> {
-  const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildServerIfChanged()]);
+  const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildIfChanged(buildServer, SERVER_OUT_DIR), buildIfChanged(buildCli, CLI_OUT_DIR)]);
   process.env.LOCALNET_WORLD_DIR = worlds;
   return () => rmSync(worlds, { recursive: true, force: true });
 }

@@ -1,7 +1,10 @@
 /**
- * The x402-intel CLI run as a user runs it: `node bin/x402-intel.mjs ...` in a child process, from
- * a working directory of the test's choosing, with its own HOME; and the key files a user holds
- * (a Solana CLI keypair, an EVM key file), written with the mode the test asks for.
+ * The x402-intel CLI run as a user runs it: a child process, from a working directory of the
+ * test's choosing, with its own HOME; and the key files a user holds (a Solana CLI keypair, an EVM
+ * key file), written with the mode the test asks for. The process runs the CLI's bundle that the
+ * run's global setup built from the sources as they are (dist/cli/, scripts/build-cli.ts): through
+ * the launcher users run (bin/x402-intel.mjs, the TypeScript loader) each start cost about 5 s of
+ * CPU, against under 2 s; `{ launcher: true }` runs the launcher itself (cli.test.ts does, once).
  */
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -11,7 +14,9 @@ import bs58 from 'bs58';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 
 /** The launcher the package's `bin` names. */
-export const CLI_BIN = fileURLToPath(new URL('../../bin/x402-intel.mjs', import.meta.url));
+export const CLI_LAUNCHER = fileURLToPath(new URL('../../bin/x402-intel.mjs', import.meta.url));
+/** The same CLI bundled (built by test/helpers/build-setup.ts): what the tests' child processes run. */
+export const CLI_BIN = fileURLToPath(new URL('../../dist/cli/x402-intel.js', import.meta.url));
 /** A paid call waits for settlement; the machine may be loaded. */
 const CLI_TIMEOUT_MS = 240_000;
 
@@ -21,16 +26,16 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the CLI with `args` in `cwd` with HOME=`home` (and no $X402_INTEL_URL unless given). */
+/** Runs the CLI with `args` in `cwd` with HOME=`home` (and no $X402_INTEL_URL unless given); through its launcher with `launcher`. */
 export function runCliProcess(
   args: readonly string[],
-  o: { readonly cwd: string; readonly home: string; readonly env?: Record<string, string> },
+  o: { readonly cwd: string; readonly home: string; readonly env?: Record<string, string>; readonly launcher?: boolean },
 ): Promise<CliRun> {
   const { X402_INTEL_URL: _unset, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CLI_BIN, ...args],
+      [o.launcher ? CLI_LAUNCHER : CLI_BIN, ...args],
       { cwd: o.cwd, env: { ...inherited, HOME: o.home, ...o.env }, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;

@@ -19,22 +19,44 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode (64 slots an epoch unless `slotsPerEpoch` says). */
-export async function startTestLocalnet(
-  seed = 'test-1',
-  shape: { readonly slotsPerEpoch?: number } = {},
-): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
+/**
+ * The shape of a test's localnet: 64 slots an epoch unless `slotsPerEpoch` says; the producer's
+ * background traffic unless `txsPerSlot` says (0: none, for a file that reads no traffic: the
+ * producer's traffic was most of such a file's CPU, about a tenth of a core for the localnet's life).
+ */
+export interface TestLocalnetShape {
+  readonly slotsPerEpoch?: number;
+  readonly txsPerSlot?: number;
+}
+
+/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
+export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
-  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed, ...worldSnapshots() });
+  const traffic = shape.txsPerSlot === undefined ? {} : { txsPerSlot: shape.txsPerSlot };
+  const localnet = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch,
+    seed,
+    ...worldSnapshots(),
+    ...traffic,
+  });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 
-/** The real service on port 0 against a fresh embedded localnet and data dir. */
-export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
+/** The real service on port 0 against a fresh embedded localnet (of `shape`) and data dir. */
+export async function startTestService(
+  options: Partial<ServiceOptions> = {},
+  argv: readonly string[] = [],
+  shape: TestLocalnetShape = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
   // The per-client limit is off unless a test sets it (test/integration/rate-limit.test.ts does).
   const config = testServiceConfig(dataDir, argv);
-  const { localnet, upstreams } = await startTestLocalnet();
+  const { localnet, upstreams } = await startTestLocalnet(undefined, shape);
   const service = await startService(config, { upstreams, ...options });
   return {
     service,

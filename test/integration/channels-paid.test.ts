@@ -18,7 +18,8 @@ const DEPOSIT = PRICE * 250n;
 let t: TestService;
 
 beforeAll(async () => {
-  t = await startTestService();
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({}, [], { txsPerSlot: 0 });
 }, 90_000);
 afterAll(async () => {
   await t.close();

@@ -35,7 +35,8 @@ function printed(stdout: string, label: string): string[] {
 const npxCommands = (line: string): string[][] => line.split(' && ').map((c) => c.replace(/^npx x402-intel /, '').split(' '));
 
 beforeAll(async () => {
-  t = await startTestService();
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({}, [], { txsPerSlot: 0 });
   work = mkdtempSync(join(tmpdir(), 'x402-intel-walk-'));
   home = join(work, 'home');
   mkdirSync(home, { recursive: true, mode: 0o700 });

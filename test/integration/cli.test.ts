@@ -36,7 +36,8 @@ const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/
 const solanaBalance = () => tokenBalance(t.localnet!.urls.rpc, solanaAddress, t.localnet!.stablecoinMint);
 
 beforeAll(async () => {
-  t = await startTestService({ now: () => PREVIEW_NOW });
+  // No background traffic: the file pays /v1/epoch alone (slots, never the fee or tip windows).
+  t = await startTestService({ now: () => PREVIEW_NOW }, [], { txsPerSlot: 0 });
   work = mkdtempSync(join(tmpdir(), 'x402-intel-cli-'));
   home = join(work, 'home');
   mkdirSync(join(home, '.config', 'solana'), { recursive: true, mode: 0o700 });
@@ -75,7 +76,8 @@ describe('x402-intel call', () => {
     'pays /v1/epoch on Solana with the default keypair: answer on stdout, receipt and exact body saved',
     async () => {
       const before = await solanaBalance();
-      const run = await cli(['call', '/v1/epoch', '--rate', 'both', '--json']);
+      // Through the launcher users run (bin/x402-intel.mjs and its TypeScript loader); the other runs use the same CLI bundled.
+      const run = await runCliProcess(['call', '/v1/epoch', '--rate', 'both', '--json', '--url', t.url], { cwd: work, home, launcher: true });
       expect(run.code, run.stdout + run.stderr).toBe(0);
       const doc = JSON.parse(run.stdout);
       expect(doc).toMatchObject({ endpoint: '/v1/epoch', resource: '/v1/epoch?rate=both', listPrice: '$0.001' });

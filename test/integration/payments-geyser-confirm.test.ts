@@ -30,7 +30,8 @@ let payer: TestPayer;
 const dataDirs: string[] = [];
 
 beforeAll(async () => {
-  ({ localnet, upstreams } = await startTestLocalnet('geyser-confirm'));
+  // No background traffic: the stream and the RPC are asked of the file's own payments alone.
+  ({ localnet, upstreams } = await startTestLocalnet('geyser-confirm', { txsPerSlot: 0 }));
   // Zero delay: the proxy only counts what the service asks the RPC.
   proxy = await startDelayProxy(localnet.urls.rpc, 0);
   payer = await fundedPayer(localnet.urls.rpc, 1_000_000);

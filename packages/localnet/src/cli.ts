@@ -17,6 +17,7 @@ const OPTIONS: ReadonlyArray<{ readonly name: string; readonly fallback?: string
   { name: 'evm-port', fallback: '8545', help: 'local EVM JSON-RPC (chain id 8453, LocalUsdc)' },
   { name: 'slot-ms', fallback: '400', help: 'slot length, ms' },
   { name: 'slots-per-epoch', fallback: '432', help: 'slots per epoch' },
+  { name: 'txs-per-slot', fallback: '20', help: 'most transactions of background traffic in a slot (each holds a quarter of it to it; 0: none)' },
   { name: 'seed', fallback: 'localnet-1', help: 'seed of the deterministic world' },
   { name: 'geyser-token', help: 'x-token the Geyser server requires (none by default)' },
 ];
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   const str = (name: string) => values[name] as string;
   const problems = PORT_FLAGS.filter((f) => !/^\d+$/.test(str(f)) || Number(str(f)) > 65535).map((f) => `--${f} must be an integer 0-65535`);
   for (const f of ['slot-ms', 'slots-per-epoch']) if (!/^[1-9]\d*$/.test(str(f))) problems.push(`--${f} must be a positive integer`);
+  if (!/^(0|[1-9]\d*)$/.test(str('txs-per-slot'))) problems.push('--txs-per-slot must be a non-negative integer');
   if (problems.length > 0) fail(problems.join('; '));
 
   const net = await startLocalnet({
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
     evmPort: Number(str('evm-port')),
     slotMs: Number(str('slot-ms')),
     slotsPerEpoch: Number(str('slots-per-epoch')),
+    txsPerSlot: Number(str('txs-per-slot')),
     seed: str('seed'),
     ...(values['geyser-token'] ? { geyserToken: str('geyser-token') } : {}),
   });

@@ -33,6 +33,13 @@ export interface LocalnetOptions {
   readonly slotMs: number;
   readonly slotsPerEpoch: number;
   readonly seed: string;
+  /**
+   * Most transactions of background traffic in a slot (default the producer's 20); each slot holds
+   * between a quarter of it (at least one) and it; 0: none, the slots still advance. The producer's
+   * CPU goes with it for the localnet's whole life, whether anything reads the traffic or not, so a
+   * test that reads none runs without it.
+   */
+  readonly txsPerSlot?: number;
   /** Require this x-token on the Geyser surface. */
   readonly geyserToken?: string;
   /** Start the block producer (default true); tests may step it by hand instead. */
@@ -168,9 +175,16 @@ function stateSaverOf(opened: OpenedState, solana: SolanaStateTracker, evm: Loca
   );
 }
 
+/** The producer's bounds for at most `most` transactions a slot: from a quarter of it (at least one) to it; 0: none. */
+export function trafficBounds(most: number): { readonly minTxsPerSlot: number; readonly maxTxsPerSlot: number } {
+  if (!Number.isInteger(most) || most < 0) throw new Error(`txsPerSlot must be a non-negative integer, got ${most}`);
+  return { minTxsPerSlot: most === 0 ? 0 : Math.max(1, Math.floor(most / 4)), maxTxsPerSlot: most };
+}
+
 async function startOn(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void): Promise<Localnet> {
   const { chain, world, solanaState, saveSnapshot } = await chainAndWorld(options, opened, progress);
-  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs });
+  const traffic = options.txsPerSlot === undefined ? {} : trafficBounds(options.txsPerSlot);
+  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs, ...traffic });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
   const faucet = { mint: world.stablecoin.mint, mintAuthority };
   const { rpc, geyser, market } = await startSurfaces(options, chain, world, faucet);

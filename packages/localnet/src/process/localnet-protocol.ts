@@ -14,6 +14,8 @@ export interface LocalnetProcessOptions {
   readonly slotMs: number;
   readonly slotsPerEpoch: number;
   readonly seed: string;
+  /** Most transactions of background traffic a slot (the localnet's default when absent). */
+  readonly txsPerSlot?: number;
   readonly state?: LocalnetStateOptions;
   /** Where the world's snapshots are kept, when not with the state (several data dirs share one). */
   readonly worldSnapshotDir?: string;

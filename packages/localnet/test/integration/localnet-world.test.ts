@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { findExtension, parseMintAccount, parseTokenAccount } from '../../src/encoding/token-accounts.ts';
 import { createLocalChain, type LocalChain } from '../../src/chain/local-chain.ts';
 import { createBlockProducer } from '../../src/traffic/block-producer.ts';
+import { trafficBounds } from '../../src/start-localnet.ts';
 import { buildWorld, type World } from '../../src/world/world.ts';
 import { createWorldPoolReader } from '../../src/world/world-pools.ts';
 import { buildSignedWire, transferCheckedIx } from '../../src/signing/world-transactions.ts';
@@ -155,6 +156,21 @@ describe('localnet world', () => {
       }
     }
     expect(producer.history()).toHaveLength(12);
+  });
+
+  it('lighter traffic (--txs-per-slot): every slot holds from a quarter of the most to the most; 0 none, the slots still advance', () => {
+    const producer = createBlockProducer({ chain, world, seed: 11, ...trafficBounds(6) });
+    const counts = Array.from({ length: 30 }, () => producer.step().transactions.length);
+    // A drawn swap can come to nothing (an empty draft), so a slot may land fewer than it drew.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(6);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30);
+    expect(trafficBounds(20)).toEqual({ minTxsPerSlot: 5, maxTxsPerSlot: 20 });
+    expect(trafficBounds(0)).toEqual({ minTxsPerSlot: 0, maxTxsPerSlot: 0 });
+    expect(() => trafficBounds(-1)).toThrow(/non-negative integer/);
+    const quiet = createBlockProducer({ chain, world, seed: 12, ...trafficBounds(0) });
+    const before = chain.slot('processed');
+    expect(quiet.step().transactions).toHaveLength(0);
+    expect(chain.slot('processed')).toBe(before + 1n);
   });
 
   it('the producer is deterministic given the seed and world', async () => {
