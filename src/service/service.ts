@@ -80,6 +80,8 @@ export interface ServiceOptions {
   readonly now?: () => Date;
   /** The paid streams' clock and wheel interval (tests move it); default the wall clock. */
   readonly streamClock?: StreamClock;
+  /** How often the new-pairs stream polls the market source while subscribed (tests shorten it); default 10 s. */
+  readonly newPairsPollMs?: number;
 }
 
 /** The listening service, what it was built with, and its graceful close. */
@@ -172,7 +174,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
   const trustDocs = { baseUrl: () => baseUrl, serviceVersion: SERVICE_VERSION, methodology: METHODOLOGY };
   const tlog = createTlogStack({ options: config, ledger, identity, sign, pool, trustDocs });
-  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => timing.caches() });
+  const newPairs = { geckoterminalUrl: upstreams.market.geckoterminal, timeoutMs: config.marketTimeoutMs, pollMs: options.newPairsPollMs };
+  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => timing.caches(), newPairs });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -193,7 +196,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         feePayer: feePayer.status(),
         earlyAnswers: early.status(),
         storage: storageStatus(storage),
-        streams: streams.hub.status(),
+        streams: streams.status(),
       }),
     }),
     ...tlog.routes,

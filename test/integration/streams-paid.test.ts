@@ -121,7 +121,7 @@ describe('the client library and the CLI', () => {
     const stop = new AbortController();
     const before = entries();
     const seen: number[] = [];
-    const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => seen.push(u.slot) });
+    const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => seen.push(u.slot as number) });
     await vi.waitUntil(() => seen.length > 0, { timeout: 60_000 });
     const start = clock.now();
     clock.advance(PERIOD_MS - STREAM_RENEW_LEAD_MS);
