@@ -19,22 +19,36 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/** What a test may change of the localnet: the epoch's length, how often the producer launches a pool. */
+export interface LocalnetShape {
+  readonly slotsPerEpoch?: number;
+  readonly launchEverySlots?: number;
+}
+
 /** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode (64 slots an epoch unless `slotsPerEpoch` says). */
-export async function startTestLocalnet(
-  seed = 'test-1',
-  shape: { readonly slotsPerEpoch?: number } = {},
-): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
+export async function startTestLocalnet(seed = 'test-1', shape: LocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
-  const localnet = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch, seed, ...worldSnapshots() });
+  const launches = shape.launchEverySlots === undefined ? {} : { launchEverySlots: shape.launchEverySlots };
+  const localnet = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch,
+    seed,
+    ...launches,
+    ...worldSnapshots(),
+  });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }
 
 /** The real service on port 0 against a fresh embedded localnet and data dir. */
-export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = []): Promise<TestService> {
+export async function startTestService(options: Partial<ServiceOptions> = {}, argv: readonly string[] = [], shape: LocalnetShape = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
   // The per-client limit is off unless a test sets it (test/integration/rate-limit.test.ts does).
   const config = testServiceConfig(dataDir, argv);
-  const { localnet, upstreams } = await startTestLocalnet();
+  const { localnet, upstreams } = await startTestLocalnet(undefined, shape);
   const service = await startService(config, { upstreams, ...options });
   return {
     service,
