@@ -78,9 +78,8 @@ export interface ServiceOptions {
   readonly schemes?: readonly ExactScheme[];
   /** The clock of the free preview's daily quota (tests pin it to a time of day); default the wall clock. */
   readonly now?: () => Date;
-  /** The paid streams' clock and wheel interval (tests move it); default the wall clock. */
+  /** The paid streams' clock and wheel interval (tests move it; default the wall clock), and the new-pairs source's poll interval (default 10 s). */
   readonly streamClock?: StreamClock;
-  /** How often the new-pairs stream polls the market source while subscribed (tests shorten it); default 10 s. */
   readonly newPairsPollMs?: number;
 }
 
@@ -238,9 +237,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     for (const part of [storefront, streams, tlog, processMetrics, extensions]) part.close();
     await Promise.all([server.close(), admin.close()]);
     await Promise.all([previewQuota.close(), mcp.close()]);
-    blockhashes.close();
-    feePayer.close();
-    early.close();
+    for (const part of [blockhashes, feePayer, early]) part.close();
     await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
     await trust.backlog.close();
     await ledger.close();

@@ -77,6 +77,40 @@ function quoteMints(seeded: readonly WorldPool[]): QuoteMint[] {
   return [...out.values()].sort((a, b) => a.mint.localeCompare(b.mint));
 }
 
+interface LaunchAccounts {
+  readonly payer: string;
+  readonly mint: string;
+  readonly vaultA: string;
+  readonly vaultB: string;
+  readonly authority: string;
+  /** The payer's token account of the quote mint. */
+  readonly source: string;
+}
+
+/** The instructions of one launch: the mint, the two vaults, the supply into the base vault, the quote liquidity into the other. */
+function launchIxs(chain: LocalChain, a: LaunchAccounts, quote: QuoteMint, quoteAmount: bigint) {
+  const rentMint = chain.minimumBalanceForRentExemption(MINT_SPACE_BYTES);
+  const rentAccount = chain.minimumBalanceForRentExemption(TOKEN_ACCOUNT_SPACE_BYTES);
+  return [
+    createAccountIx(a.payer, a.mint, rentMint, MINT_SPACE_BYTES, TOKEN_PROGRAM_ID),
+    initializeMintIx(a.mint, LAUNCH_DECIMALS, a.payer, TOKEN_PROGRAM_ID),
+    createAccountIx(a.payer, a.vaultA, rentAccount, TOKEN_ACCOUNT_SPACE_BYTES, TOKEN_PROGRAM_ID),
+    initializeTokenAccountIx(a.vaultA, a.mint, a.authority, TOKEN_PROGRAM_ID),
+    createAccountIx(a.payer, a.vaultB, rentAccount, TOKEN_ACCOUNT_SPACE_BYTES, quote.programId),
+    initializeTokenAccountIx(a.vaultB, quote.mint, a.authority, quote.programId),
+    mintToIx(a.mint, a.vaultA, a.payer, LAUNCH_SUPPLY_RAW, TOKEN_PROGRAM_ID),
+    transferCheckedIx({
+      source: a.source,
+      mint: quote.mint,
+      destination: a.vaultB,
+      authority: a.payer,
+      amount: quoteAmount,
+      decimals: quote.decimals,
+      programId: quote.programId,
+    }),
+  ];
+}
+
 /** Creates the launcher; launches go through `chain` like any signed transaction. */
 export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
   const { chain } = config;
@@ -110,28 +144,15 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
     if (quoteAmount <= 0n) return null;
     const [mint, vaultA, vaultB] = ['mint', 'vault-a', 'vault-b'].map((k) => keys.signer(`launch/${n}/${k}`)) as [WorldSigner, WorldSigner, WorldSigner];
     const authority = keys.signer(`launch/${n}/authority`);
-    const payer = creator.signer.address;
-    const rentMint = chain.minimumBalanceForRentExemption(MINT_SPACE_BYTES);
-    const rentAccount = chain.minimumBalanceForRentExemption(TOKEN_ACCOUNT_SPACE_BYTES);
-    const ixs = [
-      ...computeBudgetIxs(cu.limit, cu.price),
-      createAccountIx(payer, mint.address, rentMint, MINT_SPACE_BYTES, TOKEN_PROGRAM_ID),
-      initializeMintIx(mint.address, LAUNCH_DECIMALS, payer, TOKEN_PROGRAM_ID),
-      createAccountIx(payer, vaultA.address, rentAccount, TOKEN_ACCOUNT_SPACE_BYTES, TOKEN_PROGRAM_ID),
-      initializeTokenAccountIx(vaultA.address, mint.address, authority.address, TOKEN_PROGRAM_ID),
-      createAccountIx(payer, vaultB.address, rentAccount, TOKEN_ACCOUNT_SPACE_BYTES, quote.programId),
-      initializeTokenAccountIx(vaultB.address, quote.mint, authority.address, quote.programId),
-      mintToIx(mint.address, vaultA.address, payer, LAUNCH_SUPPLY_RAW, TOKEN_PROGRAM_ID),
-      transferCheckedIx({
-        source,
-        mint: quote.mint,
-        destination: vaultB.address,
-        authority: payer,
-        amount: quoteAmount,
-        decimals: quote.decimals,
-        programId: quote.programId,
-      }),
-    ];
+    const accounts = {
+      payer: creator.signer.address,
+      mint: mint.address,
+      vaultA: vaultA.address,
+      vaultB: vaultB.address,
+      authority: authority.address,
+      source,
+    };
+    const ixs = [...computeBudgetIxs(cu.limit, cu.price), ...launchIxs(chain, accounts, quote, quoteAmount)];
     const signed = buildSignedWire(creator.signer, ixs, chain.latestBlockhash('processed').blockhash, [mint, vaultA, vaultB]);
     const result = chain.sendTransaction(signed.wire);
     const landed = result.ok && result.tx.err === null;
