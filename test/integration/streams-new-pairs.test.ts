@@ -9,8 +9,14 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { signVoucher } from '@x402/evm/batch-settlement/client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evmAccountFromKey } from '../../src/chain/keys/evm-key-file.ts';
+import { EXIT } from '../../src/cli/cli-error.ts';
+import { runCliIn } from '../helpers/cli-in-process.ts';
+import { writeEvmKey } from '../helpers/cli-process.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
 import { updateErrors } from '../helpers/check-response.ts';
 import { manualStreamClock, openStream, type StreamConnection, type StreamMessage } from '../helpers/stream-client.ts';
@@ -109,4 +115,27 @@ describe('the new-pairs stream', () => {
     await vi.waitUntil(() => t.localnet!.producer.pools().length > launchedBefore, { timeout: 30_000, interval: 100 });
     expect((await health()).streams.newPairs).toMatchObject({ polling: false, polls });
   }, 60_000);
+
+  it('x402-intel stream new-pairs prints one JSON line per new pair and what it paid; --periods above 1 on a channel is a usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-new-pairs-'));
+    try {
+      const address = writeEvmKey(join(dir, 'base.key'));
+      await t.localnet!.evm.fundUsdc(address, 1_000_000n);
+      const refused = await runCliIn(dir, ['stream', 'new-pairs', '--evm-key', 'base.key', '--periods', '2', '--url', t.url]);
+      expect(refused.code).toBe(EXIT.usage);
+      expect(refused.stderr).toContain('--periods buys a window on Solana only');
+      const run = await runCliIn(dir, ['stream', 'new-pairs', '--evm-key', 'base.key', '--seconds', '8', '--url', t.url, '--json']);
+      expect(run.code, `${run.stderr}|${run.stdout}`).toBe(0);
+      const all = run.stdout.trim().split('\n');
+      const first = all.findIndex((l) => !l.startsWith('{"topic"'));
+      const lines = all.slice(0, first).map((l) => JSON.parse(l));
+      const summary = JSON.parse(all.slice(first).join('\n'));
+      expect(summary).toMatchObject({ topic: 'new-pairs', ended: 'ended', periods: 1, paidUnits: '1000' });
+      expect(summary.updates).toBe(lines.length);
+      expect(lines.length).toBeGreaterThan(0);
+      for (const u of lines) expect(updateErrors('/v1/stream/new-pairs', u.data)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
