@@ -224,11 +224,12 @@ describe('hostile stream clients', () => {
 
   it('discovery, OpenAPI and llms.txt list every stream of the catalog with its period terms', async () => {
     const known = (await (await fetch(`${t.url}/.well-known/x402`)).json()) as { streams: any[] };
-    expect(known.streams.map((s) => s.resource)).toEqual(['tipfloor', 'priority-fee', 'slot'].map((topic) => `${wsBase}/v1/stream/${topic}`));
+    expect(known.streams.map((s) => s.resource)).toEqual(['tipfloor', 'priority-fee', 'slot', 'new-pairs'].map((topic) => `${wsBase}/v1/stream/${topic}`));
     expect(known.streams[0]).toMatchObject({ type: 'websocket', metadata: { periodSeconds: 10, pricePerPeriod: '$0.001' } });
     expect(known.streams[0].accepts.find((a: PaymentRequirements) => a.scheme === 'batch-settlement')).toMatchObject({ amount: '1000' });
     const openapi = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, any> };
     expect(openapi.paths['/v1/stream/slot'].get['x-x402-stream']).toMatchObject({ periodSeconds: 10 });
+    expect(openapi.paths['/v1/stream/new-pairs'].get['x-x402-stream']).toMatchObject({ periodSeconds: 10 });
     expect(await (await fetch(`${t.url}/llms.txt`)).text()).toContain(`${wsBase}/v1/stream/priority-fee $0.002 per 10 s`);
   });
 
