@@ -38,6 +38,26 @@ const Pool = Type.Object({
   liquidityUsd: NumOrUnknown,
 });
 const TxCounts = Type.Union([Type.Object({ buys: int(), sells: int() }), Unknown]);
+
+/**
+ * One new pool: a row of /v1/new-pairs and the `data` of each new-pairs stream update (one schema
+ * for both). Every figure the market source leaves empty is `unknown`.
+ */
+export const NewPoolRow = Type.Intersect([
+  Pool,
+  Type.Object({
+    poolAddress: str("the pool (the market source's pool address)"),
+    baseSymbol: str('or unknown: a fresh token often has no metadata yet'),
+    quoteMint: str('or unknown'),
+    dex: str("the market source's dex id, or unknown"),
+    priceUsd: NumOrUnknown,
+    priceChangePct: Type.Object({ m5: NumOrUnknown, h1: NumOrUnknown, h6: NumOrUnknown, h24: NumOrUnknown }),
+    ageMinutes: Type.Union([int(), Unknown]),
+    createdAt: str('ISO 8601 creation time the source reports, or unknown'),
+    fdvUsd: NumOrUnknown,
+    transactions: Type.Object({ h1: TxCounts, h24: TxCounts }),
+  }),
+]);
 const DepthLevel = Type.Object({
   maxUsd: Type.Union([num(), Type.Null(), Unknown], { description: 'null: no tested size under the threshold' }),
   sizeBaseUnits: Type.Union([str(), Type.Null()]),
@@ -174,7 +194,7 @@ export const RESPONSE_SCHEMAS = {
   }),
   newPairs: Type.Object({
     count: int(),
-    pools: Type.Array(Type.Intersect([Pool, Type.Object({ ageMinutes: Type.Union([int(), Unknown]), createdAt: str() })]), { maxItems: 20 }),
+    pools: Type.Array(NewPoolRow, { maxItems: 20 }),
   }),
   nftCollection: Type.Object({
     symbol: str(),

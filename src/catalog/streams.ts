@@ -7,6 +7,7 @@
  */
 import type { PricedResource } from './endpoints.ts';
 import { Type, type TSchema } from './params.ts';
+import { NewPoolRow } from './responses.ts';
 
 export interface StreamEntry {
   readonly kind: 'stream';
@@ -76,6 +77,12 @@ const entries: readonly Omit<StreamEntry, 'kind' | 'path'>[] = [
     summary: 'Live slot and epoch position',
     description: 'Each slot as it is processed and confirmed, with its epoch, index in the epoch and epoch length. Paid per 10 s period.',
     cadence: 'one update per slot status (processed, confirmed)', message: SlotUpdate,
+  },
+  {
+    topic: 'new-pairs', priceUnits: 1_000, periodSeconds: 10,
+    summary: 'Live new liquidity pools (unvetted)',
+    description: 'Each pool that appears on the market source\'s new-pools list after the stream started, pushed once, with the fields of a /v1/new-pairs row. Unvetted. Paid per 10 s period.',
+    cadence: 'one update per new pool, as the market source lists it (polled every 10 s while subscribed)', message: NewPoolRow,
   },
 ];
 

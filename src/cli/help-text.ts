@@ -2,6 +2,7 @@
  * What `x402-intel --help` and `x402-intel help <command>` print: every command with its options
  * and examples, and the exit statuses scripts branch on (the numbers come from EXIT, the one table).
  */
+import { STREAM_CATALOG } from '../catalog/streams.ts';
 import { EXIT } from './cli-error.ts';
 import { SERVICE_URL_ENV, DEFAULT_SERVICE_URL } from './service-url.ts';
 
@@ -99,16 +100,21 @@ const HELP: Readonly<Record<CommandName, CommandHelp>> = {
     examples: ['x402-intel ledger watch', 'x402-intel ledger watch --json | jq .endpoint'],
   },
   stream: {
-    usage: 'stream <topic> [--seconds <n>] [--evm-key <file> | --keypair <file>]',
-    summary: 'hold a paid live stream (tipfloor, priority-fee, slot): one JSON line per update; at the end what it paid (periods, units, receipts)',
+    usage: 'stream <topic> [--seconds <n>] [--evm-key <file> | --keypair <file> [--periods <n>]]',
+    summary: `hold a paid live stream (${STREAM_CATALOG.map((s) => s.topic).join(', ')}): one JSON line per update; at the end what it paid (periods, units, receipts)`,
     options: [
       ['--seconds <n>', 'stop after n seconds (default: until Ctrl-C or the stream closes)'],
       ['--evm-key <file>', 'pay through a Base payment channel (one deposit, a voucher a period)'],
-      ['--keypair <file>', 'pay exact on Solana, a period at a time'],
+      ['--keypair <file>', 'pay exact on Solana, a window of --periods periods at a time'],
+      ['--periods <n>', 'Solana only: periods one payment buys, 1 to 360 (default 1); paid up front, not refunded'],
       ['--max-price <usd>', 'refuse a period priced above this (default 1)'],
       URL_OPTION,
     ],
-    examples: ['x402-intel stream tipfloor --evm-key base.key --seconds 60', 'x402-intel stream slot --evm-key base.key --json | jq .data.epoch'],
+    examples: [
+      'x402-intel stream tipfloor --evm-key base.key --seconds 60',
+      'x402-intel stream slot --evm-key base.key --json | jq .data.epoch',
+      'x402-intel stream new-pairs --keypair payer.json --periods 6 --json | jq .data.poolAddress',
+    ],
   },
   localnet: {
     usage: 'localnet fund <solana-pubkey-or-0x-address> | --keypair <file> | --evm-key <file> [--sol <n>] [--usdc <n>]',

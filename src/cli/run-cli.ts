@@ -41,7 +41,7 @@ const COMMANDS: Readonly<Record<Exclude<CommandName, 'help'>, { readonly load: (
   ledger: { load: async () => (await import('./commands/ledger-watch-command.ts')).runLedger, options: ['url'] },
   stream: {
     load: async () => (await import('./commands/stream-command.ts')).runStream,
-    options: ['seconds', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'],
+    options: ['seconds', 'periods', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'],
   },
 };
 

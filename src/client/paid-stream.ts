@@ -13,10 +13,13 @@ import type { PaymentLane, PreparedPayment } from './payment-lane.ts';
 import type { SpendLedger } from './spend-limits.ts';
 import type { Terms } from './x402-wire.ts';
 
-/** One update of a stream: its topic's data, the slot it is about and when the service's Geyser stream delivered it (ms since the epoch). */
+/**
+ * One update of a stream: its topic's data, the slot it is about (for new pairs, the newest slot the
+ * service had seen; `unknown` when none) and when the service's source delivered it (ms since the epoch).
+ */
 export interface StreamUpdate {
   readonly topic: string;
-  readonly slot: number;
+  readonly slot: number | 'unknown';
   readonly at: number;
   readonly data: unknown;
 }
@@ -175,7 +178,7 @@ export class StreamConnection {
     }
     if (m.type === 'update') {
       this.plan.tally.updates++;
-      this.plan.onUpdate?.({ topic: String(m.topic), slot: Number(m.slot), at: Number(m.at), data: m.data });
+      this.plan.onUpdate?.({ topic: String(m.topic), slot: m.slot === 'unknown' ? 'unknown' : Number(m.slot), at: Number(m.at), data: m.data });
     } else if (m.type === 'payment-required' || m.type === 'renew') this.offered(m);
     else if (m.type === 'payment-response') this.answered(m as Parameters<StreamConnection['answered']>[0]);
     else if (m.type === 'closing') this.ending ??= { reason: String(m.reason), message: String(m.message), ...(m.error ? { error: String(m.error) } : {}) };

@@ -78,8 +78,9 @@ export interface ServiceOptions {
   readonly schemes?: readonly ExactScheme[];
   /** The clock of the free preview's daily quota (tests pin it to a time of day); default the wall clock. */
   readonly now?: () => Date;
-  /** The paid streams' clock and wheel interval (tests move it); default the wall clock. */
+  /** The paid streams' clock and wheel interval (tests move it; default the wall clock), and the new-pairs source's poll interval (default 10 s). */
   readonly streamClock?: StreamClock;
+  readonly newPairsPollMs?: number;
 }
 
 /** The listening service, what it was built with, and its graceful close. */
@@ -170,7 +171,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const paid = { challenges, handlers, processor, stopped, busy: pool.busy, admission: admission.paid };
   const trustDocs = { baseUrl: () => baseUrl, serviceVersion: SERVICE_VERSION, methodology: METHODOLOGY };
   const tlog = createTlogStack({ options: config, ledger, identity, sign, pool, trustDocs });
-  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => live.caches });
+  const newPairs = { geckoterminalUrl: upstreams.market.geckoterminal, timeoutMs: config.marketTimeoutMs, pollMs: options.newPairsPollMs };
+  const streams = createStreamStack({ ...paid, clock: options.streamClock, baseUrl: () => baseUrl, caches: () => live.caches, newPairs });
   const routes = [
     ...createFreeRoutes({
       serviceName: config.serviceName,
@@ -191,7 +193,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         feePayer: feePayer.status(),
         earlyAnswers: early.status(),
         storage: storageStatus(storage),
-        streams: streams.hub.status(),
+        streams: streams.status(),
       }),
     }),
     ...tlog.routes,
@@ -233,9 +235,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     for (const part of [storefront, streams, tlog, processMetrics, extensions]) part.close();
     await Promise.all([server.close(), admin.close()]);
     await Promise.all([previewQuota.close(), mcp.close()]);
-    blockhashes.close();
-    feePayer.close();
-    early.close();
+    for (const part of [blockhashes, feePayer, early]) part.close();
     await Promise.all([payments.replayGuard.close(), killSwitch.close(), channels?.close()]);
     await trust.backlog.close();
     await ledger.close();

@@ -2,12 +2,20 @@
 import Value from 'typebox/value';
 import { expect } from 'vitest';
 import { CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
+import { STREAM_BY_PATH } from '../../src/catalog/streams.ts';
 
 /** The schema violations of `body` for `path` as `<json pointer> <message>` (empty when it conforms). */
 export function responseErrors(path: string, body: unknown): string[] {
   const schema = CATALOG_BY_PATH.get(path)?.response;
   if (!schema) throw new Error(`no response schema for ${path}`);
   return Value.Check(schema, body) ? [] : [...Value.Errors(schema, body)].map((e) => `${e.instancePath} ${e.message}`);
+}
+
+/** The schema violations of a stream update's `data` for the stream at `path`, as `responseErrors` lists them. */
+export function updateErrors(path: string, data: unknown): string[] {
+  const schema = STREAM_BY_PATH.get(path)?.message;
+  if (!schema) throw new Error(`no stream at ${path}`);
+  return Value.Check(schema, data) ? [] : [...Value.Errors(schema, data)].map((e) => `${e.instancePath} ${e.message}`);
 }
 
 /**

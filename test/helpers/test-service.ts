@@ -22,17 +22,20 @@ export interface TestService {
 /**
  * The shape of a test's localnet: 64 slots an epoch unless `slotsPerEpoch` says; the producer's
  * background traffic unless `txsPerSlot` says (0: none, for a file that reads no traffic: the
- * producer's traffic was most of such a file's CPU, about a tenth of a core for the localnet's life).
+ * producer's traffic was most of such a file's CPU, about a tenth of a core for the localnet's life);
+ * how often the producer launches a pool unless `launchEverySlots` says (0: never).
  */
 export interface TestLocalnetShape {
   readonly slotsPerEpoch?: number;
   readonly txsPerSlot?: number;
+  readonly launchEverySlots?: number;
 }
 
 /** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
 export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
   const traffic = shape.txsPerSlot === undefined ? {} : { txsPerSlot: shape.txsPerSlot };
+  const launches = shape.launchEverySlots === undefined ? {} : { launchEverySlots: shape.launchEverySlots };
   const localnet = await startLocalnet({
     host: '127.0.0.1',
     rpcPort: 0,
@@ -43,6 +46,7 @@ export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShap
     seed,
     ...worldSnapshots(),
     ...traffic,
+    ...launches,
   });
   return { localnet, upstreams: localnetUpstreams(localnet) };
 }

@@ -138,13 +138,17 @@ describe('trending-tokens and new-pairs on the localnet', () => {
   it('lists the newest pools first with their age', async () => {
     const body = await call(group, '/v1/new-pairs', {});
     expect(responseErrors('/v1/new-pairs', body)).toEqual([]);
-    expect(body.count).toBe(Math.min(15, localnet.world.pools.length));
+    // The producer launches a pool a minute (pool-launches.ts): a slow run may list some before the seeded ones.
+    expect(body.count).toBeGreaterThanOrEqual(Math.min(15, localnet.world.pools.length));
+    expect(body.count).toBeLessThanOrEqual(15);
     const ages = body.pools.map((p: any) => p.ageMinutes);
     expect([...ages].sort((a, b) => a - b)).toEqual(ages);
-    // The world's youngest pool is RUGME-SOL, created 2 hours before the localnet started.
-    expect(body.pools[0].poolAddress).toBe(localnet.world.pools.find((p) => p.label === 'RUGME-SOL')!.address);
-    expect(body.pools[0].ageMinutes).toBeGreaterThanOrEqual(120);
-    expect(body.pools[0].ageMinutes).toBeLessThan(240);
+    // The world's youngest seeded pool is RUGME-SOL, created 2 hours before the localnet started.
+    const seeded = new Set(localnet.world.pools.map((p) => p.address));
+    const youngestSeeded = body.pools.find((p: any) => seeded.has(p.poolAddress));
+    expect(youngestSeeded.poolAddress).toBe(localnet.world.pools.find((p) => p.label === 'RUGME-SOL')!.address);
+    expect(youngestSeeded.ageMinutes).toBeGreaterThanOrEqual(120);
+    expect(youngestSeeded.ageMinutes).toBeLessThan(240);
   });
 });
 

@@ -121,7 +121,7 @@ describe('the client library and the CLI', () => {
     const stop = new AbortController();
     const before = entries();
     const seen: number[] = [];
-    const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => seen.push(u.slot) });
+    const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => seen.push(u.slot as number) });
     await vi.waitUntil(() => seen.length > 0, { timeout: 60_000 });
     const start = clock.now();
     clock.advance(PERIOD_MS - STREAM_RENEW_LEAD_MS);
@@ -224,11 +224,12 @@ describe('hostile stream clients', () => {
 
   it('discovery, OpenAPI and llms.txt list every stream of the catalog with its period terms', async () => {
     const known = (await (await fetch(`${t.url}/.well-known/x402`)).json()) as { streams: any[] };
-    expect(known.streams.map((s) => s.resource)).toEqual(['tipfloor', 'priority-fee', 'slot'].map((topic) => `${wsBase}/v1/stream/${topic}`));
+    expect(known.streams.map((s) => s.resource)).toEqual(['tipfloor', 'priority-fee', 'slot', 'new-pairs'].map((topic) => `${wsBase}/v1/stream/${topic}`));
     expect(known.streams[0]).toMatchObject({ type: 'websocket', metadata: { periodSeconds: 10, pricePerPeriod: '$0.001' } });
     expect(known.streams[0].accepts.find((a: PaymentRequirements) => a.scheme === 'batch-settlement')).toMatchObject({ amount: '1000' });
     const openapi = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, any> };
     expect(openapi.paths['/v1/stream/slot'].get['x-x402-stream']).toMatchObject({ periodSeconds: 10 });
+    expect(openapi.paths['/v1/stream/new-pairs'].get['x-x402-stream']).toMatchObject({ periodSeconds: 10 });
     expect(await (await fetch(`${t.url}/llms.txt`)).text()).toContain(`${wsBase}/v1/stream/priority-fee $0.002 per 10 s`);
   });
 

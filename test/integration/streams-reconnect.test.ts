@@ -59,7 +59,7 @@ describe('client.stream after a dropped socket', () => {
       const stop = new AbortController();
       const slots: number[] = [];
       relay.mode = 'pass';
-      const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => slots.push(u.slot), reconnect: { wait: waits.wait } });
+      const ended = client.stream('tipfloor', { signal: stop.signal, onUpdate: (u) => slots.push(u.slot as number), reconnect: { wait: waits.wait } });
       await vi.waitUntil(() => slots.length > 0, { timeout: 60_000 });
       const charged = entries();
 
@@ -92,7 +92,7 @@ describe('client.stream after a dropped socket', () => {
       const slots: number[] = [];
       relay.mode = 'pass';
       const ended = client.stream('tipfloor', {
-        onUpdate: (u) => slots.push(u.slot),
+        onUpdate: (u) => slots.push(u.slot as number),
         reconnect: { attempts: 3, wait: async (ms) => void asked.push(ms) },
       });
       await vi.waitUntil(() => slots.length > 0, { timeout: 60_000 });
@@ -115,7 +115,7 @@ describe('client.stream after a dropped socket', () => {
       const asked: number[] = [];
       const slots: number[] = [];
       relay.mode = 'pass';
-      const ended = client.stream('tipfloor', { onUpdate: (u) => slots.push(u.slot), reconnect: { wait: async (ms) => void asked.push(ms) } });
+      const ended = client.stream('tipfloor', { onUpdate: (u) => slots.push(u.slot as number), reconnect: { wait: async (ms) => void asked.push(ms) } });
       await vi.waitUntil(() => slots.length > 0, { timeout: 60_000 });
       // One move far past the window: the wheel's one look finds it lapsed before any renew was said.
       clock.advance(60_000);

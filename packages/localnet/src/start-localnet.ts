@@ -44,6 +44,8 @@ export interface LocalnetOptions {
   readonly geyserToken?: string;
   /** Start the block producer (default true); tests may step it by hand instead. */
   readonly produce?: boolean;
+  /** Produced slots between two pool launches (default one a minute at 400 ms slots); 0: never. */
+  readonly launchEverySlots?: number;
   /** Keep the chains' state in this directory across restarts (`fresh` starts over); none: forget at close. */
   readonly state?: LocalnetStateOptions;
   /**
@@ -73,9 +75,9 @@ export interface Localnet {
   close(): Promise<void>;
 }
 
-function marketPoolReader(chain: LocalChain, world: World): MarketPoolReader {
+function marketPoolReader(chain: LocalChain, producer: BlockProducer): MarketPoolReader {
   return {
-    ...createWorldPoolReader(chain, world.pools),
+    ...createWorldPoolReader(chain, producer.pools),
     mintSupply(mint) {
       const account = chain.getAccount(mint);
       if (!account) return null;
@@ -132,7 +134,7 @@ async function chainAndWorld(options: LocalnetOptions, opened: OpenedState | nul
 }
 
 /** The Solana-side surfaces on loopback: JSON-RPC (with the faucets), Geyser, the market stand-ins. */
-async function startSurfaces(options: LocalnetOptions, chain: LocalChain, world: World, faucet: StablecoinFaucetConfig) {
+async function startSurfaces(options: LocalnetOptions, chain: LocalChain, world: World, producer: BlockProducer, faucet: StablecoinFaucetConfig) {
   const rpc = await startRpcServer({
     chain,
     host: options.host,
@@ -149,7 +151,7 @@ async function startSurfaces(options: LocalnetOptions, chain: LocalChain, world:
     ...(options.geyserToken ? { xToken: options.geyserToken } : {}),
   });
   const market = await startMarketServer({
-    pools: marketPoolReader(chain, world),
+    pools: marketPoolReader(chain, producer),
     events: chain,
     fixture: loadMarketFixture(),
     host: options.host,
@@ -184,10 +186,11 @@ export function trafficBounds(most: number): { readonly minTxsPerSlot: number; r
 async function startOn(options: LocalnetOptions, opened: OpenedState | null, progress: (line: string) => void): Promise<Localnet> {
   const { chain, world, solanaState, saveSnapshot } = await chainAndWorld(options, opened, progress);
   const traffic = options.txsPerSlot === undefined ? {} : trafficBounds(options.txsPerSlot);
-  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs, ...traffic });
+  const launches = options.launchEverySlots === undefined ? {} : { launchEverySlots: options.launchEverySlots };
+  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs, ...traffic, ...launches });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
   const faucet = { mint: world.stablecoin.mint, mintAuthority };
-  const { rpc, geyser, market } = await startSurfaces(options, chain, world, faucet);
+  const { rpc, geyser, market } = await startSurfaces(options, chain, world, producer, faucet);
   const restore = opened?.saved?.evm;
   const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed, ...(restore ? { restore } : {}), progress });
   const saver = opened && solanaState ? stateSaverOf(opened, solanaState, evm, options.seed) : null;

@@ -1,11 +1,12 @@
 /**
- * `x402-intel stream <topic> [--seconds N] [--json]`: a paid live stream (docs/streams.md) through
- * the client library: one JSON line per update on stdout, as the service sent its data; at the
- * end, what it paid (periods, units, receipts) and why it ended. With a Base key it pays through
- * a channel (one deposit, a voucher a period); with a Solana keypair, `exact` a period.
+ * `x402-intel stream <topic> [--seconds N] [--periods N] [--json]`: a paid live stream
+ * (docs/streams.md) through the client library: one JSON line per update on stdout, as the
+ * service sent its data; at the end, what it paid (periods, units, receipts) and why it ended.
+ * With a Base key it pays through a channel (one deposit, a voucher a period); with a Solana
+ * keypair, `exact`, a window of `--periods` periods a payment (default 1).
  */
 import { formatUsd } from '../../catalog/format-usd.ts';
-import { STREAM_CATALOG } from '../../catalog/streams.ts';
+import { STREAM_CATALOG, STREAM_MAX_WINDOW_PERIODS } from '../../catalog/streams.ts';
 import { createIntelClient } from '../../client/intel-client.ts';
 import { optionValue, takePositionals } from '../cli-args.ts';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.ts';
@@ -17,7 +18,7 @@ import { parseUnits, USDC_DECIMALS } from '../usd-amount.ts';
 import { SOLANA_MAINNET_RPC_URL } from '../x402-payer.ts';
 
 /** The options of `stream`. */
-export const STREAM_OPTIONS = ['seconds', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'] as const;
+export const STREAM_OPTIONS = ['seconds', 'periods', 'network', 'keypair', 'evm-key', 'max-price', 'url', 'rpc-url'] as const;
 /** The longest --seconds accepted: a day. */
 const MAX_SECONDS = 86_400;
 
@@ -31,6 +32,15 @@ function secondsOf(value: string | undefined): number | null {
   if (value === undefined) return null;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_SECONDS) throw usageError(`--seconds takes a whole number of seconds from 1 to ${MAX_SECONDS}`);
+  return n;
+}
+
+/** `--periods`: a Solana window's length; a channel buys one period a voucher, so there it is refused. */
+export function periodsOf(value: string | undefined, network: 'solana' | 'base'): number {
+  if (value === undefined) return 1;
+  const n = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > STREAM_MAX_WINDOW_PERIODS) throw usageError(`--periods takes a whole number from 1 to ${STREAM_MAX_WINDOW_PERIODS}`);
+  if (network !== 'solana' && n !== 1) throw usageError('--periods buys a window on Solana only (--keypair); a Base channel pays a period a voucher');
   return n;
 }
 
@@ -49,6 +59,7 @@ export async function runStream(ctx: CommandContext): Promise<ExitCode> {
     home: ctx.home,
     cwd: ctx.cwd,
   });
+  const periods = periodsOf(optionValue(ctx.args, 'periods'), key.network);
   const localnet = isLoopbackUrl(base) ? localnetUrls(await readHealth(base)) : null;
   const svmRpcUrl = optionValue(ctx.args, 'rpc-url') ?? localnet?.rpcUrl ?? SOLANA_MAINNET_RPC_URL;
   const client = createIntelClient({
@@ -59,14 +70,14 @@ export async function runStream(ctx: CommandContext): Promise<ExitCode> {
     anyAsset: localnet !== null,
   });
   ctx.out.note(
-    `streaming ${stream.path} (${formatUsd(stream.priceUnits)} per ${stream.periodSeconds} s) as ${payerAddress(key)}${seconds ? ` for ${seconds} s` : ''}`,
+    `streaming ${stream.path} (${formatUsd(stream.priceUnits)} per ${stream.periodSeconds} s${periods > 1 ? `, ${periods} periods a payment` : ''}) as ${payerAddress(key)}${seconds ? ` for ${seconds} s` : ''}`,
   );
   const stop = new AbortController();
   const timer = seconds === null ? null : setTimeout(() => stop.abort(), seconds * 1000);
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
   try {
-    const result = await client.stream(stream.topic, { signal: stop.signal, onUpdate: (u) => ctx.out.line(JSON.stringify(u)) });
+    const result = await client.stream(stream.topic, { signal: stop.signal, periods, onUpdate: (u) => ctx.out.line(JSON.stringify(u)) });
     const paid = { topic: stream.topic, ended: result.reason, message: result.message, ...(result.error ? { error: result.error } : {}) };
     const summary = { ...paid, periods: result.periods, paidUnits: result.paidUnits.toString(), updates: result.updates, receipts: result.receipts };
     ctx.out.result(

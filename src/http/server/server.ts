@@ -54,7 +54,7 @@ export interface HttpServerConfig {
   /** Feed sockets open at once, over all clients (default FEED_MAX_SOCKETS) and per client (default FEED_SOCKETS_PER_CLIENT). */
   readonly feedSockets?: { readonly max: number; readonly perClient: number };
   /** The paid streams (stream-sockets.ts); a plain GET of a stream's path answers 426. */
-  readonly streams?: Pick<StreamSocketsConfig, 'streams' | 'hub' | 'max' | 'perClient' | 'baseUrl'>;
+  readonly streams?: Pick<StreamSocketsConfig, 'streams' | 'hub' | 'max' | 'perClient' | 'baseUrl' | 'onSubscribe'>;
 }
 
 export interface HttpServer {

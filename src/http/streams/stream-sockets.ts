@@ -27,6 +27,8 @@ export interface StreamSocketsConfig extends Omit<FeedSocketsConfig, 'max' | 'pe
   readonly perClient: number;
   /** The service's base URL (`http(s)://…`): a stream's resource is its `ws(s)://` URL. */
   readonly baseUrl: () => string;
+  /** Told when a paid socket subscribes to a stream (a source that polls wakes then). */
+  readonly onSubscribe?: (stream: StreamEntry) => void;
 }
 
 interface SocketData {
@@ -59,11 +61,14 @@ export function streamRoutes(streams: readonly StreamEntry[]): Route[] {
   }));
 }
 
-const socketOf = (ws: uWS.WebSocket<SocketData>, path: string) => ({
+const socketOf = (ws: uWS.WebSocket<SocketData>, stream: StreamEntry, subscribed?: (stream: StreamEntry) => void) => ({
   send: (text: string) => void ws.send(text, false),
   end: (code: number, reason: string) => ws.end(code, reason),
-  subscribe: () => void ws.subscribe(path),
-  unsubscribe: () => void ws.unsubscribe(path),
+  subscribe: () => {
+    ws.subscribe(stream.path);
+    subscribed?.(stream);
+  },
+  unsubscribe: () => void ws.unsubscribe(stream.path),
   buffered: () => ws.getBufferedAmount(),
 });
 
@@ -92,7 +97,7 @@ export function openStreams(app: uWS.TemplatedApp, config: StreamSocketsConfig):
         const data = ws.getUserData();
         perClient.set(data.client, (perClient.get(data.client) ?? 0) + 1);
         const resourceUrl = `${config.baseUrl().replace(/^http/, 'ws')}${stream.path}`;
-        data.session = hub.open({ stream, resourceUrl, client: data.client }, socketOf(ws, stream.path));
+        data.session = hub.open({ stream, resourceUrl, client: data.client }, socketOf(ws, stream, config.onSubscribe));
       },
       message(ws, message, isBinary) {
         const session = ws.getUserData().session;

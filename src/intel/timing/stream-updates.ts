@@ -17,9 +17,12 @@ export interface UpdateSink {
 
 type SlotStatus = 'processed' | 'confirmed';
 
-/** `{"type":"update","topic":…,"slot":…,"at":…,"data":…}`: `at` is when the stream delivered the slot (ms since the epoch). */
-export const updateText = (topic: string, slot: number, atMs: number, data: unknown): string =>
-  `{"type":"update","topic":${JSON.stringify(topic)},"slot":${slot},"at":${atMs},"data":${JSON.stringify(data)}}`;
+/**
+ * `{"type":"update","topic":…,"slot":…,"at":…,"data":…}`: `at` is when the stream delivered the slot
+ * (ms since the epoch); `slot` is `unknown` for an update no slot is known for.
+ */
+export const updateText = (topic: string, slot: number | 'unknown', atMs: number, data: unknown): string =>
+  `{"type":"update","topic":${JSON.stringify(topic)},"slot":${typeof slot === 'number' ? slot : '"unknown"'},"at":${atMs},"data":${JSON.stringify(data)}}`;
 
 const orUnknown = (v: number | null | undefined): number | 'unknown' => (v === null || v === undefined ? 'unknown' : v);
 

@@ -21,8 +21,8 @@ import {
   type TransactionSigner,
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { getTransferSolInstruction } from '@solana-program/system';
-import { getTransferCheckedInstruction } from '@solana-program/token';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
+import { getInitializeAccount3Instruction, getInitializeMint2Instruction, getMintToInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { encodeBase58 } from '../encoding/base58.ts';
 import type { WorldSigner } from './world-keys.ts';
 
@@ -103,4 +103,30 @@ export function transferCheckedIx(args: {
 /** Compute-budget instructions: a unit limit and a price in micro-lamports per unit. */
 export function computeBudgetIxs(unitLimit: number, microLamportsPerUnit: bigint): Instruction[] {
   return [getSetComputeUnitLimitInstruction({ units: unitLimit }), getSetComputeUnitPriceInstruction({ microLamports: microLamportsPerUnit })];
+}
+
+/** System CreateAccount of `space` bytes owned by `owner`; both `payer` and `account` sign. */
+export function createAccountIx(payer: string, account: string, lamports: bigint, space: number, owner: string): Instruction {
+  return getCreateAccountInstruction({ payer: signerRole(payer), newAccount: signerRole(account), lamports, space, programAddress: toAddress(owner) });
+}
+
+/** InitializeMint2 (no freeze authority) under `programId`. */
+export function initializeMintIx(mint: string, decimals: number, mintAuthority: string, programId: string): Instruction {
+  return getInitializeMint2Instruction({ mint: toAddress(mint), decimals, mintAuthority: toAddress(mintAuthority) }, { programAddress: toAddress(programId) });
+}
+
+/** InitializeAccount3: a token account of `mint` owned by `owner` (who need not sign). */
+export function initializeTokenAccountIx(account: string, mint: string, owner: string, programId: string): Instruction {
+  return getInitializeAccount3Instruction(
+    { account: toAddress(account), mint: toAddress(mint), owner: toAddress(owner) },
+    { programAddress: toAddress(programId) },
+  );
+}
+
+/** MintTo signed by the mint authority. */
+export function mintToIx(mint: string, destination: string, authority: string, amount: bigint, programId: string): Instruction {
+  return getMintToInstruction(
+    { mint: toAddress(mint), token: toAddress(destination), mintAuthority: signerRole(authority), amount },
+    { programAddress: toAddress(programId) },
+  );
 }

@@ -4,12 +4,14 @@
  * the slot with `chain.advanceSlot()`, which drives the RPC, Geyser and cache surfaces. Given the
  * same seed and world it produces the same transactions. It records what it generated (compute-
  * unit prices and tips per slot, bounded) so tests can check caches and streams against the truth.
+ * Every `launchEverySlots` slots one transaction launches a new pool (pool-launches.ts).
  * Epoch length is the chain's (`slotsPerEpoch`): keep it short in tests to see a transition.
  */
 import type { LocalChain } from '../chain/local-chain.ts';
 import { produceTransaction, type ProducedTransaction, type TrafficContext } from './block-traffic.ts';
 import { createPrng } from '../signing/world-keys.ts';
-import type { World } from '../world/world.ts';
+import type { World, WorldPool } from '../world/world.ts';
+import { createPoolLauncher, DEFAULT_LAUNCH_EVERY_SLOTS } from './pool-launches.ts';
 
 export type { ProducedTransaction, TrafficKind } from './block-traffic.ts';
 
@@ -32,6 +34,8 @@ export interface BlockProducerConfig {
   readonly minTxsPerSlot?: number;
   readonly maxTxsPerSlot?: number;
   readonly historySlots?: number;
+  /** Produced slots between two pool launches (default DEFAULT_LAUNCH_EVERY_SLOTS); 0: never. */
+  readonly launchEverySlots?: number;
   /** Called when a slot fails to produce; the producer keeps going. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -55,6 +59,8 @@ export interface BlockProducer {
   history(): readonly ProducedSlot[];
   /** The produced slot for `slot`, if still kept. */
   slot(slot: bigint): ProducedSlot | undefined;
+  /** The world's pools and those launched since, oldest first (the market stand-ins list these). */
+  pools(): readonly WorldPool[];
 }
 
 /** Creates a producer over `chain` and `world`. */
@@ -66,6 +72,13 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
   const keep = cfg.historySlots ?? DEFAULT_HISTORY_SLOTS;
   const prng = createPrng(`producer/${String(cfg.seed)}`);
   const ctx: TrafficContext = { chain: cfg.chain, prng, pools: cfg.world.pools, traders: cfg.world.traders, tipAccounts: cfg.world.tipAccounts };
+  const launcher = createPoolLauncher({
+    chain: cfg.chain,
+    seed: String(cfg.seed),
+    seeded: cfg.world.pools,
+    traders: cfg.world.traders,
+    everySlots: cfg.launchEverySlots ?? DEFAULT_LAUNCH_EVERY_SLOTS,
+  });
   const produced: ProducedSlot[] = [];
   const bySlot = new Map<bigint, ProducedSlot>();
   let timer: NodeJS.Timeout | null = null;
@@ -78,6 +91,8 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
       const tx = produceTransaction(ctx, prng.next() < FAILING_PROBABILITY);
       if (tx !== null) transactions.push(tx);
     }
+    const launch = launcher.onSlot();
+    if (launch !== null) transactions.push(launch);
     cfg.chain.advanceSlot();
     const record: ProducedSlot = { slot, transactions };
     produced.push(record);
@@ -115,5 +130,6 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
     },
     history: () => produced,
     slot: (s) => bySlot.get(s),
+    pools: launcher.pools,
   };
 }

@@ -24,7 +24,7 @@ const TIP_MEDIAN_LAMPORTS = 20_000;
 const TIP_LOG_SIGMA = 1.2;
 
 /** Kinds of generated transactions. */
-export type TrafficKind = 'swap' | 'tip' | 'transfer' | 'failing';
+export type TrafficKind = 'swap' | 'tip' | 'transfer' | 'failing' | 'launch';
 
 /** Ground truth of one generated transaction. */
 export interface ProducedTransaction {
@@ -40,7 +40,7 @@ export interface ProducedTransaction {
   /** Lamports paid to a Jito tip account, 0 when none. */
   readonly tipLamports: bigint;
   readonly tipAccount: string | null;
-  /** Pool label for swaps. */
+  /** Pool label for swaps and for a launch that created its pool. */
   readonly pool: string | null;
 }
 

@@ -84,11 +84,11 @@ export function vaultBalance(chain: Pick<LocalChain, 'getAccount'>, vault: strin
   return parsed.ok ? parsed.state.amount : 0n;
 }
 
-/** A `PoolReader` over live chain state. */
-export function createWorldPoolReader(chain: Pick<LocalChain, 'getAccount' | 'slot'>, pools: readonly WorldPool[]): PoolReader {
+/** A `PoolReader` over live chain state; `pools` is read at each call (launches add pools as the chain runs). */
+export function createWorldPoolReader(chain: Pick<LocalChain, 'getAccount' | 'slot'>, pools: () => readonly WorldPool[]): PoolReader {
   return {
     pools: (): readonly PoolState[] =>
-      pools.map((p) => ({
+      pools().map((p) => ({
         address: p.address,
         label: p.label,
         mintA: p.mintA,

@@ -130,7 +130,7 @@ describe('localnet world', () => {
   });
 
   it('pools read plausible prices from chain (SOL ~ $150)', () => {
-    const sol = createWorldPoolReader(chain, world.pools)
+    const sol = createWorldPoolReader(chain, () => world.pools)
       .pools()
       .find((p) => p.label === 'SOL-USDC')!;
     const price = Number(sol.reserveB) / 1e6 / (Number(sol.reserveA) / 1e9);
