@@ -20,13 +20,14 @@ import { createProcessMetrics } from '../http/routes/process-metrics.ts';
 import { createRequestMetrics } from '../http/routes/request-metrics.ts';
 import { createHttpServer } from '../http/server/server.ts';
 import { loadWebAssets } from '../storefront/web-assets.ts';
-import type { MarketUrls, PaidHandlerLookup, PaidHandlers } from '../intel/handler-group.ts';
+import type { PaidHandlerLookup, PaidHandlers } from '../intel/handler-group.ts';
+import type { Upstreams } from './upstreams.ts';
 import { METHODOLOGY } from '../intel/methodology.ts';
 import type { WorkerPool } from '../pool/worker-pool.ts';
 import { createPreviewCaller } from '../preview/preview-caller.ts';
 import { createHandlerGroups, handlerSettings } from './handler-groups.ts';
 import { startPaymentStack } from './payment-stack.ts';
-import { paymentTerms, type EmbeddedEvm } from './payment-terms-setup.ts';
+import { paymentTerms } from './payment-terms-setup.ts';
 import { closeWithin, type CloseReport } from './close-within.ts';
 import { createServiceAdmission } from './client-limits.ts';
 import { openPreviewQuotaOf, openStorage, storageStatus, type Storage } from './storage.ts';
@@ -47,25 +48,7 @@ import type { PoolTasks } from '../../workers/pool-worker.ts';
 /** The service version in /health, OpenAPI and receipts: the package's own (docs/contract.md#versioning). */
 export const SERVICE_VERSION: string = packageJson.version;
 
-/** What the embedded localnet (or the operator, in mainnet mode) provides. */
-export interface Upstreams {
-  readonly rpcUrl: string;
-  readonly geyserUrl: string;
-  readonly geyserToken?: string | null;
-  /** Market sources; in mainnet mode the configured URLs. */
-  readonly market: MarketUrls;
-  /** Stablecoin mint on the Solana side when not configured (the localnet's own). */
-  readonly svmAsset?: string;
-  /** The embedded local EVM: its RPC, token terms and a funded relayer key (local only). */
-  readonly evm?: EmbeddedEvm;
-  /** Shown in /health in embedded mode only: loopback URLs, no secrets. */
-  readonly localnet?: Readonly<Record<string, string>>;
-  /**
-   * Embedded mode: readies the fee payer (SOL for fees) and payTo (its stablecoin account) on the
-   * localnet before the first payment. On mainnet both are the operator's job, so it is absent.
-   */
-  readonly prepareAccounts?: (accounts: { readonly feePayer: string; readonly payTo: string }) => Promise<void>;
-}
+export type { Upstreams };
 
 /** The upstreams (a function is called once the data dir's state opened: a bad dir is refused before they start), and what a caller replaces or adds. */
 export interface ServiceOptions {
