@@ -8,7 +8,7 @@
  * refused before a byte is sent.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClientHttp } from '../../../src/client/client-http.ts';
 import { MAX_BODY_BYTES, ResponseReader } from '../../../src/client/http-response-reader.ts';
 
@@ -20,11 +20,13 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-async function serve(handler: Handler): Promise<{ base: string; connections: () => number; heads: string[] }> {
+async function serve(handler: Handler): Promise<{ base: string; connections: () => number; closed: () => number; heads: string[] }> {
   let connections = 0;
+  let closed = 0;
   const heads: string[] = [];
   const server = createServer((socket) => {
     connections++;
+    socket.on('close', () => closed++);
     let buffered = '';
     let n = 0;
     socket.on('error', () => undefined);
@@ -41,7 +43,7 @@ async function serve(handler: Handler): Promise<{ base: string; connections: () 
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { base: `http://127.0.0.1:${port}`, connections: () => connections, heads };
+  return { base: `http://127.0.0.1:${port}`, connections: () => connections, closed: () => closed, heads };
 }
 
 /** Writes `text` one byte per write, to split the answer at every place a read can be split. */
@@ -69,7 +71,7 @@ describe('the client HTTP connections', () => {
   });
 
   it('keeps one connection for calls one after another, and replaces a kept one the service closed', async () => {
-    const { base, connections } = await serve((socket, _head, n) => {
+    const { base, connections, closed } = await serve((socket, _head, n) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
       // The service closes each connection after its third answer, as an idle timeout would.
       if (n === 2) socket.end();
@@ -77,7 +79,8 @@ describe('the client HTTP connections', () => {
     const http = createClientHttp(base);
     for (let i = 0; i < 3; i++) expect((await http.get('/x', {}, 5000)).status).toBe(200);
     expect(connections()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Both ends closed: the client has read the service's close of its kept connection.
+    await vi.waitUntil(() => closed() === 1);
     for (let i = 0; i < 2; i++) expect((await http.get('/x', {}, 5000)).status).toBe(200);
     expect(connections()).toBe(2);
     http.close();
@@ -103,16 +106,18 @@ describe('the client HTTP connections', () => {
   });
 
   it('throws ECONNRESET for an answer cut before its end, and a TimeoutError past the deadline without reusing that connection', async () => {
+    let slow: Socket | null = null;
     const { base, connections } = await serve((socket, head) => {
       if (head.startsWith('GET /cut ')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc');
-      else if (head.startsWith('GET /slow ')) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate'), 300);
+      // Answered only after the client's deadline passed (below).
+      else if (head.startsWith('GET /slow ')) slow = socket;
       else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
     });
     const http = createClientHttp(base);
     await expect(http.get('/cut', {}, 5000)).rejects.toMatchObject({ code: 'ECONNRESET' });
     await expect(http.get('/slow', {}, 100)).rejects.toMatchObject({ name: 'TimeoutError' });
     const before = connections();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    (slow as Socket | null)?.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate');
     // The late answer never lands on the next request: that one went out on a connection of its own.
     expect((await http.get('/x', {}, 5000)).bytes.toString()).toBe('ok');
     expect(connections()).toBe(before + 1);
