@@ -88,7 +88,7 @@ export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
   });
   const pool = createWorkerPool<PoolTasks>({ size: 1 });
   try {
-    const depsAt = (url: string): Omit<HandlerDeps, 'live'> => {
+    const depsAt = (url: string): HandlerDeps => {
       const transport = createRpcTransport({ url });
       return {
         settings: loadConfig({}, []),
@@ -101,8 +101,8 @@ export async function benchTokenAnalysis(): Promise<Record<string, unknown>> {
     const deps = depsAt(net.urls.rpc);
     const mints = BENCH_MINTS.map((k) => net.world.mints.get(k)!.address);
     const signal = new AbortController().signal;
-    const batchAt = (d: Omit<HandlerDeps, 'live'>) => () => createTokenGroup(d).handlers['/v1/batch/token-risk']!({ mints }, signal);
-    const singlesAt = (d: Omit<HandlerDeps, 'live'>) => async () => {
+    const batchAt = (d: HandlerDeps) => () => createTokenGroup(d).handlers['/v1/batch/token-risk']!({ mints }, signal);
+    const singlesAt = (d: HandlerDeps) => async () => {
       const g = createTokenGroup(d);
       for (const mint of mints) await g.handlers['/v1/token-risk']!({ mint }, signal);
     };

@@ -67,8 +67,6 @@ export interface HandlerDeps {
   readonly rpcTransport: RpcTransport;
   /** Runs the pool tasks the groups need (workers/pool-worker.ts serves them). */
   readonly pool: TaskRunner<IntelPoolTasks>;
-  /** The caches the one Geyser subscription keeps warm, opened by the service before any group. */
-  readonly live: LiveCaches;
   readonly market: MarketUrls;
 }
 
@@ -81,10 +79,19 @@ export interface FeeBands {
   readonly slot: number | null;
 }
 
+/**
+ * What the service has opened when the groups start: the caches the one Geyser subscription keeps
+ * warm. The groups are built before it (their handler map is checked against the catalog before
+ * any upstream is asked) and only read it.
+ */
+export interface GroupStart {
+  readonly live: LiveCaches;
+}
+
 /** A domain's paid handlers (paths `P`) and their lifecycle. */
 export interface HandlerGroup<P extends PaidPath = PaidPath> {
   readonly handlers: HandlerMap<P>;
   /** Warms caches or opens streams before the service listens. */
-  start?(): Promise<void>;
+  start?(opened: GroupStart): Promise<void>;
   close?(): Promise<void> | void;
 }

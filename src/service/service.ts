@@ -113,6 +113,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const rpc = createRpcClient(rpcTransport);
   await upstreams.prepareAccounts?.({ feePayer: identity.publicKey, payTo: terms.svm.payTo });
   const blockhashes = createBlockhashCache({ rpc });
+  // Built first: a handler map that does not serve the catalog is refused before any upstream is asked.
+  const { groups, handlers: builtIn } = createHandlerGroups({ settings: handlerSettings(config), rpc, rpcTransport, pool, market: upstreams.market });
   // One Geyser subscription keeps the timing caches warm and tells the payments of confirmations.
   const [live] = await Promise.all([
     openLiveCaches({
@@ -124,8 +126,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }),
     blockhashes.refresh(),
   ]);
-  const { groups, handlers: builtIn } = createHandlerGroups({ settings: handlerSettings(config), rpc, rpcTransport, pool, live, market: upstreams.market });
-  await Promise.all(groups.map((g) => g.start?.()));
+  await Promise.all(groups.map((g) => g.start?.({ live })));
   const payments = await startPaymentStack({
     options: config,
     upstreams,

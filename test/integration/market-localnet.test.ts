@@ -53,7 +53,7 @@ beforeAll(async () => {
   pool = createWorkerPool({ size: 2 });
   const config = loadConfig({}, ['--data-dir', dataDir, '--market-timeout-ms', '2000']);
   const rpcTransport = createRpcTransport({ url: net.upstreams.rpcUrl });
-  const base: Omit<HandlerDeps, 'market' | 'live'> = {
+  const base: Omit<HandlerDeps, 'market'> = {
     settings: config,
     rpc: createRpcClient(rpcTransport),
     rpcTransport,

@@ -32,7 +32,7 @@ const signal = new AbortController().signal;
 /** Every answer produced here, for the principles test. */
 const answers: { path: string; body: Record<string, unknown> }[] = [];
 
-function depsFor(rpcUrl: string): Omit<HandlerDeps, 'live'> {
+function depsFor(rpcUrl: string): HandlerDeps {
   const rpcTransport = createRpcTransport({ url: rpcUrl, timeoutMs: 5_000 });
   return {
     settings: loadConfig({}, []),

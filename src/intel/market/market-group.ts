@@ -17,7 +17,7 @@ import { createQuoteSource } from './quote-source.ts';
 import { createSlippageMapHandler } from './slippage-map.ts';
 
 /** Builds the market group over the configured market sources. */
-export function createMarketGroup(deps: Omit<HandlerDeps, 'live'>) {
+export function createMarketGroup(deps: HandlerDeps) {
   const timeoutMs = deps.settings.marketTimeoutMs;
   const quotes = createQuoteSource(createJupiterClient({ baseUrl: deps.market.jupiter, apiKey: deps.settings.jupiterApiKey, timeoutMs }));
   const lists = createPoolListHandlers(createGeckoTerminalClient({ baseUrl: deps.market.geckoterminal, timeoutMs }));

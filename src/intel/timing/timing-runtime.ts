@@ -24,8 +24,9 @@ export interface TimingRuntimeOptions {
   readonly poolMinValues?: number;
 }
 
-/** The paths the timing caches answer. */
-export type TimingPath = '/v1/tipfloor' | '/v1/priority-fee' | '/v1/epoch' | '/v1/sgp-checkpoint';
+/** The paths the timing caches answer: the one list (the group forwards to the runtime by it). */
+export const TIMING_PATHS = ['/v1/tipfloor', '/v1/priority-fee', '/v1/epoch', '/v1/sgp-checkpoint'] as const;
+export type TimingPath = (typeof TIMING_PATHS)[number];
 
 /** One handler per timing path, each answering in its path's response schema. */
 export type TimingHandlers = HandlerMap<TimingPath>;

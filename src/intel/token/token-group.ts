@@ -34,7 +34,7 @@ function batchElement(mint: string, s: TokenSnapshot | null, a: TokenAnalysis | 
 }
 
 /** Builds the token group over the RPC transport and the pool. */
-export function createTokenGroup(deps: Omit<HandlerDeps, 'live'>, snapshots: TokenSnapshots = createTokenSnapshots(createTokenRpcMethods(deps.rpcTransport))) {
+export function createTokenGroup(deps: HandlerDeps, snapshots: TokenSnapshots = createTokenSnapshots(createTokenRpcMethods(deps.rpcTransport))) {
   async function analyse(mint: string, signal: AbortSignal): Promise<TokenAnalysis> {
     const [s] = await snapshots.getMany([mint], signal);
     return analyseToken(requireMint(s!), deps.pool, signal);
