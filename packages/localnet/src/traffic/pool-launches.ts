@@ -111,6 +111,36 @@ function launchIxs(chain: LocalChain, a: LaunchAccounts, quote: QuoteMint, quote
   ];
 }
 
+/** The pool a landed launch made: the new mint's whole supply against the quote put in. */
+function launchedPool(
+  address: string,
+  label: string,
+  a: Omit<LaunchAccounts, 'payer' | 'source' | 'authority'>,
+  quote: QuoteMint,
+  feeBps: number,
+  createdAt: WorldPool['createdAt'],
+  authority: WorldPool['authority'],
+  quoteAmount: bigint,
+): WorldPool {
+  return {
+    address,
+    label,
+    mintA: a.mint,
+    mintB: quote.mint,
+    vaultA: a.vaultA,
+    vaultB: a.vaultB,
+    decimalsA: LAUNCH_DECIMALS,
+    decimalsB: quote.decimals,
+    programIdA: TOKEN_PROGRAM_ID,
+    programIdB: quote.programId,
+    feeBps,
+    createdAt,
+    authority,
+    initialReserveA: LAUNCH_SUPPLY_RAW,
+    initialReserveB: quoteAmount,
+  };
+}
+
 /** Creates the launcher; launches go through `chain` like any signed transaction. */
 export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
   const { chain } = config;
@@ -157,25 +187,8 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
     const result = chain.sendTransaction(signed.wire);
     const landed = result.ok && result.tx.err === null;
     const label = `launch-${n}`;
-    if (landed) {
-      pools.push({
-        address: keys.address(`launch/${n}/pool`),
-        label,
-        mintA: mint.address,
-        mintB: quote.mint,
-        vaultA: vaultA.address,
-        vaultB: vaultB.address,
-        decimalsA: LAUNCH_DECIMALS,
-        decimalsB: quote.decimals,
-        programIdA: TOKEN_PROGRAM_ID,
-        programIdB: quote.programId,
-        feeBps,
-        createdAt: chain.blockTimeOf(result.tx.slot),
-        authority,
-        initialReserveA: LAUNCH_SUPPLY_RAW,
-        initialReserveB: quoteAmount,
-      });
-    }
+    if (landed)
+      pools.push(launchedPool(keys.address(`launch/${n}/pool`), label, accounts, quote, feeBps, chain.blockTimeOf(result.tx.slot), authority, quoteAmount));
     return {
       kind: 'launch',
       signature: result.signature,
