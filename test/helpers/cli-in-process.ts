@@ -19,3 +19,10 @@ export async function runCliIn(dir: string, argv: string[], env: Record<string, 
   });
   return { code, stdout, stderr };
 }
+
+/** What `x402-intel stream … --json` printed: one JSON line per update, then the summary (pretty JSON). */
+export function streamOutputOf(stdout: string): { readonly lines: Record<string, any>[]; readonly summary: Record<string, any> } {
+  const all = stdout.trim().split('\n');
+  const first = all.findIndex((l) => !l.startsWith('{"topic"'));
+  return { lines: all.slice(0, first).map((l) => JSON.parse(l)), summary: JSON.parse(all.slice(first).join('\n')) };
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createIntelClient } from '../../src/client/intel-client.ts';
 import { evmAddressOfKey } from '../../src/chain/keys/evm-key-file.ts';
-import { runCliIn } from '../helpers/cli-in-process.ts';
+import { runCliIn, streamOutputOf } from '../helpers/cli-in-process.ts';
 import { writeEvmKey } from '../helpers/cli-process.ts';
 import { evmAccountFromKey, type EvmHexKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { STREAM_GRACE_MS, STREAM_RENEW_LEAD_MS } from '../../src/http/streams/stream-protocol.ts';
@@ -143,11 +143,7 @@ describe('the client library and the CLI', () => {
       await t.localnet!.evm.fundUsdc(address, 1_000_000n);
       const run = await runCliIn(dir, ['stream', 'slot', '--evm-key', 'base.key', '--seconds', '2', '--url', t.url, '--json']);
       expect(run.code, `${run.stderr}|${run.stdout}`).toBe(0);
-      // One line per update, then the summary (pretty JSON under --json).
-      const all = run.stdout.trim().split('\n');
-      const first = all.findIndex((l) => !l.startsWith('{"topic"'));
-      const lines = all.slice(0, first).map((l) => JSON.parse(l));
-      const summary = JSON.parse(all.slice(first).join('\n'));
+      const { lines, summary } = streamOutputOf(run.stdout);
       expect(summary).toMatchObject({ topic: 'slot', ended: 'ended', periods: 1, paidUnits: '1000' });
       expect(summary.updates).toBe(lines.length);
       for (const u of lines) expect(u).toMatchObject({ topic: 'slot', data: { status: expect.stringMatching(/^(processed|confirmed)$/) } });
