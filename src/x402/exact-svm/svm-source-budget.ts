@@ -91,6 +91,17 @@ interface CheckedRead extends NotedRead {
   readonly mint: string;
 }
 
+/**
+ * Drops a map's oldest entries (it is kept in insertion order, so oldest first) until at most
+ * MAX_NOTED_READS remain and none was read before `since`.
+ */
+function dropOldest<K>(map: Map<K, { readonly at: number }>, since: number): void {
+  for (const [k, r] of map) {
+    if (map.size <= MAX_NOTED_READS && r.at >= since) break;
+    map.delete(k);
+  }
+}
+
 /** Creates the budget of every source (one per scheme, in memory: a restart has nothing in flight). */
 export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudget {
   const waitMs = config.waitMs ?? SOURCE_WAIT_MS;
@@ -203,16 +214,10 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     if (mint !== undefined) {
       checked.delete(source);
       checked.set(source, { source, balance, at, mint });
-      for (const [s, r] of checked) {
-        if (checked.size <= MAX_NOTED_READS && r.at >= at - reuseMs) break;
-        checked.delete(s);
-      }
+      dropOldest(checked, at - reuseMs);
     }
-    // Oldest first: a read whose answer was not a 200 never settles and ages out here.
-    for (const [k, r] of reads) {
-      if (reads.size <= MAX_NOTED_READS && r.at >= at - RECENT_MS) break;
-      reads.delete(k);
-    }
+    // A read whose answer was not a 200 never settles and ages out here.
+    dropOldest(reads, at - RECENT_MS);
   }
 
   function reuseRead(key: string, source: string, mint: string, amount: bigint): boolean {
