@@ -7,7 +7,7 @@
  * x402 receipt beside them and its exit status when a file cannot be written.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { BODY_SUFFIX, type DecodedReceipt, RECEIPT_SUFFIX, type SavedReceipt, writeReceiptFiles } from '../client/receipt-files.ts';
+import { BODY_SUFFIX, type DecodedReceipt, RECEIPT_SUFFIX, type SavedReceipt, saveReceiptFiles } from '../client/receipt-files.ts';
 import { CliError, EXIT } from './cli-error.ts';
 
 // The files are the client library's: a bot's saved receipts and the CLI's are the same.
@@ -19,9 +19,9 @@ export const X402_RECEIPT_SUFFIX = '.x402-receipt.json';
 export const DEFAULT_RECEIPT_DIR = 'x402-receipts';
 
 /** Writes the receipt and the body under `dir` (created when absent) with fresh names; a failure is exit 1 (the call was paid). */
-export function saveReceipt(dir: string, decoded: DecodedReceipt, body: Uint8Array): SavedReceipt {
+export async function saveReceipt(dir: string, decoded: DecodedReceipt, body: Uint8Array): Promise<SavedReceipt> {
   try {
-    return writeReceiptFiles(dir, decoded, body);
+    return await saveReceiptFiles(dir, decoded, body);
   } catch (err) {
     throw new CliError('receipt_not_saved', `paid, but the receipt could not be saved under ${dir}: ${(err as Error).message}`, EXIT.failed);
   }

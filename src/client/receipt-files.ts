@@ -5,7 +5,6 @@
  * itself. A file is never overwritten: a second service's ledger can reuse an index, and then a
  * suffix is added. The library saves here when given a directory; the CLI saves the same way.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseReceipt } from '../receipt-checks/receipt-check.ts';
@@ -53,25 +52,14 @@ export interface SavedReceipt {
   readonly bodyFile: string;
 }
 
-/** Writes the receipt and the body under `dir` (created when absent) with fresh names; throws the file system's error. */
-export function writeReceiptFiles(dir: string, decoded: DecodedReceipt, body: Uint8Array): SavedReceipt {
-  mkdirSync(dir, { recursive: true });
-  const stem = receiptStem(decoded.receipt);
-  let name = stem;
-  for (let n = 2; existsSync(join(dir, name + RECEIPT_SUFFIX)) || existsSync(join(dir, name + BODY_SUFFIX)); n++) name = `${stem}-${n}`;
-  const saved = { receiptFile: join(dir, name + RECEIPT_SUFFIX), bodyFile: join(dir, name + BODY_SUFFIX) };
-  writeFileSync(saved.bodyFile, body, { flag: 'wx' });
-  writeFileSync(saved.receiptFile, `${decoded.text}\n`, { flag: 'wx' });
-  return saved;
-}
-
 const exists = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EEXIST';
 
 /**
- * `writeReceiptFiles` off the event loop, for the library's calls: the same names and files, the
- * fresh name found by exclusive creation (`wx`), so calls saving at once never share a name. The
- * call resolves once both files are written (not flushed to the disk: a process crash loses none
- * a call reported saved; a power loss may lose the last ones).
+ * Writes the receipt and the body under `dir` (created when absent), off the event loop, for the
+ * library's calls and the CLI's alike; throws the file system's error. The fresh name is found by
+ * exclusive creation (`wx`), so saves at once never share a name. It resolves once both files are
+ * written (not flushed to the disk: a process crash loses none reported saved; a power loss may
+ * lose the last ones).
  */
 export async function saveReceiptFiles(dir: string, decoded: DecodedReceipt, body: Uint8Array): Promise<SavedReceipt> {
   await mkdir(dir, { recursive: true });

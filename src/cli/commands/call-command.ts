@@ -136,7 +136,7 @@ async function saveProof(ctx: CommandContext, base: string, saved: SavedReceipt,
   }
 }
 
-function saveOrExplain(dir: string, answer: Answer, header: string | null): SavedReceipt | null {
+async function saveOrExplain(dir: string, answer: Answer, header: string | null): Promise<SavedReceipt | null> {
   const decoded = decodeReceiptHeader(header);
   if (!decoded) return null;
   return saveReceipt(dir, decoded, answer.bytes);
@@ -158,7 +158,7 @@ export async function runCall(ctx: CommandContext): Promise<ExitCode> {
     );
   if (answer.status !== 200) throw serviceError(answer, req.entry.path);
   const dir = expandPath(optionValue(ctx.args, 'receipt-dir') ?? DEFAULT_RECEIPT_DIR, ctx.home, ctx.cwd);
-  const saved = saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));
+  const saved = await saveOrExplain(dir, answer, answer.headers.get('x-service-receipt'));
   const x402 = extensionReceiptOf(answer.headers);
   const x402File = saved && x402 ? saveX402Receipt(saved.receiptFile, x402) : null;
   const x402Payload = x402 ? extensionPayloadOf(x402) : null;

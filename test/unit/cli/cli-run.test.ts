@@ -163,13 +163,13 @@ describe('preview limit and receipts on disk', () => {
     expect([formatWait(0), formatWait(59.2), formatWait(61), formatWait(7200)]).toEqual(['now', '1m 0s', '1m 1s', '2h 0m']);
   });
 
-  it('names receipts by ledger index and endpoint and never overwrites one', () => {
+  it('names receipts by ledger index and endpoint and never overwrites one', async () => {
     expect(receiptStem({ ledgerIndex: 42, endpoint: '/v1/lending/markets' })).toBe('000042-v1-lending-markets');
     expect(receiptStem({ endpoint: '../../etc' })).toBe('unindexed-etc');
     const text = JSON.stringify({ ledgerIndex: 7, endpoint: '/v1/epoch' });
     const out = join(dir, 'receipts');
-    const first = saveReceipt(out, { text, receipt: JSON.parse(text) }, new Uint8Array([1, 2]));
-    const second = saveReceipt(out, { text, receipt: JSON.parse(text) }, new Uint8Array([3]));
+    const first = await saveReceipt(out, { text, receipt: JSON.parse(text) }, new Uint8Array([1, 2]));
+    const second = await saveReceipt(out, { text, receipt: JSON.parse(text) }, new Uint8Array([3]));
     expect(first.receiptFile).toBe(join(out, '000007-v1-epoch.receipt.json'));
     expect(second.receiptFile).toBe(join(out, '000007-v1-epoch-2.receipt.json'));
     expect(readFileSync(first.bodyFile)).toEqual(Buffer.from([1, 2]));

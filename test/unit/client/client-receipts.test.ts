@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { saveReceiptFiles, writeReceiptFiles } from '../../../src/client/receipt-files.ts';
+import { saveReceiptFiles } from '../../../src/client/receipt-files.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -15,14 +15,14 @@ afterEach(() => {
 });
 
 describe('receipts saved by the library', () => {
-  it('gets a name of its own for each of several saves at once, next to one the CLI wrote', async () => {
+  it('gets a name of its own for each of several saves at once, next to one saved before', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'client-receipts-')), 'nested');
     dirs.push(dir);
     const text = JSON.stringify({ ledgerIndex: 7, endpoint: '/v1/epoch' });
     const decoded = { text, receipt: JSON.parse(text) as Record<string, unknown> };
     const first = await saveReceiptFiles(dir, decoded, Buffer.from('{"a":1}'));
     expect(first.receiptFile).toBe(join(dir, '000007-v1-epoch.receipt.json'));
-    writeReceiptFiles(dir, decoded, Buffer.from('{"a":2}'));
+    await saveReceiptFiles(dir, decoded, Buffer.from('{"a":2}'));
     const many = await Promise.all([3, 4, 5, 6].map((n) => saveReceiptFiles(dir, decoded, Buffer.from(`{"a":${n}}`))));
     const bodies = [first, ...many].map((s) => readFileSync(s.bodyFile, 'utf8'));
     expect(bodies).toEqual(['{"a":1}', '{"a":3}', '{"a":4}', '{"a":5}', '{"a":6}']);
