@@ -7,6 +7,10 @@
  * that read, must cover it. One that does not fit waits (bounded) for the settlements ahead of it,
  * or is refused; a payer whose calls are covered never waits.
  *
+ * A read counts as of when it was asked for, not when its answer came back: a settlement that
+ * finished while the read was on its way may or may not show in its balance, so it is counted as
+ * not shown (the conservative side: a payer is refused, never our fee payer made to send twice).
+ *
  * A settlement whose fate is unknown (sent, not confirmed) stays in flight for UNKNOWN_HOLD_MS,
  * past its blockhash's life, so a read that does not show it yet cannot commit the same tokens.
  * Reads and finishes older than RECENT_MS are forgotten; a read that old is treated as stale.
@@ -46,15 +50,21 @@ export interface SourceBudgetConfig {
   readonly now?: () => number;
 }
 
+/** A chain read on its way, started by `startRead` just before it is asked for. */
+export interface SourceRead {
+  /**
+   * Records what the read found: `balance` of `source` before the payment `key` moves anything, as
+   * of when the read started; with `mint`, it also found `source` a live token account of that
+   * mint, and the same source's next payments may reuse it (`reuseRead`).
+   */
+  note(key: string, source: string, balance: bigint, mint?: string): void;
+}
+
 export interface SourceBudget {
   /** Whether verification noted a read for the payment `key` (and it is still kept). */
   hasRead(key: string): boolean;
-  /**
-   * Records what verification read: `balance` of `source` before the payment `key` moves anything;
-   * with `mint`, the read also found `source` a live token account of that mint, and the same
-   * source's next payments may reuse it (`reuseRead`).
-   */
-  noteRead(key: string, source: string, balance: bigint, mint?: string): void;
+  /** Call just before asking the chain for a source's balance; note the answer through what it returns. */
+  startRead(): SourceRead;
   /**
    * Notes for the payment `key` the newest checked read of `source` (of `mint`), when it is younger
    * than READ_REUSE_MS and what it leaves, less what is in flight and spent since, covers `amount`;
@@ -206,18 +216,18 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     }
   }
 
-  function noteRead(key: string, source: string, balance: bigint, mint?: string): void {
-    const at = now();
-    sweep(at);
+  function noteRead(at: number, key: string, source: string, balance: bigint, mint?: string): void {
+    sweep(now());
     reads.delete(key);
     reads.set(key, { source, balance, at });
-    if (mint !== undefined) {
+    // A read that started before the kept one and came back after it is not newer.
+    if (mint !== undefined && (checked.get(source)?.at ?? -Infinity) <= at) {
       checked.delete(source);
       checked.set(source, { source, balance, at, mint });
-      dropOldest(checked, at - reuseMs);
+      dropOldest(checked, now() - reuseMs);
     }
     // A read whose answer was not a 200 never settles and ages out here.
-    dropOldest(reads, at - RECENT_MS);
+    dropOldest(reads, now() - RECENT_MS);
   }
 
   function reuseRead(key: string, source: string, mint: string, amount: bigint): boolean {
@@ -232,7 +242,10 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
 
   return {
     hasRead: (key) => reads.has(key),
-    noteRead,
+    startRead() {
+      const at = now();
+      return { note: (key, source, balance, mint) => noteRead(at, key, source, balance, mint) };
+    },
     reuseRead,
     forgetRead: (source) => void checked.delete(source),
     reserve,
