@@ -127,15 +127,9 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     }
     // One chain read: the source's balance and state. The send's preflight checks the rest
     // (docs/payments.md#one-chain-round-trip), so there is no simulation.
-    const reading = performance.now();
-    const read = sources.startRead();
-    const [signed, source] = await Promise.all([
-      signatures,
-      checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
-        ...r,
-        ms: performance.now() - reading,
-      })),
-    ]);
+    const [reading, read] = [performance.now(), sources.startRead()];
+    const checking = checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal);
+    const [signed, source] = await Promise.all([signatures, checking.then((r) => ({ ...r, ms: performance.now() - reading }))]);
     const simulateMs = source.ms;
     if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer, simulateMs };
     if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: p.payer, simulateMs };
