@@ -28,7 +28,7 @@ function packageDirFrom(name: string, fromDir: string): string | null {
 
 /**
  * Bare imports stay external, except `own` and `bundled` packages, and a package the bundle's
- * directory (`outDir`) would find elsewhere than its importer does.
+ * directory (`outDir`) would find in another place than its importer does.
  */
 export function packageExternals(o: { readonly own: ReadonlySet<string>; readonly bundled: ReadonlySet<string>; readonly outDir: string }): Plugin {
   return {
@@ -39,8 +39,10 @@ export function packageExternals(o: { readonly own: ReadonlySet<string>; readonl
         const name = packageNameOf(args.path);
         if (o.own.has(name) || o.bundled.has(name)) return undefined;
         const fromImporter = packageDirFrom(name, args.resolveDir);
-        // A Node built-in without its prefix, or a package the bundle would load from the same place.
-        if (fromImporter === null || fromImporter === packageDirFrom(name, o.outDir)) return { path: args.path, external: true };
+        const fromBundle = packageDirFrom(name, o.outDir);
+        // Bundled only when both find it and in different places: a Node built-in without its
+        // prefix is found by neither, and an out dir outside the tree finds no package at all.
+        if (fromImporter === null || fromBundle === null || fromImporter === fromBundle) return { path: args.path, external: true };
         return undefined;
       });
     },
