@@ -19,8 +19,9 @@
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { writeBuildStamp } from './build-stamp.mjs';
+import { packageExternals } from './package-externals.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the built service goes (gitignored). */
@@ -33,12 +34,13 @@ export const SERVER_ENTRY_POINTS: Readonly<Record<string, string>> = {
   'localnet-process': 'packages/localnet/src/process/localnet-process.ts',
 };
 /** Our own workspace package: bundled, not loaded from node_modules (its exports are TypeScript). */
-const OWN_PACKAGES = new Set(['@solana-x402-intel/localnet']);
+const OWN_PACKAGES: ReadonlySet<string> = new Set(['@solana-x402-intel/localnet']);
 /**
  * npm packages bundled too: pure JavaScript, no native addon, no file read beside themselves, and
  * many modules each. A package imported both by one of these and by an external package would load
  * twice (two copies of its classes); none is today: the external ones (kit, gRPC, pg, uWS, Piscina)
- * import none of these.
+ * import none of these. A dependency of these that the bundle's directory would find in another
+ * version than they do is bundled too (scripts/package-externals.ts: jose 5 of @x402/extensions).
  */
 export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
   'typebox',
@@ -59,18 +61,6 @@ export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
   '@scure/bip39',
 ]);
 
-/** Every bare import (an npm package) stays external, except our own workspace packages and BUNDLED_PACKAGES. */
-const externalPackages: Plugin = {
-  name: 'external-packages',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0]!;
-      if (OWN_PACKAGES.has(name) || BUNDLED_PACKAGES.has(name)) return undefined;
-      return { path: args.path, external: true };
-    });
-  },
-};
-
 /** Bundles the service into `outDir` (replaced as a whole); returns the files written. */
 export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<string[]> {
   rmSync(outDir, { recursive: true, force: true });
@@ -89,7 +79,7 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
     sourcesContent: false,
     // Chunks beside the entries: every file keeps the depth the relative paths assume.
     chunkNames: '[name]-[hash]',
-    plugins: [externalPackages],
+    plugins: [packageExternals({ own: OWN_PACKAGES, bundled: BUNDLED_PACKAGES, outDir })],
     // A bundled CommonJS module's require() of a Node built-in or an external package: ES modules
     // have no require, so each output file makes one (esbuild otherwise throws "Dynamic require").
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

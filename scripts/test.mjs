@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm test` after `biome ci .`: the type checks (`tsc --noEmit -p .`, then `-p web`) run beside
- * `vitest run` instead of before it. The test run leaves a core idle much of the time (its files
- * wait on slots and confirmations), and the type check of the whole tree is about 50 s of CPU, so
- * in front of the tests it was that much wall time on the 2-core machine. The type checks run at
- * a lower priority (nice 10), so the tests, whose files wait on conditions under a deadline, keep
- * the CPU they ask for. Their output is printed when they end; `npm test` fails when either fails.
+ * `npm test`: the lint (`biome ci .`) and the type checks (`tsc --noEmit -p .`, then `-p web`) run
+ * beside `vitest run` instead of before it. The test run leaves a core idle much of the time (its
+ * files wait on slots and confirmations), and the type check of the whole tree is about 50 s of
+ * CPU, so in front of the tests it was that much wall time on the 2-core machine; the lint, a few
+ * seconds, was the last check still in front. The checks run at a lower priority (nice 10), so the
+ * tests, whose files wait on conditions under a deadline, keep the CPU they ask for. Their output
+ * is printed when they end; `npm test` fails when any fails.
  * Arguments go to vitest (`npm test -- test/unit`).
  *
  * Plain JavaScript: no TypeScript loader is needed to start the tools.
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+const BIOME = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
 /** Below the tests' priority, not idle: the check still ends while the tests run. */
 const TYPECHECK_NICE = 10;
 
@@ -40,18 +42,22 @@ async function typecheck() {
   const results = [];
   for (const project of ['.', 'web']) {
     const result = await run([TSC, '--noEmit', '-p', project], { capture: true, nice: TYPECHECK_NICE });
-    results.push({ project, ...result });
+    results.push({ name: `tsc --noEmit -p ${project}`, ...result });
   }
   return results;
 }
 
-const [checks, tests] = await Promise.all([typecheck(), run([VITEST, 'run', ...process.argv.slice(2)])]);
+async function lint() {
+  return { name: 'biome ci .', ...(await run([BIOME, 'ci', '.'], { capture: true, nice: TYPECHECK_NICE })) };
+}
+
+const [lintResult, types, tests] = await Promise.all([lint(), typecheck(), run([VITEST, 'run', ...process.argv.slice(2)])]);
 let failed = tests.code !== 0;
-for (const { project, code, output } of checks) {
-  if (code === 0) console.log(`tsc --noEmit -p ${project}: no errors`);
+for (const { name, code, output } of [lintResult, ...types]) {
+  if (code === 0) console.log(`${name}: passed`);
   else {
     failed = true;
-    process.stdout.write(`tsc --noEmit -p ${project} failed:\n${output}`);
+    process.stdout.write(`${name} failed:\n${output}`);
   }
 }
 process.exit(failed ? 1 : 0);

@@ -4,7 +4,7 @@
  * key file), written with the mode the test asks for. The process runs the CLI's bundle that the
  * run's global setup built from the sources as they are (dist/cli/, scripts/build-cli.ts): through
  * the launcher users run (bin/x402-intel.mjs, the TypeScript loader) each start cost about 5 s of
- * CPU, against under 2 s; `{ launcher: true }` runs the launcher itself (cli.test.ts does, once).
+ * CPU, against about 0.6 s; `{ launcher: true }` runs the launcher itself (cli.test.ts does, once).
  */
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';

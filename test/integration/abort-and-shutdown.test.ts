@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PaidCall } from '../../src/x402/types/paid-call.ts';
 import type { PaymentProcessor } from '../../src/x402/flow/payment-processor.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -55,13 +55,21 @@ async function paymentFor(url: string): Promise<string> {
 describe('abort handling', () => {
   let gated: ReturnType<typeof gatedProcessor>;
   let t: TestService | null = null;
+  // One service for both tests, each with a gate of its own (the last test closes it): a start is
+  // seconds of CPU. Its processor is the test's gate, so no answer needs the chain's traffic.
+  const processor: PaymentProcessor = {
+    supported: () => ({ kinds: [], signers: {} }),
+    processPaidCall: (call) => gated.processor.processPaidCall(call),
+  };
   // Start-up is set-up (the hook's time limit), not the behaviour under test: on a loaded machine
   // the localnet and service alone may take most of a test's 30 s.
-  beforeEach(async () => {
-    gated = gatedProcessor();
-    t = await startTestService({ processor: gated.processor });
+  beforeAll(async () => {
+    t = await startTestService({ processor }, [], { txsPerSlot: 0 });
   });
-  afterEach(async () => {
+  beforeEach(() => {
+    gated = gatedProcessor();
+  });
+  afterAll(async () => {
     await t?.close();
     t = null;
   });
@@ -115,7 +123,8 @@ describe('process lifecycle', () => {
     'mainnet mode (pointed at a localnet as its upstreams) prints the bound port, creates a 0600 identity and exits 0 on SIGTERM',
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'x402-main-'));
-      const { localnet } = await startTestLocalnet('lifecycle-1');
+      // No background traffic: the test reads the start, /health, the identity file and the exit.
+      const { localnet } = await startTestLocalnet('lifecycle-1', { txsPerSlot: 0 });
       const relayerKey = join(dataDir, 'relayer.key');
       writeFileSync(relayerKey, `${localnet.evm.relayerKey}\n`, { mode: 0o600 });
       const upstreams = [

@@ -44,7 +44,7 @@ export const slotHandler = definePaidHandler('/v1/slot', (deps) => async (_query
 `;
 const HANDLER_FILE = 'src/intel/timing/slot.ts';
 
-/** A copy of what the service, its scripts and its docs are made of, sharing node_modules and the built page. */
+/** A copy of what the service, its scripts and its docs are made of, sharing node_modules, the localnet package and the built page. */
 function copyRepository(): string {
   const root = mkdtempSync(join(tmpdir(), 'add-endpoint-'));
   for (const part of ['src', 'workers', 'scripts', 'docs', 'web', 'README.md', 'package.json'])
@@ -53,7 +53,11 @@ function copyRepository(): string {
   // The docs generator reads the layer map the import test enforces.
   for (const file of ['layer-map.ts', 'import-layers.ts']) cpSync(join(REPO_ROOT, 'test/helpers', file), join(root, 'test/helpers', file));
   symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules')), join(root, 'node_modules'));
-  symlinkSync(join(REPO_ROOT, 'dist'), join(root, 'dist'));
+  // The workspace's localnet: the server's build bundles its process (scripts/build-server.ts).
+  symlinkSync(join(REPO_ROOT, 'packages'), join(root, 'packages'));
+  // The built page is shared; the server is built in the copy, from the copy's sources (buildServer).
+  mkdirSync(join(root, 'dist'));
+  symlinkSync(join(REPO_ROOT, 'dist/web'), join(root, 'dist/web'));
   const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.json'), 'utf8'));
   // The service's handler map and all it reaches (the catalog, every handler group, the generated list of
   // handler modules and so the new handler): where a path and its handler meet. The whole tree costs
@@ -73,6 +77,11 @@ function addEntry(root: string): void {
 
 async function docs(root: string): Promise<void> {
   await run(process.execPath, ['--import', 'tsx', 'scripts/generate-docs.ts'], { cwd: root });
+}
+
+/** `npm run build:server` in the copy: what `npm start` runs, built from the copy's sources. */
+async function buildServer(root: string): Promise<void> {
+  await run(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], { cwd: root });
 }
 
 /** tsc's exit status and what it printed; incremental, so the second run checks again only what changed. */
@@ -120,7 +129,10 @@ describe('a paid endpoint in two files', () => {
   it(
     'the started service sells it: 402 terms, discovery, its free preview and its MCP tool',
     async () => {
-      service = await spawnService(join(root, 'data'), [], 'source', [], root);
+      // As `npm start` runs it, from its build: a start through the TypeScript loader (`npm run dev`)
+      // cost about twice the CPU, and the last test starts the copy that way.
+      await buildServer(root);
+      service = await spawnService(join(root, 'data'), [], 'built', [], root);
       const challenge = await fetch(`${service.url}/v1/slot`);
       expect(challenge.status).toBe(402);
       expect(challenge.headers.get('payment-required')).toBeTruthy();
