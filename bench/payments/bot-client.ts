@@ -15,6 +15,11 @@
  * localnet) over the timed calls. The spread of the round medians shows how far one round is from
  * the next.
  *
+ * The localnet makes no background traffic by default: both clients pay `/v1/epoch`, which reads
+ * slots alone, and the traffic's producer (in the bench's process) and its Geyser stream (in the
+ * service) would otherwise take a share of the machine's two cores from the clients and the paid
+ * path that neither client causes. `BOT_CLIENT_TXS_PER_SLOT=20` runs with the localnet's default.
+ *
  *   npm run build && npm run bench -- bot-client
  */
 import { loadavg } from 'node:os';
@@ -38,6 +43,8 @@ const PLAN: Record<BotClientKind, { readonly warm: number; readonly calls: numbe
 const FUNDS = 100_000_000n;
 /** The goals of issue 42, on this 2-core machine, same run. */
 const GOALS = { libraryP50Ms: 2.5, callsPerSecondRatio: 3 } as const;
+/** The localnet's background traffic, transactions a slot at most (0: none; the slots still advance). */
+const TXS_PER_SLOT = Number(process.env.BOT_CLIENT_TXS_PER_SLOT ?? 0);
 
 const load = (): number[] => loadavg().map((x) => round(x, 2));
 const KINDS = ['library', 'official'] as const;
@@ -100,7 +107,16 @@ function roundLine(r: number, before: number[], after: number[], f: Record<BotCl
 }
 
 export async function benchBotClient(): Promise<Record<string, unknown>> {
-  const net = await startLocalnet({ host: '127.0.0.1', rpcPort: 0, geyserPort: 0, marketPort: 0, slotMs: 400, slotsPerEpoch: 432, seed: 'bench-bot-client' });
+  const net = await startLocalnet({
+    host: '127.0.0.1',
+    rpcPort: 0,
+    geyserPort: 0,
+    marketPort: 0,
+    slotMs: 400,
+    slotsPerEpoch: 432,
+    seed: 'bench-bot-client',
+    txsPerSlot: TXS_PER_SLOT,
+  });
   const service = await startMainnetService(net);
   try {
     const outcomes: Record<BotClientKind, BotClientOutcome[]> = { library: [], official: [] };
@@ -138,6 +154,7 @@ export async function benchBotClient(): Promise<Record<string, unknown>> {
       endpoint: PATH,
       service:
         'child process, node dist/server/main.js in mainnet mode; localnet (Solana LiteSVM, 400 ms slots; local EVM, automine) in the bench process; each client a process of its own',
+      localnetTxsPerSlot: TXS_PER_SLOT,
       oneInFlight: true,
       library,
       official,
