@@ -51,6 +51,15 @@ const ENTRY = {
 } as const;
 
 /**
+ * The environment of a start `from`: a start from the sources loads its pool's worker from the
+ * sources too, as `npm run dev` does, not from the test run's worker bundle (build-setup.ts).
+ */
+function envOf(from: keyof typeof ENTRY): NodeJS.ProcessEnv {
+  const { POOL_WORKER_BUNDLE: _bundle, ...rest } = process.env;
+  return from === 'source' ? rest : process.env;
+}
+
+/**
  * Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line.
  * `nodeArgs` go to Node itself, before the entry (e.g. `--heapsnapshot-signal=SIGUSR2`); `root` is the
  * checkout it runs from (a temporary copy, say).
@@ -70,7 +79,7 @@ export function spawnService(
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its embedded localnet has no background traffic unless the test passes --txs-per-slot (a flag
       // wins over the environment), as the localnets tests start in-process (localnet-traffic.ts).
-      env: { ...process.env, LOCALNET_TXS_PER_SLOT: SPAWNED_TXS_PER_SLOT },
+      env: { ...envOf(from), LOCALNET_TXS_PER_SLOT: SPAWNED_TXS_PER_SLOT },
     },
   );
   let out = '';
