@@ -19,7 +19,16 @@ import { startService, type RunningService } from '../../src/service/service.ts'
 import { readJson } from '../helpers/read-json.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { startRpcMethodCounter, type RpcMethodCounter } from '../helpers/rpc-method-counter.ts';
-import { buildPaymentTx, fundedPayer, MEMO_PROGRAM, rpcCall, tokenBalance, type PaymentTxOptions, type TestPayer } from '../helpers/svm-payer.ts';
+import {
+  buildPaymentTx,
+  fundedPayer,
+  MEMO_PROGRAM,
+  rpcCall,
+  sourceAccount,
+  tokenBalance,
+  type PaymentTxOptions,
+  type TestPayer,
+} from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 /** What the official client's payment costs our fee payer: two signatures and 20,000 CU at 1 micro-lamport. */
@@ -145,6 +154,22 @@ describe('issue 28 row 2: payments racing from one payer whose balance covers fe
     expect(sends() - sent).toBe(1);
     expect(lamports - (await feePayerLamports())).toBe(OFFICIAL_FEE_LAMPORTS);
     expect(await tokenBalance(localnet.urls.rpc, poor.signer.address, localnet.stablecoinMint)).toBe(0n);
+  });
+
+  it('found in CI: a balance read answered from before the other payment spent, and heard after it, sends nothing', async () => {
+    const poor = await fundedPayer(localnet.urls.rpc, 1000);
+    const [first, second] = await Promise.all([official(poor), official(poor)]);
+    const [lamports, sent] = [await feePayerLamports(), sends()];
+    const read = counter.holdNextReply('getAccountInfo', await sourceAccount(poor.signer.address, localnet.stablecoinMint));
+    const late = paid(second);
+    await read.held;
+    expect((await paid(first)).status).toBe(200);
+    read.release();
+    const refused = await late;
+    expect(refused.status).toBe(402);
+    expect((await readJson(refused)).error).toMatch(/^payer_busy/);
+    expect(sends() - sent).toBe(1);
+    expect(lamports - (await feePayerLamports())).toBe(OFFICIAL_FEE_LAMPORTS);
   });
 
   it('a payer funded for every call is never held back: 5 at once all get 200, and 3 in a row from a payer holding exactly 3 prices', async () => {

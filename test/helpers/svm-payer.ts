@@ -52,9 +52,15 @@ export async function fundedPayer(rpcUrl: string, units: number): Promise<TestPa
   return { signer, seed };
 }
 
+/** `owner`'s associated token account for `mint`: the source its payments draw from. */
+export async function sourceAccount(owner: string, mint: string): Promise<string> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return ata;
+}
+
 /** Token balance (base units) of `owner`'s associated account for `mint`; 0 when absent. */
 export async function tokenBalance(rpcUrl: string, owner: string, mint: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const ata = await sourceAccount(owner, mint);
   try {
     const r = await rpcCall<{ value: { amount: string } }>(rpcUrl, 'getTokenAccountBalance', [ata, { commitment: 'processed' }]);
     return BigInt(r.value.amount);

@@ -6,6 +6,7 @@
  */
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { createBlockProducer, type BlockProducer } from './traffic/block-producer.ts';
+import type { LaunchRecord } from './traffic/pool-launches.ts';
 import { startLocalEvm, type LocalEvm } from './evm/start-local-evm.ts';
 import { startGeyserServer } from './geyser/geyser-server.ts';
 import { createLocalChain, type LocalChain } from './chain/local-chain.ts';
@@ -161,7 +162,12 @@ async function startSurfaces(options: LocalnetOptions, chain: LocalChain, world:
 }
 
 /** Saves both chains into the opened state directory: the Solana changes and the EVM journal. */
-function stateSaverOf(opened: OpenedState, solana: SolanaStateTracker, evm: LocalEvm, seed: string): StateSaver {
+function stateSaverOf(
+  opened: OpenedState,
+  { solana, launches }: { readonly solana: SolanaStateTracker; readonly launches: () => readonly LaunchRecord[] },
+  evm: LocalEvm,
+  seed: string,
+): StateSaver {
   let savedEvmCalls = evm.journal().length;
   const source = {
     seed,
@@ -169,7 +175,7 @@ function stateSaverOf(opened: OpenedState, solana: SolanaStateTracker, evm: Loca
     capture: () => {
       const journal = evm.journal();
       savedEvmCalls = journal.length;
-      return { solana: solana.capture(), evm: { genesisTime: evm.genesisTime, journal } };
+      return { solana: { ...solana.capture(), launches: launches() }, evm: { genesisTime: evm.genesisTime, journal } };
     },
   };
   return createStateSaver(opened, source, (error) =>
@@ -187,13 +193,22 @@ async function startOn(options: LocalnetOptions, opened: OpenedState | null, pro
   const { chain, world, solanaState, saveSnapshot } = await chainAndWorld(options, opened, progress);
   const traffic = options.txsPerSlot === undefined ? {} : trafficBounds(options.txsPerSlot);
   const launches = options.launchEverySlots === undefined ? {} : { launchEverySlots: options.launchEverySlots };
-  const producer = createBlockProducer({ chain, world, seed: options.seed, slotMs: options.slotMs, ...traffic, ...launches });
+  const restoredLaunches = opened?.saved?.solana.launches;
+  const producer = createBlockProducer({
+    chain,
+    world,
+    seed: options.seed,
+    slotMs: options.slotMs,
+    ...traffic,
+    ...launches,
+    ...(restoredLaunches ? { restoredLaunches } : {}),
+  });
   const mintAuthority = await createKeyPairSignerFromPrivateKeyBytes(world.stablecoin.mintAuthority.secretSeed);
   const faucet = { mint: world.stablecoin.mint, mintAuthority };
   const { rpc, geyser, market } = await startSurfaces(options, chain, world, producer, faucet);
   const restore = opened?.saved?.evm;
   const evm = await startLocalEvm({ host: options.host, port: options.evmPort ?? 0, seed: options.seed, ...(restore ? { restore } : {}), progress });
-  const saver = opened && solanaState ? stateSaverOf(opened, solanaState, evm, options.seed) : null;
+  const saver = opened && solanaState ? stateSaverOf(opened, { solana: solanaState, launches: producer.launches }, evm, options.seed) : null;
   if (options.produce !== false) producer.start();
   return {
     urls: { rpc: rpc.url, geyser: geyser.url, market: market.url, evm: evm.url },

@@ -127,18 +127,13 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     }
     // One chain read: the source's balance and state. The send's preflight checks the rest
     // (docs/payments.md#one-chain-round-trip), so there is no simulation.
-    const reading = performance.now();
-    const [signed, source] = await Promise.all([
-      signatures,
-      checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal).then((r) => ({
-        ...r,
-        ms: performance.now() - reading,
-      })),
-    ]);
+    const [reading, read] = [performance.now(), sources.startRead()];
+    const checking = checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal);
+    const [signed, source] = await Promise.all([signatures, checking.then((r) => ({ ...r, ms: performance.now() - reading }))]);
     const simulateMs = source.ms;
     if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer, simulateMs };
     if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: p.payer, simulateMs };
-    sources.noteRead(key, p.source, source.balance, p.mint);
+    read.note(key, p.source, source.balance, p.mint);
     return { isValid: true, payer: p.payer, simulateMs };
   }
 
@@ -184,8 +179,9 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   async function reserveSource(tx: WireTransaction, transfer: ReturnType<typeof transferOf>, signal: AbortSignal) {
     const key = keyOf(tx);
     if (!sources.hasRead(key)) {
+      const read = sources.startRead();
       const balance = await readSourceBalance(config.rpc, transfer.source, signal);
-      if (balance !== null) sources.noteRead(key, transfer.source, balance);
+      if (balance !== null) read.note(key, transfer.source, balance);
     }
     return sources.reserve(key, transfer.source, transfer.amount, signal);
   }

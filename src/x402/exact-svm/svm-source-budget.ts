@@ -7,6 +7,10 @@
  * that read, must cover it. One that does not fit waits (bounded) for the settlements ahead of it,
  * or is refused; a payer whose calls are covered never waits.
  *
+ * A read counts as of when it was asked for, not when its answer came back: a settlement that
+ * finished while the read was on its way may or may not show in its balance, so it is counted as
+ * not shown (the conservative side: a payer is refused, never our fee payer made to send twice).
+ *
  * A settlement whose fate is unknown (sent, not confirmed) stays in flight for UNKNOWN_HOLD_MS,
  * past its blockhash's life, so a read that does not show it yet cannot commit the same tokens.
  * Reads and finishes older than RECENT_MS are forgotten; a read that old is treated as stale.
@@ -19,6 +23,9 @@
  * payment outright (otherwise a fresh read, so a refusal keeps its reason), and forgotten once a
  * settlement from that source is refused or fails.
  */
+import type { SourceBudget, SourceBudgetConfig, SourceHold } from './svm-source-budget-types.ts';
+
+export type { SettlementOutcome, SourceBudget, SourceBudgetConfig, SourceHold, SourceRead } from './svm-source-budget-types.ts';
 
 /** How long a settlement that does not fit waits for those ahead of it before `payer_busy`. */
 export const SOURCE_WAIT_MS = 3_000;
@@ -30,47 +37,6 @@ export const RECENT_MS = 300_000;
 export const MAX_NOTED_READS = 50_000;
 /** How long a source's checked read may serve its next payments: one 400 ms slot. */
 export const READ_REUSE_MS = 400;
-
-export type SettlementOutcome = 'spent' | 'unspent' | 'unknown';
-
-/** A reservation: end it once with what became of the settlement. */
-export interface SourceHold {
-  end(outcome: SettlementOutcome): void;
-}
-
-export interface SourceBudgetConfig {
-  readonly waitMs?: number;
-  readonly unknownHoldMs?: number;
-  readonly reuseMs?: number;
-  /** Monotonic milliseconds (tests inject one); default performance.now. */
-  readonly now?: () => number;
-}
-
-export interface SourceBudget {
-  /** Whether verification noted a read for the payment `key` (and it is still kept). */
-  hasRead(key: string): boolean;
-  /**
-   * Records what verification read: `balance` of `source` before the payment `key` moves anything;
-   * with `mint`, the read also found `source` a live token account of that mint, and the same
-   * source's next payments may reuse it (`reuseRead`).
-   */
-  noteRead(key: string, source: string, balance: bigint, mint?: string): void;
-  /**
-   * Notes for the payment `key` the newest checked read of `source` (of `mint`), when it is younger
-   * than READ_REUSE_MS and what it leaves, less what is in flight and spent since, covers `amount`;
-   * false when verification must read the chain.
-   */
-  reuseRead(key: string, source: string, mint: string, amount: bigint): boolean;
-  /** Forgets the reusable read of `source` (a settlement from it was refused or failed). */
-  forgetRead(source: string): void;
-  /**
-   * Reserves `amount` from `source` for the payment `key`; null when its verification read is
-   * unknown (or stale), or it does not fit within the wait. The caller then refuses the payment.
-   */
-  reserve(key: string, source: string, amount: bigint, signal?: AbortSignal): Promise<SourceHold | null>;
-  /** Sources with settlements in flight or recent finishes (bounded by activity, for tests). */
-  readonly trackedSources: number;
-}
 
 interface SourceState {
   inFlight: bigint;
@@ -206,18 +172,18 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     }
   }
 
-  function noteRead(key: string, source: string, balance: bigint, mint?: string): void {
-    const at = now();
-    sweep(at);
+  function noteRead(at: number, key: string, source: string, balance: bigint, mint?: string): void {
+    sweep(now());
     reads.delete(key);
     reads.set(key, { source, balance, at });
-    if (mint !== undefined) {
+    // A read that started before the kept one and came back after it is not newer.
+    if (mint !== undefined && (checked.get(source)?.at ?? -Infinity) <= at) {
       checked.delete(source);
       checked.set(source, { source, balance, at, mint });
-      dropOldest(checked, at - reuseMs);
+      dropOldest(checked, now() - reuseMs);
     }
     // A read whose answer was not a 200 never settles and ages out here.
-    dropOldest(reads, at - RECENT_MS);
+    dropOldest(reads, now() - RECENT_MS);
   }
 
   function reuseRead(key: string, source: string, mint: string, amount: bigint): boolean {
@@ -232,7 +198,10 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
 
   return {
     hasRead: (key) => reads.has(key),
-    noteRead,
+    startRead() {
+      const at = now();
+      return { note: (key, source, balance, mint) => noteRead(at, key, source, balance, mint) };
+    },
     reuseRead,
     forgetRead: (source) => void checked.delete(source),
     reserve,

@@ -8,6 +8,7 @@
  */
 import type { AccountData, LocalChain } from '../chain/local-chain.ts';
 import type { ExecutedTransaction } from '../chain/types.ts';
+import type { LaunchRecord } from '../traffic/pool-launches.ts';
 
 /** Non-traffic transactions kept across a restart, newest. */
 export const KEPT_TRANSACTIONS = 2_000;
@@ -20,6 +21,8 @@ export interface SolanaState {
   /** Every account written since the world was built: its content, or null once gone. */
   readonly accounts: ReadonlyArray<readonly [string, AccountData | null]>;
   readonly transactions: readonly ExecutedTransaction[];
+  /** The pools launched while it ran, so the market stand-ins list them again (absent in older saves). */
+  readonly launches?: readonly LaunchRecord[];
 }
 
 /** Follows a running chain's changes from the moment it is called (after the world is built). */

@@ -11,7 +11,7 @@ import type { LocalChain } from '../chain/local-chain.ts';
 import { produceTransaction, type ProducedTransaction, type TrafficContext } from './block-traffic.ts';
 import { createPrng } from '../signing/world-keys.ts';
 import type { World, WorldPool } from '../world/world.ts';
-import { createPoolLauncher, DEFAULT_LAUNCH_EVERY_SLOTS } from './pool-launches.ts';
+import { createPoolLauncher, DEFAULT_LAUNCH_EVERY_SLOTS, type LaunchRecord } from './pool-launches.ts';
 
 export type { ProducedTransaction, TrafficKind } from './block-traffic.ts';
 
@@ -36,6 +36,8 @@ export interface BlockProducerConfig {
   readonly historySlots?: number;
   /** Produced slots between two pool launches (default DEFAULT_LAUNCH_EVERY_SLOTS); 0: never. */
   readonly launchEverySlots?: number;
+  /** Launches a saved state kept: their pools are listed again (pool-launches.ts). */
+  readonly restoredLaunches?: readonly LaunchRecord[];
   /** Called when a slot fails to produce; the producer keeps going. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -61,6 +63,8 @@ export interface BlockProducer {
   slot(slot: bigint): ProducedSlot | undefined;
   /** The world's pools and those launched since, oldest first (the market stand-ins list these). */
   pools(): readonly WorldPool[];
+  /** The landed launches (a saved state keeps them). */
+  launches(): readonly LaunchRecord[];
 }
 
 /** Creates a producer over `chain` and `world`. */
@@ -78,6 +82,7 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
     seeded: cfg.world.pools,
     traders: cfg.world.traders,
     everySlots: cfg.launchEverySlots ?? DEFAULT_LAUNCH_EVERY_SLOTS,
+    ...(cfg.restoredLaunches ? { restored: cfg.restoredLaunches } : {}),
   });
   const produced: ProducedSlot[] = [];
   const bySlot = new Map<bigint, ProducedSlot>();
@@ -131,5 +136,6 @@ export function createBlockProducer(config: BlockProducerConfig): BlockProducer 
     history: () => produced,
     slot: (s) => bySlot.get(s),
     pools: launcher.pools,
+    launches: launcher.launches,
   };
 }

@@ -47,6 +47,18 @@ interface QuoteMint {
   readonly programId: string;
 }
 
+/**
+ * What a restart needs of a landed launch to list its pool again: the rest (keys, vaults, the
+ * reserves) follows from the seed and the chain's restored accounts.
+ */
+export interface LaunchRecord {
+  readonly n: number;
+  readonly quoteMint: string;
+  readonly feeBps: number;
+  readonly createdAt: number;
+  readonly quoteAmount: bigint;
+}
+
 export interface PoolLauncherConfig {
   readonly chain: LocalChain;
   readonly seed: string;
@@ -54,6 +66,8 @@ export interface PoolLauncherConfig {
   readonly traders: readonly WorldTrader[];
   /** Produced slots between two launches; 0 never launches. */
   readonly everySlots: number;
+  /** Launches a saved state kept (oldest first): their pools are listed again when their mint is on chain. */
+  readonly restored?: readonly LaunchRecord[];
 }
 
 export interface PoolLauncher {
@@ -61,6 +75,8 @@ export interface PoolLauncher {
   onSlot(): ProducedTransaction | null;
   /** The seeded pools and every pool launched so far, oldest first. */
   pools(): readonly WorldPool[];
+  /** Every landed launch so far, restored ones first: what a saved state keeps. */
+  launches(): readonly LaunchRecord[];
 }
 
 /** The quote mints of the seeded pools a launch may pair with (SOL, USDC). */
@@ -148,8 +164,22 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
   const prng = createPrng(`launches/${config.seed}`);
   const quotes = quoteMints(config.seeded);
   const pools: WorldPool[] = [...config.seeded];
+  const launched: LaunchRecord[] = [];
   let slots = 0;
   let next = 0;
+
+  /** Lists a landed launch's pool and keeps its record. */
+  function land(record: LaunchRecord): void {
+    const quote = quotes.find((q) => q.mint === record.quoteMint);
+    if (quote === undefined) return;
+    const key = (what: string) => keys.signer(`launch/${record.n}/${what}`);
+    const accounts = { mint: key('mint').address, vaultA: key('vault-a').address, vaultB: key('vault-b').address };
+    const pool = keys.address(`launch/${record.n}/pool`);
+    pools.push(launchedPool(pool, `launch-${record.n}`, accounts, quote, record.feeBps, record.createdAt, key('authority'), record.quoteAmount));
+    launched.push(record);
+  }
+
+  for (const record of config.restored ?? []) if (chain.getAccount(keys.signer(`launch/${record.n}/mint`).address) !== null) land(record);
 
   /** The next launch number whose mint is not on chain yet (a restored chain kept earlier launches' accounts). */
   function freeNumber(): number | null {
@@ -186,9 +216,7 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
     const signed = buildSignedWire(creator.signer, ixs, chain.latestBlockhash('processed').blockhash, [mint, vaultA, vaultB]);
     const result = chain.sendTransaction(signed.wire);
     const landed = result.ok && result.tx.err === null;
-    const label = `launch-${n}`;
-    if (landed)
-      pools.push(launchedPool(keys.address(`launch/${n}/pool`), label, accounts, quote, feeBps, chain.blockTimeOf(result.tx.slot), authority, quoteAmount));
+    if (landed) land({ n, quoteMint: quote.mint, feeBps, createdAt: chain.blockTimeOf(result.tx.slot), quoteAmount });
     return {
       kind: 'launch',
       signature: result.signature,
@@ -198,7 +226,7 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
       computeUnitLimit: cu.limit,
       tipLamports: 0n,
       tipAccount: null,
-      pool: landed ? label : null,
+      pool: landed ? `launch-${n}` : null,
     };
   }
 
@@ -209,5 +237,6 @@ export function createPoolLauncher(config: PoolLauncherConfig): PoolLauncher {
       return slots % config.everySlots === 0 ? launch() : null;
     },
     pools: () => pools,
+    launches: () => launched,
   };
 }

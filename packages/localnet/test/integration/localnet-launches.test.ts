@@ -2,35 +2,40 @@
  * Pools launched while the localnet runs (src/traffic/pool-launches.ts): the block producer,
  * stepped by hand, sends one launch transaction every `launchEverySlots` slots; it lands on chain
  * (a new mint whose whole supply is in the pool's base vault, quote liquidity moved from a
- * trader), the RPC serves it, and the GeckoTerminal stand-in lists the pool first in `new_pools`.
+ * trader), the RPC serves it, and the GeckoTerminal stand-in lists the pool first in `new_pools`;
+ * a restart from the saved state lists the pools launched before it again.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMintAccount } from '../../src/encoding/token-accounts.ts';
 import { startLocalnet, type Localnet } from '../../src/start-localnet.ts';
 import { LAUNCH_SUPPLY_RAW } from '../../src/traffic/pool-launches.ts';
-import { vaultBalance } from '../../src/world/world-pools.ts';
+import { vaultBalance, type WorldPool } from '../../src/world/world-pools.ts';
 
 let net: Localnet;
 const EVERY = 3;
+const OPTIONS = {
+  host: '127.0.0.1',
+  rpcPort: 0,
+  geyserPort: 0,
+  marketPort: 0,
+  slotMs: 400,
+  slotsPerEpoch: 64,
+  seed: 'launches-1',
+  produce: false,
+  launchEverySlots: EVERY,
+} as const;
 
 beforeAll(async () => {
-  net = await startLocalnet({
-    host: '127.0.0.1',
-    rpcPort: 0,
-    geyserPort: 0,
-    marketPort: 0,
-    slotMs: 400,
-    slotsPerEpoch: 64,
-    seed: 'launches-1',
-    produce: false,
-    launchEverySlots: EVERY,
-  });
+  net = await startLocalnet(OPTIONS);
 }, 120_000);
 afterAll(async () => {
   await net?.close();
 });
 
-const newPools = async () => (await (await fetch(`${net.urls.market}/api/v2/networks/solana/new_pools?include=base_token`)).json()) as any;
+const newPools = async (on = net) => (await (await fetch(`${on.urls.market}/api/v2/networks/solana/new_pools?include=base_token`)).json()) as any;
 
 describe('pool launches', () => {
   it('a launch every N slots lands on chain and becomes the newest pool of the market stand-in', async () => {
@@ -66,4 +71,30 @@ describe('pool launches', () => {
     expect(new Set(pools.map((p) => p.address)).size).toBe(pools.length);
     expect((await newPools()).data[0].attributes.address).toBe(pools.at(-1)!.address);
   }, 60_000);
+
+  it('found in review: a restart from the saved state lists the pools launched before it, then launches with fresh keys', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'localnet-launches-state-'));
+    const options = { ...OPTIONS, evmPort: 0, state: { dir: stateDir } };
+    try {
+      const first = await startLocalnet(options);
+      first.state!.begin();
+      for (let i = 0; i < 2 * EVERY; i++) first.producer.step();
+      const launched = first.producer.pools().slice(-2);
+      expect(launched.map((p) => p.label)).toEqual(['launch-0', 'launch-1']);
+      await first.close();
+      const second = await startLocalnet(options);
+      try {
+        // The authority signs with a key object of its own start: compared by address.
+        const plain = (pools: readonly WorldPool[]) => pools.map((p) => ({ ...p, authority: p.authority.address }));
+        expect(plain(second.producer.pools().slice(-2))).toEqual(plain(launched));
+        expect((await newPools(second)).data.slice(0, 2).map((p: any) => p.attributes.address)).toEqual([launched[1]!.address, launched[0]!.address]);
+        for (let i = 0; i < EVERY; i++) second.producer.step();
+        expect(second.producer.pools().at(-1)!.label).toBe('launch-2');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
