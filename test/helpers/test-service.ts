@@ -20,7 +20,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
+/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode; no background traffic unless `shape` asks (localnet-traffic.ts). */
 export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
   const launches = shape.launchEverySlots === undefined ? {} : { launchEverySlots: shape.launchEverySlots };
