@@ -14,6 +14,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { LEDGER_FEED_PATH } from '../../src/http/routes/ledger-feed.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { BASE } from '../helpers/channel-payer.ts';
 import { rawUpgrade } from '../helpers/feed-client.ts';
 import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
@@ -24,7 +25,7 @@ let t: TestService;
 beforeAll(async () => {
   const pinned = new Date('2026-11-28T12:00:00Z');
   const limits = ['--free-rate-per-second', '1', '--free-burst', '100000', '--free-bytes-per-second', '1', '--free-bytes-burst', String(BYTE_BURST)];
-  t = await startTestService({ now: () => pinned }, ['--trusted-proxies', '127.0.0.1', ...limits]);
+  t = await startTestService({ now: () => pinned }, ['--trusted-proxies', '127.0.0.1', ...limits], FULL_TRAFFIC);
   // A few ledger entries, so a feed socket opens on a backlog as it would on a live service.
   const pay = payingFetch(await basePayer());
   for (let i = 0; i < 3; i++) expect((await pay(`${t.url}/v1/epoch`)).status).toBe(200);

@@ -15,6 +15,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { BASE, channelPayer } from '../helpers/channel-payer.ts';
 import { RAW_MCP_HEADERS } from '../helpers/mcp-client.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -23,7 +24,11 @@ const FREE_BURST = 40;
 let t: TestService;
 beforeAll(async () => {
   const pinned = new Date('2026-11-28T12:00:00Z');
-  t = await startTestService({ now: () => pinned }, ['--trusted-proxies', '127.0.0.1', '--free-rate-per-second', '1', '--free-burst', String(FREE_BURST)]);
+  t = await startTestService(
+    { now: () => pinned },
+    ['--trusted-proxies', '127.0.0.1', '--free-rate-per-second', '1', '--free-burst', String(FREE_BURST)],
+    FULL_TRAFFIC,
+  );
 });
 afterAll(async () => t?.close());
 

@@ -16,6 +16,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { type HeldSendRpc, startHeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -43,6 +44,8 @@ beforeAll(async () => {
     slotMs: 400,
     slotsPerEpoch: 64,
     seed: 'early-crash',
+    // /v1/tipfloor is only the paid call here: it needs a Jito tip seen, which light traffic gives.
+    ...LIGHT_TRAFFIC,
     ...worldSnapshots(),
   });
   rpc = await startHeldSendRpc(net.urls.rpc);

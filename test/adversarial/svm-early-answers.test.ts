@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/service/service.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -43,7 +44,7 @@ let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('early-answers');
+  const started = await startTestLocalnet('early-answers', LIGHT_TRAFFIC);
   localnet = started.localnet;
   rpc = await startHeldSendRpc(localnet.urls.rpc);
   dataDir = mkdtempSync(join(tmpdir(), 'early-answers-'));

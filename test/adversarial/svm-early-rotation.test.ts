@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/service/service.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { answeredEarly, heldRound } from '../helpers/early-attack.ts';
 import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
@@ -41,7 +42,7 @@ let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('early-rotation');
+  const started = await startTestLocalnet('early-rotation', LIGHT_TRAFFIC);
   localnet = started.localnet;
   rpc = await startHeldSendRpc(localnet.urls.rpc);
   dataDir = mkdtempSync(join(tmpdir(), 'early-rotation-'));

@@ -7,6 +7,7 @@
  * still knows it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { answeredEarly, heldRound } from '../helpers/early-attack.ts';
 import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
 import { type InstanceGroup, startInstanceGroup } from '../helpers/instance-group.ts';
@@ -33,6 +34,8 @@ beforeAll(async () => {
       return rpc.url;
     },
     extraArgs: ['--svm-early-loss-budget', String(LOSS_BUDGET)],
+    // /v1/tipfloor is only the paid call here: it needs a Jito tip seen, which light traffic gives.
+    ...LIGHT_TRAFFIC,
   });
   await Promise.all(group.services.map((s) => waitForTimingWindows(s.url)));
   sink = await fundedPayer(group.net.urls.rpc, 1);

@@ -16,10 +16,15 @@
  * reads it; the test helpers that start a localnet in-process pass it on), holding the worlds of the
  * seeds most starts use, built once here: each of the run's many localnet starts on those seeds
  * plays its world back instead of building it. A start on another seed builds it and keeps it there.
+ *
+ * And it names the server bundle's pool worker in POOL_WORKER_BUNDLE: the worker threads of the
+ * services a test starts in its own process load it (workers/pool-worker-tsx.mjs) instead of
+ * compiling the sources in every thread (0.06 s of CPU against 0.35 s a thread).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createLocalChain } from '../../packages/localnet/src/chain/local-chain.ts';
 import { openWorld } from '../../packages/localnet/src/snapshot/world-snapshot.ts';
 import { buildCli, CLI_OUT_DIR } from '../../scripts/build-cli.ts';
@@ -67,5 +72,8 @@ async function keepWorldSnapshots(): Promise<string> {
 export default async function setup(): Promise<() => void> {
   const [worlds] = await Promise.all([keepWorldSnapshots(), buildWeb(), buildIfChanged(buildServer, SERVER_OUT_DIR), buildIfChanged(buildCli, CLI_OUT_DIR)]);
   process.env.LOCALNET_WORLD_DIR = worlds;
+  // The in-process services' pool threads start from the worker bundle just built, not by
+  // compiling the TypeScript sources in each thread (workers/pool-worker-tsx.mjs).
+  process.env.POOL_WORKER_BUNDLE = pathToFileURL(join(SERVER_OUT_DIR, 'pool-worker.js')).href;
   return () => rmSync(worlds, { recursive: true, force: true });
 }

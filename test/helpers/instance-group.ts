@@ -36,6 +36,8 @@ export interface InstanceGroupOptions {
   /** Given the localnet's RPC URL, the URL the instances use instead (e.g. a held-send RPC in front of it). */
   readonly rpc?: (rpcUrl: string) => Promise<string>;
   readonly extraArgs?: readonly string[];
+  /** Most transactions of background traffic a slot; none unless it says (localnet-traffic.ts). */
+  readonly txsPerSlot?: number;
 }
 
 /** Starts a localnet, a fresh database and `count` instances on them (concurrently). */
@@ -55,6 +57,7 @@ export async function startInstanceGroup(
     slotMs: 400,
     slotsPerEpoch: 64,
     seed: label,
+    txsPerSlot: options.txsPerSlot ?? 0,
     ...worldSnapshots(),
   });
   const identity = nacl.sign.keyPair();

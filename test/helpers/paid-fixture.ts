@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { RunningService, ServiceOptions } from '../../src/service/service.ts';
 import { officialSvmFetch } from './official-svm-client.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from './svm-payer.ts';
+import type { TestLocalnetShape } from './localnet-traffic.ts';
 import { startTestService, type TestService } from './test-service.ts';
 
 /** Stablecoin base units the payer starts with: 10 USDC, enough for any file's paid calls. */
@@ -21,6 +22,8 @@ export interface PaidServiceOptions {
   /** Handed to startService (a custom processor, handlers ...). */
   readonly service?: Partial<ServiceOptions>;
   readonly payerUnits?: number;
+  /** The localnet's shape; no background traffic unless it says (localnet-traffic.ts). */
+  readonly localnet?: TestLocalnetShape;
 }
 
 /** Accessors valid inside tests (the service starts in beforeAll). */
@@ -49,7 +52,7 @@ interface Started {
 export function usePaidService(options: PaidServiceOptions = {}): PaidService {
   let started: Started | undefined;
   beforeAll(async () => {
-    const t = await startTestService(options.service);
+    const t = await startTestService(options.service, [], options.localnet);
     const localnet = t.localnet!;
     const payer = await fundedPayer(localnet.urls.rpc, options.payerUnits ?? PAYER_START_UNITS);
     started = { t, payer, payFetch: officialSvmFetch(payer, { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint }) };

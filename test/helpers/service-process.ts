@@ -37,11 +37,27 @@ function match(text: string, re: RegExp): string | null {
   return re.exec(text)?.[1] ?? null;
 }
 
+/**
+ * Background traffic of a spawned service's embedded localnet unless its flags say: none (the
+ * producer's traffic was most of an idle service's CPU); a file that reads what it produces passes
+ * `--txs-per-slot`.
+ */
+const SPAWNED_TXS_PER_SLOT = '0';
+
 /** How the service is started: from the TypeScript sources (`npm run dev`) or the build (`npm start`). */
 const ENTRY = {
   source: ['--import', 'tsx', 'src/main.ts'],
   built: ['--enable-source-maps', 'dist/server/main.js'],
 } as const;
+
+/**
+ * The environment of a start `from`: a start from the sources loads its pool's worker from the
+ * sources too, as `npm run dev` does, not from the test run's worker bundle (build-setup.ts).
+ */
+function envOf(from: keyof typeof ENTRY): NodeJS.ProcessEnv {
+  const { POOL_WORKER_BUNDLE: _bundle, ...rest } = process.env;
+  return from === 'source' ? rest : process.env;
+}
 
 /**
  * Spawns the service on port 0 with `dataDir`; resolves once it prints its `listening` line.
@@ -61,6 +77,9 @@ export function spawnService(
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its embedded localnet has no background traffic unless the test passes --txs-per-slot (a flag
+      // wins over the environment), as the localnets tests start in-process (localnet-traffic.ts).
+      env: { ...envOf(from), LOCALNET_TXS_PER_SLOT: SPAWNED_TXS_PER_SLOT },
     },
   );
   let out = '';

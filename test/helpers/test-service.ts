@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { testServiceConfig } from './test-support.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service/service.ts';
+import type { TestLocalnetShape } from './localnet-traffic.ts';
 import { worldSnapshots } from './world-snapshots.ts';
 
 export interface TestService {
@@ -19,22 +20,9 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/**
- * The shape of a test's localnet: 64 slots an epoch unless `slotsPerEpoch` says; the producer's
- * background traffic unless `txsPerSlot` says (0: none, for a file that reads no traffic: the
- * producer's traffic was most of such a file's CPU, about a tenth of a core for the localnet's life);
- * how often the producer launches a pool unless `launchEverySlots` says (0: never).
- */
-export interface TestLocalnetShape {
-  readonly slotsPerEpoch?: number;
-  readonly txsPerSlot?: number;
-  readonly launchEverySlots?: number;
-}
-
-/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode. */
+/** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode; no background traffic unless `shape` asks (localnet-traffic.ts). */
 export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
-  const traffic = shape.txsPerSlot === undefined ? {} : { txsPerSlot: shape.txsPerSlot };
   const launches = shape.launchEverySlots === undefined ? {} : { launchEverySlots: shape.launchEverySlots };
   const localnet = await startLocalnet({
     host: '127.0.0.1',
@@ -45,7 +33,7 @@ export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShap
     slotsPerEpoch,
     seed,
     ...worldSnapshots(),
-    ...traffic,
+    txsPerSlot: shape.txsPerSlot ?? 0,
     ...launches,
   });
   return { localnet, upstreams: localnetUpstreams(localnet) };

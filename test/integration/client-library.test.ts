@@ -16,6 +16,7 @@ import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-fi
 import { createEvmTokenReader } from '../../src/chain/evm/evm-token-reader.ts';
 import { buildClient } from '../../scripts/build-client.ts';
 import { createIntelClient } from '../../src/client/index.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startSwitchRelay, type SwitchRelay } from '../helpers/switch-relay.ts';
 import { fundedPayer, tokenBalance } from '../helpers/svm-payer.ts';
@@ -30,7 +31,7 @@ let relay: SwitchRelay;
 let receiptDir: string;
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({}, [], LIGHT_TRAFFIC);
   relay = await startSwitchRelay(Number(new URL(t.url).port));
   receiptDir = mkdtempSync(join(tmpdir(), 'client-receipts-'));
 }, 120_000);

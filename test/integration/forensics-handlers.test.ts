@@ -9,6 +9,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRpcClient, createRpcTransport, type RpcTransport } from '../../src/chain/solana/rpc-client.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import { FAULT_MESSAGE, ServiceError } from '../../src/errors.ts';
 import type { FeeBands, HandlerDeps, PaidHandler } from '../../src/intel/handler-group.ts';
@@ -53,7 +54,7 @@ function checkSchema(path: string, body: unknown): void {
 }
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('forensics-1'));
+  ({ localnet } = await startTestLocalnet('forensics-1', FULL_TRAFFIC));
   pool = createWorkerPool({ size: 1 });
   handlers = groupWith({});
 }, 120_000);

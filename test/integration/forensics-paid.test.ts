@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildSignedWire, signerFromSeed } from '@solana-x402-intel/localnet';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { expectSettledAnswer } from '../helpers/check-response.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
 
-const paid = usePaidService();
+const paid = usePaidService({ localnet: FULL_TRAFFIC });
 
 describe('paid forensics calls', () => {
   it('wallet-scan of a heavy wallet: 200, schema, band, price moved', async () => {

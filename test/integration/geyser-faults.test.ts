@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService } from '../../src/service/service.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { chainProblem } from '../helpers/ledger-client.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -41,7 +42,7 @@ const geyserState = async (): Promise<string> => (await readJson(fetch(`${servic
 const waitForState = (want: (state: string) => boolean) => vi.waitUntil(async () => want(await geyserState()), { timeout: STATE_WAIT_MS, interval: 100 });
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('geyser-faults-1');
+  const started = await startTestLocalnet('geyser-faults-1', LIGHT_TRAFFIC);
   localnet = started.localnet;
   relay = await startTcpFaultRelay(Number(new URL(localnet.urls.geyser).port));
   dataDir = mkdtempSync(join(tmpdir(), 'geyser-faults-'));

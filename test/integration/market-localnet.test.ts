@@ -19,6 +19,7 @@ import { loadMarketFixture, type Localnet } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { impactBand } from '../../src/intel/market/market-math.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import { serviceFault } from '../helpers/test-support.ts';
@@ -45,7 +46,7 @@ async function direct(path: string): Promise<any> {
 }
 
 beforeAll(async () => {
-  const net = await startTestLocalnet('market-1');
+  const net = await startTestLocalnet('market-1', FULL_TRAFFIC);
   localnet = net.localnet;
   localnet.producer.stop();
   marketUrl = net.upstreams.market.jupiter;

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
 import { toolNameOf } from '../../src/mcp/paid-tools.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { callTool, type McpEra, mcpClient, RAW_MCP_HEADERS, rawToolCall } from '../helpers/mcp-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -18,7 +19,7 @@ const clients = new Map<McpEra, Client>();
 const FREE_TOOLS = ['sample', 'catalog', 'health', 'ledger_tail', 'trust_proof', 'verify_receipt', 'checkpoint'];
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({}, [], FULL_TRAFFIC);
   for (const era of ['legacy', 'modern'] as const) clients.set(era, await mcpClient(t.url, era));
 }, 120_000);
 afterAll(async () => {

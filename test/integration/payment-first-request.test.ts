@@ -14,6 +14,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -27,7 +28,7 @@ const ROUTES = { deposit: '/v1/epoch', voucher: '/v1/tipfloor', baseExact: '/v1/
 type Kind = keyof typeof ROUTES;
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({}, [], FULL_TRAFFIC);
 }, 120_000);
 afterAll(async () => {
   await t?.close();

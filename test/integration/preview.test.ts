@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CATALOG, CATALOG_BY_PATH } from '../../src/catalog/endpoints.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { startTestLocalnet, type TestService } from '../helpers/test-service.ts';
 import { testServiceConfig } from '../helpers/test-support.ts';
@@ -43,7 +44,7 @@ async function start(): Promise<RunningService> {
 
 beforeAll(async () => {
   dualStack = await canListenOn('::1');
-  ({ localnet, upstreams } = await startTestLocalnet());
+  ({ localnet, upstreams } = await startTestLocalnet(undefined, FULL_TRAFFIC));
   dataDir = mkdtempSync(join(tmpdir(), 'x402-preview-'));
   service = await start();
 }, 120_000);

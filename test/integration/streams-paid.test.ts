@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createIntelClient } from '../../src/client/intel-client.ts';
 import { evmAddressOfKey } from '../../src/chain/keys/evm-key-file.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { runCliIn, streamOutputOf } from '../helpers/cli-in-process.ts';
 import { writeEvmKey } from '../helpers/cli-process.ts';
 import { evmAccountFromKey, type EvmHexKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
@@ -26,7 +27,7 @@ let t: TestService;
 let wsBase: string;
 
 beforeAll(async () => {
-  t = await startTestService({ streamClock: clock });
+  t = await startTestService({ streamClock: clock }, [], FULL_TRAFFIC);
   wsBase = t.url.replace(/^http/, 'ws');
 }, 120_000);
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createIntelClient } from '../../src/client/intel-client.ts';
 import { DEFAULT_RECONNECT } from '../../src/client/stream-reconnect.ts';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { manualStreamClock } from '../helpers/stream-client.ts';
 import { startTcpFaultRelay, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -20,7 +21,7 @@ let t: TestService;
 let relay: TcpFaultRelay;
 
 beforeAll(async () => {
-  t = await startTestService({ streamClock: clock });
+  t = await startTestService({ streamClock: clock }, [], FULL_TRAFFIC);
   relay = await startTcpFaultRelay(Number(new URL(t.url).port));
 }, 120_000);
 afterAll(async () => {

@@ -11,6 +11,7 @@ import { createIntelClient } from '../../src/client/intel-client.ts';
 import { STREAM_MAX_WINDOW_PERIODS } from '../../src/catalog/streams.ts';
 import { STREAM_RENEW_LEAD_MS } from '../../src/http/streams/stream-protocol.ts';
 import { decodeReceiptHeader } from '../../src/receipts/receipt.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { manualStreamClock, openStream, type StreamConnection } from '../helpers/stream-client.ts';
 import { buildPaymentTx, fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -23,7 +24,7 @@ let t: TestService;
 let wsBase: string;
 
 beforeAll(async () => {
-  t = await startTestService({ streamClock: clock });
+  t = await startTestService({ streamClock: clock }, [], FULL_TRAFFIC);
   wsBase = t.url.replace(/^http/, 'ws');
 }, 120_000);
 afterAll(async () => {

@@ -13,6 +13,7 @@ import { openLiveCaches, type LiveCaches } from '../../src/caches/live-caches.ts
 import { createTimingRuntime, type TimingRuntime } from '../../src/intel/timing/timing-runtime.ts';
 import { type GeyserServer, type Localnet, type ProducedTransaction, startGeyserServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
@@ -109,7 +110,7 @@ let runtimeStartedAtMs = 0;
 const coveredSlots = (which: 'fees' | 'tips'): Set<number> => new Set(live.caches[which].window.completeBuckets().map((b) => b.slot));
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('timing-caches-1', { slotsPerEpoch: SLOTS_PER_EPOCH }));
+  ({ localnet } = await startTestLocalnet('timing-caches-1', { slotsPerEpoch: SLOTS_PER_EPOCH, ...FULL_TRAFFIC }));
   geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0 });
   port = geyser.port;
   relay = await startRelay(() => port);

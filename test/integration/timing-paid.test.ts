@@ -4,13 +4,14 @@
  * and answers that come from the stream and state their freshness.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { expectSettledAnswer } from '../helpers/check-response.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
 
 /** Confirmed slots the fee and tip windows should hold before the answers are judged. */
 const WARM_SLOTS = 3;
-const paid = usePaidService();
+const paid = usePaidService({ localnet: LIGHT_TRAFFIC });
 const answer = async (pathAndQuery: string) => expectSettledAnswer(await paid.pay(pathAndQuery));
 
 describe('paid timing endpoints', () => {

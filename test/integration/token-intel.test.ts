@@ -21,6 +21,7 @@ import { createTokenGroup, type TokenGroup } from '../../src/intel/token/token-g
 import { CONTRACT_PENALTIES as P, TOKEN_METHODOLOGY_VERSION } from '../../src/intel/token/token-methodology.ts';
 import { type Localnet, type RpcServer, startRpcServer } from '@solana-x402-intel/localnet';
 import { createWorkerPool, type WorkerPool } from '../../src/pool/worker-pool.ts';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
@@ -67,7 +68,7 @@ function chainTop10Pct(mint: string): number {
 }
 
 beforeAll(async () => {
-  ({ localnet: net } = await startTestLocalnet('token-intel'));
+  ({ localnet: net } = await startTestLocalnet('token-intel', FULL_TRAFFIC));
   net.producer.stop();
   pool = createWorkerPool({ size: 1 });
   group = createTokenGroup(depsFor(net.urls.rpc));

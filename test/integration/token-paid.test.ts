@@ -5,11 +5,12 @@
  * snapshot_unavailable, and neither moves money.
  */
 import { describe, expect, it } from 'vitest';
+import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { expectSettledAnswer } from '../helpers/check-response.ts';
 import { usePaidService } from '../helpers/paid-fixture.ts';
 import { readJson } from '../helpers/read-json.ts';
 
-const paid = usePaidService();
+const paid = usePaidService({ localnet: FULL_TRAFFIC });
 const mint = (symbol: string) => paid.localnet.world.mints.get(symbol)!.address;
 
 describe('paid token endpoints', () => {

@@ -230,6 +230,21 @@ describe('worker entry', () => {
     expect(tasks.length).toBeGreaterThan(0);
     expect(reexported).toEqual(tasks);
   });
+
+  it('the TypeScript-sources entry compiles and runs the tasks when no worker bundle is named (npm run dev)', async () => {
+    // A test run names the server bundle's worker (test/helpers/build-setup.ts); a thread reads the name as it starts.
+    const named = process.env.POOL_WORKER_BUNDLE;
+    delete process.env.POOL_WORKER_BUNDLE;
+    const fromSources = createWorkerPool<PoolTasks>({ size: 1, identitySeed: keys.secretKey.subarray(0, 32) });
+    try {
+      const message = new TextEncoder().encode('from the sources');
+      const signature = await fromSources.runTask('signEd25519', { message });
+      expect(nacl.sign.detached.verify(message, signature, keys.publicKey)).toBe(true);
+    } finally {
+      if (named !== undefined) process.env.POOL_WORKER_BUNDLE = named;
+      await fromSources.close();
+    }
+  });
 });
 
 describe('event-loop load', () => {
