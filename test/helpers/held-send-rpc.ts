@@ -30,7 +30,12 @@ export interface HeldSendRpc {
   readonly held: string[];
   /** Sends passed through while holding because their preflight failed: what the simulation said. */
   readonly passedThrough: string[];
-  /** Held sends that asked for no preflight (`skipPreflight`: a node forwards them unsimulated), by signature. */
+  /**
+   * Run on each send of `only`'s payers (all when empty), before anything else, held or not: the
+   * payer's move between the service's read of its account and the transaction reaching the node.
+   */
+  beforeSend: ((wireBase64: string) => Promise<void>) | null;
+  /** Sends of `only`'s payers (all when empty) that asked for no preflight (`skipPreflight`: a node forwards them unsimulated), by signature, held or not. */
   readonly unsimulated: string[];
   /** Resolves once `count` transactions are held. */
   heldAtLeast(count: number): Promise<void>;
@@ -67,6 +72,7 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
     held: [],
     passedThrough: [],
     unsimulated: [],
+    beforeSend: null,
     heldAtLeast: (count) => (proxy.held.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     async release() {
       const wires = proxy.held.splice(0);
@@ -85,13 +91,14 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
   };
 
   async function answer(req: RpcRequest): Promise<unknown> {
-    if (!proxy.holding || req.method !== 'sendTransaction') return call(target, req);
+    if (req.method !== 'sendTransaction') return call(target, req);
     const wire = String(req.params?.[0]);
-    if (proxy.only.size > 0 && !names(wire, proxy.only)) return call(target, req);
-    if ((req.params?.[1] as { skipPreflight?: boolean } | undefined)?.skipPreflight === true) {
-      proxy.unsimulated.push(firstSignature(wire));
-      return hold(req, wire);
-    }
+    const ours = proxy.only.size === 0 || names(wire, proxy.only);
+    const skipPreflight = (req.params?.[1] as { skipPreflight?: boolean } | undefined)?.skipPreflight === true;
+    if (ours && proxy.beforeSend) await proxy.beforeSend(wire);
+    if (ours && skipPreflight) proxy.unsimulated.push(firstSignature(wire));
+    if (!proxy.holding || !ours) return call(target, req);
+    if (skipPreflight) return hold(req, wire);
     const sim = (await call(target, {
       jsonrpc: '2.0',
       id: req.id,

@@ -63,7 +63,9 @@ export async function sendAndConfirm(config: SvmSendConfig, signed: Uint8Array, 
   }
   if (!handOff) onAccepted?.(transaction);
   const outcome = await confirmSignature(config.rpc, transaction, config.commitment, config.confirmTimeoutMs, stream, config.stopping);
-  if (outcome.status === 'failed') return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
-  if (outcome.status === 'pending') return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
+  if (outcome.status === 'failed')
+    return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
+  if (outcome.status === 'pending')
+    return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
   return { success: true, transaction, network, payer };
 }
