@@ -5,8 +5,9 @@
  * the transaction is handed to the RPC (docs/payments.md#the-hand-off), so nothing checks the
  * balance again before the payment lands and fails. The real service, paid by the official x402 SVM
  * client, behind an RPC (test/helpers/held-send-rpc.ts) that drains the payer's account the moment
- * the service's send arrives. Then: a payer without history keeps the node's preflight (refused,
- * nothing lost); a payer with history gets its early answer, the failed payment is counted as a
+ * the service's send arrives. Then: a payer without history, or whose confirmed value does not
+ * cover the loss, keeps the node's preflight (refused, nothing lost); a payer whose confirmed value
+ * covers it gets its early answer at the hand-off, the failed payment is counted as a
  * loss with its fee and in the ledger, and the day's losses never pass the loss budget: once the
  * next loss would not fit, the drained payment waits for the chain again and the preflight refuses it.
  */
@@ -32,8 +33,10 @@ const PRICE = 1_000;
 const LOSS_EACH = PRICE + 5_001;
 /** Room for two failed answers (12,002), not a third (18,003). */
 const LOSS_BUDGET = 15_000;
-/** Confirmed calls that make a payer established (their value earns it one early answer in flight). */
-const WARM_CALLS = 4;
+/** Confirmed calls whose value (7,000) covers one failed answer with its fee: its early answer is handed off. */
+const WARM_CALLS = 7;
+/** Confirmed calls that earn one early answer in flight (half of 2,000) but do not cover its loss: no hand-off. */
+const THIN_HISTORY = 2;
 
 let localnet: Localnet;
 let rpc: HeldSendRpc;
@@ -64,11 +67,11 @@ const chain = () => ({ rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stabl
 const url = () => `${service.url}/v1/tipfloor`;
 const settledOf = (res: Response) => decodePaymentResponseHeader(res.headers.get('payment-response')!);
 
-/** A payer with confirmed history: WARM_CALLS paid and confirmed, one after another. */
-async function established(): Promise<TestPayer> {
+/** A payer with confirmed history: `calls` paid and confirmed, one after another. */
+async function established(calls = WARM_CALLS): Promise<TestPayer> {
   const payer = await fundedPayer(localnet.urls.rpc, 20 * PRICE);
   const pay = officialSvmFetch(payer, chain());
-  for (let i = 0; i < WARM_CALLS; i++) expect((await pay(url())).status).toBe(200);
+  for (let i = 0; i < calls; i++) expect((await pay(url())).status).toBe(200);
   await readUntil(health, (h) => h.exposureUnits === 0);
   return payer;
 }
@@ -93,11 +96,19 @@ async function failedAfterAnswer(): Promise<number> {
 }
 
 describe('a payer that empties its account between our read and the send', () => {
-  it('a new payer keeps the preflight; a payer with history is handed off; the losses stay within the budget', async () => {
+  it('a payer whose history does not cover the loss keeps the preflight; one whose history does is handed off; the losses stay within the budget', async () => {
     // Without history: sent with the node's preflight, which refuses the emptied account. Nothing lost.
     const fresh = await fundedPayer(localnet.urls.rpc, 20 * PRICE);
     const refused = await drainedCall(fresh);
     expect(refused.status).toBe(402);
+    expect(rpc.unsimulated).toHaveLength(0);
+    expect((await health()).lossUnits).toBe(0);
+
+    // History that earns an early answer but does not cover its loss: admitted, still preflighted.
+    const thin = await established(THIN_HISTORY);
+    const answeredBefore = (await health()).answered;
+    expect((await drainedCall(thin)).status).toBe(402);
+    expect((await health()).answered).toBe(answeredBefore + 1);
     expect(rpc.unsimulated).toHaveLength(0);
     expect((await health()).lossUnits).toBe(0);
 

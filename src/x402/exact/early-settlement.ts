@@ -135,9 +135,9 @@ export function createEarlySettlement(config: {
       const admitted: { ticket: EarlyTicket | null } = { ticket: null };
       const beforeBroadcast = async (transaction: string): Promise<BroadcastPlan | undefined> => {
         admitted.ticket = await admit(transaction);
-        // A payer with confirmed history, admitted: its loss if the payment fails is counted, so its
-        // answer leaves at the hand-off, without the node's preflight (docs/payments.md#the-hand-off).
-        return admitted.ticket?.share.trusted ? HAND_OFF : undefined;
+        // Admitted, and the payer's confirmed value covers what its answers in flight would lose:
+        // the answer leaves at the hand-off, without the node's preflight (docs/payments.md#the-hand-off).
+        return admitted.ticket?.handOff ? HAND_OFF : undefined;
       };
       const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => {
         onAccepted?.(tx);
