@@ -55,6 +55,7 @@ export type SettlementStatus =
  * here, so a crash after the broadcast still finds it on the next start. It may answer with a
  * `BroadcastPlan` (Solana: an early answer's hand-off); nothing, or a scheme that cannot, sends as usual.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that only writes the record resolves to nothing (an async function's void).
 export type BeforeBroadcast = (transaction: string) => Promise<void | BroadcastPlan>;
 
 /**
