@@ -1,7 +1,8 @@
 /**
  * A Solana JSON-RPC proxy that stands for the gap between "the RPC accepted the transaction" and
  * "it landed": while `holding`, a sendTransaction gets the node's preflight (a simulation with
- * signature checks against the localnet) and, when that passes, the transaction's signature at
+ * signature checks against the localnet; none when it asks `skipPreflight`, as a node forwards
+ * such a transaction unsimulated) and, when that passes, the transaction's signature at
  * once, as a real RPC answers before a leader executes it; the transaction itself waits here until
  * `release()` sends it on (skipping preflight, as a leader executes whatever state the chain holds
  * by then) or `drop()` forgets it (a transaction lost on its way). Everything else passes through,
@@ -29,6 +30,13 @@ export interface HeldSendRpc {
   readonly held: string[];
   /** Sends passed through while holding because their preflight failed: what the simulation said. */
   readonly passedThrough: string[];
+  /**
+   * Run on each send of `only`'s payers (all when empty), before anything else, held or not: the
+   * payer's move between the service's read of its account and the transaction reaching the node.
+   */
+  beforeSend: ((wireBase64: string) => Promise<void>) | null;
+  /** Sends of `only`'s payers (all when empty) that asked for no preflight (`skipPreflight`: a node forwards them unsimulated), by signature, held or not. */
+  readonly unsimulated: string[];
   /** Resolves once `count` transactions are held. */
   heldAtLeast(count: number): Promise<void>;
   /** Sends every held transaction on to the chain; resolves with each one's signature or error. */
@@ -63,6 +71,8 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
     only: new Set<string>(),
     held: [],
     passedThrough: [],
+    unsimulated: [],
+    beforeSend: null,
     heldAtLeast: (count) => (proxy.held.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     async release() {
       const wires = proxy.held.splice(0);
@@ -81,9 +91,14 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
   };
 
   async function answer(req: RpcRequest): Promise<unknown> {
-    if (!proxy.holding || req.method !== 'sendTransaction') return call(target, req);
+    if (req.method !== 'sendTransaction') return call(target, req);
     const wire = String(req.params?.[0]);
-    if (proxy.only.size > 0 && !names(wire, proxy.only)) return call(target, req);
+    const ours = proxy.only.size === 0 || names(wire, proxy.only);
+    const skipPreflight = (req.params?.[1] as { skipPreflight?: boolean } | undefined)?.skipPreflight === true;
+    if (ours && proxy.beforeSend) await proxy.beforeSend(wire);
+    if (ours && skipPreflight) proxy.unsimulated.push(firstSignature(wire));
+    if (!proxy.holding || !ours) return call(target, req);
+    if (skipPreflight) return hold(req, wire);
     const sim = (await call(target, {
       jsonrpc: '2.0',
       id: req.id,
@@ -95,6 +110,10 @@ export async function startHeldSendRpc(target: string): Promise<HeldSendRpc> {
       proxy.passedThrough.push(JSON.stringify(sim.error ?? sim.result?.value.err));
       return call(target, req);
     }
+    return hold(req, wire);
+  }
+
+  function hold(req: RpcRequest, wire: string): unknown {
     proxy.held.push(wire);
     for (const w of waiters.splice(0))
       if (proxy.held.length >= w.count) w.resolve();

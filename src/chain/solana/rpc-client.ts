@@ -74,7 +74,8 @@ export interface RpcClient {
   getLatestBlockhash(signal?: AbortSignal): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
   /** With `accounts`, the answer carries their data after the simulated transaction (same state, no extra request). */
   simulateTransaction(wireBase64: string, signal?: AbortSignal, accounts?: readonly string[]): Promise<SimulateOutcome>;
-  sendTransaction(wireBase64: string, signal?: AbortSignal): Promise<SendOutcome>;
+  /** `skipPreflight`: the node forwards it without simulating first (its outcome is known only once it lands). */
+  sendTransaction(wireBase64: string, signal?: AbortSignal, options?: { readonly skipPreflight?: boolean }): Promise<SendOutcome>;
   getSignatureStatus(signature: string, signal?: AbortSignal): Promise<SignatureStatus | null>;
   getEpochInfo(signal?: AbortSignal): Promise<EpochInfo>;
   getAccountInfo(address: string, signal?: AbortSignal): Promise<AccountInfo | null>;
@@ -197,9 +198,12 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
       const data = answered.map((a) => (a ? new Uint8Array(Buffer.from(a.data[0], 'base64')) : null));
       return { ok: true, err, logs: out.value.logs ?? [], accounts: data };
     },
-    async sendTransaction(wireBase64, signal) {
+    async sendTransaction(wireBase64, signal, options) {
+      const skip = options?.skipPreflight ? { skipPreflight: true } : {};
       const out = await judged('sendTransaction', signal, (s) =>
-        rpc.sendTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send({ abortSignal: s }),
+        rpc
+          .sendTransaction(wireBase64 as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed', ...skip })
+          .send({ abortSignal: s }),
       );
       return typeof out === 'string' ? { ok: true, signature: out } : out;
     },

@@ -65,7 +65,8 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
         return { success: false, errorReason: EVM_REASONS.unexpectedSettleError, errorMessage: 'aborted before broadcast', transaction: '', network, payer };
       const call = toCall(parsed);
       // The hash is known once signed: the pending record names our transaction before it is sent.
-      const sent = await config.relayer.submit(call, beforeBroadcast);
+      // A broadcast plan (an early answer's hand-off) is Solana's: here the record is all that matters.
+      const sent = await config.relayer.submit(call, beforeBroadcast ? async (hash) => void (await beforeBroadcast(hash)) : undefined);
       if (!sent.ok && sent.kind === 'refused')
         return { success: false, errorReason: reasonOfTransferError(sent.message), errorMessage: sent.message, transaction: sent.hash ?? '', network, payer };
       // An RPC fault may come after the node took the transaction (a lost answer): it may land,

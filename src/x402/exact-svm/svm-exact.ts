@@ -6,7 +6,7 @@
  */
 import { associatedTokenAddress } from '../../chain/tokens/associated-token.ts';
 import { decodeBase58, encodeBase58 } from '../../chain/solana/base58.ts';
-import type { RpcClient, RpcCommitment, SendOutcome } from '../../chain/solana/rpc-client.ts';
+import type { RpcClient, RpcCommitment } from '../../chain/solana/rpc-client.ts';
 import type { SignatureWatch } from '../../chain/geyser/signature-watch.ts';
 import { withSignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
@@ -14,14 +14,14 @@ import type { ExactScheme } from '../types/exact-scheme.ts';
 import type { BeforeBroadcast, OnAccepted, SettleResult, VerifyResult } from '../types/scheme-facilitator.ts';
 import type { PaymentPayload, PaymentRequirements } from '../types/x402-types.ts';
 import { DEFAULT_SOL_PRICE_USD, failedSettlementFeeUnits, type SettlementFee } from './svm-fee-payer.ts';
-import { refusalReason, SVM_REASON } from './svm-reasons.ts';
+import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
-import { confirmSignature, type ConfirmStream } from './svm-confirm.ts';
 import { createSvmSettlementStatus } from './svm-settlement-status.ts';
 import { decodePayload, keyOf, outcomeOf, svmPayerOf } from './svm-payload.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
 import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
 import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
+import { sendAndConfirm } from './svm-send.ts';
 
 export type { SvmPoolTasks } from './svm-signatures.ts';
 
@@ -50,10 +50,6 @@ export interface SvmExactConfig {
   readonly solPriceUsd?: number;
 }
 
-function isSendOutcome(value: unknown): value is SendOutcome {
-  return typeof value === 'object' && value !== null && 'ok' in value;
-}
-
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
 
 const PAYER_BUSY =
@@ -69,6 +65,7 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const maxPriorityFeeLamports = BigInt(config.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
   const sources = config.sources ?? createSourceBudget();
   const { cosign, signaturesValid } = createSvmSignatures(config.pool);
+  const sendConfig = { ...config, commitment, confirmTimeoutMs };
 
   function destinationsFor(payTo: string, asset: string): Promise<SvmRuleTerms['destinations']> {
     const key = `${payTo}:${asset}`;
@@ -157,12 +154,13 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       const feePayerSignature = await cosign(payment, tx, signal);
       const transaction = encodeBase58(feePayerSignature);
       const signed = withSignature(wire, tx, 0, feePayerSignature);
-      await beforeBroadcast?.(transaction);
+      const plan = await beforeBroadcast?.(transaction);
       // Watched before it is sent: a confirmation streamed in before the send returns is not missed.
       const watched = config.signatures?.watch(transaction) ?? null;
       try {
         const stream = watched ? { watched, live: config.signatures!.live } : null;
-        const result = await sendAndConfirm(signed, { transaction, payer: transfer.payer, stream, fee: settlementFee(tx) }, onAccepted);
+        const sending = { transaction, payer: transfer.payer, stream, fee: settlementFee(tx), handOff: plan?.handOff === true };
+        const result = await sendAndConfirm(sendConfig, signed, sending, onAccepted);
         outcome = outcomeOf(result);
         // Refused or failed: the source is not what its last read said; its next payment reads the chain.
         if (!result.success) sources.forgetRead(transfer.source);
@@ -184,44 +182,6 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       if (balance !== null) read.note(key, transfer.source, balance);
     }
     return sources.reserve(key, transfer.source, transfer.amount, signal);
-  }
-
-  async function sendAndConfirm(
-    signed: Uint8Array,
-    sending: { readonly transaction: string; readonly payer: string; readonly stream: ConfirmStream | null; readonly fee: SettlementFee },
-    onAccepted?: OnAccepted,
-  ): Promise<SettleResult> {
-    const { network } = config;
-    const { transaction, payer, stream } = sending;
-    // From here on the payment may land: the caller's disconnect no longer stops anything.
-    const sent = await config.rpc.sendTransaction(Buffer.from(signed).toString('base64')).catch((err: unknown) => err);
-    // Accepted (or maybe accepted: a fault): from here the fee payer may be billed.
-    if (!isSendOutcome(sent) || sent.ok) config.onFee?.(sending.fee);
-    // A fault (time-out, connection lost) says nothing about whether the node took the transaction:
-    // it may still land, so it is pending under the signature we already know, never "failed".
-    if (!isSendOutcome(sent)) {
-      return {
-        success: false,
-        errorReason: SVM_REASON.settlementPending,
-        errorMessage: `send: ${sent instanceof Error ? sent.message : String(sent)}`,
-        transaction,
-        network,
-        payer,
-      };
-    }
-    if (!sent.ok) {
-      const reason = refusalReason(sent);
-      // Refused by the node for what the payment is (its preflight failed): the same payload is refused again from memory.
-      const refused = reason === SVM_REASON.simulationFailed || reason === SVM_REASON.signatureInvalid;
-      return { success: false, errorReason: reason, errorMessage: sent.message, transaction: '', network, payer, ...(refused ? { refused } : {}) };
-    }
-    onAccepted?.(transaction);
-    const outcome = await confirmSignature(config.rpc, transaction, commitment, confirmTimeoutMs, stream, config.stopping);
-    if (outcome.status === 'failed')
-      return { success: false, errorReason: SVM_REASON.transactionFailed, errorMessage: outcome.message, transaction, network, payer };
-    if (outcome.status === 'pending')
-      return { success: false, errorReason: SVM_REASON.settlementPending, errorMessage: outcome.message, transaction, network, payer };
-    return { success: true, transaction, network, payer };
   }
 
   return {

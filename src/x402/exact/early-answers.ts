@@ -36,6 +36,8 @@ export interface EarlyTicket {
   readonly share: EarlyShare;
   readonly payer: string;
   readonly units: number;
+  /** Its payment may be handed off (early-bounds.ts `handOffCovered`); never for a share taken up after a restart. */
+  readonly handOff: boolean;
   /** Gives the share back with no outcome (the answer did not go out early); only the first call counts. */
   release(): void;
 }
@@ -97,12 +99,13 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
   setMaxListeners(0, closing.signal);
   const view = createEarlyStatus({ limits, store, now, maxRiskUnits: config.maxRiskUnits ?? limits.ceilingUnits, solPriceUsd: config.solPriceUsd ?? null });
 
-  function ticketOf(share: EarlyShare): EarlyTicket {
+  function ticketOf(share: EarlyShare, handOff = false): EarlyTicket {
     let holding = true;
     return {
       share,
       payer: share.payer,
       units: share.units,
+      handOff,
       release() {
         if (!holding) return;
         holding = false;
@@ -135,7 +138,7 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
       const taken = await store.admit({ ...ask, at: now() }, limits, record);
       if ('refused' in taken) return refusedBy(taken.refused);
       view.answered(taken.share);
-      return ticketOf(taken.share);
+      return ticketOf(taken.share, taken.handOff);
     },
     hold(share) {
       store.hold(share).catch((err: unknown) => fault('an early answer left by a stop could not be counted', err));

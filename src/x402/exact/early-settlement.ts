@@ -1,7 +1,8 @@
 /**
  * The early answer of a cheap paid call (docs/payments.md#early-answers): settle as always, but
  * decide at the broadcast (the bounds admit it, its pending record in the same commit) and, when
- * admitted, answer as soon as the node accepted the transaction (sent, its preflight passed), and
+ * admitted, answer as soon as the node accepted the transaction (sent, its preflight passed; for a
+ * payer with confirmed history, as soon as it is handed to the RPC, no preflight), and
  * follow the confirmation in the background: confirmed, the payer's share is given back and its
  * history grows; failed on chain or never landing (its blockhash expired), early-answers.ts records
  * the loss and bars the payer. At start, every early answer a crash left unresolved (its
@@ -11,7 +12,7 @@
 import type { HttpReply } from '../../errors.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../receipts/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
-import type { ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
+import type { BroadcastPlan, ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
 import type { PendingSettlements } from '../stores/pending-settlements.ts';
 import type { PaidResource } from '../types/paid-call.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
@@ -19,6 +20,7 @@ import type { PaymentPayload } from '../types/x402-types.ts';
 /** How often a settlement that outlived the confirmation wait is asked about again. */
 export const EARLY_RESOLVE_EVERY_MS = 2_000;
 const SETTLEMENT_PENDING = 'settlement_pending';
+const HAND_OFF: BroadcastPlan = Object.freeze({ handOff: true });
 
 /** What an early settlement started: the early 200, or (the node did not accept it) the settlement's result. */
 export type EarlyRun = { readonly reply: HttpReply; readonly transaction: string } | { readonly settled: SettleResult };
@@ -131,8 +133,11 @@ export function createEarlySettlement(config: {
         accept = r;
       });
       const admitted: { ticket: EarlyTicket | null } = { ticket: null };
-      const beforeBroadcast = async (transaction: string): Promise<void> => {
+      const beforeBroadcast = async (transaction: string): Promise<BroadcastPlan | undefined> => {
         admitted.ticket = await admit(transaction);
+        // Admitted, and the payer's confirmed value covers what its answers in flight would lose:
+        // the answer leaves at the hand-off, without the node's preflight (docs/payments.md#the-hand-off).
+        return admitted.ticket?.handOff ? HAND_OFF : undefined;
       };
       const settling = scheme.settle(call.payment, call.requirements, call.signal, beforeBroadcast, (tx) => {
         onAccepted?.(tx);

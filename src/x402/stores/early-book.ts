@@ -16,6 +16,7 @@ import {
   earlyVerdict,
   LOSS_WINDOW_MS,
   type PayerStanding,
+  handOffCovered,
   riskOf,
   type TrustRow,
   trustOf,
@@ -63,7 +64,8 @@ export interface LossStep {
 }
 
 /** What a book answers an admission: the share taken, or the bound that refused it. */
-export type EarlyAdmission = { readonly share: EarlyShare } | { readonly refused: EarlyRefusal };
+/** Admitted (`handOff`: the payer's confirmed value covers the hand-off, early-bounds.ts `handOffCovered`), or refused. */
+export type EarlyAdmission = { readonly share: EarlyShare; readonly handOff: boolean } | { readonly refused: EarlyRefusal };
 
 /** The totals /health shows. */
 export interface EarlyBookStatus extends EarlyTotals {
@@ -181,7 +183,7 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
         if (refused === null) giveBack(share.key);
         throw err;
       }
-      return refused === null ? { share } : { refused };
+      return refused === null ? { share, handOff: handOffCovered(payer, share) } : { refused };
     },
     async hold(share) {
       if (!shares.has(share.key)) take(share, 1);

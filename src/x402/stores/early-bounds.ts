@@ -110,6 +110,21 @@ export function earlyVerdict(
   return null;
 }
 
+/**
+ * Whether an admitted share may be handed off (sent without the node's preflight, its answer
+ * leaving once the transaction is handed to the RPC: docs/payments.md#the-hand-off): its payer has
+ * history, and its confirmed value covers what every one of its answers in flight, this one
+ * included, would cost if each failed, fees included. A payer can then never make us lose by the
+ * hand-off more than it has already paid and seen confirmed.
+ */
+export function handOffCovered(
+  payer: Pick<PayerStanding, 'inFlightUnits' | 'inFlightCount' | 'trustUnits'>,
+  share: Pick<EarlyShare, 'units' | 'feeUnits' | 'trusted'>,
+): boolean {
+  const riskInFlight = payer.inFlightUnits + share.units + (payer.inFlightCount + 1) * share.feeUnits;
+  return share.trusted && payer.trustUnits >= riskInFlight;
+}
+
 /** The day index of a time (UTC days since the epoch): trust is kept per payer and day. */
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 

@@ -10,7 +10,17 @@
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import type { PgClient, PgQuery } from '../../postgres/pg-client.ts';
-import { DAY_MS, dayOf, earlyVerdict, type EarlyShare, type EarlyTotals, LOSS_WINDOW_MS, TRUST_WINDOW_DAYS, trustSince } from './early-bounds.ts';
+import {
+  DAY_MS,
+  dayOf,
+  earlyVerdict,
+  type EarlyShare,
+  type EarlyTotals,
+  handOffCovered,
+  LOSS_WINDOW_MS,
+  TRUST_WINDOW_DAYS,
+  trustSince,
+} from './early-bounds.ts';
 import type { EarlyAnswerStore, EarlyBookStatus, EarlyOutcome } from './early-book.ts';
 import { PENDING_SETTLEMENT_TTL_MS } from './pending-settlements.ts';
 
@@ -98,7 +108,7 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
     const [totals, [p]] = await Promise.all([readTotals(tx, ask.at), tx.query<Record<string, Num>>(PAYER, [ask.payer, ask.at, trustSince(ask.at)])]);
     const standing = { inFlightUnits: num(p?.units ?? 0), inFlightCount: num(p?.count ?? 0), trustUnits: num(p?.trust ?? 0), barredUntil: num(p?.barred ?? 0) };
     const share: EarlyShare = { ...ask, trusted: standing.trustUnits > 0 };
-    return { share, refused: earlyVerdict(totals as EarlyTotals, standing, share, limits) };
+    return { share, handOff: handOffCovered(standing, share), refused: earlyVerdict(totals as EarlyTotals, standing, share, limits) };
   }
 
   /** Commits `write` on its own; when it fails, the share taken for `key` (if any) is given back. */
@@ -136,7 +146,7 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
       // A record that cannot ride in the transaction (a store of another kind) is written after it.
       if (!staged.inTx) await commitAfter(write, decided.refused === null ? ask.key : null);
       else write.settle(null);
-      return decided.refused === null ? { share: decided.share } : { refused: decided.refused };
+      return decided.refused === null ? { share: decided.share, handOff: decided.handOff } : { refused: decided.refused };
     },
     async hold(share) {
       await insertShare(db, share);

@@ -52,13 +52,25 @@ export type SettlementStatus =
  * Called by `settle` right before the payment can first reach the chain, with the transaction id
  * when it is known by then ('' when the id only comes back from the broadcast). Awaited: a
  * throw means nothing is broadcast. The processor writes its durable record of the settlement
- * here, so a crash after the broadcast still finds it on the next start.
+ * here, so a crash after the broadcast still finds it on the next start. It may answer with a
+ * `BroadcastPlan` (Solana: an early answer's hand-off); nothing, or a scheme that cannot, sends as usual.
  */
-export type BeforeBroadcast = (transaction: string) => Promise<void>;
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that only writes the record resolves to nothing (an async function's void).
+export type BeforeBroadcast = (transaction: string) => Promise<void | BroadcastPlan>;
+
+/**
+ * `handOff`: send without the node's preflight and report acceptance (`OnAccepted`) as soon as the
+ * transaction is handed to the RPC, not when its answer comes back. Asked only for an early answer
+ * whose loss, should the payment fail, the bounds already count (docs/payments.md#the-hand-off).
+ */
+export interface BroadcastPlan {
+  readonly handOff: boolean;
+}
 
 /**
  * Called by `settle` once the node accepted the transaction (the send returned and its preflight
- * passed), before the wait for the commitment: the moment an early answer may leave (early-settlement.ts).
+ * passed; under a `handOff` plan, once it was handed to the RPC), before the wait for the
+ * commitment: the moment an early answer may leave (early-settlement.ts).
  */
 export type OnAccepted = (transaction: string) => void;
 

@@ -1,0 +1,140 @@
+/**
+ * Payers who empty their token account between the service's read of it and the transaction
+ * reaching the node (docs/security.md, "Emptied between the read and the send"). An early answer of
+ * a payer with confirmed history is handed off: sent without the node's preflight and answered once
+ * the transaction is handed to the RPC (docs/payments.md#the-hand-off), so nothing checks the
+ * balance again before the payment lands and fails. The real service, paid by the official x402 SVM
+ * client, behind an RPC (test/helpers/held-send-rpc.ts) that drains the payer's account the moment
+ * the service's send arrives. Then: a payer without history, or whose confirmed value does not
+ * cover the loss, keeps the node's preflight (refused, nothing lost); a payer whose confirmed value
+ * covers it gets its early answer at the hand-off, the failed payment is counted as a
+ * loss with its fee and in the ledger, and the day's losses never pass the loss budget: once the
+ * next loss would not fit, the drained payment waits for the chain again and the preflight refuses it.
+ */
+import type { Localnet } from '@solana-x402-intel/localnet';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
+import { answeredEarly, drain } from '../helpers/early-attack.ts';
+import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { officialSvmFetch } from '../helpers/official-svm-client.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { readUntil } from '../helpers/read-until.ts';
+import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+import { waitForTimingWindows } from '../helpers/timing-warm.ts';
+
+const PRICE = 1_000;
+/** The official client's transaction costs our fee payer 10,001 lamports: 5,001 units at the default $500 a SOL. */
+const LOSS_EACH = PRICE + 5_001;
+/** Room for two failed answers (12,002), not a third (18,003). */
+const LOSS_BUDGET = 15_000;
+/** Confirmed calls whose value (7,000) covers one failed answer with its fee: its early answer is handed off. */
+const WARM_CALLS = 7;
+/** Confirmed calls that earn one early answer in flight (half of 2,000) but do not cover its loss: no hand-off. */
+const THIN_HISTORY = 2;
+
+let localnet: Localnet;
+let rpc: HeldSendRpc;
+let service: RunningService;
+let dataDir: string;
+let sink: TestPayer;
+
+beforeAll(async () => {
+  const started = await startTestLocalnet('early-hand-off');
+  localnet = started.localnet;
+  rpc = await startHeldSendRpc(localnet.urls.rpc);
+  dataDir = mkdtempSync(join(tmpdir(), 'early-hand-off-'));
+  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', '--svm-early-loss-budget', String(LOSS_BUDGET)];
+  service = await startService(loadConfig({}, argv), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
+  await waitForTimingWindows(service.url);
+  sink = await fundedPayer(localnet.urls.rpc, 1);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+  await rpc?.close();
+  await localnet?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
+const chain = () => ({ rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
+const url = () => `${service.url}/v1/tipfloor`;
+const settledOf = (res: Response) => decodePaymentResponseHeader(res.headers.get('payment-response')!);
+
+/** A payer with confirmed history: `calls` paid and confirmed, one after another. */
+async function established(calls = WARM_CALLS): Promise<TestPayer> {
+  const payer = await fundedPayer(localnet.urls.rpc, 20 * PRICE);
+  const pay = officialSvmFetch(payer, chain());
+  for (let i = 0; i < calls; i++) expect((await pay(url())).status).toBe(200);
+  await readUntil(health, (h) => h.exposureUnits === 0);
+  return payer;
+}
+
+/** One call whose send finds the payer's account already emptied; its answer, once every early answer is resolved. */
+async function drainedCall(payer: TestPayer): Promise<Response> {
+  rpc.only.clear();
+  rpc.only.add(payer.signer.address);
+  rpc.beforeSend = async () => {
+    rpc.beforeSend = null;
+    await drain(chain(), payer, sink.signer.address);
+  };
+  const res = await officialSvmFetch(payer, chain())(url());
+  expect(rpc.beforeSend).toBeNull();
+  await readUntil(health, (h) => h.exposureUnits === 0);
+  return res;
+}
+
+async function failedAfterAnswer(): Promise<number> {
+  const log = await readJson(fetch(`${service.url}/ledger?limit=1000`));
+  return log.entries.filter((e: { event?: string }) => e.event === 'payment.failed-after-answer').length;
+}
+
+describe('a payer that empties its account between our read and the send', () => {
+  it('a payer whose history does not cover the loss keeps the preflight; one whose history does is handed off; the losses stay within the budget', async () => {
+    // Without history: sent with the node's preflight, which refuses the emptied account. Nothing lost.
+    const fresh = await fundedPayer(localnet.urls.rpc, 20 * PRICE);
+    const refused = await drainedCall(fresh);
+    expect(refused.status).toBe(402);
+    expect(rpc.unsimulated).toHaveLength(0);
+    expect((await health()).lossUnits).toBe(0);
+
+    // History that earns an early answer but does not cover its loss: admitted, still preflighted.
+    const thin = await established(THIN_HISTORY);
+    const answeredBefore = (await health()).answered;
+    expect((await drainedCall(thin)).status).toBe(402);
+    expect((await health()).answered).toBe(answeredBefore + 1);
+    expect(rpc.unsimulated).toHaveLength(0);
+    expect((await health()).lossUnits).toBe(0);
+
+    // With history, twice: answered early at the hand-off, the payment fails on chain, each loss counted.
+    for (const round of [1, 2]) {
+      const payer = await established();
+      const before = await health();
+      const res = await drainedCall(payer);
+      expect(res.status).toBe(200);
+      expect(answeredEarly(res)).toBe(true);
+      // Handed off: the service's send asked for no preflight.
+      expect(rpc.unsimulated).toContain(settledOf(res).transaction);
+      const after = await health();
+      expect(after.failed - before.failed).toBe(1);
+      expect(after.lossUnits).toBe(round * LOSS_EACH);
+      expect(await failedAfterAnswer()).toBe(round);
+    }
+
+    // A third would pass the budget: not admitted, so the send keeps its preflight and is refused.
+    const third = await established();
+    const res = await drainedCall(third);
+    expect(res.status).toBe(402);
+    const end = await health();
+    expect(end.lossUnits).toBe(2 * LOSS_EACH);
+    expect(end.lossUnits).toBeLessThanOrEqual(LOSS_BUDGET);
+    expect(end.budgetReached).toBe(true);
+    expect(rpc.unsimulated).toHaveLength(2);
+  }, 300_000);
+});
