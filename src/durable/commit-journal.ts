@@ -110,8 +110,6 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       seq,
     );
     if (framed.lines.length === 0) return;
-    // Numbers are never given twice, even to a refused batch: bytes of it a crash left are never taken for a later record.
-    seq = framed.next;
     const buf = Buffer.concat(framed.lines);
     const landed: Landed = { bytes: 0 };
     try {
@@ -131,6 +129,8 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     journalSize += buf.length;
     stats.syncs += 1;
     await writeFiles(framed.perFile, at, buf.length);
+    // Numbered for good only now: a refused batch's bytes are zeroed, and the next batch takes its numbers (recovery wants no gap).
+    seq = framed.next;
     for (const { w, offset } of framed.durable) w.onDurable?.(offset);
   }
 
