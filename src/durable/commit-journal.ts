@@ -19,7 +19,7 @@
  * sequence number; records start again at the file's beginning), and then the owners' hooks
  * compact or rotate their files: the only moment a journaled file may be replaced or renamed.
  */
-import { constants, fstatSync, openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
 import { closeFile, type Landed, makeDirSync, writeAll, writeAllSync } from './file-sync.ts';

@@ -4,7 +4,7 @@
  * acknowledged commits whatever a crash left of their files. A crash is a journal whose process
  * is held at a seam forever (its files as they are) and a new journal opened on the directory.
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
