@@ -1,9 +1,11 @@
 /**
  * One durable commit for everything a paid call changes (the charge, the replay record, the kept
  * answer, the ledger entry), whatever files they live in: the shape of every serious ledger, one
- * log, batches, one fsync per batch. A commit is one record of this journal: a JSON header line
- * naming each write's file, byte offset and length, then the writes' bytes as they are (a text is
- * never escaped into JSON a second time), then a newline. The record is written first (O_DSYNC:
+ * log, batches, one fsync per batch. A commit is one record of this journal (journal-layout.ts): a
+ * sequence number, a JSON header line naming each write's file, byte offset and length, then the
+ * writes' bytes as they are (a text is never escaped into JSON a second time), then a newline, all
+ * under a CRC. The journal's file is preallocated and reused, so a record overwrites old bytes
+ * instead of growing the file. The record is written first (O_DSYNC:
  * on the device when the write returns, as write + fdatasync), then each file gets its bytes with
  * no sync of its own, and the commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
  * point leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
@@ -13,17 +15,20 @@
  * last. A batch is the longest run of filled places at the head of the queue.
  *
  * Checkpoint: once the journal passes CHECKPOINT_BYTES (or CHECKPOINT_MS passed), before the next
- * batch, every file written since is synced, the journal is emptied, and then the owners' hooks
+ * batch, every file written since is synced, a new generation begins (the header names the next
+ * sequence number; records start again at the file's beginning), and then the owners' hooks
  * compact or rotate their files: the only moment a journaled file may be replaced or renamed.
  */
-import { constants, fstatSync, openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
-import { closeFile, makeDirSync, truncateDurably, writeAll, writeAllSync } from './file-sync.ts';
+import { closeFile, type Landed, makeDirSync, writeAll, writeAllSync } from './file-sync.ts';
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
 import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
 import { frameBatch } from './frame-batch.ts';
+import { DATA_START } from './journal-layout.ts';
+import { erase, preallocateSync, RefusedBatch, refusedByTheDisk, writeHeader, writeHeaderSync } from './journal-space.ts';
 
 export type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 
@@ -33,6 +38,8 @@ export const JOURNAL_FILE_NAME = 'commit.journal';
 export const CHECKPOINT_BYTES = 8 * 1024 * 1024;
 /** Longest time between checkpoints while commits arrive, ms (rotations and compactions wait for one). */
 export const CHECKPOINT_MS = 60_000;
+/** Zero-filled room past the checkpoint size, bytes: the batch that crosses it still overwrites, it does not grow the file. */
+export const PREALLOCATED_SLACK_BYTES = 1024 * 1024;
 
 export interface CommitJournalConfig {
   /** The data directory: the journal and every file it names live under it. */
@@ -49,20 +56,6 @@ export interface CommitJournalConfig {
   readonly writeInline?: () => boolean;
 }
 
-/** Errors by which the disk refuses a write it did not take: no room, a size limit, a quota (or a test's scripted refusal, which has no code). */
-const REFUSALS = new Set(['ENOSPC', 'EFBIG', 'EDQUOT']);
-const refusedByTheDisk = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return code === undefined || REFUSALS.has(code);
-};
-
-/** A batch the disk refused before any of it was acknowledged; the journal is intact and goes on. */
-class RefusedBatch extends Error {
-  constructor(readonly reason: unknown) {
-    super(reason instanceof Error ? reason.message : String(reason));
-  }
-}
-
 interface Place {
   readonly epoch: number;
   writes: readonly JournalWrite[] | null;
@@ -74,15 +67,20 @@ interface Place {
 export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   makeDirSync(config.dir);
   const path = join(config.dir, JOURNAL_FILE_NAME);
-  const recovery = recoverJournalSync(config.dir, path);
+  const { report: recovery, next } = recoverJournalSync(config.dir, path);
   ensureFileSync(path);
+  const checkpointBytes = config.checkpointBytes ?? CHECKPOINT_BYTES;
+  const checkpointMs = config.checkpointMs ?? CHECKPOINT_MS;
+  preallocateSync(path, DATA_START + checkpointBytes + PREALLOCATED_SLACK_BYTES);
   // O_DSYNC: a write returns once its data is on the device (as write + fdatasync would), so a
   // batch costs one trip to the thread pool, not two.
   const fd = openSync(path, constants.O_RDWR | constants.O_DSYNC);
-  let journalSize = fstatSync(fd).size;
+  // The new generation: whatever the file holds past here is an older one's (or zeros).
+  writeHeaderSync(fd, next);
+  let header = next;
+  let seq = next.from;
+  let journalSize = DATA_START;
   const now = config.now ?? Date.now;
-  const checkpointBytes = config.checkpointBytes ?? CHECKPOINT_BYTES;
-  const checkpointMs = config.checkpointMs ?? CHECKPOINT_MS;
   const files = new Map<string, JournalFileIo>();
   const hooks: Array<() => Promise<void>> = [];
   const stats: JournalStats = { commits: 0, syncs: 0, checkpoints: 0, maxBatch: 0 };
@@ -95,8 +93,9 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
 
   async function checkpoint(): Promise<void> {
     await Promise.all([...files.values()].map((f) => f.sync()));
-    await truncateDurably(fd, 0);
-    journalSize = 0;
+    header = { n: header.n + 1, from: seq };
+    await writeHeader(fd, header);
+    journalSize = DATA_START;
     checkpointedAt = now();
     stats.checkpoints += 1;
     for (const hook of hooks) await hook();
@@ -104,44 +103,66 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
 
   /** Writes one batch: the journal record of each commit, one fdatasync, then the files' bytes. */
   async function write(batch: readonly Place[]): Promise<void> {
-    if (journalSize >= checkpointBytes || now() - checkpointedAt >= checkpointMs) await checkpoint();
-    const { lines, perFile, durable } = frameBatch(
+    if (journalSize - DATA_START >= checkpointBytes || now() - checkpointedAt >= checkpointMs) await checkpoint();
+    const framed = frameBatch(
       batch.map((p) => p.writes!),
       files,
+      seq,
     );
-    if (lines.length === 0) return;
-    const buf = Buffer.concat(lines);
+    if (framed.lines.length === 0) return;
+    const buf = Buffer.concat(framed.lines);
+    const landed: Landed = { bytes: 0 };
     try {
       await config.seam?.('journal');
-      if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize);
-      else await writeAll(fd, buf, journalSize);
+      if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize, landed);
+      else await writeAll(fd, buf, journalSize, landed);
     } catch (err) {
       // Refused before anything was acknowledged (a full disk, a size limit): what part of the
-      // batch landed is cut, and the journal goes on. Any other failure (an I/O error while the
+      // batch landed is zeroed, and the journal goes on. Any other failure (an I/O error while the
       // data went to the device) stops it: the file's state is then unknown (its pages may be
       // marked clean), and only a restart's replay knows what is there.
       if (!refusedByTheDisk(err)) throw err;
-      await truncateDurably(fd, journalSize);
+      await erase(fd, journalSize, landed.bytes);
       throw new RefusedBatch(err);
     }
+    const at = journalSize;
     journalSize += buf.length;
     stats.syncs += 1;
-    // Durable now: the files get their bytes. A failure here is repaired from the journal at the
-    // next start, so the batch stands; the journal stops taking commits until then.
-    // Written here on the event loop: page-cache writes of a few kB cost less than the thread
-    // pool's trip (its wake-up, callback and promise) they replaced, and the batch's reply waits
-    // for no second trip; the one fsync stays the journal's, off the loop.
+    await writeFiles(framed.perFile, at, buf.length);
+    // Numbered for good only now: a refused batch's bytes are zeroed, and the next batch takes its numbers (recovery wants no gap).
+    seq = framed.next;
+    for (const { w, offset } of framed.durable) w.onDurable?.(offset);
+  }
+
+  /**
+   * Durable now: the files get their bytes, on the event loop (page-cache writes of a few kB cost
+   * less than the thread pool's trip they replaced; the one fsync stays the journal's). A file the
+   * disk refuses (no room to grow it: the journal itself is preallocated) takes the batch back
+   * before anyone was answered: the files cut to where they were, the record zeroed, the batch
+   * refused, the journal goes on. Any other failure is repaired from the journal at the next
+   * start, so the batch stands; the journal stops taking commits until then.
+   */
+  async function writeFiles(perFile: ReturnType<typeof frameBatch>['perFile'], at: number, length: number): Promise<void> {
+    const written: Array<readonly [JournalFileIo, number]> = [];
     try {
       await config.seam?.('files');
-      for (const [file, { at, chunks }] of perFile) {
+      for (const [file, { at: from, chunks }] of perFile) {
+        written.push([file, from]);
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        file.write(bytes, at);
+        file.write(bytes, from);
         file.advance(bytes.length);
       }
     } catch (err) {
-      failed = new Error(`commit journal's files could not be written (${(err as Error).message}); commits stop until a restart replays the journal`);
+      if ((err as NodeJS.ErrnoException).code === undefined || !refusedByTheDisk(err)) {
+        failed = new Error(`commit journal's files could not be written (${(err as Error).message}); commits stop until a restart replays the journal`);
+        return;
+      }
+      // The files first: a crash between the two then leaves the whole commit, laid down again at the start.
+      for (const [file, from] of written) await file.cut(from);
+      await erase(fd, at, length);
+      journalSize = at;
+      throw new RefusedBatch(err);
     }
-    for (const { w, offset } of durable) w.onDurable?.(offset);
   }
 
   async function run(): Promise<void> {

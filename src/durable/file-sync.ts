@@ -28,12 +28,16 @@ export function truncateDurablySync(fd: number, length: number): void {
   fsyncSync(fd);
 }
 
+/** How many bytes of a write landed: kept up to date while it runs, so a caller knows what a failed write left. */
+export interface Landed {
+  bytes: number;
+}
+
 /** Writes all of `buf` at `position` (null: at the end, for a file opened for append). */
-export async function writeAll(fd: number, buf: Buffer, position: number | null): Promise<void> {
-  let done = 0;
-  while (done < buf.length) {
-    const at = position === null ? null : position + done;
-    done += await call<number>((cb) => write(fd, buf, done, buf.length - done, at, cb));
+export async function writeAll(fd: number, buf: Buffer, position: number | null, landed: Landed = { bytes: 0 }): Promise<void> {
+  for (landed.bytes = 0; landed.bytes < buf.length; ) {
+    const at = position === null ? null : position + landed.bytes;
+    landed.bytes += await call<number>((cb) => write(fd, buf, landed.bytes, buf.length - landed.bytes, at, cb));
   }
 }
 
@@ -42,8 +46,8 @@ export async function writeAll(fd: number, buf: Buffer, position: number | null)
  * µs for a few kB, measured against 25-30 µs of CPU for the same write through the thread pool):
  * the commit journal's files, after their journal line is durable (commit-journal.ts).
  */
-export function writeAllSync(fd: number, buf: Buffer, position: number): void {
-  for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, position + done);
+export function writeAllSync(fd: number, buf: Buffer, position: number, landed: Landed = { bytes: 0 }): void {
+  for (landed.bytes = 0; landed.bytes < buf.length; ) landed.bytes += writeSync(fd, buf, landed.bytes, buf.length - landed.bytes, position + landed.bytes);
 }
 
 /**

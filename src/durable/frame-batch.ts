@@ -1,13 +1,12 @@
 /**
- * A batch of the commit journal (commit-journal.ts) as bytes: one record per commit (a JSON
- * header line naming each write's file, byte offset and length; the writes' bytes as they are; a
- * newline; journal-recovery.ts reads it back), and each file's bytes with the offset they go to.
+ * A batch of the commit journal (commit-journal.ts) as bytes: one record per commit (its sequence
+ * number, a JSON header line naming each write's file, byte offset and length; the writes' bytes
+ * as they are; a newline; a CRC over it all: journal-layout.ts, read back by journal-recovery.ts),
+ * and each file's bytes with the offset they go to.
  */
 import type { JournalFileIo } from './journal-file.ts';
+import { recordBytes } from './journal-layout.ts';
 import type { JournalWrite } from './journal-types.ts';
-
-/** The byte that ends a record's header and its body. */
-const NEWLINE = Buffer.from('\n');
 
 /** A commit's writes without those a later write of the same file and record key supersedes, in order. */
 function unsuperseded(writes: readonly JournalWrite[]): readonly JournalWrite[] {
@@ -25,10 +24,12 @@ interface PendingFile {
 }
 
 /**
- * The journal records of a batch and each file's bytes. Each text is encoded once: its bytes go
- * both into its commit's record (framed, not escaped into JSON) and into its file.
+ * The journal records of a batch, numbered from `seq` (`next`: the number after the last), and each
+ * file's bytes. Each text is encoded once: its bytes go both into its commit's record (framed, not
+ * escaped into JSON) and into its file.
  */
-export function frameBatch(batch: readonly (readonly JournalWrite[])[], files: ReadonlyMap<string, JournalFileIo>) {
+export function frameBatch(batch: readonly (readonly JournalWrite[])[], files: ReadonlyMap<string, JournalFileIo>, seq: number) {
+  let next = seq;
   const lines: Buffer[] = [];
   const perFile = new Map<JournalFileIo, PendingFile>();
   const durable: Array<{ w: JournalWrite; offset: number }> = [];
@@ -48,7 +49,7 @@ export function frameBatch(batch: readonly (readonly JournalWrite[])[], files: R
       body.push(bytes);
       durable.push({ w, offset });
     }
-    if (frames.length > 0) lines.push(Buffer.from(`${JSON.stringify({ f: frames })}\n`), ...body, NEWLINE);
+    if (frames.length > 0) lines.push(...recordBytes(next++, frames, body));
   }
-  return { lines, perFile, durable };
+  return { lines, perFile, durable, next };
 }

@@ -8,7 +8,7 @@
 import { constants, fstatSync, openSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { ensureFileSync, replaceFile } from './atomic-replace.ts';
-import { closeFile, dataSync, makeDirSync, openFile, renameFile, syncDir, writeAllSync } from './file-sync.ts';
+import { closeFile, dataSync, makeDirSync, openFile, renameFile, syncDir, truncateDurably, writeAllSync } from './file-sync.ts';
 
 export interface JournalFile {
   /** Its path relative to the journal's directory: how the journal's records name it. */
@@ -32,6 +32,8 @@ export interface JournalFileIo extends JournalFile {
   write(buf: Buffer, position: number): void;
   /** Moves the write position past bytes written. */
   advance(bytes: number): void;
+  /** Cuts the file back to `at` bytes, durably, and writes go there again: a batch the disk refused after part of it reached the file. */
+  cut(at: number): Promise<void>;
   /** Flushes what was written since the last sync; nothing when nothing was. */
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +66,10 @@ export function openJournalFile(path: string, name: string, mode = 0o600): Journ
     },
     advance(bytes) {
       size += bytes;
+    },
+    async cut(at) {
+      await truncateDurably(await handle(), at);
+      size = at;
     },
     async sync() {
       if (!dirty) return;

@@ -1,19 +1,26 @@
 /**
  * Start-up half of the commit journal: before any store reads its files, every write the journal
  * holds is put back where it belongs. The journal holds exactly the writes made since the last
- * checkpoint (which synced every file and emptied it), each with its file and byte offset, so a
- * file is cut to where its first journaled write began (it was on disk there) and the writes are
- * laid down again in order: whatever the crash left of them (nothing, a part, bytes out of
- * order after a power loss) is replaced by what was acknowledged. Then the files are synced and
- * the journal emptied. A record that cannot be read is a torn tail only when nothing readable
- * follows it; otherwise the journal is corrupt and the start stops. Records of the earlier form
- * (one JSON line holding the writes' texts) are read as well, so a journal a crash left behind
- * an upgrade is laid down too.
+ * checkpoint (which synced every file and started a new generation of records), each with its
+ * file and byte offset, so a file is cut to where its first journaled write began (it was on disk
+ * there) and the writes are laid down again in order: whatever the crash left of them (nothing, a
+ * part, bytes out of order after a power loss) is replaced by what was acknowledged. Then the
+ * files are synced and a new generation begins (journal-layout.ts: the header names the first
+ * sequence number that counts; the file keeps its preallocated size).
+ *
+ * Records are read from the start while each is whole (its CRC matches) and carries the next
+ * sequence number; the first that does not ends the journal: zeros, an older generation's bytes,
+ * or a torn record (a commit never acknowledged). If a whole record with a sequence number at or
+ * past the expected one lies anywhere after that point, records were lost in the middle: the
+ * journal is corrupt and the start stops. A journal of the earlier, headerless forms (one JSON
+ * line per commit holding the texts; framed records without sequence or CRC) is read by their
+ * rules, so a journal a crash left behind an upgrade is laid down too.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
 import { makeDirSync, truncateDurablySync } from './file-sync.ts';
+import { DATA_START, isHeaderless, type JournalHeader, readHeader, readRecordAt } from './journal-layout.ts';
 
 /** One write as the journal records it: the file (relative to the journal's directory), its byte offset, its text. */
 export type JournalEntry = readonly [name: string, offset: number, text: string];
@@ -24,8 +31,16 @@ export interface JournalRecoveryReport {
   readonly commits: number;
   /** Files written again, by name, with the bytes laid down. */
   readonly files: Readonly<Record<string, number>>;
-  /** Bytes of a torn last line cut off the journal (a commit never acknowledged). */
+  /** Bytes of a torn last record cut off the journal (a commit never acknowledged). */
   readonly tornBytes: number;
+}
+
+/** What the journal goes on with after recovery: the header to write (the next generation) and whether the file was in an earlier form. */
+export interface JournalRecovery {
+  readonly report: JournalRecoveryReport;
+  readonly next: JournalHeader;
+  /** The journal held the earlier, headerless form (or nothing): it is emptied before the new layout is written. */
+  readonly legacy: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -72,8 +87,7 @@ function readRecord(buf: Buffer, at: number): { entries: JournalEntry[]; end: nu
  * The texts are the stores' own JSON records, never a bare `{"w": …}` or `{"f": …}` object, so no
  * line inside a torn record's body reads as a record.
  */
-function readCommits(path: string): { commits: JournalEntry[][]; tornBytes: number } {
-  const buf = readFileSync(path);
+function readLegacyCommits(buf: Buffer, path: string): { commits: JournalEntry[][]; tornBytes: number } {
   const commits: JournalEntry[][] = [];
   let at = 0;
   for (let record = readRecord(buf, 0); record !== null; record = readRecord(buf, at)) {
@@ -86,6 +100,40 @@ function readCommits(path: string): { commits: JournalEntry[][]; tornBytes: numb
       throw new Error(`commit journal ${path} corrupt at line ${line}: readable commits follow an unreadable one; refusing to start`);
     }
   return { commits, tornBytes: buf.length - at };
+}
+
+/** The whole records of this generation, in order (journal-layout.ts), and the bytes of a torn record at their end. */
+function readV3Commits(buf: Buffer, path: string): { commits: JournalEntry[][]; tornBytes: number; next: JournalHeader } {
+  const header = readHeader(buf);
+  if (header === null) {
+    if (buf.some((b) => b !== 0)) throw new Error(`commit journal ${path} has no readable header; refusing to start`);
+    return { commits: [], tornBytes: 0, next: { n: 0, from: 1 } };
+  }
+  const commits: JournalEntry[][] = [];
+  let [at, expected] = [DATA_START, header.from];
+  for (let r = readRecordAt(buf, at); r !== null && r.seq === expected; r = readRecordAt(buf, at)) {
+    let pos = r.body;
+    const entries: JournalEntry[] = [];
+    for (const [name, offset, length] of r.frames) {
+      entries.push([name, offset, buf.toString('utf8', pos, pos + length)]);
+      pos += length;
+    }
+    commits.push(entries);
+    [at, expected] = [r.end, expected + 1];
+  }
+  // A whole record of this generation or a later one anywhere past the end read means records were lost in between.
+  const lost = (r: ReturnType<typeof readRecordAt>) => r !== null && r.seq >= expected;
+  let gap = lost(readRecordAt(buf, at));
+  for (let nl = buf.indexOf(NEWLINE, at); !gap && nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(NEWLINE, nl + 1)) gap = lost(readRecordAt(buf, nl + 1));
+  if (gap) throw new Error(`commit journal ${path} corrupt after record ${expected - 1}: a whole record follows an unreadable one; refusing to start`);
+  const zero = buf.indexOf(0, at);
+  return { commits, tornBytes: torn(buf, at, expected, zero < 0 ? buf.length : zero), next: { n: header.n + 1, from: expected } };
+}
+
+/** Bytes of a torn record at `at`: from there to the first zero, when what is there starts as a record of this generation would. */
+function torn(buf: Buffer, at: number, expected: number, zero: number): number {
+  const head = buf.toString('latin1', at, Math.min(zero, at + 64));
+  return /^[0-9a-f]{8} \{"s":(\d+),/.exec(head)?.[1] === String(expected) ? zero - at : 0;
 }
 
 /** Lays `writes` (one file's, in order) down again from the first one's offset, and syncs the file. */
@@ -112,10 +160,16 @@ function rewrite(path: string, writes: readonly JournalEntry[]): number {
   }
 }
 
-/** Puts back every write the journal at `path` holds, into the files under `dir`; then empties the journal. */
-export function recoverJournalSync(dir: string, path: string): JournalRecoveryReport {
-  if (!existsSync(path)) return { commits: 0, files: {}, tornBytes: 0 };
-  const { commits, tornBytes } = readCommits(path);
+/** The commits the journal at `path` holds (those a start lays down), what follows them, and its form. */
+export function readJournalSync(path: string): { commits: JournalEntry[][]; tornBytes: number; next: JournalHeader; legacy: boolean } {
+  const buf = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+  if (isHeaderless(buf)) return { ...readLegacyCommits(buf, path), next: { n: 0, from: 1 }, legacy: true };
+  return { ...readV3Commits(buf, path), legacy: false };
+}
+
+/** Puts back every write the journal at `path` holds, into the files under `dir`; the journal itself is left for the caller to start anew (`next`). */
+export function recoverJournalSync(dir: string, path: string): JournalRecovery {
+  const { commits, tornBytes, next, legacy } = readJournalSync(path);
   const byFile = new Map<string, JournalEntry[]>();
   for (const commit of commits)
     for (const entry of commit) {
@@ -126,11 +180,13 @@ export function recoverJournalSync(dir: string, path: string): JournalRecoveryRe
     }
   const files: Record<string, number> = {};
   for (const [name, writes] of byFile) files[name] = rewrite(resolve(dir, name), writes);
-  const fd = openSync(path, 'r+');
-  try {
-    truncateDurablySync(fd, 0);
-  } finally {
-    closeSync(fd);
+  if (legacy) {
+    const fd = openSync(path, 'r+');
+    try {
+      truncateDurablySync(fd, 0);
+    } finally {
+      closeSync(fd);
+    }
   }
-  return { commits: commits.length, files, tornBytes };
+  return { report: { commits: commits.length, files, tornBytes }, next, legacy };
 }

@@ -6,6 +6,7 @@
  * to whoever commits, and is told how the commit ended: undone in memory when it failed.
  */
 import type { CommitJournal, JournalPlace, JournalWrite } from './commit-journal.ts';
+import type { JournalFile } from './journal-file.ts';
 
 /** A database statement run inside the commit's transaction. */
 export interface StagedStatement {
@@ -80,4 +81,21 @@ export async function commitStaged(writes: readonly StagedWrite[], target: Commi
   const [a, b] = await Promise.allSettled([together(), commitEachAlone(alone)]);
   if (a.status === 'rejected') throw a.reason;
   if (b.status === 'rejected') throw b.reason;
+}
+
+/**
+ * A journal write whose text is made when it is first read: one superseded in its commit by a
+ * later write of the same record (frame-batch.ts) is never serialized. `line` must give the same
+ * text whenever it runs (it reads a value nobody changes in place).
+ */
+export function lazyWrite(file: JournalFile, line: () => string, rest: Omit<JournalWrite, 'file' | 'text'>): JournalWrite {
+  let text: string | null = null;
+  return {
+    file,
+    ...rest,
+    get text() {
+      text ??= line();
+      return text;
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { replaceFileSync } from '../../durable/atomic-replace.ts';
 import type { CommitJournal } from '../../durable/commit-journal.ts';
 import { makeDirSync } from '../../durable/file-sync.ts';
 import { openLineLog, readCompleteLines } from '../../durable/line-log.ts';
-import type { StagedWrite } from '../../durable/staged-write.ts';
+import { lazyWrite, type StagedWrite } from '../../durable/staged-write.ts';
 import type { RecordOwners, RecordRefusal, RecordShares } from './record-shares.ts';
 
 export interface DurableRecordLogConfig<T = unknown> {
@@ -120,7 +120,8 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
   let linesOnDisk = entries.size;
   const tooLong = (adding: number): boolean => linesOnDisk + adding > 2 * Math.max(entries.size, 64);
   // `key`: the record a line rewrites whole (a later line of it in the same commit supersedes this one).
-  let staged: (line: string, key?: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
+  // `line` is made when written (a voucher's charge, superseded by its kept answer, never is); entries are never changed in place.
+  let staged: (line: () => string, key?: string) => Pick<StagedWrite, 'journal' | 'commitAlone'>;
   const { journal } = config;
   if (journal) {
     replaceFileSync(path, startText, 0o600);
@@ -135,7 +136,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
       linesOnDisk += 1;
     };
     staged = (line, key) => {
-      const writes = [{ file, text: line, key, onDurable }];
+      const writes = [lazyWrite(file, line, { key, onDurable })];
       return { journal: { via: journal, writes }, commitAlone: () => journal.commit(writes) };
     };
   } else {
@@ -153,10 +154,10 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
         }
       },
     });
-    staged = (line) => ({ commitAlone: () => log.add(line) });
+    staged = (line) => ({ commitAlone: () => log.add(line()) });
     flushLog = () => log.drain();
   }
-  const append = (line: string): Promise<void> => staged(line).commitAlone();
+  const append = (line: string): Promise<void> => staged(() => line).commitAlone();
   /**
    * Drops expired records from the front (records are kept in the order they were last put, each
    * for one lifetime). Without it a record nobody asks for again stayed in memory until the size
@@ -184,7 +185,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
     drop(key);
     place(key, entry);
     return {
-      ...staged(lineOf(key, entry), key),
+      ...staged(() => lineOf(key, entry), key),
       settle(err) {
         // Not on disk: memory must not hold what a restart would not (a pending settlement that
         // was never sent must not be resolved against the chain by the payment's retry).
@@ -200,7 +201,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
     const earlier = entries.get(key);
     drop(key);
     return {
-      ...staged(`${JSON.stringify({ k: key, del: true })}\n`, key),
+      ...staged(() => `${JSON.stringify({ k: key, del: true })}\n`, key),
       settle(err) {
         if (err !== null && earlier && !entries.has(key)) place(key, earlier);
       },
