@@ -22,6 +22,8 @@ export interface LiveCachesStatus {
     readonly feeSlots: number;
     readonly feeIndexedAccounts: number;
     readonly tipSlots: number;
+    /** Tips in the window's complete slots: /v1/tipfloor answers once there is one. */
+    readonly tips: number;
     readonly checkpoints: number;
   };
 }
@@ -54,6 +56,7 @@ export function liveCachesStatus(stream: GeyserStream, caches: TimingCaches, now
       feeSlots: caches.fees.window.size,
       feeIndexedAccounts: caches.fees.indexedAccounts,
       tipSlots: caches.tips.window.size,
+      tips: caches.tips.window.completeBuckets().reduce((n, b) => n + b.items.length, 0),
       checkpoints: caches.clock.points().length,
     },
   };

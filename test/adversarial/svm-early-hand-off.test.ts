@@ -25,6 +25,7 @@ import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
@@ -45,7 +46,8 @@ let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('early-hand-off');
+  // /v1/tipfloor is the paid call: it needs a Jito tip seen, which light traffic gives.
+  const started = await startTestLocalnet('early-hand-off', LIGHT_TRAFFIC);
   localnet = started.localnet;
   rpc = await startHeldSendRpc(localnet.urls.rpc);
   dataDir = mkdtempSync(join(tmpdir(), 'early-hand-off-'));

@@ -6,12 +6,15 @@
 import { vi } from 'vitest';
 import { readJson } from './read-json.ts';
 
-/** Resolves once the stream is live and the fee and tip windows hold `slots` confirmed slots. */
+/**
+ * Resolves once the stream is live, the fee and tip windows hold `slots` confirmed slots and the
+ * tip window holds a tip (with light traffic a few slots may have none).
+ */
 export async function waitForTimingWindows(url: string, slots = 3, timeoutMs = 60_000): Promise<void> {
   await vi.waitUntil(
     async () => {
       const { timing } = await readJson(fetch(`${url}/health`));
-      return timing.geyser.live && timing.caches.feeSlots >= slots && timing.caches.tipSlots >= slots;
+      return timing.geyser.live && timing.caches.feeSlots >= slots && timing.caches.tipSlots >= slots && timing.caches.tips > 0;
     },
     { timeout: timeoutMs, interval: 100 },
   );

@@ -20,7 +20,7 @@ describe('paid timing endpoints', () => {
     await vi.waitUntil(
       async () => {
         const { timing } = await readJson(fetch(`${paid.url}/health`));
-        return timing.geyser.live && timing.caches.feeSlots >= WARM_SLOTS && timing.caches.tipSlots >= WARM_SLOTS;
+        return timing.geyser.live && timing.caches.feeSlots >= WARM_SLOTS && timing.caches.tipSlots >= WARM_SLOTS && timing.caches.tips > 0;
       },
       { timeout: 30_000, interval: 100 },
     );

@@ -18,7 +18,20 @@ describe('liveCachesStatus', () => {
       9_250,
     );
     expect(status.geyser).toEqual({ state: 'live', live: true, lastSlot: 41, lastSlotAgeMs: 250, subscriptions: 2, updates: 17, lastError: null });
-    expect(status.caches).toEqual({ absorbed: 0, feeSlots: 0, feeIndexedAccounts: 0, tipSlots: 0, checkpoints: 0 });
+    expect(status.caches).toEqual({ absorbed: 0, feeSlots: 0, feeIndexedAccounts: 0, tipSlots: 0, tips: 0, checkpoints: 0 });
+  });
+
+  it('counts the tips of the complete slots in the window (what /v1/tipfloor needs), not the slots alone', () => {
+    const caches = createTimingCaches({ schedule: SCHEDULE });
+    const stream = streamWith({ state: 'live', lastSlot: 3, lastSlotAtMs: 0, subscriptions: 1, updates: 3, lastError: null }, true);
+    caches.tips.window.processed(0);
+    caches.tips.window.confirmed(2);
+    expect(liveCachesStatus(stream, caches, 0).caches).toMatchObject({ tipSlots: 2, tips: 0 });
+    caches.tips.add(3, 5_000);
+    caches.tips.add(3, 7_000);
+    expect(liveCachesStatus(stream, caches, 0).caches.tips).toBe(0);
+    caches.tips.window.confirmed(3);
+    expect(liveCachesStatus(stream, caches, 0).caches).toMatchObject({ tipSlots: 3, tips: 2 });
   });
 
   it('never shows the endpoint in a failure: the gRPC text becomes one fixed sentence', () => {
