@@ -31,3 +31,27 @@ export function createLoopLoad(
     return busy;
   };
 }
+
+/** The service's rule for short work on the event loop, told the requests in flight once it serves. */
+export interface LoopRule {
+  /** True when short work should leave the event loop (the pool's threads, the thread pool's fsync). */
+  busy(): boolean;
+  /** Names the count of requests in flight (the HTTP server's, the one in hand included). */
+  countRequests(inFlight: () => number): void;
+}
+
+/**
+ * Short work stays on the loop while the request in hand is the only one in flight, whatever the
+ * loop's utilization: nobody waits behind it, and a hand-off would add a thread's wake-up to its
+ * own latency (a lone call's own work pushed the utilization past the threshold and sent it to
+ * the threads: docs/payments.md). With two or more in flight, the utilization decides as before.
+ */
+export function createLoopRule(load: () => boolean = createLoopLoad()): LoopRule {
+  let inFlight: (() => number) | null = null;
+  return {
+    busy: () => (inFlight !== null && inFlight() <= 1 ? false : load()),
+    countRequests(count) {
+      inFlight = count;
+    },
+  };
+}

@@ -15,6 +15,7 @@ const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'b
 export function createServicePool(
   config: Readonly<Pick<Config, 'poolSize' | 'poolMaxQueue'>>,
   seed: Uint8Array,
+  loopBusy: () => boolean,
 ): { pool: WorkerPool<PoolTasks>; sign: (message: Uint8Array) => Promise<Uint8Array> } {
   const pool = createWorkerPool<PoolTasks>({
     size: config.poolSize,
@@ -22,6 +23,7 @@ export function createServicePool(
     identitySeed: seed,
     soloTasks: SOLO_POOL_TASKS,
     inlineWhenIdle: inlinePoolTasks(seed),
+    loopBusy,
   });
   // A receipt follows a charge: the queue bound never refuses its signature. A message made by
   // `Buffer.from(string)` is a view into Node's shared 8 KiB slab, and postMessage copies a view's

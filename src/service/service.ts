@@ -31,6 +31,7 @@ import { paymentTerms } from './payment-terms-setup.ts';
 import { closeWithin, type CloseReport } from './close-within.ts';
 import { createServiceAdmission } from './client-limits.ts';
 import { openPreviewQuotaOf, openStorage, storageStatus, type Storage } from './storage.ts';
+import { createLoopRule } from '../pool/loop-load.ts';
 import { createServicePool } from './service-pool.ts';
 import { createExtensionStack } from './extension-stack.ts';
 import { createStorefrontStack } from './storefront-stack.ts';
@@ -92,11 +93,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const startedAt = new Date();
   const webAssets = loadWebAssets();
   const identity = loadOrCreateIdentity(config.keypairPath);
-  const { pool, sign } = createServicePool(config, identity.secretKey.subarray(0, 32));
+  // One rule for what leaves the event loop: the pool's short tasks and the journal's write.
+  const loop = createLoopRule();
+  const { pool, sign } = createServicePool(config, identity.secretKey.subarray(0, 32), loop.busy);
   let baseUrl = '';
   const extensions = createExtensionStack({ serviceName: config.serviceName, publicKeyBytes: identity.publicKeyBytes, sign, baseUrl: () => baseUrl });
   // Files, or the database shared with other instances: chosen here, once.
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, loop.busy);
   const trust = await openTrustStack({
     dataDir: config.dataDir,
     storage,
@@ -206,6 +209,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   });
   storefront.start(server);
   streams.attach(server);
+  loop.countRequests(() => server.inFlight());
   const port = await server.listen(config.host, config.port);
   baseUrl = publicBaseUrl(config, port);
   await extensions.start(challenges);

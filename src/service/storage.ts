@@ -10,7 +10,6 @@ import { openCommitJournal, type CommitJournal } from '../durable/commit-journal
 import { openPgPreviewQuota } from '../preview/pg-preview-quota.ts';
 import { openPreviewQuota, type PreviewQuota } from '../preview/preview-quota.ts';
 import { startExpirySweeper, type ExpirySweeper } from '../postgres/expiry-sweeper.ts';
-import { createLoopLoad } from '../pool/loop-load.ts';
 import { applyMigrations } from '../postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../postgres/pg-client.ts';
 import { createKillSwitch, type KillSwitch } from '../operations/kill-switch.ts';
@@ -59,10 +58,12 @@ export interface PaymentStores {
 }
 
 /** Opens the storage `config` names: files, or the database with its schema migrated. */
-export async function openStorage(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>): Promise<Storage> {
+export async function openStorage(
+  config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>,
+  loopBusy: () => boolean,
+): Promise<Storage> {
   if (config.databaseUrl === null) {
     // Opened first: what a crash left in it is laid down in the files before any store reads them.
-    const loopBusy = createLoopLoad();
     const journal = openCommitJournal({ dir: config.dataDir, writeInline: () => !loopBusy() });
     if (journal.recovery.commits > 0 || journal.recovery.tornBytes > 0)
       console.warn(`storage: put back ${journal.recovery.commits} commit(s) from the journal after a stop (${JSON.stringify(journal.recovery)})`);
