@@ -41,15 +41,30 @@ export interface LoopRule {
 }
 
 /**
- * Short work stays on the loop while the request in hand is the only one in flight, whatever the
- * loop's utilization: nobody waits behind it, and a hand-off would add a thread's wake-up to its
- * own latency (a lone call's own work pushed the utilization past the threshold and sent it to
- * the threads: docs/payments.md). With two or more in flight, the utilization decides as before.
+ * Short work stays on the loop while the request in hand is the only one in flight, and none had
+ * company over the last two windows, whatever the loop's utilization: nobody waits behind it, and a
+ * hand-off would add a thread's wake-up to its own latency (a lone call's own work pushed the
+ * utilization past the threshold and sent it to the threads: docs/payments.md). The recent peak
+ * matters because a burst's first request is alone for a moment (the others are not parsed yet)
+ * and its work belongs in the burst's batch. Otherwise the utilization decides as before.
  */
-export function createLoopRule(load: () => boolean = createLoopLoad()): LoopRule {
+export function createLoopRule(load: () => boolean = createLoopLoad(), now: () => number = () => performance.now()): LoopRule {
   let inFlight: (() => number) | null = null;
+  let windowAt = now();
+  let peak = 0;
+  let lastPeak = 0;
   return {
-    busy: () => (inFlight !== null && inFlight() <= 1 ? false : load()),
+    busy() {
+      if (inFlight === null) return load();
+      const t = now();
+      if (t - windowAt >= LOOP_LOAD_WINDOW_MS) {
+        lastPeak = peak;
+        peak = 0;
+        windowAt = t;
+      }
+      peak = Math.max(peak, inFlight());
+      return Math.max(peak, lastPeak) <= 1 ? false : load();
+    },
     countRequests(count) {
       inFlight = count;
     },
