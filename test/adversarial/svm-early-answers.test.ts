@@ -12,20 +12,14 @@ import { address } from '@solana/kit';
 import { findAssociatedTokenPda, getCloseAccountInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service/service.ts';
-import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
-import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import type { RunningService } from '../../src/service/service.ts';
+import type { HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { type EarlyService, startEarlyService } from '../helpers/early-service.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
-import { startTestLocalnet } from '../helpers/test-service.ts';
 import { readUntil } from '../helpers/read-until.ts';
-import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
 const PRICE = 1_000;
 const PAYER_CAP = 10_000;
@@ -37,32 +31,22 @@ const CALLS_EACH = 14;
 /** Confirmed calls that earn a payer its cap: half of 20 x $0.001 is $0.01. */
 const WARM_CALLS = (2 * PAYER_CAP) / PRICE;
 
+const CAPS = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP), '--svm-early-loss-budget', String(LOSS_BUDGET)];
+
+let early: EarlyService;
 let localnet: Localnet;
 let rpc: HeldSendRpc;
 let service: RunningService;
-let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('early-answers', LIGHT_TRAFFIC);
-  localnet = started.localnet;
-  rpc = await startHeldSendRpc(localnet.urls.rpc);
-  dataDir = mkdtempSync(join(tmpdir(), 'early-answers-'));
-  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'];
-  const caps = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP), '--svm-early-loss-budget', String(LOSS_BUDGET)];
-  service = await startService(loadConfig({}, [...argv, ...caps]), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
-  await waitForTimingWindows(service.url);
-  sink = await fundedPayer(localnet.urls.rpc, 1);
+  early = await startEarlyService('early-answers', CAPS);
+  ({ localnet, rpc, service, sink } = early);
 }, 120_000);
 
-afterAll(async () => {
-  await service?.close();
-  await rpc?.close();
-  await localnet?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => early?.close());
 
-const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
+const health = () => early.health();
 
 /** A transaction of the payer's own (it pays its fee), sent straight to the chain. */
 async function sendOwn(payer: TestPayer, amount: bigint, close: boolean): Promise<void> {

@@ -13,21 +13,15 @@
  */
 import type { Localnet } from '@solana-x402-intel/localnet';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service/service.ts';
+import type { RunningService } from '../../src/service/service.ts';
 import { answeredEarly, drain } from '../helpers/early-attack.ts';
-import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import type { HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { type EarlyService, startEarlyService } from '../helpers/early-service.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
-import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
-import { startTestLocalnet } from '../helpers/test-service.ts';
-import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
 const PRICE = 1_000;
 /** The official client's transaction costs our fee payer 10,001 lamports: 5,001 units at the default $500 a SOL. */
@@ -39,34 +33,22 @@ const WARM_CALLS = 7;
 /** Confirmed calls that earn one early answer in flight (half of 2,000) but do not cover its loss: no hand-off. */
 const THIN_HISTORY = 2;
 
+let early: EarlyService;
 let localnet: Localnet;
 let rpc: HeldSendRpc;
 let service: RunningService;
-let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  // /v1/tipfloor is the paid call: it needs a Jito tip seen, which light traffic gives.
-  const started = await startTestLocalnet('early-hand-off', LIGHT_TRAFFIC);
-  localnet = started.localnet;
-  rpc = await startHeldSendRpc(localnet.urls.rpc);
-  dataDir = mkdtempSync(join(tmpdir(), 'early-hand-off-'));
-  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', '--svm-early-loss-budget', String(LOSS_BUDGET)];
-  service = await startService(loadConfig({}, argv), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
-  await waitForTimingWindows(service.url);
-  sink = await fundedPayer(localnet.urls.rpc, 1);
+  early = await startEarlyService('early-hand-off', ['--svm-early-loss-budget', String(LOSS_BUDGET)]);
+  ({ localnet, rpc, service, sink } = early);
 }, 120_000);
 
-afterAll(async () => {
-  await service?.close();
-  await rpc?.close();
-  await localnet?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => early?.close());
 
-const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
-const chain = () => ({ rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
-const url = () => `${service.url}/v1/tipfloor`;
+const health = () => early.health();
+const chain = () => early.chain;
+const url = () => early.url;
 const settledOf = (res: Response) => decodePaymentResponseHeader(res.headers.get('payment-response')!);
 
 /** A payer with confirmed history: `calls` paid and confirmed, one after another. */

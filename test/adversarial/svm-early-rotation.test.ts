@@ -8,21 +8,13 @@
  * confirmed history keeps every call early while the attack goes on.
  */
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningService, startService } from '../../src/service/service.ts';
-import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { answeredEarly, heldRound } from '../helpers/early-attack.ts';
-import { startHeldSendRpc, type HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import type { HeldSendRpc } from '../helpers/held-send-rpc.ts';
+import { type EarlyService, startEarlyService } from '../helpers/early-service.ts';
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
-import { readJson } from '../helpers/read-json.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
-import { startTestLocalnet } from '../helpers/test-service.ts';
-import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 
 const PRICE = 1_000;
 /** The official client's transaction costs our fee payer 10,001 lamports: 5,001 units at the default $500 a SOL. */
@@ -35,33 +27,21 @@ const CALLS_PER_KEY = 3;
 /** The established payer's calls per round, at once: within what its history earned (5 in flight). */
 const HONEST_BATCH = 5;
 
+let early: EarlyService;
 let localnet: Localnet;
 let rpc: HeldSendRpc;
-let service: RunningService;
-let dataDir: string;
 let sink: TestPayer;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('early-rotation', LIGHT_TRAFFIC);
-  localnet = started.localnet;
-  rpc = await startHeldSendRpc(localnet.urls.rpc);
-  dataDir = mkdtempSync(join(tmpdir(), 'early-rotation-'));
-  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', '--svm-early-loss-budget', String(LOSS_BUDGET)];
-  service = await startService(loadConfig({}, argv), { upstreams: { ...started.upstreams, rpcUrl: rpc.url } });
-  await waitForTimingWindows(service.url);
-  sink = await fundedPayer(localnet.urls.rpc, 1);
+  early = await startEarlyService('early-rotation', ['--svm-early-loss-budget', String(LOSS_BUDGET)]);
+  ({ localnet, rpc, sink } = early);
 }, 120_000);
 
-afterAll(async () => {
-  await service?.close();
-  await rpc?.close();
-  await localnet?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => early?.close());
 
-const health = async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers;
-const chain = () => ({ rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint });
-const url = () => `${service.url}/v1/tipfloor`;
+const health = () => early.health();
+const chain = () => early.chain;
+const url = () => early.url;
 
 describe('fresh keys rotated round after round', () => {
   it('one early answer per key, losses within the budget, and the established payer keeps every call early', async () => {

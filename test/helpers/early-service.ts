@@ -1,0 +1,58 @@
+/**
+ * The set-up every early-answer attack file shares: a localnet with light traffic (its paid call,
+ * /v1/tipfloor, needs a Jito tip seen), the held-send RPC in front of it (held-send-rpc.ts), the
+ * service in process over that RPC with the file's own early-answer flags, its timing windows warm,
+ * and a sink the attackers drain to. `close()` undoes it all.
+ */
+import type { Localnet } from '@solana-x402-intel/localnet';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningService, startService } from '../../src/service/service.ts';
+import type { Chain } from './early-attack.ts';
+import { type HeldSendRpc, startHeldSendRpc } from './held-send-rpc.ts';
+import { LIGHT_TRAFFIC } from './localnet-traffic.ts';
+import { readJson } from './read-json.ts';
+import { fundedPayer, type TestPayer } from './svm-payer.ts';
+import { startTestLocalnet } from './test-service.ts';
+import { waitForTimingWindows } from './timing-warm.ts';
+
+export interface EarlyService {
+  readonly localnet: Localnet;
+  readonly rpc: HeldSendRpc;
+  readonly service: RunningService;
+  readonly sink: TestPayer;
+  readonly chain: Chain;
+  /** The paid route every attack calls. */
+  readonly url: string;
+  /** /health's `earlyAnswers`. */
+  health(): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** Starts it on the localnet seed `seed`, the service given `flags` beyond its test defaults. */
+export async function startEarlyService(seed: string, flags: readonly string[]): Promise<EarlyService> {
+  const { localnet, upstreams } = await startTestLocalnet(seed, LIGHT_TRAFFIC);
+  const rpc = await startHeldSendRpc(localnet.urls.rpc);
+  const dataDir = mkdtempSync(join(tmpdir(), `${seed}-`));
+  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...flags];
+  const service = await startService(loadConfig({}, argv), { upstreams: { ...upstreams, rpcUrl: rpc.url } });
+  await waitForTimingWindows(service.url);
+  const sink = await fundedPayer(localnet.urls.rpc, 1);
+  return {
+    localnet,
+    rpc,
+    service,
+    sink,
+    chain: { rpcUrl: localnet.urls.rpc, stablecoinMint: localnet.stablecoinMint },
+    url: `${service.url}/v1/tipfloor`,
+    health: async () => (await readJson(fetch(`${service.url}/health`))).earlyAnswers,
+    async close() {
+      await service.close();
+      await rpc.close();
+      await localnet.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
