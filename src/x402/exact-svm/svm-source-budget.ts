@@ -173,17 +173,18 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
   }
 
   function noteRead(at: number, key: string, source: string, balance: bigint, mint?: string): void {
-    sweep(now());
+    const t = now();
+    sweep(t);
     reads.delete(key);
     reads.set(key, { source, balance, at });
     // A read that started before the kept one and came back after it is not newer.
     if (mint !== undefined && (checked.get(source)?.at ?? -Infinity) <= at) {
       checked.delete(source);
       checked.set(source, { source, balance, at, mint });
-      dropOldest(checked, now() - reuseMs);
+      dropOldest(checked, t - reuseMs);
     }
     // A read whose answer was not a 200 never settles and ages out here.
-    dropOldest(reads, now() - RECENT_MS);
+    dropOldest(reads, t - RECENT_MS);
   }
 
   function reuseRead(key: string, source: string, mint: string, amount: bigint): boolean {
