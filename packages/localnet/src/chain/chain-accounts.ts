@@ -8,7 +8,7 @@
  * keys, converted by the localnet's own (byte-wise) base58.
  */
 import { Account, type LiteSVM } from 'litesvm';
-import type { ChainIndexes } from './chain-indexes.ts';
+import type { ChainIndexes, TokenAccountKey } from './chain-indexes.ts';
 import { addressToBytes, bytesToAddress } from '../encoding/base58.ts';
 import { classifyTokenData, isTokenProgram } from '../encoding/token-layout.ts';
 
@@ -18,6 +18,18 @@ export interface AccountInput {
   readonly data: Uint8Array;
   readonly owner: string;
   readonly executable?: boolean;
+}
+
+/**
+ * What writing an account derives from its address and fields (its key bytes, its owner's, its
+ * token-index entry): base58 both ways was most of a write. Worked out once for an account
+ * written again and again with the same fields: a world snapshot played back at every start.
+ */
+export interface AccountKeys {
+  readonly address: Uint8Array;
+  readonly owner: Uint8Array;
+  /** The token index's entry; null when the account is not a token account. */
+  readonly token: TokenAccountKey | null;
 }
 
 /** An account as read back. */
@@ -100,6 +112,22 @@ function toAccountData(a: Account): AccountData {
   return { lamports: a.lamports(), data: a.data(), owner: ownerOf(a), executable: a.executable() };
 }
 
+/** The token index's entry of an account: its mint, owner and program, or null for any other account. */
+function tokenKeyOf(account: { readonly owner: string; readonly data: Uint8Array }): TokenAccountKey | null {
+  if (classifyTokenData(account.owner, account.data) !== 'account') return null;
+  // The mint and owner fields of the base layout (checked long enough by classifyTokenData).
+  return {
+    mint: repeatedAddressText(account.data.subarray(0, 32)),
+    owner: bytesToAddress(account.data.subarray(32, 64)),
+    programId: account.owner,
+  };
+}
+
+/** What writing `account` at `address` derives (see `AccountKeys`). */
+export function accountKeysOf(address: string, account: AccountInput): AccountKeys {
+  return { address: addressToBytes(address), owner: repeatedAddressBytes(account.owner), token: tokenKeyOf(account) };
+}
+
 /** Account access bound to one LiteSVM and its indexes. */
 export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   const native = nativeSvm(svm);
@@ -132,16 +160,7 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
 
   function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
     onWrite?.(address);
-    if (!account || classifyTokenData(account.owner, account.data) !== 'account') {
-      indexes.setTokenAccount(address, null);
-      return;
-    }
-    // The mint and owner fields of the base layout (checked long enough by classifyTokenData).
-    indexes.setTokenAccount(address, {
-      mint: repeatedAddressText(account.data.subarray(0, 32)),
-      owner: bytesToAddress(account.data.subarray(32, 64)),
-      programId: account.owner,
-    });
+    indexes.setTokenAccount(address, account ? tokenKeyOf(account) : null);
   }
 
   return {
@@ -149,13 +168,13 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     getBalanceAccount,
     /** Re-reads `address` and updates the token-account index entry. */
     reindex: (address: string): void => index(address, getAccount(address)),
-    /** Creates or overwrites an account, bypassing the runtime (world building). */
-    setAccount(address: string, account: AccountInput): void {
+    /** Creates or overwrites an account, bypassing the runtime (world building); `keys` as `accountKeysOf` gives them, when known. */
+    setAccount(address: string, account: AccountInput, keys: AccountKeys = accountKeysOf(address, account)): void {
       programs.delete(address);
-      const owner = repeatedAddressBytes(account.owner);
-      native.setAccount(addressToBytes(address), new Account(account.lamports, account.data, owner, account.executable ?? false, 0n));
-      // LiteSVM stores what it is given, so the written account is indexed without reading it back.
-      index(address, account);
+      native.setAccount(keys.address, new Account(account.lamports, account.data, keys.owner, account.executable ?? false, 0n));
+      // LiteSVM keeps a copy of what it is given, so the written account is indexed without reading it back.
+      onWrite?.(address);
+      indexes.setTokenAccount(address, keys.token);
     },
     /** All accounts owned by a program (a LiteSVM scan, as costly as on a real node). */
     getProgramAccounts(programId: string): { address: string; account: AccountData }[] {

@@ -16,7 +16,7 @@ import { Clock, EpochSchedule, LiteSVM } from 'litesvm';
 import { address as toAddress, lamports as toLamports } from '@solana/kit';
 import type { BlockMetaEvent, ExecutedTransaction, LocalChainEvents, SlotEvent } from './types.ts';
 import { createChainIndexes } from './chain-indexes.ts';
-import { createChainAccounts, type AccountData, type AccountInput } from './chain-accounts.ts';
+import { type AccountData, type AccountInput, type AccountKeys, createChainAccounts } from './chain-accounts.ts';
 import type { SendResult, SignatureStatusData, SimulateResult } from './send-result.ts';
 import { buildTransferWire, createSyncKeypair } from '../signing/faucet-keypair.ts';
 import { createSlotClock, type BlockRecord } from './slot-clock.ts';
@@ -160,7 +160,7 @@ export function createLocalChain(config: LocalChainConfig) {
     airdrop(address: string, lamports: bigint): SendResult {
       return intake.send(buildTransferWire(faucet, address, lamports, view.latestBlockhash('processed').blockhash));
     },
-    setAccount: (address: string, account: AccountInput): void => accounts.setAccount(address, account),
+    setAccount: (address: string, account: AccountInput, keys?: AccountKeys): void => accounts.setAccount(address, account, keys),
     /** Calls `listener` with every account address written from now on (null stops): the saved state's changes. */
     watchAccountWrites: accounts.watchWrites,
     /** Puts a previous run's landed transaction back in the history (its statuses, getTransaction, signatures). */

@@ -18,14 +18,30 @@ export interface WorldSigner {
   sign(message: Uint8Array): Uint8Array;
 }
 
-/** Signer of a 32-byte ed25519 seed. */
+/** A seed's private key and address, kept by the seed's bytes (see `signerFromSeed`). */
+const keysBySeed = new Map<string, { readonly key: KeyObject; readonly address: string }>();
+/** Bounded: a world has a few thousand keys, a process plays a few worlds. */
+const KEYS_BY_SEED_MAX = 65_536;
+
+/**
+ * Signer of a 32-byte ed25519 seed. Deriving the key and its address (node:crypto, base58) was a
+ * fifth of a world snapshot's playback, and a process that starts many localnets (a test runner's
+ * worker) derives the same world keys at every start, so they are kept by seed. Each call still
+ * hands out its own object and its own copy of the seed.
+ */
 export function signerFromSeed(seed: Uint8Array): WorldSigner {
-  const der = new Uint8Array(ED25519_PKCS8_PREFIX.length + seed.length);
-  der.set(ED25519_PKCS8_PREFIX);
-  der.set(seed, ED25519_PKCS8_PREFIX.length);
-  const key: KeyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
-  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
-  const address = bytesToAddress(new Uint8Array(spki.subarray(spki.length - 32)));
+  const id = Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString('latin1');
+  let keys = keysBySeed.get(id);
+  if (keys === undefined) {
+    const der = new Uint8Array(ED25519_PKCS8_PREFIX.length + seed.length);
+    der.set(ED25519_PKCS8_PREFIX);
+    der.set(seed, ED25519_PKCS8_PREFIX.length);
+    const key: KeyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
+    const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+    keys = { key, address: bytesToAddress(new Uint8Array(spki.subarray(spki.length - 32))) };
+    if (keysBySeed.size < KEYS_BY_SEED_MAX) keysBySeed.set(id, keys);
+  }
+  const { key, address } = keys;
   return { address, secretSeed: seed.slice(), sign: (message) => new Uint8Array(sign(null, message, key)) };
 }
 

@@ -7,6 +7,7 @@
  * the history again for real: statuses, indexes, blockhashes and block times come out of the
  * chain itself, never out of the file.
  */
+import { type AccountKeys, accountKeysOf } from '../chain/chain-accounts.ts';
 import type { AccountInput, LocalChain } from '../chain/local-chain.ts';
 
 /** One write of the world's build. Amounts are decimal strings, bytes base64 (the file is JSON). */
@@ -24,9 +25,9 @@ export function recordWorldWrites(target: LocalChain): { readonly chain: LocalCh
   // Prototype delegation, not a copy: every other member (views, getters) stays the target's own.
   const chain: LocalChain = Object.create(target);
   Object.assign(chain, {
-    setAccount(address: string, account: AccountInput): void {
+    setAccount(address: string, account: AccountInput, keys?: AccountKeys): void {
       writes.push(['set', address, account.lamports.toString(), account.owner, account.executable ? 1 : 0, base64(account.data)]);
-      target.setAccount(address, account);
+      target.setAccount(address, account, keys);
     },
     sendTransaction(wire: Uint8Array) {
       const result = target.sendTransaction(wire);
@@ -49,19 +50,49 @@ export function recordWorldWrites(target: LocalChain): { readonly chain: LocalCh
 }
 
 /**
+ * A write decoded for playback: text, base64 and base58 turned into bytes and numbers once. A
+ * process that starts many localnets (a test runner's worker) plays one snapshot many times; the
+ * decoding was half of a playback. Read-only once made: LiteSVM copies what it is given.
+ */
+export type PreparedWrite =
+  | readonly ['set', address: string, account: AccountInput, keys: AccountKeys]
+  | readonly ['tx', wire: Uint8Array, signature: string]
+  | readonly ['drop', address: string, lamports: bigint, signature: string]
+  | readonly ['slots', count: number];
+
+/** `writes` decoded for `replayWorldWrites`. */
+export function prepareWorldWrites(writes: readonly WorldWrite[]): readonly PreparedWrite[] {
+  return writes.map((write): PreparedWrite => {
+    switch (write[0]) {
+      case 'set': {
+        const account: AccountInput = { lamports: BigInt(write[2]), owner: write[3], executable: write[4] === 1, data: Buffer.from(write[5], 'base64') };
+        return ['set', write[1], account, accountKeysOf(write[1], account)];
+      }
+      case 'tx':
+        return ['tx', Buffer.from(write[1], 'base64'), write[2]];
+      case 'drop':
+        return ['drop', write[1], BigInt(write[2]), write[3]];
+      case 'slots':
+        return write;
+    }
+  });
+}
+
+/**
  * Plays `writes` on a fresh chain. A transaction that does not land as it did when recorded (a
  * refusal, an error, another signature) means the chain's code is not the one that recorded them:
  * it throws, and the caller builds the world on a new chain instead.
  */
-export function replayWorldWrites(chain: LocalChain, writes: readonly WorldWrite[]): void {
+export function replayWorldWrites(chain: LocalChain, writes: readonly PreparedWrite[]): void {
   for (const write of writes) {
     switch (write[0]) {
       case 'set':
-        chain.setAccount(write[1], { lamports: BigInt(write[2]), owner: write[3], executable: write[4] === 1, data: Buffer.from(write[5], 'base64') });
+        chain.setAccount(write[1], write[2], write[3]);
         break;
       case 'tx':
       case 'drop': {
-        const result = write[0] === 'tx' ? chain.sendTransaction(Buffer.from(write[1], 'base64')) : chain.airdrop(write[1], BigInt(write[2]));
+        // A copy: what the chain decodes may keep views of the wire, and the prepared one serves every playback.
+        const result = write[0] === 'tx' ? chain.sendTransaction(Uint8Array.from(write[1])) : chain.airdrop(write[1], write[2]);
         const expected = write[0] === 'tx' ? write[2] : write[3];
         if (!result.ok || result.tx.err !== null || result.signature !== expected)
           throw new Error(`world snapshot: a recorded transaction (${expected}) did not land as recorded`);

@@ -7,7 +7,7 @@
  * and the snapshot written again (when the caller says so: `save()`).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { LocalChain } from '../chain/local-chain.ts';
@@ -15,7 +15,7 @@ import { localnetPath } from '../package-dir.ts';
 import { buildWorld, restampWorld, type World } from '../world/world.ts';
 import { loadWorldFixture, type WorldFixture } from '../world/world-fixture.ts';
 import { decodeWorld, encodeWorld } from './world-codec.ts';
-import { recordWorldWrites, replayWorldWrites } from './world-recorder.ts';
+import { type PreparedWrite, prepareWorldWrites, recordWorldWrites, replayWorldWrites } from './world-recorder.ts';
 import { readWorldSnapshot, type WorldSnapshotKey, writeWorldSnapshot } from './world-snapshot-file.ts';
 
 /** What `openWorld` needs. */
@@ -72,10 +72,46 @@ export function worldSnapshotFile(dir: string, seed: string): string {
 
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
+/** A snapshot read, checked and decoded for playback. */
+interface PreparedSnapshot {
+  readonly nowUnix: number;
+  readonly writes: readonly PreparedWrite[];
+  readonly world: string;
+}
+
+/**
+ * Snapshots this process has read, by file, with the file's identity (inode, size, change times)
+ * and the key they were read under: a process that starts many localnets (a test runner's worker)
+ * reads, hashes and decodes each once. A file replaced or touched since is read again.
+ */
+const preparedSnapshots = new Map<string, { readonly stamp: string; readonly key: WorldSnapshotKey; readonly snapshot: PreparedSnapshot }>();
+/** Bounded: one entry per snapshot file, and a process plays a few seeds. */
+const PREPARED_SNAPSHOTS_MAX = 8;
+
+/** The snapshot in `file` of `key`, prepared for playback, or why it cannot be used. */
+function preparedSnapshot(
+  file: string,
+  key: WorldSnapshotKey,
+): { readonly ok: true; readonly snapshot: PreparedSnapshot } | { readonly ok: false; readonly reason: string } {
+  let stamp: string | null = null;
+  try {
+    const st = statSync(file);
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {} // none yet or unreadable: the read below says which
+  const kept = preparedSnapshots.get(file);
+  if (kept && kept.stamp === stamp && kept.key.seed === key.seed && kept.key.fixture === key.fixture && kept.key.code === key.code)
+    return { ok: true, snapshot: kept.snapshot };
+  const read = readWorldSnapshot(file, key);
+  if (!read.ok) return read;
+  const snapshot = { nowUnix: read.body.nowUnix, writes: prepareWorldWrites(read.body.writes), world: read.body.world };
+  if (stamp !== null && (preparedSnapshots.has(file) || preparedSnapshots.size < PREPARED_SNAPSHOTS_MAX)) preparedSnapshots.set(file, { stamp, key, snapshot });
+  return { ok: true, snapshot };
+}
+
 /** Plays the snapshot back on a new chain; null (and why, to `progress`) when it cannot be used. */
 function fromSnapshot(options: OpenWorldOptions, key: WorldSnapshotKey, file: string, progress: (line: string) => void): OpenedWorld | null {
   const started = performance.now();
-  const read = readWorldSnapshot(file, key);
+  const read = preparedSnapshot(file, key);
   if (!read.ok) {
     progress(`world snapshot ${read.reason}: building the world (seed ${options.seed})`);
     return null;
@@ -84,15 +120,17 @@ function fromSnapshot(options: OpenWorldOptions, key: WorldSnapshotKey, file: st
   // The time the build would read: the first open slot's, before the history moves the chain on.
   const nowUnix = chain.blockTimeOf(chain.openSlot());
   try {
-    replayWorldWrites(chain, read.body.writes);
-    const world = restampWorld(chain, decodeWorld(read.body.world), {
-      builtAtUnix: read.body.nowUnix,
+    replayWorldWrites(chain, read.snapshot.writes);
+    const world = restampWorld(chain, decodeWorld(read.snapshot.world), {
+      builtAtUnix: read.snapshot.nowUnix,
       nowUnix,
       ...(options.fixture ? { fixture: options.fixture } : {}),
     });
     progress(`world (seed ${options.seed}) from its snapshot in ${seconds(started)}`);
     return { chain, world, from: 'snapshot', save: () => {} };
   } catch (err) {
+    // A playback that failed is not tried again from memory: the rebuilt world's file replaces it.
+    preparedSnapshots.delete(file);
     progress(`world snapshot did not play back (${err instanceof Error ? err.message : String(err)}): building the world`);
     return null;
   }
