@@ -9,6 +9,7 @@ const bundle = process.env.POOL_WORKER_BUNDLE;
 if (!bundle) (await import('tsx/esm/api')).register();
 const tasks = bundle ? await import(bundle) : await import('./pool-worker.ts');
 export const verifyEd25519Batch = tasks.verifyEd25519Batch;
+export const verifyEd25519Few = tasks.verifyEd25519Few;
 export const signEd25519 = tasks.signEd25519;
 export const verifyEvmExact = tasks.verifyEvmExact;
 export const recoverVoucher = tasks.recoverVoucher;

@@ -12,7 +12,7 @@
  * first EVM task the worker runs, once: a worker that only signs and verifies ed25519 never loads it.
  */
 import { workerData } from 'node:worker_threads';
-import { createEd25519Signer, verifyEd25519Batch as verifyBatch, type Ed25519Check } from '../src/chain/keys/ed25519.ts';
+import { createEd25519Signer, verifyEd25519Batch as verifyBatch, verifyEd25519Few as verifyFew, type Ed25519Check } from '../src/chain/keys/ed25519.ts';
 import type { VoucherCheck, VoucherToRecover } from '../src/chain/evm/evm-channel-typed-data.ts';
 import type { EvmVerifyInput } from '../src/x402/exact-evm/evm-verify.ts';
 import type { VerifyResult } from '../src/x402/types/scheme-facilitator.ts';
@@ -27,6 +27,11 @@ const signWithIdentity = data?.identitySeed ? createEd25519Signer(data.identityS
 /** Task `verifyEd25519Batch`: one boolean per check. */
 export function verifyEd25519Batch(input: { readonly checks: readonly Ed25519Check[] }): boolean[] {
   return verifyBatch(input.checks);
+}
+
+/** Task `verifyEd25519Few`: a payment's payer signatures (at most two), which the event loop also runs while the pool idles. */
+export function verifyEd25519Few(input: { readonly checks: readonly Ed25519Check[] }): boolean[] {
+  return verifyFew(input.checks);
 }
 
 /** Task `signEd25519`: the identity's detached signature over `message`. */
@@ -76,6 +81,7 @@ export function timingPercentiles(input: PercentilesInput): PercentilesOutput {
  */
 export const runBatch = createBatchTask({
   verifyEd25519Batch,
+  verifyEd25519Few,
   signEd25519,
   verifyEvmExact,
   recoverVoucher,

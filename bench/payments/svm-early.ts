@@ -41,12 +41,16 @@ const CLIENTS = fileURLToPath(new URL('./svm-early-client.ts', import.meta.url))
 /**
  * Calls per client at each level; the confirmed path takes about a second a call, so it makes fewer.
  * `established`: the warm-up calls of the established payer, enough confirmed value to earn it as
- * many early answers in flight as its calls back to back keep (half of 100 x $0.001 is the payer cap).
+ * many early answers in flight as its calls back to back keep (half of 100 x $0.001 is the payer
+ * cap), and to have them handed off (docs/payments.md#the-hand-off): its confirmed value covers
+ * what they would lose, price and fee (6,001 units each at the defaults). At 1 client, calls back
+ * to back keep the payer cap's 50 answers in flight: 300,050 units, so 320 calls; at 8 and 32
+ * clients each keeps fewer than 20 and 5 (its calls/s times the 0.7 s an answer is held).
  */
 const LEVELS = [
-  { concurrency: 1, early: 60, established: 100, confirmed: 8, channel: 60 },
-  { concurrency: 8, early: 30, established: 60, confirmed: 4, channel: 20 },
-  { concurrency: 32, early: 10, established: 20, confirmed: 2, channel: 8 },
+  { concurrency: 1, early: 60, established: 320, confirmed: 8, channel: 60 },
+  { concurrency: 8, early: 30, established: 120, confirmed: 4, channel: 20 },
+  { concurrency: 32, early: 10, established: 30, confirmed: 2, channel: 8 },
 ] as const;
 /** Untimed calls per client first (the JIT, the pool and the payers' first reads warm); the new payer has none. */
 const WARM_CALLS = 2;

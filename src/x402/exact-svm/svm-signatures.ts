@@ -6,12 +6,13 @@ import { decodeBase58 } from '../../chain/solana/base58.ts';
 import { isEmptySignature, type WireTransaction } from '../../chain/solana/svm-wire.ts';
 import { ownBytes } from '../../pool/own-bytes.ts';
 import type { TaskRunner } from '../../pool/worker-pool.ts';
-import type { Ed25519Check } from '../../chain/keys/ed25519.ts';
+import { ED25519_FEW_CHECKS, type Ed25519Check } from '../../chain/keys/ed25519.ts';
 import type { PaymentPayload } from '../types/x402-types.ts';
 
 /** The pool tasks the Solana scheme runs: the payer's signature check and the fee payer's co-signature. */
 export interface SvmPoolTasks {
   verifyEd25519Batch(input: { readonly checks: readonly Ed25519Check[] }): boolean[];
+  verifyEd25519Few(input: { readonly checks: readonly Ed25519Check[] }): boolean[];
   signEd25519(input: { readonly message: Uint8Array }): Uint8Array;
 }
 
@@ -46,7 +47,10 @@ export function createSvmSignatures(pool: TaskRunner<SvmPoolTasks>) {
         checks.push({ publicKey: decodeBase58(tx.staticAccounts[i]!)!, message, signature: ownBytes(signature) });
       }
       if (checks.length === 0) return false;
-      const results = await pool.runTask('verifyEd25519Batch', { checks }, signal);
+      // A payment has one or two (the rules allow three signers): short enough for the event loop
+      // while the pool idles, where a sleeping worker's wake-up cost more than the checks.
+      const task = checks.length <= ED25519_FEW_CHECKS ? 'verifyEd25519Few' : 'verifyEd25519Batch';
+      const results = await pool.runTask(task, { checks }, signal);
       return results.every(Boolean);
     },
   };

@@ -36,6 +36,20 @@ describe('worker pool (node:crypto ed25519, checked against tweetnacl)', () => {
     expect(results).toEqual([true, false, false, false]);
   });
 
+  it("checks a payment's few payer signatures the same on a worker and inline, and refuses more than two", async () => {
+    const message = new Uint8Array([9, 8, 7]);
+    const signature = nacl.sign.detached(message, keys.secretKey);
+    const checks = [
+      { publicKey: keys.publicKey, message, signature },
+      { publicKey: keys.publicKey, message: new Uint8Array([9, 8, 6]), signature },
+    ];
+    const inline = inlinePoolTasks(keys.secretKey.subarray(0, 32)).verifyEd25519Few!;
+    expect(await pool.runTask('verifyEd25519Few', { checks })).toEqual([true, false]);
+    expect(await inline({ checks })).toEqual([true, false]);
+    expect(() => inline({ checks: [...checks, checks[0]!] })).toThrow('at most 2 checks');
+    await expect(pool.runTask('verifyEd25519Few', { checks: [...checks, checks[0]!] })).rejects.toThrow('at most 2 checks');
+  });
+
   it('rejects an aborted task', async () => {
     const controller = new AbortController();
     controller.abort();
