@@ -72,8 +72,8 @@ export function prepareWorldWrites(writes: readonly WorldWrite[]): readonly Prep
         return ['tx', Buffer.from(write[1], 'base64'), write[2]];
       case 'drop':
         return ['drop', write[1], BigInt(write[2]), write[3]];
-      case 'slots':
-        return write;
+      default:
+        return write; // ['slots', count]: nothing to decode
     }
   });
 }
