@@ -52,10 +52,10 @@ const LEVELS = [
 const WARM_CALLS_PER_LEVEL = 200;
 /**
  * Untimed calls before the first level (concurrency 1), which warms the service for every level
- * after it. With 200, V8 was still compiling the paid path through the timed calls: the same
- * service's next 400 calls on the same channel cost 24% less CPU, and the fourth 400 35% less (its
- * compiler threads' part falling from about 610 to 270 µs a call): the figure at 1 in flight
- * measured the warm-up (docs/benchmarks.md, issue 40 seventh pass).
+ * after it. With 200, V8 was still compiling the paid path through the timed calls (82 functions
+ * optimized during the first timed 400 at 1 in flight, `--trace-opt`), and in one repeat on the
+ * same service and channel the next 400 calls cost 24% less CPU, the fourth 35% less (a second
+ * repeat at load 18 was within its noise): docs/benchmarks.md, issue 40 seventh pass.
  */
 const FIRST_LEVEL_WARM_CALLS = 1_200;
 /** The official client's full flow from one address under the default free limit (20 a second, 60 at once): calls per client. */
