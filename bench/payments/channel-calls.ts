@@ -50,6 +50,14 @@ const LEVELS = [
  * V8 had not optimized yet (profiles showed baseline code and inline-cache misses on top).
  */
 const WARM_CALLS_PER_LEVEL = 200;
+/**
+ * Untimed calls before the first level (concurrency 1), which warms the service for every level
+ * after it. With 200, V8 was still compiling the paid path through the timed calls (82 functions
+ * optimized during the first timed 400 at 1 in flight, `--trace-opt`), and in one repeat on the
+ * same service and channel the next 400 calls cost 24% less CPU, the fourth 35% less (a second
+ * repeat at load 18 was within its noise): docs/benchmarks.md, issue 40 seventh pass.
+ */
+const FIRST_LEVEL_WARM_CALLS = 1_200;
 /** The official client's full flow from one address under the default free limit (20 a second, 60 at once): calls per client. */
 const LIMITED_LEVELS = [
   { concurrency: 1, calls: 200 },
@@ -57,7 +65,7 @@ const LIMITED_LEVELS = [
   { concurrency: 32, calls: 15 },
 ] as const;
 const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'];
-const warmCalls = (clients: number): number => Math.max(5, Math.ceil(WARM_CALLS_PER_LEVEL / clients));
+const warmCalls = (clients: number, first: boolean): number => Math.max(5, Math.ceil((first ? FIRST_LEVEL_WARM_CALLS : WARM_CALLS_PER_LEVEL) / clients));
 
 const calls = (run: Run) => run.requests;
 /** The idle span read after each measured run: the Geyser stream's slots (400 ms) and timers, a few times over. */
@@ -74,9 +82,9 @@ async function journalWrites(url: string): Promise<number> {
 }
 
 /** Pre-signed voucher calls, `count` per client, each client on a channel of its own; the child's CPU per call (all threads). */
-export async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number) {
+export async function channelLevel(net: Localnet, url: string, pid: number, clients: number, count: number, first = false) {
   const terms = await channelTermsOf(url);
-  const warm = warmCalls(clients);
+  const warm = warmCalls(clients, first);
   const traced = Math.max(2, Math.ceil(SYNC_COUNT_CALLS / clients));
   const channels = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, warm + count + traced)));
   await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
@@ -190,7 +198,7 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
     const levels = [];
     for (const level of LEVELS) {
       const loadAverage = loadavg().map((x) => round(x, 2));
-      const channel = await channelLevel(net, url, service.pid, level.concurrency, level.channel);
+      const channel = await channelLevel(net, url, service.pid, level.concurrency, level.channel, levels.length === 0);
       const official = await officialLevel(net, url, level.concurrency, level.official);
       const exact = await exactLevels(net, service, url, level.concurrency, level.exact);
       levels.push({

@@ -96,6 +96,9 @@ export function createSlotClockCache(config: {
   const points: CheckpointPoint[] = [];
   const transitions: EpochTransition[] = [];
   const at = (i: number): SlotSample => ring[(start + i) % capacity]!;
+  // The rates change only when a slot arrives (a few times a second) and every paid /v1/epoch
+  // reads two: measured once per head, by window, and handed out as they are (nobody mutates them).
+  const rates = new Map<number, { readonly label: string; readonly rate: MeasuredRate | null }>();
 
   const push = (sample: SlotSample): void => {
     if (count < capacity) ring[(start + count++) % capacity] = sample;
@@ -117,6 +120,7 @@ export function createSlotClockCache(config: {
     const position = epochPosition(config.schedule, slot);
     head = { slot, atMs };
     lastPosition = position;
+    rates.clear();
     const last = count > 0 ? at(count - 1) : null;
     if (last === null || atMs - last.atMs >= spacing) push(head);
     if (previous !== null && position.epoch > previous.epoch) {
@@ -140,11 +144,19 @@ export function createSlotClockCache(config: {
     return lo;
   }
 
-  function rate(windowMs: number, label: string): MeasuredRate | null {
+  function measure(windowMs: number, label: string): MeasuredRate | null {
     if (head === null || count === 0) return null;
     const oldest = at(Number.isFinite(windowMs) ? Math.min(firstAtOrAfter(head.atMs - windowMs), count - 1) : 0);
     const figures = rateBetween(oldest, head, label);
     return figures && { ...figures, fromSlot: oldest.slot, toSlot: head.slot };
+  }
+
+  function rate(windowMs: number, label: string): MeasuredRate | null {
+    const known = rates.get(windowMs);
+    if (known !== undefined && known.label === label) return known.rate;
+    const measured = measure(windowMs, label);
+    rates.set(windowMs, { label, rate: measured });
+    return measured;
   }
 
   return {

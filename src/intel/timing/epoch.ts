@@ -20,13 +20,19 @@ type Rate = MeasuredRate | SlotRate;
 const RATE_WAIT_MS = 2_000;
 const RATE_POLL_MS = 100;
 
+const PRIMARY_STREAM_LABEL = `stream: slot arrivals over the last ${SHORT_RATE_WINDOW_MS / 1000} s`;
+const ALT_STREAM_LABEL = 'stream: slot arrivals over the retained baseline (up to 6 h)';
+type StreamRates = { primary: MeasuredRate | null; alt: MeasuredRate | null };
+
 /** The stream's two labelled rates. */
-export function streamRates(source: TimingSource): { primary: MeasuredRate | null; alt: MeasuredRate | null } {
+export function streamRates(source: TimingSource): StreamRates {
   return {
-    primary: source.caches.clock.rate(SHORT_RATE_WINDOW_MS, `stream: slot arrivals over the last ${SHORT_RATE_WINDOW_MS / 1000} s`),
-    alt: source.caches.clock.rate(Number.POSITIVE_INFINITY, 'stream: slot arrivals over the retained baseline (up to 6 h)'),
+    primary: source.caches.clock.rate(SHORT_RATE_WINDOW_MS, PRIMARY_STREAM_LABEL),
+    alt: source.caches.clock.rate(Number.POSITIVE_INFINITY, ALT_STREAM_LABEL),
   };
 }
+
+const measurable = (which: Which, rates: StreamRates): boolean => (which === 'alt' ? rates.alt : rates.primary) !== null;
 
 function render(which: Which, position: EpochPosition, rates: { primary: Rate | null; alt: Rate | null }, extra: Record<string, unknown>) {
   const driving = which === 'alt' ? rates.alt : rates.primary;
@@ -78,8 +84,7 @@ export async function rpcEpoch(source: TimingSource, signal: AbortSignal): Promi
 async function streamRateReady(source: TimingSource, which: Which, signal: AbortSignal): Promise<boolean> {
   const deadline = Date.now() + RATE_WAIT_MS;
   for (;;) {
-    const rates = streamRates(source);
-    if ((which === 'alt' ? rates.alt : rates.primary) !== null) return true;
+    if (measurable(which, streamRates(source))) return true;
     if (Date.now() >= deadline || !source.live()) return false;
     await sleep(RATE_POLL_MS, undefined, { signal });
   }
@@ -91,10 +96,14 @@ export function createEpochHandler(source: TimingSource) {
     const which = (query.rate as Which | undefined) ?? 'both';
     source.settle();
     const position = source.caches.clock.position();
-    if (source.live() && position !== null && (await streamRateReady(source, which, signal))) {
+    // Read once per call, in the same turn as the head and position they are rendered with; read
+    // again only after waiting for a first measurable rate (the service's first seconds).
+    let rates = source.live() && position !== null ? streamRates(source) : null;
+    if (rates && !measurable(which, rates)) rates = (await streamRateReady(source, which, signal)) ? streamRates(source) : null;
+    if (rates) {
       const head = source.caches.clock.head()!;
       const now = source.caches.clock.position()!;
-      return render(which, now, streamRates(source), {
+      return render(which, now, rates, {
         source: 'geyser',
         freshness: source.freshness(head.slot, head.atMs),
         measuredAtUtc: new Date().toISOString(),

@@ -222,4 +222,18 @@ describe('slot clock', () => {
     expect(clock.sampleCount).toBe(10);
     expect(clock.rate(Number.POSITIVE_INFINITY, 'b')!.fromSlot).toBe(91);
   });
+  it('measures a rate once per head and again once a slot arrives', () => {
+    const clock = createSlotClockCache({ schedule, spacingMs: 0 });
+    for (let s = 1; s <= 10; s++) clock.observe(s, s * 400);
+    const first = clock.rate(60_000, 'short')!;
+    expect(clock.rate(60_000, 'short')).toBe(first);
+    expect(clock.rate(60_000, 'other label')!.label).toBe('other label');
+    clock.observe(10, 99_000); // not a new head: the measurement stands
+    expect(clock.rate(60_000, 'short')!.toSlot).toBe(10);
+    clock.observe(11, 10 * 400 + 2_000); // a slow slot: the rate moves with it
+    const next = clock.rate(60_000, 'short')!;
+    expect(next.toSlot).toBe(11);
+    expect(next.slotMs).toBeGreaterThan(first.slotMs);
+    expect(clock.rate(Number.POSITIVE_INFINITY, 'base')!.toSlot).toBe(11);
+  });
 });
