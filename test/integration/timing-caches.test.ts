@@ -17,6 +17,7 @@ import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { responseErrors } from '../helpers/check-response.ts';
 import type { PoolTasks } from '../../workers/pool-worker.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 /**
  * The product's default (5 s). The figures are checked while the stream is live (a slot within
@@ -113,7 +114,7 @@ beforeAll(async () => {
   // Light traffic (1 to 4 transactions a slot, about one tip): every figure is still checked
   // against what the producer made, exactly; the full 5 to 20 made the same checks on more numbers
   // at about five times the producer's CPU, paid through every wait below.
-  ({ localnet } = await startTestLocalnet('timing-caches-1', { slotsPerEpoch: SLOTS_PER_EPOCH, ...LIGHT_TRAFFIC }));
+  ({ localnet } = await startTestLocalnet(COMMON_TEST_SEED, { slotsPerEpoch: SLOTS_PER_EPOCH, ...LIGHT_TRAFFIC }));
   geyser = await startGeyserServer({ events: localnet.chain, head: localnet.chain, host: '127.0.0.1', port: 0 });
   port = geyser.port;
   relay = await startRelay(() => port);
