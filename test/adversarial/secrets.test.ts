@@ -30,6 +30,7 @@ import { killService, spawnService, type ServiceProcess } from '../helpers/servi
 import { fundedPayer, rpcCall } from '../helpers/svm-payer.ts';
 import { startTcpFaultRelay, type RelayMode, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const MARKER = 'mArKeR7qSeCrEt';
 const seen = createSecretExposure();
@@ -52,7 +53,7 @@ const EPOCH = CATALOG.find((e) => e.path === '/v1/epoch')!;
 const QUOTE = CATALOG.find((e) => e.path === '/v1/dex-quote')!;
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('secrets-1'));
+  ({ localnet } = await startTestLocalnet(COMMON_TEST_SEED));
   rpc = await startFaultProxy(localnet.urls.rpc);
   evm = await startFaultProxy(localnet.urls.evm);
   market = await startFaultProxy(localnet.urls.market, `/${MARKER}-market`);

@@ -30,6 +30,7 @@ import { openWorld } from '../../packages/localnet/src/snapshot/world-snapshot.t
 import { buildCli, CLI_OUT_DIR } from '../../scripts/build-cli.ts';
 import { buildServer, SERVER_OUT_DIR } from '../../scripts/build-server.ts';
 import { buildWeb } from '../../scripts/build-web.ts';
+import { COMMON_TEST_SEED } from './world-snapshots.ts';
 
 /** Whether `b` holds exactly the files of `a`, byte for byte. */
 function sameTree(a: string, b: string): boolean {
@@ -57,7 +58,7 @@ async function buildIfChanged(build: (dir: string) => Promise<unknown>, outDir: 
 }
 
 /** The seeds of most localnet starts: the test helpers' default and the service's own default. */
-const COMMON_SEEDS = ['test-1', 'localnet-1'];
+const COMMON_SEEDS = [COMMON_TEST_SEED, 'localnet-1'];
 
 /** Builds the common seeds' worlds into a new directory; returns it. */
 async function keepWorldSnapshots(): Promise<string> {

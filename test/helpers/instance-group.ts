@@ -38,6 +38,8 @@ export interface InstanceGroupOptions {
   readonly extraArgs?: readonly string[];
   /** Most transactions of background traffic a slot; none unless it says (localnet-traffic.ts). */
   readonly txsPerSlot?: number;
+  /** The localnet's world seed; the group's label unless it says (COMMON_TEST_SEED plays back the run's built world). */
+  readonly seed?: string;
 }
 
 /** Starts a localnet, a fresh database and `count` instances on them (concurrently). */
@@ -56,7 +58,7 @@ export async function startInstanceGroup(
     marketPort: 0,
     slotMs: 400,
     slotsPerEpoch: 64,
-    seed: label,
+    seed: options.seed ?? label,
     txsPerSlot: options.txsPerSlot ?? 0,
     ...worldSnapshots(),
   });

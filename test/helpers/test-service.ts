@@ -9,7 +9,7 @@ import { testServiceConfig } from './test-support.ts';
 import { type Localnet, localnetUpstreams, startLocalnet } from '@solana-x402-intel/localnet';
 import { startService, type RunningService, type ServiceOptions, type Upstreams } from '../../src/service/service.ts';
 import type { TestLocalnetShape } from './localnet-traffic.ts';
-import { worldSnapshots } from './world-snapshots.ts';
+import { COMMON_TEST_SEED, worldSnapshots } from './world-snapshots.ts';
 
 export interface TestService {
   readonly service: RunningService;
@@ -21,7 +21,7 @@ export interface TestService {
 }
 
 /** Starts the embedded localnet on ephemeral loopback ports, as main.ts does in embedded mode; no background traffic unless `shape` asks (localnet-traffic.ts). */
-export async function startTestLocalnet(seed = 'test-1', shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
+export async function startTestLocalnet(seed = COMMON_TEST_SEED, shape: TestLocalnetShape = {}): Promise<{ localnet: Localnet; upstreams: Upstreams }> {
   const slotsPerEpoch = shape.slotsPerEpoch ?? 64;
   const launches = shape.launchEverySlots === undefined ? {} : { launchEverySlots: shape.launchEverySlots };
   const localnet = await startLocalnet({

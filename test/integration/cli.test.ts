@@ -4,7 +4,9 @@
  * /v1/epoch on each network, find the answer, the receipt and the exact body on disk, verify them
  * (and see a tampered copy fail), verify a proof, and get the documented exit status for a price
  * above the cap (nothing paid, nothing logged), a loose key file, an unknown path and an
- * unreachable service; and the free daily preview, then its limit (exit 4).
+ * unreachable service; and the free daily preview, then its limit (exit 4). The offline
+ * verifications and the repeated preview refusals run the same CLI in this process, in the same
+ * directories (cliHere).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash, generateKeyPairSync, sign as edSign } from 'node:crypto';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvmTokenReader } from '../../src/chain/evm/evm-token-reader.ts';
+import { runCliIn } from '../helpers/cli-in-process.ts';
 import { runCliProcess, writeEvmKey, writeSolanaKeypair } from '../helpers/cli-process.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
@@ -32,6 +35,12 @@ let evmAddress: string;
 let solanaReceipt: { file: string; bodyFile: string; ledgerIndex: number } | undefined;
 
 const cli = (args: readonly string[]) => runCliProcess([...args, '--url', t.url], { cwd: work, home });
+/**
+ * The same CLI in this process, same working directory and home (work/home), for the offline
+ * verifications and the repeated refusals: a child process per run (about 0.65 s of CPU to start)
+ * adds only the exit-status mapping, which the runs as child processes cover (exit 0 to 6).
+ */
+const cliHere = (args: readonly string[]) => runCliIn(work, [...args, '--url', t.url]);
 const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/ledger?limit=1`))).treeSize;
 const solanaBalance = () => tokenBalance(t.localnet!.urls.rpc, solanaAddress, t.localnet!.stablecoinMint);
 
@@ -183,7 +192,7 @@ describe('x402-intel verify-receipt and verify-proof', () => {
     'verifies the saved receipt with its body found next to it (exit 0)',
     async () => {
       expect(solanaReceipt).toBeDefined();
-      const run = await cli(['verify-receipt', solanaReceipt!.file]);
+      const run = await cliHere(['verify-receipt', solanaReceipt!.file]);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).not.toContain('FAIL');
       expect(run.stdout).toContain('PASS  sha256(body) equals responseSha256');
@@ -213,7 +222,7 @@ describe('x402-intel verify-receipt and verify-proof', () => {
         copyFileSync(solanaReceipt!.file, join(dir, 'r.receipt.json'));
         copyFileSync(solanaReceipt!.bodyFile, join(dir, 'r.body.json'));
         writeFileSync(join(dir, 'r.x402-receipt.json'), JSON.stringify({ ...signed, signature }));
-        const run = await cli(['verify-receipt', join(dir, 'r.receipt.json'), '--json']);
+        const run = await cliHere(['verify-receipt', join(dir, 'r.receipt.json'), '--json']);
         expect(run.code, run.stdout + run.stderr).toBe(1);
         const report = JSON.parse(run.stdout);
         expect(report.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['x402 receipt signature']);
@@ -230,7 +239,7 @@ describe('x402-intel verify-receipt and verify-proof', () => {
       const receipt = JSON.parse(readFileSync(solanaReceipt!.file, 'utf8'));
       writeFileSync(join(dir, 'r.receipt.json'), JSON.stringify({ ...receipt, priceUsdcUnits: receipt.priceUsdcUnits + 1 }));
       copyFileSync(solanaReceipt!.bodyFile, join(dir, 'r.body.json'));
-      const forged = await cli(['verify-receipt', join(dir, 'r.receipt.json'), '--json']);
+      const forged = await cliHere(['verify-receipt', join(dir, 'r.receipt.json'), '--json']);
       expect(forged.code).toBe(1);
       const report = JSON.parse(forged.stdout);
       expect(report.ok).toBe(false);
@@ -242,7 +251,7 @@ describe('x402-intel verify-receipt and verify-proof', () => {
       const body = readFileSync(solanaReceipt!.bodyFile);
       body[body.length - 2] = body[body.length - 2]! ^ 1;
       writeFileSync(join(dir, 'flipped.body'), body);
-      const badBody = await cli(['verify-receipt', solanaReceipt!.file, '--body', join(dir, 'flipped.body')]);
+      const badBody = await cliHere(['verify-receipt', solanaReceipt!.file, '--body', join(dir, 'flipped.body')]);
       expect(badBody.code).toBe(1);
       expect(badBody.stdout).toContain('FAIL  sha256(body) equals responseSha256');
       expect(badBody.stdout).toContain('NOT VERIFIED');
@@ -253,10 +262,10 @@ describe('x402-intel verify-receipt and verify-proof', () => {
   it(
     'verifies the inclusion proof of the ledger entry (exit 0), and refuses an index past the tree (exit 1)',
     async () => {
-      const run = await cli(['verify-proof', String(solanaReceipt!.ledgerIndex), '--json']);
+      const run = await cliHere(['verify-proof', String(solanaReceipt!.ledgerIndex), '--json']);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, index: solanaReceipt!.ledgerIndex });
-      const past = await cli(['verify-proof', '999999']);
+      const past = await cliHere(['verify-proof', '999999']);
       expect(past.code).toBe(1);
       expect(past.stdout).toContain('FAIL  the entry is inside the signed tree');
     },
@@ -302,7 +311,8 @@ describe('x402-intel preview', () => {
       expect(second.code).toBe(4);
       expect(second.stdout).toBe('');
       expect(second.stderr).toContain('Next free preview at 2026-11-25T00:00:00Z (in 12h 0m). To pay for this call now: x402-intel call /v1/epoch --rate alt');
-      const json = await cli(['preview', 'epoch', '--json']);
+      // The same refusal as data, and a bad parameter: the CLI's own logic, run here.
+      const json = await cliHere(['preview', 'epoch', '--json']);
       expect(json.code).toBe(4);
       expect(JSON.parse(json.stdout)).toMatchObject({
         error: 'preview_limit_reached',
@@ -312,7 +322,7 @@ describe('x402-intel preview', () => {
         pay: 'x402-intel call /v1/epoch',
       });
       // A bad parameter never reaches the service (exit 2); a preview is free: nothing was logged.
-      expect((await cli(['preview', '/v1/epoch', '--rate', 'fast'])).code).toBe(2);
+      expect((await cliHere(['preview', '/v1/epoch', '--rate', 'fast'])).code).toBe(2);
       expect(await ledgerSize()).toBe(size);
     },
     PAID_TEST_MS,

@@ -19,6 +19,7 @@ import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTcpFaultRelay, type RelayMode, type TcpFaultRelay } from '../helpers/tcp-fault-relay.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 import { testServiceConfig } from '../helpers/test-support.ts';
 
 /**
@@ -42,7 +43,7 @@ const geyserState = async (): Promise<string> => (await readJson(fetch(`${servic
 const waitForState = (want: (state: string) => boolean) => vi.waitUntil(async () => want(await geyserState()), { timeout: STATE_WAIT_MS, interval: 100 });
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('geyser-faults-1', LIGHT_TRAFFIC);
+  const started = await startTestLocalnet(COMMON_TEST_SEED, LIGHT_TRAFFIC);
   localnet = started.localnet;
   relay = await startTcpFaultRelay(Number(new URL(localnet.urls.geyser).port));
   dataDir = mkdtempSync(join(tmpdir(), 'geyser-faults-'));

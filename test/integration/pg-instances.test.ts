@@ -18,6 +18,7 @@ import { officialSvmClient, officialSvmFetch } from '../helpers/official-svm-cli
 import { readJson } from '../helpers/read-json.ts';
 import type { ServiceProcess } from '../helpers/service-process.ts';
 import { fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const PRICE_PATH = '/v1/epoch';
 let group: InstanceGroup;
@@ -83,7 +84,7 @@ async function converged(services: readonly ServiceProcess[], size: number): Pro
 }
 
 beforeAll(async () => {
-  group = await startInstanceGroup('pg-instances', 3);
+  group = await startInstanceGroup('pg-instances', 3, undefined, { seed: COMMON_TEST_SEED });
   const u = new URL(group.db.url);
   u.pathname = '/postgres';
   admin = createPgClient({ url: u.toString(), maxConnections: 1 });

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evmAccountFromKey } from '../../src/chain/keys/evm-key-file.ts';
 import { EXIT } from '../../src/cli/cli-error.ts';
-import { FULL_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { runCliIn, streamOutputOf } from '../helpers/cli-in-process.ts';
 import { writeEvmKey } from '../helpers/cli-process.ts';
 import { BASE, type ChannelPayer, channelOf, channelPayer } from '../helpers/channel-payer.ts';
@@ -28,7 +27,9 @@ let t: TestService;
 let wsBase: string;
 
 beforeAll(async () => {
-  t = await startTestService({ streamClock: clock, newPairsPollMs: 250 }, [], { launchEverySlots: 5, ...FULL_TRAFFIC });
+  // Launches only, no background traffic: a launch is its own transaction, and the stand-in's
+  // listing prices a new pool from its reserves, not from swaps.
+  t = await startTestService({ streamClock: clock, newPairsPollMs: 250 }, [], { launchEverySlots: 5 });
   wsBase = t.url.replace(/^http/, 'ws');
 }, 120_000);
 afterAll(async () => {
