@@ -82,6 +82,41 @@ export const PAYMENT_REASON_MESSAGE: Readonly<Record<string, string>> = {
   invalid_batch_settlement_evm_withdrawal_pending: 'A withdrawal of this channel is pending.',
   invalid_batch_settlement_evm_channel_quarantined: 'This channel takes no more calls: its claim reverts on chain.',
   invalid_batch_settlement_evm_rpc_read_failed: 'The channel could not be read on chain; retry later.',
+  // The official batch-settlement facilitator's own codes, which our channel facilitator passes on.
+  invalid_batch_settlement_evm_scheme: 'The payment is not for the batch-settlement scheme.',
+  invalid_batch_settlement_evm_network_mismatch: 'The payment is for another network.',
+  invalid_batch_settlement_evm_insufficient_balance: "The payer's token balance does not cover the deposit.",
+  invalid_batch_settlement_evm_payload_authorization_valid_before: 'The deposit authorization has expired.',
+  invalid_batch_settlement_evm_payload_authorization_valid_after: 'The deposit authorization is not valid yet.',
+  invalid_batch_settlement_evm_receive_authorization_signature: 'The deposit authorization signature is invalid.',
+  invalid_batch_settlement_evm_withdraw_delay_out_of_range: "The channel's withdraw delay is out of the allowed range.",
+  invalid_batch_settlement_evm_channel_id_invalid: 'The channel id is not valid.',
+  invalid_batch_settlement_evm_authorizer_address_mismatch: "The channel's receiver authorizer is not ours.",
+  invalid_batch_settlement_evm_authorizer_not_configured: 'This server cannot authorize this channel.',
+  invalid_batch_settlement_evm_deposit_below_min_deposit: 'The deposit is below the minimum deposit.',
+  invalid_batch_settlement_evm_deposit_simulation_failed: 'The deposit would fail on chain; nothing was charged.',
+  invalid_batch_settlement_evm_deposit_transaction_failed: 'The deposit transaction failed on chain; nothing was charged.',
+  invalid_batch_settlement_evm_refund_simulation_failed: 'The refund would fail on chain; the channel keeps its balance.',
+  invalid_batch_settlement_evm_refund_transaction_failed: 'The refund transaction failed on chain; the channel keeps its balance.',
+  invalid_batch_settlement_evm_claim_simulation_failed: 'The claim would fail on chain.',
+  invalid_batch_settlement_evm_claim_transaction_failed: 'The claim transaction failed on chain.',
+  invalid_batch_settlement_evm_settle_simulation_failed: 'The settlement would fail on chain.',
+  invalid_batch_settlement_evm_settle_transaction_failed: 'The settlement transaction failed on chain.',
+  invalid_batch_settlement_evm_nothing_to_settle: 'There is nothing to settle.',
+  invalid_batch_settlement_evm_eip6492_factory_not_allowed: "The smart wallet's deployment factory is not allowed.",
+  invalid_batch_settlement_evm_smart_wallet_deployment_failed: 'The smart wallet could not be deployed.',
+  invalid_batch_settlement_evm_verification_state_unavailable: "The channel's state could not be read; retry later.",
+  invalid_batch_settlement_evm_charge_exceeds_signed_cumulative: 'The charge exceeds what the voucher signed.',
+  invalid_batch_settlement_evm_missing_eip712_domain: "The token's EIP-712 domain (name and version) is missing from the terms.",
+  invalid_batch_settlement_evm_erc3009_authorization_required: 'This token takes a deposit by ERC-3009 authorization.',
+  invalid_batch_settlement_evm_permit2_authorization_required: 'This token takes a deposit by Permit2 authorization.',
+  invalid_batch_settlement_evm_permit2_allowance_required: 'The payer has not approved Permit2 for this token.',
+  invalid_batch_settlement_evm_permit2_amount_mismatch: 'The Permit2 authorization is not for the deposit amount.',
+  invalid_batch_settlement_evm_permit2_deadline_expired: 'The Permit2 authorization has expired.',
+  invalid_batch_settlement_evm_permit2_invalid_signature: 'The Permit2 authorization signature is invalid.',
+  invalid_batch_settlement_evm_permit2_invalid_spender: 'The Permit2 authorization names another spender.',
+  invalid_batch_settlement_evm_eip2612_amount_mismatch: 'The EIP-2612 permit is not for the deposit amount.',
+  invalid_batch_settlement_evm_erc20_approval_unavailable: 'An ERC-20 approval cannot be made for this deposit.',
 };
 
 /** The fixed sentence beside an x402 reason code; a code we do not know (a remote facilitator's) gets a generic one. */
@@ -103,7 +138,18 @@ const UPSTREAM_REASONS: ReadonlySet<string> = new Set([
   'invalid_exact_svm_transaction_failed',
   'invalid_exact_evm_transaction_failed',
   'invalid_batch_settlement_evm_rpc_read_failed',
+  // A channel transaction our relayer sent (or tried to) that failed: the payer's deposit or
+  // refund came back refused, and only the library's text says why (a revert, an RPC timeout).
+  'invalid_batch_settlement_evm_deposit_transaction_failed',
+  'invalid_batch_settlement_evm_refund_transaction_failed',
+  'invalid_batch_settlement_evm_claim_transaction_failed',
+  'invalid_batch_settlement_evm_settle_transaction_failed',
+  'invalid_batch_settlement_evm_smart_wallet_deployment_failed',
+  'invalid_batch_settlement_evm_verification_state_unavailable',
 ]);
+
+/** Whether a refusal of `reason` logs its own text (an upstream, not the payer, failed). */
+export const isUpstreamReason = (reason: string): boolean => UPSTREAM_REASONS.has(reason);
 
 /**
  * The sentence a client reads for a refusal whose own text (`detail`) came from a scheme, a library
@@ -117,5 +163,5 @@ export function refusalSentence(reason: string, detail: string | undefined): str
 
 /** Logs a refusal's own text when its reason says an upstream failed. */
 function logRefusal(reason: string, detail: string | undefined): void {
-  if (detail && UPSTREAM_REASONS.has(reason)) console.error(`payments: refused ${reason}: ${oneLine(detail)}`);
+  if (detail && isUpstreamReason(reason)) console.error(`payments: refused ${reason}: ${oneLine(detail)}`);
 }
