@@ -8,7 +8,7 @@
  * plus the priority-fee ceiling, exactly what /health counts, and nothing for a refused payment.
  * The channel scheme's property is in test/integration/fuzz.test.ts ("fuzz: channel payments").
  */
-import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
@@ -22,6 +22,7 @@ import { SOLANA } from '../helpers/official-svm-client.ts';
 import { type EvmContext, type EvmPayment, evmMutation, resign } from '../helpers/evm-payment-mutations.ts';
 import { flipWireByte, oneIn, svmMutation, svmOptions, svmSignatures } from '../helpers/svm-payment-mutations.ts';
 import { buildPaymentTx, fundedPayer, rpcCall, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+import { readUntil } from '../helpers/read-until.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const BASE = 'eip155:8453';
@@ -55,14 +56,15 @@ async function challenge() {
 }
 
 /** The status, receipt and PAYMENT-RESPONSE of one paid call; never a 5xx, and a 200 always carries both. */
-async function send(header: string, label: string): Promise<{ status: number; receipt: string | null }> {
+async function send(header: string, label: string): Promise<{ status: number; receipt: string | null; transaction: string | null }> {
   const res = await paid(header);
   const body = await res.text();
   expect(res.status, `${label}: ${body.slice(0, 300)}`).toBeLessThan(500);
-  if (res.status !== 200) return { status: res.status, receipt: null };
+  if (res.status !== 200) return { status: res.status, receipt: null, transaction: null };
   expect(res.headers.get('payment-response'), label).toBeTruthy();
   expect(res.headers.get('x-service-receipt'), label).toBeTruthy();
-  return { status: 200, receipt: res.headers.get('x-service-receipt') };
+  const { transaction } = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+  return { status: 200, receipt: res.headers.get('x-service-receipt'), transaction };
 }
 
 describe('Solana exact: a transaction rebuilt with any part changed', () => {
@@ -80,6 +82,7 @@ describe('Solana exact: a transaction rebuilt with any part changed', () => {
   const healthSpent = async () =>
     BigInt(((await (await fetch(`${t.url}/health`)).json()) as { feePayer: { spentLamports: { total: number } } }).feePayer.spentLamports.total);
   const payerTokens = () => tokenBalance(rpc(), payer.signer.address, t.localnet!.stablecoinMint);
+  const signatureSeen = async (signature: string) => (await rpcCall<{ value: unknown[] }>(rpc(), 'getSignatureStatuses', [[signature]])).value[0] !== null;
 
   it('never 5xx; a 200 charges exactly the price and costs the fee payer at most its signatures plus the ceiling; a refusal costs nothing', async () => {
     let settled = 0;
@@ -101,7 +104,14 @@ describe('Solana exact: a transaction rebuilt with any part changed', () => {
         const transaction = m.flipByte === null ? signed : flipWireByte(signed, m.flipByte);
         const [lamports, spent, tokens] = [await feePayerLamports(), await healthSpent(), await payerTokens()];
         const label = JSON.stringify(m, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-        const { status, receipt } = await send(encode({ x402Version: 2, accepted, resource: required.resource, payload: { transaction } }), label);
+        const {
+          status,
+          receipt,
+          transaction: signature,
+        } = await send(encode({ x402Version: 2, accepted, resource: required.resource, payload: { transaction } }), label);
+        // An early answer may come before its transaction is processed (a payer with history is
+        // handed off: answered once the send is on its way): the balances are read once it is.
+        if (signature) await readUntil(() => signatureSeen(signature), Boolean);
         const [feePaid, counted, charged] = [lamports - (await feePayerLamports()), (await healthSpent()) - spent, tokens - (await payerTokens())];
         // The same transaction sent again (a draw without a memo repeats its bytes) gets its first answer again, uncharged.
         const replayed = status === 200 && receipts.has(receipt!);

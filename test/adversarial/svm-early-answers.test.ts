@@ -22,14 +22,21 @@ import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } fr
 import { readUntil } from '../helpers/read-until.ts';
 
 const PRICE = 1_000;
-const PAYER_CAP = 10_000;
+/**
+ * Four answers: enough for a loss to happen within it and for the race to leave room for only part
+ * of it, and every unit of it is paid for twice (WARM_CALLS) before each attack, one confirmation at a time.
+ */
+const PAYER_CAP = 4_000;
+/** Above the eight new payers' answers (their share is half of it): it does not bind here. */
 const GLOBAL_CAP = 30_000;
 /** Large enough not to bind here (test/adversarial/svm-early-rotation.test.ts tests the budget). */
 const LOSS_BUDGET = 10_000_000;
 /** More calls per payer than its cap lets answer early: the rest must wait for the chain. */
-const CALLS_EACH = 14;
-/** Confirmed calls that earn a payer its cap: half of 20 x $0.001 is $0.01. */
+const CALLS_EACH = 7;
+/** Confirmed calls that earn a payer its cap: half of 8 x $0.001 is $0.004. */
 const WARM_CALLS = (2 * PAYER_CAP) / PRICE;
+/** Calls each of the eight new payers makes at once: one answered early, the rest refused by the payer cap. */
+const NEW_PAYER_CALLS = 3;
 
 const CAPS = ['--svm-early-payer-cap', String(PAYER_CAP), '--svm-early-global-cap', String(GLOBAL_CAP), '--svm-early-loss-budget', String(LOSS_BUDGET)];
 
@@ -193,11 +200,11 @@ describe('payers who take their payment back before it lands', () => {
 
   it('eight payers without history drain at once: one early answer each, each failure in the ledger', async () => {
     const payers = await Promise.all(Array.from({ length: 8 }, () => fundedPayer(localnet.urls.rpc, 100 * PRICE)));
-    const { early, whileHeld, exposure, before, after } = await attack(payers, drain, 5);
+    const { early, whileHeld, exposure, before, after } = await attack(payers, drain, NEW_PAYER_CALLS);
     expect(early).toBe(8);
     expect(new Set(whileHeld.map((a) => a.payer)).size).toBe(8);
     expect(exposure.exposureUnits).toBe(8 * PRICE);
-    expect(after.refused.payer_cap - before.refused.payer_cap).toBe(8 * 4);
+    expect(after.refused.payer_cap - before.refused.payer_cap).toBe(8 * (NEW_PAYER_CALLS - 1));
     const lost = await lossesOf(whileHeld);
     for (const units of lost.values()) expect(units).toBe(PRICE);
     expect(after.failed - before.failed).toBe(8);

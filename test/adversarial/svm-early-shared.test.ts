@@ -17,6 +17,7 @@ import { readUntil } from '../helpers/read-until.ts';
 import { killService, type ServiceProcess } from '../helpers/service-process.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1_000;
 /** A failed early answer: its price and our fee payer's 10,001 lamports at the default $500 a SOL. */
@@ -36,6 +37,7 @@ beforeAll(async () => {
     extraArgs: ['--svm-early-loss-budget', String(LOSS_BUDGET)],
     // /v1/tipfloor is only the paid call here: it needs a Jito tip seen, which light traffic gives.
     ...LIGHT_TRAFFIC,
+    seed: COMMON_TEST_SEED,
   });
   await Promise.all(group.services.map((s) => waitForTimingWindows(s.url)));
   sink = await fundedPayer(group.net.urls.rpc, 1);

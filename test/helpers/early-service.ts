@@ -17,6 +17,7 @@ import { readJson } from './read-json.ts';
 import { fundedPayer, type TestPayer } from './svm-payer.ts';
 import { startTestLocalnet } from './test-service.ts';
 import { waitForTimingWindows } from './timing-warm.ts';
+import { COMMON_TEST_SEED } from './world-snapshots.ts';
 
 export interface EarlyService {
   readonly localnet: Localnet;
@@ -31,11 +32,14 @@ export interface EarlyService {
   close(): Promise<void>;
 }
 
-/** Starts it on the localnet seed `seed`, the service given `flags` beyond its test defaults. */
-export async function startEarlyService(seed: string, flags: readonly string[]): Promise<EarlyService> {
-  const { localnet, upstreams } = await startTestLocalnet(seed, LIGHT_TRAFFIC);
+/**
+ * Starts it, its data dir named after `label`, the service given `flags` beyond its test defaults.
+ * The localnet plays back the run's kept world (COMMON_TEST_SEED): the attacks use payers of their own.
+ */
+export async function startEarlyService(label: string, flags: readonly string[]): Promise<EarlyService> {
+  const { localnet, upstreams } = await startTestLocalnet(COMMON_TEST_SEED, LIGHT_TRAFFIC);
   const rpc = await startHeldSendRpc(localnet.urls.rpc);
-  const dataDir = mkdtempSync(join(tmpdir(), `${seed}-`));
+  const dataDir = mkdtempSync(join(tmpdir(), `${label}-`));
   const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...flags];
   const service = await startService(loadConfig({}, argv), { upstreams: { ...upstreams, rpcUrl: rpc.url } });
   await waitForTimingWindows(service.url);

@@ -8,6 +8,7 @@ import type { PaymentProcessor } from '../../src/x402/flow/payment-processor.ts'
 import { readJson } from '../helpers/read-json.ts';
 import { killService, SERVICE_START_TIMEOUT_MS, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 import { startTestLocalnet, startTestService, type TestService } from '../helpers/test-service.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const SMRI = '/v1/smri?mint=DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 
@@ -124,7 +125,7 @@ describe('process lifecycle', () => {
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'x402-main-'));
       // No background traffic: the test reads the start, /health, the identity file and the exit.
-      const { localnet } = await startTestLocalnet('lifecycle-1', { txsPerSlot: 0 });
+      const { localnet } = await startTestLocalnet(COMMON_TEST_SEED, { txsPerSlot: 0 });
       const relayerKey = join(dataDir, 'relayer.key');
       writeFileSync(relayerKey, `${localnet.evm.relayerKey}\n`, { mode: 0o600 });
       const upstreams = [
@@ -153,8 +154,10 @@ describe('process lifecycle', () => {
     SERVICE_START_TIMEOUT_MS + 60_000,
   );
 
+  // From the build, as `npm start` runs it (the start above runs the sources): the same check, a
+  // third of the CPU of loading the sources through tsx.
   it('refuses a bad configuration listing every problem, exit code 2', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], {
+    const child = spawn(process.execPath, ['dist/server/main.js', '--port', 'x', '--svm-pay-to', 'nope', '--wat'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';

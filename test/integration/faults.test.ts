@@ -30,7 +30,7 @@ let dataDir: string;
 let answered = 0;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('faults-1');
+  const started = await startTestLocalnet();
   localnet = started.localnet;
   rpc = await startFaultProxy(localnet.urls.rpc);
   market = await startFaultProxy(localnet.urls.market);

@@ -19,6 +19,7 @@ import { readJson } from '../helpers/read-json.ts';
 import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 import { testServiceConfig } from '../helpers/test-support.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const CALLS = 4;
 /** Nothing listens on port 1: the service's stream never connects. */
@@ -31,7 +32,7 @@ const dataDirs: string[] = [];
 
 beforeAll(async () => {
   // No background traffic: the stream and the RPC are asked of the file's own payments alone.
-  ({ localnet, upstreams } = await startTestLocalnet('geyser-confirm', { txsPerSlot: 0 }));
+  ({ localnet, upstreams } = await startTestLocalnet(COMMON_TEST_SEED, { txsPerSlot: 0 }));
   // Zero delay: the proxy only counts what the service asks the RPC.
   proxy = await startDelayProxy(localnet.urls.rpc, 0);
   payer = await fundedPayer(localnet.urls.rpc, 1_000_000);

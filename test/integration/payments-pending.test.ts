@@ -102,7 +102,7 @@ async function retryUntilAnswered(url: string, header: string): Promise<Response
 }
 
 beforeAll(async () => {
-  ({ localnet, upstreams } = await startTestLocalnet('payments-pending'));
+  ({ localnet, upstreams } = await startTestLocalnet());
   proxy = await startLossyProxy(localnet.urls.rpc);
   payer = await fundedPayer(localnet.urls.rpc, 10_000_000);
 });

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLedger } from '../../src/ledger/ledger.ts';
 import { killService, SERVICE_START_TIMEOUT_MS, spawnService, type ServiceProcess } from '../helpers/service-process.ts';
+import { worldSnapshots } from '../helpers/world-snapshots.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,16 +24,20 @@ interface LocalnetProcess {
   readonly lines: Record<'rpc' | 'geyser' | 'market' | 'stablecoin' | 'usdc', string>;
 }
 
-/** `npm run localnet` as its own process on free ports; resolves with the URLs it prints. */
+/**
+ * `npm run localnet` as its own process on free ports; resolves with the URLs it prints. No
+ * background traffic (localnet-traffic.ts): the services here read slots, and pay for nothing. Its
+ * seed's world (the default, localnet-1, in the test helpers' shape) is played back from the run's
+ * snapshots (world-snapshots.ts), not built.
+ */
 function spawnLocalnet(): Promise<LocalnetProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'packages/localnet/src/cli.ts', '--rpc-port', '0', '--geyser-port', '0', '--market-port', '0', '--evm-port', '0'],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const ports = ['--rpc-port', '0', '--geyser-port', '0', '--market-port', '0', '--evm-port', '0'];
+  const { worldSnapshotDir } = worldSnapshots();
+  const world = ['--slots-per-epoch', '64', ...(worldSnapshotDir ? ['--world-dir', worldSnapshotDir] : [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/localnet/src/cli.ts', ...ports, '--txs-per-slot', '0', ...world], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`localnet exited (${code}): ${out}`)));

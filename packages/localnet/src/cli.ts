@@ -20,6 +20,10 @@ const OPTIONS: ReadonlyArray<{ readonly name: string; readonly fallback?: string
   { name: 'txs-per-slot', fallback: '20', help: 'most transactions of background traffic in a slot (each holds a quarter of it to it; 0: none)' },
   { name: 'seed', fallback: 'localnet-1', help: 'seed of the deterministic world' },
   { name: 'geyser-token', help: 'x-token the Geyser server requires (none by default)' },
+  {
+    name: 'world-dir',
+    help: 'directory of world snapshots: the world of --seed is played back from there, or built and kept there (none by default: built at every start)',
+  },
 ];
 
 const USAGE = [
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
     txsPerSlot: Number(str('txs-per-slot')),
     seed: str('seed'),
     ...(values['geyser-token'] ? { geyserToken: str('geyser-token') } : {}),
+    ...(values['world-dir'] ? { worldSnapshotDir: str('world-dir') } : {}),
   });
   console.log(`localnet rpc ${net.urls.rpc}`);
   console.log(`localnet geyser ${net.urls.geyser}`);

@@ -31,6 +31,7 @@ describe('localnet command line', () => {
         '--slots-per-epoch',
         '--seed',
         '--geyser-token',
+        '--world-dir',
       ])
         expect(stdout).toContain(option);
       expect(stdout).toContain('default 8899');
