@@ -48,7 +48,7 @@ const payerKey = generateEvmKey();
 const payer = evmAddressOfKey(payerKey);
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('adversarial-evm-cancel');
+  const started = await startTestLocalnet();
   localnet = started.localnet;
   // The service reaches the local EVM through a proxy that can drop the broadcast alone.
   proxy = await startFaultProxy(localnet.evm.url);

@@ -36,7 +36,7 @@ let lie: string | null = null;
 const payerKey = generateEvmKey();
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('adversarial-evm-facilitator');
+  const started = await startTestLocalnet();
   localnet = started.localnet;
   const evm = localnet.evm;
   const real = await startEvmExactScheme({

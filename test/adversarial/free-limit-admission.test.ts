@@ -62,7 +62,7 @@ function countingRelay(target: string, rpcMethods: Map<string, number>): Promise
 }
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('free-limit-admission');
+  const started = await startTestLocalnet();
   localnet = started.localnet;
   relay = await countingRelay(localnet.urls.rpc, rpcMethods);
   evmRelay = await countingRelay(started.upstreams.evm!.rpcUrl, evmMethods);

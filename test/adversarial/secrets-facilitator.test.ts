@@ -37,7 +37,7 @@ let payer: x402Client;
 let dataDir: string;
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('secrets-facilitator'));
+  ({ localnet } = await startTestLocalnet());
   const evm = localnet.evm;
   const settling = { kind: 'relayer' as const, rpcUrl: localnet.urls.evm, relayerKey: evm.relayerKey as `0x${string}` };
   facilitator = await startTestFacilitator(await startEvmExactScheme({ asset: evm.usdcAddress, name: evm.name, version: evm.version, settlement: settling }));

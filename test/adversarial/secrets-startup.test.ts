@@ -22,7 +22,7 @@ let closedPort = 0;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('secrets-startup'));
+  ({ localnet } = await startTestLocalnet());
   evm = await startFaultProxy(localnet.urls.evm);
   evm.mode = 'fail';
   // A port that was just free: nothing listens there, so a connection is refused at once.

@@ -41,7 +41,7 @@ let payer: TestPayer;
 let url: string;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet('adversarial-svm-fees');
+  const started = await startTestLocalnet();
   localnet = started.localnet;
   counter = await startRpcMethodCounter(localnet.urls.rpc);
   dataDir = mkdtempSync(join(tmpdir(), 'x402-adv-svm-'));

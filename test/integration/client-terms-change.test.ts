@@ -31,7 +31,7 @@ const start = (extra: readonly string[] = []): Promise<RunningService> =>
 const portOf = (s: RunningService): number => Number(new URL(s.url).port);
 
 beforeAll(async () => {
-  ({ localnet, upstreams } = await startTestLocalnet('client-terms'));
+  ({ localnet, upstreams } = await startTestLocalnet());
   dataDir = mkdtempSync(join(tmpdir(), 'client-terms-'));
   service = await start();
   relay = await startSwitchRelay(portOf(service));

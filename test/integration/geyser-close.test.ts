@@ -13,7 +13,7 @@ import { startTestLocalnet } from '../helpers/test-service.ts';
 let localnet: Localnet;
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('geyser-close-1'));
+  ({ localnet } = await startTestLocalnet());
 }, 120_000);
 
 afterAll(async () => {

@@ -48,7 +48,7 @@ const freshDir = () => {
 };
 
 beforeAll(async () => {
-  ({ localnet } = await startTestLocalnet('payments-faults'));
+  ({ localnet } = await startTestLocalnet());
   const seed = new Uint8Array(randomBytes(32));
   feePayer = (await createKeyPairSignerFromPrivateKeyBytes(seed)).address;
   const payTo = encodeBase58(new Uint8Array(randomBytes(32)));

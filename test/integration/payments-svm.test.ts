@@ -66,7 +66,7 @@ const payToBalance = () => tokenBalance(localnet.urls.rpc, service.terms.svm.pay
 const paid = (url: string, header: string) => fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
 
 beforeAll(async () => {
-  ({ localnet, upstreams } = await startTestLocalnet('payments-svm'));
+  ({ localnet, upstreams } = await startTestLocalnet());
   dataDir = mkdtempSync(join(tmpdir(), 'x402-pay-'));
   service = await start();
   payer = await fundedPayer(localnet.urls.rpc, 10_000_000);
