@@ -237,7 +237,10 @@ export type PaidPath = (typeof ENTRIES)[number]['path'];
  * The answer of paid path `P` as its response schema types it. Like the schema it names the fields
  * an answer must have; an answer built elsewhere may carry more (the schemas allow them).
  */
-export type ResponseOf<P extends PaidPath> = Static<Extract<(typeof ENTRIES)[number], { readonly path: P }>['response']>;
+export type ResponseOf<P extends PaidPath> = ResponseByPath[P];
+
+/** Each path's answer, worked out once: `Static` over a generic `P` made tsc work out typebox's `StaticType` variance (development.md). */
+type ResponseByPath = { readonly [E in (typeof ENTRIES)[number] as E['path']]: Static<E['response']> };
 
 /** All paid endpoints, in the order of docs/contract.md#paid-endpoints. */
 export const CATALOG: readonly EndpointEntry[] = Object.freeze(ENTRIES.map((e) => Object.freeze(e)));
