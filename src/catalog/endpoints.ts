@@ -7,11 +7,10 @@
  * "Adding a paid endpoint"). An entry carries its response schema and preview rule.
  */
 import type { Static } from 'typebox';
+import type { Category } from './console-endpoint.ts';
 import * as p from './params.ts';
 import { PREVIEW_LIST_ITEMS as N, type PreviewRule } from './preview-rules.ts';
 import { RESPONSE_SCHEMAS as R } from './responses.ts';
-
-export type Category = 'intelligence' | 'execution' | 'timing' | 'defi' | 'market' | 'forensics';
 
 export interface EndpointEntry {
   readonly path: string;
