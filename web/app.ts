@@ -3,7 +3,7 @@
  * console, the live ledger, the receipt check and the health panel into their sections. The
  * catalog section itself is server-rendered and works without this script.
  */
-import type { ConsoleEndpoint } from '../src/catalog/storefront-catalog.ts';
+import type { ConsoleEndpoint } from '../src/catalog/console-endpoint.ts';
 import { mountConsole } from './console.ts';
 import { byId } from './dom.ts';
 import { mountHealthPanel } from './health-panel.ts';

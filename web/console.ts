@@ -3,7 +3,7 @@
  * service for the 402 terms (the paid path without payment) or run the free preview
  * (`GET /preview/<paid path>`). Results go to a polite live region, so a screen reader hears them.
  */
-import type { ConsoleEndpoint } from '../src/catalog/storefront-catalog.ts';
+import type { ConsoleEndpoint } from '../src/catalog/console-endpoint.ts';
 import { decodeChallenge } from './challenge.ts';
 import { commandsView, failureView, messageView, previewView, termsView } from './console-output.ts';
 import { h, replace } from './dom.ts';

@@ -5,7 +5,7 @@
  * the catalog example filled in. Rules HTML cannot state (a pattern the browser's syntax refuses,
  * list sizes) are checked here with custom validity; the service's 400 stays the last word.
  */
-import type { ConsoleEndpoint, ConsoleParam } from '../src/catalog/storefront-catalog.ts';
+import type { ConsoleEndpoint, ConsoleParam } from '../src/catalog/console-endpoint.ts';
 import { h } from './dom.ts';
 import { listProblem } from './param-rules.ts';
 

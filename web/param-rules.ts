@@ -4,7 +4,7 @@
  * list's largest element; addresses in base58 of an address's length. Pure (no DOM), so it is tested
  * beside the validator.
  */
-import type { ConsoleParam } from '../src/catalog/storefront-catalog.ts';
+import type { ConsoleParam } from '../src/catalog/console-endpoint.ts';
 
 const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DECIMAL_RE = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;

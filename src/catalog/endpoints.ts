@@ -7,11 +7,10 @@
  * "Adding a paid endpoint"). An entry carries its response schema and preview rule.
  */
 import type { Static } from 'typebox';
+import type { Category } from './console-endpoint.ts';
 import * as p from './params.ts';
 import { PREVIEW_LIST_ITEMS as N, type PreviewRule } from './preview-rules.ts';
 import { RESPONSE_SCHEMAS as R } from './responses.ts';
-
-export type Category = 'intelligence' | 'execution' | 'timing' | 'defi' | 'market' | 'forensics';
 
 export interface EndpointEntry {
   readonly path: string;
@@ -237,7 +236,10 @@ export type PaidPath = (typeof ENTRIES)[number]['path'];
  * The answer of paid path `P` as its response schema types it. Like the schema it names the fields
  * an answer must have; an answer built elsewhere may carry more (the schemas allow them).
  */
-export type ResponseOf<P extends PaidPath> = Static<Extract<(typeof ENTRIES)[number], { readonly path: P }>['response']>;
+export type ResponseOf<P extends PaidPath> = ResponseByPath[P];
+
+/** Each path's answer, worked out once: `Static` over a generic `P` made tsc work out typebox's `StaticType` variance (development.md). */
+type ResponseByPath = { readonly [E in (typeof ENTRIES)[number] as E['path']]: Static<E['response']> };
 
 /** All paid endpoints, in the order of docs/contract.md#paid-endpoints. */
 export const CATALOG: readonly EndpointEntry[] = Object.freeze(ENTRIES.map((e) => Object.freeze(e)));

@@ -5,17 +5,9 @@
  * bytes, comma lists with a count limit, strict base64). `validateQuery` enforces both.
  */
 import Type, { type TSchema } from 'typebox';
+import type { ParamCheck } from './console-endpoint.ts';
 
-/** Checks beyond JSON Schema, applied after type conversion. */
-export type ParamCheck =
-  | 'address'
-  | 'signature'
-  | 'address-list'
-  | 'string-list'
-  | 'positive-number-list'
-  | 'base64-transaction'
-  | 'nonblank'
-  | 'atomic-amount';
+export type { ParamCheck };
 
 const BASE58_RE = '^[1-9A-HJ-NP-Za-km-z]+$';
 /** Largest serialized Solana transaction (packet data size), bytes. */

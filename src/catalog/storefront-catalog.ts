@@ -5,47 +5,10 @@
  * the form asks for what the endpoint accepts.
  */
 import { describeInputs, escapeHtml } from './discovery.ts';
-import { CATALOG, type Category, type EndpointEntry } from './endpoints.ts';
+import type { Category, ConsoleEndpoint, ConsoleParam } from './console-endpoint.ts';
+import { CATALOG, type EndpointEntry } from './endpoints.ts';
 import { formatUsd } from './format-usd.ts';
 import { enumValues, MAX_MULT, MAX_TRANSACTION_BYTES, type ParamCheck, type TSchema } from './params.ts';
-
-/** One query parameter of an endpoint with the rules it is validated by. */
-export interface ConsoleParam {
-  readonly name: string;
-  readonly type: 'string' | 'number' | 'integer' | 'boolean';
-  readonly required: boolean;
-  readonly description: string;
-  /** The rule in words, e.g. `integer 0-5000; default 50`. */
-  readonly rule: string;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly pattern?: string;
-  /** Allowed values of an enumerated parameter. */
-  readonly values?: readonly string[];
-  /** The value the endpoint uses when the parameter is absent, as query text. */
-  readonly default?: string;
-  /** The rule JSON Schema cannot express (`address`, `address-list` ...). */
-  readonly check?: ParamCheck;
-  /** Most elements of a comma-separated list. */
-  readonly maxItems?: number;
-  /** Largest element of a list of positive numbers. */
-  readonly maxElement?: number;
-}
-
-/** One paid endpoint as the console offers it. */
-export interface ConsoleEndpoint {
-  readonly path: string;
-  /** `$0.01`. */
-  readonly price: string;
-  readonly priceUnits: number;
-  readonly category: Category;
-  readonly summary: string;
-  readonly description: string;
-  readonly example: Readonly<Record<string, string>>;
-  readonly params: readonly ConsoleParam[];
-}
 
 type SchemaFields = {
   minimum?: number;

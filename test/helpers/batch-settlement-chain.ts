@@ -17,7 +17,9 @@ import {
   http,
   parseEventLogs,
   type PublicClient,
+  type Tokens,
   type TransactionReceipt,
+  type Transport,
 } from 'viem';
 import { evmAccountFromKey, type EvmHexKey } from '../../src/chain/keys/evm-key-file.ts';
 
@@ -51,7 +53,11 @@ export class BatchSettlementChain {
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [evm.url] } },
     });
-    this.publicClient = createPublicClient({ chain: this.chain, transport: http(evm.url) });
+    // PublicClient's own type arguments: inferred ones cost tsc seconds relating viem's client types.
+    this.publicClient = createPublicClient<Transport, Chain | undefined, undefined, undefined, Tokens | undefined>({
+      chain: this.chain,
+      transport: http(evm.url),
+    });
   }
 
   /** One JSON-RPC call, including the local EVM's evm_* methods. */

@@ -4,7 +4,10 @@
  * (with its response schema and preview rule) and a handler module are written, the generator
  * and `tsc` run, and the started service sells the new path (402 terms, discovery, its free
  * preview, its MCP tool). The same entry without its handler fails `tsc` with the path named, and
- * the service run without the type checker (`npm run dev`) refuses to start, saying which path.
+ * the service built without the type checker (esbuild, as `npm start` runs it) refuses to start,
+ * saying which path. `tsc` runs in-process (test/helpers/type-check.ts) over the files the
+ * newcomer's change meets and all they reach; the second check reuses the first one's parse and
+ * checks the handler map's file, where the error lands.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -13,13 +16,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAID_HANDLER_MODULES_FILE as MODULES_FILE, renderPaidHandlerModules } from '../../scripts/paid-handler-modules.ts';
 import { mcpClient } from '../helpers/mcp-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
+import { createTypeChecker, type TypeChecker } from '../helpers/type-check.ts';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSC = join(realpathSync(join(REPO_ROOT, 'node_modules')), 'typescript/bin/tsc');
 /** tsc over the handler map and what it reaches takes a minute on a busy 2-core machine, the service's start as long. */
 const STEP_TIMEOUT_MS = 400_000;
 
@@ -43,6 +47,11 @@ export const slotHandler = definePaidHandler('/v1/slot', (deps) => async (_query
 });
 `;
 const HANDLER_FILE = 'src/intel/timing/slot.ts';
+/**
+ * What the first check covers: the two files, the generated list and the handler map they meet in,
+ * with all the types these reach; the whole tree is `npm test`'s own check.
+ */
+const CHECKED_FILES = ['src/catalog/endpoints.ts', HANDLER_FILE, MODULES_FILE, 'src/service/handler-groups.ts'];
 
 /** A copy of what the service, its scripts and its docs are made of, sharing node_modules, the localnet package and the built page. */
 function copyRepository(): string {
@@ -84,26 +93,14 @@ async function buildServer(root: string): Promise<void> {
   await run(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], { cwd: root });
 }
 
-/** tsc's exit status and what it printed; incremental, so the second run checks again only what changed. */
-async function typecheck(root: string): Promise<{ ok: boolean; output: string }> {
-  try {
-    await run(process.execPath, [TSC, '--noEmit', '--incremental', '--tsBuildInfoFile', '.tsbuildinfo', '-p', 'tsconfig.json'], {
-      cwd: root,
-      maxBuffer: 16 << 20,
-    });
-    return { ok: true, output: '' };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
-
 let root: string;
+let types: TypeChecker;
 let service: ServiceProcess | null = null;
 const bazaarBefore = readFileSync(join(REPO_ROOT, 'src/service/bazaar-accepted.ts'), 'utf8');
 
 beforeAll(() => {
   root = copyRepository();
+  types = createTypeChecker(root);
 });
 afterAll(async () => {
   await killService(service);
@@ -117,11 +114,11 @@ describe('a paid endpoint in two files', () => {
       addEntry(root);
       writeFileSync(join(root, HANDLER_FILE), HANDLER);
       await docs(root);
-      expect(readFileSync(join(root, 'src/intel/paid-handler-modules.ts'), 'utf8')).toContain("import { slotHandler } from './timing/slot.ts';");
+      expect(readFileSync(join(root, MODULES_FILE), 'utf8')).toContain("import { slotHandler } from './timing/slot.ts';");
       // The bazaar declarations now hold one more route: the validators judged it and the digest moved.
       expect(readFileSync(join(root, 'src/service/bazaar-accepted.ts'), 'utf8')).not.toBe(bazaarBefore);
       expect(readFileSync(join(root, 'docs/endpoints.md'), 'utf8')).toContain('`/v1/slot`');
-      expect(await typecheck(root)).toEqual({ ok: true, output: '' });
+      expect(types.check(CHECKED_FILES)).toEqual({ ok: true, output: '' });
     },
     STEP_TIMEOUT_MS,
   );
@@ -130,7 +127,7 @@ describe('a paid endpoint in two files', () => {
     'the started service sells it: 402 terms, discovery, its free preview and its MCP tool',
     async () => {
       // As `npm start` runs it, from its build: a start through the TypeScript loader (`npm run dev`)
-      // cost about twice the CPU, and the last test starts the copy that way.
+      // cost about twice the CPU (that start is abort-and-shutdown.test.ts's).
       await buildServer(root);
       service = await spawnService(join(root, 'data'), [], 'built', [], root);
       const challenge = await fetch(`${service.url}/v1/slot`);
@@ -156,16 +153,19 @@ describe('a paid endpoint in two files', () => {
   );
 
   it(
-    'the entry without its handler: tsc names the path, and a start without the type checker refuses it',
+    'the entry without its handler: tsc names the path, and the build, made without the type checker, refuses to start',
     async () => {
       unlinkSync(join(root, HANDLER_FILE));
-      await docs(root);
-      expect(readFileSync(join(root, 'src/intel/paid-handler-modules.ts'), 'utf8')).not.toContain('slotHandler');
-      const checked = await typecheck(root);
+      // The part of `npm run docs` that the removal changes, in-process: the generator of the list of
+      // handler modules (the rest, the entry's tables and digest, is as the first run left it).
+      writeFileSync(join(root, MODULES_FILE), renderPaidHandlerModules(root));
+      expect(readFileSync(join(root, MODULES_FILE), 'utf8')).not.toContain('slotHandler');
+      const checked = types.check(['src/service/handler-groups.ts']);
       expect(checked.ok).toBe(false);
       expect(checked.output).toContain('src/service/handler-groups.ts');
       expect(checked.output).toMatch(/"\/v1\/slot"[^\n]*is missing|is missing[^\n]*"\/v1\/slot"/);
       // Mainnet mode at addresses nothing answers: the refusal comes before any upstream is asked.
+      await buildServer(root);
       const dead = 'http://127.0.0.1:9';
       const started = spawnService(
         join(root, 'data-refused'),
@@ -181,7 +181,7 @@ describe('a paid endpoint in two files', () => {
           '--evm-pay-to',
           `0x${'1'.repeat(40)}`,
         ],
-        'source',
+        'built',
         [],
         root,
       );

@@ -4,7 +4,20 @@
  * with a locally tracked account nonce, so concurrent settlements never collide on a nonce;
  * waiting for receipts runs concurrently.
  */
-import { createWalletClient, defineChain, encodeFunctionData, http, keccak256, parseSignature, type Chain, type PublicClient, type WalletClient } from 'viem';
+import {
+  type Account,
+  type Chain,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  keccak256,
+  parseSignature,
+  type PublicClient,
+  type Tokens,
+  type Transport,
+  type WalletClient,
+} from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { EIP3009_TOKEN_ABI } from './evm-eip3009-abi.ts';
 import type { EvmHexKey } from '../keys/evm-key-file.ts';
@@ -95,7 +108,8 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
   const publicClient: PublicClient = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
-  const wallet: WalletClient = createWalletClient({
+  // WalletClient's own type arguments: inferred ones cost tsc seconds relating viem's client types.
+  const wallet: WalletClient = createWalletClient<Transport, Chain | undefined, Account | undefined, undefined, Tokens | undefined>({
     account,
     chain,
     transport: http(config.rpcUrl, { timeout: config.timeoutMs ?? EVM_RPC_TIMEOUT_MS, retryCount: 1 }),
