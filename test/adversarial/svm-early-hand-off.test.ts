@@ -12,7 +12,7 @@
  * next loss would not fit, the drained payment waits for the chain again and the preflight refuses it.
  */
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/service.ts';
 import { answeredEarly, drain } from '../helpers/early-attack.ts';
@@ -21,7 +21,8 @@ import { type EarlyService, startEarlyService } from '../helpers/early-service.t
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { readUntil } from '../helpers/read-until.ts';
-import { fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { buildPaymentTx, fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { SOLANA } from '../helpers/official-svm-client.ts';
 
 const PRICE = 1_000;
 /** The official client's transaction costs our fee payer 10,001 lamports: 5,001 units at the default $500 a SOL. */
@@ -78,6 +79,38 @@ async function failedAfterAnswer(): Promise<number> {
   const log = await readJson(fetch(`${service.url}/ledger?limit=1000`));
   return log.entries.filter((e: { event?: string }) => e.event === 'payment.failed-after-answer').length;
 }
+
+describe('a payer whose transfer the token program will fail', () => {
+  it("a transfer that does not name the mint's decimals is refused before anything is sent, though its payer's history would hand it off", async () => {
+    // Found by payment-properties once answers were handed off: TransferChecked with decimals
+    // other than the mint's passed every rule, the node's preflight no longer ran, and the answer
+    // went out for a payment the token program then failed.
+    const payer = await established();
+    const before = await health();
+    const unsimulated = rpc.unsimulated.length;
+    const required = decodePaymentRequiredHeader((await fetch(url())).headers.get('payment-required')!);
+    const accepted = required.accepts.find((a) => a.network === SOLANA)!;
+    for (const decimals of [0, 7]) {
+      const transaction = await buildPaymentTx({
+        payer,
+        feePayer: service.identity.publicKey,
+        mint: localnet.stablecoinMint,
+        payTo: accepted.payTo,
+        amount: BigInt(accepted.amount),
+        blockhash: String(accepted.extra!.recentBlockhash),
+        decimals,
+      });
+      const header = Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload: { transaction } })).toString('base64');
+      const res = await fetch(url(), { headers: { 'PAYMENT-SIGNATURE': header } });
+      expect(res.status).toBe(402);
+      expect(((await res.json()) as { error?: string }).error).toBe('invalid_exact_svm_transaction_simulation_failed');
+    }
+    await readUntil(health, (h) => h.exposureUnits === 0);
+    const after = await health();
+    expect([after.answered, after.failed, after.lossUnits]).toEqual([before.answered, before.failed, before.lossUnits]);
+    expect(rpc.unsimulated).toHaveLength(unsimulated);
+  }, 120_000);
+});
 
 describe('a payer that empties its account between our read and the send', () => {
   it('a payer whose history does not cover the loss keeps the preflight; one whose history does is handed off; the losses stay within the budget', async () => {

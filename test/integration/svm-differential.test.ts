@@ -134,7 +134,8 @@ const CASES: readonly Case[] = [
   { name: 'memo before the transfer', tx: (o) => ({ ...o, arrange: (p) => [p.limit, p.price, p.memo, p.transfer] }), expectValid: false },
   { name: 'only two instructions', tx: (o) => ({ ...o, arrange: (p) => [p.transfer, p.memo] }), expectValid: false },
   { name: 'eight instructions', tx: (o) => ({ ...o, extra: [memo('a'), memo('b'), memo('c'), memo('d')] }), expectValid: false },
-  { name: 'wrong decimals (fails in simulation; ours at the send)', tx: (o) => ({ ...o, decimals: 5 }), expectValid: false, atSend: true },
+  // Ours refuses it in the rules, before any read: a payment handed off without preflight must never reach the chain with it.
+  { name: 'wrong decimals (fails in simulation; ours in the rules, with the same code)', tx: (o) => ({ ...o, decimals: 5 }), expectValid: false },
   { name: 'payer without the funds (fails in simulation; ours in the balance read)', tx: (o) => ({ ...o, payer: broke }), expectValid: false },
   {
     name: 'Lighthouse instruction to a program absent here (fails in simulation; ours at the send)',

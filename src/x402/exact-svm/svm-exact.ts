@@ -19,7 +19,7 @@ import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee,
 import { createSvmSettlementStatus } from './svm-settlement-status.ts';
 import { decodePayload, keyOf, outcomeOf, svmPayerOf } from './svm-payload.ts';
 import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
-import { checkSource, readSourceBalance, transferOf } from './svm-source-read.ts';
+import { checkSource, readMintDecimals, readSourceBalance, transferOf } from './svm-source-read.ts';
 import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
 import { sendAndConfirm } from './svm-send.ts';
 
@@ -62,6 +62,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   const feePayerBytes = decodeBase58(config.feePayer);
   if (feePayerBytes?.length !== 32) throw new Error('fee payer must be a base58 32-byte key');
   const destinations = new Map<string, Promise<SvmRuleTerms['destinations']>>();
+  /** Each asset's decimals, read from its mint once (a failed read is asked again next time). */
+  const decimals = new Map<string, Promise<number | null>>();
   const maxPriorityFeeLamports = BigInt(config.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS);
   const sources = config.sources ?? createSourceBudget();
   const { cosign, signaturesValid } = createSvmSignatures(config.pool);
@@ -76,6 +78,17 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
         [TOKEN_2022_PROGRAM]: t22,
       }));
       destinations.set(key, found);
+    }
+    return found;
+  }
+
+  function decimalsFor(asset: string): Promise<number | null> {
+    let found = decimals.get(asset);
+    if (!found) {
+      // Not the request's signal: the read is shared by every payment of the asset.
+      found = readMintDecimals(config.rpc, asset, TOKEN_PROGRAMS, config.stopping).catch(() => null);
+      decimals.set(asset, found);
+      found.then((d) => d === null && decimals.delete(asset));
     }
     return found;
   }
@@ -96,12 +109,15 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     if (!decoded) return { isValid: false, invalidReason: SVM_REASON.couldNotBeDecoded, payer: '' };
     const { tx } = decoded;
     const amount = BigInt(requirements.amount);
+    const [payTo, mintDecimals] = await Promise.all([destinationsFor(requirements.payTo, requirements.asset), decimalsFor(requirements.asset)]);
+    if (mintDecimals === null) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: 'the mint could not be read', payer: '' };
     const rules = checkSvmPaymentRules(tx, {
       asset: requirements.asset,
       amount,
+      decimals: mintDecimals,
       feePayer: config.feePayer,
       maxPriorityFeeLamports,
-      destinations: await destinationsFor(requirements.payTo, requirements.asset),
+      destinations: payTo,
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
     // The payer's signatures first (with one pool thread verification waits for them alone), then our co-signature: settle finds it ready.

@@ -1,7 +1,7 @@
 /**
  * The x402 exact-SVM transaction rules, pure: instruction layout (3-7: compute-unit limit,
  * compute-unit price under the cap, TransferChecked of exactly `amount` of `asset` to payTo's
- * associated token account, then only Memo or Lighthouse), and fee-payer isolation (our key pays
+ * associated token account with the mint's decimals, then only Memo or Lighthouse), and fee-payer isolation (our key pays
  * the fee, appears in no instruction and is not the transfer authority). Stricter than the spec
  * where our fee payer's money is at stake: the limit may not exceed what the transfer needs with a
  * margin, limit x price (the priority fee we pay) stays under a per-settlement ceiling, and the
@@ -46,11 +46,15 @@ const TRANSFER_CHECKED = 12;
 const COMPUTE_LIMIT_DATA_BYTES = 5;
 const COMPUTE_PRICE_DATA_BYTES = 9;
 const TRANSFER_CHECKED_DATA_BYTES = 10;
+/** TransferChecked's decimals byte, after the discriminator and the u64 amount. */
+const TRANSFER_DECIMALS_AT = 9;
 const OPTIONAL_REASONS: readonly SvmReason[] = [SVM_REASON.unknownFourth, SVM_REASON.unknownFifth, SVM_REASON.unknownSixth, SVM_REASON.unknownSeventh];
 
 export interface SvmRuleTerms {
   readonly asset: string;
   readonly amount: bigint;
+  /** The mint's decimals, read from the chain: TransferChecked must name them, or the token program fails it. */
+  readonly decimals: number;
   readonly feePayer: string;
   /** Most lamports of priority fee (limit x price) one settlement may cost the fee payer. */
   readonly maxPriorityFeeLamports: bigint;
@@ -141,6 +145,11 @@ export function checkSvmPaymentRules(tx: WireTransaction, terms: SvmRuleTerms): 
   if (mint !== terms.asset) return fail(SVM_REASON.mintMismatch, payer);
   if (destination !== terms.destinations[program]) return fail(SVM_REASON.recipientMismatch, payer);
   if (u64At(transfer.data, 1) !== terms.amount) return fail(SVM_REASON.amountMismatch, payer);
+  // Not the mint's decimals: the token program fails the transfer on chain. The node's preflight
+  // caught it, but a payment handed off without preflight would be answered and then fail: an
+  // answer for nothing (docs/security.md). The reference facilitator's code for it is its
+  // simulation's failure, so a client that branches on codes sees the same one from us.
+  if (transfer.data[TRANSFER_DECIMALS_AT] !== terms.decimals) return fail(SVM_REASON.simulationFailed, payer);
   const optional = checkOptional(tx);
   if (optional) return fail(optional, payer);
   return { ok: true, payer, transfer: { source, destination, authority } };

@@ -16,6 +16,9 @@ const TOKEN_STATE_OFFSET = 108;
 const TOKEN_STATE_INITIALIZED = 1;
 const TOKEN_ACCOUNT_MIN_BYTES = 72;
 const TOKEN_ACCOUNT_BASE_BYTES = 165;
+/** A mint's base layout (Token and Token-2022): authority option (36), supply (8), then the decimals byte. */
+const MINT_DECIMALS_OFFSET = 44;
+const MINT_BASE_BYTES = 82;
 /** TransferChecked's data: discriminator, then the u64 amount. */
 const TRANSFER_AMOUNT_OFFSET = 1;
 
@@ -46,6 +49,18 @@ export function transferOf(tx: WireTransaction): PayerTransfer {
 export async function readSourceBalance(rpc: Pick<RpcClient, 'getAccountInfo'>, source: string, signal: AbortSignal): Promise<bigint | null> {
   const account = await rpc.getAccountInfo(source, signal);
   return tokenAmountOf(account?.data ?? null);
+}
+
+/** `mint`'s decimals as the chain holds them; null when it is not a mint of one of the token programs (`owners`). */
+export async function readMintDecimals(
+  rpc: Pick<RpcClient, 'getAccountInfo'>,
+  mint: string,
+  owners: readonly string[],
+  signal?: AbortSignal,
+): Promise<number | null> {
+  const account = await rpc.getAccountInfo(mint, signal);
+  if (!account || !owners.includes(account.owner) || account.data.length < MINT_BASE_BYTES) return null;
+  return account.data[MINT_DECIMALS_OFFSET] ?? null;
 }
 
 /** What the chain says of the source before the payment: its balance, or why the transfer cannot run from it. */

@@ -31,6 +31,7 @@ const ACCOUNTS = [
 const TERMS: SvmRuleTerms = {
   asset: ACCOUNTS[3]!,
   amount: 1000n,
+  decimals: 6,
   feePayer: ACCOUNTS[0]!,
   maxPriorityFeeLamports: 5_000n,
   destinations: { [TOKEN_PROGRAM]: ACCOUNTS[4]!, [TOKEN_2022_PROGRAM]: 'Dest2022111111111111111111111111111111111' },
@@ -131,6 +132,10 @@ describe('checkSvmPaymentRules', () => {
     ['Token-2022 transfer to the classic account', tx([limit(), price(), transfer({ program: 9 }), memo]), SVM_REASON.recipientMismatch],
     ['amount short', tx([limit(), price(), transfer({ amount: 999n }), memo]), SVM_REASON.amountMismatch],
     ['amount over', tx([limit(), price(), transfer({ amount: 1001n }), memo]), SVM_REASON.amountMismatch],
+    // Found by payment-properties once early answers were handed off without preflight: the
+    // token program fails a TransferChecked whose decimals are not the mint's.
+    ["decimals not the mint's (0)", tx([limit(), price(), transfer({ data: [12, ...u64(1000n), 0] }), memo]), SVM_REASON.simulationFailed],
+    ["decimals not the mint's (7)", tx([limit(), price(), transfer({ data: [12, ...u64(1000n), 7] }), memo]), SVM_REASON.simulationFailed],
     ['unknown fourth', tx([limit(), price(), transfer(), { ...memo, programIndex: 6 }]), SVM_REASON.unknownFourth],
     ['unknown seventh', tx([limit(), price(), transfer(), memo, memo, memo, { ...memo, programIndex: 5 }]), SVM_REASON.unknownSeventh],
   ])('%s', (_why, t, reason) => {
