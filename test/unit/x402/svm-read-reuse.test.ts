@@ -34,7 +34,9 @@ const SIMULATION_FAILED = 'invalid_exact_svm_transaction_simulation_failed';
 function fakeChain(balance: bigint) {
   const chain = { balance, reads: 0, broadcasts: 0, fees: 0 };
   const rpc = {
-    async getAccountInfo() {
+    async getAccountInfo(address: string) {
+      // The mint, read once for its decimals (a Token mint's base layout, decimals at byte 44): not the source's read.
+      if (address === MINT) return { owner: TOKEN_PROGRAM, lamports: 1_461_600n, data: Uint8Array.from({ length: 82 }, (_, i) => (i === 44 ? 6 : 0)) };
       chain.reads++;
       const data = new Uint8Array(165);
       data.set(decodeBase58(MINT)!, 0);
