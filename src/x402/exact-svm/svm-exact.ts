@@ -85,10 +85,12 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   function decimalsFor(asset: string): Promise<number | null> {
     let found = decimals.get(asset);
     if (!found) {
-      // Not the request's signal: the read is shared by every payment of the asset.
-      found = readMintDecimals(config.rpc, asset, TOKEN_PROGRAMS, config.stopping).catch(() => null);
+      // Not the request's signal: the read is shared by every payment of the asset. An RPC fault
+      // is the payment's (502/503, as the source's read), and neither it nor a non-mint is kept.
+      found = readMintDecimals(config.rpc, asset, TOKEN_PROGRAMS, config.stopping);
       decimals.set(asset, found);
-      found.then((d) => d === null && decimals.delete(asset));
+      const forget = () => decimals.get(asset) === found && decimals.delete(asset);
+      found.then((d) => d === null && forget(), forget);
     }
     return found;
   }
@@ -110,7 +112,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     const { tx } = decoded;
     const amount = BigInt(requirements.amount);
     const [payTo, mintDecimals] = await Promise.all([destinationsFor(requirements.payTo, requirements.asset), decimalsFor(requirements.asset)]);
-    if (mintDecimals === null) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: 'the mint could not be read', payer: '' };
+    if (mintDecimals === null)
+      return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: 'the asset is not a token mint', payer: '' };
     const rules = checkSvmPaymentRules(tx, {
       asset: requirements.asset,
       amount,
