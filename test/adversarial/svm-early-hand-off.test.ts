@@ -21,7 +21,7 @@ import { type EarlyService, startEarlyService } from '../helpers/early-service.t
 import { officialSvmFetch } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { readUntil } from '../helpers/read-until.ts';
-import { buildPaymentTx, fundedPayer, type TestPayer } from '../helpers/svm-payer.ts';
+import { fundedPayer, handBuiltPaymentHeader, type TestPayer } from '../helpers/svm-payer.ts';
 import { SOLANA } from '../helpers/official-svm-client.ts';
 
 const PRICE = 1_000;
@@ -91,16 +91,10 @@ describe('a payer whose transfer the token program will fail', () => {
     const required = decodePaymentRequiredHeader((await fetch(url())).headers.get('payment-required')!);
     const accepted = required.accepts.find((a) => a.network === SOLANA)!;
     for (const decimals of [0, 7]) {
-      const transaction = await buildPaymentTx({
-        payer,
-        feePayer: service.identity.publicKey,
-        mint: localnet.stablecoinMint,
-        payTo: accepted.payTo,
-        amount: BigInt(accepted.amount),
-        blockhash: String(accepted.extra!.recentBlockhash),
+      const header = await handBuiltPaymentHeader({ accepted }, { payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint }, (base) => ({
+        ...base,
         decimals,
-      });
-      const header = Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload: { transaction } })).toString('base64');
+      }));
       const res = await fetch(url(), { headers: { 'PAYMENT-SIGNATURE': header } });
       expect(res.status).toBe(402);
       expect(((await res.json()) as { error?: string }).error).toBe('invalid_exact_svm_transaction_simulation_failed');

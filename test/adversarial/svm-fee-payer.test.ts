@@ -20,8 +20,8 @@ import { readJson } from '../helpers/read-json.ts';
 import { officialSvmClient, SOLANA } from '../helpers/official-svm-client.ts';
 import { startRpcMethodCounter, type RpcMethodCounter } from '../helpers/rpc-method-counter.ts';
 import {
-  buildPaymentTx,
   fundedPayer,
+  handBuiltPaymentHeader,
   MEMO_PROGRAM,
   rpcCall,
   sourceAccount,
@@ -77,16 +77,14 @@ async function challenge() {
 async function handBuilt(change: Partial<PaymentTxOptions>): Promise<string> {
   const required = await challenge();
   const accepted = required.accepts.find((a) => a.network === SOLANA)!;
-  const transaction = await buildPaymentTx({
-    payer,
-    feePayer: service.identity.publicKey,
-    mint: localnet.stablecoinMint,
-    payTo: accepted.payTo,
-    amount: BigInt(accepted.amount),
-    blockhash: String(accepted.extra!.recentBlockhash),
-    ...change,
-  });
-  return encode({ x402Version: 2, accepted, resource: required.resource, payload: { transaction } });
+  return handBuiltPaymentHeader(
+    { accepted, resource: required.resource },
+    { payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint },
+    (base) => ({
+      ...base,
+      ...change,
+    }),
+  );
 }
 
 /** A payment the official client made for the route, not yet sent. */

@@ -109,3 +109,25 @@ export async function buildPaymentTx(o: PaymentTxOptions): Promise<string> {
   const signed = await partiallySignTransactionMessageWithSigners(message);
   return getBase64EncodedWireTransaction(signed);
 }
+
+/** The part of a 402's PaymentRequired a hand-built payment answers: one Solana option and the resource. */
+export interface SolanaTerms {
+  readonly accepted: { readonly payTo: string; readonly amount: string; readonly extra?: Record<string, unknown> } & Record<string, unknown>;
+  readonly resource?: unknown;
+}
+
+/**
+ * The PAYMENT-SIGNATURE of a payment built by hand for `terms` (the price, payTo and blockhash
+ * its 402 gave), with `mutate` applied to the transaction's options first.
+ */
+export async function handBuiltPaymentHeader(
+  terms: SolanaTerms,
+  o: { readonly payer: TestPayer; readonly feePayer: string; readonly mint: string },
+  mutate: (base: PaymentTxOptions) => PaymentTxOptions = (base) => base,
+): Promise<string> {
+  const { accepted } = terms;
+  const base: PaymentTxOptions = { ...o, payTo: accepted.payTo, amount: BigInt(accepted.amount), blockhash: String(accepted.extra?.recentBlockhash) };
+  const transaction = await buildPaymentTx(mutate(base));
+  const payload = { x402Version: 2, accepted, ...(terms.resource === undefined ? {} : { resource: terms.resource }), payload: { transaction } };
+  return Buffer.from(JSON.stringify(payload)).toString('base64');
+}

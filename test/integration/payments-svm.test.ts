@@ -19,7 +19,7 @@ import { startService, type RunningService, type Upstreams } from '../../src/ser
 import { expectPaidTiming, SETTLED_PHASES } from '../helpers/check-response.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { SOLANA, officialSvmClient } from '../helpers/official-svm-client.ts';
-import { buildPaymentTx, fundedPayer, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
+import { fundedPayer, handBuiltPaymentHeader, type PaymentTxOptions, tokenBalance, type TestPayer } from '../helpers/svm-payer.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const EPOCH_PRICE = 1000n;
@@ -151,7 +151,7 @@ describe('charged only for a 200', () => {
 });
 
 describe('tampered payments are refused with the x402 reason', () => {
-  const cases: [string, string, (o: Parameters<typeof buildPaymentTx>[0]) => Parameters<typeof buildPaymentTx>[0]][] = [
+  const cases: [string, string, (o: PaymentTxOptions) => PaymentTxOptions][] = [
     ['amount one unit short', 'invalid_exact_svm_payload_amount_mismatch', (o) => ({ ...o, amount: o.amount - 1n })],
     ['amount one unit over', 'invalid_exact_svm_payload_amount_mismatch', (o) => ({ ...o, amount: o.amount + 1n })],
     ['destination of another owner', 'invalid_exact_svm_payload_recipient_mismatch', (o) => ({ ...o, payTo: payer.signer.address })],
@@ -194,16 +194,11 @@ describe('tampered payments are refused with the x402 reason', () => {
     const url = `${service.url}/v1/epoch`;
     const required = await challenge(url);
     const accepted = required.accepts[0]!;
-    const base = {
-      payer,
-      feePayer: service.identity.publicKey,
-      mint: localnet.stablecoinMint,
-      payTo: accepted.payTo,
-      amount: BigInt(accepted.amount),
-      blockhash: String(accepted.extra!.recentBlockhash),
-    };
-    const transaction = await buildPaymentTx(mutate(base));
-    const header = Buffer.from(JSON.stringify({ x402Version: 2, accepted, resource: required.resource, payload: { transaction } })).toString('base64');
+    const header = await handBuiltPaymentHeader(
+      { accepted, resource: required.resource },
+      { payer, feePayer: service.identity.publicKey, mint: localnet.stablecoinMint },
+      mutate,
+    );
     const before = await payToBalance();
     const res = await paid(url, header);
     expect(res.status).toBe(402);
