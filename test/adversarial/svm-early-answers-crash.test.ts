@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
@@ -24,7 +24,8 @@ import { killService, type ServiceProcess, spawnService } from '../helpers/servi
 import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
-import { COMMON_TEST_SEED, worldSnapshots } from '../helpers/world-snapshots.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+import { COMMON_TEST_SEED } from '../helpers/world-snapshots.ts';
 
 const PRICE = 1_000;
 /** Early answers in flight per payer at the kill: more than one, so the restart resolves several of each. */
@@ -37,18 +38,8 @@ let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'early-crash-'));
-  net = await startLocalnet({
-    host: '127.0.0.1',
-    rpcPort: 0,
-    geyserPort: 0,
-    marketPort: 0,
-    slotMs: 400,
-    slotsPerEpoch: 64,
-    seed: COMMON_TEST_SEED,
-    // /v1/tipfloor is only the paid call here: it needs a Jito tip seen, which light traffic gives.
-    ...LIGHT_TRAFFIC,
-    ...worldSnapshots(),
-  });
+  // /v1/tipfloor is only the paid call here: it needs a Jito tip seen, which light traffic gives.
+  ({ localnet: net } = await startTestLocalnet(COMMON_TEST_SEED, LIGHT_TRAFFIC));
   rpc = await startHeldSendRpc(net.urls.rpc);
   const payTo = (await fundedPayer(net.urls.rpc, 1)).signer.address;
   const mainnet = localnetMainnetArgs(net, join(root, 'relayer.key'), payTo);

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
-import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import type { Localnet } from '@solana-x402-intel/localnet';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { killService, type ServiceProcess, spawnService } from './service-process.ts';
 import { fundedPayer, rpcCall } from './svm-payer.ts';
-import { worldSnapshots } from './world-snapshots.ts';
+import { startTestLocalnet } from './test-service.ts';
 
 /** Lamports for the shared fee payer: far more than a test's fees. */
 const FEE_PAYER_LAMPORTS = 100_000_000_000;
@@ -51,17 +51,7 @@ export async function startInstanceGroup(
 ): Promise<InstanceGroup> {
   const root = mkdtempSync(join(tmpdir(), `${label}-`));
   const db = await createTestDatabase(label);
-  const net = await startLocalnet({
-    host: '127.0.0.1',
-    rpcPort: 0,
-    geyserPort: 0,
-    marketPort: 0,
-    slotMs: 400,
-    slotsPerEpoch: 64,
-    seed: options.seed ?? label,
-    txsPerSlot: options.txsPerSlot ?? 0,
-    ...worldSnapshots(),
-  });
+  const { localnet: net } = await startTestLocalnet(options.seed ?? label, { txsPerSlot: options.txsPerSlot ?? 0 });
   const identity = nacl.sign.keyPair();
   const keypairFile = join(root, 'identity.json');
   writeFileSync(keypairFile, JSON.stringify([...identity.secretKey]), { mode: 0o600 });
