@@ -158,23 +158,26 @@ export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
     return row;
   }
 
-  function index(address: string, account: { readonly owner: string; readonly data: Uint8Array } | null): void {
+  /** Tells the watcher of `address`'s write and puts its token-index entry (null: none). */
+  function index(address: string, token: TokenAccountKey | null): void {
     onWrite?.(address);
-    indexes.setTokenAccount(address, account ? tokenKeyOf(account) : null);
+    indexes.setTokenAccount(address, token);
   }
 
   return {
     getAccount,
     getBalanceAccount,
     /** Re-reads `address` and updates the token-account index entry. */
-    reindex: (address: string): void => index(address, getAccount(address)),
+    reindex: (address: string): void => {
+      const account = getAccount(address);
+      index(address, account ? tokenKeyOf(account) : null);
+    },
     /** Creates or overwrites an account, bypassing the runtime (world building); `keys` as `accountKeysOf` gives them, when known. */
     setAccount(address: string, account: AccountInput, keys: AccountKeys = accountKeysOf(address, account)): void {
       programs.delete(address);
       native.setAccount(keys.address, new Account(account.lamports, account.data, keys.owner, account.executable ?? false, 0n));
       // LiteSVM keeps a copy of what it is given, so the written account is indexed without reading it back.
-      onWrite?.(address);
-      indexes.setTokenAccount(address, keys.token);
+      index(address, keys.token);
     },
     /** All accounts owned by a program (a LiteSVM scan, as costly as on a real node). */
     getProgramAccounts(programId: string): { address: string; account: AccountData }[] {

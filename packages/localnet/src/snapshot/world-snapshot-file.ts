@@ -36,7 +36,8 @@ export interface WorldSnapshotBody {
 export type ReadSnapshot = { readonly ok: true; readonly body: WorldSnapshotBody } | { readonly ok: false; readonly reason: string };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const sameKey = (a: WorldSnapshotKey, b: Partial<WorldSnapshotKey>): boolean => a.seed === b.seed && a.fixture === b.fixture && a.code === b.code;
+/** Whether `b` names the same seed, fixture and code as `a`. */
+export const sameKey = (a: WorldSnapshotKey, b: Partial<WorldSnapshotKey>): boolean => a.seed === b.seed && a.fixture === b.fixture && a.code === b.code;
 
 /** The snapshot in `file` if it is whole and of `key`. */
 export function readWorldSnapshot(file: string, key: WorldSnapshotKey): ReadSnapshot {

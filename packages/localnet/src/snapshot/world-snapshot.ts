@@ -16,7 +16,7 @@ import { buildWorld, restampWorld, type World } from '../world/world.ts';
 import { loadWorldFixture, type WorldFixture } from '../world/world-fixture.ts';
 import { decodeWorld, encodeWorld } from './world-codec.ts';
 import { type PreparedWrite, prepareWorldWrites, recordWorldWrites, replayWorldWrites } from './world-recorder.ts';
-import { readWorldSnapshot, type WorldSnapshotKey, writeWorldSnapshot } from './world-snapshot-file.ts';
+import { readWorldSnapshot, sameKey, type WorldSnapshotKey, writeWorldSnapshot } from './world-snapshot-file.ts';
 
 /** What `openWorld` needs. */
 export interface OpenWorldOptions {
@@ -99,8 +99,7 @@ function preparedSnapshot(
     stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch {} // none yet or unreadable: the read below says which
   const kept = preparedSnapshots.get(file);
-  if (kept && kept.stamp === stamp && kept.key.seed === key.seed && kept.key.fixture === key.fixture && kept.key.code === key.code)
-    return { ok: true, snapshot: kept.snapshot };
+  if (kept && kept.stamp === stamp && sameKey(key, kept.key)) return { ok: true, snapshot: kept.snapshot };
   const read = readWorldSnapshot(file, key);
   if (!read.ok) return read;
   const snapshot = { nowUnix: read.body.nowUnix, writes: prepareWorldWrites(read.body.writes), world: read.body.world };
