@@ -16,7 +16,14 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   allowScripts: Record<string, boolean>;
   overrides: Record<string, unknown>;
 };
-type LockEntry = { version?: string; hasInstallScript?: boolean; peerDependencies?: Record<string, string> };
+type LockEntry = {
+  version?: string;
+  resolved?: string;
+  integrity?: string;
+  link?: boolean;
+  hasInstallScript?: boolean;
+  peerDependencies?: Record<string, string>;
+};
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
 const KIT_MAJOR = Number(/(\d+)/.exec(pkg.dependencies['@solana/kit']!)![1]);
@@ -46,6 +53,15 @@ describe('a quiet npm ci', () => {
       .map(([path]) => nameOf(path))
       .filter((name) => !JSON.stringify(pkg.overrides[name] ?? {}).includes('@solana/kit'));
     expect(refusing).toEqual([]);
+  });
+
+  // Without the addresses npm ci asks the registry for every package's metadata even with a warm
+  // cache (scripts/fix-lockfile.mjs); an `npm install` under a user npmrc that omits them drops them all.
+  it('every registry package has its tarball address, and the project npmrc keeps them', () => {
+    const fetched = Object.entries(lock.packages).filter(([path, e]) => path !== '' && !e.link && e.integrity !== undefined);
+    expect(fetched.length).toBeGreaterThan(0);
+    expect(fetched.filter(([, e]) => !e.resolved?.startsWith('https://registry.npmjs.org/')).map(([path]) => path)).toEqual([]);
+    expect(readFileSync(join(ROOT, '.npmrc'), 'utf8')).toMatch(/^omit-lockfile-registry-resolved=false$/m);
   });
 
   it('@x402/svm uses our program clients: no copies of its own for an older kit', () => {
