@@ -220,5 +220,14 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       return decoded ? failedSettlementFeeUnits(decoded.tx, reason, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD) : 0;
     },
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
+    async rebroadcast(payment, transaction, signal) {
+      const decoded = decodePayload(payment);
+      if (!decoded) return;
+      // Our co-signature is deterministic: the same bytes as before the stop, or nothing is sent.
+      const signature = await cosign(payment, decoded.tx, signal).catch(() => null);
+      if (!signature || encodeBase58(signature) !== transaction) return;
+      const wire = Buffer.from(withSignature(decoded.wire, decoded.tx, 0, signature)).toString('base64');
+      await config.rpc.sendTransaction(wire, signal, { skipPreflight: true }).catch(() => undefined);
+    },
   };
 }
