@@ -134,7 +134,17 @@ async function settleEarly(
   const record = (transaction: string) => (share: EarlyShare | null, handOff: boolean) => {
     const write = c.recorder.stage(network, c.payer, transaction, share);
     if (!share || !handOff) return write;
-    const h = { call, key, settled: settledBy(transaction), answer: c.answer, paid, timing: c.timing, built: (r: HttpReply) => void (built = r) };
+    const h = {
+      call,
+      key,
+      settled: settledBy(transaction),
+      answer: c.answer,
+      paid,
+      timing: c.timing,
+      built: (r: HttpReply) => {
+        built = r;
+      },
+    };
     return run.handedOff(write, h) ?? write;
   };
   const admit = async (transaction: string) => {
