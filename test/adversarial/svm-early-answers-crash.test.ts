@@ -6,22 +6,26 @@
  * of their transactions lands; one payer then drains its token account, and the held transactions
  * go on to the chain. After the restart on the same data dir, every early answer is confirmed or
  * recorded failed, each failed receipt has its ledger event, and the payer whose payment failed
- * is barred from early answers across the restart.
+ * is barred from early answers across the restart. Then a kill at the hand-off's own boundary:
+ * a handed-off answer's record, receipt entry and kept 200 are durable in one commit before its
+ * broadcast; the service is killed as its send reaches the RPC and the transaction is lost there
+ * (never reaches the chain). After the restart the recorded transaction is sent again and lands,
+ * its receipt is in the ledger once, the payment's retry gets the kept 200, nothing is charged twice.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localnetMainnetArgs } from '../../bench/harness/mainnet-args.ts';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { LIGHT_TRAFFIC } from '../helpers/localnet-traffic.ts';
 import { type HeldSendRpc, startHeldSendRpc } from '../helpers/held-send-rpc.ts';
-import { officialSvmFetch } from '../helpers/official-svm-client.ts';
+import { officialSvmFetch, SOLANA } from '../helpers/official-svm-client.ts';
 import { readJson } from '../helpers/read-json.ts';
 import { killService, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
-import { buildPaymentTx, fundedPayer, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
+import { buildPaymentTx, fundedPayer, handBuiltPaymentHeader, rpcCall, type TestPayer, tokenBalance } from '../helpers/svm-payer.ts';
 import { readUntil } from '../helpers/read-until.ts';
 import { waitForTimingWindows } from '../helpers/timing-warm.ts';
 import { startTestLocalnet } from '../helpers/test-service.ts';
@@ -148,5 +152,68 @@ describe('kill -9 with early answers in flight', () => {
     const res = await call;
     expect(res.status).toBe(200);
     expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).extra).toBeUndefined();
+  }, 180_000);
+
+  it("killed between the handed-off answer's commit and its send: the restart sends it, it lands once, its receipt is in the ledger once", async () => {
+    const payer = await fundedPayer(net.urls.rpc, 100 * PRICE);
+    // Eight confirmed calls (8,000 units) cover one answer's loss with its fee (6,001): handed off.
+    const pay = officialSvmFetch(payer, { rpcUrl: net.urls.rpc, stablecoinMint: net.stablecoinMint });
+    for (let i = 0; i < 8; i++) expect((await pay(`${service!.url}/v1/tipfloor`)).status).toBe(200);
+    await readUntil(
+      () => health(service!),
+      (h) => h.exposureUnits === 0,
+    );
+    const required = decodePaymentRequiredHeader((await fetch(`${service!.url}/v1/tipfloor`)).headers.get('payment-required')!);
+    const accepted = required.accepts.find((a) => a.network === SOLANA)!;
+    const feePayer = String(accepted.extra?.feePayer);
+    const header = await handBuiltPaymentHeader({ accepted, resource: required.resource }, { payer, feePayer, mint: net.stablecoinMint });
+    const paidBefore = await tokenBalance(net.urls.rpc, payer.signer.address, net.stablecoinMint);
+    const dead = service!;
+    // The send reaches the RPC only after the one commit: the process dies there, and the RPC loses the transaction.
+    rpc.only.clear();
+    rpc.only.add(payer.signer.address);
+    rpc.holding = true;
+    rpc.beforeSend = async () => {
+      rpc.beforeSend = null;
+      await killService(dead);
+    };
+    // The 200 may or may not have left before the kill: a handed-off answer leaves at the hand-off.
+    const first = await fetch(`${dead.url}/v1/tipfloor`, { headers: { 'PAYMENT-SIGNATURE': header } }).then(
+      async (res) => ({ status: res.status, receipt: res.headers.get('x-service-receipt'), body: await res.text() }),
+      () => null,
+    );
+    await dead.exited;
+    await rpc.heldAtLeast(1);
+    expect(rpc.held).toHaveLength(1);
+    const signature = rpc.unsimulated.at(-1)!;
+    rpc.drop();
+    rpc.holding = false;
+    rpc.only.clear();
+    expect(await rpcCall(net.urls.rpc, 'getSignatureStatuses', [[signature]])).toMatchObject({ value: [null] });
+    expect(await tokenBalance(net.urls.rpc, payer.signer.address, net.stablecoinMint)).toBe(paidBefore);
+
+    const before = { confirmed: 0 };
+    service = await spawnService(join(root, 'data'), args);
+    await waitForTimingWindows(service.url);
+    const after = await readUntil(
+      () => health(service!),
+      (h) => h.exposureUnits === 0 && h.confirmed > before.confirmed,
+    );
+    expect(after.confirmed).toBe(1);
+    expect(after.failed).toBe(0);
+    expect(await tokenBalance(net.urls.rpc, payer.signer.address, net.stablecoinMint)).toBe(paidBefore - BigInt(PRICE));
+
+    // The payment's retry: the 200 kept in the commit, with the same receipt; nothing charged again.
+    const retry = await fetch(`${service.url}/v1/tipfloor`, { headers: { 'PAYMENT-SIGNATURE': header } });
+    expect(retry.status).toBe(200);
+    const receiptHeader = retry.headers.get('x-service-receipt')!;
+    if (first?.status === 200) expect([receiptHeader, await retry.text()]).toEqual([first.receipt, first.body]);
+    expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!).transaction).toBe(signature);
+    expect(await tokenBalance(net.urls.rpc, payer.signer.address, net.stablecoinMint)).toBe(paidBefore - BigInt(PRICE));
+    const receipt = JSON.parse(Buffer.from(receiptHeader, 'base64').toString('utf8'));
+    const log = await readJson(fetch(`${service.url}/ledger?limit=1000`));
+    const sha = log.entries.find((e: { index: number }) => e.index === receipt.ledgerIndex).receiptSha256 as string;
+    expect(log.entries.filter((e: { receiptSha256?: string }) => e.receiptSha256 === sha)).toHaveLength(1);
+    expect(log.entries.filter((e: { reason?: string }) => e.reason?.includes(sha))).toHaveLength(0);
   }, 180_000);
 });

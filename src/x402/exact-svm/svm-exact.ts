@@ -124,28 +124,36 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
     });
     if (!rules.ok) return { isValid: false, invalidReason: rules.reason, payer: rules.payer };
     // The payer's signatures first (with one pool thread verification waits for them alone), then our co-signature: settle finds it ready.
-    const signed = signaturesValid(tx, signal);
-    cosign(payment, tx, signal);
-    return checkPayer(tx, signed, { source: rules.transfer.source, payer: rules.payer, mint: requirements.asset, amount }, signal);
+    const sign = (): Promise<boolean> => {
+      const signed = signaturesValid(tx, signal);
+      cosign(payment, tx, signal);
+      return signed;
+    };
+    return checkPayer(tx, sign, { source: rules.transfer.source, payer: rules.payer, mint: requirements.asset, amount }, signal);
   }
 
-  /** The payer's signatures (pool) beside its source: a recent checked read of it that covers the payment, or one chain read. */
+  /**
+   * The payer's signatures (`sign` starts them, with our co-signature) beside its source: a recent
+   * checked read of it that covers the payment, or one chain read.
+   */
   async function checkPayer(
     tx: WireTransaction,
-    signatures: Promise<boolean>,
+    sign: () => Promise<boolean>,
     p: { source: string; payer: string; mint: string; amount: bigint },
     signal: AbortSignal,
   ): Promise<VerifyResult> {
     const key = keyOf(tx);
     if (sources.reuseRead(key, p.source, p.mint, p.amount)) {
-      if (!(await signatures)) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer };
+      if (!(await sign())) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer };
       return { isValid: true, payer: p.payer };
     }
     // One chain read: the source's balance and state. The send's preflight checks the rest
-    // (docs/payments.md#one-chain-round-trip), so there is no simulation.
+    // (docs/payments.md#one-chain-round-trip), so there is no simulation. It leaves before the
+    // signatures: when the loop is idle they run on it, synchronously, and the read's round trip
+    // then overlaps them instead of following them.
     const [reading, read] = [performance.now(), sources.startRead()];
     const checking = checkSource(config.rpc, { address: p.source, mint: p.mint, amount: p.amount, owners: TOKEN_PROGRAMS }, signal);
-    const [signed, source] = await Promise.all([signatures, checking.then((r) => ({ ...r, ms: performance.now() - reading }))]);
+    const [signed, source] = await Promise.all([sign(), checking.then((r) => ({ ...r, ms: performance.now() - reading }))]);
     const simulateMs = source.ms;
     if (!signed) return { isValid: false, invalidReason: SVM_REASON.signatureInvalid, payer: p.payer, simulateMs };
     if (!source.ok) return { isValid: false, invalidReason: SVM_REASON.simulationFailed, invalidMessage: source.message, payer: p.payer, simulateMs };
@@ -220,5 +228,14 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
       return decoded ? failedSettlementFeeUnits(decoded.tx, reason, config.solPriceUsd ?? DEFAULT_SOL_PRICE_USD) : 0;
     },
     settlementStatus: createSvmSettlementStatus(config.rpc, commitment),
+    async rebroadcast(payment, transaction, signal) {
+      const decoded = decodePayload(payment);
+      if (!decoded) return;
+      // Our co-signature is deterministic: the same bytes as before the stop, or nothing is sent.
+      const signature = await cosign(payment, decoded.tx, signal).catch(() => null);
+      if (!signature || encodeBase58(signature) !== transaction) return;
+      const wire = Buffer.from(withSignature(decoded.wire, decoded.tx, 0, signature)).toString('base64');
+      await config.rpc.sendTransaction(wire, signal, { skipPreflight: true }).catch(() => undefined);
+    },
   };
 }

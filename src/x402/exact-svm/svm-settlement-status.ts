@@ -39,7 +39,12 @@ export function createSvmSettlementStatus(rpc: Pick<RpcClient, 'simulateTransact
     if (status?.err) return { status: 'failed', reason: SVM_REASON.transactionFailed, message: `failed on chain: ${JSON.stringify(status.err)}` };
     if (status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment]) return { status: 'landed' };
     if (status === null && expired)
-      return { status: 'failed', reason: SVM_REASON.blockhashExpired, message: 'the transaction never landed and its blockhash has expired' };
+      return {
+        status: 'failed',
+        reason: SVM_REASON.blockhashExpired,
+        message: 'the transaction never landed and its blockhash has expired',
+        neverLanded: true,
+      };
     return { status: 'pending', message: status ? `at ${status.confirmationStatus ?? 'unknown'}, waiting for ${commitment}` : 'not seen yet' };
   };
 }

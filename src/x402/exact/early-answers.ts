@@ -48,13 +48,17 @@ export type EarlyAsk = Pick<EarlyShare, 'key' | 'payer' | 'units' | 'feeUnits'>;
 export interface EarlyAnswers {
   /** Whether a call of this payer at this price can be answered early at all: such a call asks `admit` at its broadcast. */
   eligible(payer: string, priceUnits: number): boolean;
-  /** Decides with the book, the settlement's pending record (`record(share)`, null when refused) committed alongside; a ticket when admitted. */
-  admit(ask: EarlyAsk, record: (share: EarlyShare | null) => StagedWrite): Promise<EarlyTicket | null>;
+  /** Decides with the book, the settlement's pending record (`record(share, handOff)`, null when refused) committed alongside; a ticket when admitted. */
+  admit(ask: EarlyAsk, record: (share: EarlyShare | null, handOff: boolean) => StagedWrite): Promise<EarlyTicket | null>;
   /** The share of an early answer already sent (found unresolved at start): held whatever the bounds say. */
   hold(share: EarlyShare): EarlyTicket;
   confirmed(ticket: EarlyTicket): Promise<void>;
-  /** Records the failure and its loss (`lossUnits`: the price, plus the fee when the transaction failed on chain), bars the payer, logs it in the ledger; faults reported. */
-  failed(ticket: EarlyTicket, failure: Omit<EarlyFailure, 'status' | 'failedAt'>, lossUnits: number): Promise<void>;
+  /**
+   * Records the failure and its loss (`lossUnits`: the price, plus the fee when the transaction
+   * failed on chain), bars the payer (unless `bar` is false: a loss our crash caused, not the
+   * payer), logs it in the ledger; faults reported.
+   */
+  failed(ticket: EarlyTicket, failure: Omit<EarlyFailure, 'status' | 'failedAt'>, lossUnits: number, bar?: boolean): Promise<void>;
   /** A payment confirmed on the confirmed path: its payer's history grows (in the background). */
   credit(payer: string, units: number): void;
   readonly store: EarlyAnswerStore;
@@ -148,11 +152,12 @@ export function createEarlyAnswers(config: EarlyAnswersConfig): EarlyAnswers {
       view.confirmed(t.share);
       await store.confirmed(t.share, now()).catch((err: unknown) => fault('an early answer confirmed but its outcome not recorded', err));
     },
-    async failed(t, failure, lossUnits) {
+    async failed(t, failure, lossUnits, bar = true) {
       const failedAt = now();
-      const until = failedAt + limits.barMs;
+      const until = bar ? failedAt + limits.barMs : 0;
+      const barred = bar ? `barred from early answers until ${new Date(until).toISOString()}` : 'not barred (lost by our stop before the send)';
       log(
-        `early answers: payment failed after its early answer: ${failure.reason} on ${failure.network}, transaction ${failure.transaction}, receipt ${failure.receiptSha256 ?? '(none)'}, ${lossUnits} units lost (price and fee); payer ${failure.payer} barred from early answers until ${new Date(until).toISOString()}`,
+        `early answers: payment failed after its early answer: ${failure.reason} on ${failure.network}, transaction ${failure.transaction}, receipt ${failure.receiptSha256 ?? '(none)'}, ${lossUnits} units lost (price and fee); payer ${failure.payer} ${barred}`,
       );
       view.failed(t.share, lossUnits);
       const [step] = await Promise.all([

@@ -86,7 +86,7 @@ export function createEarlySettlement(config: {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
 
-  async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string): Promise<void> {
+  async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string, bar = true): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.
     if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
     const { sha, index } = receiptOf(f.reply);
@@ -103,15 +103,20 @@ export function createEarlySettlement(config: {
       reason,
       message: message.slice(0, 512),
     };
-    return answers.failed(f.ticket, failure, lossUnits);
+    return answers.failed(f.ticket, failure, lossUnits, bar);
   }
 
-  /** Asks the chain until the payment landed or can no longer land; a stop leaves it for the next start. */
-  async function resolve(scheme: ExactSchemeFacilitator, f: Followed): Promise<void> {
+  /**
+   * Asks the chain until the payment landed or can no longer land; a stop leaves it for the next
+   * start. `restarted`: taken up after a stop, when the transaction may never have been sent (its
+   * record and answer were made durable before the broadcast): one that never landed is a loss, but
+   * ours, so its payer is not barred; one that failed on chain is the payer's, as always.
+   */
+  async function resolve(scheme: ExactSchemeFacilitator, f: Followed, restarted = false): Promise<void> {
     while (!answers.signal.aborted) {
       const status = await scheme.settlementStatus!(f.payment, f.payment.accepted, f.transaction, answers.signal).catch(() => null);
       if (status?.status === 'landed') return answers.confirmed(f.ticket);
-      if (status?.status === 'failed') return fail(scheme, f, status.reason, status.message);
+      if (status?.status === 'failed') return fail(scheme, f, status.reason, status.message, !(restarted && status.neverLanded));
       await wait(everyMs, answers.signal);
     }
   }
@@ -196,7 +201,10 @@ export function createEarlySettlement(config: {
           paid: record.paid,
           reply: record.delivered,
         };
-        void resolve(scheme, followed).catch((err: unknown) => config.fault('an early answer left by a stop could not be followed', err));
+        // Sent again first: a stop between the answer's commit and its send left it unsent (a
+        // handed-off answer, docs/payments.md#the-hand-off); sent already, the same bytes change nothing.
+        const following = (scheme.rebroadcast?.(payment, record.transaction, answers.signal) ?? Promise.resolve()).then(() => resolve(scheme, followed, true));
+        void following.catch((err: unknown) => config.fault('an early answer left by a stop could not be followed', err));
         taken++;
       }
       return taken;

@@ -25,13 +25,13 @@ export interface ExactDeliveryConfig {
 }
 
 /** The paid 200: the answer with PAYMENT-RESPONSE and the receipts' headers. */
-const replyWith = (answer: HttpReply, settled: SettleResult, stamped: StampedReceipts): HttpReply => ({
+export const replyWith = (answer: HttpReply, settled: SettleResult, stamped: StampedReceipts): HttpReply => ({
   ...answer,
   headers: { ...answer.headers, 'PAYMENT-RESPONSE': paymentResponseHeader(settled, stamped.extensions), ...stamped.headers },
 });
 
 /** Who paid for what, as the x402 offer-receipt names it (none without a payer). */
-const paidBy = (call: PaidCall, settled: SettleResult) => (settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined);
+export const paidBy = (call: PaidCall, settled: SettleResult) => (settled.payer ? { resourceUrl: call.resourceUrl, payer: settled.payer } : undefined);
 
 /** Delivers a settled payment's 200: `deliver(call, key, settled, answer, paid, timing, keep)`. */
 export function createExactDelivery(config: ExactDeliveryConfig) {

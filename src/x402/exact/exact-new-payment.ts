@@ -11,6 +11,7 @@ import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
 import type { SettleResult } from '../types/scheme-facilitator.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
+import type { EarlyShare } from '../stores/early-bounds.ts';
 import { EARLY_EXTRA, type ExactRun, SETTLEMENT_PENDING } from './exact-run.ts';
 import { callerStayed, createPendingRecorder, type PendingRecorder } from './pending-recorder.ts';
 
@@ -127,19 +128,37 @@ async function settleEarly(
   if (!early || !scheme.reportsAcceptance || !scheme.settlementStatus || !early.answers.eligible(c.payer, paid.priceUsdcUnits)) return null;
   const { network } = call.requirements;
   const ask = { key, payer: c.payer, units: paid.priceUsdcUnits, feeUnits: scheme.failureFeeUnits?.(call.payment) ?? 0 };
+  const settledBy = (transaction: string) => ({ success: true, transaction, network, payer: c.payer, extra: EARLY_EXTRA });
+  // A handed-off answer's 200, made durable with its record before the broadcast (handed-off-commit.ts).
+  let built: HttpReply | null = null;
+  const record = (transaction: string) => (share: EarlyShare | null, handOff: boolean) => {
+    const write = c.recorder.stage(network, c.payer, transaction, share);
+    if (!share || !handOff) return write;
+    const h = {
+      call,
+      key,
+      settled: settledBy(transaction),
+      answer: c.answer,
+      paid,
+      timing: c.timing,
+      built: (r: HttpReply) => {
+        built = r;
+      },
+    };
+    return run.handedOff(write, h) ?? write;
+  };
   const admit = async (transaction: string) => {
     callerStayed(call);
     const writing = performance.now();
-    const ticket = await early.answers.admit(ask, (share) => c.recorder.stage(network, c.payer, transaction, share)).catch(run.unrecorded);
+    const ticket = await early.answers.admit(ask, record(transaction)).catch(run.unrecorded);
     c.recorder.sentAt = c.timing.lap('record', writing);
     return ticket;
   };
   const mark = performance.now();
   const payment = { key, payment: call.payment, requirements: call.requirements, signal: call.request.signal };
-  const answerEarly = (transaction: string) => {
+  const answerEarly = async (transaction: string) => {
     c.timing.lap('settle', mark);
-    const settled = { success: true, transaction, network, payer: c.payer, extra: EARLY_EXTRA };
-    return run.deliver(call, key, settled, c.answer, paid, c.timing, true);
+    return built ?? (await run.deliver(call, key, settledBy(transaction), c.answer, paid, c.timing, true));
   };
   const result = await early.run(scheme, payment, paid, admit, answerEarly, run.sent(c.recorder, c.timing));
   // Not answered early: the confirmed path's outcome, and its record (if any) is no early answer's.

@@ -13,7 +13,9 @@ import type { ReplayGuard } from '../stores/replay-guard.ts';
 import type { ExactSchemeFacilitator } from '../types/scheme-facilitator.ts';
 import { paidOf, payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import type { EarlySettlement } from './early-settlement.ts';
+import type { StagedWrite } from '../../durable/staged-write.ts';
 import { createExactDelivery } from './exact-delivery.ts';
+import { canCommitHandedOff, type HandedOff, handedOffWrite } from './handed-off-commit.ts';
 import { type PendingRecorder, unrecordedFault } from './pending-recorder.ts';
 
 export const SETTLEMENT_PENDING = 'settlement_pending';
@@ -52,6 +54,8 @@ export interface ExactRun {
   readonly delivering: Set<string>;
   readonly unkept: Set<string>;
   readonly deliver: ReturnType<typeof createExactDelivery>;
+  /** A handed-off early answer's one commit around its pending record (handed-off-commit.ts); null when its store cannot carry it. */
+  handedOff(record: StagedWrite, h: HandedOff): StagedWrite | null;
   releaseClaim(key: string): Promise<void>;
   /** A payment confirmed on a chain whose calls may be answered early: its payer's history grows (early-answers.ts). */
   credit(scheme: Pick<ExactSchemeFacilitator, 'reportsAcceptance'>, payer: string, call: PaidCall): void;
@@ -69,6 +73,7 @@ export function createExactRun(config: ExactMachineConfig): ExactRun {
   const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
   const delivering = new Set<string>();
   const unkept = new Set<string>();
+  const delivery = { replayGuard, pending, stamp: config.stamp, fault, delivering, unkept };
   return {
     config,
     refuse,
@@ -76,7 +81,8 @@ export function createExactRun(config: ExactMachineConfig): ExactRun {
     unrecorded: unrecordedFault(fault),
     delivering,
     unkept,
-    deliver: createExactDelivery({ replayGuard, pending, stamp: config.stamp, fault, delivering, unkept }),
+    deliver: createExactDelivery(delivery),
+    handedOff: (record, h) => (canCommitHandedOff(delivery, record) ? handedOffWrite(delivery, record, h) : null),
     // Given back before the reply leaves, so an immediate retry finds it free; a fault only delays the retry (the claim's lease).
     async releaseClaim(key) {
       try {

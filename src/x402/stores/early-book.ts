@@ -77,10 +77,13 @@ export interface EarlyAnswerStore {
   readonly scope: 'instance' | 'database';
   /**
    * Decides one early answer (early-bounds.ts) and takes its share when admitted, with the
-   * settlement's pending record (`record(share)`, null when refused) made durable in the same commit where the
-   * store can. Throws when the record could not be written: then nothing is taken.
+   * settlement's pending record (`record(share, handOff)`, null when refused) made durable in the same commit where the
+   * store can. `handOff` is told to `record` by a book that commits the record through its
+   * `commitAlone` (this instance's): the record may then bring the answer's own writes into that
+   * commit (exact-new-payment.ts); a book that runs the record in its own transaction says false.
+   * Throws when the record could not be written: then nothing is taken.
    */
-  admit(ask: Omit<EarlyShare, 'trusted'>, limits: EarlyLimits, record: (share: EarlyShare | null) => StagedWrite): Promise<EarlyAdmission>;
+  admit(ask: Omit<EarlyShare, 'trusted'>, limits: EarlyLimits, record: (share: EarlyShare | null, handOff: boolean) => StagedWrite): Promise<EarlyAdmission>;
   /** The share of an answer already sent (found unresolved at start): taken whatever the bounds say, once per key. */
   hold(share: EarlyShare): Promise<void>;
   /** Gives a share back with no outcome (the answer did not go out early). */
@@ -89,7 +92,8 @@ export interface EarlyAnswerStore {
   confirmed(share: EarlyShare, at: number): Promise<void>;
   /**
    * Failed: the share given back, `lossUnits` counted in the day's losses, the outcome and the bar
-   * recorded; once per key (null: the outcome was recorded already, by another instance or before).
+   * recorded (`barUntil` 0: no bar, the loss was not the payer's doing); once per key (null: the
+   * outcome was recorded already, by another instance or before).
    */
   failed(share: EarlyShare, failure: EarlyFailure, lossUnits: number, barUntil: number): Promise<LossStep | null>;
   /** A payment of `payer` confirmed on the confirmed path: its confirmed value credited. */
@@ -174,7 +178,8 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       const refused = earlyVerdict(totals(ask.at), payer, share, limits);
       // Taken in the same turn as the decision: a concurrent admission sees it.
       if (refused === null) take(share, 1);
-      const write = record(refused === null ? share : null);
+      const handOff = refused === null && handOffCovered(payer, share);
+      const write = record(refused === null ? share : null, handOff);
       try {
         await write.commitAlone();
         write.settle(null);
@@ -183,7 +188,7 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
         if (refused === null) giveBack(share.key);
         throw err;
       }
-      return refused === null ? { share, handOff: handOffCovered(payer, share) } : { refused };
+      return refused === null ? { share, handOff } : { refused };
     },
     async hold(share) {
       if (!shares.has(share.key)) take(share, 1);
@@ -210,10 +215,12 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       const before = lossesNow(at).all;
       losses.push({ at, units: lossUnits, newPayer: !share.trusted });
       const bar = Math.max(barUntil, barOf(failure.payer));
+      // barUntil 0: a loss that is not the payer's fault (our crash before the send) bars nobody.
+      const barRow = bar > 0 ? [{ key: `bar:${failure.payer}`, row: { status: 'barred' as const, untilMs: bar }, expiresAt: bar }] : [];
       try {
         await rows.putAll([
           { key: `outcome:${share.key}`, row: failure, expiresAt: at + PENDING_SETTLEMENT_TTL_MS },
-          { key: `bar:${failure.payer}`, row: { status: 'barred', untilMs: bar }, expiresAt: bar },
+          ...barRow,
           { key: `loss:${share.key}`, row: { status: 'loss', units: lossUnits, newPayer: !share.trusted, at }, expiresAt: at + LOSS_WINDOW_MS },
         ]);
       } finally {

@@ -134,7 +134,8 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
         decided = await db.transaction(async (tx) => {
           const d = await decide(tx, ask, limits);
           if (d.refused === null) await insertShare(tx, d.share);
-          staged.write = record(d.refused === null ? d.share : null);
+          // The record runs in this transaction: the answer's writes cannot join it (no hand-off commit).
+          staged.write = record(d.refused === null ? d.share : null, false);
           staged.inTx = await runStaged(tx, staged.write);
           return d;
         });

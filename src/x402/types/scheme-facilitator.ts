@@ -45,7 +45,7 @@ export interface SettleResult {
 export type SettlementStatus =
   | { readonly status: 'landed' }
   /** Definitive: it failed on chain, or it can no longer land (e.g. its blockhash expired). */
-  | { readonly status: 'failed'; readonly reason: string; readonly message: string }
+  | { readonly status: 'failed'; readonly reason: string; readonly message: string; readonly neverLanded?: boolean }
   | { readonly status: 'pending'; readonly message: string };
 
 /**
@@ -106,4 +106,11 @@ export interface ExactSchemeFacilitator {
    * Schemes without it never leave a pending settlement behind: the pending answer is final.
    */
   settlementStatus?(payment: PaymentPayload, requirements: PaymentRequirements, transaction: string, signal: AbortSignal): Promise<SettlementStatus>;
+  /**
+   * Sends again the very transaction `transaction` names (the same signature), for a settlement
+   * whose record was made durable before its broadcast by a process that then stopped (the
+   * restart's recovery: it may never have been sent). One already landed or in flight is
+   * harmless; nothing is sent when the payment no longer makes that transaction. Never throws.
+   */
+  rebroadcast?(payment: PaymentPayload, transaction: string, signal: AbortSignal): Promise<void>;
 }

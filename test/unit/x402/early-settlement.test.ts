@@ -82,3 +82,56 @@ describe('early settlement: the share follows the answer', () => {
     await expect.poll(() => answers.status().exposureUnits).toBe(0);
   });
 });
+
+/** An early answer a stop left: its record says early and delivered, nothing says how it ended. */
+function leftByStop(dir_: string, status: { status: 'failed'; reason: string; message: string; neverLanded?: boolean }) {
+  const clock = manualClock(1_000_000);
+  const answers = createEarlyAnswers({
+    limits: LIMITS,
+    store: createEarlyAnswerStore({ dir: dir_, now: clock.now }),
+    ledger: { append: async () => ({ index: 0 }) as never },
+    log: () => undefined,
+    now: clock.now,
+  });
+  const record = {
+    network: 'solana:x',
+    transaction: TX,
+    payer: 'A',
+    payloadSha256: 'p',
+    answer: { status: 200, headers: {}, body: '{}' },
+    paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
+    recordedAt: clock.now(),
+    early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: true },
+    delivered: { status: 200, headers: {}, body: '{}' },
+  };
+  const steps: string[] = [];
+  const scheme = {
+    async rebroadcast(_p: PaymentPayload, tx: string) {
+      steps.push(`rebroadcast ${tx}`);
+    },
+    async settlementStatus(_p: unknown, _r: unknown, tx: string) {
+      steps.push(`status ${tx}`);
+      return status;
+    },
+  } as unknown as ExactScheme;
+  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [['k1', record]] }, fault: () => undefined });
+  return { answers, early, scheme, steps };
+}
+
+describe('early settlement: after a stop', () => {
+  it('sends the recorded transaction again before asking the chain; never landed: a loss against the budget, the payer not barred', async () => {
+    const { answers, early, scheme, steps } = leftByStop(dir, { status: 'failed', reason: 'blockhash_expired', message: 'expired', neverLanded: true });
+    expect(await early.recover(() => scheme)).toBe(1);
+    await expect.poll(() => answers.status().failed).toBe(1);
+    expect(steps).toEqual([`rebroadcast ${TX}`, `status ${TX}`]);
+    expect(answers.status()).toMatchObject({ lossUnits: 1_000, exposureUnits: 0 });
+    expect(await answers.store.barredUntil('A')).toBe(0);
+  });
+
+  it('failed on chain after a stop: the payer is barred as always', async () => {
+    const { answers, early, scheme } = leftByStop(dir, { status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' });
+    await early.recover(() => scheme);
+    await expect.poll(() => answers.status().failed).toBe(1);
+    expect(await answers.store.barredUntil('A')).toBeGreaterThan(0);
+  });
+});
