@@ -13,6 +13,8 @@ export interface CommandContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly home: string;
+  /** Ends a run that goes on until interrupted, as SIGINT does (CliEnvironment.interrupt). */
+  readonly interrupt?: AbortSignal;
 }
 
 /** A command: resolves with the exit status of a run that went as expected, throws a CliError otherwise. */

@@ -18,6 +18,11 @@ export interface CliEnvironment extends CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly home: string;
+  /**
+   * Ends a command that runs until interrupted (`stream`) as Ctrl-C does. The launcher leaves it
+   * out (SIGINT is the process's); a caller that runs the CLI inside its own process passes one.
+   */
+  readonly interrupt?: AbortSignal;
 }
 
 /**
@@ -81,7 +86,7 @@ async function dispatch(args: ParsedArgs, out: Output, env: CliEnvironment): Pro
     if (command.options !== null) assertKnownOptions(commandArgs, command.options, word);
     else assertGlobalSwitchesOnly(commandArgs, word);
     const run = await command.load();
-    return await run({ args: commandArgs, out, env: env.env, cwd: env.cwd, home: env.home });
+    return await run({ args: commandArgs, out, env: env.env, cwd: env.cwd, home: env.home, ...(env.interrupt ? { interrupt: env.interrupt } : {}) });
   } catch (err) {
     // A usage error ends with the command's usage line (docs/cli.md).
     throw err instanceof CliError && err.exit === EXIT.usage ? withUsageLine(err, word, commandUsage(word)) : err;

@@ -2,13 +2,19 @@
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.ts';
 
-/** Runs `argv` with working directory `dir` and home `dir/home`; resolves with the exit status and the output. */
-export async function runCliIn(dir: string, argv: string[], env: Record<string, string> = {}) {
+/**
+ * Runs `argv` with working directory `dir` and home `dir/home`; resolves with the exit status and
+ * the output. `stopWhen`, for a command that runs until interrupted (`stream`): interrupts it, as
+ * Ctrl-C does, once what it printed passes the check (a wait on what came, not on the clock).
+ */
+export async function runCliIn(dir: string, argv: string[], env: Record<string, string> = {}, stopWhen?: (stdout: string) => boolean) {
   let stdout = '';
   let stderr = '';
+  const interrupt = new AbortController();
   const code = await runCli(argv, {
     stdout: (c) => {
       stdout += typeof c === 'string' ? c : Buffer.from(c).toString();
+      if (stopWhen?.(stdout)) interrupt.abort();
     },
     stderr: (t) => {
       stderr += t;
@@ -16,6 +22,7 @@ export async function runCliIn(dir: string, argv: string[], env: Record<string, 
     env,
     cwd: dir,
     home: join(dir, 'home'),
+    interrupt: interrupt.signal,
   });
   return { code, stdout, stderr };
 }

@@ -4,8 +4,8 @@
  * /v1/epoch on each network, find the answer, the receipt and the exact body on disk, verify them
  * (and see a tampered copy fail), verify a proof, and get the documented exit status for a price
  * above the cap (nothing paid, nothing logged), a loose key file, an unknown path and an
- * unreachable service; and the free daily preview, then its limit (exit 4). The offline
- * verifications and the repeated preview refusals run the same CLI in this process, in the same
+ * unreachable service; and the free daily preview, then its limit (exit 4). One run per exit
+ * status (0 to 6) is a child process; the others run the same CLI in this process, in the same
  * directories (cliHere).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,9 +36,9 @@ let solanaReceipt: { file: string; bodyFile: string; ledgerIndex: number } | und
 
 const cli = (args: readonly string[]) => runCliProcess([...args, '--url', t.url], { cwd: work, home });
 /**
- * The same CLI in this process, same working directory and home (work/home), for the offline
- * verifications and the repeated refusals: a child process per run (about 0.65 s of CPU to start)
- * adds only the exit-status mapping, which the runs as child processes cover (exit 0 to 6).
+ * The same CLI in this process, same working directory and home (work/home), for every run but one
+ * per exit status: a child process per run (about 0.65 s of CPU to start) adds only the launcher
+ * and the exit-status mapping, which the runs as child processes cover (exit 0 to 6, one each).
  */
 const cliHere = (args: readonly string[]) => runCliIn(work, [...args, '--url', t.url]);
 const ledgerSize = async (): Promise<number> => (await readJson(fetch(`${t.url}/ledger?limit=1`))).treeSize;
@@ -63,13 +63,13 @@ describe('x402-intel localnet fund', () => {
   it(
     'funds a fresh Solana address and, by its key file, a fresh EVM wallet from the localnet faucets',
     async () => {
-      const solana = await cli(['localnet', 'fund', solanaAddress, '--usdc', '2', '--json']);
+      const solana = await cliHere(['localnet', 'fund', solanaAddress, '--usdc', '2', '--json']);
       expect(solana.code).toBe(0);
       expect(JSON.parse(solana.stdout)).toMatchObject({ address: solanaAddress, network: 'solana', lamports: '1000000000', stablecoinUnits: '2000000' });
       expect(await solanaBalance()).toBe(2_000_000n);
 
       // By key file: the CLI reads the address from it (under the same 0600 rule as paying).
-      const evm = await cli(['localnet', 'fund', '--evm-key', 'base.key', '--usdc', '1.5']);
+      const evm = await cliHere(['localnet', 'fund', '--evm-key', 'base.key', '--usdc', '1.5']);
       expect(evm.code).toBe(0);
       expect(evm.stdout).toContain(`funded ${evmAddress} on the localnet's base: 1.5 USDC`);
       const reader = createEvmTokenReader({ rpcUrl: t.localnet!.evm.url, asset: t.localnet!.evm.usdcAddress });
@@ -112,7 +112,7 @@ describe('x402-intel call', () => {
   it(
     'pays /v1/epoch on Base with an EVM key file',
     async () => {
-      const run = await cli(['call', 'epoch', '--network', 'base', '--evm-key', 'base.key', '--receipt-dir', 'base-receipts', '--json']);
+      const run = await cliHere(['call', 'epoch', '--network', 'base', '--evm-key', 'base.key', '--receipt-dir', 'base-receipts', '--json']);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       const doc = JSON.parse(run.stdout);
       expect(doc.settlement).toMatchObject({ success: true, network: 'eip155:8453', payer: evmAddress });
@@ -133,7 +133,7 @@ describe('x402-intel call', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr).toContain('refused to pay: /v1/epoch asks 0.001 USDC (1000 units)');
       expect(run.stderr).toContain('above --max-price 0.0001; nothing was signed');
-      const json = await cli(['call', '/v1/epoch', '--max-price', '0.0009', '--json']);
+      const json = await cliHere(['call', '/v1/epoch', '--max-price', '0.0009', '--json']);
       expect(json.code).toBe(3);
       expect(JSON.parse(json.stdout)).toMatchObject({ error: 'price_above_max', amountUnits: '1000', maxUnits: '900', network: SOLANA });
       expect(await solanaBalance()).toBe(balance);
@@ -178,7 +178,7 @@ describe('x402-intel call: the service says no', () => {
       expect(refused.stderr).toMatch(/x402-intel: \/v1\/epoch answered HTTP 402 [a-z][a-z0-9_]+: \S/);
       expect(refused.stderr).toContain('x402-intel localnet fund --keypair unfunded.json');
 
-      const notFound = await cli(['call', '/v1/smri', '--mint', '11111111111111111111111111111112']);
+      const notFound = await cliHere(['call', '/v1/smri', '--mint', '11111111111111111111111111111112']);
       expect(notFound.code).toBe(1);
       expect(notFound.stderr).toContain('x402-intel: /v1/smri answered HTTP 404 not_found: ');
       expect(await ledgerSize()).toBe(size);
@@ -284,7 +284,7 @@ describe('x402-intel localnet fund refuses a service without a localnet', () => 
       await new Promise<void>((resolve) => mainnetLike.listen(0, '127.0.0.1', resolve));
       try {
         const url = `http://127.0.0.1:${(mainnetLike.address() as AddressInfo).port}`;
-        const run = await runCliProcess(['localnet', 'fund', solanaAddress, '--url', url], { cwd: work, home });
+        const run = await runCliIn(work, ['localnet', 'fund', solanaAddress, '--url', url]);
         expect(run.code).toBe(1);
         expect(run.stderr).toContain('reports no embedded localnet in /health');
       } finally {
@@ -301,7 +301,7 @@ describe('x402-intel preview', () => {
     'prints the free preview once, then says when the next comes and how to pay instead (exit 4)',
     async () => {
       const size = await ledgerSize();
-      const first = await cli(['preview', '/v1/epoch', '--rate', 'alt']);
+      const first = await cliHere(['preview', '/v1/epoch', '--rate', 'alt']);
       expect(first.code, first.stdout + first.stderr).toBe(0);
       const answer = JSON.parse(first.stdout);
       expect(answer).toMatchObject({ preview: true, epoch: expect.any(Number) });

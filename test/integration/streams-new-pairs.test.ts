@@ -126,7 +126,9 @@ describe('the new-pairs stream', () => {
       const refused = await runCliIn(dir, ['stream', 'new-pairs', '--evm-key', 'base.key', '--periods', '2', '--url', t.url]);
       expect(refused.code).toBe(EXIT.usage);
       expect(refused.stderr).toContain('--periods buys a window on Solana only');
-      const run = await runCliIn(dir, ['stream', 'new-pairs', '--evm-key', 'base.key', '--seconds', '8', '--url', t.url, '--json']);
+      // Runs until interrupted, as Ctrl-C does, once it has printed a pair: it waits on what came, not on a clock.
+      const firstUpdate = (out: string) => /^\{"topic"/m.test(out);
+      const run = await runCliIn(dir, ['stream', 'new-pairs', '--evm-key', 'base.key', '--url', t.url, '--json'], {}, firstUpdate);
       expect(run.code, `${run.stderr}|${run.stdout}`).toBe(0);
       const { lines, summary } = streamOutputOf(run.stdout);
       expect(summary).toMatchObject({ topic: 'new-pairs', ended: 'ended', periods: 1, paidUnits: '1000' });

@@ -76,6 +76,8 @@ export async function runStream(ctx: CommandContext): Promise<ExitCode> {
   const timer = seconds === null ? null : setTimeout(() => stop.abort(), seconds * 1000);
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
+  ctx.interrupt?.addEventListener('abort', interrupt, { once: true });
+  if (ctx.interrupt?.aborted) stop.abort();
   try {
     const result = await client.stream(stream.topic, { signal: stop.signal, periods, onUpdate: (u) => ctx.out.line(JSON.stringify(u)) });
     const paid = { topic: stream.topic, ended: result.reason, message: result.message, ...(result.error ? { error: result.error } : {}) };
@@ -93,6 +95,7 @@ export async function runStream(ctx: CommandContext): Promise<ExitCode> {
   } finally {
     if (timer) clearTimeout(timer);
     process.off('SIGINT', interrupt);
+    ctx.interrupt?.removeEventListener('abort', interrupt);
     client.close();
   }
 }
