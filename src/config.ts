@@ -63,6 +63,7 @@ export interface Config {
   readonly magicedenApiKey: string | null;
   readonly marketTimeoutMs: number;
   readonly poolSize: number | null;
+  readonly poolMinThreads: number;
   /** Pool tasks pending at most; beyond it new paid and free work answers 503 busy. */
   readonly poolMaxQueue: number;
   /** WebSocket feed sockets open at once: over all clients, and per client. */
@@ -156,7 +157,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
 
   const dataDir = resolve(get('data-dir')!);
   const keypair = get('keypair');
-  const poolSize = get('pool-size');
   return Object.freeze({
     mode,
     host: get('host')!,
@@ -204,7 +204,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     jupiterApiKey: get('jupiter-api-key'),
     magicedenApiKey: get('magiceden-api-key'),
     marketTimeoutMs: Number(get('market-timeout-ms')),
-    poolSize: poolSize ? Number(poolSize) : null,
+    poolSize: get('pool-size') === null ? null : Number(get('pool-size')),
+    poolMinThreads: Number(get('pool-min-threads')),
     poolMaxQueue: Number(get('pool-max-queue')),
     feedSockets: Object.freeze({ max: Number(get('feed-max-sockets')), perClient: Number(get('feed-sockets-per-client')) }),
     previewClientsPerDay: Number(get('preview-clients-per-day')),

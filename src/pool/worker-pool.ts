@@ -27,6 +27,12 @@ export type InlineTasks<Tasks> = { readonly [K in TaskName<Tasks>]?: (input: Tas
 export interface WorkerPoolConfig<Tasks = unknown> {
   /** Worker threads; default the available cores. */
   readonly size?: number | null;
+  /**
+   * Threads started with the pool and kept while idle (default 1, at most `size`). 0 starts none until
+   * the first task that leaves the calling thread: a pool whose short tasks all run inline (a service
+   * that only starts and closes, as most test services do) then never pays a thread's start-up.
+   */
+  readonly minThreads?: number;
   /** 32-byte ed25519 seed of the service identity, for `signEd25519`. Never logged. */
   readonly identitySeed?: Uint8Array;
   /**
@@ -69,6 +75,8 @@ export interface WorkerPool<Tasks> {
   busy(): boolean;
   /** Tasks sent to the workers so far, the messages that carried them (a batch is one), and tasks run inline. */
   sent(): { readonly tasks: number; readonly messages: number; readonly inline: number };
+  /** Worker threads started and not ended now. */
+  threads(): number;
   close(): Promise<void>;
 }
 
@@ -103,7 +111,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
   const size = config.size ?? availableParallelism();
   const piscina = new Piscina({
     filename: WORKER_URL.href,
-    minThreads: Math.min(1, size),
+    minThreads: Math.min(config.minThreads ?? 1, size),
     maxThreads: size,
     // Piscina's default (0) ends a thread above minThreads the moment it idles, so every burst
     // paid for a new worker's start-up (about 0.25 s of CPU from TypeScript sources, and the EVM
@@ -156,6 +164,7 @@ export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): W
     },
     busy: () => pending >= maxQueue,
     sent: () => ({ ...counts }),
+    threads: () => piscina.threads.length,
     async close() {
       if (closed) return;
       closed = true;

@@ -13,12 +13,13 @@ const SOLO_POOL_TASKS: readonly TaskName<PoolTasks>[] = ['timingPercentiles', 'b
 
 /** The pool, and `sign` (ed25519 under the identity whose 32-byte `seed` is given). */
 export function createServicePool(
-  config: Readonly<Pick<Config, 'poolSize' | 'poolMaxQueue'>>,
+  config: Readonly<Pick<Config, 'poolSize' | 'poolMinThreads' | 'poolMaxQueue'>>,
   seed: Uint8Array,
   loopBusy: () => boolean,
 ): { pool: WorkerPool<PoolTasks>; sign: (message: Uint8Array) => Promise<Uint8Array> } {
   const pool = createWorkerPool<PoolTasks>({
     size: config.poolSize,
+    minThreads: config.poolMinThreads,
     maxQueue: config.poolMaxQueue,
     identitySeed: seed,
     soloTasks: SOLO_POOL_TASKS,

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
-import { loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/service/service.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
 import { startTestLocalnet, type TestService } from './test-service.ts';
+import { testServiceConfig } from './test-support.ts';
 
 export interface ChannelInstances {
   readonly db: TestDatabase;
@@ -30,8 +30,7 @@ export async function startChannelInstances(label: string): Promise<ChannelInsta
   const channels = ['--channel-authorizer-key', authorizer, '--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
   const services: RunningService[] = [];
   for (let i = 0; i < 2; i++) {
-    const argv = ['--port', '0', '--admin-port', '0', '--data-dir', join(root, `instance-${i}`), '--free-rate-per-second', '0', ...shared, ...channels];
-    services.push(await startService(loadConfig({}, argv), { upstreams: started.upstreams }));
+    services.push(await startService(testServiceConfig(join(root, `instance-${i}`), [...shared, ...channels]), { upstreams: started.upstreams }));
   }
   return {
     db,

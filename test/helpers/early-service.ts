@@ -8,7 +8,6 @@ import type { Localnet } from '@solana-x402-intel/localnet';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/service/service.ts';
 import type { Chain } from './early-attack.ts';
 import { type HeldSendRpc, startHeldSendRpc } from './held-send-rpc.ts';
@@ -16,6 +15,7 @@ import { LIGHT_TRAFFIC } from './localnet-traffic.ts';
 import { readJson } from './read-json.ts';
 import { fundedPayer, type TestPayer } from './svm-payer.ts';
 import { startTestLocalnet } from './test-service.ts';
+import { testServiceConfig } from './test-support.ts';
 import { waitForTimingWindows } from './timing-warm.ts';
 import { COMMON_TEST_SEED } from './world-snapshots.ts';
 
@@ -40,8 +40,7 @@ export async function startEarlyService(label: string, flags: readonly string[])
   const { localnet, upstreams } = await startTestLocalnet(COMMON_TEST_SEED, LIGHT_TRAFFIC);
   const rpc = await startHeldSendRpc(localnet.urls.rpc);
   const dataDir = mkdtempSync(join(tmpdir(), `${label}-`));
-  const argv = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...flags];
-  const service = await startService(loadConfig({}, argv), { upstreams: { ...upstreams, rpcUrl: rpc.url } });
+  const service = await startService(testServiceConfig(dataDir, flags), { upstreams: { ...upstreams, rpcUrl: rpc.url } });
   await waitForTimingWindows(service.url);
   const sink = await fundedPayer(localnet.urls.rpc, 1);
   return {

@@ -43,6 +43,8 @@ function match(text: string, re: RegExp): string | null {
  * `--txs-per-slot`.
  */
 const SPAWNED_TXS_PER_SLOT = '0';
+/** A spawned service's pool threads at start (test-support.ts, TEST_POOL_ARGS). */
+const SPAWNED_POOL_MIN_THREADS = '0';
 
 /** How the service is started: from the TypeScript sources (`npm run dev`) or the build (`npm start`). */
 const ENTRY = {
@@ -78,8 +80,10 @@ export function spawnService(
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its embedded localnet has no background traffic unless the test passes --txs-per-slot (a flag
-      // wins over the environment), as the localnets tests start in-process (localnet-traffic.ts).
-      env: { ...envOf(from), LOCALNET_TXS_PER_SLOT: SPAWNED_TXS_PER_SLOT },
+      // wins over the environment), as the localnets tests start in-process (localnet-traffic.ts);
+      // its pool starts no thread before a task needs one unless it passes --pool-min-threads, as
+      // the services tests start in-process (test-support.ts, TEST_POOL_ARGS).
+      env: { ...envOf(from), LOCALNET_TXS_PER_SLOT: SPAWNED_TXS_PER_SLOT, POOL_MIN_THREADS: SPAWNED_POOL_MIN_THREADS },
     },
   );
   let out = '';

@@ -11,12 +11,21 @@ import { ServiceError } from '../../src/errors.ts';
 
 /**
  * The configuration of a service on ephemeral ports with `dataDir`, the per-client limit off (a
- * test talks far faster than a client may without paying; `argv` may set it), then `argv`.
+ * test talks far faster than a client may without paying; `argv` may set it), no pool thread
+ * started before a task needs one (TEST_POOL_ARGS), then `argv`.
  */
 export function testServiceConfig(dataDir: string, argv: readonly string[] = []): Config {
   const limit = argv.includes('--free-rate-per-second') ? [] : ['--free-rate-per-second', '0'];
-  return loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...limit, ...argv]);
+  return loadConfig({}, ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, ...limit, ...TEST_POOL_ARGS, ...argv]);
 }
+
+/**
+ * A test service's pool starts no worker thread until a task leaves the event loop: most test
+ * services never send one (their signatures run inline while the loop is idle), and an idle
+ * thread's start-up was about 70 ms of CPU per service start (docs/development.md, "What a run
+ * costs"). The product's default (one thread at start) is unchanged; a later flag wins.
+ */
+export const TEST_POOL_ARGS: readonly string[] = ['--pool-min-threads', '0'];
 
 /** The ServiceError `p` rejects with (the test fails when it resolves or rejects with anything else). */
 export async function serviceFault(p: Promise<unknown>): Promise<ServiceError> {

@@ -8,10 +8,10 @@
 import { join } from 'node:path';
 import { vi } from 'vitest';
 import type { Localnet } from '@solana-x402-intel/localnet';
-import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService, type Upstreams } from '../../src/service/service.ts';
 import { loadOrCreateIdentity } from '../../src/receipts/identity.ts';
 import { encodeVerifierKey } from '../../src/tlog/signed-note.ts';
+import { testServiceConfig } from './test-support.ts';
 import { createWitnessKeyFile } from '../../src/witness/witness-key.ts';
 import { type RunningWitness, startWitness } from '../../src/witness/witness-program.ts';
 
@@ -46,10 +46,9 @@ export interface WitnessedServiceOptions {
 
 /** The real service with its witnesses. */
 export function startWitnessedService(o: WitnessedServiceOptions): Promise<RunningService> {
-  const argv = ['--port', '0', '--admin-port', '0', '--free-rate-per-second', '0', '--data-dir', o.dataDir, '--keypair', o.keypairPath];
-  argv.push('--log-origin', TEST_LOG_ORIGIN, ...o.witnesses.flatMap((w) => ['--witness', `${w.url}=${w.vkey}`]));
+  const argv = ['--keypair', o.keypairPath, '--log-origin', TEST_LOG_ORIGIN, ...o.witnesses.flatMap((w) => ['--witness', `${w.url}=${w.vkey}`])];
   if (o.quorum !== undefined) argv.push('--witness-quorum', String(o.quorum));
-  return startService(loadConfig({}, argv), { upstreams: o.upstreams });
+  return startService(testServiceConfig(o.dataDir, argv), { upstreams: o.upstreams });
 }
 
 /** The `witnesses` part of the service's /health. */

@@ -43,6 +43,14 @@ describe('loadConfig', () => {
     expect(problems({}, ['--rpc-timeout-ms', '0'])).toEqual(['--rpc-timeout-ms must be a positive integer, got "0"']);
   });
 
+  it('starts one pool thread with the pool by default, none when told (0), and sizes the pool by the cores unless told', () => {
+    const c = loadConfig({}, []);
+    expect([c.poolSize, c.poolMinThreads]).toEqual([null, 1]);
+    const lazy = loadConfig({ POOL_MIN_THREADS: '0' }, ['--pool-size', '3']);
+    expect([lazy.poolSize, lazy.poolMinThreads]).toEqual([3, 0]);
+    expect(problems({}, ['--pool-min-threads', '-1'])).toEqual(['--pool-min-threads must be a non-negative integer, got "-1"']);
+  });
+
   it('takes flags over env vars, in both --flag value and --flag=value forms', () => {
     const c = loadConfig({ PORT: '9000', HOST: '0.0.0.0' }, ['--port', '0', '--host=127.0.0.2']);
     expect(c.port).toBe(0);

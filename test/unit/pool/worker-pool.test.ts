@@ -228,6 +228,37 @@ describe('short tasks while the pool idles', () => {
   });
 });
 
+describe('threads at start', () => {
+  const seed = new Uint8Array(32).fill(5);
+  const message = new TextEncoder().encode('offer');
+
+  it('one by default, started with the pool, before any task', async () => {
+    const idle = createWorkerPool<PoolTasks>({ size: 2, identitySeed: seed });
+    try {
+      expect(idle.threads()).toBe(1);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('none with minThreads 0 while every task runs inline; the first task that leaves the calling thread starts one and is answered', async () => {
+    let loopBusy = false;
+    const lazy = createWorkerPool<PoolTasks>({ size: 2, minThreads: 0, identitySeed: seed, inlineWhenIdle: inlinePoolTasks(seed), loopBusy: () => loopBusy });
+    try {
+      const inline = await lazy.runTask('signEd25519', { message });
+      expect(lazy.sent()).toEqual({ tasks: 0, messages: 0, inline: 1 });
+      expect(lazy.threads()).toBe(0);
+      loopBusy = true;
+      const onWorker = await lazy.runTask('signEd25519', { message });
+      expect(lazy.sent().tasks).toBe(1);
+      expect(lazy.threads()).toBe(1);
+      expect(Buffer.from(onWorker)).toEqual(Buffer.from(inline));
+    } finally {
+      await lazy.close();
+    }
+  });
+});
+
 describe('worker entry', () => {
   it('the batch task runs every other task of the table by name and refuses unknown names', async () => {
     const tasks = await import('../../../workers/pool-worker.ts');

@@ -128,6 +128,21 @@ export function accountKeysOf(address: string, account: AccountInput): AccountKe
   return { address: addressToBytes(address), owner: repeatedAddressBytes(account.owner), token: tokenKeyOf(account) };
 }
 
+/**
+ * `accountKeysOf` from what a world snapshot recorded beside the account (`recorded`: the address's
+ * 32 bytes and a token account's mint and owner, null for any other account), with no base58
+ * either way: decoding 5,448 addresses and encoding their mints and owners was most of preparing a
+ * snapshot for playback, which every process that plays one pays (a spawned service, `npm start`).
+ * The recorder took them from `accountKeysOf`; the snapshot's digest and code key keep them so.
+ */
+export function accountKeysFromRecord(
+  account: AccountInput,
+  recorded: { readonly address: Uint8Array; readonly token: readonly [mint: string, owner: string] | null },
+): AccountKeys {
+  const token = recorded.token === null ? null : { mint: recorded.token[0], owner: recorded.token[1], programId: account.owner };
+  return { address: recorded.address, owner: repeatedAddressBytes(account.owner), token };
+}
+
 /** Account access bound to one LiteSVM and its indexes. */
 export function createChainAccounts(svm: LiteSVM, indexes: ChainIndexes) {
   const native = nativeSvm(svm);

@@ -7,12 +7,25 @@
  * the history again for real: statuses, indexes, blockhashes and block times come out of the
  * chain itself, never out of the file.
  */
-import { type AccountKeys, accountKeysOf } from '../chain/chain-accounts.ts';
+import { type AccountKeys, accountKeysFromRecord, accountKeysOf } from '../chain/chain-accounts.ts';
 import type { AccountInput, LocalChain } from '../chain/local-chain.ts';
 
-/** One write of the world's build. Amounts are decimal strings, bytes base64 (the file is JSON). */
+/**
+ * One write of the world's build. Amounts are decimal strings, bytes base64 (the file is JSON). A
+ * set carries what writing it derives in base58 (the address's bytes, a token account's mint and
+ * owner: see `accountKeysFromRecord`), so a playback does none.
+ */
 export type WorldWrite =
-  | readonly ['set', address: string, lamports: string, owner: string, executable: 0 | 1, data: string]
+  | readonly [
+      'set',
+      address: string,
+      lamports: string,
+      owner: string,
+      executable: 0 | 1,
+      data: string,
+      addressBytes: string,
+      token: readonly [mint: string, owner: string] | null,
+    ]
   | readonly ['tx', wire: string, signature: string]
   | readonly ['drop', address: string, lamports: string, signature: string]
   | readonly ['slots', count: number];
@@ -25,8 +38,9 @@ export function recordWorldWrites(target: LocalChain): { readonly chain: LocalCh
   // Prototype delegation, not a copy: every other member (views, getters) stays the target's own.
   const chain: LocalChain = Object.create(target);
   Object.assign(chain, {
-    setAccount(address: string, account: AccountInput, keys?: AccountKeys): void {
-      writes.push(['set', address, account.lamports.toString(), account.owner, account.executable ? 1 : 0, base64(account.data)]);
+    setAccount(address: string, account: AccountInput, keys: AccountKeys = accountKeysOf(address, account)): void {
+      const derived = [base64(keys.address), keys.token ? ([keys.token.mint, keys.token.owner] as const) : null] as const;
+      writes.push(['set', address, account.lamports.toString(), account.owner, account.executable ? 1 : 0, base64(account.data), ...derived]);
       target.setAccount(address, account, keys);
     },
     sendTransaction(wire: Uint8Array) {
@@ -66,7 +80,9 @@ export function prepareWorldWrites(writes: readonly WorldWrite[]): readonly Prep
     switch (write[0]) {
       case 'set': {
         const account: AccountInput = { lamports: BigInt(write[2]), owner: write[3], executable: write[4] === 1, data: Buffer.from(write[5], 'base64') };
-        return ['set', write[1], account, accountKeysOf(write[1], account)];
+        // Its own 32 bytes, not a view into Buffer's shared pool.
+        const address = Uint8Array.from(Buffer.from(write[6], 'base64'));
+        return ['set', write[1], account, accountKeysFromRecord(account, { address, token: write[7] })];
       }
       case 'tx':
         return ['tx', Buffer.from(write[1], 'base64'), write[2]];

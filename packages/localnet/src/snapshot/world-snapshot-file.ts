@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { WorldWrite } from './world-recorder.ts';
 
 /** First field of the header: what this file is, and its format (raised when the format changes). */
-const MAGIC = 'x402-intel localnet world snapshot 1';
+const MAGIC = 'x402-intel localnet world snapshot 2';
 
 /** What determines the world: its seed, its fixture and the code that builds and executes it. */
 export interface WorldSnapshotKey {
