@@ -16,6 +16,7 @@ import {
   parseSignature,
   type PublicClient,
   type Tokens,
+  type TransactionSerializable,
   type Transport,
   type WalletClient,
 } from 'viem';
@@ -96,7 +97,7 @@ function transferArgs(call: TransferAuthorizationCall) {
 }
 
 /** A transaction with its gas and fees filled, not yet its nonce. */
-type Prepared = Omit<Parameters<WalletClient['signTransaction']>[0], 'account' | 'chain'>;
+type Prepared = TransactionSerializable;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,15 +134,17 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
    * ahead of it and the last ones' authorizations expired in the queue (EIP3009: authorization is
    * expired), refused though their payers had signed valid deposits.
    */
-  function prepare(call: RelayedCall): Promise<Prepared> {
-    return wallet.prepareTransactionRequest({
+  async function prepare(call: RelayedCall): Promise<Prepared> {
+    const { to, data, gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, type } = await wallet.prepareTransactionRequest({
       account,
       chain,
       to: call.to,
       data: call.data,
       ...(call.gas ? { gas: call.gas } : {}),
       parameters: ['fees', 'gas', 'type'],
-    }) as Promise<Prepared>;
+    });
+    const fees = type === 'legacy' ? { gasPrice } : { maxFeePerGas, maxPriorityFeePerGas };
+    return { to, data, gas, type, ...fees, chainId: config.chainId } as Prepared;
   }
 
   /** In the queue: the account nonce, the local signature, `beforeSend`, the send. */
@@ -149,7 +152,9 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     let signed: `0x${string}`;
     try {
       nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
-      signed = await wallet.signTransaction({ ...prepared, nonce: nextNonce, account, chain } as Parameters<WalletClient['signTransaction']>[0]);
+      // The account signs locally: the wallet action would ask the node its chain id first, a
+      // round trip more inside the queue (the chain id was checked at start).
+      signed = await account.signTransaction({ ...prepared, nonce: nextNonce });
     } catch (err) {
       nextNonce = null;
       return { ok: false, kind: 'rpc', message: errorMessage(err) };
