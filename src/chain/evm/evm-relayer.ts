@@ -1,8 +1,9 @@
 /**
  * The settlement relayer: submits `transferWithAuthorization` from our own key (we pay gas, the
- * payer's signature moves the tokens) and waits for the receipt. Submissions are serialized
- * with a locally tracked account nonce, so concurrent settlements never collide on a nonce;
- * waiting for receipts runs concurrently.
+ * payer's signature moves the tokens) and waits for the receipt. Gas estimates and fee reads run
+ * concurrently; only the nonce, the signature and the send are serialized, with a locally
+ * tracked account nonce, so concurrent settlements never collide on a nonce and each holds the
+ * queue for one round trip; waiting for receipts runs concurrently.
  */
 import {
   type Account,
@@ -15,6 +16,7 @@ import {
   parseSignature,
   type PublicClient,
   type Tokens,
+  type TransactionSerializable,
   type Transport,
   type WalletClient,
 } from 'viem';
@@ -94,6 +96,9 @@ function transferArgs(call: TransferAuthorizationCall) {
   ] as const;
 }
 
+/** A transaction with its gas and fees filled, not yet its nonce. */
+type Prepared = TransactionSerializable;
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -106,6 +111,10 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     name: `eip155:${config.chainId}`,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [config.rpcUrl] } },
+    // Fees are read before the send queue, so a transaction may wait some blocks before it is
+    // signed: twice the base fee stays above it through five full blocks (EIP-1559 raises it by at
+    // most 1/8 a block), where viem's default 1.2 lasts one. It is a cap: the chain charges the base fee.
+    fees: { baseFeeMultiplier: 2 },
   });
   const publicClient: PublicClient = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
   // WalletClient's own type arguments: inferred ones cost tsc seconds relating viem's client types.
@@ -118,22 +127,37 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
   let nextNonce: number | null = null;
   let tail: Promise<unknown> = Promise.resolve();
 
-  /** Prepares (gas estimation: a token refusal shows here) and signs; the hash is known before anything is sent. */
-  async function sign(call: TransferAuthorizationCall): Promise<`0x${string}`> {
-    nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
-    const data = encodeFunctionData({ abi: EIP3009_TOKEN_ABI, functionName: 'transferWithAuthorization', args: transferArgs(call) });
-    const request = await wallet.prepareTransactionRequest({ account, chain, to: asset, data, nonce: nextNonce });
-    return wallet.signTransaction({ ...request, account, chain } as Parameters<WalletClient['signTransaction']>[0]);
+  /**
+   * Gas and fees, read before the send queue: they need no nonce. Only the nonce, the signature
+   * and the send are serialized, so the queue holds each transaction for one round trip; with the
+   * estimate and fee reads in it too, a burst of deposits waited four round trips per transaction
+   * ahead of it and the last ones' authorizations expired in the queue (EIP3009: authorization is
+   * expired), refused though their payers had signed valid deposits.
+   */
+  async function prepare(call: RelayedCall): Promise<Prepared> {
+    const { to, data, gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, type } = await wallet.prepareTransactionRequest({
+      account,
+      chain,
+      to: call.to,
+      data: call.data,
+      ...(call.gas ? { gas: call.gas } : {}),
+      parameters: ['fees', 'gas', 'type'],
+    });
+    const fees = type === 'legacy' ? { gasPrice } : { maxFeePerGas, maxPriorityFeePerGas };
+    return { to, data, gas, type, ...fees, chainId: config.chainId } as Prepared;
   }
 
-  async function send(call: TransferAuthorizationCall, beforeSend?: BeforeSend): Promise<SubmitResult> {
+  /** In the queue: the account nonce, the local signature, `beforeSend`, the send. */
+  async function signAndSend(prepared: Prepared, beforeSend?: BeforeSend): Promise<SubmitResult> {
     let signed: `0x${string}`;
     try {
-      signed = await sign(call);
+      nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      // The account signs locally: the wallet action would ask the node its chain id first, a
+      // round trip more inside the queue (the chain id was checked at start).
+      signed = await account.signTransaction({ ...prepared, nonce: nextNonce });
     } catch (err) {
       nextNonce = null;
-      const refused = isContractRefusal(err) || /revert/i.test(errorMessage(err));
-      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err) };
+      return { ok: false, kind: 'rpc', message: errorMessage(err) };
     }
     const hash = keccak256(signed);
     // A throw here (the settlement record not written) sends nothing; the account nonce stays unused.
@@ -150,30 +174,44 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     }
   }
 
-  async function sendRaw(call: RelayedCall): Promise<`0x${string}`> {
+  function queued<T>(task: () => Promise<T>): Promise<T> {
+    const run = tail.then(task);
+    tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async function send(call: TransferAuthorizationCall, beforeSend?: BeforeSend): Promise<SubmitResult> {
+    let prepared: Prepared;
     try {
-      nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
-      const hash = await wallet.sendTransaction({ account, chain, to: call.to, data: call.data, nonce: nextNonce, ...(call.gas ? { gas: call.gas } : {}) });
-      nextNonce++;
-      return hash;
+      prepared = await prepare({
+        to: asset,
+        data: encodeFunctionData({ abi: EIP3009_TOKEN_ABI, functionName: 'transferWithAuthorization', args: transferArgs(call) }),
+      });
     } catch (err) {
-      nextNonce = null;
-      throw err;
+      const refused = isContractRefusal(err) || /revert/i.test(errorMessage(err));
+      return { ok: false, kind: refused ? 'refused' : 'rpc', message: refused ? revertReasonOf(err) : errorMessage(err) };
     }
+    return queued(() => signAndSend(prepared, beforeSend));
+  }
+
+  async function sendCall(call: RelayedCall): Promise<`0x${string}`> {
+    let prepared: Prepared;
+    try {
+      prepared = await prepare(call);
+    } catch (err) {
+      // The node's reason first, without viem's URL and request body: the facilitator keeps only
+      // the head of the message, and before this the head was the request body, not the reason.
+      throw new Error(`the relayed call failed its gas estimate: ${revertReasonOf(err)}`, { cause: err });
+    }
+    const sent = await queued(() => signAndSend(prepared));
+    if (!sent.ok) throw new Error(`the relayed call was not sent: ${sent.message.split('\n')[0]}`);
+    return sent.hash as `0x${string}`;
   }
 
   return {
     address: account.address,
-    submit(call, beforeSend) {
-      const run = tail.then(() => send(call, beforeSend));
-      tail = run.catch(() => undefined);
-      return run;
-    },
-    sendCall(call) {
-      const run = tail.then(() => sendRaw(call));
-      tail = run.catch(() => undefined);
-      return run;
-    },
+    submit: send,
+    sendCall,
     async waitForTransfer(hash, call, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const expected = { asset, from: call.from, to: call.to, value: call.value, nonce: call.nonce };

@@ -79,6 +79,8 @@ function snapshotFrom(raw: unknown): ChannelSnapshot | null {
   return { balance, totalClaimed, withdrawRequestedAt: Number(s.withdrawRequestedAt ?? 0), refundNonce };
 }
 
+/** The facilitator says nothing of a transaction whose receipt failed; the log needs at least its hash. */
+const minedFailure = (transaction: string) => (transaction ? `transaction ${transaction} failed on chain (its receipt's status)` : '');
 const failed = (reason: string, message: string, transaction = '') => ({ ok: false as const, reason, message, transaction });
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -102,7 +104,7 @@ export function createChannelFacilitator(chain: EvmChannelChain, confirmationTim
     'error' in r
       ? failed('unexpected_settle_error', r.error)
       : !r.success
-        ? failed(r.errorReason ?? 'settlement_failed', r.errorMessage ?? '', r.transaction)
+        ? failed(r.errorReason ?? 'settlement_failed', r.errorMessage || minedFailure(r.transaction), r.transaction)
         : null;
 
   return {
