@@ -5,10 +5,10 @@
  * sequence number, a JSON header line naming each write's file, byte offset and length, then the
  * writes' bytes as they are (a text is never escaped into JSON a second time), then a newline, all
  * under a CRC. The journal's file is preallocated and reused, so a record overwrites old bytes
- * instead of growing the file. The record is written first (O_DSYNC: on the device when the write
- * returns, as write + fdatasync), then each file gets its bytes with no sync of its own, and the
- * commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any point
- * leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
+ * instead of growing the file. The record is written first (O_DSYNC:
+ * on the device when the write returns, as write + fdatasync), then each file gets its bytes with
+ * no sync of its own, and the commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
+ * point leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
  *
  * Order: a commit takes its place when it is reserved (`reserve`), not when it is filled, so a
  * ledger entry whose slot was assigned first is written first even when its receipt is signed
@@ -47,11 +47,17 @@ export interface CommitJournalConfig {
   readonly checkpointBytes?: number;
   readonly checkpointMs?: number;
   readonly now?: () => number;
-  /** Runs before a batch's journal write (`journal`) and between its fdatasync and the files' writes (`files`): the crash boundaries tests hold. */
+  /**
+   * Runs before a batch's journal write (`journal`) and between its fdatasync and the files'
+   * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
+   */
   readonly seam?: (point: 'journal' | 'files') => Promise<void>;
   /** True while the event loop is idle: a lone commit's journal line is then written on the loop (docs/payments.md). */
   readonly writeInline?: () => boolean;
-  /** True when no other request is in flight: a lone commit skips the turn a batch gathers for (docs/payments.md). */
+  /**
+   * True when no other request is in flight: a commit then has no company to gather, and is
+   * written without the loop's turn a batch waits (docs/payments.md). Default: never.
+   */
   readonly alone?: () => boolean;
 }
 
@@ -165,8 +171,9 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   }
 
   async function run(): Promise<void> {
-    // One turn first: commits of requests delivered by the same I/O phase join this batch; a lone
-    // commit with no other request in flight waits a microtask only (its filler's code runs first).
+    // One turn first: commits of requests delivered by the same I/O phase join this batch. A commit
+    // alone in the queue with no other request in flight has none to wait for: a microtask only,
+    // so its filler's synchronous code still runs before the write.
     if (queue.length === 1 && config.alone?.()) await Promise.resolve();
     else await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
