@@ -54,11 +54,6 @@ export interface CommitJournalConfig {
   readonly seam?: (point: 'journal' | 'files') => Promise<void>;
   /** True while the event loop is idle: a lone commit's journal line is then written on the loop (docs/payments.md). */
   readonly writeInline?: () => boolean;
-  /**
-   * True when no other request is in flight: a commit then has no company to gather, and is
-   * written without the loop's turn a batch waits (docs/payments.md). Default: never.
-   */
-  readonly alone?: () => boolean;
 }
 
 interface Place {
@@ -171,11 +166,8 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   }
 
   async function run(): Promise<void> {
-    // One turn first: commits of requests delivered by the same I/O phase join this batch. A commit
-    // alone in the queue with no other request in flight has none to wait for: a microtask only,
-    // so its filler's synchronous code still runs before the write.
-    if (queue.length === 1 && config.alone?.()) await Promise.resolve();
-    else await new Promise<void>((resolve) => setImmediate(resolve));
+    // One turn first: commits of requests delivered by the same I/O phase join this batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
       let n = 0;
       while (n < queue.length && queue[n]!.writes !== null) n++;

@@ -36,12 +36,6 @@ export function createLoopLoad(
 export interface LoopRule {
   /** True when short work should leave the event loop (the pool's threads, the thread pool's fsync). */
   busy(): boolean;
-  /**
-   * True when the request in hand is the only one in flight and none had company over the last
-   * two windows: nothing it waits for can be shared, so it waits for nothing (the journal's turn).
-   * False until the requests are counted.
-   */
-  alone(): boolean;
   /** Names the count of requests in flight (the HTTP server's, the one in hand included). */
   countRequests(inFlight: () => number): void;
 }
@@ -59,23 +53,18 @@ export function createLoopRule(load: () => boolean = createLoopLoad(), now: () =
   let windowAt = now();
   let peak = 0;
   let lastPeak = 0;
-  /** The most requests in flight at once over this window and the last, the one in hand counted now. */
-  const company = (count: () => number): number => {
-    const t = now();
-    if (t - windowAt >= LOOP_LOAD_WINDOW_MS) {
-      lastPeak = peak;
-      peak = 0;
-      windowAt = t;
-    }
-    peak = Math.max(peak, count());
-    return Math.max(peak, lastPeak);
-  };
   return {
     busy() {
       if (inFlight === null) return load();
-      return company(inFlight) <= 1 ? false : load();
+      const t = now();
+      if (t - windowAt >= LOOP_LOAD_WINDOW_MS) {
+        lastPeak = peak;
+        peak = 0;
+        windowAt = t;
+      }
+      peak = Math.max(peak, inFlight());
+      return Math.max(peak, lastPeak) <= 1 ? false : load();
     },
-    alone: () => inFlight !== null && company(inFlight) <= 1,
     countRequests(count) {
       inFlight = count;
     },

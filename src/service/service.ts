@@ -99,7 +99,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   let baseUrl = '';
   const extensions = createExtensionStack({ serviceName: config.serviceName, publicKeyBytes: identity.publicKeyBytes, sign, baseUrl: () => baseUrl });
   // Files, or the database shared with other instances: chosen here, once.
-  const storage = await openStorage(config, loop);
+  const storage = await openStorage(config, loop.busy);
   const trust = await openTrustStack({
     dataDir: config.dataDir,
     storage,

@@ -7,7 +7,6 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { openCommitJournal, type CommitJournal } from '../durable/commit-journal.ts';
-import type { LoopRule } from '../pool/loop-load.ts';
 import { openPgPreviewQuota } from '../preview/pg-preview-quota.ts';
 import { openPreviewQuota, type PreviewQuota } from '../preview/preview-quota.ts';
 import { startExpirySweeper, type ExpirySweeper } from '../postgres/expiry-sweeper.ts';
@@ -61,11 +60,11 @@ export interface PaymentStores {
 /** Opens the storage `config` names: files, or the database with its schema migrated. */
 export async function openStorage(
   config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databaseTimeoutMs'>>>,
-  loop: Pick<LoopRule, 'busy' | 'alone'>,
+  loopBusy: () => boolean,
 ): Promise<Storage> {
   if (config.databaseUrl === null) {
     // Opened first: what a crash left in it is laid down in the files before any store reads them.
-    const journal = openCommitJournal({ dir: config.dataDir, writeInline: () => !loop.busy(), alone: loop.alone });
+    const journal = openCommitJournal({ dir: config.dataDir, writeInline: () => !loopBusy() });
     if (journal.recovery.commits > 0 || journal.recovery.tornBytes > 0)
       console.warn(`storage: put back ${journal.recovery.commits} commit(s) from the journal after a stop (${JSON.stringify(journal.recovery)})`);
     return { kind: 'files', database: null, where: config.dataDir, journal, close: () => journal.close() };

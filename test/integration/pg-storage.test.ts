@@ -47,7 +47,7 @@ describe('the seam', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'seam-'));
     const config = loadConfig({}, ['--data-dir', dataDir]);
     expect(config.databaseUrl).toBeNull();
-    const storage = await openStorage(config, { busy: () => false, alone: () => false });
+    const storage = await openStorage(config, () => false);
     expect(storage).toMatchObject({ kind: 'files', database: null, where: dataDir });
     const stores = openPaymentStores(storage, config);
     expect(stores.replayGuard.dir).toBe(join(dataDir, 'replay'));
@@ -89,7 +89,7 @@ describe('migrations', () => {
   });
 
   it('openStorage with a URL migrates and says where, password hidden', async () => {
-    const storage = await openStorage({ dataDir: tmpdir(), databaseUrl: db.url }, { busy: () => false, alone: () => false });
+    const storage = await openStorage({ dataDir: tmpdir(), databaseUrl: db.url }, () => false);
     expect(storage.kind).toBe('postgres');
     expect(storage.where).not.toContain('x402-test-only');
     await storage.close();

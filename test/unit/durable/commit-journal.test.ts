@@ -67,32 +67,6 @@ describe('commit journal', () => {
     await journal.close();
   });
 
-  it('a commit with no other request in flight waits no turn of the loop; with company it waits one and gathers a batch', async () => {
-    const dir = freshDir();
-    let alone = true;
-    const journal = openCommitJournal({ dir, writeInline: () => true, alone: () => alone });
-    const f = journal.file(join(dir, 'f.log'));
-    const order: string[] = [];
-    const race = async (text: string) => {
-      setImmediate(() => order.push('turn'));
-      await journal.commit([{ file: f, text }]);
-      order.push('durable');
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    };
-    await race('lone\n');
-    expect(order).toEqual(['durable', 'turn']);
-    alone = false;
-    order.length = 0;
-    await race('with company\n');
-    expect(order).toEqual(['turn', 'durable']);
-    // Filled in one synchronous run while alone: still one batch, one write.
-    alone = true;
-    await Promise.all([journal.commit([{ file: f, text: 'x\n' }]), journal.commit([{ file: f, text: 'y\n' }])]);
-    expect(journal.stats()).toMatchObject({ commits: 4, syncs: 3, maxBatch: 2 });
-    expect(read(join(dir, 'f.log'))).toBe('lone\nwith company\nx\ny\n');
-    await journal.close();
-  });
-
   it("writes only the last of one commit's writes to the same record (file and key); other keys, files and commits keep theirs", async () => {
     const dir = freshDir();
     const journal = openCommitJournal({ dir });

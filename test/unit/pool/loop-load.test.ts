@@ -46,24 +46,6 @@ describe('createLoopRule', () => {
     expect(rule.busy()).toBe(false);
   });
 
-  it('alone: only once the requests are counted, and only with none in company over the last two windows', () => {
-    let [t, inFlight] = [0, 1];
-    const rule = createLoopRule(
-      () => false,
-      () => t,
-    );
-    expect(rule.alone()).toBe(false);
-    rule.countRequests(() => inFlight);
-    expect(rule.alone()).toBe(true);
-    inFlight = 2;
-    expect(rule.alone()).toBe(false);
-    inFlight = 1;
-    t += LOOP_LOAD_WINDOW_MS;
-    expect(rule.alone()).toBe(false);
-    t += LOOP_LOAD_WINDOW_MS;
-    expect(rule.alone()).toBe(true);
-  });
-
   it('with others in flight, an idle loop still takes the work', () => {
     const rule = createLoopRule(
       () => false,
