@@ -157,7 +157,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
 
   const dataDir = resolve(get('data-dir')!);
   const keypair = get('keypair');
-  const poolSize = get('pool-size');
   return Object.freeze({
     mode,
     host: get('host')!,
@@ -205,7 +204,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ar
     jupiterApiKey: get('jupiter-api-key'),
     magicedenApiKey: get('magiceden-api-key'),
     marketTimeoutMs: Number(get('market-timeout-ms')),
-    poolSize: poolSize ? Number(poolSize) : null,
+    poolSize: get('pool-size') === null ? null : Number(get('pool-size')),
     poolMinThreads: Number(get('pool-min-threads')),
     poolMaxQueue: Number(get('pool-max-queue')),
     feedSockets: Object.freeze({ max: Number(get('feed-max-sockets')), perClient: Number(get('feed-sockets-per-client')) }),
