@@ -36,7 +36,13 @@ beforeAll(async () => {
   // A launcher finding the build stale would rebuild dist/ in place, under the other files' services.
   if (!isBuildFresh(SERVER_OUT_DIR, REPO_ROOT) || !isBuildFresh(WEB_OUT_DIR, REPO_ROOT))
     throw new Error('dist/ is not the build of the sources as they are now');
-  svc = await spawnService(dataDir, [], 'start', ['--import', STACK_PROBE]);
+  // NODE_OPTIONS asking for source maps, as an image's environment may: the launcher still turns them off.
+  const nodeOptions = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --enable-source-maps`.trim();
+  const started = spawnService(dataDir, [], 'start', ['--import', STACK_PROBE]);
+  if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
+  else process.env.NODE_OPTIONS = nodeOptions;
+  svc = await started;
 }, 240_000);
 
 afterAll(async () => {
