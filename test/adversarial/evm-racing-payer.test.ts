@@ -74,7 +74,7 @@ const pay = (header: string) => fetch(`${service.url}${PATH}`, { headers: { 'pay
 
 /** Transactions mined after block `from`, and how many of them reverted. */
 async function minedSince(from: bigint): Promise<{ sent: number; reverted: number }> {
-  const chain = createPublicClient({ transport: http(localnet.evm.url) });
+  const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
   const head = await chain.getBlockNumber();
   let sent = 0;
   let reverted = 0;
@@ -93,7 +93,7 @@ describe('Base payments racing from one payer whose balance covers one', () => {
     const { payer, price, sign } = await newPayer();
     const headers = await sign(RACERS);
     await localnet.evm.fundUsdc(payer, price);
-    const chain = createPublicClient({ transport: http(localnet.evm.url) });
+    const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
     const before = await chain.getBlockNumber();
     proxy.holdNextSend();
     const answers = headers.map((h) => pay(h).then(async (r) => ({ status: r.status, body: await readJson(r) })));
