@@ -22,13 +22,24 @@ export interface ChannelPayer {
   lastPayment: string | null;
 }
 
-/** A payer funded with `usdc` units whose deposits are `deposit` units each. */
-export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>, usdc: bigint, deposit: bigint): Promise<ChannelPayer> {
-  const key = generateEvmKey();
-  await evm.fundUsdc(evmAddressOfKey(key), usdc);
+/**
+ * A payer funded with `usdc` units (none when 0) whose deposits are `deposit` units each; with
+ * `key` and `salt`, one more channel of an existing payer (the channel id changes with the salt).
+ */
+export async function channelPayer(
+  evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>,
+  usdc: bigint,
+  deposit: bigint,
+  channel: { readonly key?: EvmHexKey; readonly salt?: `0x${string}` } = {},
+): Promise<ChannelPayer> {
+  const key = channel.key ?? generateEvmKey();
+  if (usdc > 0n) await evm.fundUsdc(evmAddressOfKey(key), usdc);
   const client = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);
   client.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
-  const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key), { depositStrategy: () => deposit.toString() });
+  const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key), {
+    depositStrategy: () => deposit.toString(),
+    ...(channel.salt ? { salt: channel.salt } : {}),
+  });
   client.register('eip155:*', scheme);
   const payer: ChannelPayer = { key, address: evmAddressOfKey(key), scheme, pay: fetch, lastPayment: null };
   const recording: typeof fetch = async (input, init) => {

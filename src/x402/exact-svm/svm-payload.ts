@@ -10,7 +10,7 @@ import type { PaymentPayload } from '../types/x402-types.ts';
 import { tokenPayer } from './svm-rules.ts';
 import { payloadWire } from './svm-settlement-status.ts';
 import { SVM_REASON } from './svm-reasons.ts';
-import type { SettlementOutcome } from './svm-source-budget.ts';
+import type { SettlementOutcome } from '../stores/source-budget.ts';
 
 /** The payment's transaction and its wire bytes, or null when it does not decode. */
 export const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
