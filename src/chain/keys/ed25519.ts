@@ -18,17 +18,26 @@ export interface Ed25519Check {
   readonly signature: Uint8Array;
 }
 
+/** Most public key objects kept per thread: a payer signs every payment with the same key. */
+const KEPT_PUBLIC_KEYS = 1024;
+/** Key objects by the key's base64url text; emptied whole when full (hostile keys only cost their own import). */
+const publicKeys = new Map<string, KeyObject>();
+
 /**
- * The key object of a raw 32-byte public key, imported as a JWK: OpenSSL 3 takes the same raw key
- * either way, but its DER decoder costs about as much as the verification itself (about 0.3 ms
- * against 0.03 ms for the JWK, measured on this machine under load; test/unit/chain/ed25519.test.ts
- * holds the two imports to the same verdicts, edge keys included).
+ * The key object of a raw 32-byte public key, imported as a JWK and kept: OpenSSL 3 takes the same
+ * raw key either way, but its DER decoder cost about as much as the verification itself (0.37 ms
+ * against 0.04 ms for the JWK on this machine; test/unit/chain/ed25519.test.ts holds the two
+ * imports to the same verdicts, edge keys included).
  */
 function publicKeyObject(raw: Uint8Array): KeyObject {
-  return createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64url') },
-    format: 'jwk',
-  });
+  const x = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64url');
+  let key = publicKeys.get(x);
+  if (key === undefined) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+    if (publicKeys.size >= KEPT_PUBLIC_KEYS) publicKeys.clear();
+    publicKeys.set(x, key);
+  }
+  return key;
 }
 
 /** Checks each signature; a malformed key or signature is `false`, never a throw. */

@@ -1,7 +1,7 @@
 /**
- * The payer's signature check imports each raw public key as a JWK (src/chain/keys/ed25519.ts),
- * where it used to wrap it in a DER SubjectPublicKeyInfo: the DER decoder cost as much as the
- * verification. The two imports must give the same verdict for every key a payer can send: valid
+ * The payer's signature check imports each raw public key as a JWK and keeps the key object
+ * (src/chain/keys/ed25519.ts), where it used to wrap it in a DER SubjectPublicKeyInfo per check:
+ * the DER decoder cost as much as the verification. The two imports must give the same verdict for every key a payer can send: valid
  * signatures, tampered ones, random keys, and edge keys (zero, the identity, small-order points,
  * coordinates past the field's prime, the sign bit on zero), including keys that are views into a
  * larger buffer, as a decoded transaction's are.
@@ -83,6 +83,16 @@ describe('ed25519 checks with the JWK import', () => {
     // Random keys and signatures never pass; an edge key may (the identity with R = identity, S = 0
     // passes for every message under OpenSSL's cofactorless check), the same under either import.
     expect(verdicts.slice(0, 300).every((v) => v === false)).toBe(true);
+  });
+
+  it('keep their verdicts once the kept key objects are emptied (more keys than it keeps)', () => {
+    const valid = signedChecks(2);
+    expect(verifyEd25519Batch(valid)).toEqual(valid.map(derVerdict));
+    const flood: Ed25519Check[] = Array.from({ length: 1100 }, () => ({ publicKey: randomBytes(32), message: randomBytes(8), signature: randomBytes(64) }));
+    expect(verifyEd25519Batch(flood).some(Boolean)).toBe(false);
+    // A key seen before the flood and one a flooded key's slot could be confused with: still exact.
+    const tamperedKey = { ...valid[0]!, publicKey: Buffer.from(valid[0]!.publicKey).fill(1, 0, 1) };
+    expect(verifyEd25519Batch([...valid, tamperedKey])).toEqual([...valid, tamperedKey].map(derVerdict));
   });
 
   it('refuse keys and signatures of the wrong length, as before', () => {
