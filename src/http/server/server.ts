@@ -19,7 +19,7 @@ import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from '../admission/peer-address.ts';
 import { copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
-import { repliedBytes, write, writeHead, writeHeadOnly } from './reply-writer.ts';
+import { repliedBytes, wireOf, write, writeHead, writeHeadOnly, writeWire } from './reply-writer.ts';
 import { openStreams, type StreamSocketsConfig, streamRoutes } from '../streams/stream-sockets.ts';
 import type { ByteMeter } from './wire-bytes.ts';
 
@@ -156,8 +156,14 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       });
     }
     if (!state.clientGone) {
-      write(res, reply, draining, state.head);
-      metered(state, reply);
+      const wire = state.head ? null : wireOf(reply);
+      if (wire === null) {
+        write(res, reply, draining, state.head);
+        metered(state, reply);
+      } else {
+        writeWire(res, wire, draining);
+        if (meter?.counts(state.path, reply.status)) meter.sent(state.client, wire.bytes);
+      }
     }
     done(state, reply.status);
   };
