@@ -74,29 +74,43 @@ export function writeHead(res: uWS.HttpResponse, reply: AnyReply): void {
   if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
 }
 
-/** A frozen reply's encoded bytes (`wireOf`), corked. */
-export function writeWire(res: uWS.HttpResponse, wire: WireReply, closeConnection: boolean): void {
-  res.cork(() => {
+/** A frozen reply's encoded bytes (`wireOf`); corked unless `inCallback` (as `write`). */
+function writeWire(res: uWS.HttpResponse, wire: WireReply, closeConnection: boolean, inCallback = false): void {
+  if (inCallback) {
     res.writeStatus(wire.head);
     res.end(wire.body, closeConnection);
-  });
+  } else
+    res.cork(() => {
+      res.writeStatus(wire.head);
+      res.end(wire.body, closeConnection);
+    });
 }
 
-/** The whole reply, corked; `head`: a HEAD's answer, the headers alone. */
-export function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head = false): void {
-  res.cork(() => {
-    writeHead(res, reply);
-    // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
-    // Called without arguments: given any, the binding writes a length (a bogus one for undefined),
-    // and in this binding a reported length leaves the response unended: the length is ours to write.
-    if (reply.status === 304) res.endWithoutBody();
-    else if (head) {
-      // RFC 9110 9.3.2: the GET's headers, its Content-Length included, and no content. Bytes after
-      // the head would be read by a kept-alive client as the start of its next response.
-      res.writeHeader('Content-Length', String(contentBytes(reply.body)));
-      res.endWithoutBody();
-    } else res.end(reply.body, closeConnection);
-  });
+/**
+ * The whole reply; `head`: a HEAD's answer, the headers alone. `inCallback`: written in the uWS
+ * callback that received the request, where uWS has corked the socket already (everything written
+ * there leaves in one send); a `cork` there only costs a call back into JavaScript. Anywhere
+ * else (after an await) the writes are corked here.
+ */
+export function write(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head = false, inCallback = false): void {
+  const wire = head ? null : wireOf(reply);
+  if (wire !== null) writeWire(res, wire, closeConnection, inCallback);
+  else if (inCallback) writeReply(res, reply, closeConnection, head);
+  else res.cork(() => writeReply(res, reply, closeConnection, head));
+}
+
+function writeReply(res: uWS.HttpResponse, reply: HttpReply, closeConnection: boolean, head: boolean): void {
+  writeHead(res, reply);
+  // A 304 has no body, and no Content-Length of an empty one either (it would describe the 200).
+  // Called without arguments: given any, the binding writes a length (a bogus one for undefined),
+  // and in this binding a reported length leaves the response unended: the length is ours to write.
+  if (reply.status === 304) res.endWithoutBody();
+  else if (head) {
+    // RFC 9110 9.3.2: the GET's headers, its Content-Length included, and no content. Bytes after
+    // the head would be read by a kept-alive client as the start of its next response.
+    res.writeHeader('Content-Length', String(contentBytes(reply.body)));
+    res.endWithoutBody();
+  } else res.end(reply.body, closeConnection);
 }
 
 /** A streamed reply's head alone, for HEAD (run corked). */
@@ -110,6 +124,8 @@ export function writeHeadOnly(res: uWS.HttpResponse, reply: AnyReply): void {
 /** What a written reply weighed on the wire: a stream with the content it streamed, a HEAD's without its content. */
 export function repliedBytes(reply: AnyReply, head: boolean, streamed = 0): number {
   if ('stream' in reply) return headBytes(statusLine(reply.status), reply.headers, null) + streamed;
+  const wire = head ? undefined : WIRE.get(reply);
+  if (wire !== undefined) return wire.bytes;
   const length = reply.status === 304 ? 0 : contentBytes(reply.body);
   return headBytes(statusLine(reply.status), reply.headers, length) + (head ? 0 : length);
 }
