@@ -4,9 +4,10 @@
  * and for `HEAD`; and what those bytes weigh, for the free limit's byte bound (wire-bytes.ts).
  *
  * Every string handed to uWS is converted on each call (a UTF-8 length scan, a malloc, a copy, a
- * free), and a 402's `PAYMENT-REQUIRED` is 2.8 kB: under load that conversion was a tenth of the
- * process's user time on the unpaid paths. A frozen reply is one the service sends again unchanged
- * (a route's kept 402, a query's kept 400), so its head and body are encoded once (`wireOf`).
+ * free), and a 402's `PAYMENT-REQUIRED` is 2.8 kB: under load those conversions were about a sixth
+ * of the service's user-space time on the unpaid 402 (perf, docs/benchmarks.md). A frozen reply is
+ * one the service sends again unchanged (a route's kept 402, a query's kept 400), so its head and
+ * body are encoded once (`wireOf`).
  */
 import type uWS from 'uWebSockets.js';
 import type { HttpReply } from '../../errors.ts';
@@ -49,14 +50,15 @@ export interface WireReply {
 const WIRE = new WeakMap<HttpReply, WireReply>();
 
 /**
- * The encoded form of a frozen reply (made on its first write and kept as long as the reply is),
- * or null for any other: a reply built per request would pay the encoding and the weak entry for nothing.
+ * The encoded form of a frozen reply, its headers frozen too (made on its first write and kept as
+ * long as the reply is), or null for any other: a reply built per request would pay the encoding
+ * and the weak entry for nothing, and one whose headers can still change must be read each time.
  */
 export function wireOf(reply: HttpReply): WireReply | null {
   // The weak map first: `isFrozen` is a runtime call, a kept reply's lookup is not.
   let wire = WIRE.get(reply);
   if (wire === undefined) {
-    if (!Object.isFrozen(reply) || reply.status === 304) return null;
+    if (!Object.isFrozen(reply) || (reply.headers !== undefined && !Object.isFrozen(reply.headers)) || reply.status === 304) return null;
     const headers = reply.headers;
     // UTF-8, as uWS writes a string.
     const head = Buffer.from(`${statusLine(reply.status)}${CORS_LINES}${headers ? headerLines(headers) : ''}`);
