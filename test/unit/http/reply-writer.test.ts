@@ -40,7 +40,13 @@ describe('frozen replies written from their encoded bytes', () => {
         { method: 'GET', path: '/built', handler: () => reply() },
         { method: 'GET', path: '/kept', handler: () => FROZEN },
       ],
-      meter: { counts: () => true, sent: (client, bytes) => (weighed.push([client, bytes]), true) },
+      meter: {
+        counts: () => true,
+        sent: (client, bytes) => {
+          weighed.push([client, bytes]);
+          return true;
+        },
+      },
     });
     port = await server.listen('127.0.0.1', 0);
   });
