@@ -75,6 +75,12 @@ function leanPayment(json: string): unknown {
 const PLAIN_MEMBERS = 3;
 /** Nesting of a payment's parts (a channel voucher's payload is 3 deep); deeper goes to the scan and its bound. */
 const PLAIN_MAX_DEPTH = 8;
+/**
+ * Longest JSON parsed whole first (a voucher's is about 1.1 kB, an `exact` Solana payment's under
+ * 2 kB): a hostile header that fails the checks after the parse costs at most this much more than
+ * the scan alone (docs/security.md).
+ */
+const PLAIN_MAX_CHARS = 4096;
 
 /**
  * A payment that echoes nothing (a pre-signed voucher, our own client's payment), parsed whole:
@@ -84,7 +90,8 @@ const PLAIN_MAX_DEPTH = 8;
  * JSON object): the lean path decides those, as before.
  */
 function plainPayment(json: string): Record<string, unknown> | null {
-  if (json.includes('"extensions"') || json.includes('"resource"') || !json.trimStart().startsWith('{')) return null;
+  if (json.length > PLAIN_MAX_CHARS || json.includes('"extensions"') || json.includes('"resource"')) return null;
+  if (!json.trimStart().startsWith('{')) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
