@@ -9,6 +9,7 @@
  * tasks names the few it needs in a table of its own, so no domain's types gather here.
  */
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { errorReply, type HttpReply, ServiceError } from '../errors.ts';
 import { createLoopLoad } from './loop-load.ts';
@@ -89,7 +90,11 @@ export type TaskRunner<Tasks> = Pick<WorkerPool<Tasks>, 'runTask'>;
  * The built service (scripts/build-server.ts) has the worker's bundle beside this code.
  */
 const RUNNING_FROM_TS = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : './pool-worker.js', import.meta.url);
+/**
+ * A path, not the URL: Piscina turns a `file:` URL into a path again on every task it runs (a URL
+ * parsed per task on the event loop), and a path is what it keeps.
+ */
+const WORKER_PATH = fileURLToPath(new URL(RUNNING_FROM_TS ? '../../workers/pool-worker-tsx.mjs' : './pool-worker.js', import.meta.url));
 
 /** Tasks pending at most, by default: on 2 cores about 50 ms of signatures, a few seconds of the longest tasks. */
 export const POOL_MAX_QUEUE = 1000;
@@ -110,7 +115,10 @@ export const POOL_IDLE_TIMEOUT_MS = 60_000;
 export function createWorkerPool<Tasks>(config: WorkerPoolConfig<Tasks> = {}): WorkerPool<Tasks> {
   const size = config.size ?? availableParallelism();
   const piscina = new Piscina({
-    filename: WORKER_URL.href,
+    filename: WORKER_PATH,
+    // Piscina's run-time and wait-time histograms, one record each per task on the event loop: nothing
+    // here reads them (the loop rule reads the event loop's own utilization, loop-load.ts).
+    recordTiming: false,
     minThreads: Math.min(config.minThreads ?? 1, size),
     maxThreads: size,
     // Piscina's default (0) ends a thread above minThreads the moment it idles, so every burst

@@ -62,6 +62,25 @@ describe('payment header: what a call reads is parsed, the echo is not', () => {
     expect(decodePayment(b64(text), ACCEPTS)).toEqual({ ok: false, reason: 'invalid_payload', message: 'payment header is not base64 JSON' });
   });
 
+  it('a payment that echoes nothing is parsed whole, and reads as the lean path read it', () => {
+    // A pre-signed channel voucher: only the members a call reads.
+    const plain = { x402Version: 2, accepted: ACCEPTS[0], payload: { type: 'voucher', voucher: { channelId: '0x01', maxClaimableAmount: '5' } } };
+    const r = decodePayment(b64(JSON.stringify(plain)), ACCEPTS);
+    expect(r.ok && r.payment).toEqual(plain);
+    // The same with an echoed member beside it takes the lean path and reads the same.
+    const echo = decodePayment(b64(JSON.stringify({ ...plain, resource: { url: 'u' } })), ACCEPTS);
+    expect(echo.ok && { ...echo.payment, resource: undefined }).toEqual({ ...plain, resource: undefined });
+  });
+
+  it('a member outside what a call reads, or nesting past the plain bound, still takes the scan and its rules', () => {
+    // Broken inside an unread member: the scan accepts what no parser would, as before (a whole parse refused it).
+    const odd = `{"x402Version":2,"payload":{"transaction":"AQID"},"accepted":${JSON.stringify(ACCEPTS[0])},"other":{"a" {1}}}`;
+    expect(decodePayment(b64(odd), ACCEPTS).ok).toBe(true);
+    // Nesting past the scan's bound in the payload is refused, whole parse or not.
+    const deep = `{"x402Version":2,"accepted":${JSON.stringify(ACCEPTS[0])},"payload":{"x":${'['.repeat(80)}${']'.repeat(80)}}}`;
+    expect(decodePayment(b64(deep), ACCEPTS)).toEqual({ ok: false, reason: 'invalid_payload', message: 'payment header is not base64 JSON' });
+  });
+
   it('finds every member of any JSON object where JSON.parse does, the last of a repeated key winning', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 })), fc.constantFrom('', ' ', '\n\t'), (object, space) => {
