@@ -10,7 +10,8 @@
  * built before their timed phase too (paid-calls.ts). Pre-signed calls of both kinds are sent by a
  * client process of its own on keep-alive node:http (presigned-calls.ts), which costs the 2 cores a
  * fifth of what fetch in this process did. The official client's end-to-end figure
- * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart, and once
+ * (wrapFetchWithPayment: the 402 round trip, signing, the paid request, each part's median as the
+ * client saw it: official-channel-calls.ts) is reported apart, and once
  * more against a second service with the per-client free limit at its defaults: the official
  * client asks unpaid first, so its 402s count against the limit, and every call from this one
  * address must still be a 200 (a paid call gives back the token its 402 took).
@@ -28,9 +29,10 @@ import { startMainnetService, type MainnetService } from '../harness/mainnet-ser
 import { cpuBetween, readProcessCpu } from '../harness/process-cpu.ts';
 import { withCpuBudget } from '../harness/service-cpu.ts';
 import { countSyncs } from '../harness/sync-count.ts';
-import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
+import { evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
 import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
 import { medianPhases } from './server-timing.ts';
+import { officialLevel, officialUnderFreeLimit } from './official-channel-calls.ts';
 
 const PATH = '/v1/epoch';
 /**
@@ -58,13 +60,6 @@ const WARM_CALLS_PER_LEVEL = 200;
  * repeat at load 18 was within its noise): docs/benchmarks.md, issue 40 seventh pass.
  */
 const FIRST_LEVEL_WARM_CALLS = 1_200;
-/** The official client's full flow from one address under the default free limit (20 a second, 60 at once): calls per client. */
-const LIMITED_LEVELS = [
-  { concurrency: 1, calls: 200 },
-  { concurrency: 8, calls: 40 },
-  { concurrency: 32, calls: 15 },
-] as const;
-const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'];
 const warmCalls = (clients: number, first: boolean): number => Math.max(5, Math.ceil((first ? FIRST_LEVEL_WARM_CALLS : WARM_CALLS_PER_LEVEL) / clients));
 
 const calls = (run: Run) => run.requests;
@@ -113,32 +108,6 @@ export async function channelLevel(net: Localnet, url: string, pid: number, clie
     serviceCpuUsPerCallByThread: byThread,
     cpuBudget: { ...cpuBudget, durableSyncsPerCall },
   };
-}
-
-/** The official client end to end, each client on a channel of its own opened beforehand; how many answers were 429. */
-async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
-  const terms = await channelTermsOf(url);
-  const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
-  let rateLimited = 0;
-  const ok = (res: Response) => {
-    if (res.status === 429) rateLimited++;
-    return res.status === 200;
-  };
-  const run = await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok }))));
-  return { ...summary(run), rateLimited };
-}
-
-/** The official client's full flow at each concurrency, against a service with the default free limit. */
-async function officialUnderFreeLimit(net: Localnet) {
-  const service = await startMainnetService(net, { extraArgs: DEFAULT_FREE_LIMIT });
-  try {
-    const url = `${service.url}${PATH}`;
-    const levels = [];
-    for (const level of LIMITED_LEVELS) levels.push({ concurrency: level.concurrency, ...(await officialLevel(net, url, level.concurrency, level.calls)) });
-    return { freeLimit: DEFAULT_FREE_LIMIT.join(' '), levels };
-  } finally {
-    await service.close();
-  }
 }
 
 /** Pre-signed calls of `lists` with the service's CPU budget and median phases. */
@@ -220,7 +189,7 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
     const exactBasePeak = Math.max(...levels.map((l) => l.exactBase.perSecond));
     const peak = { channelPerSecond: channelPeak, exactBasePerSecond: exactBasePeak, ratio: round(channelPeak / exactBasePeak, 1) };
     const voucherCheckUs = await recoveryUs(net, url);
-    const officialClientFreeLimitOn = await officialUnderFreeLimit(net);
+    const officialClientFreeLimitOn = await officialUnderFreeLimit(net, PATH);
     return {
       name: 'channel-calls',
       endpoint: PATH,

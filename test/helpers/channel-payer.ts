@@ -22,8 +22,8 @@ export interface ChannelPayer {
   lastPayment: string | null;
 }
 
-/** A payer funded with `usdc` units whose deposits are `deposit` units each. */
-export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>, usdc: bigint, deposit: bigint): Promise<ChannelPayer> {
+/** A payer funded with `usdc` units whose deposits are `deposit` units each; its requests go through `base` (the global fetch, read per request, by default). */
+export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>, usdc: bigint, deposit: bigint, base?: typeof fetch): Promise<ChannelPayer> {
   const key = generateEvmKey();
   await evm.fundUsdc(evmAddressOfKey(key), usdc);
   const client = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);
@@ -34,7 +34,7 @@ export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress
   const recording: typeof fetch = async (input, init) => {
     const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature');
     if (header) payer.lastPayment = header;
-    return fetch(input, init);
+    return (base ?? fetch)(input, init);
   };
   (payer as { pay: typeof fetch }).pay = wrapFetchWithPayment(recording, client) as typeof fetch;
   return payer;
