@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientMedians, markingFetch, serviceTotalMs } from '../../../bench/payments/client-marks.ts';
 import { clientPartsRows, clientPartsTable } from '../../../bench/payments/client-parts-table.ts';
+import { budgetSection } from '../../../bench/suite/suite-channels.ts';
 import { headlineMetrics } from '../../../bench/suite/suite-metrics.ts';
 
 describe("the official client's marks", () => {
@@ -63,6 +64,14 @@ describe("the client's parts in a report", () => {
     expect(table[1]).toMatch(/^run\s+in flight\s+call p50\s+402\s+build\+sign\s+paid\s+of it service\s+paid less service\s+after paid$/);
     expect(table[2]!.split(/\s+/)).toEqual(['officialClient', '1', '8.60', '1.10', '3.00', '2.90', '1.40', '1.50', '0.70']);
     expect(table[3]!.split(/\s+/)).toEqual(['officialClient', '8', '30.00', '4.00', '-', '-', '-', '-', '-']);
+  });
+
+  it("puts the table in the suite report's budget section, after the CPU budgets", () => {
+    const budget = { calls: 10, usPerCall: { total: 1, main: 1, pool: 0, other: 0 }, otherUsPerCall: { libuv: 0, platform: 0, native: 0, unclassified: 0 } };
+    const withBudget = { levels: [{ ...report.levels[0], channel: { p50Ms: 1.8, cpuBudget: budget } }] };
+    const section = budgetSection({ 'channel-calls': withBudget });
+    expect(section.indexOf('## CPU budget of a paid call')).toBeLessThan(section.indexOf("channel-calls: the official client's call as it sees it"));
+    expect(section).toMatch(/officialClient\s+1\s+8\.60\s+1\.10/);
   });
 
   it("gives the suite the official client's p50 and paid request at 1 in flight", () => {
