@@ -8,8 +8,8 @@
  * half of the service's start; bundled, only what the service uses is compiled. The others stay
  * outside (native addons, packages that find files beside themselves, and the rest).
  * The localnet sits in its own chunk, reached only through main's dynamic import, so mainnet mode
- * never loads it. Source maps go beside the files (`npm start` runs with --enable-source-maps, so
- * stack traces name the TypeScript lines).
+ * never loads it. Source maps go beside the files, for whoever maps a stack on purpose: `npm start`
+ * runs with them off (docs/operations.md#stack-traces-and-source-maps).
  *
  * Layout rules the code relies on: the files sit two levels below the repository root (like
  * src/<layer>/<file>.ts), so paths such as `../../dist/web/` resolve the same from both; the pool
@@ -74,8 +74,8 @@ export async function buildServer(outDir: string = SERVER_OUT_DIR): Promise<stri
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
-    // Stack traces need only the mappings; with --enable-source-maps a map's embedded sources
-    // would sit in the service's heap for its whole life.
+    // Stack traces need only the mappings; in a process run with --enable-source-maps a map's
+    // embedded sources would sit in the heap for its whole life.
     sourcesContent: false,
     // Chunks beside the entries: every file keeps the depth the relative paths assume.
     chunkNames: '[name]-[hash]',

@@ -9,6 +9,7 @@
  * - Otherwise the ports and the data directory are checked first (src/service/start-checks.ts:
  *   a second copy on a busy port says so before anything is built or written), then the storefront
  *   and the server are built, each step on a progress line with its time, then the service starts.
+ * - The service runs with source maps off: stack traces name the bundle's lines, not TypeScript's.
  *
  * Plain JavaScript: it runs before anything is built.
  */
@@ -70,7 +71,11 @@ if (argv.includes('--help') || argv.includes('-h')) {
     await checkBeforeBuilding();
     await build();
   }
-  // What `node --enable-source-maps` would do: stack traces name the TypeScript lines.
-  process.setSourceMapsEnabled(true);
+  // Off, even when NODE_OPTIONS says --enable-source-maps: with maps on, the first read of an
+  // error's stack through a bundle file parses that file's whole map on the event loop, and Node
+  // reads stacks itself (a stream destroyed with an error), so a paid call could wait behind it
+  // (docs/operations.md#stack-traces-and-source-maps). Set before the import: a module's map is
+  // read when it loads only if maps are on then.
+  process.setSourceMapsEnabled(false);
   await import(BUILT_MAIN);
 }

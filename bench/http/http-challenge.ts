@@ -191,7 +191,7 @@ async function measure(servers: Servers, target: Target, seconds: number, connec
   const threadsBefore = readProcessCpu(pid);
   const load = await whileFrozen(servers.localnet.process, () => drive(servers.urls[target], seconds, connections));
   const cpuAfter = cpuMs(servers.owners[target]);
-  const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / load.requests);
+  const cpuUs = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 10_000) / load.requests) / 10;
   const result = {
     ...load,
     cpuUsPerRequest: cpuUs,

@@ -44,7 +44,7 @@ export async function openChannel(evm: LocalEvm, url: string, terms: PaymentRequ
   const [opening, price] = [BigInt(terms.amount), BigInt(next.amount)];
   const minDeposit = BigInt((terms.extra as { minDeposit?: string }).minDeposit ?? '0');
   const wanted = opening + price * BigInt(calls);
-  const payer = await channelPayer(evm, PAYER_FUNDS, wanted > minDeposit ? wanted : minDeposit, options.fetch);
+  const payer = await channelPayer(evm, PAYER_FUNDS, wanted > minDeposit ? wanted : minDeposit, { fetch: options.fetch });
   const opened = await payer.pay(url);
   const body = await opened.text();
   if (opened.status !== 200) throw new Error(`opening a channel at ${url} answered ${opened.status}: ${body}`);

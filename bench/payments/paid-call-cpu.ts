@@ -40,7 +40,8 @@ interface Child {
 /** Starts the built service in mainnet mode against `net`; resolves at its `listening` line. */
 async function startChild(net: Localnet, dataDir: string, keyFile: string, payTo: string, rpcUrl: string): Promise<Child> {
   const profile = process.env.PAID_CPU_PROFILE_DIR;
-  const nodeFlags = ['--enable-source-maps', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
+  // No --enable-source-maps: `npm start` runs the service with maps off.
+  const nodeFlags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   const netArgs = localnetMainnetArgs(net, keyFile, payTo).map((a) => (a === net.urls.rpc ? rpcUrl : a));
   const args = [...['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0'], ...netArgs];
   const child = spawn(process.execPath, [...nodeFlags, 'dist/server/main.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -234,7 +235,7 @@ export async function benchPaidCallCpu(): Promise<Record<string, unknown>> {
     const reference = measureSignatureWork(realSizes(serial.paid.sent[0]!, serial.paid.receipts[0]!, dataDir));
     return {
       endpoints: ENDPOINTS,
-      child: 'node --enable-source-maps dist/server/main.js (mainnet mode, localnet in the bench process)',
+      child: 'node dist/server/main.js (mainnet mode, localnet in the bench process)',
       ...withRatio(serial.figures, reference.totalUs!),
       referenceUs: Object.fromEntries(Object.entries(reference).map(([k, v]) => [k, round(v)])),
       concurrent: withRatio(concurrent.figures, reference.totalUs!),

@@ -43,7 +43,7 @@ interface Started {
 function startService(root: string, dataDir: string, args: readonly string[]): Promise<Started> {
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', 'dist/server/main.js', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...args],
+    ['dist/server/main.js', '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--free-rate-per-second', '0', ...args],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],

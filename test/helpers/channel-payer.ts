@@ -22,19 +22,31 @@ export interface ChannelPayer {
   lastPayment: string | null;
 }
 
-/** A payer funded with `usdc` units whose deposits are `deposit` units each; its requests go through `base` (the global fetch, read per request, by default). */
-export async function channelPayer(evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>, usdc: bigint, deposit: bigint, base?: typeof fetch): Promise<ChannelPayer> {
-  const key = generateEvmKey();
-  await evm.fundUsdc(evmAddressOfKey(key), usdc);
+/**
+ * A payer funded with `usdc` units (none when 0) whose deposits are `deposit` units each; with
+ * `key` and `salt`, one more channel of an existing payer (the channel id changes with the salt);
+ * its requests go through `fetch` (the global fetch, read per request, by default).
+ */
+export async function channelPayer(
+  evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>,
+  usdc: bigint,
+  deposit: bigint,
+  channel: { readonly key?: EvmHexKey; readonly salt?: `0x${string}`; readonly fetch?: typeof fetch } = {},
+): Promise<ChannelPayer> {
+  const key = channel.key ?? generateEvmKey();
+  if (usdc > 0n) await evm.fundUsdc(evmAddressOfKey(key), usdc);
   const client = new x402Client((_version, accepts) => accepts.find((a) => a.scheme === 'batch-settlement')!);
   client.setSpendControls({ allowedAssets: [{ network: BASE, asset: evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
-  const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key), { depositStrategy: () => deposit.toString() });
+  const scheme = new BatchSettlementEvmScheme(evmAccountFromKey(key), {
+    depositStrategy: () => deposit.toString(),
+    ...(channel.salt ? { salt: channel.salt } : {}),
+  });
   client.register('eip155:*', scheme);
   const payer: ChannelPayer = { key, address: evmAddressOfKey(key), scheme, pay: fetch, lastPayment: null };
   const recording: typeof fetch = async (input, init) => {
     const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature');
     if (header) payer.lastPayment = header;
-    return (base ?? fetch)(input, init);
+    return (channel.fetch ?? fetch)(input, init);
   };
   (payer as { pay: typeof fetch }).pay = wrapFetchWithPayment(recording, client) as typeof fetch;
   return payer;

@@ -9,6 +9,7 @@
  * stays covered by test/integration/abort-and-shutdown.test.ts's mainnet-mode lifecycle test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,10 +47,24 @@ const SPAWNED_TXS_PER_SLOT = '0';
 /** A spawned service's pool threads at start (test-support.ts, TEST_POOL_ARGS). */
 const SPAWNED_POOL_MIN_THREADS = '0';
 
-/** How the service is started: from the TypeScript sources (`npm run dev`) or the build (`npm start`). */
+/** package.json's `start` script after its `node`: what `npm start` runs (scripts/start.mjs). */
+function npmStartArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(' ');
+  if (node !== 'node') throw new Error(`package.json's start script no longer starts with node: ${pkg.scripts.start}`);
+  return args;
+}
+
+/**
+ * How the service is started: from the TypeScript sources (`npm run dev`), from the build as the
+ * service's own entry (`built`: what `npm start` ends in, source maps off as there), or through
+ * `npm start`'s own command (`start`: its launcher checks the build is current, then runs it; a
+ * test using it checks first, so that no launcher rebuilds dist/ under the others' feet).
+ */
 const ENTRY = {
   source: ['--import', 'tsx', 'src/main.ts'],
-  built: ['--enable-source-maps', 'dist/server/main.js'],
+  built: ['dist/server/main.js'],
+  start: npmStartArgs(),
 } as const;
 
 /**

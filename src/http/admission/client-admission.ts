@@ -117,8 +117,9 @@ export function createClientAdmission(config: ClientAdmissionConfig): ClientAdmi
         const key = keyOf(req.remoteIp);
         return free.has(key) ? owing(key) : takeFree(req.remoteIp);
       }
-      // A HEAD is never paid (paid-routes.ts): its payment header buys nothing, so it is counted.
-      if (req.method !== 'HEAD' && config.paidPaths.has(req.path) && paymentHeader(req.headers) !== null) return null;
+      // A HEAD is never paid (paid-routes.ts): its payment header buys nothing, so it is counted. The
+      // header is asked first: an unpaid request (most of them) then costs no hash of its path.
+      if (paymentHeader(req.headers) !== null && req.method !== 'HEAD' && config.paidPaths.has(req.path)) return null;
       return takeFree(req.remoteIp);
     },
     calls: (client, count) => (count > 0 ? takeFree(client, count) : null),

@@ -20,17 +20,15 @@ export interface PaidRoutesConfig extends PaidCallerConfig {
  */
 class HttpAttempt implements PaidAttempt {
   readonly query: string;
-  readonly resourceUrl: string;
   readonly payment: SentPayment;
   readonly client: string;
   constructor(
     readonly entry: EndpointEntry,
     private readonly req: HttpRequestData,
-    baseUrl: string,
+    readonly resourceUrl: string,
   ) {
     this.query = req.query;
     this.client = req.remoteIp;
-    this.resourceUrl = `${baseUrl}${req.path}${req.query ? `?${req.query}` : ''}`;
     // HEAD is safe (RFC 9110 9.2.1): it never settles a payment, so it is answered as unpaid, a 402's head.
     const header = req.method === 'HEAD' ? null : paymentHeader(req.headers);
     this.payment = header === null ? null : { header };
@@ -42,11 +40,41 @@ class HttpAttempt implements PaidAttempt {
   }
 }
 
+/** Resource URLs kept per route, by query (oldest dropped first), as the kept 402s and verdicts are (paid-caller.ts). */
+export const MAX_KEPT_RESOURCE_URLS = 512;
+/** Longer queries get their URL built every time. */
+const MAX_KEPT_QUERY_CHARS = 256;
+
+/**
+ * The request's resource URL, the key of its route's kept 402: the string kept for the query is
+ * handed out again, so a poller's 402 is found without building, flattening and hashing ~100
+ * characters anew. The base URL is part of the key (it is known once the service listens).
+ */
+function createResourceUrls(path: string, baseUrl: () => string): (query: string) => string {
+  const kept = new Map<string, string>();
+  let keptFor = '';
+  return (query) => {
+    const base = baseUrl();
+    if (base !== keptFor) {
+      kept.clear();
+      keptFor = base;
+    }
+    const known = kept.get(query);
+    if (known !== undefined) return known;
+    const url = `${base}${path}${query ? `?${query}` : ''}`;
+    if (query.length > MAX_KEPT_QUERY_CHARS) return url;
+    if (kept.size >= MAX_KEPT_RESOURCE_URLS) kept.delete(kept.keys().next().value!);
+    kept.set(query, url);
+    return url;
+  };
+}
+
 function paidRoute(entry: EndpointEntry, config: PaidRoutesConfig, caller: PaidCaller): Route {
+  const urlOf = createResourceUrls(entry.path, config.baseUrl);
   return {
     method: 'GET',
     path: entry.path,
-    handler: (req) => caller(new HttpAttempt(entry, req, config.baseUrl())),
+    handler: (req) => caller(new HttpAttempt(entry, req, urlOf(req.query))),
   };
 }
 

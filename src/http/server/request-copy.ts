@@ -4,16 +4,22 @@
  */
 import type uWS from 'uWebSockets.js';
 
+// The copy in progress: one callback for every request, not a closure made per request.
+let copying: Record<string, string> = {};
+let copiedBytes = 0;
+const copyOne = (k: string, v: string): void => {
+  copiedBytes += k.length + v.length;
+  // Repeated headers are joined as RFC 9110 allows for list-valued fields.
+  copying[k] = copying[k] === undefined ? v : `${copying[k]}, ${v}`;
+};
+
 /** Copies the request's headers (lower-case names; repeats joined) and their total size, bytes. */
 export function copyHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; bytes: number } {
   const headers: Record<string, string> = {};
-  let bytes = 0;
-  req.forEach((k, v) => {
-    bytes += k.length + v.length;
-    // Repeated headers are joined as RFC 9110 allows for list-valued fields.
-    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
-  });
-  return { headers, bytes };
+  copying = headers;
+  copiedBytes = 0;
+  req.forEach(copyOne);
+  return { headers, bytes: copiedBytes };
 }
 
 /** Reads the body into one Buffer, or null once it passes `maxBytes` (the rest is ignored). */

@@ -26,20 +26,25 @@ export interface RequestState {
   readonly client: string;
 }
 
+/** A request's state as a class: V8 allocates an instance inline, where a literal of ten fields was copied from its boilerplate on every request. */
+class FreshRequestState implements RequestState {
+  readonly started = performance.now();
+  clientGone = false;
+  abortReason: unknown = undefined;
+  aborted = false;
+  controller: AbortController | null = null;
+  tracked = false;
+  readingBody = false;
+  constructor(
+    public head: boolean,
+    readonly path: string,
+    readonly client: string,
+  ) {}
+}
+
 /** A fresh state for a request that arrived now. */
 export function createRequestState(head = false, path = '', client = ''): RequestState {
-  return {
-    started: performance.now(),
-    clientGone: false,
-    abortReason: undefined,
-    aborted: false,
-    controller: null,
-    tracked: false,
-    readingBody: false,
-    head,
-    path,
-    client,
-  };
+  return new FreshRequestState(head, path, client);
 }
 
 /** The request's signal, made on first use (already aborted if the request was). */

@@ -131,7 +131,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     config.onResponse?.(status, performance.now() - state.started);
     if (state.tracked) leave(state);
   };
-  const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply) => {
+  /** `inCallback`: in the uWS callback that received the request (its socket corked by uWS), not after an await. */
+  const finish = (res: uWS.HttpResponse, state: RequestState, reply: AnyReply, inCallback = true) => {
     // A stream counts as in flight until its last byte: close() lets it finish like any request.
     if ('stream' in reply) {
       if (state.head) {
@@ -156,24 +157,24 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
       });
     }
     if (!state.clientGone) {
-      write(res, reply, draining, state.head);
+      write(res, reply, draining, state.head, inCallback);
       metered(state, reply);
     }
     done(state, reply.status);
   };
   // A synchronous answer is written at once, in this callback; only a promise goes asynchronous.
-  const dispatch = (res: uWS.HttpResponse, state: RequestState, handler: HttpHandler<AnyReply>, data: HttpRequestData) => {
+  const dispatch = (res: uWS.HttpResponse, state: RequestState, handler: HttpHandler<AnyReply>, data: HttpRequestData, inCallback = true) => {
     let reply: AnyReply | PromiseLike<AnyReply>;
     try {
       reply = handler(data);
     } catch (err) {
       reply = replyForError(err);
     }
-    if (!isPromiseLike(reply)) return finish(res, state, reply);
+    if (!isPromiseLike(reply)) return finish(res, state, reply, inCallback);
     track(res, state);
     Promise.resolve(reply)
       .catch(replyForError)
-      .then((r) => finish(res, state, r));
+      .then((r) => finish(res, state, r, false));
   };
 
   app.any('/*', (res, req) => {
@@ -200,8 +201,9 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
     state.readingBody = true;
     readBody(res, MAX_BODY_BYTES, (body) => {
       state.readingBody = false;
-      if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }));
-      dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, body, state));
+      if (body === null) return finish(res, state, errorReply({ error: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` }), false);
+      // A body's last chunk: corked here, as after an await (a body callback is not the request's).
+      dispatch(res, state, found, new CopiedRequest(method, path, query, headers, remoteIp, body, state), false);
     });
   });
 

@@ -8,7 +8,7 @@
  *   charged, answer kept or never kept    -> answered again on its identical retry, no new charge
  *   ceiling not raised by exactly the price -> corrective 402 with our state and the payer's last voucher
  *   over the mirrored balance (re-read when older than its bound), withdrawal pending, quarantined -> 402
- *   deposit                               -> verified and sent on chain by the facilitator, then a voucher
+ *   deposit                               -> verified and sent on chain by the facilitator, then a voucher (one per payer at a time)
  *   voucher in order                      -> the handler runs; only a 200 commits the charge (channel-commit.ts)
  *
  * Claims are channel-claimer.ts, refunds channel-refund.ts.
@@ -24,11 +24,11 @@ import { correctiveReply, failedOnChain } from './channel-replies.ts';
 import { createSignerProof, isPublished } from './channel-signer-proof.ts';
 import { type ChannelRecord, type ChannelStore, updateChannel } from './channel-store.ts';
 import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
-import { createKeyedQueue, type KeyedQueue } from './keyed-queue.ts';
+import { createKeyedQueue, createOneAtATime, type KeyedQueue } from './keyed-queue.ts';
 import { payloadSha256, type PaidCall } from '../types/paid-call.ts';
 import { refusalSentence } from '../delivery/reason-messages.ts';
 import type { ReceiptStamp } from '../delivery/paid-delivery.ts';
-import type { PaidTiming } from '../delivery/paid-timing.ts';
+import { type PaidTiming, timedAnswer } from '../delivery/paid-timing.ts';
 import type { ChallengeBuilder } from '../delivery/payment-terms.ts';
 import { replyOf } from '../stores/pending-settlements.ts';
 import { noRoomFor, recordsRefused } from '../stores/record-shares.ts';
@@ -80,19 +80,12 @@ export interface ChannelMachine {
 const raisesByThePrice = (p: ChannelPayload, rec: ChannelRecord, call: PaidCall): boolean =>
   BigInt(p.voucher.maxClaimableAmount) === BigInt(rec.charged) + BigInt(call.requirements.amount);
 
-/** Runs the paid handler, timed as the `handler` phase. */
-async function answerTimed(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
-  const started = performance.now();
-  const answer = await call.answer();
-  timing.add('handler', performance.now() - started);
-  return answer;
-}
-
 /** Creates the processor of channel payments. */
 export function createChannelMachine(config: ChannelMachineConfig): ChannelMachine {
   const { store, facilitator } = config;
   const now = config.now ?? Date.now;
   const queue = createKeyedQueue(CHANNEL_MAX_WAITING);
+  const depositing = createOneAtATime();
   const failed = config.failed ?? createFailedPayments();
   const refuse = (call: PaidCall, reason: string, message?: string) =>
     config.challengeFor(call.entry.path).reply(call.resourceUrl, message ? `${reason}: ${message}` : reason);
@@ -141,7 +134,7 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
     // Requests of a channel are queued on this instance, so only another instance can be delivering it now.
     if (config.shared && now() - known.lastRequestAt < CHANNEL_PENDING_HANDOVER_MS)
       return refuse(call, CHANNEL_REASONS.channelBusy, "this voucher's answer is being delivered by another request; retry shortly");
-    const answer = await answerTimed(call, timing);
+    const answer = await timedAnswer(call, timing);
     if (answer.status !== 200) return answer;
     return deliver(call, id, { ...known, lastRequestAt: now() }, answer, known.last?.moved ?? NOTHING_MOVED, timing);
   }
@@ -200,12 +193,18 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
     if (closed) return closed;
     if (BigInt(v.maxClaimableAmount) > BigInt(rec.onchain.balance))
       return refuse(call, CHANNEL_REASONS.exceedsBalance, `the channel holds ${rec.onchain.balance}`);
-    const answer = await answerTimed(call, timing);
+    const answer = await timedAnswer(call, timing);
     if (answer.status !== 200) return answer;
     return commit(call, id, rec, p, answer, NOTHING_MOVED, timing);
   }
 
-  async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
+  /** One deposit per payer at a time (keyed-queue.ts): a payer's others are refused before anything is verified. */
+  function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
+    const run = depositing.run(p.channelConfig.payer.toLowerCase(), () => depositNow(call, p, id, timing));
+    return run ?? Promise.resolve(refuse(call, CHANNEL_REASONS.payerBusy, "this payer's last deposit is in flight; nothing was sent; retry once it lands"));
+  }
+
+  async function depositNow(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
     const retried = await depositRetry(call, p, id, timing);
     if (retried) return retried;
     const started = performance.now();
@@ -219,7 +218,7 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
     const closed = closedTo(call, rec);
     if (closed) return closed;
     if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
-    const answer = await answerTimed(call, timing);
+    const answer = await timedAnswer(call, timing);
     if (answer.status !== 200) return answer;
     const settling = performance.now();
     const settled = await facilitator.settleDeposit(call.payment, call.requirements);

@@ -15,7 +15,8 @@ export const BATCH_SETTLEMENT_SCHEME = 'batch-settlement';
 
 /**
  * x402 reason codes of the batch-settlement scheme that this server gives itself; all are the
- * scheme's but `channelQuarantined`, ours (a claim of the channel reverted on its own).
+ * scheme's but `channelQuarantined` (a claim of the channel reverted on its own) and `payerBusy`
+ * (a deposit while the same payer's last one is in flight), ours.
  */
 export const CHANNEL_REASONS = {
   payloadType: 'invalid_batch_settlement_evm_payload_type',
@@ -38,6 +39,7 @@ export const CHANNEL_REASONS = {
   refundAmountInvalid: 'invalid_batch_settlement_evm_refund_amount_invalid',
   withdrawalPending: 'invalid_batch_settlement_evm_withdrawal_pending',
   rpcReadFailed: 'invalid_batch_settlement_evm_rpc_read_failed',
+  payerBusy: 'payer_busy',
   channelQuarantined: 'invalid_batch_settlement_evm_channel_quarantined',
 } as const;
 

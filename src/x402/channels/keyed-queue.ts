@@ -38,3 +38,20 @@ export function createKeyedQueue(maxWaiting: number): KeyedQueue {
     busyKeys: () => queues.size,
   };
 }
+
+/**
+ * At most one task per key at a time, and no queue: `run` is null while the key's task runs. The
+ * channels' deposits, per payer: a payer's deposits on several channels at once each pass the
+ * facilitator's balance read and simulation while the first is unmined, so every one would be
+ * sent and all but one revert at our relayer's gas (docs/security.md).
+ */
+export function createOneAtATime(): { run<T>(key: string, task: () => Promise<T>): Promise<T> | null } {
+  const running = new Set<string>();
+  return {
+    run(key, task) {
+      if (running.has(key)) return null;
+      running.add(key);
+      return task().finally(() => running.delete(key));
+    },
+  };
+}

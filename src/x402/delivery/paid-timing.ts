@@ -5,6 +5,7 @@
  * clock only at phase edges, so timing every paid call costs a few `performance.now()` reads.
  */
 import type { HttpReply } from '../../errors.ts';
+import type { PaidCall } from '../types/paid-call.ts';
 
 /** The response header that carries the phases of a paid answer. */
 export const SERVER_TIMING_HEADER = 'Server-Timing';
@@ -74,4 +75,12 @@ export function withServerTiming(reply: HttpReply, timing: PaidTiming): HttpRepl
   if (reply.status !== 200) return reply;
   const value = timing.header();
   return value === null ? reply : { ...reply, headers: { ...reply.headers, [SERVER_TIMING_HEADER]: value } };
+}
+
+/** Runs the paid handler, timed as the `handler` phase. */
+export async function timedAnswer(call: PaidCall, timing: PaidTiming): Promise<HttpReply> {
+  const started = performance.now();
+  const answer = await call.answer();
+  timing.add('handler', performance.now() - started);
+  return answer;
 }

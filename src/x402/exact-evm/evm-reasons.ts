@@ -23,6 +23,8 @@ export const EVM_REASONS = {
   transactionFailed: 'invalid_exact_evm_transaction_failed',
   transferEventMismatch: 'invalid_exact_evm_transfer_event_mismatch',
   settlementPending: 'settlement_pending',
+  /** Ours, as on Solana: the payer's settlements in flight already use the balance its verification read. */
+  payerBusy: 'payer_busy',
   /** Not the payer's fault: the chain RPC or facilitator could not be asked. */
   unexpectedVerifyError: 'unexpected_verify_error',
   unexpectedSettleError: 'unexpected_settle_error',

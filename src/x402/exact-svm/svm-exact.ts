@@ -18,7 +18,7 @@ import { SVM_REASON } from './svm-reasons.ts';
 import { checkSvmPaymentRules, DEFAULT_MAX_PRIORITY_FEE_LAMPORTS, settlementFee, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmRuleTerms } from './svm-rules.ts';
 import { createSvmSettlementStatus } from './svm-settlement-status.ts';
 import { decodePayload, keyOf, outcomeOf, svmPayerOf } from './svm-payload.ts';
-import { createSourceBudget, type SettlementOutcome, type SourceBudget } from './svm-source-budget.ts';
+import { createSourceBudget, type SettlementOutcome, type SourceBudget } from '../stores/source-budget.ts';
 import { checkSource, readMintDecimals, readSourceBalance, transferOf } from './svm-source-read.ts';
 import { createSvmSignatures, type SvmPoolTasks } from './svm-signatures.ts';
 import { sendAndConfirm } from './svm-send.ts';

@@ -10,7 +10,7 @@ import type { PaymentPayload } from '../types/x402-types.ts';
 import { tokenPayer } from './svm-rules.ts';
 import { payloadWire } from './svm-settlement-status.ts';
 import { SVM_REASON } from './svm-reasons.ts';
-import type { SettlementOutcome } from './svm-source-budget.ts';
+import type { SettlementOutcome } from '../stores/source-budget.ts';
 
 /** The payment's transaction and its wire bytes, or null when it does not decode. */
 export const decodePayload = decodeOnce((payment: PaymentPayload): { wire: Uint8Array; tx: WireTransaction } | null => {
@@ -26,9 +26,17 @@ export function svmPayerOf(payment: PaymentPayload): string | null {
   return decoded ? tokenPayer(decoded.tx) || null : null;
 }
 
+/** Each decoded transaction's key, hashed once: the replay guard, verification and settlement each ask for it. */
+const keys = new WeakMap<WireTransaction, string>();
+
 /** The message hash: one message is one payment however many valid signatures exist for it. */
 export function keyOf(tx: WireTransaction): string {
-  return `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
+  let key = keys.get(tx);
+  if (key === undefined) {
+    key = `svm:${createHash('sha256').update(tx.messageBytes).digest('hex')}`;
+    keys.set(tx, key);
+  }
+  return key;
 }
 
 /** What a settlement did to the payer's tokens, for its reservation. */

@@ -1,7 +1,7 @@
 /**
  * The payer's side of a verified exact-SVM payment: which token account the transfer draws from,
  * how much, and that account's balance before the payment (what the settlement reserves against,
- * svm-source-budget.ts). Token and Token-2022 accounts share the base layout (165 bytes): the mint
+ * source-budget.ts). Token and Token-2022 accounts share the base layout (165 bytes): the mint
  * at byte 0, the amount as the u64 at byte 64, the state at byte 108.
  */
 import type { RpcClient } from '../../chain/solana/rpc-client.ts';

@@ -1,5 +1,5 @@
 /**
- * The Solana scheme reuses a source's checked read for one slot (svm-source-budget.ts): a payer
+ * The Solana scheme reuses a source's checked read for one slot (source-budget.ts): a payer
  * empties its token account outside right after a read, then pays again inside that slot. The
  * reused read lets the payment through verification, but the send's preflight refuses it with the
  * reason a read would have given (nothing broadcast, no fee), and the read is forgotten, so the
@@ -14,7 +14,7 @@ import type { RpcClient, SendOutcome } from '../../../src/chain/solana/rpc-clien
 import { createWorkerPool } from '../../../src/pool/worker-pool.ts';
 import { TOKEN_PROGRAM } from '../../../src/x402/exact-svm/svm-rules.ts';
 import { createSvmExactScheme } from '../../../src/x402/exact-svm/svm-exact.ts';
-import { createSourceBudget, READ_REUSE_MS } from '../../../src/x402/exact-svm/svm-source-budget.ts';
+import { createSourceBudget, READ_REUSE_MS } from '../../../src/x402/stores/source-budget.ts';
 import type { PaymentPayload, PaymentRequirements } from '../../../src/x402/types/x402-types.ts';
 import { SOLANA_MAINNET_CAIP2 } from '../../../src/x402/types/x402-types.ts';
 import type { PoolTasks } from '../../../workers/pool-worker.ts';

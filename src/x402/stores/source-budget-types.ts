@@ -1,4 +1,4 @@
-/** The per-source budget's outside: what a settlement reserves, and how verification's reads reach it (svm-source-budget.ts). */
+/** The per-source budget's outside: what a settlement reserves, and how verification's reads reach it (source-budget.ts). */
 
 export type SettlementOutcome = 'spent' | 'unspent' | 'unknown';
 

@@ -1,8 +1,9 @@
 /**
- * Settlements in flight from one source token account never add up to more than its balance as
- * read when each payment was verified. Racing payments from one payer each pass verification alone
- * (each simulation sees the whole balance); on a real cluster every one we send that then fails on
- * chain is still billed to our fee payer. So before signing, a settlement reserves its amount:
+ * Settlements in flight from one source (a Solana token account; a Base payer's address) never add
+ * up to more than its balance as read when each payment was verified. Racing payments from one
+ * payer each pass verification alone (each read sees the whole balance); every one we send that
+ * then fails on chain is still billed to us (our Solana fee payer's fee, our Base relayer's gas).
+ * So before signing, a settlement reserves its amount:
  * what its verification read, less the settlements in flight and those that finished spending since
  * that read, must cover it. One that does not fit waits (bounded) for the settlements ahead of it,
  * or is refused; a payer whose calls are covered never waits.
@@ -23,9 +24,9 @@
  * payment outright (otherwise a fresh read, so a refusal keeps its reason), and forgotten once a
  * settlement from that source is refused or fails.
  */
-import type { SourceBudget, SourceBudgetConfig, SourceHold } from './svm-source-budget-types.ts';
+import type { SourceBudget, SourceBudgetConfig, SourceHold } from './source-budget-types.ts';
 
-export type { SettlementOutcome, SourceBudget, SourceBudgetConfig, SourceHold, SourceRead } from './svm-source-budget-types.ts';
+export type { SettlementOutcome, SourceBudget, SourceBudgetConfig, SourceHold, SourceRead } from './source-budget-types.ts';
 
 /** How long a settlement that does not fit waits for those ahead of it before `payer_busy`. */
 export const SOURCE_WAIT_MS = 3_000;

@@ -1,12 +1,12 @@
 /**
- * The per-source budget of Solana settlements (src/x402/exact-svm/svm-source-budget.ts): settlements in
+ * The per-source budget of Solana settlements (src/x402/stores/source-budget.ts): settlements in
  * flight from one token account never add up to more than the balance each payment's verification
  * read; the rest wait for those ahead or are refused; a covered payer never waits; a finish that
  * spent counts against reads taken before it, never after; an unknown outcome stays in flight; a
  * checked read serves the same source's next payments for one slot only while it covers them.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSourceBudget, READ_REUSE_MS, RECENT_MS } from '../../../src/x402/exact-svm/svm-source-budget.ts';
+import { createSourceBudget, READ_REUSE_MS, RECENT_MS } from '../../../src/x402/stores/source-budget.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 
 const A = 'SourceA';

@@ -1,0 +1,123 @@
+/**
+ * Attack: one Base payer whose USDC covers one call signs many `exact` payments (EIP-3009
+ * authorizations cost it nothing) and sends them all at once. Each passes verification alone (each
+ * balance read sees the whole balance), and each gas estimate runs before the first transfer is
+ * mined, so before the defence our relayer sent every one of them: one landed and the rest
+ * reverted on chain, each at our relayer's gas. Repeated, that drains the relayer's ETH at no cost
+ * to the payer. Now the payer's settlements in flight never add up to more than the balance its
+ * verification read: the racing ones are refused (`payer_busy`) without a transaction.
+ *
+ * The race is made certain, not likely: an RPC proxy holds the first transfer's send (a node that
+ * has not mined it yet, as on Base for up to a block), and the others are answered meanwhile.
+ * Before the defence they were estimated and queued behind the held send instead (the count of
+ * estimates says so and the test fails at once), then all sent when it was released.
+ */
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { x402Client } from '@x402/fetch';
+import { createPublicClient, http } from 'viem';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
+import type { Localnet } from '@solana-x402-intel/localnet';
+import { type HeldEvmSendRpc, startHeldEvmSendRpc } from '../helpers/held-evm-send-rpc.ts';
+import { readJson } from '../helpers/read-json.ts';
+import { testServiceConfig } from '../helpers/test-support.ts';
+import { startTestLocalnet } from '../helpers/test-service.ts';
+
+const BASE = 'eip155:8453';
+const PATH = '/v1/epoch';
+const RACERS = 6;
+
+let localnet: Localnet;
+let proxy: HeldEvmSendRpc;
+let service: RunningService;
+let dataDir = '';
+
+beforeAll(async () => {
+  const started = await startTestLocalnet();
+  localnet = started.localnet;
+  proxy = await startHeldEvmSendRpc(localnet.evm.url, localnet.evm.usdcAddress);
+  dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
+  // The held send must not time out in the relayer's RPC client while the others are answered.
+  const config = testServiceConfig(dataDir, ['--evm-rpc-timeout-ms', '120000']);
+  service = await startService(config, { upstreams: { ...started.upstreams, evm: { ...started.upstreams.evm!, rpcUrl: proxy.url } } });
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await service?.close();
+  await localnet?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A new payer: its address, the price of one call, and its payments (`count` signed before any is sent). */
+async function newPayer(): Promise<{ payer: string; price: bigint; sign(count: number): Promise<string[]> }> {
+  const key = generateEvmKey();
+  const client = new x402Client((_v, accepts) => accepts.find((a) => a.network === BASE && a.scheme === 'exact')!);
+  client.setSpendControls({ allowedAssets: [{ network: BASE, asset: localnet.evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+  client.register('eip155:*', new ExactEvmScheme(evmAccountFromKey(key)));
+  const required = decodePaymentRequiredHeader((await fetch(`${service.url}${PATH}`)).headers.get('payment-required')!);
+  const price = BigInt(required.accepts.find((a) => a.network === BASE && a.scheme === 'exact')!.amount);
+  const sign = async (count: number) => {
+    const headers: string[] = [];
+    for (let i = 0; i < count; i++) headers.push(Buffer.from(JSON.stringify(await client.createPaymentPayload(required))).toString('base64'));
+    return headers;
+  };
+  return { payer: evmAddressOfKey(key), price, sign };
+}
+
+const pay = (header: string) => fetch(`${service.url}${PATH}`, { headers: { 'payment-signature': header } });
+
+/** Transactions mined after block `from`, and how many of them reverted. */
+async function minedSince(from: bigint): Promise<{ sent: number; reverted: number }> {
+  const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
+  const head = await chain.getBlockNumber();
+  let sent = 0;
+  let reverted = 0;
+  for (let n = from + 1n; n <= head; n++) {
+    const block = await chain.getBlock({ blockNumber: n });
+    for (const hash of block.transactions) {
+      sent++;
+      if ((await chain.getTransactionReceipt({ hash })).status === 'reverted') reverted++;
+    }
+  }
+  return { sent, reverted };
+}
+
+describe('Base payments racing from one payer whose balance covers one', () => {
+  it('send one transaction: one call served, the others refused before any gas is spent', async () => {
+    const { payer, price, sign } = await newPayer();
+    const headers = await sign(RACERS);
+    await localnet.evm.fundUsdc(payer, price);
+    const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
+    const before = await chain.getBlockNumber();
+    proxy.holdNextSend();
+    const answers = headers.map((h) => pay(h).then(async (r) => ({ status: r.status, body: await readJson(r) })));
+    await proxy.sendHeld;
+    // The others, answered while the first transfer is unmined: refused, or (before the defence)
+    // estimated against the balance the first has not spent yet and queued to be sent.
+    let answered = 0;
+    const others = new Promise<string>((resolve) => {
+      for (const a of answers) void a.then(() => ++answered === RACERS - 1 && resolve('the others answered'));
+    });
+    const outcome = await Promise.race([others, proxy.estimatesAtLeast(RACERS).then(() => 'every one estimated')]);
+    expect(outcome).toBe('the others answered');
+    // The held transfer's own preparation only (viem may ask `eth_fillTransaction` before `eth_estimateGas`).
+    expect(proxy.estimatesWhileHeld()).toBeLessThanOrEqual(2);
+    proxy.release();
+    const settled = await Promise.all(answers);
+    expect(settled.filter((a) => a.status === 200)).toHaveLength(1);
+    const refused = settled.filter((a) => a.status === 402);
+    expect(refused).toHaveLength(RACERS - 1);
+    for (const { body } of refused) expect(body.error).toMatch(/^payer_busy/);
+    expect(await minedSince(before)).toEqual({ sent: 1, reverted: 0 });
+    // The service stays healthy, and the payer, funded again, is served.
+    await localnet.evm.fundUsdc(payer, price);
+    const [again] = await sign(1);
+    expect((await pay(again!)).status).toBe(200);
+  });
+});
