@@ -11,7 +11,8 @@
  * client process of its own over keep-alive connections with requests built ahead (presigned-calls.ts,
  * the `raw` transport: a few tens of µs a call); at 1 and 32 in flight the same calls over
  * `node:http` are measured beside it (`channelNodeHttp`), for the figures of earlier rounds. The official client's end-to-end figure
- * (wrapFetchWithPayment: the 402 round trip, signing, the paid request) is reported apart, and once
+ * (wrapFetchWithPayment: the 402 round trip, signing, the paid request, each part's median as the
+ * client saw it: official-channel-calls.ts) is reported apart, and once
  * more against a second service with the per-client free limit at its defaults: the official
  * client asks unpaid first, so its 402s count against the limit, and every call from this one
  * address must still be a 200 (a paid call gives back the token its 402 took).
@@ -29,10 +30,11 @@ import { startMainnetService, type MainnetService } from '../harness/mainnet-ser
 import { cpuBetween, readProcessCpu } from '../harness/process-cpu.ts';
 import { withCpuBudget } from '../harness/service-cpu.ts';
 import { countSyncs } from '../harness/sync-count.ts';
-import { drive, evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
+import { evmPaymentHeaders, paymentHeaders, type Run, round } from './paid-calls.ts';
 import { drivePresigned, type PresignedRun } from './presigned-calls.ts';
 import { medianPhases } from './server-timing.ts';
 import { channelGoalsOf } from './channel-goals.ts';
+import { officialLevel, officialUnderFreeLimit } from './official-channel-calls.ts';
 
 const PATH = '/v1/epoch';
 /**
@@ -60,13 +62,6 @@ const WARM_CALLS_PER_LEVEL = 200;
  * repeat at load 18 was within its noise): docs/benchmarks.md, issue 40 seventh pass.
  */
 const FIRST_LEVEL_WARM_CALLS = 1_200;
-/** The official client's full flow from one address under the default free limit (20 a second, 60 at once): calls per client. */
-const LIMITED_LEVELS = [
-  { concurrency: 1, calls: 200 },
-  { concurrency: 8, calls: 40 },
-  { concurrency: 32, calls: 15 },
-] as const;
-const DEFAULT_FREE_LIMIT = ['--free-rate-per-second', '20', '--free-burst', '60'];
 const warmCalls = (clients: number, first: boolean): number => Math.max(5, Math.ceil((first ? FIRST_LEVEL_WARM_CALLS : WARM_CALLS_PER_LEVEL) / clients));
 
 const calls = (run: Run) => run.requests;
@@ -125,32 +120,6 @@ async function nodeHttpLevel(net: Localnet, url: string, clients: number, count:
   await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(0, warm)) });
   const run = await drivePresigned({ url, lists: channels.map((c) => c.headers.slice(warm)), transport: 'node-http' });
   return { ...lightSummary(run), medianPhasesMs: medianPhases(run.serverTimings) };
-}
-
-/** The official client end to end, each client on a channel of its own opened beforehand; how many answers were 429. */
-async function officialLevel(net: Localnet, url: string, clients: number, count: number) {
-  const terms = await channelTermsOf(url);
-  const payers = await Promise.all(Array.from({ length: clients }, () => openChannel(net.evm, url, terms, count, { presign: false })));
-  let rateLimited = 0;
-  const ok = (res: Response) => {
-    if (res.status === 429) rateLimited++;
-    return res.status === 200;
-  };
-  const run = await drive(payers.map(({ payer }) => Array.from({ length: count }, () => ({ send: () => payer.pay(url), ok }))));
-  return { ...summary(run), rateLimited };
-}
-
-/** The official client's full flow at each concurrency, against a service with the default free limit. */
-async function officialUnderFreeLimit(net: Localnet) {
-  const service = await startMainnetService(net, { extraArgs: DEFAULT_FREE_LIMIT });
-  try {
-    const url = `${service.url}${PATH}`;
-    const levels = [];
-    for (const level of LIMITED_LEVELS) levels.push({ concurrency: level.concurrency, ...(await officialLevel(net, url, level.concurrency, level.calls)) });
-    return { freeLimit: DEFAULT_FREE_LIMIT.join(' '), levels };
-  } finally {
-    await service.close();
-  }
 }
 
 /** Pre-signed calls of `lists` with the service's CPU budget and median phases. */
@@ -233,7 +202,7 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
     const exactBasePeak = Math.max(...levels.map((l) => l.exactBase.perSecond));
     const peak = { channelPerSecond: channelPeak, exactBasePerSecond: exactBasePeak, ratio: round(channelPeak / exactBasePeak, 1) };
     const voucherCheckUs = await recoveryUs(net, url);
-    const officialClientFreeLimitOn = await officialUnderFreeLimit(net);
+    const officialClientFreeLimitOn = await officialUnderFreeLimit(net, PATH);
     return {
       name: 'channel-calls',
       endpoint: PATH,

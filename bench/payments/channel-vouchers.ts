@@ -27,6 +27,8 @@ export interface OpenOptions {
   readonly presign?: boolean;
   /** The terms of the calls after the opening one, when another route's (default `terms`). */
   readonly next?: PaymentRequirements;
+  /** The fetch under the official client (e.g. one that marks each request); the global one by default. */
+  readonly fetch?: typeof fetch;
 }
 
 /** Vouchers signed between two turns of the event loop. */
@@ -42,7 +44,7 @@ export async function openChannel(evm: LocalEvm, url: string, terms: PaymentRequ
   const [opening, price] = [BigInt(terms.amount), BigInt(next.amount)];
   const minDeposit = BigInt((terms.extra as { minDeposit?: string }).minDeposit ?? '0');
   const wanted = opening + price * BigInt(calls);
-  const payer = await channelPayer(evm, PAYER_FUNDS, wanted > minDeposit ? wanted : minDeposit);
+  const payer = await channelPayer(evm, PAYER_FUNDS, wanted > minDeposit ? wanted : minDeposit, { fetch: options.fetch });
   const opened = await payer.pay(url);
   const body = await opened.text();
   if (opened.status !== 200) throw new Error(`opening a channel at ${url} answered ${opened.status}: ${body}`);

@@ -11,6 +11,7 @@
  */
 import { officialSvmFetch } from '../../test/helpers/official-svm-client.ts';
 import { fundedPayer } from '../../test/helpers/svm-payer.ts';
+import { markingFetch } from './client-marks.ts';
 import { drive, type Run } from './paid-calls.ts';
 
 /** The job on stdin. */
@@ -50,23 +51,6 @@ export interface SvmClientsOutcome {
   readonly marks: number[][];
   readonly eventLoop: number;
   readonly cpuUs: number;
-}
-
-/** The client's own fetch, noting when each request starts and ends. */
-function markingFetch(calls: number[][]): { base: typeof fetch; start(): void } {
-  let marks: number[] = [];
-  return {
-    base: async (input, init) => {
-      marks.push(performance.now());
-      const res = await fetch(input, init);
-      marks.push(performance.now());
-      return res;
-    },
-    start() {
-      marks = [];
-      calls.push(marks);
-    },
-  };
 }
 
 async function main(job: SvmClientsJob): Promise<SvmClientsOutcome> {

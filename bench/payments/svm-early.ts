@@ -28,6 +28,7 @@ import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Localnet, startLocalnet } from '@solana-x402-intel/localnet';
+import { clientMedians } from './client-marks.ts';
 import { medianPhases } from './server-timing.ts';
 import { channelTermsOf, openChannel } from './channel-vouchers.ts';
 import { type MainnetService, startMainnetService } from '../harness/mainnet-service.ts';
@@ -61,7 +62,6 @@ const SETTLE_WAIT_MS = 30_000;
 
 const cpuUs = (used: NodeJS.CpuUsage): number => used.user + used.system;
 const summary = (run: Run) => ({ requests: run.requests, failures: run.requests - run.ok, perSecond: run.perSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms });
-const median = (xs: readonly number[]): number => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN, 2);
 
 /** The service's CPU while `work` runs, in cores. */
 async function withServiceCpu<T>(service: MainnetService, work: () => Promise<T>): Promise<{ result: T; serviceCores: number }> {
@@ -81,18 +81,6 @@ function runClients(job: SvmClientsJob): Promise<SvmClientsOutcome> {
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as SvmClientsOutcome) : reject(new Error(`svm clients exited ${code}: ${err}`))));
   });
-}
-
-/** Medians of the client's side: the 402 round trip, building and signing, the paid request, and that request less the service's total. */
-function clientMedians(calls: readonly number[][], timings: readonly string[]) {
-  // Calls of exactly one 402 and one paid request, each with the service's total of its answer.
-  const paid = calls.map((m, i) => ({ m, total: Number(/total;dur=([\d.]+)/.exec(timings[i] ?? '')?.[1] ?? Number.NaN) })).filter(({ m }) => m.length === 4);
-  return {
-    challenge: median(paid.map(({ m }) => m[1]! - m[0]!)),
-    buildAndSign: median(paid.map(({ m }) => m[2]! - m[1]!)),
-    paidRequest: median(paid.map(({ m }) => m[3]! - m[2]!)),
-    paidRequestLessService: median(paid.map(({ m, total }) => m[3]! - m[2]! - total)),
-  };
 }
 
 /** The official SVM client's calls, `calls` per client after `warm` each, from the clients' process; how many answers were early, where the time went. */

@@ -9,11 +9,12 @@
  * a line here, and one that names its figures so is read as it means them.
  */
 import { budgetRows, budgetTable } from '../payments/cpu-budget-table.ts';
+import { clientPartsRows, clientPartsTable } from '../payments/client-parts-table.ts';
 import { headlineMetrics } from './suite-metrics.ts';
 
 /** Most ratio lines printed; the rest are in the file. */
 const MAX_RATIOS = 12;
-const MAX_HEADLINES = 10;
+const MAX_HEADLINES = 12;
 
 /** One named figure found in a report. */
 export interface Found<T> {
@@ -74,6 +75,8 @@ export function summaryLines(name: string, report: Record<string, unknown>, load
   for (const m of headlines.slice(0, MAX_HEADLINES)) lines.push(`  ${m.label}: ${show(m.value)} (${m.better} is better)`);
   const rows = budgetRows(report);
   if (rows.length > 0) lines.push(budgetTable(name, rows));
+  const parts = clientPartsRows(report);
+  if (parts.length > 0) lines.push(clientPartsTable(name, parts));
   if (lines.length === 1) lines.push('  (this benchmark names no goal, ratio or headline figure: read the file)');
   return lines;
 }

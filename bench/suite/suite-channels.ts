@@ -4,6 +4,7 @@
  * the CPU budget of a paid call as the benchmarks print it.
  */
 import { budgetRows, budgetTable } from '../payments/cpu-budget-table.ts';
+import { clientPartsRows, clientPartsTable } from '../payments/client-parts-table.ts';
 import { numberAt } from './suite-metrics.ts';
 import { fmt, table } from './suite-report-sections.ts';
 
@@ -55,9 +56,14 @@ export function budgetSection(reports: Record<string, unknown>): string {
     .filter((t) => t.rows.length > 0)
     .map((t) => `\`\`\`text\n${budgetTable(t.name, t.rows)}\n\`\`\``);
   if (tables.length === 0) return '';
+  const clients = ['channel-calls', 'svm-early']
+    .map((name) => ({ name, rows: clientPartsRows(reports[name]) }))
+    .filter((t) => t.rows.length > 0)
+    .map((t) => `\`\`\`text\n${clientPartsTable(t.name, t.rows)}\n\`\`\``);
   return [
     '## CPU budget of a paid call',
     "The service's CPU µs per paid call by the kind of thread that spent it, write system calls per call, and each Server-Timing phase's median in ms (docs/benchmarks.md#the-cpu-budget-of-a-paid-call).",
     ...tables,
+    ...(clients.length > 0 ? ["The official clients' calls part by part, as the clients saw them (docs/benchmarks.md, `channel-calls`):", ...clients] : []),
   ].join('\n\n');
 }

@@ -131,6 +131,12 @@ function channelMetrics(reports: Record<string, unknown>): Metric[] {
     const c = numberAt(level, 'concurrency');
     out.push({ id: `channel.c${c}.perSecond`, label: `channel calls/s, ${c} clients`, better: 'higher', value: numberAt(level, 'channel', 'perSecond') });
     out.push({ id: `channel.c${c}.p50`, label: `channel p50 ms, ${c} clients`, better: 'lower', value: numberAt(level, 'channel', 'p50Ms') });
+    // The official client's goals (issue 40) are one address's: its call and its paid request at 1 in flight.
+    if (c === 1) {
+      out.push({ id: 'official.c1.p50', label: 'official client p50 ms, 1 client', better: 'lower', value: numberAt(level, 'officialClient', 'p50Ms') });
+      const paid = numberAt(level, 'officialClient', 'clientMs', 'paidRequest');
+      out.push({ id: 'official.c1.paidRequest', label: "official client's paid request p50 ms, 1 client", better: 'lower', value: paid });
+    }
     out.push({
       id: `channel.c${c}.vsBase`,
       label: `channel over exact Base, ${c} clients`,

@@ -24,13 +24,14 @@ export interface ChannelPayer {
 
 /**
  * A payer funded with `usdc` units (none when 0) whose deposits are `deposit` units each; with
- * `key` and `salt`, one more channel of an existing payer (the channel id changes with the salt).
+ * `key` and `salt`, one more channel of an existing payer (the channel id changes with the salt);
+ * its requests go through `fetch` (the global fetch, read per request, by default).
  */
 export async function channelPayer(
   evm: Pick<LocalEvm, 'fundUsdc' | 'usdcAddress'>,
   usdc: bigint,
   deposit: bigint,
-  channel: { readonly key?: EvmHexKey; readonly salt?: `0x${string}` } = {},
+  channel: { readonly key?: EvmHexKey; readonly salt?: `0x${string}`; readonly fetch?: typeof fetch } = {},
 ): Promise<ChannelPayer> {
   const key = channel.key ?? generateEvmKey();
   if (usdc > 0n) await evm.fundUsdc(evmAddressOfKey(key), usdc);
@@ -45,7 +46,7 @@ export async function channelPayer(
   const recording: typeof fetch = async (input, init) => {
     const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature');
     if (header) payer.lastPayment = header;
-    return fetch(input, init);
+    return (channel.fetch ?? fetch)(input, init);
   };
   (payer as { pay: typeof fetch }).pay = wrapFetchWithPayment(recording, client) as typeof fetch;
   return payer;

@@ -95,6 +95,8 @@ export interface ChallengeBuilder {
    * corrective 402 hands back the channel's state and the last voucher). Built every time.
    */
   replyWithExtra(resourceUrl: string, error: string, scheme: PaymentRequirements['scheme'], extra: Readonly<Record<string, unknown>>): HttpReply;
+  /** The JSON text of the `extensions` of the route's latest 402 per transport, which a payment may echo (the same array until one changes). */
+  echoedExtensions?(): readonly string[];
 }
 
 /**
@@ -153,6 +155,7 @@ export function createChallengeBuilder(entry: PricedResource, terms: PaymentTerm
   const resourceHead = `,"description":${JSON.stringify(entry.description)},"mimeType":"application/json"`;
   // Everything after the resource URL is fixed while the live terms and extensions are: its base64 is kept.
   const tails: Record<ChallengeTransport, Tail | null> = { http: null, mcp: null };
+  let extensionTexts: readonly string[] = [];
   const tailNow = (transport: ChallengeTransport): Tail => {
     const json = acceptsJson();
     const fields = extensions?.resourceFields() ?? '';
@@ -164,6 +167,7 @@ export function createChallengeBuilder(entry: PricedResource, terms: PaymentTerm
     const tail = `${resource},"accepts":${json},"extensions":${ext}}`;
     const built = { accepts: json, fields, members, resource, extensions: ext, tail, base64: createSplicedBase64(tail) };
     tails[transport] = built;
+    extensionTexts = Object.freeze([tails.http?.extensions, tails.mcp?.extensions].filter((t): t is string => t !== undefined));
     return built;
   };
   const render = (resourceUrl: string, error: string, now: Tail): HttpReply =>
@@ -184,6 +188,7 @@ export function createChallengeBuilder(entry: PricedResource, terms: PaymentTerm
   };
   return {
     accepts,
+    echoedExtensions: () => extensionTexts,
     replyWithExtra(resourceUrl, error, scheme, extra) {
       const patched = accepts.map((r) => (r.scheme === scheme ? { ...r, extra: { ...r.extra, ...extra } } : r));
       const now = tailNow(transportOf(resourceUrl));

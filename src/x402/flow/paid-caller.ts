@@ -90,7 +90,7 @@ export function answerWith(entry: EndpointEntry, handler: PaidHandler | undefine
 }
 
 function decodeSent(payment: NonNullable<SentPayment>, builder: ChallengeBuilder): DecodeResult {
-  return 'header' in payment ? decodePayment(payment.header, builder.accepts) : matchPayment(payment.object, builder.accepts);
+  return 'header' in payment ? decodePayment(payment.header, builder.accepts, builder.echoedExtensions?.()) : matchPayment(payment.object, builder.accepts);
 }
 
 /** Query strings whose verdict is kept per route (oldest dropped first). */

@@ -84,11 +84,17 @@ function readKey(s: string, i: number): { key: string; end: number } | null {
 }
 
 /**
+ * Where a member's value ends when it is known text (its end index), or -1 to scan it: a value
+ * that starts with a whole JSON object, compared character for character, is that object.
+ */
+export type KnownValueEnd = (key: string, s: string, from: number) => number;
+
+/**
  * The members of the object whose `{` is at `start`, each key with the span of its value (a key
  * given twice: the last, as JSON.parse takes it), and the index after the object; null when the
- * object is not well formed at this level.
+ * object is not well formed at this level. `known` may end a member's value without scanning it.
  */
-export function scanMembers(s: string, start: number): { members: Map<string, Span>; end: number } | null {
+export function scanMembers(s: string, start: number, known?: KnownValueEnd): { members: Map<string, Span>; end: number } | null {
   if (s.charCodeAt(start) !== 0x7b) return null;
   const members = new Map<string, Span>();
   let i = skipSpace(s, start + 1);
@@ -99,7 +105,8 @@ export function scanMembers(s: string, start: number): { members: Map<string, Sp
     i = skipSpace(s, key.end);
     if (s.charCodeAt(i) !== 0x3a) return null;
     const from = skipSpace(s, i + 1);
-    const to = skipValue(s, from);
+    const end = known ? known(key.key, s, from) : -1;
+    const to = end >= 0 ? end : skipValue(s, from);
     if (to < 0) return null;
     members.set(key.key, [from, to]);
     i = skipSpace(s, to);
@@ -111,8 +118,8 @@ export function scanMembers(s: string, start: number): { members: Map<string, Sp
 }
 
 /** The members of a JSON text that is one object and nothing else (whitespace around it aside), or null. */
-export function scanObject(s: string): Map<string, Span> | null {
-  const scanned = scanMembers(s, skipSpace(s, 0));
+export function scanObject(s: string, known?: KnownValueEnd): Map<string, Span> | null {
+  const scanned = scanMembers(s, skipSpace(s, 0), known);
   if (!scanned || skipSpace(s, scanned.end) !== s.length) return null;
   return scanned.members;
 }
