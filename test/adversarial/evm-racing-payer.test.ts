@@ -15,52 +15,32 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
-import { createPublicClient, http } from 'viem';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey, evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
-import { startService, type RunningService } from '../../src/service/service.ts';
-import type { Localnet } from '@solana-x402-intel/localnet';
-import { type HeldEvmSendRpc, startHeldEvmSendRpc } from '../helpers/held-evm-send-rpc.ts';
+import { type HeldSendService, headBlock, minedSince, raceWhileHeld, startHeldSendService } from '../helpers/held-send-service.ts';
 import { readJson } from '../helpers/read-json.ts';
-import { testServiceConfig } from '../helpers/test-support.ts';
-import { startTestLocalnet } from '../helpers/test-service.ts';
 
 const BASE = 'eip155:8453';
 const PATH = '/v1/epoch';
 const RACERS = 6;
 
-let localnet: Localnet;
-let proxy: HeldEvmSendRpc;
-let service: RunningService;
-let dataDir = '';
+let t: HeldSendService;
 
 beforeAll(async () => {
-  const started = await startTestLocalnet();
-  localnet = started.localnet;
-  proxy = await startHeldEvmSendRpc(localnet.evm.url, localnet.evm.usdcAddress);
-  dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
-  // The held send must not time out in the relayer's RPC client while the others are answered.
-  const config = testServiceConfig(dataDir, ['--evm-rpc-timeout-ms', '120000']);
-  service = await startService(config, { upstreams: { ...started.upstreams, evm: { ...started.upstreams.evm!, rpcUrl: proxy.url } } });
+  t = await startHeldSendService((localnet) => localnet.evm.usdcAddress);
 }, 120_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await service?.close();
-  await localnet?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await t?.close();
 });
 
 /** A new payer: its address, the price of one call, and its payments (`count` signed before any is sent). */
 async function newPayer(): Promise<{ payer: string; price: bigint; sign(count: number): Promise<string[]> }> {
   const key = generateEvmKey();
   const client = new x402Client((_v, accepts) => accepts.find((a) => a.network === BASE && a.scheme === 'exact')!);
-  client.setSpendControls({ allowedAssets: [{ network: BASE, asset: localnet.evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
+  client.setSpendControls({ allowedAssets: [{ network: BASE, asset: t.localnet.evm.usdcAddress, maxAmountPerPayment: '1000000' }] });
   client.register('eip155:*', new ExactEvmScheme(evmAccountFromKey(key)));
-  const required = decodePaymentRequiredHeader((await fetch(`${service.url}${PATH}`)).headers.get('payment-required')!);
+  const required = decodePaymentRequiredHeader((await fetch(`${t.service.url}${PATH}`)).headers.get('payment-required')!);
   const price = BigInt(required.accepts.find((a) => a.network === BASE && a.scheme === 'exact')!.amount);
   const sign = async (count: number) => {
     const headers: string[] = [];
@@ -70,53 +50,29 @@ async function newPayer(): Promise<{ payer: string; price: bigint; sign(count: n
   return { payer: evmAddressOfKey(key), price, sign };
 }
 
-const pay = (header: string) => fetch(`${service.url}${PATH}`, { headers: { 'payment-signature': header } });
-
-/** Transactions mined after block `from`, and how many of them reverted. */
-async function minedSince(from: bigint): Promise<{ sent: number; reverted: number }> {
-  const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
-  const head = await chain.getBlockNumber();
-  let sent = 0;
-  let reverted = 0;
-  for (let n = from + 1n; n <= head; n++) {
-    const block = await chain.getBlock({ blockNumber: n });
-    for (const hash of block.transactions) {
-      sent++;
-      if ((await chain.getTransactionReceipt({ hash })).status === 'reverted') reverted++;
-    }
-  }
-  return { sent, reverted };
-}
+const pay = (header: string) => fetch(`${t.service.url}${PATH}`, { headers: { 'payment-signature': header } });
 
 describe('Base payments racing from one payer whose balance covers one', () => {
   it('send one transaction: one call served, the others refused before any gas is spent', async () => {
     const { payer, price, sign } = await newPayer();
     const headers = await sign(RACERS);
-    await localnet.evm.fundUsdc(payer, price);
-    const chain = createPublicClient({ transport: http(localnet.evm.url), cacheTime: 0 });
-    const before = await chain.getBlockNumber();
-    proxy.holdNextSend();
-    const answers = headers.map((h) => pay(h).then(async (r) => ({ status: r.status, body: await readJson(r) })));
-    await proxy.sendHeld;
+    await t.localnet.evm.fundUsdc(payer, price);
+    const before = await headBlock(t.localnet);
     // The others, answered while the first transfer is unmined: refused, or (before the defence)
     // estimated against the balance the first has not spent yet and queued to be sent.
-    let answered = 0;
-    const others = new Promise<string>((resolve) => {
-      for (const a of answers) void a.then(() => ++answered === RACERS - 1 && resolve('the others answered'));
-    });
-    const outcome = await Promise.race([others, proxy.estimatesAtLeast(RACERS).then(() => 'every one estimated')]);
+    const { outcome, answers } = await raceWhileHeld(t.proxy, () =>
+      headers.map((h) => pay(h).then(async (r) => ({ status: r.status, body: await readJson(r) }))),
+    );
     expect(outcome).toBe('the others answered');
     // The held transfer's own preparation only (viem may ask `eth_fillTransaction` before `eth_estimateGas`).
-    expect(proxy.estimatesWhileHeld()).toBeLessThanOrEqual(2);
-    proxy.release();
-    const settled = await Promise.all(answers);
-    expect(settled.filter((a) => a.status === 200)).toHaveLength(1);
-    const refused = settled.filter((a) => a.status === 402);
+    expect(t.proxy.estimatesWhileHeld()).toBeLessThanOrEqual(2);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status === 402);
     expect(refused).toHaveLength(RACERS - 1);
     for (const { body } of refused) expect(body.error).toMatch(/^payer_busy/);
-    expect(await minedSince(before)).toEqual({ sent: 1, reverted: 0 });
+    expect(await minedSince(t.localnet, before)).toEqual({ sent: 1, reverted: 0 });
     // The service stays healthy, and the payer, funded again, is served.
-    await localnet.evm.fundUsdc(payer, price);
+    await t.localnet.evm.fundUsdc(payer, price);
     const [again] = await sign(1);
     expect((await pay(again!)).status).toBe(200);
   });
