@@ -71,14 +71,20 @@ export function topSelfTime(
   return { busyMs: Math.round(busyUs / 1000), windowMs: Math.round(windows.length === 0 ? atUs / 1000 : windowMs), entries };
 }
 
+/** When a profile's process started writing it, as its name says (CPU.<yyyymmdd>.<hhmmss>...). */
+const startedAt = (name: string): number => Number(name.split('.').slice(1, 3).join(''));
+
 /** The main thread's profile in `dir` (as http-challenge --profile leaves it), summarized inside the load runs. */
 export function summarizeProfileDir(dir: string, top: number): { file: string; busyMs: number; windowMs: number; entries: SelfTimeEntry[] } {
   const windowsPath = join(dir, PROFILE_WINDOWS_FILE);
   const windows = existsSync(windowsPath) ? (JSON.parse(readFileSync(windowsPath, 'utf8')) as Array<{ fromMs: number; toMs: number }>) : [];
   // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (the event loop).
-  const main = readdirSync(dir).filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-  if (main.length !== 1) throw new Error(`${dir} holds ${main.length} main-thread profiles; expected one`);
-  const file = join(dir, main[0]!);
+  // An earlier run's profiles may still be there: the newest is this run's, as the windows file is.
+  const main = readdirSync(dir)
+    .filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+    .sort((a, b) => startedAt(a) - startedAt(b));
+  if (main.length === 0) throw new Error(`${dir} holds no main-thread profile`);
+  const file = join(dir, main.at(-1)!);
   return { file: basename(file), ...topSelfTime(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top, windows) };
 }
 
