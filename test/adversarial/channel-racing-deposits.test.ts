@@ -5,7 +5,7 @@
  * balance while the first deposit is unmined), and each gas estimate runs before the first is
  * mined, so before the defence our relayer sent every one: one landed, the rest reverted on chain
  * at our gas. Now a payer has at most one deposit in flight (per instance): the others are refused
- * (`payer_busy`) before anything is verified, signed or sent.
+ * (`payer_busy`) after their verification, before anything is signed or sent.
  *
  * The race is made certain: an RPC proxy holds the first deposit's send, and the other deposits
  * must be answered meanwhile. Before the defence they were estimated and queued behind the held

@@ -69,14 +69,21 @@ function channelLog(dir: string, faults: FaultPlan): ChannelStore {
   return { ...log, put };
 }
 
-/** The on-chain stand-in: a funded channel; a deposit accepted until sent, then refused as used. */
-function chainStandIn(payer: string) {
+/**
+ * The on-chain stand-in: a funded channel; a deposit accepted until sent, then refused as used.
+ * Its verification passes the plan's `facilitator.verify` point first (a hold there is a slow read).
+ */
+function chainStandIn(payer: string, faults: FaultPlan) {
   const snapshot = { balance: String(100n * PRICE), totalClaimed: '0', withdrawRequestedAt: 0, refundNonce: '0' };
   let depositsSent = 0;
   const facilitator = {
     read: async () => snapshot,
-    verify: async () =>
-      depositsSent === 0 ? { ok: true, payer, snapshot } : { ok: false, reason: DEPOSIT_USED, message: 'the deposit authorization was used', transaction: '' },
+    verify: async () => {
+      await faults.at('facilitator.verify');
+      return depositsSent === 0
+        ? { ok: true, payer, snapshot }
+        : { ok: false, reason: DEPOSIT_USED, message: 'the deposit authorization was used', transaction: '' };
+    },
     settleDeposit: async () => {
       depositsSent++;
       return { ok: true, transaction: DEPOSIT_TX, snapshot };
@@ -90,6 +97,8 @@ export interface ChannelCallOptions {
   readonly answer?: () => HttpReply;
   /** A deposit of this amount with the voucher (default: a voucher alone). */
   readonly deposit?: bigint;
+  /** Another channel of the same payer: its config with this salt (default the fixture's channel). */
+  readonly salt?: `0x${string}`;
 }
 
 /** The receipt stamp over `ledger`, as the service issues receipts. */
@@ -126,7 +135,7 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
   const stamp = stampOver(ledger);
   const key = generateEvmKey();
   const payer = evmAddressOfKey(key);
-  const chain = chainStandIn(payer);
+  const chain = chainStandIn(payer, faults);
   const config = {
     payer,
     payerAuthorizer: payer,
@@ -162,7 +171,9 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
 
   /** A voucher of ceiling `max` on the channel (with a deposit, when asked), for `/v1/epoch` with `query`, answered by `answer`. */
   async function call(max: bigint, o: ChannelCallOptions = {}): Promise<PaidCall> {
-    const voucher = await signVoucher(evmAccountFromKey(key), channelId, max.toString(), 'eip155:8453');
+    const channelConfig = o.salt ? { ...config, salt: o.salt } : config;
+    const id = o.salt ? (channelIdOf(channelConfig, BASE_CHAIN_ID) as `0x${string}`) : channelId;
+    const voucher = await signVoucher(evmAccountFromKey(key), id, max.toString(), 'eip155:8453');
     const query = o.query ?? '';
     const deposit = o.deposit === undefined ? {} : { deposit: { amount: o.deposit.toString(), authorization: { from: payer, nonce: `0x${'01'.repeat(32)}` } } };
     return {
@@ -170,12 +181,13 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
       payment: {
         x402Version: 2,
         accepted: REQUIREMENTS,
-        payload: { type: o.deposit === undefined ? 'voucher' : 'deposit', channelConfig: config, voucher, ...deposit },
+        payload: { type: o.deposit === undefined ? 'voucher' : 'deposit', channelConfig, voucher, ...deposit },
       },
       requirements: REQUIREMENTS,
       resourceUrl: `http://svc.test${ENTRY.path}${query ? `?${query}` : ''}`,
       request: { path: ENTRY.path, query, signal: new AbortController().signal },
       answer: async () => {
+        await faults.at('handler');
         handlerRuns++;
         return o.answer ? o.answer() : { status: 200, headers: { 'Content-Type': 'application/json' }, body: ANSWER_BODY };
       },

@@ -16,7 +16,7 @@
 import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
 import { createChannelCommit, isRetryOf, NOTHING_MOVED } from './channel-commit.ts';
-import type { ChannelFacilitator } from './channel-facilitator.ts';
+import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { createFreshMirror, freshRecord } from './channel-mirror.ts';
 import { CHANNEL_REASONS, parseChannelPayload, termsMismatch, type ChannelPayload } from './channel-payload.ts';
 import { createChannelRefund } from './channel-refund.ts';
@@ -198,23 +198,24 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
     return commit(call, id, rec, p, answer, NOTHING_MOVED, timing);
   }
 
-  /** One deposit per payer at a time (keyed-queue.ts): a payer's others are refused before anything is verified. */
-  function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
-    const run = depositing.run(p.channelConfig.payer.toLowerCase(), () => depositNow(call, p, id, timing));
-    return run ?? Promise.resolve(refuse(call, CHANNEL_REASONS.payerBusy, "this payer's last deposit is in flight; nothing was sent; retry once it lands"));
-  }
-
-  async function depositNow(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
+  // Verified first: only a deposit its payer signed reaches the payer's one-at-a-time gate (keyed-queue.ts),
+  // so a stranger's payload naming a payer cannot hold it; that payer's others are refused there, unsent.
+  async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
     const retried = await depositRetry(call, p, id, timing);
     if (retried) return retried;
     const started = performance.now();
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);
     if (!verified.ok) return refuse(call, verified.reason, refusalSentence(verified.reason, verified.message));
+    const run = depositing.run(p.channelConfig.payer.toLowerCase(), () => depositVerified(call, p, id, timing, verified.snapshot));
+    return run ?? refuse(call, CHANNEL_REASONS.payerBusy, "this payer's last deposit is in flight; nothing was sent; retry once it lands");
+  }
+
+  async function depositVerified(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming, snapshot: ChannelSnapshot) {
     const known = await store.get(id);
     const full = known ? null : noRoomFor(store, { payer: p.channelConfig.payer, client: call.request.client ?? '' });
     if (full) return replyForError(recordsRefused(full));
-    const rec = known ? { ...known, onchain: verified.snapshot, syncedAt: now() } : freshRecord(p, verified.snapshot, now());
+    const rec = known ? { ...known, onchain: snapshot, syncedAt: now() } : freshRecord(p, snapshot, now());
     const closed = closedTo(call, rec);
     if (closed) return closed;
     if (!raisesByThePrice(p, rec, call)) return corrective(call, id, rec);
