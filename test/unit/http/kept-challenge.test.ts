@@ -10,15 +10,9 @@ import { createPaidRoutes } from '../../../src/http/routes/paid-routes.ts';
 import { CORS_HEADERS } from '../../../src/http/server/route-table.ts';
 import { createHttpServer, type HttpServer } from '../../../src/http/server/server.ts';
 import { createChallengeBuilder } from '../../../src/x402/delivery/payment-terms.ts';
+import { MAINNET_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    feePayer: '11111111111111111111111111111111',
-  },
-  evm: { payTo: '0x1111111111111111111111111111111111111111', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
-};
+const TERMS = MAINNET_TERMS;
 const ENTRY = CATALOG.find((e) => e.path === '/v1/smri')!;
 
 interface Challenge {

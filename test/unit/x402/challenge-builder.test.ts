@@ -10,15 +10,9 @@ import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../../../src
 import type { HttpReply } from '../../../src/errors.ts';
 import { challengeBody } from '../../../src/x402/delivery/challenge-body.ts';
 import { createChallengeBuilder, createSplicedBase64, MAX_KEPT_CHALLENGES, paymentRequirementsFor } from '../../../src/x402/delivery/payment-terms.ts';
+import { MAINNET_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    feePayer: '11111111111111111111111111111111',
-  },
-  evm: { payTo: '0x1111111111111111111111111111111111111111', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
-};
+const TERMS = MAINNET_TERMS;
 const ENTRY = CATALOG.find((e) => e.path === '/v1/smri')!;
 
 /** The challenge as the contract describes it, serialized in one go. */

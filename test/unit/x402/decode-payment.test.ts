@@ -8,15 +8,9 @@ import { decodePayment, MAX_PAYMENT_HEADER_CHARS, matchPayment, paymentHeader } 
 import { createChallengeBuilder } from '../../../src/x402/delivery/payment-terms.ts';
 import { BASE_MAINNET_CAIP2, SOLANA_MAINNET_CAIP2, type PaymentRequirements } from '../../../src/x402/types/x402-types.ts';
 import { ENTRY } from '../../helpers/payment-state-fixture.ts';
+import { PLACEHOLDER_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'PayTo11111111111111111111111111111111111111',
-    asset: 'Mint111111111111111111111111111111111111111',
-    feePayer: 'FeePayer1111111111111111111111111111111111',
-  },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-};
+const TERMS = PLACEHOLDER_TERMS;
 const ACCEPTS = createChallengeBuilder(ENTRY, TERMS).accepts;
 const SVM = ACCEPTS.find((a) => a.network === SOLANA_MAINNET_CAIP2)!;
 const encode = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64');

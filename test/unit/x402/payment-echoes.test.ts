@@ -15,15 +15,9 @@ import { scanObject } from '../../../src/x402/flow/payment-scan.ts';
 import { extractPaymentId } from '../../../src/x402/types/payment-identifier.ts';
 import { BASE_MAINNET_CAIP2 } from '../../../src/x402/types/x402-types.ts';
 import { ENTRY } from '../../helpers/payment-state-fixture.ts';
+import { PLACEHOLDER_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'PayTo11111111111111111111111111111111111111',
-    asset: 'Mint111111111111111111111111111111111111111',
-    feePayer: 'FeePayer1111111111111111111111111111111111',
-  },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-};
+const TERMS = PLACEHOLDER_TERMS;
 const URL = 'http://127.0.0.1:8402/v1/epoch';
 const BAZAAR = ',"bazaar":{"info":{"input":{"type":"http","method":"GET"}},"schema":{"type":"object","required":["input"]}}';
 const newBuilder = () => createChallengeBuilder(ENTRY, TERMS, undefined, { resourceFields: () => ',"serviceName":"s"', members: () => BAZAAR });

@@ -11,15 +11,9 @@ import { decodePayment } from '../../../src/x402/flow/decode-payment.ts';
 import { scanObject } from '../../../src/x402/flow/payment-scan.ts';
 import { extractPaymentId } from '../../../src/x402/types/payment-identifier.ts';
 import { ENTRY } from '../../helpers/payment-state-fixture.ts';
+import { PLACEHOLDER_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'PayTo11111111111111111111111111111111111111',
-    asset: 'Mint111111111111111111111111111111111111111',
-    feePayer: 'FeePayer1111111111111111111111111111111111',
-  },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-};
+const TERMS = PLACEHOLDER_TERMS;
 const ACCEPTS = createChallengeBuilder(ENTRY, TERMS).accepts;
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const ID = 'abcdefghijklmnop-1234';

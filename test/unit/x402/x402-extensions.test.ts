@@ -29,15 +29,9 @@ import { paymentRequirementsFor } from '../../../src/x402/delivery/payment-terms
 import { createOfferReceiptSigner } from '../../../src/x402/delivery/x402-extensions.ts';
 import { BAZAAR_ACCEPTED_FILE, renderBazaarAccepted } from '../../../scripts/bazaar-accepted.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
+import { MAINNET_TERMS } from '../../helpers/test-terms.ts';
 
-const TERMS = {
-  svm: {
-    payTo: 'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    feePayer: '11111111111111111111111111111111',
-  },
-  evm: { payTo: '0x1111111111111111111111111111111111111111', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
-};
+const TERMS = MAINNET_TERMS;
 const BASE = 'http://127.0.0.1:8402';
 const PAYER = '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5';
 
