@@ -68,14 +68,12 @@ export function createRelayerSettler(config: RelayerSettlerConfig): EvmSettler {
   const budget = config.budget ?? createSourceBudget({ waitMs: 0 });
 
   /** Reserves the transfer's value from its payer's balance; reads it first when verification's read is not kept. */
-  async function reserve(parsed: EvmExactPayload, signal: AbortSignal) {
-    const key = paymentKey(parsed);
-    if (!budget.hasRead(key)) {
-      const read = budget.startRead();
+  function reserve(parsed: EvmExactPayload, signal: AbortSignal) {
+    const readNow = async () => {
       const state = await config.reader.payerState(parsed.authorization.from, parsed.authorization.nonce);
-      if (state.ok) read.note(key, sourceOf(parsed), state.balance);
-    }
-    return budget.reserve(key, sourceOf(parsed), BigInt(parsed.authorization.value), signal);
+      return state.ok ? state.balance : null;
+    };
+    return budget.reserve(paymentKey(parsed), sourceOf(parsed), BigInt(parsed.authorization.value), signal, readNow);
   }
 
   /** Signs, records (through `beforeBroadcast`), sends and follows one transfer to its receipt. */

@@ -201,14 +201,8 @@ export function createSvmExactScheme(config: SvmExactConfig): ExactScheme {
   }
 
   /** The reservation of this payment's amount; its verification's read, or (rarely: not kept) a fresh one. */
-  async function reserveSource(tx: WireTransaction, transfer: ReturnType<typeof transferOf>, signal: AbortSignal) {
-    const key = keyOf(tx);
-    if (!sources.hasRead(key)) {
-      const read = sources.startRead();
-      const balance = await readSourceBalance(config.rpc, transfer.source, signal);
-      if (balance !== null) read.note(key, transfer.source, balance);
-    }
-    return sources.reserve(key, transfer.source, transfer.amount, signal);
+  function reserveSource(tx: WireTransaction, transfer: ReturnType<typeof transferOf>, signal: AbortSignal) {
+    return sources.reserve(keyOf(tx), transfer.source, transfer.amount, signal, () => readSourceBalance(config.rpc, transfer.source, signal));
   }
 
   return {

@@ -41,8 +41,10 @@ export interface SourceBudget {
   /**
    * Reserves `amount` from `source` for the payment `key`; null when its verification read is
    * unknown (or stale), or it does not fit within the wait. The caller then refuses the payment.
+   * `readNow`: when that read is not kept (it aged out, or another instance verified the payment),
+   * the balance read now instead (null: unreadable, then the payment is refused).
    */
-  reserve(key: string, source: string, amount: bigint, signal?: AbortSignal): Promise<SourceHold | null>;
+  reserve(key: string, source: string, amount: bigint, signal?: AbortSignal, readNow?: () => Promise<bigint | null>): Promise<SourceHold | null>;
   /** Sources with settlements in flight or recent finishes (bounded by activity, for tests). */
   readonly trackedSources: number;
 }

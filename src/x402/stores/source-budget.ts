@@ -144,7 +144,18 @@ export function createSourceBudget(config: SourceBudgetConfig = {}): SourceBudge
     };
   }
 
-  async function reserve(key: string, source: string, amount: bigint, signal?: AbortSignal): Promise<SourceHold | null> {
+  async function reserve(
+    key: string,
+    source: string,
+    amount: bigint,
+    signal?: AbortSignal,
+    readNow?: () => Promise<bigint | null>,
+  ): Promise<SourceHold | null> {
+    if (readNow && !reads.has(key)) {
+      const at = now();
+      const balance = await readNow();
+      if (balance !== null) noteRead(at, key, source, balance);
+    }
     const read = reads.get(key);
     reads.delete(key);
     if (!read || read.source !== source || read.at < now() - RECENT_MS) return null;
