@@ -9,7 +9,7 @@ import { serializeTransaction, type TransactionSerializable } from 'viem';
 import { keccak256 } from './keccak-256.ts';
 import { signDigestNative } from './secp256k1-recover.ts';
 
-/** The transaction types signed here: the ones the relayer sends (a blob transaction is signed without its sidecars, which viem handles). */
+/** The transaction types signed here, the ones the relayer sends; any other (a blob transaction, signed without its sidecars) is left to viem. */
 const NATIVE_TYPES: ReadonlySet<string> = new Set(['legacy', 'eip2930', 'eip1559']);
 
 /** The hash of a serialized (signed) transaction, 0x hex: its id on chain. */
