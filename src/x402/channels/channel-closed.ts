@@ -9,8 +9,9 @@ import { CHANNEL_REASONS } from './channel-payload.ts';
 import type { ChannelRecord } from './channel-store.ts';
 
 /**
- * How long a refund's mark holds the channel, ms: past a refund's send and receipt wait. A mark
- * older than this was left by an instance that stopped mid-refund: the next voucher reads the
+ * How long a refund's mark holds the channel, ms: past a refund's send and receipt wait
+ * (`--settle-timeout-ms`, 30 s by default). A mark older than this was left by an instance that
+ * stopped mid-refund, or by a refund sent whose outcome was not heard: the next voucher reads the
  * chain again (the refund may have moved the escrow) and drops it.
  */
 export const REFUND_MARK_MS = 120_000;

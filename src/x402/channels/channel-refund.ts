@@ -70,7 +70,9 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     const done = await facilitator.refund(completed, call.requirements);
     const { refunding: _done, ...unmarked } = marked;
     if (!done.ok) {
-      await store.put(id, unmarked).catch((err: unknown) => config.fault(`channel ${id} refund mark not cleared (it lapses)`, err));
+      // Cleared only when nothing was sent; a sent refund whose outcome is unknown may still land, so its mark lapses.
+      if (done.transaction === '')
+        await store.put(id, unmarked).catch((err: unknown) => config.fault(`channel ${id} refund mark not cleared (it lapses)`, err));
       return failedOnChain(refuse(call, done.reason, refusalSentence(done.reason, done.message)), done, network, rec.payer);
     }
     const next: ChannelRecord = { ...unmarked, onchain: done.snapshot, syncedAt: config.now(), unclaimedSince: 0, last: null };

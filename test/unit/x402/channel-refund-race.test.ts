@@ -43,7 +43,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setUp() {
+/** `refused`: the refund fails, with this transaction ('' when nothing was sent). */
+function setUp(refused?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'channel-refund-race-'));
   dirs.push(dir);
   const clock = manualClock(T);
@@ -69,6 +70,7 @@ function setUp() {
     read: async () => chain,
     async refund(refund: { claims: Array<{ totalClaimed?: string }>; amount: string }) {
       refundAsked();
+      if (refused !== undefined) return { ok: false, reason: 'invalid_batch_settlement_evm_refund_failed', message: 'refused', transaction: refused };
       await refundHeld;
       const claimed = refund.claims[0]!.totalClaimed!;
       chain = { balance: claimed, totalClaimed: claimed, withdrawRequestedAt: 0, refundNonce: '1' };
@@ -146,5 +148,20 @@ describe('a refund on one instance, vouchers on another', () => {
     s.clock.advance(REFUND_MARK_MS);
     expect((await b(await s.call('voucher', 2n * PRICE))).status).toBe(200);
     expect((await s.record())?.refunding).toBeUndefined();
+  });
+
+  it('a refund refused before anything was sent clears its mark; one sent whose outcome is unknown keeps it until it lapses', async () => {
+    const unsent = setUp('');
+    const [a, b] = [unsent.instance(), unsent.instance()];
+    expect((await b(await unsent.call('voucher', PRICE))).status).toBe(200);
+    expect((await a(await unsent.call('refund', PRICE))).status).toBe(402);
+    expect((await b(await unsent.call('voucher', 2n * PRICE))).status).toBe(200);
+    const sent = setUp(`0x${'ab'.repeat(32)}`);
+    const [c, d] = [sent.instance(), sent.instance()];
+    expect((await d(await sent.call('voucher', PRICE))).status).toBe(200);
+    expect((await c(await sent.call('refund', PRICE))).status).toBe(402);
+    expect((await d(await sent.call('voucher', 2n * PRICE))).status).toBe(402);
+    sent.clock.advance(REFUND_MARK_MS);
+    expect((await d(await sent.call('voucher', 2n * PRICE))).status).toBe(200);
   });
 });
