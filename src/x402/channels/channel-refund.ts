@@ -42,22 +42,8 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     }
     return { ...marked, rev: rec.rev + 1 };
   }
-  return async (call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string): Promise<HttpReply> => {
-    // A refund moves money at our gas: nothing happens, and nothing of the channel is told, before the signer is proven.
-    const bad = await config.signerProof(call, p, id);
-    if (bad) return refuse(call, bad);
-    const rec = await store.get(id);
-    if (!rec) return refuse(call, CHANNEL_REASONS.missingChannel, `this server holds no channel ${id}`);
-    if (rec.quarantined) return refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls');
-    if (p.voucher.maxClaimableAmount !== rec.charged) {
-      // An old voucher read off the chain proves nothing: no corrective state for it.
-      if (isPublished(rec, p.voucher.maxClaimableAmount))
-        return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
-      return config.corrective(call, id, rec);
-    }
-    const remainder = BigInt(rec.onchain.balance) - BigInt(rec.charged);
-    if (remainder <= 0n) return refuse(call, CHANNEL_REASONS.refundNoBalance, 'nothing is left to refund');
-    if (refundInFlight(rec, config.now())) return refuse(call, CHANNEL_REASONS.channelBusy, 'a refund of this channel is in flight');
+  /** Sends the refund of a channel whose record is `rec` (the voucher proven, its ceiling what we charged), marked first. */
+  async function sendRefund(call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string, rec: ChannelRecord, remainder: bigint): Promise<HttpReply> {
     // Marked first, durably, at a new revision: a voucher another instance charges meanwhile loses
     // its commit to the mark (or this refund loses to that voucher), so nothing is charged and
     // answered against the escrow this refund gives back (channel-closed.ts).
@@ -83,14 +69,26 @@ export function createChannelRefund(config: ChannelRefundConfig) {
     const channelState = channelStateOf(id, next);
     const body = JSON.stringify({ channelId: id, refunded: done.amount, transaction: done.transaction, channelState });
     const answer = { status: 200, headers: PAID_ANSWER_HEADERS, body };
-    const response = {
-      success: true,
-      transaction: done.transaction,
-      network,
-      payer: rec.payer,
-      amount: done.amount,
-      extra: { channelState },
-    };
+    const response = { success: true, transaction: done.transaction, network, payer: rec.payer, amount: done.amount, extra: { channelState } };
     return withChannelResponse(answer, response, { headers: {}, extensions: null });
+  }
+
+  return async (call: PaidCall, p: ChannelPayload & { type: 'refund' }, id: string): Promise<HttpReply> => {
+    // A refund moves money at our gas: nothing happens, and nothing of the channel is told, before the signer is proven.
+    const bad = await config.signerProof(call, p, id);
+    if (bad) return refuse(call, bad);
+    const rec = await store.get(id);
+    if (!rec) return refuse(call, CHANNEL_REASONS.missingChannel, `this server holds no channel ${id}`);
+    if (rec.quarantined) return refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls');
+    if (p.voucher.maxClaimableAmount !== rec.charged) {
+      // An old voucher read off the chain proves nothing: no corrective state for it.
+      if (isPublished(rec, p.voucher.maxClaimableAmount))
+        return refuse(call, CHANNEL_REASONS.belowClaimed, 'the voucher is at or below what was claimed on chain');
+      return config.corrective(call, id, rec);
+    }
+    const remainder = BigInt(rec.onchain.balance) - BigInt(rec.charged);
+    if (remainder <= 0n) return refuse(call, CHANNEL_REASONS.refundNoBalance, 'nothing is left to refund');
+    if (refundInFlight(rec, config.now())) return refuse(call, CHANNEL_REASONS.channelBusy, 'a refund of this channel is in flight');
+    return sendRefund(call, p, id, rec, remainder);
   };
 }
