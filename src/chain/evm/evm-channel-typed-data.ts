@@ -100,6 +100,15 @@ const claimableV = (signature: string): boolean => {
 };
 
 /**
+ * Whether a voucher's signature has a form the contract can claim: a payer that signs as a contract
+ * (EIP-1271, zero authorizer) is its wallet's to judge; an ECDSA authorizer's is 65 bytes, low s,
+ * v 27 or 28. For a voucher whose signer is not recovered here: a deposit's, which the facilitator
+ * checks, and its check (viem's recovery) takes v 0 and 1 as well.
+ */
+export const claimableVoucherForm = (payerAuthorizer: string, signature: string): boolean =>
+  /^0x0{40}$/i.test(payerAuthorizer) || (isCanonicalEcdsaSignature(signature) && claimableV(signature));
+
+/**
  * Recomputes the channel id and recovers the voucher's signer (EIP-712 over the channel
  * contract's domain). A signature the contract's ECDSA check refuses (high s, wrong length, a
  * recovery byte other than 27 or 28) is refused as it refuses it.

@@ -13,7 +13,7 @@
  *
  * Claims are channel-claimer.ts, refunds channel-refund.ts.
  */
-import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
+import { claimableVoucherForm, type VoucherCheck, type VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
 import { closedBy, withoutLapsedMark } from './channel-closed.ts';
 import { createChannelCommit, isRetryOf, NOTHING_MOVED } from './channel-commit.ts';
@@ -202,6 +202,7 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
   async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
     const retried = await depositRetry(call, p, id, timing);
     if (retried) return retried;
+    if (!claimableVoucherForm(p.channelConfig.payerAuthorizer, p.voucher.signature)) return refuse(call, CHANNEL_REASONS.voucherSignature);
     const started = performance.now();
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);
