@@ -56,4 +56,13 @@ describe('channel typed data', () => {
     const twin = `${v.signature.slice(0, 66)}${(CURVE_ORDER - s).toString(16).padStart(64, '0')}${(v8 === 27 ? 28 : 27).toString(16)}`;
     expect(await recoverVoucherSigner({ ...input, signature: twin })).toEqual({ ok: false, reason: 'voucher_signature' });
   });
+
+  it('refuses the same signature with its recovery byte written 0 or 1: the contract takes only 27 and 28, so it could never be claimed', async () => {
+    const channelId = computeChannelId(config, 'eip155:8453');
+    const v = await signVoucher(payer, channelId, '5000', 'eip155:8453');
+    const v8 = Number.parseInt(v.signature.slice(130), 16);
+    const bare = `${v.signature.slice(0, 130)}0${v8 - 27}`;
+    const input = { config, chainId: 8453, channelId, maxClaimableAmount: '5000', signature: bare };
+    expect(await recoverVoucherSigner(input)).toEqual({ ok: false, reason: 'voucher_signature' });
+  });
 });
