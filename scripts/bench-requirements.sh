@@ -25,5 +25,5 @@ if ! command -v "$APT_GET" >/dev/null || { [ "${#as_root[@]}" -gt 0 ] && ! sudo 
   exit 0
 fi
 echo "bench requirements: installing wrk with apt-get" >&2
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$APT_GET" update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$APT_GET" install -y -qq wrk
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$APT_GET" update -qq >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$APT_GET" install -y -qq wrk >&2
