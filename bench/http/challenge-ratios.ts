@@ -2,7 +2,7 @@
  * The figures of the HTTP challenge benchmark (http-challenge.ts) as ratios measured in the same
  * run: each unpaid path against the bare uWS hello-world (the ceiling) and against the official
  * `@x402/express` middleware (the reference), per round and as a spread over the rounds, with the
- * goals of issue 16. Pure: the suite's report reads the same shapes.
+ * goals of issue 40 (issue 16's were 0.7x and 10x, before the 402 carried Bazaar and offers). Pure: the suite's report reads the same shapes.
  */
 import type { LoadResult } from '../harness/load-driver.ts';
 
@@ -11,14 +11,16 @@ import type { LoadResult } from '../harness/load-driver.ts';
  * exactly our 402 and 400 (hello-server.ts): the ceiling of a path that sends those bytes.
  * `peer402` and `peer400` write the same after reading the peer's address, which every unpaid
  * request of ours must (the free rate limit keys on it): the ceiling of our unpaid paths.
+ * The hello-world runs right before our 402 and 400, the pair the goal compares: first in the
+ * round, four runs (15-20 s) lay between them, and on a shared machine the load moves in that time.
  */
-export const TARGETS = ['hello', 'bytes402', 'bytes400', 'peer402', 'peer400', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
+export const TARGETS = ['bytes402', 'bytes400', 'peer402', 'peer400', 'hello', 'challenge402', 'invalid400', 'reference402', 'health'] as const;
 export type Target = (typeof TARGETS)[number];
 
-/** Goals of issue 16: each unpaid path at least this fraction of hello-world... */
-export const GOAL_VS_HELLO = 0.7;
+/** Goals of issue 40: each unpaid path at least this fraction of hello-world... */
+export const GOAL_VS_HELLO = 0.6;
 /** ...and at least this many times the reference middleware. */
-export const GOAL_VS_REFERENCE = 10;
+export const GOAL_VS_REFERENCE = 20;
 
 export type Measured = LoadResult & {
   /** CPU time of the serving process per request (all its threads), µs: robust to a loaded machine. */

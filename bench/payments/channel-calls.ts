@@ -181,7 +181,7 @@ export async function benchChannelCalls(): Promise<Record<string, unknown>> {
       const loadAverage = loadavg().map((x) => round(x, 2));
       const channel = await channelLevel(net, url, service.pid, level.concurrency, level.channel, levels.length === 0);
       const channelNodeHttp = level.nodeHttp > 0 ? await nodeHttpLevel(net, url, level.concurrency, level.nodeHttp) : null;
-      const official = await officialLevel(net, url, level.concurrency, level.official);
+      const official = await officialLevel(net, url, level.concurrency, level.official, service.pid);
       const exact = await exactLevels(net, service, url, level.concurrency, level.exact);
       levels.push({
         concurrency: level.concurrency,

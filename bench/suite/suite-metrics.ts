@@ -72,7 +72,7 @@ export const TARGET_LABELS = {
   reference402: '@x402/express 402 (reference)',
 } as const;
 
-/** The ratios of the unpaid paths (issue 16's goals), as a reader names them. */
+/** The ratios of the unpaid paths (issue 40's goals), as a reader names them. */
 export const RATIO_LABELS = {
   challenge402VsHello: 'our 402 over hello-world',
   invalid400VsHello: 'our 400 over hello-world',

@@ -1,7 +1,7 @@
 /**
  * The suite's markdown report, rendered from a results file alone (never from the clock or the
  * machine), so `npm run bench -- report FILE` re-renders any past run: the run's machine and load,
- * its steps, the goals of issue 16 with their measured ratios, the figure sections with their
+ * its steps, the goals of issue 40 with their measured ratios, the figure sections with their
  * plots, the CPU budget of a paid call, and the comparison with the previous results file and the
  * last committed one as ratios new/old, a figure worse by more than 20% flagged.
  */
@@ -58,7 +58,7 @@ const GOAL_ROWS = [
   ['invalid400VsReference', 'vsReference'],
 ] as const;
 
-/** The goals of issue 16: each ratio per round (by req/s and by CPU per request) against its goal. */
+/** The goals of issue 40 (the unpaid paths): each ratio per round (by req/s and by CPU per request) against its goal. */
 function goals(results: SuiteResults): string {
   const hc = results.reports['http-challenge'];
   const rounds = Array.isArray(field(hc, 'rounds')) ? (field(hc, 'rounds') as unknown[]) : [];
@@ -77,7 +77,7 @@ function goals(results: SuiteResults): string {
     cpu === undefined ? '–' : (numberAt(cpu, 'ratio') ?? 99) <= 2 ? 'yes' : 'no',
   ]);
   return [
-    '## Goals of issue 16',
+    '## Goals of issue 40 (the unpaid paths)',
     `Unpaid paths at ${fmt(numberAt(hc, 'connections'))} connections, each round measured back to back; "by CPU" compares requests per CPU second of the serving processes, which moves less with other load.`,
     table(['goal', 'target', 'req/s ratio per round', 'by CPU per round', 'met in every round'], rows),
   ].join('\n\n');

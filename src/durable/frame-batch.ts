@@ -49,7 +49,7 @@ export function frameBatch(batch: readonly (readonly JournalWrite[])[], files: R
       body.push(bytes);
       durable.push({ w, offset });
     }
-    if (frames.length > 0) lines.push(...recordBytes(next++, frames, body));
+    if (frames.length > 0) lines.push(...recordBytes(next++, frames, body, seq));
   }
   return { lines, perFile, durable, next };
 }

@@ -15,8 +15,13 @@
  *   each `CRC {"journal":3,"n":N,"from":SEQ}\n` and zeros; the readable slot with the larger N
  *   counts. A checkpoint writes the other slot, so a write torn there leaves the earlier one,
  *   whose records were all laid down in their synced files already: replaying them is harmless.
- * - Record: `CRC {"s":SEQ,"f":[[file,offset,length],...]}\n` + the writes' bytes + `\n`.
+ * - Record: `CRC {"s":SEQ,"b":FIRST,"f":[[file,offset,length],...]}\n` + the writes' bytes + `\n`.
  *   CRC: 8 lowercase hex digits of the CRC-32 of the bytes after `CRC ` up to the last newline.
+ *   `b`: the sequence number of its batch's first record (one write of the journal), absent on
+ *   that first record itself (a lone commit pays nothing for it). A power loss during a batch's
+ *   write may keep any of its pages and lose others, so a whole record may follow a lost one of
+ *   its own batch (never acknowledged); a whole record of a later batch after a lost one means an
+ *   acknowledged record was lost (journal-recovery.ts).
  */
 import { crc32 } from 'node:zlib';
 
@@ -83,28 +88,30 @@ export function readHeader(buf: Buffer): JournalHeader | null {
 }
 
 /** A record's bytes: its prefixed header line, the writes' bytes, the closing newline. */
-export function recordBytes(seq: number, frames: readonly RecordFrame[], body: readonly Buffer[]): Buffer[] {
-  const head = Buffer.from(`${JSON.stringify({ s: seq, f: frames })}\n`);
+export function recordBytes(seq: number, frames: readonly RecordFrame[], body: readonly Buffer[], batch = seq): Buffer[] {
+  const head = Buffer.from(`${JSON.stringify(batch === seq ? { s: seq, f: frames } : { s: seq, b: batch, f: frames })}\n`);
   let crc = crc32(head);
   for (const b of body) crc = crc32(b, crc);
   crc = crc32(NEWLINE_BYTES, crc);
   return [Buffer.from(`${hex8(crc)} `, 'latin1'), head, ...body, NEWLINE_BYTES];
 }
 
-/** A readable record at `at`: its sequence number, its frames (lengths over `body`, which starts there) and the byte after it. */
+/** A readable record at `at`: its sequence number, its batch's first, its frames (lengths over `body`, which starts there) and the byte after it. */
 export interface ReadRecord {
   readonly seq: number;
+  readonly batch: number;
   readonly frames: readonly RecordFrame[];
   readonly body: number;
   readonly end: number;
 }
 
-function parseRecordHeader(text: string): { seq: number; frames: RecordFrame[] } | null {
+function parseRecordHeader(text: string): { seq: number; batch: number; frames: RecordFrame[] } | null {
   try {
-    const h = JSON.parse(text) as { s?: unknown; f?: unknown };
-    if (!isCount(h.s) || !Array.isArray(h.f)) return null;
+    const h = JSON.parse(text) as { s?: unknown; b?: unknown; f?: unknown };
+    const batch = h.b ?? h.s;
+    if (!isCount(h.s) || !isCount(batch) || batch > h.s || !Array.isArray(h.f)) return null;
     for (const w of h.f) if (!Array.isArray(w) || w.length !== 3 || typeof w[0] !== 'string' || !isCount(w[1]) || !isCount(w[2])) return null;
-    return { seq: h.s, frames: h.f as RecordFrame[] };
+    return { seq: h.s, batch, frames: h.f as RecordFrame[] };
   } catch {
     return null;
   }
@@ -124,7 +131,7 @@ export function readRecordAt(buf: Buffer, at: number): ReadRecord | null {
   if (header === null) return null;
   const end = nl + 1 + header.frames.reduce((n, f) => n + f[2], 0);
   if (end >= buf.length || buf[end] !== NEWLINE || crc32(buf.subarray(at + PREFIX_BYTES, end + 1)) !== crc) return null;
-  return { seq: header.seq, frames: header.frames, body: nl + 1, end: end + 1 };
+  return { seq: header.seq, batch: header.batch, frames: header.frames, body: nl + 1, end: end + 1 };
 }
 
 /**

@@ -10,9 +10,10 @@
  *
  * Records are read from the start while each is whole (its CRC matches) and carries the next
  * sequence number; the first that does not ends the journal: zeros, an older generation's bytes,
- * or a torn record (a commit never acknowledged). If a whole record with a sequence number at or
- * past the expected one lies anywhere after that point, records were lost in the middle: the
- * journal is corrupt and the start stops. A journal of the earlier, headerless forms (one JSON
+ * or a torn record (a commit never acknowledged). If a whole record of a later batch lies anywhere
+ * after that point, records were lost in the middle: the journal is corrupt and the start stops;
+ * whole records of the torn record's own batch (a power loss during its one write) are not laid
+ * down, and the next generation is numbered past them. A journal of the earlier, headerless forms (one JSON
  * line per commit holding the texts; framed records without sequence or CRC) is read by their
  * rules, so a journal a crash left behind an upgrade is laid down too.
  */
@@ -121,13 +122,34 @@ function readV3Commits(buf: Buffer, path: string): { commits: JournalEntry[][]; 
     commits.push(entries);
     [at, expected] = [r.end, expected + 1];
   }
-  // A whole record of this generation or a later one anywhere past the end read means records were lost in between.
-  const lost = (r: ReturnType<typeof readRecordAt>) => r !== null && r.seq >= expected;
-  let gap = lost(readRecordAt(buf, at));
-  for (let nl = buf.indexOf(NEWLINE, at); !gap && nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(NEWLINE, nl + 1)) gap = lost(readRecordAt(buf, nl + 1));
-  if (gap) throw new Error(`commit journal ${path} corrupt after record ${expected - 1}: a whole record follows an unreadable one; refusing to start`);
+  const tail = tornBatchTail(buf, at, expected);
+  if (tail === null)
+    throw new Error(`commit journal ${path} corrupt after record ${expected - 1}: a whole record follows an unreadable one; refusing to start`);
   const zero = buf.indexOf(0, at);
-  return { commits, tornBytes: torn(buf, at, expected, zero < 0 ? buf.length : zero), next: { n: header.n + 1, from: expected } };
+  return { commits, tornBytes: torn(buf, at, expected, zero < 0 ? buf.length : zero), next: { n: header.n + 1, from: Math.max(expected, tail + 1) } };
+}
+
+/**
+ * What follows the last record read (at `at`, `expected` the number it lacks): the largest number
+ * of a whole record of the same batch as the lost one (0 when none), or null when a whole record
+ * of a later batch is there. Batches are written one after another, each once the one before it
+ * is on the device, so a record of a later batch means the lost record was acknowledged: records
+ * were lost in between, the journal is corrupt. A whole record of the lost one's own batch (its
+ * batch began at or before the lost number) is what a power loss in that batch's one write leaves
+ * (any of its pages may have landed): never acknowledged, not laid down, and the next generation
+ * numbers past it, so it can never be read as one of that generation's records.
+ */
+function tornBatchTail(buf: Buffer, at: number, expected: number): number | null {
+  let tail = 0;
+  const look = (r: ReturnType<typeof readRecordAt>): boolean => {
+    if (r === null || r.seq < expected) return true;
+    if (r.batch > expected) return false;
+    tail = Math.max(tail, r.seq);
+    return true;
+  };
+  if (!look(readRecordAt(buf, at))) return null;
+  for (let nl = buf.indexOf(NEWLINE, at); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(NEWLINE, nl + 1)) if (!look(readRecordAt(buf, nl + 1))) return null;
+  return tail;
 }
 
 /** Bytes of a torn record at `at`: from there to the first zero, when what is there starts as a record of this generation would. */

@@ -93,6 +93,21 @@ describe.each(STORE_KINDS)('the early answers’ book (%s)', (kind) => {
     await expect.poll(() => book.status(later()).lossUnits, { timeout: 10_000, interval: 50 }).toBe(6_001);
   });
 
+  it("a failure its payer is barred for forfeits the payer's confirmed history; a failure that bars nobody keeps it", async () => {
+    const book = (await placeFor(kind))();
+    const { record } = pendingRecords();
+    const ask = (key: string, payer: string) => book.admit({ key, payer, units: 1_000, feeUnits: 5_001, at: AT }, LIMITS, record(key));
+    await book.credit('B', 10_000, AT);
+    await book.credit('K', 10_000, AT);
+    const [b, k] = [shareOf(await ask('b1', 'B')), shareOf(await ask('k1', 'K'))];
+    expect([b.trusted, k.trusted]).toEqual([true, true]);
+    // B's bar ends at once (this book's clock does not move): what is left to see is its history.
+    await book.failed(b, earlyFailure('B', AT), 6_001, AT);
+    await book.failed(k, earlyFailure('K', AT), 1_000, 0);
+    expect(shareOf(await ask('b2', 'B')).trusted).toBe(false);
+    expect(shareOf(await ask('k2', 'K')).trusted).toBe(true);
+  });
+
   it('holds a share found at start once per key, whatever the bounds say, until it is released', async () => {
     const book = (await placeFor(kind))();
     const share = { key: 'h1', payer: 'H', units: 20_000, feeUnits: 0, trusted: false, at: AT };

@@ -131,9 +131,29 @@ export type VoucherCheck =
   | { readonly ok: false; readonly reason: 'channel_id_mismatch' | 'voucher_signature' };
 
 /**
+ * Whether the voucher signature's last byte is 27 or 28: the channel contract's ECDSA check (as
+ * OpenZeppelin's and `ecrecover` itself) takes no other, while recovery off chain (libsecp256k1,
+ * viem) takes the bare recovery id 0 or 1 as well. A voucher with 0 or 1 recovers its payer here
+ * and can never be claimed: its answer would be given for nothing.
+ */
+const claimableV = (signature: string): boolean => {
+  const v = signature.slice(130, 132).toLowerCase();
+  return v === '1b' || v === '1c';
+};
+
+/**
+ * Whether a voucher's signature has a form the contract can claim: a payer that signs as a contract
+ * (EIP-1271, zero authorizer) is its wallet's to judge; an ECDSA authorizer's is 65 bytes, low s,
+ * v 27 or 28. For a voucher whose signer is not recovered here: a deposit's, which the facilitator
+ * checks, and its check (viem's recovery) takes v 0 and 1 as well.
+ */
+export const claimableVoucherForm = (payerAuthorizer: string, signature: string): boolean =>
+  /^0x0{40}$/i.test(payerAuthorizer) || (isCanonicalEcdsaSignature(signature) && claimableV(signature));
+
+/**
  * Recomputes the channel id and recovers the voucher's signer (EIP-712 over the channel
- * contract's domain). A non-canonical signature (high s, wrong length) is refused as the
- * contract's ECDSA check refuses it.
+ * contract's domain). A signature the contract's ECDSA check refuses (high s, wrong length, a
+ * recovery byte other than 27 or 28) is refused as it refuses it.
  */
 export async function recoverVoucherSigner(input: VoucherToRecover): Promise<VoucherCheck> {
   let id: string;
@@ -144,7 +164,7 @@ export async function recoverVoucherSigner(input: VoucherToRecover): Promise<Vou
   }
   if (id !== input.channelId.toLowerCase()) return { ok: false, reason: 'channel_id_mismatch' };
   const amount = BigInt(input.maxClaimableAmount);
-  if (amount > UINT128_MAX || !isCanonicalEcdsaSignature(input.signature)) return { ok: false, reason: 'voucher_signature' };
+  if (amount > UINT128_MAX || !isCanonicalEcdsaSignature(input.signature) || !claimableV(input.signature)) return { ok: false, reason: 'voucher_signature' };
   const signer = await recoverSignerAddress(voucherDigest(id, amount, input.chainId), Buffer.from(input.signature.slice(2), 'hex'));
   return signer === null ? { ok: false, reason: 'voucher_signature' } : { ok: true, signer };
 }

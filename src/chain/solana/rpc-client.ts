@@ -76,7 +76,11 @@ export interface RpcClient {
   simulateTransaction(wireBase64: string, signal?: AbortSignal, accounts?: readonly string[]): Promise<SimulateOutcome>;
   /** `skipPreflight`: the node forwards it without simulating first (its outcome is known only once it lands). */
   sendTransaction(wireBase64: string, signal?: AbortSignal, options?: { readonly skipPreflight?: boolean }): Promise<SendOutcome>;
-  getSignatureStatus(signature: string, signal?: AbortSignal): Promise<SignatureStatus | null>;
+  /**
+   * From the node's recent status cache (about two minutes of slots); `searchHistory` also searches
+   * its ledger, for a signature that may have left the cache (slower: asked only where it decides).
+   */
+  getSignatureStatus(signature: string, signal?: AbortSignal, options?: { readonly searchHistory?: boolean }): Promise<SignatureStatus | null>;
   getEpochInfo(signal?: AbortSignal): Promise<EpochInfo>;
   getAccountInfo(address: string, signal?: AbortSignal): Promise<AccountInfo | null>;
 }
@@ -207,8 +211,9 @@ export function createRpcClient(source: RpcClientConfig | RpcTransport): RpcClie
       );
       return typeof out === 'string' ? { ok: true, signature: out } : out;
     },
-    async getSignatureStatus(signature, signal) {
-      const { value } = await call('getSignatureStatuses', signal, (s) => rpc.getSignatureStatuses([signature as Signature]).send({ abortSignal: s }));
+    async getSignatureStatus(signature, signal, options) {
+      const config = options?.searchHistory ? { searchTransactionHistory: true } : undefined;
+      const { value } = await call('getSignatureStatuses', signal, (s) => rpc.getSignatureStatuses([signature as Signature], config).send({ abortSignal: s }));
       const status = value[0];
       if (!status) return null;
       return {

@@ -6,6 +6,8 @@
  * only an attacker rotating through more addresses than the cap could use).
  */
 
+import { performance } from 'node:perf_hooks';
+
 /** How many clients are tracked at most: ~100 bytes each, so about 10 MB at the default. */
 export const RATE_LIMIT_MAX_CLIENTS = 100_000;
 
@@ -61,6 +63,7 @@ const ADMITTED: RateDecision = { ok: true };
 
 /** Creates a limiter; with `ratePerSecond` 0 every request is admitted and nothing is tracked. */
 export function createRateLimiter(config: RateLimiterConfig): RateLimiter {
+  // node:perf_hooks' clock, not the global `performance` (an accessor: a getter call per read).
   const now = config.now ?? (() => performance.now());
   const maxClients = config.maxClients ?? RATE_LIMIT_MAX_CLIENTS;
   const burst = Math.max(1, config.burst);

@@ -13,14 +13,17 @@ const copyOne = (k: string, v: string): void => {
   copying[k] = copying[k] === undefined ? v : `${copying[k]}, ${v}`;
 };
 
-/** Copies the request's headers (lower-case names; repeats joined) and their total size, bytes. */
-export function copyHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; bytes: number } {
+/** Copies the request's headers (lower-case names; repeats joined); their size is `copiedHeaderBytes()` until the next copy. */
+export function copyHeaders(req: uWS.HttpRequest): Record<string, string> {
   const headers: Record<string, string> = {};
   copying = headers;
   copiedBytes = 0;
   req.forEach(copyOne);
-  return { headers, bytes: copiedBytes };
+  return headers;
 }
+
+/** The total size of the headers `copyHeaders` copied last, bytes (read in the same callback: no wrapper object per request). */
+export const copiedHeaderBytes = (): number => copiedBytes;
 
 /** Reads the body into one Buffer, or null once it passes `maxBytes` (the rest is ignored). */
 export function readBody(res: uWS.HttpResponse, maxBytes: number, onDone: (body: Buffer | null) => void): void {

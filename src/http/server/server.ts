@@ -1,12 +1,13 @@
 /**
  * The HTTP front end on uWebSockets.js (only src/http/ imports it: this server, the request copy,
- * the stream writer and the WebSocket feeds). It knows nothing of
- * payments or intelligence; it copies each request into a plain `HttpRequestData` before any
- * await, enforces size limits, answers CORS and 404/405 itself, runs the matching handler with an
- * AbortSignal that fires when the client goes away, and writes the reply corked, never after an
- * abort (a streamed reply chunk by chunk, see stream-writer.ts). A handler that answers
- * synchronously is answered in the same callback (request-state.ts).
+ * the stream writer and the WebSocket feeds). It knows nothing of payments or intelligence; it
+ * copies each request into a plain `HttpRequestData` before any await, enforces size limits,
+ * answers CORS and 404/405 itself, runs the matching handler with an AbortSignal that fires when
+ * the client goes away, and writes the reply corked, never after an abort (a streamed reply chunk
+ * by chunk, see stream-writer.ts). A handler that answers synchronously is answered in the same
+ * callback (request-state.ts).
  */
+import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
 import { errorReply, InUseError, replyForError, type HttpReply } from '../../errors.ts';
 import { abortRequest, CopiedRequest, createRequestState, isPromiseLike, type RequestState, signalOf } from './request-state.ts';
@@ -17,7 +18,7 @@ import { openFeeds } from './feed-sockets.ts';
 import { createRouteTable, PREFLIGHT_HEADERS } from './route-table.ts';
 import { listenFailure } from './listen-failure.ts';
 import { createPeerAddressText } from '../admission/peer-address.ts';
-import { copyHeaders, readBody } from './request-copy.ts';
+import { copiedHeaderBytes, copyHeaders, readBody } from './request-copy.ts';
 import { writeStream } from './stream-writer.ts';
 import { repliedBytes, write, writeHead, writeHeadOnly } from './reply-writer.ts';
 import { openStreams, type StreamSocketsConfig, streamRoutes } from '../streams/stream-sockets.ts';
@@ -94,9 +95,8 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   const peerText = createPeerAddressText();
   const app = uWS.App();
   let listenSocket: uWS.us_listen_socket | null = null;
-  // Requests in flight (streams until their last byte): close() waits for them and aborts the
-  // ones the drain deadline leaves behind. A request answered in the callback that received it is
-  // never in flight: only asynchronous ones are tracked.
+  // Requests in flight (streams until their last byte): close() waits for them and aborts those
+  // the drain deadline leaves behind. One answered in its own callback is never in flight.
   const running = new Set<RequestState>();
   let draining = false;
   let drained: (() => void) | null = null;
@@ -178,16 +178,17 @@ export function createHttpServer(config: HttpServerConfig): HttpServer {
   };
 
   app.any('/*', (res, req) => {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const asSent = req.getCaseSensitiveMethod(); // a GET in capitals (nearly all) keeps the constant: no upper-cased copy
+    const method = asSent === 'GET' ? 'GET' : asSent.toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
-    const { headers, bytes } = copyHeaders(req);
+    const headers = copyHeaders(req);
     const remoteIp = clientAddress(peerText(res.getRemoteAddress()), headers['x-forwarded-for'], trusted);
     const state = createRequestState(method === 'HEAD', path, remoteIp);
 
     if (path.length + query.length > MAX_URL_BYTES)
       return finish(res, state, errorReply({ error: 'uri_too_long', message: `request target exceeds ${MAX_URL_BYTES} bytes` }));
-    if (bytes > MAX_HEADER_BYTES)
+    if (copiedHeaderBytes() > MAX_HEADER_BYTES)
       return finish(res, state, errorReply({ error: 'headers_too_large', message: `request headers exceed ${MAX_HEADER_BYTES} bytes` }));
     if (draining) return finish(res, state, errorReply({ error: 'shutting_down', message: 'the service is shutting down' }, { 'Retry-After': '5' }));
     if (method === 'OPTIONS') return finish(res, state, { status: 204, headers: PREFLIGHT_HEADERS, body: '' });

@@ -44,7 +44,7 @@ export function admitUpgrade(
   const key = req.getHeader('sec-websocket-key');
   const protocol = req.getHeader('sec-websocket-protocol');
   const extensions = req.getHeader('sec-websocket-extensions');
-  const { headers } = copyHeaders(req);
+  const headers = copyHeaders(req);
   const remoteIp = door.clientOf(res, headers['x-forwarded-for']);
   const refuseWith = (reply: HttpReply): null => {
     door.write(res, reply, true);

@@ -13,8 +13,9 @@
  *
  * Claims are channel-claimer.ts, refunds channel-refund.ts.
  */
-import type { VoucherCheck, VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
+import { claimableVoucherForm, type VoucherCheck, type VoucherToRecover } from '../../chain/evm/evm-channel-typed-data.ts';
 import { type HttpReply, replyForError } from '../../errors.ts';
+import { closedBy, withoutLapsedMark } from './channel-closed.ts';
 import { createChannelCommit, isRetryOf, NOTHING_MOVED } from './channel-commit.ts';
 import type { ChannelFacilitator, ChannelSnapshot } from './channel-facilitator.ts';
 import { createFreshMirror, freshRecord } from './channel-mirror.ts';
@@ -96,12 +97,10 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
   const withFreshMirror = createFreshMirror({ store, facilitator, maxAgeMs: mirrorMaxAgeMs, now, fault: config.fault });
 
   /** Null when the channel takes paid calls, else the refusal. */
-  const closedTo = (call: PaidCall, rec: ChannelRecord): HttpReply | null =>
-    rec.quarantined
-      ? refuse(call, CHANNEL_REASONS.channelQuarantined, 'a claim of this channel failed on chain; it takes no more calls')
-      : rec.onchain.withdrawRequestedAt !== 0
-        ? refuse(call, CHANNEL_REASONS.withdrawalPending, "the payer's timed withdrawal from this channel is pending; it takes no vouchers until it ends")
-        : null;
+  const closedTo = (call: PaidCall, rec: ChannelRecord): HttpReply | null => {
+    const closed = closedBy(rec, now());
+    return closed ? refuse(call, closed.reason, closed.message) : null;
+  };
 
   /** Re-reads a mirror synced before `syncedAt` is stale, after the call, inside the channel's queue, without holding the caller. */
   function syncLater(id: string, syncedAt: number): void {
@@ -187,7 +186,7 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
     if (known.quarantined) return closedTo(call, known)!;
     if (isRetryOf(call, p, known)) return answerRetry(call, id, known, timing);
     if (!raisesByThePrice(p, known, call)) return corrective(call, id, known);
-    const rec = await withFreshMirror(id, known);
+    const rec = await withFreshMirror(id, withoutLapsedMark(known, now()));
     if (!rec) return refuse(call, CHANNEL_REASONS.rpcReadFailed, 'the channel could not be read on chain');
     const closed = closedTo(call, rec);
     if (closed) return closed;
@@ -203,6 +202,7 @@ export function createChannelMachine(config: ChannelMachineConfig): ChannelMachi
   async function deposit(call: PaidCall, p: ChannelPayload & { type: 'deposit' }, id: string, timing: PaidTiming): Promise<HttpReply> {
     const retried = await depositRetry(call, p, id, timing);
     if (retried) return retried;
+    if (!claimableVoucherForm(p.channelConfig.payerAuthorizer, p.voucher.signature)) return refuse(call, CHANNEL_REASONS.voucherSignature);
     const started = performance.now();
     const verified = await facilitator.verify(call.payment, call.requirements);
     timing.add('simulate', performance.now() - started);

@@ -53,6 +53,8 @@ export interface ChannelRecord {
   readonly published?: string;
   /** Set when a claim of this channel's voucher reverted on its own: no more calls are served on it. */
   readonly quarantined?: { readonly at: number; readonly reason: string };
+  /** Set (ms) before a cooperative refund is sent on chain, cleared once it is done: no voucher meanwhile (channel-closed.ts). */
+  readonly refunding?: { readonly at: number };
   /**
    * The 200 answered for the latest voucher and the resource it answered. `answer` null: that
    * voucher's charge is stored and its 200 not kept yet (or never, when the process stopped

@@ -35,7 +35,13 @@ export function createSvmSettlementStatus(rpc: Pick<RpcClient, 'simulateTransact
     if (!wire) return { status: 'failed', reason: SVM_REASON.couldNotBeDecoded, message: 'the payment transaction cannot be decoded' };
     const sim = await rpc.simulateTransaction(Buffer.from(wire).toString('base64'), signal);
     const expired = sim.ok ? JSON.stringify(sim.err ?? null).includes('BlockhashNotFound') : /BlockhashNotFound|blockhash not found/i.test(sim.message);
-    const status = await rpc.getSignatureStatus(transaction, signal);
+    // The node's recent status cache holds about two minutes of slots; a transaction's blockhash
+    // lives about one. Past the blockhash, a status the cache no longer holds is asked of the
+    // ledger before "never landed" is concluded: that answer frees the payment to be made again
+    // (refused, its record dropped), and a payment that landed would then be charged without its
+    // answer; one that failed on chain would read as our loss and bar nobody.
+    const cached = await rpc.getSignatureStatus(transaction, signal);
+    const status = cached === null && expired ? await rpc.getSignatureStatus(transaction, signal, { searchHistory: true }) : cached;
     if (status?.err) return { status: 'failed', reason: SVM_REASON.transactionFailed, message: `failed on chain: ${JSON.stringify(status.err)}` };
     if (status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment]) return { status: 'landed' };
     if (status === null && expired)

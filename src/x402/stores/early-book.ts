@@ -92,8 +92,9 @@ export interface EarlyAnswerStore {
   confirmed(share: EarlyShare, at: number): Promise<void>;
   /**
    * Failed: the share given back, `lossUnits` counted in the day's losses, the outcome and the bar
-   * recorded (`barUntil` 0: no bar, the loss was not the payer's doing); once per key (null: the
-   * outcome was recorded already, by another instance or before).
+   * recorded, and the payer's confirmed history forfeited (`barUntil` 0: no bar and nothing
+   * forfeited, the loss was not the payer's doing); once per key (null: the outcome was recorded
+   * already, by another instance or before).
    */
   failed(share: EarlyShare, failure: EarlyFailure, lossUnits: number, barUntil: number): Promise<LossStep | null>;
   /** A payment of `payer` confirmed on the confirmed path: its confirmed value credited. */
@@ -217,10 +218,14 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       const bar = Math.max(barUntil, barOf(failure.payer));
       // barUntil 0: a loss that is not the payer's fault (our crash before the send) bars nobody.
       const barRow = bar > 0 ? [{ key: `bar:${failure.payer}`, row: { status: 'barred' as const, untilMs: bar }, expiresAt: bar }] : [];
+      // A failure the payer is barred for forfeits the history it was trusted on: else the same
+      // history would pay for a fresh round of losses after every bar, for the trust window's 30 days.
+      const forfeit = barUntil > 0 ? [{ key: `trust:${failure.payer}`, row: { status: 'trust' as const, days: {} }, expiresAt: bar }] : [];
       try {
         await rows.putAll([
           { key: `outcome:${share.key}`, row: failure, expiresAt: at + PENDING_SETTLEMENT_TTL_MS },
           ...barRow,
+          ...forfeit,
           { key: `loss:${share.key}`, row: { status: 'loss', units: lossUnits, newPayer: !share.trusted, at }, expiresAt: at + LOSS_WINDOW_MS },
         ]);
       } finally {

@@ -51,14 +51,16 @@ const CONFIRMED = `with gone as (delete from early_exposure where key = $1::text
   insert into early_trust (payer, day, units, expires_at) select $3::text, $4::bigint, $5::bigint, $6::bigint from o
   on conflict (payer, day) do update set units = early_trust.units + excluded.units, expires_at = greatest(early_trust.expires_at, excluded.expires_at)`;
 const DAY_LOSSES = 'select coalesce(sum(units), 0) as l from early_losses where at_ms > $1';
-// Released, and (only by the one that records the outcome) the loss counted and the bar set, never shortened.
+// Released, and (only by the one that records the outcome) the loss counted, the bar set (never
+// shortened) and, when barred, the payer's confirmed history forfeited (early-book.ts says why).
 const FAILED = `with gone as (delete from early_exposure where key = $1::text),
   o as (insert into early_answers (key, record, expires_at) values ('outcome:' || $1::text, $2::json, $3::bigint) on conflict (key) do nothing returning 1),
   l as (insert into early_losses (key, units, new_payer, at_ms, expires_at) select $1::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint from o
     on conflict (key) do nothing),
   b as (insert into early_answers (key, record, expires_at) select 'bar:' || $8::text, json_build_object('untilMs', $9::bigint), $9::bigint from o
     on conflict (key) do update set record = json_build_object('untilMs', greatest((early_answers.record->>'untilMs')::bigint, $9::bigint)),
-    expires_at = greatest(early_answers.expires_at, $9::bigint))
+    expires_at = greatest(early_answers.expires_at, $9::bigint)),
+  t as (delete from early_trust where payer = $8::text and $9::bigint > 0 and exists (select 1 from o))
   select count(*)::int as recorded from o`;
 
 type Num = string | number | null;

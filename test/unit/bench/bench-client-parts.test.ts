@@ -47,6 +47,8 @@ describe("the client's parts in a report", () => {
         channel: { p50Ms: 1.8 },
         officialClient: {
           p50Ms: 8.6,
+          clientCpuUsPerCall: 2412.4,
+          clientIdleUsPerCall: 96.2,
           clientMs: { challenge: 1.1, buildAndSign: 3, paidRequest: 2.9, paidRequestService: 1.4, paidRequestLessService: 1.5, afterPaid: 0.7 },
         },
       },
@@ -54,16 +56,18 @@ describe("the client's parts in a report", () => {
     ],
   };
 
-  it('finds each run with client marks, with its concurrency and p50, and prints them as a table', () => {
+  it("finds each run with client marks, with its concurrency, p50 and the clients' CPU, and prints them as a table", () => {
     const rows = clientPartsRows(report);
-    expect(rows.map((r) => [r.path, r.concurrency, r.p50Ms])).toEqual([
-      ['levels[0].officialClient', 1, 8.6],
-      ['levels[1].officialClient', 8, 30],
+    expect(rows.map((r) => [r.path, r.concurrency, r.p50Ms, r.clientCpuUs])).toEqual([
+      ['levels[0].officialClient', 1, 8.6, 2412.4],
+      ['levels[1].officialClient', 8, 30, null],
     ]);
     const table = clientPartsTable('channel-calls', rows).split('\n');
-    expect(table[1]).toMatch(/^run\s+in flight\s+call p50\s+402\s+build\+sign\s+paid\s+of it service\s+paid less service\s+after paid$/);
-    expect(table[2]!.split(/\s+/)).toEqual(['officialClient', '1', '8.60', '1.10', '3.00', '2.90', '1.40', '1.50', '0.70']);
-    expect(table[3]!.split(/\s+/)).toEqual(['officialClient', '8', '30.00', '4.00', '-', '-', '-', '-', '-']);
+    expect(table[1]).toMatch(
+      /^run\s+in flight\s+call p50\s+402\s+build\+sign\s+paid\s+of it service\s+paid less service\s+after paid\s+client CPU µs\s+of it idle$/,
+    );
+    expect(table[2]!.split(/\s+/)).toEqual(['officialClient', '1', '8.60', '1.10', '3.00', '2.90', '1.40', '1.50', '0.70', '2412', '96']);
+    expect(table[3]!.split(/\s+/)).toEqual(['officialClient', '8', '30.00', '4.00', '-', '-', '-', '-', '-', '-', '-']);
   });
 
   it("puts the table in the suite report's budget section, after the CPU budgets", () => {

@@ -62,6 +62,15 @@ describe('channel typed data', () => {
     expect(await recoverVoucherSigner({ ...input, signature: twin })).toEqual({ ok: false, reason: 'voucher_signature' });
   });
 
+  it('refuses the same signature with its recovery byte written 0 or 1: the contract takes only 27 and 28, so it could never be claimed', async () => {
+    const channelId = computeChannelId(config, 'eip155:8453');
+    const v = await signVoucher(payer, channelId, '5000', 'eip155:8453');
+    const v8 = Number.parseInt(v.signature.slice(130), 16);
+    const bare = `${v.signature.slice(0, 130)}0${v8 - 27}`;
+    const input = { config, chainId: 8453, channelId, maxClaimableAmount: '5000', signature: bare };
+    expect(await recoverVoucherSigner(input)).toEqual({ ok: false, reason: 'voucher_signature' });
+  });
+
   const hexOf = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
   const UINT128 = (1n << 128n) - 1n;
   const rowArb = fc.record({

@@ -115,13 +115,64 @@ describe('commit journal, preallocated and reused', () => {
     await again.close();
   });
 
-  it('a whole record of this generation after an unreadable one (records lost in between) stops the start', async () => {
+  it('a whole record of a later batch after an unreadable one (an acknowledged record lost) stops the start', async () => {
     const dir = freshDir();
-    await crashBeforeFiles(dir, ['one\n', 'two\n', 'three\n']);
+    let hold = false;
+    let reached!: () => void;
+    const held = new Promise<void>((r) => (reached = r));
+    const journal = openCommitJournal({
+      dir,
+      seam: (point) => {
+        if (point === 'journal' || !hold) return Promise.resolve();
+        reached();
+        return never();
+      },
+    });
+    const f = journal.file(join(dir, 'f.log'));
+    // One batch of two, acknowledged; then a batch of one, written to the journal, the files never.
+    await Promise.all(['one\n', 'two\n'].map((text) => journal.commit([{ file: f, text }])));
+    hold = true;
+    void journal.commit([{ file: f, text: 'three\n' }]);
+    await held;
     const starts = recordStarts(dir);
     expect(starts).toHaveLength(3);
     scribble(dir, starts[1]! + 12, Buffer.from('#'));
     expect(() => openCommitJournal({ dir })).toThrow(/corrupt after record 1/);
+  });
+
+  it("a power loss in the middle of a batch's write (its first record's pages never landed, its later ones did) is a torn batch: the start goes on, nothing of it laid down", async () => {
+    const dir = freshDir();
+    const first = openCommitJournal({ dir });
+    await first.commit([{ file: first.file(join(dir, 'f.log')), text: 'before\n' }]);
+    await first.close();
+    // One batch of three records, one O_DSYNC write that never returned: the device kept the
+    // pages of the second and third records and not those of the first (zeros where it was).
+    await crashBeforeFiles(dir, ['one\n', 'two\n', 'three\n']);
+    const starts = recordStarts(dir);
+    expect(starts).toHaveLength(3);
+    scribble(dir, starts[0]! + 9, Buffer.alloc(starts[1]! - starts[0]! - 9));
+    const again = openCommitJournal({ dir });
+    expect(again.recovery.commits).toBe(0);
+    expect(read(join(dir, 'f.log'))).toBe('before\n');
+    await again.close();
+  });
+
+  it("a torn batch's whole records left behind are never laid down later, even where a new record ends just before one of them", async () => {
+    const dir = freshDir();
+    const first = openCommitJournal({ dir });
+    await first.commit([{ file: first.file(join(dir, 'f.log')), text: 'before\n' }]);
+    await first.close();
+    await crashBeforeFiles(dir, ['one\n', 'two\n', 'three\n']);
+    const starts = recordStarts(dir);
+    scribble(dir, starts[0]! + 9, Buffer.alloc(starts[1]! - starts[0]! - 9));
+    // The start after the power loss commits a record as long as the lost one, at the same place,
+    // and is killed before its files: the old second record now follows it in the journal.
+    await crashBeforeFiles(dir, ['ONE\n']);
+    expect(recordStarts(dir).slice(0, 2)).toEqual(starts.slice(0, 2));
+    const again = openCommitJournal({ dir });
+    expect(again.recovery.commits).toBe(1);
+    expect(read(join(dir, 'f.log'))).toBe('before\nONE\n');
+    await again.close();
   });
 
   it("a header slot torn at a checkpoint: the other slot's generation is laid down again, which changes nothing", async () => {

@@ -152,6 +152,47 @@ describe('early answers over a rolling day', () => {
     expect(await ask(reopened, 'fresh-honest')).not.toBeNull();
   });
 
+  it('a payer whose history is paid once loses us one allowance, not one per bar: a failure it is barred for forfeits its history', async () => {
+    const clock = manualClock(1_800_000_000_000);
+    // A budget and caps that do not bind: only the payer's own allowance limits it.
+    const { early } = open(clock, [], [], { ...LIMITS, lossBudgetUnits: 100_000_000, globalCapUnits: 100_000_000 });
+    early.credit('turned', 100_000);
+    let lostUnits = 0;
+    const ROUNDS_OF_BARS = 10;
+    for (let round = 0; round < ROUNDS_OF_BARS; round++) {
+      const held: EarlyTicket[] = [];
+      for (let t = await ask(early, 'turned'); t; t = await ask(early, 'turned')) held.push(t);
+      for (const t of held) await failWith(early, t);
+      lostUnits += held.length * PRICE;
+      // Its bar ends; its 100,000 of history is still inside the 30-day window.
+      clock.advance(LIMITS.barMs + 1);
+    }
+    // Half its history once, then one answer per bar as a payer starting over (the one every payer gets).
+    expect(lostUnits).toBeLessThanOrEqual(100_000 / 2 + (ROUNDS_OF_BARS - 1) * PRICE);
+    // A loss that is not the payer's doing (our stop before the send: no bar) forfeits nothing.
+    early.credit('kept', 100_000);
+    const [t] = [await ask(early, 'kept')];
+    await early.failed(
+      t!,
+      {
+        network: 'solana:x',
+        transaction: 'tx',
+        payer: 'kept',
+        endpoint: '/v1/tipfloor',
+        priceUsdcUnits: PRICE,
+        receiptSha256: null,
+        ledgerIndex: null,
+        reason: 'expired',
+        message: 'our stop',
+      },
+      PRICE,
+      false,
+    );
+    const again: EarlyTicket[] = [];
+    for (let a = await ask(early, 'kept'); a; a = await ask(early, 'kept')) again.push(a);
+    expect(again).toHaveLength(50);
+  });
+
   it("a payer's allowance grows with its confirmed value of the last 30 days, up to the payer cap", async () => {
     const clock = manualClock(1_800_000_000_000);
     // A budget that does not bind here: 50 answers in flight risk 300,050.
