@@ -18,6 +18,7 @@ import {
 } from '@x402/evm';
 import { type AbiEvent, type AbiFunction, hashTypedData, toEventSelector, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimBatchDigest } from '../../src/chain/evm/evm-channel-typed-data.ts';
 import { type BatchSettlementFixture, type Payer, PRICE, startBatchSettlementFixture, WITHDRAW_DELAY } from '../helpers/batch-settlement-fixture.ts';
 
 type Hex = `0x${string}`;
@@ -65,7 +66,10 @@ describe('x402 batch-settlement with the official client and facilitator', () =>
       voucher: { ...r.voucher, maxClaimableAmount: BigInt(r.voucher.maxClaimableAmount) },
       totalClaimed: BigInt(r.totalClaimed),
     }));
-    expect(await f.chain.read('getClaimBatchDigest', [asArgs])).toBe(typed(claimBatchTypes, 'ClaimBatch', { claims: entries }));
+    const digest = await f.chain.read('getClaimBatchDigest', [asArgs]);
+    expect(digest).toBe(typed(claimBatchTypes, 'ClaimBatch', { claims: entries }));
+    // Our native digest of the batch (what the claimer's signature is over) is the contract's.
+    expect(`0x${claimBatchDigest(rows, 8453).toString('hex')}`).toBe(digest);
   });
 
   it('deposits: the official facilitator verifies and settles the official client deposit via the ERC-3009 collector', async () => {

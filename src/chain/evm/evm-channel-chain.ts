@@ -6,7 +6,7 @@
  */
 import { encodeFunctionData, getAddress, type Log } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { BATCH_SETTLEMENT_ADDRESS } from './evm-channel-typed-data.ts';
+import { BATCH_SETTLEMENT_ADDRESS, type ClaimToSign, signClaimBatchNative } from './evm-channel-typed-data.ts';
 import { evmAccountFromKey, type EvmHexKey } from '../keys/evm-key-file.ts';
 import type { EvmRelayer } from './evm-relayer.ts';
 import { createEvmPublicClient } from './evm-token-reader.ts';
@@ -80,6 +80,11 @@ export interface ChannelAuthorizer {
     primaryType: string;
     message: Record<string, unknown>;
   }): Promise<`0x${string}`>;
+  /**
+   * The signature of a claim batch (`claimAuthorizerSignature`), in native code: the same bytes
+   * `signTypedData` of the SDK's `ClaimBatch` gives, without its JavaScript Keccak and curve.
+   */
+  signClaimBatch(claims: readonly ClaimToSign[], chainId: number): Promise<`0x${string}`>;
 }
 
 export interface EvmChannelChain {
@@ -102,6 +107,8 @@ export function createEvmChannelChain(config: EvmChannelChainConfig): EvmChannel
   const client = createEvmPublicClient(config.rpcUrl, config.timeoutMs);
   const contract = getAddress(BATCH_SETTLEMENT_ADDRESS);
   const account: PrivateKeyAccount = evmAccountFromKey(config.authorizerKey);
+  // The same key as bytes, for the native signer (never logged, like the account's).
+  const secretKey = Buffer.from(config.authorizerKey.slice(2), 'hex');
   const args = (id: string) => [id as `0x${string}`] as const;
   const signer: ChannelTxSigner = {
     address: config.relayer.address as `0x${string}`,
@@ -124,6 +131,7 @@ export function createEvmChannelChain(config: EvmChannelChainConfig): EvmChannel
     authorizer: {
       address: account.address,
       signTypedData: (params) => account.signTypedData(params as Parameters<typeof account.signTypedData>[0]),
+      signClaimBatch: (claims, chainId) => signClaimBatchNative(claims, chainId, secretKey),
     },
     async read(channelId) {
       const [[balance, totalClaimed], [, initiatedAt], refundNonce] = await Promise.all([

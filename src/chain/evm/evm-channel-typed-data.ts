@@ -8,6 +8,7 @@
  */
 import { getAddress } from 'viem/utils';
 import { type Eip712Domain, hexWord, typedDataDigest, typeHashOf, uintWord } from './eip712-static.ts';
+import { keccak256 } from './keccak-256.ts';
 import { recoverSignerAddress, signDigest } from './secp256k1-recover.ts';
 import { isCanonicalEcdsaSignature } from './evm-typed-data.ts';
 
@@ -41,6 +42,7 @@ const CHANNEL_CONFIG_TYPEHASH = typeHashOf(
 );
 const VOUCHER_TYPEHASH = typeHashOf('Voucher(bytes32 channelId,uint128 maxClaimableAmount)');
 const UINT40_MAX = 2 ** 40 - 1;
+const UINT128_MAX = (1n << 128n) - 1n;
 
 const domainOf = (chainId: number): Eip712Domain => ({ name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS });
 
@@ -70,6 +72,48 @@ export function voucherDigest(channelId: string, maxClaimableAmount: bigint, cha
   return typedDataDigest(domainOf(chainId), VOUCHER_TYPEHASH, [hexWord(channelId, 32), uintWord(maxClaimableAmount)]);
 }
 
+/** One row of a claim batch as our receiver authorizer signs it (the facilitator's claim row, amounts as decimal strings). */
+export interface ClaimToSign {
+  readonly voucher: { readonly channel: ChannelConfig; readonly maxClaimableAmount: string };
+  readonly totalClaimed: string;
+}
+
+const CLAIM_ENTRY_TYPE = 'ClaimEntry(bytes32 channelId,uint128 maxClaimableAmount,uint128 totalClaimed)';
+const CLAIM_ENTRY_TYPEHASH = typeHashOf(CLAIM_ENTRY_TYPE);
+/** EIP-712 encodes a referenced struct's type after the primary one. */
+const CLAIM_BATCH_TYPEHASH = typeHashOf(`ClaimBatch(ClaimEntry[] claims)${CLAIM_ENTRY_TYPE}`);
+
+/** A uint128 word of a decimal string (throws above uint128, as the ABI encoder does). */
+function uint128Word(decimal: string): Buffer {
+  const n = BigInt(decimal);
+  if (n > UINT128_MAX) throw new Error('not a uint128');
+  return uintWord(n);
+}
+
+/**
+ * The EIP-712 digest of a `ClaimBatch` (the receiver authorizer's signature over a batch claim):
+ * each row's channel id computed from its config, the rows hashed as an array of static structs,
+ * by hand over the native Keccak like the voucher (the SDK's `signClaimBatch` ran viem's generic
+ * encoder and JavaScript Keccak, on the event loop, for every row of every claim).
+ */
+export function claimBatchDigest(claims: readonly ClaimToSign[], chainId: number): Buffer {
+  const rows = claims.map((c) =>
+    keccak256(
+      CLAIM_ENTRY_TYPEHASH,
+      hexWord(channelIdOf(c.voucher.channel, chainId), 32),
+      uint128Word(c.voucher.maxClaimableAmount),
+      uint128Word(c.totalClaimed),
+    ),
+  );
+  return typedDataDigest(domainOf(chainId), CLAIM_BATCH_TYPEHASH, [keccak256(...rows)]);
+}
+
+/** The receiver authorizer's signature of a claim batch, 0x hex: the bytes the SDK's `signClaimBatch` makes, in native code. */
+export async function signClaimBatchNative(claims: readonly ClaimToSign[], chainId: number, secretKey: Uint8Array): Promise<`0x${string}`> {
+  const signature = await signDigest(claimBatchDigest(claims, chainId), secretKey);
+  return `0x${Buffer.from(signature).toString('hex')}`;
+}
+
 /** A voucher to check: the channel (its config, to recompute the id) and the signed ceiling. */
 export interface VoucherToRecover {
   readonly config: ChannelConfig;
@@ -85,8 +129,6 @@ export interface VoucherToRecover {
 export type VoucherCheck =
   | { readonly ok: true; readonly signer: string }
   | { readonly ok: false; readonly reason: 'channel_id_mismatch' | 'voucher_signature' };
-
-const UINT128_MAX = (1n << 128n) - 1n;
 
 /**
  * Whether the voucher signature's last byte is 27 or 28: the channel contract's ECDSA check (as

@@ -12,7 +12,6 @@ import {
   defineChain,
   encodeFunctionData,
   http,
-  keccak256,
   parseSignature,
   type PublicClient,
   type Tokens,
@@ -26,6 +25,7 @@ import type { EvmHexKey } from '../keys/evm-key-file.ts';
 import type { TransferAuthorizationToRecover } from './evm-typed-data.ts';
 import { createEvmPublicClient, EVM_RPC_TIMEOUT_MS, isContractRefusal, revertReasonOf } from './evm-token-reader.ts';
 import { readTransferReceipt } from './evm-transfer-receipt.ts';
+import { signTransactionNative, transactionHashOf } from './transaction-signature.ts';
 
 /** Receipt polling period, ms: a quarter of Base's 2 s block time; local automine answers at once. */
 export const EVM_RECEIPT_POLL_MS = 250;
@@ -106,6 +106,8 @@ function sleep(ms: number): Promise<void> {
 /** Creates the relayer for one token on one chain. */
 export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
   const account: PrivateKeyAccount = privateKeyToAccount(config.key);
+  // The same key as bytes, for the native signer (never logged, like the account's).
+  const secretKey = Buffer.from(config.key.slice(2), 'hex');
   const chain: Chain = defineChain({
     id: config.chainId,
     name: `eip155:${config.chainId}`,
@@ -153,13 +155,14 @@ export function createEvmRelayer(config: EvmRelayerConfig): EvmRelayer {
     try {
       nextNonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
       // The account signs locally: the wallet action would ask the node its chain id first, a
-      // round trip more inside the queue (the chain id was checked at start).
-      signed = await account.signTransaction({ ...prepared, nonce: nextNonce });
+      // round trip more inside the queue (the chain id was checked at start). Natively, where it can.
+      const tx = { ...prepared, nonce: nextNonce };
+      signed = signTransactionNative(tx, secretKey) ?? (await account.signTransaction(tx));
     } catch (err) {
       nextNonce = null;
       return { ok: false, kind: 'rpc', message: errorMessage(err) };
     }
-    const hash = keccak256(signed);
+    const hash = transactionHashOf(signed);
     // A throw here (the settlement record not written) sends nothing; the account nonce stays unused.
     await beforeSend?.(hash);
     try {

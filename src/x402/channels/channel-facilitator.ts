@@ -86,8 +86,8 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 
 type Settled = { success: boolean; errorReason?: string; errorMessage?: string; transaction: string; amount?: string; extra?: Record<string, unknown> };
 
-/** Creates the facilitator over the channel chain (transactions time out after `confirmationTimeoutMs`). */
-export function createChannelFacilitator(chain: EvmChannelChain, confirmationTimeoutMs: number): ChannelFacilitator {
+/** Creates the facilitator over the channel chain of `chainId` (transactions time out after `confirmationTimeoutMs`). */
+export function createChannelFacilitator(chain: EvmChannelChain, confirmationTimeoutMs: number, chainId: number): ChannelFacilitator {
   const scheme = new BatchSettlementEvmScheme(toFacilitatorEvmSigner(chain.signer, { confirmationTimeoutMs }), chain.authorizer);
   const payloadOf = (payload: Record<string, unknown>, requirements: PaymentRequirements) =>
     ({ x402Version: 2, accepted: requirements, payload }) as unknown as Parameters<typeof scheme.settle>[0];
@@ -106,6 +106,18 @@ export function createChannelFacilitator(chain: EvmChannelChain, confirmationTim
       : !r.success
         ? failed(r.errorReason ?? 'settlement_failed', r.errorMessage || minedFailure(r.transaction), r.transaction)
         : null;
+
+  /**
+   * Our authorizer's signature of a claim batch, made natively and handed to the scheme, which
+   * then skips its own (viem's JavaScript `signClaimBatch`). Null for a row naming another
+   * receiver authorizer or another network than the channels': the scheme refuses those itself,
+   * with its own reason, as before.
+   */
+  async function claimSignature(claims: readonly ClaimEntry[], requirements: PaymentRequirements): Promise<string | null> {
+    const ours = chain.authorizer.address.toLowerCase();
+    if (requirements.network !== `eip155:${chainId}` || claims.some((c) => c.voucher.channel.receiverAuthorizer.toLowerCase() !== ours)) return null;
+    return chain.authorizer.signClaimBatch(claims, chainId);
+  }
 
   return {
     receiverAuthorizer: chain.authorizer.address,
@@ -140,7 +152,8 @@ export function createChannelFacilitator(chain: EvmChannelChain, confirmationTim
       return { ok: true, transaction: s.transaction, amount: s.amount ?? '0', snapshot };
     },
     async claim(claims, requirements) {
-      const r = await settle(payloadOf({ type: 'claim', claims }, requirements), requirements);
+      const signature = await claimSignature(claims, requirements);
+      const r = await settle(payloadOf({ type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) }, requirements), requirements);
       return outcome(r) ?? { ok: true, transaction: (r as Settled).transaction };
     },
     async sweep(requirements) {

@@ -69,7 +69,7 @@ export interface Channels {
 /** Opens the channel log and starts the claimer. */
 export function startChannels(setup: ChannelSetup): Channels {
   const chain = createEvmChannelChain({ rpcUrl: setup.rpcUrl, timeoutMs: setup.rpcTimeoutMs, relayer: setup.relayer, authorizerKey: setup.authorizerKey });
-  const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs);
+  const facilitator = createChannelFacilitator(chain, setup.confirmationTimeoutMs, setup.chainId);
   const store =
     setup.shared?.store ??
     createChannelStore({

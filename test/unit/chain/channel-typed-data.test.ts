@@ -1,16 +1,21 @@
 /**
  * Our channel EIP-712 code against the official SDK's: the canonical addresses and bounds, the
  * channel id of a config, and the signer of a voucher the official client signed; a wrong id,
- * a high-s twin and a wrong ceiling are refused or recover someone else.
+ * a high-s twin and a wrong ceiling are refused or recover someone else; the receiver authorizer's
+ * claim batch signature made natively is the SDK's (viem's `signTypedData` of its `ClaimBatch`).
  */
 import * as sdk from '@x402/evm';
 import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
+import fc from 'fast-check';
+import { hashTypedData } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   BATCH_SETTLEMENT_ADDRESS,
   channelIdOf,
+  claimBatchDigest,
   ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   recoverVoucherSigner,
+  signClaimBatchNative,
 } from '../../../src/chain/evm/evm-channel-typed-data.ts';
 import { evmAccountFromKey, generateEvmKey } from '../../../src/chain/keys/evm-key-file.ts';
 import { NATIVE_SECP256K1 } from '../../../src/chain/evm/secp256k1-recover.ts';
@@ -64,5 +69,63 @@ describe('channel typed data', () => {
     const bare = `${v.signature.slice(0, 130)}0${v8 - 27}`;
     const input = { config, chainId: 8453, channelId, maxClaimableAmount: '5000', signature: bare };
     expect(await recoverVoucherSigner(input)).toEqual({ ok: false, reason: 'voucher_signature' });
+  });
+
+  const hexOf = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
+  const UINT128 = (1n << 128n) - 1n;
+  const rowArb = fc.record({
+    payer: hexOf(20),
+    receiver: hexOf(20),
+    withdrawDelay: fc.integer({ min: 0, max: 2 ** 40 - 1 }),
+    salt: hexOf(32),
+    maxClaimableAmount: fc.bigInt({ min: 0n, max: UINT128 }),
+    totalClaimed: fc.bigInt({ min: 0n, max: UINT128 }),
+  });
+
+  it("signs a claim batch natively to the SDK's bytes (viem's signTypedData of its ClaimBatch), for 0 to 6 rows", async () => {
+    const key = generateEvmKey();
+    const authorizer = evmAccountFromKey(key);
+    const secret = Buffer.from(key.slice(2), 'hex');
+    await fc.assert(
+      fc.asyncProperty(fc.array(rowArb, { maxLength: 6 }), fc.constantFrom(8453, 84532), async (rows, chainId) => {
+        const claims = rows.map((r) => ({
+          voucher: {
+            channel: {
+              ...config,
+              payer: r.payer,
+              payerAuthorizer: r.payer,
+              receiver: r.receiver,
+              receiverAuthorizer: authorizer.address,
+              withdrawDelay: r.withdrawDelay,
+              salt: r.salt,
+            },
+            maxClaimableAmount: String(r.maxClaimableAmount),
+          },
+          totalClaimed: String(r.totalClaimed),
+        }));
+        const typed = {
+          domain: { ...sdk.BATCH_SETTLEMENT_DOMAIN, chainId, verifyingContract: sdk.BATCH_SETTLEMENT_ADDRESS },
+          types: sdk.claimBatchTypes,
+          primaryType: 'ClaimBatch',
+          message: {
+            claims: claims.map((c) => ({
+              channelId: computeChannelId(c.voucher.channel as sdk.ChannelConfig, chainId),
+              maxClaimableAmount: BigInt(c.voucher.maxClaimableAmount),
+              totalClaimed: BigInt(c.totalClaimed),
+            })),
+          },
+        } as const;
+        expect(`0x${claimBatchDigest(claims, chainId).toString('hex')}`).toBe(hashTypedData(typed));
+        expect(await signClaimBatchNative(claims, chainId, secret)).toBe(await authorizer.signTypedData(typed));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('refuses to hash a claim row over uint128 or with a malformed channel', () => {
+    const row = { voucher: { channel: config, maxClaimableAmount: '5' }, totalClaimed: '4' };
+    expect(() => claimBatchDigest([{ ...row, totalClaimed: String(1n << 128n) }], 8453)).toThrow(/uint128/);
+    expect(() => claimBatchDigest([{ ...row, voucher: { ...row.voucher, maxClaimableAmount: String(1n << 128n) } }], 8453)).toThrow(/uint128/);
+    expect(() => claimBatchDigest([{ ...row, voucher: { ...row.voucher, channel: { ...config, salt: '0x07' } } }], 8453)).toThrow();
   });
 });
