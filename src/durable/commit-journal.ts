@@ -24,13 +24,13 @@ import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
 import { closeFile, type Landed, makeDirSync, writeAll, writeAllSync } from './file-sync.ts';
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
-import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
+import type { CommitJournal, CommitOptions, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
 import { frameBatch } from './frame-batch.ts';
 import { DATA_START } from './journal-layout.ts';
 import { erase, preallocateSync, RefusedBatch, refusedByTheDisk, writeHeader, writeHeaderSync } from './journal-space.ts';
 
-export type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
+export type { CommitJournal, CommitOptions, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 
 /** The journal's file name in its directory (the data directory). */
 export const JOURNAL_FILE_NAME = 'commit.journal';
@@ -59,6 +59,7 @@ export interface CommitJournalConfig {
 interface Place {
   readonly epoch: number;
   writes: readonly JournalWrite[] | null;
+  unhurried: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -114,7 +115,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     const landed: Landed = { bytes: 0 };
     try {
       await config.seam?.('journal');
-      if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize, landed);
+      if (batch.length === 1 && !batch[0]!.unhurried && config.writeInline?.()) writeAllSync(fd, buf, journalSize, landed);
       else await writeAll(fd, buf, journalSize, landed);
     } catch (err) {
       // Refused before anything was acknowledged (a full disk, a size limit): what part of the
@@ -201,11 +202,11 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     });
   }
 
-  function reserve(): JournalPlace {
+  function reserve(options: CommitOptions = {}): JournalPlace {
     if (closed) return { fill: () => Promise.reject(new Error('the commit journal is closed')) };
     let place!: Place;
     const done = new Promise<void>((resolve, reject) => {
-      place = { epoch, writes: null, resolve, reject };
+      place = { epoch, writes: null, unhurried: options.unhurried === true, resolve, reject };
     });
     queue.push(place);
     return {
@@ -228,9 +229,9 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       files.set(name, file);
       return file;
     },
-    reserve,
+    reserve: () => reserve(),
     epoch: () => epoch,
-    commit: (writes) => reserve().fill(writes),
+    commit: (writes, options) => reserve(options).fill(writes),
     onCheckpoint: (hook) => void hooks.push(hook),
     stats: () => ({ ...stats }),
     failure: () => failed?.message ?? null,

@@ -19,6 +19,15 @@ export interface JournalWrite {
   readonly key?: string;
 }
 
+/**
+ * How a commit is made. `unhurried`: no answer waits for it (a confirmation's record, written
+ * after the answer left): never written on the event loop, so a burst of them shares the device
+ * write in flight instead of each taking the loop for one (docs/payments.md#what-a-paid-call-writes-and-when).
+ */
+export interface CommitOptions {
+  readonly unhurried?: boolean;
+}
+
 /** A place in commit order, filled once its writes are known; `fill([])` gives the place up. */
 export interface JournalPlace {
   fill(writes: readonly JournalWrite[]): Promise<void>;
@@ -48,7 +57,7 @@ export interface CommitJournal {
    */
   epoch(): number;
   /** reserve() and fill() at once. */
-  commit(writes: readonly JournalWrite[]): Promise<void>;
+  commit(writes: readonly JournalWrite[], options?: CommitOptions): Promise<void>;
   /** Runs `hook` at every checkpoint, after the journal is emptied; it must not commit. */
   onCheckpoint(hook: () => Promise<void>): void;
   stats(): Readonly<JournalStats>;

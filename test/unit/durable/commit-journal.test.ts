@@ -67,6 +67,20 @@ describe('commit journal', () => {
     await journal.close();
   });
 
+  it('an unhurried commit (no answer waits for it) is never written on the loop, idle or not; durable alike', async () => {
+    const dir = freshDir();
+    let asked = 0;
+    const journal = openCommitJournal({ dir, writeInline: () => (asked++, true) });
+    const f = journal.file(join(dir, 'f.log'));
+    await journal.commit([{ file: f, text: 'confirmed\n' }], { unhurried: true });
+    expect(asked).toBe(0);
+    await journal.commit([{ file: f, text: 'paid\n' }]);
+    expect(asked).toBe(1);
+    expect(journal.stats()).toMatchObject({ commits: 2, syncs: 2 });
+    expect(read(join(dir, 'f.log'))).toBe('confirmed\npaid\n');
+    await journal.close();
+  });
+
   it("writes only the last of one commit's writes to the same record (file and key); other keys, files and commits keep theirs", async () => {
     const dir = freshDir();
     const journal = openCommitJournal({ dir });

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../../src/ledger/ledger-entry.ts';
 import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../../src/x402/exact/early-answers.ts';
+import { openCommitJournal } from '../../../src/durable/commit-journal.ts';
 import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 
@@ -167,6 +168,23 @@ describe('early answers: a payment that failed after its answer', () => {
     expect(early.status()).toMatchObject({ exposureUnits: 0, payersExposed: 0, confirmed: 1 });
     await recorded;
     expect(await early.store.outcome(t.share.key)).toEqual({ status: 'confirmed' });
+  });
+
+  it("a confirmation's rows and a confirmed-path credit are unhurried commits (never on the loop); a loss's record is not", async () => {
+    let asked = 0;
+    const journal = openCommitJournal({ dir, writeInline: () => (asked++, true) });
+    const store = createEarlyAnswerStore({ dir, now: () => 1_000_000, journal });
+    const share = { key: 'k-unhurried', payer: 'A', units: 1_000, feeUnits: 0, trusted: false, at: 1_000_000 };
+    await store.hold(share);
+    await store.confirmed(share, 1_000_000);
+    await store.credit('A', 1_000, 1_000_000);
+    expect(asked).toBe(0);
+    expect(await store.outcome('k-unhurried')).toEqual({ status: 'confirmed' });
+    const lost = { ...share, key: 'k-lost', payer: 'B' };
+    await store.hold(lost);
+    await store.failed(lost, { status: 'failed', ...failure('B'), failedAt: 1_000_000 }, 1_000, 1_060_000);
+    expect(asked).toBe(1);
+    await journal.close();
   });
 
   it('the status shows the median time a confirmed answer held its share', async () => {
