@@ -57,7 +57,10 @@ export interface EarlyRows {
    * Writes the rows in one commit where the store can; resolves once all are durable. `unhurried`:
    * no answer waits for them (a confirmation's), so the commit may share a device write with others.
    */
-  putAll(rows: ReadonlyArray<{ readonly key: string; readonly row: EarlyRow; readonly expiresAt: number }>, options?: { readonly unhurried?: boolean }): Promise<void>;
+  putAll(
+    rows: ReadonlyArray<{ readonly key: string; readonly row: EarlyRow; readonly expiresAt: number }>,
+    options?: { readonly unhurried?: boolean },
+  ): Promise<void>;
 }
 
 /** The day's losses before and after one was recorded (to tell the one that reached the budget). */

@@ -172,7 +172,7 @@ describe('early answers: a payment that failed after its answer', () => {
 
   it("a confirmation's rows and a confirmed-path credit are unhurried commits (never on the loop); a loss's record is not", async () => {
     let asked = 0;
-    const journal = openCommitJournal({ dir, writeInline: () => (asked++, true) });
+    const journal = openCommitJournal({ dir, writeInline: () => ++asked > 0 });
     const store = createEarlyAnswerStore({ dir, now: () => 1_000_000, journal });
     const share = { key: 'k-unhurried', payer: 'A', units: 1_000, feeUnits: 0, trusted: false, at: 1_000_000 };
     await store.hold(share);
