@@ -20,9 +20,11 @@ export interface JournalWrite {
 }
 
 /**
- * How a commit is made. `unhurried`: no answer waits for it (a confirmation's record, written
- * after the answer left): never written on the event loop, so a burst of them shares the device
- * write in flight instead of each taking the loop for one (docs/payments.md#what-a-paid-call-writes-and-when).
+ * How a commit is made. `unhurried`: no answer waits for it (an early answer's confirmation,
+ * recorded after the answer left). Alone at the head of the queue, such commits wait a little for
+ * company (unhurried-gather.ts), so a slot's burst of confirmations shares one device write; they
+ * never count as the one commit that may be written on the idle loop
+ * (docs/payments.md#what-a-paid-call-writes-and-when).
  */
 export interface CommitOptions {
   readonly unhurried?: boolean;
@@ -67,4 +69,22 @@ export interface CommitJournal {
   drain(): Promise<void>;
   /** Drains, checkpoints and releases the files; later commits are refused. */
   close(): Promise<void>;
+}
+
+/** What a journal is opened with (commit-journal.ts `openCommitJournal`). */
+export interface CommitJournalConfig {
+  /** The data directory: the journal and every file it names live under it. */
+  readonly dir: string;
+  readonly checkpointBytes?: number;
+  readonly checkpointMs?: number;
+  readonly now?: () => number;
+  /**
+   * Runs before a batch's journal write (`journal`) and between its fdatasync and the files'
+   * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
+   */
+  readonly seam?: (point: 'journal' | 'files') => Promise<void>;
+  /** True while the event loop is idle: a batch with at most one hurried commit is then written on the loop (docs/payments.md). */
+  readonly writeInline?: () => boolean;
+  /** How long unhurried commits alone wait for company (unhurried-gather.ts). */
+  readonly unhurriedGatherMs?: number;
 }

@@ -206,13 +206,10 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       giveBack(share.key);
       const key = `trust:${share.payer}`;
       const trust = creditedTrust(rows.get(key), share.units, at);
-      // Unhurried: the answer left long ago, and a stop before this commit is followed again at the next start.
-      const confirmedRows = [
-        // An outcome is kept as long as the settlement record it resolves.
-        { key: `outcome:${share.key}`, row: { status: 'confirmed' as const }, expiresAt: at + PENDING_SETTLEMENT_TTL_MS },
-        { key, ...trust },
-      ];
-      await rows.putAll(confirmedRows, { unhurried: true });
+      // An outcome is kept as long as the settlement record it resolves. Unhurried: the answer left
+      // already, and a stop before this commit leaves the answer to be followed again at the next start.
+      const outcome = { key: `outcome:${share.key}`, row: { status: 'confirmed' as const }, expiresAt: at + PENDING_SETTLEMENT_TTL_MS };
+      await rows.putAll([outcome, { key, ...trust }], { unhurried: true });
     },
     async failed(share, failure, lossUnits, barUntil) {
       if (rows.get(`outcome:${share.key}`)) {

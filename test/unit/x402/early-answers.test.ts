@@ -170,20 +170,25 @@ describe('early answers: a payment that failed after its answer', () => {
     expect(await early.store.outcome(t.share.key)).toEqual({ status: 'confirmed' });
   });
 
-  it("a confirmation's rows and a confirmed-path credit are unhurried commits (never on the loop); a loss's record is not", async () => {
-    let asked = 0;
-    const journal = openCommitJournal({ dir, writeInline: () => ++asked > 0 });
+  it("a confirmation's rows and a confirmed-path credit are unhurried commits (they wait for company); a loss's record is not", async () => {
+    const journal = openCommitJournal({ dir, unhurriedGatherMs: 600_000 });
     const store = createEarlyAnswerStore({ dir, now: () => 1_000_000, journal });
+    const turn = () => new Promise((r) => setImmediate(r));
     const share = { key: 'k-unhurried', payer: 'A', units: 1_000, feeUnits: 0, trusted: false, at: 1_000_000 };
-    await store.hold(share);
-    await store.confirmed(share, 1_000_000);
-    await store.credit('A', 1_000, 1_000_000);
-    expect(asked).toBe(0);
-    expect(await store.outcome('k-unhurried')).toEqual({ status: 'confirmed' });
     const lost = { ...share, key: 'k-lost', payer: 'B' };
+    await store.hold(share);
     await store.hold(lost);
+    const confirmed = store.confirmed(share, 1_000_000);
+    await turn();
+    await turn();
+    const credited = store.credit('A', 1_000, 1_000_000);
+    await turn();
+    expect(journal.stats().syncs).toBe(0);
+    // The loss is recorded at once, and the confirmations ride in its write.
     await store.failed(lost, { status: 'failed', ...failure('B'), failedAt: 1_000_000 }, 1_000, 1_060_000);
-    expect(asked).toBe(1);
+    await Promise.all([confirmed, credited]);
+    expect(journal.stats()).toMatchObject({ commits: 3, syncs: 1 });
+    expect(await store.outcome('k-unhurried')).toEqual({ status: 'confirmed' });
     await journal.close();
   });
 
