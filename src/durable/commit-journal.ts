@@ -5,10 +5,10 @@
  * sequence number, a JSON header line naming each write's file, byte offset and length, then the
  * writes' bytes as they are (a text is never escaped into JSON a second time), then a newline, all
  * under a CRC. The journal's file is preallocated and reused, so a record overwrites old bytes
- * instead of growing the file. The record is written first (O_DSYNC:
- * on the device when the write returns, as write + fdatasync), then each file gets its bytes with
- * no sync of its own, and the commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any
- * point leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
+ * instead of growing the file. The record is written first (O_DSYNC: on the device when the write
+ * returns, as write + fdatasync), then each file gets its bytes with no sync of its own, and the
+ * commit resolves. So N concurrent paid calls cost one fdatasync together, and a crash at any point
+ * leaves the whole commit (journal-recovery.ts lays it down again at the next start) or none.
  *
  * Order: a commit takes its place when it is reserved (`reserve`), not when it is filled, so a
  * ledger entry whose slot was assigned first is written first even when its receipt is signed
@@ -24,13 +24,14 @@ import { join } from 'node:path';
 import { ensureFileSync } from './atomic-replace.ts';
 import { closeFile, type Landed, makeDirSync, writeAll, writeAllSync } from './file-sync.ts';
 import { openJournalFile, journalNameOf, type JournalFileIo } from './journal-file.ts';
-import type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
+import type { CommitJournal, CommitJournalConfig, CommitOptions, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 import { recoverJournalSync } from './journal-recovery.ts';
 import { frameBatch } from './frame-batch.ts';
 import { DATA_START } from './journal-layout.ts';
+import { createGather } from './unhurried-gather.ts';
 import { erase, preallocateSync, RefusedBatch, refusedByTheDisk, writeHeader, writeHeaderSync } from './journal-space.ts';
 
-export type { CommitJournal, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
+export type { CommitJournal, CommitJournalConfig, CommitOptions, JournalPlace, JournalStats, JournalWrite } from './journal-types.ts';
 
 /** The journal's file name in its directory (the data directory). */
 export const JOURNAL_FILE_NAME = 'commit.journal';
@@ -41,24 +42,10 @@ export const CHECKPOINT_MS = 60_000;
 /** Zero-filled room past the checkpoint size, bytes: the batch that crosses it still overwrites, it does not grow the file. */
 export const PREALLOCATED_SLACK_BYTES = 1024 * 1024;
 
-export interface CommitJournalConfig {
-  /** The data directory: the journal and every file it names live under it. */
-  readonly dir: string;
-  readonly checkpointBytes?: number;
-  readonly checkpointMs?: number;
-  readonly now?: () => number;
-  /**
-   * Runs before a batch's journal write (`journal`) and between its fdatasync and the files'
-   * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
-   */
-  readonly seam?: (point: 'journal' | 'files') => Promise<void>;
-  /** True while the event loop is idle: a lone commit's journal line is then written on the loop (docs/payments.md). */
-  readonly writeInline?: () => boolean;
-}
-
 interface Place {
   readonly epoch: number;
   writes: readonly JournalWrite[] | null;
+  unhurried: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -90,6 +77,8 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
   let closed = false;
   let checkpointedAt = now();
   let epoch = 0;
+  const gathering = createGather(config.unhurriedGatherMs);
+  let drains = 0; // drain() under way: nothing waits for company
 
   async function checkpoint(): Promise<void> {
     await Promise.all([...files.values()].map((f) => f.sync()));
@@ -114,7 +103,7 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     const landed: Landed = { bytes: 0 };
     try {
       await config.seam?.('journal');
-      if (batch.length === 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize, landed);
+      if (batch.filter((p) => !p.unhurried).length <= 1 && config.writeInline?.()) writeAllSync(fd, buf, journalSize, landed);
       else await writeAll(fd, buf, journalSize, landed);
     } catch (err) {
       // Refused before anything was acknowledged (a full disk, a size limit): what part of the
@@ -165,12 +154,16 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     }
   }
 
+  const filledAtHead = (open = queue.findIndex((p) => p.writes === null)): number => (open === -1 ? queue.length : open);
   async function run(): Promise<void> {
     // One turn first: commits of requests delivered by the same I/O phase join this batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
-      let n = 0;
-      while (n < queue.length && queue[n]!.writes !== null) n++;
+      let n = filledAtHead();
+      if (n > 0 && !closed && drains === 0 && queue.slice(0, n).every((p) => p.unhurried)) {
+        await gathering.wait();
+        n = filledAtHead();
+      }
       if (n === 0) return;
       const taken = queue.slice(0, n);
       queue = queue.slice(n);
@@ -201,17 +194,18 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
     });
   }
 
-  function reserve(): JournalPlace {
+  function reserve(options: CommitOptions = {}): JournalPlace {
     if (closed) return { fill: () => Promise.reject(new Error('the commit journal is closed')) };
     let place!: Place;
     const done = new Promise<void>((resolve, reject) => {
-      place = { epoch, writes: null, resolve, reject };
+      place = { epoch, writes: null, unhurried: options.unhurried === true, resolve, reject };
     });
     queue.push(place);
     return {
       fill(writes) {
         if (place.writes !== null) throw new Error('a journal place is filled once');
         place.writes = writes;
+        if (!place.unhurried) gathering.hurry();
         kick();
         return done;
       },
@@ -228,18 +222,22 @@ export function openCommitJournal(config: CommitJournalConfig): CommitJournal {
       files.set(name, file);
       return file;
     },
-    reserve,
+    reserve: () => reserve(),
     epoch: () => epoch,
-    commit: (writes) => reserve().fill(writes),
+    commit: (writes, options) => reserve(options).fill(writes),
     onCheckpoint: (hook) => void hooks.push(hook),
     stats: () => ({ ...stats }),
     failure: () => failed?.message ?? null,
     async drain() {
+      drains += 1;
+      gathering.hurry();
       while (running) await running;
+      drains -= 1;
     },
     async close() {
       if (closed) return;
       closed = true;
+      gathering.hurry();
       while (running) await running;
       if (!failed) await checkpoint().catch(() => undefined);
       await Promise.all([...files.values()].map((f) => f.close()));

@@ -19,6 +19,17 @@ export interface JournalWrite {
   readonly key?: string;
 }
 
+/**
+ * How a commit is made. `unhurried`: no answer waits for it (an early answer's confirmation,
+ * recorded after the answer left). Alone at the head of the queue, such commits wait a little for
+ * company (unhurried-gather.ts), so a slot's burst of confirmations shares one device write; they
+ * never count as the one commit that may be written on the idle loop
+ * (docs/payments.md#what-a-paid-call-writes-and-when).
+ */
+export interface CommitOptions {
+  readonly unhurried?: boolean;
+}
+
 /** A place in commit order, filled once its writes are known; `fill([])` gives the place up. */
 export interface JournalPlace {
   fill(writes: readonly JournalWrite[]): Promise<void>;
@@ -48,7 +59,7 @@ export interface CommitJournal {
    */
   epoch(): number;
   /** reserve() and fill() at once. */
-  commit(writes: readonly JournalWrite[]): Promise<void>;
+  commit(writes: readonly JournalWrite[], options?: CommitOptions): Promise<void>;
   /** Runs `hook` at every checkpoint, after the journal is emptied; it must not commit. */
   onCheckpoint(hook: () => Promise<void>): void;
   stats(): Readonly<JournalStats>;
@@ -58,4 +69,22 @@ export interface CommitJournal {
   drain(): Promise<void>;
   /** Drains, checkpoints and releases the files; later commits are refused. */
   close(): Promise<void>;
+}
+
+/** What a journal is opened with (commit-journal.ts `openCommitJournal`). */
+export interface CommitJournalConfig {
+  /** The data directory: the journal and every file it names live under it. */
+  readonly dir: string;
+  readonly checkpointBytes?: number;
+  readonly checkpointMs?: number;
+  readonly now?: () => number;
+  /**
+   * Runs before a batch's journal write (`journal`) and between its fdatasync and the files'
+   * writes (`files`): the two boundaries a crash can fall on (tests hold or fail them).
+   */
+  readonly seam?: (point: 'journal' | 'files') => Promise<void>;
+  /** True while the event loop is idle: a batch with at most one hurried commit is then written on the loop (docs/payments.md). */
+  readonly writeInline?: () => boolean;
+  /** How long unhurried commits alone wait for company (unhurried-gather.ts). */
+  readonly unhurriedGatherMs?: number;
 }

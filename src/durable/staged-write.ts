@@ -57,6 +57,8 @@ export interface CommitTarget {
   readonly place?: JournalPlace;
   /** The committer's own writes, first in the journal commit (the ledger's entry). */
   readonly own?: readonly JournalWrite[];
+  /** No answer waits for this commit (journal-types.ts `CommitOptions`). */
+  readonly unhurried?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function commitStaged(writes: readonly StagedWrite[], target: Commi
     const all = [...(target.own ?? []), ...riding.flatMap((w) => w.journal!.writes)];
     if (!target.place && all.length === 0) return;
     try {
-      await (target.place ? target.place.fill(all) : journal!.commit(all));
+      await (target.place ? target.place.fill(all) : journal!.commit(all, { unhurried: target.unhurried === true }));
     } catch (err) {
       settleAll(riding, err);
       throw err;

@@ -34,10 +34,10 @@ export function createEarlyAnswerStore(config: { readonly dir: string; readonly 
     rows: {
       get: (key) => log.get(key),
       entries: () => log.entries(),
-      putAll: (rows) =>
+      putAll: (rows, options) =>
         commitStaged(
           rows.map((r) => log.stage(r.key, r.row, r.expiresAt)),
-          { journal },
+          { journal, unhurried: options?.unhurried === true },
         ),
     },
   });

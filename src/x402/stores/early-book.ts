@@ -53,8 +53,14 @@ export type EarlyRow =
 export interface EarlyRows {
   get(key: string): EarlyRow | undefined;
   entries(): Iterable<[string, EarlyRow]>;
-  /** Writes the rows in one commit where the store can; resolves once all are durable. */
-  putAll(rows: ReadonlyArray<{ readonly key: string; readonly row: EarlyRow; readonly expiresAt: number }>): Promise<void>;
+  /**
+   * Writes the rows in one commit where the store can; resolves once all are durable. `unhurried`:
+   * no answer waits for them (a confirmation's), so the commit may share a device write with others.
+   */
+  putAll(
+    rows: ReadonlyArray<{ readonly key: string; readonly row: EarlyRow; readonly expiresAt: number }>,
+    options?: { readonly unhurried?: boolean },
+  ): Promise<void>;
 }
 
 /** The day's losses before and after one was recorded (to tell the one that reached the budget). */
@@ -201,11 +207,10 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       giveBack(share.key);
       const key = `trust:${share.payer}`;
       const trust = creditedTrust(rows.get(key), share.units, at);
-      await rows.putAll([
-        // An outcome is kept as long as the settlement record it resolves.
-        { key: `outcome:${share.key}`, row: { status: 'confirmed' }, expiresAt: at + PENDING_SETTLEMENT_TTL_MS },
-        { key, ...trust },
-      ]);
+      // An outcome is kept as long as the settlement record it resolves. Unhurried: the answer left
+      // already, and a stop before this commit leaves the answer to be followed again at the next start.
+      const outcome = { key: `outcome:${share.key}`, row: { status: 'confirmed' as const }, expiresAt: at + PENDING_SETTLEMENT_TTL_MS };
+      await rows.putAll([outcome, { key, ...trust }], { unhurried: true });
     },
     async failed(share, failure, lossUnits, barUntil) {
       if (rows.get(`outcome:${share.key}`)) {
@@ -236,7 +241,7 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
     },
     async credit(payer, units, at) {
       const key = `trust:${payer}`;
-      await rows.putAll([{ key, ...creditedTrust(rows.get(key), units, at) }]);
+      await rows.putAll([{ key, ...creditedTrust(rows.get(key), units, at) }], { unhurried: true });
     },
     outcome(key) {
       const row = rows.get(`outcome:${key}`);

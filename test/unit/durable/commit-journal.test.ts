@@ -67,6 +67,31 @@ describe('commit journal', () => {
     await journal.close();
   });
 
+  it('unhurried commits (no answer waits for them) wait for company: filled turns apart they share one write, which a hurried commit or a drain brings at once', async () => {
+    const dir = freshDir();
+    let asked = 0;
+    const journal = openCommitJournal({ dir, writeInline: () => ++asked > 0, unhurriedGatherMs: 600_000 });
+    const f = journal.file(join(dir, 'f.log'));
+    const turn = () => new Promise((r) => setImmediate(r));
+    const first = journal.commit([{ file: f, text: 'confirmed 1\n' }], { unhurried: true });
+    await turn();
+    await turn();
+    const second = journal.commit([{ file: f, text: 'confirmed 2\n' }], { unhurried: true });
+    await turn();
+    expect(journal.stats().syncs).toBe(0);
+    // A paid call's commit ends the wait: one write for the three, on the idle loop (one hurried commit in it).
+    await Promise.all([first, second, journal.commit([{ file: f, text: 'paid\n' }])]);
+    expect(journal.stats()).toMatchObject({ commits: 3, syncs: 1 });
+    expect(asked).toBe(1);
+    const third = journal.commit([{ file: f, text: 'confirmed 3\n' }], { unhurried: true });
+    await turn();
+    await journal.drain();
+    await third;
+    expect(journal.stats()).toMatchObject({ commits: 4, syncs: 2 });
+    expect(read(join(dir, 'f.log'))).toBe('confirmed 1\nconfirmed 2\npaid\nconfirmed 3\n');
+    await journal.close();
+  });
+
   it("writes only the last of one commit's writes to the same record (file and key); other keys, files and commits keep theirs", async () => {
     const dir = freshDir();
     const journal = openCommitJournal({ dir });

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedWrite } from '../../../src/durable/staged-write.ts';
 import type { LedgerDraft } from '../../../src/ledger/ledger-entry.ts';
 import { createEarlyAnswers, EARLY_FAILED_EVENT, type EarlyLimits } from '../../../src/x402/exact/early-answers.ts';
+import { openCommitJournal } from '../../../src/durable/commit-journal.ts';
 import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 
@@ -167,6 +168,28 @@ describe('early answers: a payment that failed after its answer', () => {
     expect(early.status()).toMatchObject({ exposureUnits: 0, payersExposed: 0, confirmed: 1 });
     await recorded;
     expect(await early.store.outcome(t.share.key)).toEqual({ status: 'confirmed' });
+  });
+
+  it("a confirmation's rows and a confirmed-path credit are unhurried commits (they wait for company); a loss's record is not", async () => {
+    const journal = openCommitJournal({ dir, unhurriedGatherMs: 600_000 });
+    const store = createEarlyAnswerStore({ dir, now: () => 1_000_000, journal });
+    const turn = () => new Promise((r) => setImmediate(r));
+    const share = { key: 'k-unhurried', payer: 'A', units: 1_000, feeUnits: 0, trusted: false, at: 1_000_000 };
+    const lost = { ...share, key: 'k-lost', payer: 'B' };
+    await store.hold(share);
+    await store.hold(lost);
+    const confirmed = store.confirmed(share, 1_000_000);
+    await turn();
+    await turn();
+    const credited = store.credit('A', 1_000, 1_000_000);
+    await turn();
+    expect(journal.stats().syncs).toBe(0);
+    // The loss is recorded at once, and the confirmations ride in its write.
+    await store.failed(lost, { status: 'failed', ...failure('B'), failedAt: 1_000_000 }, 1_000, 1_060_000);
+    await Promise.all([confirmed, credited]);
+    expect(journal.stats()).toMatchObject({ commits: 3, syncs: 1 });
+    expect(await store.outcome('k-unhurried')).toEqual({ status: 'confirmed' });
+    await journal.close();
   });
 
   it('the status shows the median time a confirmed answer held its share', async () => {
