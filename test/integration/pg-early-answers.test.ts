@@ -162,7 +162,7 @@ describe('early answers in PostgreSQL', () => {
     const scheme = { settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }) } as unknown as ExactScheme;
     const restarted = createPgPendingSettlements({ db: client(), now: () => now });
     const faults: string[] = [];
-    const early = createEarlySettlement({ answers, pending: restarted, fault: (what) => faults.push(what) });
+    const early = createEarlySettlement({ answers, pending: restarted, fault: (what) => faults.push(what), endEveryMs: 0 });
     // Other tests' unresolved answers share the database and are followed too: at least this one.
     expect(await early.recover(() => scheme)).toBeGreaterThanOrEqual(1);
     await vi.waitUntil(async () => (await answers.store.barredUntil('late-payer')) > now, { timeout: 10_000, interval: 20 });

@@ -10,6 +10,7 @@
  * is followed the same way.
  */
 import type { HttpReply } from '../../errors.ts';
+import { createEarlyEnds } from './early-ends.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../receipts/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
 import type { BroadcastPlan, ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
@@ -82,18 +83,24 @@ export function createEarlySettlement(config: {
   readonly pending: Pick<PendingSettlements, 'listEarly' | 'ended'>;
   readonly fault: (what: string, err: unknown) => void;
   readonly resolveEveryMs?: number;
+  /** How long ended answers' marks wait to be written together (early-ends.ts). */
+  readonly endEveryMs?: number;
 }): EarlySettlement {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
-
   /**
    * Its outcome written (read back: the book's writes report their faults, not their results), the
    * answer's record is marked ended and expires as any record; until then it is kept whatever its age.
    */
-  async function end(key: string): Promise<void> {
-    if (await answers.store.outcome(key)) await config.pending.ended(key);
-  }
-  const ended = (key: string) => end(key).catch((err: unknown) => config.fault('an early answer settled but its record not marked ended', err));
+  const ends = createEarlyEnds({
+    mark: async (key) => {
+      if (await answers.store.outcome(key)) await config.pending.ended(key);
+    },
+    fault: config.fault,
+    ...(config.endEveryMs === undefined ? {} : { everyMs: config.endEveryMs }),
+  });
+  answers.signal.addEventListener('abort', () => void ends.flush(), { once: true });
+  const ended = (key: string): void => ends.add(key);
 
   async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string, bar = true): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.

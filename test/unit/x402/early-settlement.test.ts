@@ -167,7 +167,7 @@ describe('early settlement: after a long stop', () => {
     const scheme = {
       settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }),
     } as unknown as ExactScheme;
-    const early = createEarlySettlement({ answers, pending, fault: () => undefined });
+    const early = createEarlySettlement({ answers, pending, fault: () => undefined, endEveryMs: 0 });
     expect(await early.recover(() => scheme)).toBe(1);
     await expect.poll(() => answers.status().failed).toBe(1);
     expect(answers.status()).toMatchObject({ lossUnits: 1_000 });
