@@ -159,7 +159,9 @@ describe('early answers in PostgreSQL', () => {
       log: () => undefined,
       now: () => now,
     });
-    const scheme = { settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }) } as unknown as ExactScheme;
+    const scheme = {
+      settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }),
+    } as unknown as ExactScheme;
     const restarted = createPgPendingSettlements({ db: client(), now: () => now });
     const faults: string[] = [];
     const early = createEarlySettlement({ answers, pending: restarted, fault: (what) => faults.push(what), endEveryMs: 0 });
