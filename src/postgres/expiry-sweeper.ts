@@ -16,6 +16,20 @@ export const EXPIRING_TABLES = [
   'early_losses',
   'early_trust',
 ] as const;
+/**
+ * Rows past their expiry that are still money state, never swept: an early answer delivered whose
+ * outcome is not yet written (its pending record, and its share of the exposure while that record
+ * stands), which the next start follows however late it comes.
+ */
+export const unresolvedEarlySql = (alias = ''): string =>
+  `(${alias}record->>'early' is not null and ${alias}record->'early'->>'ended' is null and ${alias}delivered is not null)`;
+/** The same for a share of `early_exposure` (named `table`): its answer's record still unresolved. */
+export const heldShareSql = (table: string): string =>
+  `exists (select 1 from pending_settlements p where p.key = ${table}.key and ${unresolvedEarlySql('p.')})`;
+const SPARED: Partial<Record<(typeof EXPIRING_TABLES)[number], string>> = {
+  pending_settlements: unresolvedEarlySql(),
+  early_exposure: heldShareSql('early_exposure'),
+};
 /** Time between sweeps. */
 export const SWEEP_INTERVAL_MS = 60_000;
 
@@ -31,7 +45,8 @@ export function startExpirySweeper(config: { readonly db: PgQuery; readonly inte
   async function sweep(): Promise<Record<string, number>> {
     const deleted: Record<string, number> = {};
     for (const table of EXPIRING_TABLES) {
-      const rows = await config.db.query(`delete from ${table} where expires_at <= $1 returning 1`, [now()]);
+      const spared = SPARED[table] ? ` and not ${SPARED[table]}` : '';
+      const rows = await config.db.query(`delete from ${table} where expires_at <= $1${spared} returning 1`, [now()]);
       deleted[table] = rows.length;
     }
     return deleted;

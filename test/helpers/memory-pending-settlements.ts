@@ -42,7 +42,11 @@ export function createMemoryPendingSettlements(
       if (!record) throw noRecordToKeep(key);
       await put(key, { ...record, delivered: storableAnswer(reply) }, 'pending.keepDelivered');
     },
-    listEarly: () => Promise.resolve(map.entries().filter(([, r]) => r.early !== undefined)),
+    listEarly: () => Promise.resolve(map.entries().filter(([, r]) => r.early !== undefined && !r.early.ended)),
+    async ended(key) {
+      const record = map.get(key);
+      if (record?.early && !record.early.ended) await put(key, { ...record, early: { ...record.early, ended: true } }, 'pending.ended');
+    },
     full: () => map.size() >= max,
     writes,
     size: () => map.size(),

@@ -2,9 +2,10 @@
  * The PendingSettlements contract (src/x402/stores/pending-settlements.ts), one suite run against
  * both stores: the file log and PostgreSQL (pg-pending-settlements.ts). What only one of them does
  * is tested beside it: the file log's bound in test/unit/x402/durable-payment-state.test.ts, the
- * database's expiry sweep in test/integration/pg-storage.test.ts.
+ * database's expiry sweep in test/integration/pg-storage.test.ts (what it spares: here).
  */
 import { describe, expect, it } from 'vitest';
+import { startExpirySweeper } from '../../src/postgres/expiry-sweeper.ts';
 import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
 import {
   createPendingSettlements,
@@ -13,6 +14,7 @@ import {
   replyOf,
   storableAnswer,
 } from '../../src/x402/stores/pending-settlements.ts';
+import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { STORE_KINDS, type StoreKind, useStoreBackings } from '../helpers/store-backings.ts';
 
 const backings = useStoreBackings('pending-settlement-stores');
@@ -68,5 +70,36 @@ describe.each(STORE_KINDS)('pending settlements (%s)', (kind) => {
     expect(await store.get(key)).toEqual(RECORD);
     now += 1;
     expect(await store.get(key)).toBeUndefined();
+  });
+
+  it('keeps an early answer whose outcome is unknown whatever its age (a restart, the sweep), then lets it expire once ended', async () => {
+    let now = 5_000;
+    const open = placeFor(kind);
+    const store = open({ ttlMs: 100, now: () => now });
+    const [early, undelivered, plain] = ['svm:e', 'svm:u', 'svm:n'].map((k) => backings.unique(k)) as [string, string, string];
+    const earlyRecord: PendingSettlement = { ...RECORD, early: { payment: { x402Version: 2 } as unknown as PaymentPayload } };
+    for (const key of [early, undelivered]) await store.record(key, earlyRecord);
+    await store.record(plain, RECORD);
+    await store.keepDelivered(early, { status: 200, headers: {}, body: 'x' });
+    // A stop ten thousand times the records' lifetime (ten minutes in the service: days here).
+    now += 1_000_000;
+    // The instance still running (a follow stuck past the lifetime) keeps it too.
+    expect((await store.listEarly()).map(([k]) => k)).toContain(early);
+    const sweeper = kind === 'postgres' ? startExpirySweeper({ db: backings.db(), now: () => now, intervalMs: 3_600_000 }) : null;
+    await sweeper?.sweep();
+    sweeper?.close();
+    const restarted = open({ ttlMs: 100, now: () => now });
+    const listed = (await restarted.listEarly()).filter(([k]) => [early, undelivered, plain].includes(k));
+    expect(listed.map(([k]) => k)).toEqual([early]);
+    expect(listed[0]![1].delivered).toEqual({ status: 200, headers: {}, body: 'x' });
+    // Only the answer that left is money state: the others keep their lifetime.
+    expect(await restarted.get(undelivered)).toBeUndefined();
+    expect(await restarted.get(plain)).toBeUndefined();
+    // Its outcome written: one more lifetime for the identical retry, then gone like any record.
+    await restarted.ended(early);
+    expect((await open({ ttlMs: 100, now: () => now }).get(early))?.early?.ended).toBe(true);
+    expect((await restarted.listEarly()).map(([k]) => k)).not.toContain(early);
+    now += 100;
+    expect(await open({ ttlMs: 100, now: () => now }).get(early)).toBeUndefined();
   });
 });

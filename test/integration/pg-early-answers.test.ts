@@ -10,11 +10,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../../src/postgres/migrate.ts';
 import { createPgClient, type PgClient } from '../../src/postgres/pg-client.ts';
+import { startExpirySweeper } from '../../src/postgres/expiry-sweeper.ts';
 import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { EarlyLimits } from '../../src/x402/stores/early-bounds.ts';
+import { createEarlyAnswers } from '../../src/x402/exact/early-answers.ts';
+import { createEarlySettlement } from '../../src/x402/exact/early-settlement.ts';
+import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
 import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
-import type { PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
+import { PENDING_SETTLEMENT_TTL_MS, type PendingSettlement } from '../../src/x402/stores/pending-settlements.ts';
 import type { PaymentPayload } from '../../src/x402/types/x402-types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { earlyFailure } from '../helpers/early-failure.ts';
@@ -110,5 +114,63 @@ describe('early answers in PostgreSQL', () => {
     expect(listed.map(([k]) => k)).toEqual(['e1']);
     expect(listed[0]![1].delivered?.headers['X-Service-Receipt']).toBe('r');
     expect(listed[0]![1].early?.payment.payload.transaction).toBe('AA==');
+  });
+
+  it('an early answer whose outcome is unknown keeps its share of the global exposure past the records lifetime (and the sweep), until it is ended', async () => {
+    await emptyBook();
+    let now = 1_000_000_000;
+    const [book, pending] = [createPgEarlyAnswerStore({ db: client(), now: () => now }), createPgPendingSettlements({ db: client(), now: () => now })];
+    // Room for one answer in flight, deployment-wide.
+    const limits: EarlyLimits = { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 1_000, lossBudgetUnits: 30_000, barMs: 60_000 };
+    const key = `held-${now}`;
+    // Payers with confirmed history (a new payer's share of the cap is smaller).
+    for (const payer of ['left', 'another']) await book.credit(payer, 10_000, now);
+    const ask = (k: string, payer: string) =>
+      book.admit({ key: k, payer, units: 1_000, feeUnits: 0, at: now }, limits, (share) =>
+        pending.stageRecord!(k, { ...record(share !== null), payer, recordedAt: now }),
+      );
+    const first = await ask(key, 'left');
+    expect('share' in first).toBe(true);
+    await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
+    // Its instance stops (or its follow is stuck) past the lifetime; the others sweep meanwhile.
+    now += 6 * PENDING_SETTLEMENT_TTL_MS;
+    const sweeper = startExpirySweeper({ db: client(), now: () => now, intervalMs: 3_600_000 });
+    await sweeper.sweep();
+    sweeper.close();
+    expect(await ask(`other-${now}`, 'another')).toEqual({ refused: 'global_cap' });
+    // Followed to its end: the outcome written (the share released), the record ended; the room is free again.
+    if ('share' in first) await book.confirmed(first.share, now);
+    await pending.ended(key);
+    expect('share' in (await ask(`third-${now}`, 'another'))).toBe(true);
+  });
+
+  it('a restart long after an early answer (six lifetimes of its record) follows it: its failure counted against the loss budget, its payer barred, its record ended', async () => {
+    await emptyBook();
+    let now = 2_000_000_000;
+    const key = `late-${now}`;
+    const pending = createPgPendingSettlements({ db: client(), now: () => now });
+    await pending.record(key, { ...record(true), payer: 'late-payer', recordedAt: now });
+    await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
+    now += 6 * PENDING_SETTLEMENT_TTL_MS;
+    const answers = createEarlyAnswers({
+      limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
+      store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
+      ledger: { append: async () => ({ index: 0 }) as never },
+      log: () => undefined,
+      now: () => now,
+    });
+    const scheme = {
+      settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }),
+    } as unknown as ExactScheme;
+    const restarted = createPgPendingSettlements({ db: client(), now: () => now });
+    const faults: string[] = [];
+    const early = createEarlySettlement({ answers, pending: restarted, fault: (what) => faults.push(what), endEveryMs: 0 });
+    // Other tests' unresolved answers share the database and are followed too: at least this one.
+    expect(await early.recover(() => scheme)).toBeGreaterThanOrEqual(1);
+    await vi.waitUntil(async () => (await answers.store.barredUntil('late-payer')) > now, { timeout: 10_000, interval: 20 });
+    await vi.waitUntil(async () => (await answers.store.outcome(key))?.status === 'failed', { timeout: 10_000, interval: 20 });
+    await vi.waitUntil(async () => !(await restarted.listEarly()).some(([k]) => k === key), { timeout: 10_000, interval: 20 });
+    expect(await client().query('select units::int as units from early_losses where key = $1', [key])).toEqual([{ units: 1_000 }]);
+    expect(faults).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@
  * is followed the same way.
  */
 import type { HttpReply } from '../../errors.ts';
+import { createEarlyEnds } from './early-ends.ts';
 import { decodeReceiptHeader, RECEIPT_HEADER, receiptSha256 } from '../../receipts/receipt.ts';
 import type { EarlyAnswers, EarlyTicket } from './early-answers.ts';
 import type { BroadcastPlan, ExactSchemeFacilitator, OnAccepted, SettleResult } from '../types/scheme-facilitator.ts';
@@ -79,16 +80,34 @@ const wait = (ms: number, signal: AbortSignal) =>
 /** Creates the early path over the bounds and the settlement records. */
 export function createEarlySettlement(config: {
   readonly answers: EarlyAnswers;
-  readonly pending: Pick<PendingSettlements, 'listEarly'>;
+  readonly pending: Pick<PendingSettlements, 'listEarly' | 'ended'>;
   readonly fault: (what: string, err: unknown) => void;
   readonly resolveEveryMs?: number;
+  /** How long ended answers' marks wait to be written together (early-ends.ts). */
+  readonly endEveryMs?: number;
 }): EarlySettlement {
   const { answers } = config;
   const everyMs = config.resolveEveryMs ?? EARLY_RESOLVE_EVERY_MS;
+  /**
+   * Its outcome written (read back: the book's writes report their faults, not their results), the
+   * answer's record is marked ended and expires as any record; until then it is kept whatever its age.
+   */
+  const ends = createEarlyEnds({
+    mark: async (key) => {
+      if (await answers.store.outcome(key)) await config.pending.ended(key);
+    },
+    fault: config.fault,
+    ...(config.endEveryMs === undefined ? {} : { everyMs: config.endEveryMs }),
+  });
+  answers.signal.addEventListener('abort', () => void ends.flush(), { once: true });
+  const ended = (key: string): void => ends.add(key);
 
   async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string, bar = true): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.
-    if (await answers.store.outcome(f.key).catch(() => undefined)) return f.ticket.release();
+    if (await answers.store.outcome(f.key).catch(() => undefined)) {
+      f.ticket.release();
+      return ended(f.key);
+    }
     const { sha, index } = receiptOf(f.reply);
     // What was lost: the answer, and the fee our fee payer paid when the transaction failed on chain.
     const lossUnits = f.ticket.units + (scheme.failureFeeUnits?.(f.payment, reason) ?? 0);
@@ -103,8 +122,10 @@ export function createEarlySettlement(config: {
       reason,
       message: message.slice(0, 512),
     };
-    return answers.failed(f.ticket, failure, lossUnits, bar);
+    await answers.failed(f.ticket, failure, lossUnits, bar);
+    return ended(f.key);
   }
+  const confirm = (f: Followed) => answers.confirmed(f.ticket).then(() => ended(f.key));
 
   /**
    * Asks the chain until the payment landed or can no longer land; a stop leaves it for the next
@@ -115,7 +136,7 @@ export function createEarlySettlement(config: {
   async function resolve(scheme: ExactSchemeFacilitator, f: Followed, restarted = false): Promise<void> {
     while (!answers.signal.aborted) {
       const status = await scheme.settlementStatus!(f.payment, f.payment.accepted, f.transaction, answers.signal).catch(() => null);
-      if (status?.status === 'landed') return answers.confirmed(f.ticket);
+      if (status?.status === 'landed') return confirm(f);
       if (status?.status === 'failed') return fail(scheme, f, status.reason, status.message, !(restarted && status.neverLanded));
       await wait(everyMs, answers.signal);
     }
@@ -125,7 +146,7 @@ export function createEarlySettlement(config: {
     const settled = await settling.catch(
       (): SettleResult => ({ success: false, errorReason: SETTLEMENT_PENDING, transaction: f.transaction, network: f.network }),
     );
-    if (settled.success) return answers.confirmed(f.ticket);
+    if (settled.success) return confirm(f);
     if (settled.errorReason === SETTLEMENT_PENDING || !scheme.settlementStatus) return resolve(scheme, f);
     return fail(scheme, f, settled.errorReason ?? 'settlement_failed', settled.errorMessage ?? '');
   }
@@ -181,7 +202,12 @@ export function createEarlySettlement(config: {
       for (const [key, record] of await config.pending.listEarly()) {
         const scheme = schemeFor(record.network);
         // Never delivered: no early answer left, and the retry of the payment resolves it as today.
-        if (!record.early || !record.delivered || !scheme?.settlementStatus || (await answers.store.outcome(key))) continue;
+        if (!record.early || !record.delivered || !scheme?.settlementStatus) continue;
+        // Followed to its end already (a stop came between its outcome and its record's mark).
+        if (await answers.store.outcome(key)) {
+          await ended(key);
+          continue;
+        }
         const { payment } = record.early;
         const ticket = answers.hold({
           key,

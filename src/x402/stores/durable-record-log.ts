@@ -2,14 +2,11 @@
  * A small durable key -> record map for payment state that must survive a restart (pending
  * settlements, payment-identifier answers): an append-only JSON-lines log under the data dir,
  * each write group-committed with one fsync before its promise resolves, read back at start.
- *
- * Bounded by expiry only: every record has one (dropped at load and when the log is compacted).
- * A live record is never dropped to make room: it is money state (a charged payer's retry, a
- * pending settlement). `full()` tells callers the log holds `maxEntries` (and `refusal()` also
- * when a record's payer or client holds its share, record-shares.ts), so they refuse new paid
- * calls before charging; puts of calls already under way still land. The log is rewritten from memory
- * (atomically: src/durable/) at start and whenever it holds more than twice the live records, so disk use
- * stays proportional to what is live. A torn last line after a crash is never read as a record.
+ * Bounded by expiry only (dropped at load and at compaction; `keep` says which expired records are
+ * still money state). A live record is never dropped to make room: `full()` / `refusal()` (shares,
+ * record-shares.ts) tell callers to refuse new paid calls before charging; puts of calls under way
+ * still land. The log is rewritten from memory (atomically: src/durable/) at start and whenever it
+ * holds more than twice the live records. A torn last line after a crash is never read as a record.
  */
 import { resolve } from 'node:path';
 import { replaceFileSync } from '../../durable/atomic-replace.ts';
@@ -31,6 +28,8 @@ export interface DurableRecordLogConfig<T = unknown> {
   readonly journal?: CommitJournal;
   /** Per-payer and per-client counts of the live records, and how a record read back names its payer. */
   readonly shares?: { readonly counts: RecordShares; readonly ownersOf: (value: T) => RecordOwners };
+  /** Records still money state past their expiry (an early answer's, outcome unknown): kept `forMs` more instead of dropped, at load and while serving. */
+  readonly keep?: { readonly holds: (value: T) => boolean; readonly forMs: number };
 }
 
 export interface DurableRecordLog<T> {
@@ -66,8 +65,9 @@ interface Entry<T> {
 
 type LogLine<T> = { readonly k: string; readonly x: number; readonly v: T } | { readonly k: string; readonly del: true };
 
-function readLog<T>(path: string, now: number): Map<string, Entry<T>> {
+function readLog<T>(path: string, now: number, keep: DurableRecordLogConfig<T>['keep']): Map<string, Entry<T>> {
   const live = new Map<string, Entry<T>>();
+  const kept = new Map<string, Entry<T>>();
   for (const line of readCompleteLines(path)) {
     let parsed: LogLine<T>;
     try {
@@ -77,9 +77,12 @@ function readLog<T>(path: string, now: number): Map<string, Entry<T>> {
     }
     if (typeof parsed?.k !== 'string') continue;
     live.delete(parsed.k);
-    if ('del' in parsed) continue;
-    if (typeof parsed.x === 'number' && parsed.x > now) live.set(parsed.k, { value: parsed.v, expiresAt: parsed.x });
+    kept.delete(parsed.k);
+    if ('del' in parsed || typeof parsed.x !== 'number') continue;
+    if (parsed.x > now) live.set(parsed.k, { value: parsed.v, expiresAt: parsed.x });
+    else if (keep?.holds(parsed.v)) kept.set(parsed.k, { value: parsed.v, expiresAt: now + keep.forMs });
   }
+  for (const [k, e] of kept) live.set(k, e); // last: the map stays in expiry order (dropExpired reads its front)
   return live;
 }
 
@@ -90,7 +93,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
   const now = config.now ?? Date.now;
   makeDirSync(config.dir);
   const path = resolve(config.dir, config.file);
-  const entries = readLog<T>(path, now());
+  const entries = readLog<T>(path, now(), config.keep);
   // Every record in or out of memory passes here, so the shares count exactly what is live.
   const shares = config.shares;
   const place = (key: string, entry: Entry<T>) => {
@@ -104,11 +107,18 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
     if (e.owners) shares?.counts.remove(e.owners);
     return true;
   };
+  /** Drops the expired record of `key` (true), or, still money state, moves it to the back for `forMs` more (false). */
+  const expire = (key: string, e: Entry<T>, t: number): boolean => {
+    drop(key);
+    if (!config.keep?.holds(e.value)) return true;
+    place(key, { ...e, expiresAt: t + config.keep.forMs });
+    return false;
+  };
   for (const [k, e] of shares ? entries : []) place(k, { ...e, owners: shares!.ownersOf(e.value) });
 
   function liveText(): string {
     const t = now();
-    for (const [k, e] of entries) if (e.expiresAt <= t) drop(k);
+    for (const [k, e] of [...entries]) if (e.expiresAt <= t) expire(k, e, t);
     return [...entries].map(([k, e]) => lineOf(k, e)).join('');
   }
 
@@ -158,16 +168,12 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
     flushLog = () => log.drain();
   }
   const append = (line: string): Promise<void> => staged(() => line).commitAlone();
-  /**
-   * Drops expired records from the front (records are kept in the order they were last put, each
-   * for one lifetime). Without it a record nobody asks for again stayed in memory until the size
-   * bound, and the compaction threshold, counting it as live, never came.
-   */
+  /** Drops expired records from the front (kept in the order last put): else a record nobody asks for stayed in memory, counted live. */
   function dropExpired(): void {
     const t = now();
     for (const [k, e] of entries) {
       if (e.expiresAt > t) return;
-      drop(k);
+      expire(k, e, t);
     }
   }
 
@@ -212,11 +218,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
     get(key) {
       const e = entries.get(key);
       if (!e) return undefined;
-      if (e.expiresAt <= now()) {
-        drop(key);
-        return undefined;
-      }
-      return e.value;
+      return e.expiresAt > now() || !expire(key, e, now()) ? e.value : undefined;
     },
     put(key, value, expiresAt, owners?: RecordOwners) {
       const w = stage(key, value, expiresAt, owners);

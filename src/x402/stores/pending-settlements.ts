@@ -56,8 +56,14 @@ export interface PendingSettlement {
    * stands, and its share of the bounds (what its failed transaction would cost our fee payer, and
    * whether its payer had confirmed history), so a restart counts it as it was admitted.
    */
-  readonly early?: { readonly payment: PaymentPayload; readonly feeUnits?: number; readonly trusted?: boolean };
+  readonly early?: { readonly payment: PaymentPayload; readonly feeUnits?: number; readonly trusted?: boolean; readonly ended?: true };
 }
+
+/**
+ * An early answer that left and whose outcome is not yet written (`ended` is set once it is):
+ * money state, never dropped by age (a restart, however late, follows it to its outcome).
+ */
+export const unresolvedEarly = (r: PendingSettlement): boolean => r.early !== undefined && r.delivered !== undefined && !r.early.ended;
 
 /** The settlement records as the payment path uses them: this file's log, or the database (pg-pending-settlements.ts). */
 export interface PendingSettlements extends BoundedStore {
@@ -75,8 +81,10 @@ export interface PendingSettlements extends BoundedStore {
   keepDelivered(key: string, reply: HttpReply): Promise<void>;
   /** `keepDelivered`, staged to ride in the paid call's commit (its ledger entry's); throws without a record. */
   stageDelivered?(key: string, reply: HttpReply): StagedWrite;
-  /** The records of early answers (confirmed or not: the outcome is kept elsewhere), for a restart to settle. */
+  /** The records of early answers not yet `ended` (whatever their age), for a restart to settle. */
   listEarly(): Promise<Array<[string, PendingSettlement]>>;
+  /** Marks the early answer of `key` as ended (its outcome written): from now on it expires as any record. */
+  ended(key: string): Promise<void>;
 }
 
 /** The file log: reads answer at once, from memory. */
@@ -138,6 +146,7 @@ export function createPendingSettlements(config: {
     file: FILE,
     maxEntries: config.maxEntries ?? PENDING_SETTLEMENTS_MAX,
     now,
+    keep: { holds: unresolvedEarly, forMs: ttlMs },
     ...(config.journal ? { journal: config.journal } : {}),
     ...(config.shares ? { shares: { counts: createRecordShares(config.shares), ownersOf: (r: PendingSettlement) => ({ payer: r.payer, client: '' }) } } : {}),
   });
@@ -168,7 +177,11 @@ export function createPendingSettlements(config: {
       if (!record) throw noRecordToKeep(key);
       return log.stage(key, { ...record, delivered: storableAnswer(reply) }, now() + ttlMs);
     },
-    listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined)),
+    listEarly: () => Promise.resolve([...log.entries()].filter(([, r]) => r.early !== undefined && !r.early.ended)),
+    async ended(key) {
+      const record = log.get(key);
+      if (record?.early && !record.early.ended) await log.put(key, { ...record, early: { ...record.early, ended: true } }, now() + ttlMs);
+    },
     size: () => log.size(),
     full: () => log.full(),
     refusal: (owners) => log.refusal(owners),

@@ -9,6 +9,7 @@
  * Outcomes are recorded once per payment, whichever instance follows it to its end.
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
+import { heldShareSql } from '../../postgres/expiry-sweeper.ts';
 import type { PgClient, PgQuery } from '../../postgres/pg-client.ts';
 import {
   DAY_MS,
@@ -30,13 +31,16 @@ export const EARLY_LOCK_KEY = 0x65617231; // 'ear1'
 export const STATUS_REFRESH_MS = 1_000;
 
 const GET = 'select record from early_answers where key = $1 and expires_at > $2';
+// A share counts while it lasts, or past that while its answer's outcome is unknown (its record unresolved).
+const LIVE = `(expires_at > $1::bigint or ${heldShareSql('early_exposure')})`;
+const LIVE_P = LIVE.replace('$1', '$2');
 const EXPOSURE = `select coalesce(sum(units), 0) as u, coalesce(sum(units + fee_units), 0) as r,
   coalesce(sum(units) filter (where not trusted), 0) as nu, coalesce(sum(units + fee_units) filter (where not trusted), 0) as nr,
-  count(distinct payer) as payers from early_exposure where expires_at > $1::bigint`;
+  count(distinct payer) as payers from early_exposure where ${LIVE}`;
 const LOSSES = 'select coalesce(sum(units), 0) as l, coalesce(sum(units) filter (where new_payer), 0) as nl from early_losses where at_ms > $2::bigint';
 const TOTALS = `select * from (${EXPOSURE}) e, (${LOSSES}) l`;
-const PAYER = `select (select coalesce(sum(units), 0) from early_exposure where payer = $1::text and expires_at > $2::bigint) as units,
-  (select count(*) from early_exposure where payer = $1::text and expires_at > $2::bigint) as count,
+const PAYER = `select (select coalesce(sum(units), 0) from early_exposure where payer = $1::text and ${LIVE_P}) as units,
+  (select count(*) from early_exposure where payer = $1::text and ${LIVE_P}) as count,
   (select coalesce(sum(units), 0) from early_trust where payer = $1::text and day >= $3::bigint) as trust,
   (select (record->>'untilMs')::bigint from early_answers where key = 'bar:' || $1::text and expires_at > $2::bigint) as barred`;
 const INSERT_SHARE = `insert into early_exposure (key, payer, units, fee_units, trusted, expires_at) values ($1::text, $2::text, $3::bigint, $4::bigint, $5::boolean, $6::bigint)

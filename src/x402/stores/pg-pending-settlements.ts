@@ -25,7 +25,11 @@ export interface PgPendingSettlementsConfig {
 const GET = 'select record, delivered from pending_settlements where key = $1 and expires_at > $2';
 const RECORD = `insert into pending_settlements (key, record, delivered, expires_at) values ($1, $2::json, null, $3)
   on conflict (key) do update set record = excluded.record, delivered = null, expires_at = excluded.expires_at`;
-const LIST_EARLY = `select key, record, delivered from pending_settlements where record->>'early' is not null and expires_at > $1`;
+// An early answer delivered and not yet ended is listed whatever its age (the sweep spares it: UNRESOLVED_EARLY).
+const LIST_EARLY = `select key, record, delivered from pending_settlements
+  where record->>'early' is not null and record->'early'->>'ended' is null and (expires_at > $1 or delivered is not null)`;
+const ENDED = `update pending_settlements set record = jsonb_set(record::jsonb, '{early,ended}', 'true')::json, expires_at = greatest(expires_at, $2)
+  where key = $1 and record->>'early' is not null`;
 const RESOLVE = 'delete from pending_settlements where key = $1';
 const KEEP_DELIVERED = 'update pending_settlements set delivered = $2::json, expires_at = $3 where key = $1 and expires_at > $4 returning 1';
 
@@ -61,6 +65,9 @@ export function createPgPendingSettlements(config: PgPendingSettlementsConfig): 
     async listEarly() {
       const rows = await db.query<{ key: string; record: PendingSettlement; delivered: StoredAnswer | null }>(LIST_EARLY, [now()]);
       return rows.map((r): [string, PendingSettlement] => [r.key, r.delivered ? { ...r.record, delivered: r.delivered } : r.record]);
+    },
+    async ended(key) {
+      await db.query(ENDED, [key, now() + ttlMs]);
     },
     async resolve(key) {
       await db.query(RESOLVE, [key]);

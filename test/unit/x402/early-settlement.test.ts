@@ -11,6 +11,7 @@ import type { HttpReply } from '../../../src/errors.ts';
 import { createEarlyAnswers, type EarlyLimits } from '../../../src/x402/exact/early-answers.ts';
 import { createEarlySettlement } from '../../../src/x402/exact/early-settlement.ts';
 import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
+import { createPendingSettlements, PENDING_SETTLEMENT_TTL_MS } from '../../../src/x402/stores/pending-settlements.ts';
 import type { ExactScheme } from '../../../src/x402/types/exact-scheme.ts';
 import type { SettleResult } from '../../../src/x402/types/scheme-facilitator.ts';
 import type { PaidResource } from '../../../src/x402/types/paid-call.ts';
@@ -51,7 +52,7 @@ function setup() {
     log: () => undefined,
     now: clock.now,
   });
-  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [] }, fault: () => undefined });
+  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [], ended: async () => undefined }, fault: () => undefined });
   const call = { key: 'k1', payment: {} as PaymentPayload, requirements: {} as never, signal: new AbortController().signal };
   const paid = { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource;
   const admit = () =>
@@ -114,7 +115,7 @@ function leftByStop(dir_: string, status: { status: 'failed'; reason: string; me
       return status;
     },
   } as unknown as ExactScheme;
-  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [['k1', record]] }, fault: () => undefined });
+  const early = createEarlySettlement({ answers, pending: { listEarly: async () => [['k1', record]], ended: async () => undefined }, fault: () => undefined });
   return { answers, early, scheme, steps };
 }
 
@@ -135,5 +136,44 @@ describe('early settlement: after a stop', () => {
     await early.recover(() => scheme);
     await expect.poll(() => answers.status().failed).toBe(1);
     expect(await answers.store.barredUntil('A')).toBeGreaterThan(0);
+  });
+});
+
+describe('early settlement: after a long stop', () => {
+  it('an early answer recorded long before the restart (past the records lifetime) is still followed: its loss counted, its payer barred, its record ended', async () => {
+    const clock = manualClock(1_000_000);
+    const first = createPendingSettlements({ dir, now: clock.now });
+    await first.record('k-old', {
+      network: 'solana:x',
+      transaction: TX,
+      payer: 'A',
+      payloadSha256: 'p',
+      answer: { status: 200, headers: {}, body: '{}' },
+      paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
+      recordedAt: clock.now(),
+      early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: false },
+    });
+    await first.keepDelivered('k-old', { status: 200, headers: {}, body: '{}' });
+    // The service stops, and starts again an hour later: six lifetimes of the record.
+    clock.advance(6 * PENDING_SETTLEMENT_TTL_MS);
+    const pending = createPendingSettlements({ dir, now: clock.now });
+    const answers = createEarlyAnswers({
+      limits: LIMITS,
+      store: createEarlyAnswerStore({ dir, now: clock.now }),
+      ledger: { append: async () => ({ index: 0 }) as never },
+      log: () => undefined,
+      now: clock.now,
+    });
+    const scheme = {
+      settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }),
+    } as unknown as ExactScheme;
+    const early = createEarlySettlement({ answers, pending, fault: () => undefined, endEveryMs: 0 });
+    expect(await early.recover(() => scheme)).toBe(1);
+    await expect.poll(() => answers.status().failed).toBe(1);
+    expect(answers.status()).toMatchObject({ lossUnits: 1_000 });
+    expect(await answers.store.barredUntil('A')).toBeGreaterThan(clock.now());
+    // Its outcome written, the record is ended: the next start does not follow it (nor count it) again.
+    await expect.poll(() => pending.get('k-old')?.early?.ended).toBe(true);
+    expect(await createPendingSettlements({ dir, now: clock.now }).listEarly()).toEqual([]);
   });
 });
