@@ -1,10 +1,10 @@
 /**
- * The book of early answers (docs/payments.md#early-answers): what is at risk now and what was
- * lost, and the records that must outlive a restart. The contract every store keeps, and the book
- * of one instance: the shares in flight in memory (a restart takes them up again from the pending
- * settlement records), and, durably in rows (early-answer-store.ts: a record log under the data
- * directory), each answer's outcome, the payers barred after a failure, the day's losses and each
- * payer's confirmed value per day. PostgreSQL's book, shared by instances: pg-early-answer-store.ts.
+ * The book of early answers (docs/payments.md#early-answers): what is at risk now and what was lost,
+ * and the records that must outlive a restart. The contract every store keeps, and the book of one
+ * instance: the shares in flight in memory (a restart takes them up again from the pending records),
+ * and, durably in rows (early-answer-store.ts: a record log under the data directory), each answer's
+ * outcome, payers barred after a failure, the day's losses and each payer's confirmed value per day.
+ * PostgreSQL's book, shared by instances: pg-early-answer-store.ts.
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
 import {
@@ -57,11 +57,11 @@ export interface EarlyRows {
    * Writes the rows in one commit where the store can; resolves once all are durable. `unhurried`:
    * no answer waits for them (a confirmation's), so the commit may share a device write with others.
    */
-  putAll(
-    rows: ReadonlyArray<{ readonly key: string; readonly row: EarlyRow; readonly expiresAt: number }>,
-    options?: { readonly unhurried?: boolean },
-  ): Promise<void>;
+  putAll(rows: ReadonlyArray<EarlyRowWrite>, options?: { readonly unhurried?: boolean }): Promise<void>;
 }
+
+/** One row to write, with when it lapses. */
+export type EarlyRowWrite = { readonly key: string; readonly row: EarlyRow; readonly expiresAt: number };
 
 /** The day's losses before and after one was recorded (to tell the one that reached the budget). */
 export interface LossStep {
@@ -69,7 +69,6 @@ export interface LossStep {
   readonly after: number;
 }
 
-/** What a book answers an admission: the share taken, or the bound that refused it. */
 /** Admitted (`handOff`: the payer's confirmed value covers the hand-off, early-bounds.ts `handOffCovered`), or refused. */
 export type EarlyAdmission = { readonly share: EarlyShare; readonly handOff: boolean } | { readonly refused: EarlyRefusal };
 
@@ -97,10 +96,9 @@ export interface EarlyAnswerStore {
   /** Confirmed: the share given back, the outcome recorded, the payer's confirmed value credited; once per key. */
   confirmed(share: EarlyShare, at: number): Promise<void>;
   /**
-   * Failed: the share given back, `lossUnits` counted in the day's losses, the outcome and the bar
-   * recorded, and the payer's confirmed history forfeited (`barUntil` 0: no bar and nothing
-   * forfeited, the loss was not the payer's doing); once per key (null: the outcome was recorded
-   * already, by another instance or before).
+   * Failed: the share given back, `lossUnits` counted in the day's losses, the outcome and the bar recorded, and the
+   * payer's confirmed history forfeited (`barUntil` 0: no bar and nothing forfeited, the loss was not the payer's
+   * doing); once per key (null: the outcome was recorded already, by another instance or before).
    */
   failed(share: EarlyShare, failure: EarlyFailure, lossUnits: number, barUntil: number): Promise<LossStep | null>;
   /** A payment of `payer` confirmed on the confirmed path: its confirmed value credited. */
@@ -207,8 +205,7 @@ export function createInstanceBook(config: { readonly rows: EarlyRows }): EarlyA
       giveBack(share.key);
       const key = `trust:${share.payer}`;
       const trust = creditedTrust(rows.get(key), share.units, at);
-      // An outcome is kept as long as the settlement record it resolves. Unhurried: the answer left
-      // already, and a stop before this commit leaves the answer to be followed again at the next start.
+      // Kept as long as the record it resolves; unhurried: a stop before it only means a follow again.
       const outcome = { key: `outcome:${share.key}`, row: { status: 'confirmed' as const }, expiresAt: at + PENDING_SETTLEMENT_TTL_MS };
       await rows.putAll([outcome, { key, ...trust }], { unhurried: true });
     },
