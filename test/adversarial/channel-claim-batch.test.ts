@@ -11,14 +11,13 @@ import { readFileSync } from 'node:fs';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
-import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf } from '../helpers/channel-payer.ts';
+import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf, NO_AUTOMATIC_CLAIM } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PRICE = 1000n;
 const DELAY_SECONDS = 900;
 // The slowest watch the delay allows, and no automatic claim: only the admin claim below claims.
 const SLOW_WATCH = ['--channel-withdraw-delay', String(DELAY_SECONDS), '--channel-watch-seconds', String(DELAY_SECONDS / 3)];
-const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 let t: TestService;
 let terms: PaymentRequirements;
 

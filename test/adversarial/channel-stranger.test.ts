@@ -13,11 +13,10 @@ import { decodeFunctionData } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAddressOfKey, generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain, settlementAbi } from '../helpers/batch-settlement-chain.ts';
-import { type ChannelPayer, channelOf, channelPayer, channelTerms } from '../helpers/channel-payer.ts';
+import { type ChannelPayer, channelOf, channelPayer, channelTerms, NO_AUTOMATIC_CLAIM } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PRICE = 1000n;
-const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 let t: TestService;
 let terms: PaymentRequirements;
 

@@ -12,11 +12,10 @@ import { signVoucher } from '@x402/evm/batch-settlement/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmAccountFromKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
-import { BASE, channelOf, channelPayer, channelTerms, refusalOf } from '../helpers/channel-payer.ts';
+import { BASE, channelOf, channelPayer, channelTerms, refusalOf, NO_AUTOMATIC_CLAIM } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PRICE = 1000n;
-const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 let t: TestService;
 let terms: PaymentRequirements;
 

@@ -10,12 +10,11 @@ import { readFileSync } from 'node:fs';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
-import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf } from '../helpers/channel-payer.ts';
+import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf, NO_AUTOMATIC_CLAIM } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PRICE = 1000n;
 const WATCH_SECONDS = 1;
-const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 let t: TestService;
 let terms: PaymentRequirements;
 

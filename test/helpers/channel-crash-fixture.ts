@@ -31,16 +31,13 @@ import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { manualClock } from './manual-clock.ts';
 import { createMemoryLedger } from './memory-ledger.ts';
 import { settleResponseOf } from './payment-state-fixture.ts';
+import { fakeSchemeTerms } from './test-terms.ts';
 
 const BASE_CHAIN_ID = 8453;
 const ENTRY = CATALOG.find((e) => e.path === '/v1/epoch')!;
 export const PRICE = BigInt(ENTRY.priceUnits);
 const RECEIVER_AUTHORIZER = evmAddressOfKey(generateEvmKey());
-const TERMS = {
-  svm: { payTo: 'PayTo11111111111111111111111111111111111111', asset: 'Mint111111111111111111111111111111111111111', feePayer: 'FakeFeePayer' },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-  channel: { receiverAuthorizer: RECEIVER_AUTHORIZER, withdrawDelay: 86_400, minDepositCalls: 100 },
-};
+const TERMS = fakeSchemeTerms(RECEIVER_AUTHORIZER);
 const BUILDER = createChallengeBuilder(ENTRY, TERMS);
 const REQUIREMENTS = BUILDER.accepts.find((a) => a.scheme === 'batch-settlement')!;
 export const ANSWER_BODY = '{"epoch":"the answer computed for the paid call"}';

@@ -12,6 +12,8 @@ import { evmAccountFromKey, evmAddressOfKey, type EvmHexKey, generateEvmKey } fr
 export const BASE = 'eip155:8453';
 /** The channel contract's canonical address, as the localnet places it. */
 export const CHANNEL_CONTRACT = BATCH_SETTLEMENT_ADDRESS;
+/** Service options that keep the claimer from claiming on its own: a test claims when it means to. */
+export const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 
 /** A funded payer with its official client; `lastPayment` is the last PAYMENT-SIGNATURE it sent. */
 export interface ChannelPayer {

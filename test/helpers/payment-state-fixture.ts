@@ -22,13 +22,11 @@ import { createMemoryLedger, type MemoryLedger } from './memory-ledger.ts';
 import { createMemoryPaidAnswerStore, type MemoryPaidAnswerStoreConfig, type MemoryPaidAnswerStore } from './memory-paid-answer-store.ts';
 import { createMemoryPendingSettlements, type MemoryPendingSettlements } from './memory-pending-settlements.ts';
 import { createMemoryReplayGuard, type MemoryReplayGuard } from './memory-replay-guard.ts';
+import { fakeSchemeTerms } from './test-terms.ts';
 
 export const ENTRY = CATALOG.find((e) => e.path === '/v1/epoch')!;
 export const ANSWER_BODY = '{"epoch":"the answer computed for the paid call"}';
-const TERMS = {
-  svm: { payTo: 'PayTo11111111111111111111111111111111111111', asset: 'Mint111111111111111111111111111111111111111', feePayer: 'FakeFeePayer' },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-};
+const TERMS = fakeSchemeTerms();
 const BUILDER = createChallengeBuilder(ENTRY, TERMS);
 const REQUIREMENTS = BUILDER.accepts.find((a) => a.network === SOLANA_MAINNET_CAIP2)!;
 const SIGN = createEd25519Signer(new Uint8Array(32).fill(7));

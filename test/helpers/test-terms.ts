@@ -20,3 +20,13 @@ export const PLACEHOLDER_TERMS = {
   },
   evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
 };
+
+/**
+ * `PLACEHOLDER_TERMS` as the fixtures over the fake `exact` scheme (fake-exact-scheme.ts) sell:
+ * its fee payer is the scheme's own `FakeFeePayer`; with a `receiverAuthorizer`, channels on too.
+ */
+export function fakeSchemeTerms(receiverAuthorizer?: string) {
+  const svm = { ...PLACEHOLDER_TERMS.svm, feePayer: 'FakeFeePayer' };
+  if (receiverAuthorizer === undefined) return { svm, evm: PLACEHOLDER_TERMS.evm };
+  return { svm, evm: PLACEHOLDER_TERMS.evm, channel: { receiverAuthorizer, withdrawDelay: 86_400, minDepositCalls: 100 } };
+}

@@ -10,11 +10,10 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateEvmKey } from '../../src/chain/keys/evm-key-file.ts';
 import { BatchSettlementChain } from '../helpers/batch-settlement-chain.ts';
-import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf, voucherHeader } from '../helpers/channel-payer.ts';
+import { type ChannelPayer, channelOf, channelPayer, channelTerms, refusalOf, voucherHeader, NO_AUTOMATIC_CLAIM } from '../helpers/channel-payer.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const PRICE = 1000n;
-const NO_AUTOMATIC_CLAIM = ['--channel-claim-threshold', '999999999', '--channel-claim-age', '999999'];
 let t: TestService;
 let terms: PaymentRequirements;
 let a: ChannelPayer;

@@ -25,15 +25,12 @@ import { createChallengeBuilder } from '../../../src/x402/delivery/payment-terms
 import type { PaidCall } from '../../../src/x402/types/paid-call.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 import { createMemoryLedger } from '../../helpers/memory-ledger.ts';
+import { fakeSchemeTerms } from '../../helpers/test-terms.ts';
 
 const ENTRY = CATALOG.find((e) => e.path === '/v1/epoch')!;
 const PRICE = BigInt(ENTRY.priceUnits);
 const RECEIVER_AUTHORIZER = evmAddressOfKey(generateEvmKey());
-const TERMS = {
-  svm: { payTo: 'PayTo11111111111111111111111111111111111111', asset: 'Mint111111111111111111111111111111111111111', feePayer: 'FakeFeePayer' },
-  evm: { payTo: `0x${'11'.repeat(20)}`, asset: `0x${'22'.repeat(20)}`, name: 'USD Coin', version: '2' },
-  channel: { receiverAuthorizer: RECEIVER_AUTHORIZER, withdrawDelay: 86_400, minDepositCalls: 100 },
-};
+const TERMS = fakeSchemeTerms(RECEIVER_AUTHORIZER);
 const BUILDER = createChallengeBuilder(ENTRY, TERMS);
 const REQUIREMENTS = BUILDER.accepts.find((a) => a.scheme === 'batch-settlement')!;
 const T = 1_000_000;
