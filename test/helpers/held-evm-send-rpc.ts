@@ -16,9 +16,9 @@ interface RpcRequest {
 
 export interface HeldEvmSendRpc {
   readonly url: string;
-  /** Holds the next send (one only) until `release()`. */
+  /** Holds the next send (one only) until `release()`; after a release, holds another with a fresh count. */
   holdNextSend(): void;
-  /** Resolves once a send is held. */
+  /** Resolves once the send of the current hold is held. */
   readonly sendHeld: Promise<void>;
   /** Gas estimates of calls to `estimatesTo` from `holdNextSend()` until `release()`. */
   estimatesWhileHeld(): number;
@@ -51,7 +51,7 @@ export async function startHeldEvmSendRpc(target: string, estimatesTo: string): 
   let released = false;
   let counted = 0;
   let onHeld!: () => void;
-  const sendHeld = new Promise<void>((resolve) => {
+  let sendHeld = new Promise<void>((resolve) => {
     onHeld = resolve;
   });
   const waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -87,10 +87,21 @@ export async function startHeldEvmSendRpc(target: string, estimatesTo: string): 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     holdNextSend: () => {
+      // Once released, the proxy can hold another send: a fresh hold, its own count.
+      if (released) {
+        released = false;
+        held = null;
+        counted = 0;
+        sendHeld = new Promise<void>((resolve) => {
+          onHeld = resolve;
+        });
+      }
       armed = true;
       counting = true;
     },
-    sendHeld,
+    get sendHeld() {
+      return sendHeld;
+    },
     estimatesWhileHeld: () => counted,
     estimatesAtLeast: (count) => (counted >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     release() {

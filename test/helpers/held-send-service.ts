@@ -21,14 +21,14 @@ export interface HeldSendService {
   close(): Promise<void>;
 }
 
-/** Starts the localnet, the proxy (counting gas estimates of calls to `estimatesTo(localnet)`) and the service behind it. */
-export async function startHeldSendService(estimatesTo: (localnet: Localnet) => string): Promise<HeldSendService> {
+/** Starts the localnet, the proxy (counting gas estimates of calls to `estimatesTo(localnet)`) and the service behind it (with `argv` added). */
+export async function startHeldSendService(estimatesTo: (localnet: Localnet) => string, argv: readonly string[] = []): Promise<HeldSendService> {
   const started = await startTestLocalnet();
   const { localnet } = started;
   const proxy = await startHeldEvmSendRpc(localnet.evm.url, estimatesTo(localnet));
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-intel-'));
   // The held send must not time out in the relayer's RPC client while the others are answered.
-  const config = testServiceConfig(dataDir, ['--evm-rpc-timeout-ms', '120000']);
+  const config = testServiceConfig(dataDir, ['--evm-rpc-timeout-ms', '120000', ...argv]);
   const service = await startService(config, { upstreams: { ...started.upstreams, evm: { ...started.upstreams.evm!, rpcUrl: proxy.url } } });
   return {
     localnet,

@@ -144,8 +144,9 @@ export function createChannelClaimer(config: ChannelClaimerConfig): ChannelClaim
       units += unclaimedOf(claimed);
       await queue.run(id, () =>
         update(id, (current) => {
-          const onchain = { ...current.onchain, totalClaimed: claimed.charged };
-          return { ...current, onchain, unclaimedSince: BigInt(current.charged) > BigInt(claimed.charged) ? now() : 0 };
+          // Never below the mirror: a refund's own claim row may have landed past this batch's row meanwhile.
+          const total = BigInt(current.onchain.totalClaimed) > BigInt(claimed.charged) ? current.onchain.totalClaimed : claimed.charged;
+          return { ...current, onchain: { ...current.onchain, totalClaimed: total }, unclaimedSince: BigInt(current.charged) > BigInt(total) ? now() : 0 };
         }),
       );
     }

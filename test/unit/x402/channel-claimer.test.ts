@@ -53,7 +53,7 @@ function record(charged: number, onchain: Partial<ChannelSnapshot> = {}, unclaim
 const REVERTED = { ok: false as const, reason: 'invalid_batch_settlement_evm_claim_simulation_failed', message: 'execution reverted', transaction: '' };
 const RPC_DOWN = { ok: false as const, reason: 'invalid_batch_settlement_evm_claim_simulation_failed', message: 'HTTP request failed', transaction: '' };
 
-function setup(options: { thresholdUnits?: bigint; rpcDown?: boolean; now?: number } = {}) {
+function setup(options: { thresholdUnits?: bigint; rpcDown?: boolean; now?: number; duringClaim?: () => Promise<void> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'claimer-'));
   dirs.push(dir);
   const now = () => options.now ?? 2_000;
@@ -66,6 +66,7 @@ function setup(options: { thresholdUnits?: bigint; rpcDown?: boolean; now?: numb
     claim: async (rows: readonly ClaimEntry[]) => {
       claims.push([...rows]);
       publishedAtClaim.push((store.get('0x01') as ChannelRecord | undefined)?.published);
+      await options.duringClaim?.();
       if (options.rpcDown) return RPC_DOWN;
       return rows.some((r) => r.signature === '0xbad') ? REVERTED : { ok: true as const, transaction: '0xclaim' };
     },
@@ -174,6 +175,24 @@ describe('channel claimer', () => {
     await claimer.tick(true);
     expect(claims.slice(before).map((c) => c.map((r) => r.signature))).toEqual([['0xsig']]);
     expect(claimer.status().quarantined.count).toBe(1);
+  });
+
+  it("keeps the channel's claimed total when a refund claimed past the batch's row while it was sent (no phantom debt, no second claim)", async () => {
+    // The batch read the channel at 3000; two more calls were charged and the payer's refund
+    // (claim row at 5000, the rest back) landed and was recorded while the batch was in flight.
+    const refunded = (r: ChannelRecord): ChannelRecord => ({
+      ...r,
+      charged: '5000',
+      signedMax: '5000',
+      onchain: { ...r.onchain, balance: '5000', totalClaimed: '5000' },
+    });
+    const { store, claimer, claims } = setup({ duringClaim: async () => store.put('0x01', refunded(store.get('0x01') as ChannelRecord)) });
+    await store.put('0x01', record(3000));
+    await claimer.tick(true);
+    expect(store.get('0x01')).toMatchObject({ onchain: { totalClaimed: '5000' }, unclaimedSince: 0 });
+    expect(claimer.status()).toMatchObject({ unclaimedUnits: '0' });
+    await claimer.tick(true);
+    expect(claims).toHaveLength(1);
   });
 
   it('marks a voucher published before the claim that makes it public goes out', async () => {
