@@ -173,4 +173,40 @@ describe('early answers in PostgreSQL', () => {
     expect(await client().query('select units::int as units from early_losses where key = $1', [key])).toEqual([{ units: 1_000 }]);
     expect(faults).toEqual([]);
   });
+
+  it('an answer confirmed whose record a stop left unmarked is not followed again after a long stop and the sweep: its payer credited once', async () => {
+    await emptyBook();
+    let now = 3_000_000_000;
+    const key = `done-${now}`;
+    const pending = createPgPendingSettlements({ db: client(), now: () => now });
+    await pending.record(key, { ...record(true), transaction: key, payer: 'done-payer', recordedAt: now });
+    await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
+    const open = () =>
+      createEarlyAnswers({
+        limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
+        store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
+        ledger: { append: async () => ({ index: 0 }) as never },
+        log: () => undefined,
+        now: () => now,
+      });
+    // This answer landed; other tests' answers left in the database fail, as in the test above.
+    const scheme = {
+      settlementStatus: async (_p: unknown, _r: unknown, tx: string) =>
+        tx === key ? { status: 'landed' } : { status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' },
+    } as unknown as ExactScheme;
+    const trust = async () => (await client().query<{ u: number }>('select coalesce(sum(units), 0)::int as u from early_trust where payer = $1', ['done-payer']))[0]?.u;
+    // Followed to its confirmation; the stop comes before its record's mark (early-ends.ts batches them).
+    const lostMark = { listEarly: pending.listEarly, ended: async () => undefined };
+    await createEarlySettlement({ answers: open(), pending: lostMark, fault: () => undefined }).recover(() => scheme);
+    await vi.waitUntil(async () => (await trust()) === 1_000, { timeout: 10_000, interval: 20 });
+    // Down six lifetimes of the outcome row, swept meanwhile; the next start finds the outcome and only marks the record.
+    now += 6 * PENDING_SETTLEMENT_TTL_MS;
+    const sweeper = startExpirySweeper({ db: client(), now: () => now, intervalMs: 3_600_000 });
+    await sweeper.sweep();
+    sweeper.close();
+    const restarted = createPgPendingSettlements({ db: client(), now: () => now });
+    await createEarlySettlement({ answers: open(), pending: restarted, fault: () => undefined, endEveryMs: 0 }).recover(() => scheme);
+    await vi.waitUntil(async () => !(await restarted.listEarly()).some(([k]) => k === key), { timeout: 10_000, interval: 20 });
+    expect(await trust()).toBe(1_000);
+  });
 });
