@@ -195,7 +195,8 @@ describe('early answers in PostgreSQL', () => {
       settlementStatus: async (_p: unknown, _r: unknown, tx: string) =>
         tx === key ? { status: 'landed' } : { status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' },
     } as unknown as ExactScheme;
-    const trust = async () => (await client().query<{ u: number }>('select coalesce(sum(units), 0)::int as u from early_trust where payer = $1', ['done-payer']))[0]?.u;
+    const trust = async () =>
+      (await client().query<{ u: number }>('select coalesce(sum(units), 0)::int as u from early_trust where payer = $1', ['done-payer']))[0]?.u;
     // Followed to its confirmation; the stop comes before its record's mark (early-ends.ts batches them).
     const lostMark = { listEarly: pending.listEarly, ended: async () => undefined };
     await createEarlySettlement({ answers: open(), pending: lostMark, fault: () => undefined }).recover(() => scheme);

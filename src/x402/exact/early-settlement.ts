@@ -21,6 +21,7 @@ import type { PaymentPayload } from '../types/x402-types.ts';
 /** How often a settlement that outlived the confirmation wait is asked about again. */
 export const EARLY_RESOLVE_EVERY_MS = 2_000;
 const SETTLEMENT_PENDING = 'settlement_pending';
+const LEFT_UNFOLLOWED = 'an early answer left by a stop could not be followed';
 const HAND_OFF: BroadcastPlan = Object.freeze({ handOff: true });
 
 /** What an early settlement started: the early 200, or (the node did not accept it) the settlement's result. */
@@ -53,9 +54,8 @@ export interface EarlySettlement {
     onAccepted?: OnAccepted,
   ): Promise<EarlyRun>;
   /**
-   * Takes up the early answers a stop left unresolved and not followed here; resolves once they are
-   * counted (not confirmed). `recordedBefore`: only those recorded before it (the adoption of a gone
-   * instance's answers, early-adoption.ts).
+   * Takes up the unresolved early answers not followed here (a stop's; with `recordedBefore`, a gone
+   * instance's older than it: early-adoption.ts); resolves once they are counted (not confirmed).
    */
   recover(schemeFor: (network: string) => ExactSchemeFacilitator | undefined, recordedBefore?: number): Promise<number>;
 }
@@ -107,9 +107,9 @@ export function createEarlySettlement(config: {
   const ended = (key: string): void => ends.add(key);
   // The answers this instance follows now: an adoption takes up only the others.
   const following = new Set<string>();
-  const track = (key: string, run: Promise<void>): Promise<void> => {
+  const track = (key: string, run: Promise<void>, what: string): void => {
     following.add(key);
-    return run.finally(() => following.delete(key));
+    void run.catch((err: unknown) => config.fault(what, err)).finally(() => following.delete(key));
   };
 
   async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string, bar = true): Promise<void> {
@@ -204,7 +204,7 @@ export function createEarlySettlement(config: {
         paid,
         reply,
       };
-      void track(call.key, follow(scheme, followed, settling)).catch((err: unknown) => config.fault('an early answer could not be followed to its confirmation', err));
+      track(call.key, follow(scheme, followed, settling), 'an early answer could not be followed to its confirmation');
       return { reply, transaction: first.transaction };
     },
     async recover(schemeFor, recordedBefore = Number.POSITIVE_INFINITY) {
@@ -240,8 +240,8 @@ export function createEarlySettlement(config: {
         };
         // Sent again first: a stop between the answer's commit and its send left it unsent (a
         // handed-off answer, docs/payments.md#the-hand-off); sent already, the same bytes change nothing.
-        const sent = scheme.rebroadcast?.(payment, record.transaction, answers.signal) ?? Promise.resolve();
-        void track(key, sent.then(() => resolve(scheme, followed, true))).catch((err: unknown) => config.fault('an early answer left by a stop could not be followed', err));
+        const sent = (scheme.rebroadcast?.(payment, record.transaction, answers.signal) ?? Promise.resolve()).then(() => resolve(scheme, followed, true));
+        track(key, sent, LEFT_UNFOLLOWED);
         taken++;
       }
       return taken;

@@ -43,7 +43,9 @@ export function createEarlyAnswerStore(config: {
     file: FILE,
     maxEntries: EARLY_RECORDS_MAX,
     now,
-    ...(unresolved ? { keep: { holds: (_: EarlyRow, key: string) => key.startsWith(OUTCOME) && unresolved(key.slice(OUTCOME.length)), forMs: PENDING_SETTLEMENT_TTL_MS } } : {}),
+    ...(unresolved
+      ? { keep: { holds: (_: EarlyRow, key: string) => key.startsWith(OUTCOME) && unresolved(key.slice(OUTCOME.length)), forMs: PENDING_SETTLEMENT_TTL_MS } }
+      : {}),
     ...(config.journal ? { journal: config.journal } : {}),
   });
   const journal = config.journal ?? null;
