@@ -91,10 +91,11 @@ export async function openStorage(
   };
 }
 
-/** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
+/** The payment state of `storage`; a claim's lease outlasts the longest settlement. `now`: the files' clock (tests). */
 export function openPaymentStores(
   storage: Storage,
   options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'> & Partial<Pick<Config, 'paymentRecordsMax' | 'paymentRecordShares'>>>,
+  now: () => number = Date.now,
 ): PaymentStores {
   const db = storage.database;
   const dir = resolve(options.dataDir, 'replay');
@@ -105,14 +106,14 @@ export function openPaymentStores(
       ...(options.paymentRecordShares === undefined ? {} : { shares: options.paymentRecordShares }),
     };
     // The settlement records first: the early book keeps an outcome as long as its record is unresolved.
-    const pending = createPendingSettlements({ dir, journal, ...bound });
+    const pending = createPendingSettlements({ dir, journal, now, ...bound });
     const unresolved = (key: string): boolean => {
       const record = pending.get(key);
       return record !== undefined && unresolvedEarly(record);
     };
     return {
       replayGuard: createReplayGuard({ dir, journal }),
-      earlyStore: createEarlyAnswerStore({ dir, journal, unresolved }),
+      earlyStore: createEarlyAnswerStore({ dir, journal, now, unresolved }),
       pending,
       paidAnswers: createPaidAnswerStore({ dir, journal, ...bound }),
     };

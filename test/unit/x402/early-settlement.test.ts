@@ -11,7 +11,8 @@ import type { HttpReply } from '../../../src/errors.ts';
 import { createEarlyAnswers, type EarlyLimits } from '../../../src/x402/exact/early-answers.ts';
 import { createEarlySettlement } from '../../../src/x402/exact/early-settlement.ts';
 import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
-import { createPendingSettlements, PENDING_SETTLEMENT_TTL_MS, unresolvedEarly } from '../../../src/x402/stores/pending-settlements.ts';
+import { createPendingSettlements, PENDING_SETTLEMENT_TTL_MS } from '../../../src/x402/stores/pending-settlements.ts';
+import { openPaymentStores } from '../../../src/service/storage.ts';
 import type { ExactScheme } from '../../../src/x402/types/exact-scheme.ts';
 import type { SettleResult } from '../../../src/x402/types/scheme-facilitator.ts';
 import type { PaidResource } from '../../../src/x402/types/paid-call.ts';
@@ -181,14 +182,12 @@ describe('early settlement: after a long stop', () => {
     const clock = manualClock(1_000_000);
     /** The stores as the service opens them (storage.ts): the book keeps an outcome while its record is unresolved. */
     const open = () => {
-      const pending = createPendingSettlements({ dir, now: clock.now });
-      const unresolved = (key: string) => {
-        const r = pending.get(key);
-        return r !== undefined && unresolvedEarly(r);
-      };
+      const files = { kind: 'files', database: null, where: dir, journal: null, close: async () => undefined } as const;
+      const { pending, earlyStore } = openPaymentStores(files, { dataDir: dir, settleTimeoutMs: 1_000 }, clock.now);
+      if (!pending) throw new Error('the files open their settlement records');
       const answers = createEarlyAnswers({
         limits: LIMITS,
-        store: createEarlyAnswerStore({ dir, now: clock.now, unresolved }),
+        store: earlyStore,
         ledger: { append: async () => ({ index: 0 }) as never },
         log: () => undefined,
         now: clock.now,
@@ -217,7 +216,7 @@ describe('early settlement: after a long stop', () => {
     const next = open();
     const early = createEarlySettlement({ answers: next.answers, pending: next.pending, fault: () => undefined, endEveryMs: 0 });
     expect(await early.recover(() => landed)).toBe(0);
-    await expect.poll(() => next.pending.get('k-done')?.early?.ended).toBe(true);
+    await expect.poll(async () => (await next.pending.get('k-done'))?.early?.ended).toBe(true);
     expect(next.answers.status()).toMatchObject({ confirmed: 0, exposureUnits: 0 });
     expect(await next.answers.store.outcome('k-done')).toEqual({ status: 'confirmed' });
   });
