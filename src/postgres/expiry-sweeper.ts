@@ -26,9 +26,17 @@ export const unresolvedEarlySql = (alias = ''): string =>
 /** The same for a share of `early_exposure` (named `table`): its answer's record still unresolved. */
 export const heldShareSql = (table: string): string =>
   `exists (select 1 from pending_settlements p where p.key = ${table}.key and ${unresolvedEarlySql('p.')})`;
+/**
+ * The same for an early answer's outcome row (`early_answers`, key `outcome:<record key>`, the
+ * record's key given as `recordKey`): kept while its record is unresolved, so a stop between the
+ * outcome and the record's `ended` mark, however long, never has the answer followed twice.
+ */
+export const keptOutcomeSql = (recordKey: string): string =>
+  `exists (select 1 from pending_settlements p where p.key = ${recordKey} and ${unresolvedEarlySql('p.')})`;
 const SPARED: Partial<Record<(typeof EXPIRING_TABLES)[number], string>> = {
   pending_settlements: unresolvedEarlySql(),
   early_exposure: heldShareSql('early_exposure'),
+  early_answers: `(early_answers.key like 'outcome:%' and ${keptOutcomeSql('substr(early_answers.key, 9)')})`,
 };
 /** Time between sweeps. */
 export const SWEEP_INTERVAL_MS = 60_000;

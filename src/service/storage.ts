@@ -18,7 +18,7 @@ import { openPgKillSwitch } from '../operations/pg-kill-switch.ts';
 import { createEarlyAnswerStore, type EarlyAnswerStore } from '../x402/stores/early-answer-store.ts';
 import { createPaidAnswerStore, type PaidAnswerStore } from '../x402/stores/paid-answer-store.ts';
 import { createPgEarlyAnswerStore } from '../x402/stores/pg-early-answer-store.ts';
-import { createPendingSettlements, type PendingSettlements } from '../x402/stores/pending-settlements.ts';
+import { createPendingSettlements, type PendingSettlements, unresolvedEarly } from '../x402/stores/pending-settlements.ts';
 import { CLAIM_LEASE_MARGIN_MS, createPgReplayGuard } from '../x402/stores/pg-replay-guard.ts';
 import { createPgPaidAnswerStore } from '../x402/stores/pg-paid-answer-store.ts';
 import { createPgPendingSettlements } from '../x402/stores/pg-pending-settlements.ts';
@@ -91,10 +91,11 @@ export async function openStorage(
   };
 }
 
-/** The payment state of `storage`; a claim's lease outlasts the longest settlement. */
+/** The payment state of `storage`; a claim's lease outlasts the longest settlement. `now`: the files' clock (tests). */
 export function openPaymentStores(
   storage: Storage,
   options: Readonly<Pick<Config, 'dataDir' | 'settleTimeoutMs'> & Partial<Pick<Config, 'paymentRecordsMax' | 'paymentRecordShares'>>>,
+  now: () => number = Date.now,
 ): PaymentStores {
   const db = storage.database;
   const dir = resolve(options.dataDir, 'replay');
@@ -104,10 +105,16 @@ export function openPaymentStores(
       ...(options.paymentRecordsMax === undefined ? {} : { maxEntries: options.paymentRecordsMax }),
       ...(options.paymentRecordShares === undefined ? {} : { shares: options.paymentRecordShares }),
     };
+    // The settlement records first: the early book keeps an outcome as long as its record is unresolved.
+    const pending = createPendingSettlements({ dir, journal, now, ...bound });
+    const unresolved = (key: string): boolean => {
+      const record = pending.get(key);
+      return record !== undefined && unresolvedEarly(record);
+    };
     return {
       replayGuard: createReplayGuard({ dir, journal }),
-      earlyStore: createEarlyAnswerStore({ dir, journal }),
-      pending: createPendingSettlements({ dir, journal, ...bound }),
+      earlyStore: createEarlyAnswerStore({ dir, journal, now, unresolved }),
+      pending,
       paidAnswers: createPaidAnswerStore({ dir, journal, ...bound }),
     };
   }

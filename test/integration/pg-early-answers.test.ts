@@ -15,6 +15,7 @@ import type { StagedWrite } from '../../src/durable/staged-write.ts';
 import type { EarlyLimits } from '../../src/x402/stores/early-bounds.ts';
 import { createEarlyAnswers } from '../../src/x402/exact/early-answers.ts';
 import { createEarlySettlement } from '../../src/x402/exact/early-settlement.ts';
+import { EARLY_ADOPT_AFTER_MS, startEarlyAdoption } from '../../src/x402/exact/early-adoption.ts';
 import type { ExactScheme } from '../../src/x402/types/exact-scheme.ts';
 import { createPgEarlyAnswerStore } from '../../src/x402/stores/pg-early-answer-store.ts';
 import { createPgPendingSettlements } from '../../src/x402/stores/pg-pending-settlements.ts';
@@ -172,5 +173,90 @@ describe('early answers in PostgreSQL', () => {
     await vi.waitUntil(async () => !(await restarted.listEarly()).some(([k]) => k === key), { timeout: 10_000, interval: 20 });
     expect(await client().query('select units::int as units from early_losses where key = $1', [key])).toEqual([{ units: 1_000 }]);
     expect(faults).toEqual([]);
+  });
+
+  it('an answer confirmed whose record a stop left unmarked is not followed again after a long stop and the sweep: its payer credited once', async () => {
+    await emptyBook();
+    let now = 3_000_000_000;
+    const key = `done-${now}`;
+    const pending = createPgPendingSettlements({ db: client(), now: () => now });
+    await pending.record(key, { ...record(true), transaction: key, payer: 'done-payer', recordedAt: now });
+    await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
+    const open = () =>
+      createEarlyAnswers({
+        limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
+        store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
+        ledger: { append: async () => ({ index: 0 }) as never },
+        log: () => undefined,
+        now: () => now,
+      });
+    // This answer landed; other tests' answers left in the database fail, as in the test above.
+    const scheme = {
+      settlementStatus: async (_p: unknown, _r: unknown, tx: string) =>
+        tx === key ? { status: 'landed' } : { status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' },
+    } as unknown as ExactScheme;
+    const trust = async () =>
+      (await client().query<{ u: number }>('select coalesce(sum(units), 0)::int as u from early_trust where payer = $1', ['done-payer']))[0]?.u;
+    // Followed to its confirmation; the stop comes before its record's mark (early-ends.ts batches them).
+    const lostMark = { listEarly: pending.listEarly, ended: async () => undefined };
+    await createEarlySettlement({ answers: open(), pending: lostMark, fault: () => undefined }).recover(() => scheme);
+    await vi.waitUntil(async () => (await trust()) === 1_000, { timeout: 10_000, interval: 20 });
+    // Down six lifetimes of the outcome row, swept meanwhile; the next start finds the outcome and only marks the record.
+    now += 6 * PENDING_SETTLEMENT_TTL_MS;
+    const sweeper = startExpirySweeper({ db: client(), now: () => now, intervalMs: 3_600_000 });
+    await sweeper.sweep();
+    sweeper.close();
+    const restarted = createPgPendingSettlements({ db: client(), now: () => now });
+    await createEarlySettlement({ answers: open(), pending: restarted, fault: () => undefined, endEveryMs: 0 }).recover(() => scheme);
+    await vi.waitUntil(async () => !(await restarted.listEarly()).some(([k]) => k === key), { timeout: 10_000, interval: 20 });
+    expect(await trust()).toBe(1_000);
+  });
+
+  it("a live instance takes up a gone instance's unresolved early answer once it is old enough, once: its failure counted, its payer barred, its record ended", async () => {
+    await emptyBook();
+    let now = 4_000_000_000;
+    const key = `gone-${now}`;
+    // Written by an instance that answered early and stopped for good (it never follows it).
+    const gone = createPgPendingSettlements({ db: client(), now: () => now });
+    await gone.record(key, { ...record(true), transaction: key, payer: 'gone-payer', recordedAt: now });
+    await gone.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
+    let calls = 0;
+    let answer: (status: unknown) => void = () => undefined;
+    const asked = new Promise((r) => {
+      answer = r;
+    });
+    // Other tests' answers left in the database fail, as above; this one's status comes when the test says.
+    const scheme = {
+      settlementStatus: async (_p: unknown, _r: unknown, tx: string) => {
+        if (tx !== key) return { status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' };
+        calls++;
+        return asked;
+      },
+    } as unknown as ExactScheme;
+    const answers = createEarlyAnswers({
+      limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
+      store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
+      ledger: { append: async () => ({ index: 0 }) as never },
+      log: () => undefined,
+      now: () => now,
+    });
+    const live = createPgPendingSettlements({ db: client(), now: () => now });
+    const early = createEarlySettlement({ answers, pending: live, fault: () => undefined, endEveryMs: 0 });
+    const adoption = startEarlyAdoption({ early, schemeFor: () => scheme, fault: () => undefined, now: () => now, everyMs: 3_600_000 });
+    // Young: its own instance may still be following it.
+    await adoption.adopt();
+    expect(calls).toBe(0);
+    now += EARLY_ADOPT_AFTER_MS + 1;
+    expect(await adoption.adopt()).toBeGreaterThanOrEqual(1);
+    await vi.waitUntil(() => calls === 1, { timeout: 10_000, interval: 20 });
+    // Followed here now: the next look leaves it alone.
+    await adoption.adopt();
+    expect(calls).toBe(1);
+    answer({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' });
+    await vi.waitUntil(async () => !(await live.listEarly()).some(([k]) => k === key), { timeout: 10_000, interval: 20 });
+    adoption.stop();
+    expect(await answers.store.outcome(key)).toMatchObject({ status: 'failed' });
+    expect(await answers.store.barredUntil('gone-payer')).toBeGreaterThan(now);
+    expect(await client().query('select units::int as units from early_losses where key = $1', [key])).toEqual([{ units: 1_000 }]);
   });
 });

@@ -21,6 +21,7 @@ import type { PaymentPayload } from '../types/x402-types.ts';
 /** How often a settlement that outlived the confirmation wait is asked about again. */
 export const EARLY_RESOLVE_EVERY_MS = 2_000;
 const SETTLEMENT_PENDING = 'settlement_pending';
+const LEFT_UNFOLLOWED = 'an early answer left by a stop could not be followed';
 const HAND_OFF: BroadcastPlan = Object.freeze({ handOff: true });
 
 /** What an early settlement started: the early 200, or (the node did not accept it) the settlement's result. */
@@ -52,8 +53,11 @@ export interface EarlySettlement {
     deliver: (transaction: string) => Promise<HttpReply>,
     onAccepted?: OnAccepted,
   ): Promise<EarlyRun>;
-  /** Takes up the early answers a stop left unresolved; resolves once they are counted (not confirmed). */
-  recover(schemeFor: (network: string) => ExactSchemeFacilitator | undefined): Promise<number>;
+  /**
+   * Takes up the unresolved early answers not followed here (a stop's; with `recordedBefore`, a gone
+   * instance's older than it: early-adoption.ts); resolves once they are counted (not confirmed).
+   */
+  recover(schemeFor: (network: string) => ExactSchemeFacilitator | undefined, recordedBefore?: number): Promise<number>;
 }
 
 type ExactSchemeRequirements = Parameters<ExactSchemeFacilitator['verify']>[1];
@@ -101,6 +105,12 @@ export function createEarlySettlement(config: {
   });
   answers.signal.addEventListener('abort', () => void ends.flush(), { once: true });
   const ended = (key: string): void => ends.add(key);
+  // The answers this instance follows now: an adoption takes up only the others.
+  const following = new Set<string>();
+  const track = (key: string, run: Promise<void>, what: string): void => {
+    following.add(key);
+    void run.catch((err: unknown) => config.fault(what, err)).finally(() => following.delete(key));
+  };
 
   async function fail(scheme: ExactSchemeFacilitator, f: Followed, reason: string, message: string, bar = true): Promise<void> {
     // Another instance on the same database may have followed it to its end already: one record, one ledger event.
@@ -194,15 +204,16 @@ export function createEarlySettlement(config: {
         paid,
         reply,
       };
-      void follow(scheme, followed, settling).catch((err: unknown) => config.fault('an early answer could not be followed to its confirmation', err));
+      track(call.key, follow(scheme, followed, settling), 'an early answer could not be followed to its confirmation');
       return { reply, transaction: first.transaction };
     },
-    async recover(schemeFor) {
+    async recover(schemeFor, recordedBefore = Number.POSITIVE_INFINITY) {
       let taken = 0;
       for (const [key, record] of await config.pending.listEarly()) {
         const scheme = schemeFor(record.network);
         // Never delivered: no early answer left, and the retry of the payment resolves it as today.
         if (!record.early || !record.delivered || !scheme?.settlementStatus) continue;
+        if (following.has(key) || record.recordedAt >= recordedBefore) continue;
         // Followed to its end already (a stop came between its outcome and its record's mark).
         if (await answers.store.outcome(key)) {
           await ended(key);
@@ -229,8 +240,8 @@ export function createEarlySettlement(config: {
         };
         // Sent again first: a stop between the answer's commit and its send left it unsent (a
         // handed-off answer, docs/payments.md#the-hand-off); sent already, the same bytes change nothing.
-        const following = (scheme.rebroadcast?.(payment, record.transaction, answers.signal) ?? Promise.resolve()).then(() => resolve(scheme, followed, true));
-        void following.catch((err: unknown) => config.fault('an early answer left by a stop could not be followed', err));
+        const sent = (scheme.rebroadcast?.(payment, record.transaction, answers.signal) ?? Promise.resolve()).then(() => resolve(scheme, followed, true));
+        track(key, sent, LEFT_UNFOLLOWED);
         taken++;
       }
       return taken;

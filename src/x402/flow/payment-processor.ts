@@ -20,6 +20,7 @@ import type { ChannelMachine } from '../channels/channel-machine.ts';
 import { createExactMachine, refusal } from '../exact/exact-machine.ts';
 import type { EarlyAnswers } from '../exact/early-answers.ts';
 import { createEarlySettlement } from '../exact/early-settlement.ts';
+import { startEarlyAdoption } from '../exact/early-adoption.ts';
 import type { ExactScheme } from '../types/exact-scheme.ts';
 import { createFailedPayments, type FailedPayments } from '../stores/failed-payments.ts';
 import { createIdempotencyCache, IDEMPOTENCY_TTL_MS } from '../stores/idempotency-cache.ts';
@@ -100,7 +101,10 @@ export function createPaymentProcessor(config: PaymentProcessorConfig): PaymentP
   const refuse = (call: PaidCall, reason: string, message?: string): HttpReply => refusal(config.challengeFor, call, reason, message);
   const early = config.early ? createEarlySettlement({ answers: config.early, pending, fault }) : null;
   // The early answers a stop left unresolved count against the caps again and are followed to their end.
-  early?.recover((network) => schemes.get(network)).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
+  const schemeFor = (network: string) => schemes.get(network);
+  const recovered = early?.recover(schemeFor).catch((err: unknown) => fault('early answers left by a stop could not be read', err));
+  // Shared by instances: a gone instance's unresolved answers are taken up by the live ones (early-adoption.ts).
+  if (early && config.early?.store.scope === 'database') void recovered?.finally(() => startEarlyAdoption({ early, schemeFor, fault }));
   const stamp = createReceiptStamp({ receipts: config.receipts, extensionReceipt: config.extensionReceipt, fault });
   const exact = createExactMachine({ replayGuard: config.replayGuard, pending, failed, early, challengeFor: config.challengeFor, stamp, fault });
 

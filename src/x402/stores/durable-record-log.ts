@@ -29,7 +29,7 @@ export interface DurableRecordLogConfig<T = unknown> {
   /** Per-payer and per-client counts of the live records, and how a record read back names its payer. */
   readonly shares?: { readonly counts: RecordShares; readonly ownersOf: (value: T) => RecordOwners };
   /** Records still money state past their expiry (an early answer's, outcome unknown): kept `forMs` more instead of dropped, at load and while serving. */
-  readonly keep?: { readonly holds: (value: T) => boolean; readonly forMs: number };
+  readonly keep?: { readonly holds: (value: T, key: string) => boolean; readonly forMs: number };
 }
 
 export interface DurableRecordLog<T> {
@@ -80,7 +80,7 @@ function readLog<T>(path: string, now: number, keep: DurableRecordLogConfig<T>['
     kept.delete(parsed.k);
     if ('del' in parsed || typeof parsed.x !== 'number') continue;
     if (parsed.x > now) live.set(parsed.k, { value: parsed.v, expiresAt: parsed.x });
-    else if (keep?.holds(parsed.v)) kept.set(parsed.k, { value: parsed.v, expiresAt: now + keep.forMs });
+    else if (keep?.holds(parsed.v, parsed.k)) kept.set(parsed.k, { value: parsed.v, expiresAt: now + keep.forMs });
   }
   for (const [k, e] of kept) live.set(k, e); // last: the map stays in expiry order (dropExpired reads its front)
   return live;
@@ -110,7 +110,7 @@ export function createDurableRecordLog<T>(config: DurableRecordLogConfig<T>): Du
   /** Drops the expired record of `key` (true), or, still money state, moves it to the back for `forMs` more (false). */
   const expire = (key: string, e: Entry<T>, t: number): boolean => {
     drop(key);
-    if (!config.keep?.holds(e.value)) return true;
+    if (!config.keep?.holds(e.value, key)) return true;
     place(key, { ...e, expiresAt: t + config.keep.forMs });
     return false;
   };

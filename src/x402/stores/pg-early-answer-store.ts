@@ -9,7 +9,7 @@
  * Outcomes are recorded once per payment, whichever instance follows it to its end.
  */
 import type { StagedWrite } from '../../durable/staged-write.ts';
-import { heldShareSql } from '../../postgres/expiry-sweeper.ts';
+import { heldShareSql, keptOutcomeSql } from '../../postgres/expiry-sweeper.ts';
 import type { PgClient, PgQuery } from '../../postgres/pg-client.ts';
 import {
   DAY_MS,
@@ -31,6 +31,8 @@ export const EARLY_LOCK_KEY = 0x65617231; // 'ear1'
 export const STATUS_REFRESH_MS = 1_000;
 
 const GET = 'select record from early_answers where key = $1 and expires_at > $2';
+// An outcome is read past its life while its record is unresolved (the sweep spares it likewise).
+const OUTCOME = `select record from early_answers where key = 'outcome:' || $1::text and (expires_at > $2::bigint or ${keptOutcomeSql('$1::text')})`;
 // A share counts while it lasts, or past that while its answer's outcome is unknown (its record unresolved).
 const LIVE = `(expires_at > $1::bigint or ${heldShareSql('early_exposure')})`;
 const LIVE_P = LIVE.replace('$1', '$2');
@@ -190,7 +192,10 @@ export function createPgEarlyAnswerStore(config: { readonly db: Pick<PgClient, '
     async credit(payer, units, at) {
       await db.query(CREDIT, [payer, dayOf(at), units, (dayOf(at) + TRUST_WINDOW_DAYS) * DAY_MS]);
     },
-    outcome: (key) => get<EarlyOutcome>(`outcome:${key}`),
+    async outcome(key) {
+      const [row] = await db.query<{ record: EarlyOutcome }>(OUTCOME, [key, now()]);
+      return row?.record;
+    },
     async barredUntil(payer) {
       return (await get<{ untilMs: number }>(`bar:${payer}`))?.untilMs ?? 0;
     },

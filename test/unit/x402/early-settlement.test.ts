@@ -12,6 +12,7 @@ import { createEarlyAnswers, type EarlyLimits } from '../../../src/x402/exact/ea
 import { createEarlySettlement } from '../../../src/x402/exact/early-settlement.ts';
 import { createEarlyAnswerStore } from '../../../src/x402/stores/early-answer-store.ts';
 import { createPendingSettlements, PENDING_SETTLEMENT_TTL_MS } from '../../../src/x402/stores/pending-settlements.ts';
+import { openPaymentStores } from '../../../src/service/storage.ts';
 import type { ExactScheme } from '../../../src/x402/types/exact-scheme.ts';
 import type { SettleResult } from '../../../src/x402/types/scheme-facilitator.ts';
 import type { PaidResource } from '../../../src/x402/types/paid-call.ts';
@@ -175,5 +176,48 @@ describe('early settlement: after a long stop', () => {
     // Its outcome written, the record is ended: the next start does not follow it (nor count it) again.
     await expect.poll(() => pending.get('k-old')?.early?.ended).toBe(true);
     expect(await createPendingSettlements({ dir, now: clock.now }).listEarly()).toEqual([]);
+  });
+
+  it('an answer whose outcome was written but whose record a stop left unmarked is not followed again after a long stop (no second credit)', async () => {
+    const clock = manualClock(1_000_000);
+    /** The stores as the service opens them (storage.ts): the book keeps an outcome while its record is unresolved. */
+    const open = () => {
+      const files = { kind: 'files', database: null, where: dir, journal: null, close: async () => undefined } as const;
+      const { pending, earlyStore } = openPaymentStores(files, { dataDir: dir, settleTimeoutMs: 1_000 }, clock.now);
+      if (!pending) throw new Error('the files open their settlement records');
+      const answers = createEarlyAnswers({
+        limits: LIMITS,
+        store: earlyStore,
+        ledger: { append: async () => ({ index: 0 }) as never },
+        log: () => undefined,
+        now: clock.now,
+      });
+      return { pending, answers };
+    };
+    const first = open();
+    await first.pending.record('k-done', {
+      network: 'solana:x',
+      transaction: TX,
+      payer: 'A',
+      payloadSha256: 'p',
+      answer: { status: 200, headers: {}, body: '{}' },
+      paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
+      recordedAt: clock.now(),
+      early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: false },
+    });
+    await first.pending.keepDelivered('k-done', { status: 200, headers: {}, body: '{}' });
+    const landed = { settlementStatus: async () => ({ status: 'landed' }) } as unknown as ExactScheme;
+    // Followed to its confirmation; the stop comes before its record's mark (early-ends.ts batches them).
+    const lostMark = { listEarly: first.pending.listEarly, ended: async () => undefined };
+    expect(await createEarlySettlement({ answers: first.answers, pending: lostMark, fault: () => undefined }).recover(() => landed)).toBe(1);
+    await expect.poll(() => first.answers.status().confirmed).toBe(1);
+    // Down six lifetimes of the outcome row; the next start finds the outcome and only marks the record.
+    clock.advance(6 * PENDING_SETTLEMENT_TTL_MS);
+    const next = open();
+    const early = createEarlySettlement({ answers: next.answers, pending: next.pending, fault: () => undefined, endEveryMs: 0 });
+    expect(await early.recover(() => landed)).toBe(0);
+    await expect.poll(async () => (await next.pending.get('k-done'))?.early?.ended).toBe(true);
+    expect(next.answers.status()).toMatchObject({ confirmed: 0, exposureUnits: 0 });
+    expect(await next.answers.store.outcome('k-done')).toEqual({ status: 'confirmed' });
   });
 });
