@@ -85,6 +85,20 @@ describe('early settlement: the share follows the answer', () => {
   });
 });
 
+/** The settlement record of an early answer of payer A, recorded at `at` (not yet delivered). */
+function earlyRecord(at: number, trusted: boolean) {
+  return {
+    network: 'solana:x',
+    transaction: TX,
+    payer: 'A',
+    payloadSha256: 'p',
+    answer: { status: 200, headers: {}, body: '{}' },
+    paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
+    recordedAt: at,
+    early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted },
+  };
+}
+
 /** An early answer a stop left: its record says early and delivered, nothing says how it ended. */
 function leftByStop(dir_: string, status: { status: 'failed'; reason: string; message: string; neverLanded?: boolean }) {
   const clock = manualClock(1_000_000);
@@ -95,17 +109,7 @@ function leftByStop(dir_: string, status: { status: 'failed'; reason: string; me
     log: () => undefined,
     now: clock.now,
   });
-  const record = {
-    network: 'solana:x',
-    transaction: TX,
-    payer: 'A',
-    payloadSha256: 'p',
-    answer: { status: 200, headers: {}, body: '{}' },
-    paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
-    recordedAt: clock.now(),
-    early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: true },
-    delivered: { status: 200, headers: {}, body: '{}' },
-  };
+  const record = { ...earlyRecord(clock.now(), true), delivered: { status: 200, headers: {}, body: '{}' } };
   const steps: string[] = [];
   const scheme = {
     async rebroadcast(_p: PaymentPayload, tx: string) {
@@ -144,16 +148,7 @@ describe('early settlement: after a long stop', () => {
   it('an early answer recorded long before the restart (past the records lifetime) is still followed: its loss counted, its payer barred, its record ended', async () => {
     const clock = manualClock(1_000_000);
     const first = createPendingSettlements({ dir, now: clock.now });
-    await first.record('k-old', {
-      network: 'solana:x',
-      transaction: TX,
-      payer: 'A',
-      payloadSha256: 'p',
-      answer: { status: 200, headers: {}, body: '{}' },
-      paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
-      recordedAt: clock.now(),
-      early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: false },
-    });
+    await first.record('k-old', earlyRecord(clock.now(), false));
     await first.keepDelivered('k-old', { status: 200, headers: {}, body: '{}' });
     // The service stops, and starts again an hour later: six lifetimes of the record.
     clock.advance(6 * PENDING_SETTLEMENT_TTL_MS);
@@ -195,16 +190,7 @@ describe('early settlement: after a long stop', () => {
       return { pending, answers };
     };
     const first = open();
-    await first.pending.record('k-done', {
-      network: 'solana:x',
-      transaction: TX,
-      payer: 'A',
-      payloadSha256: 'p',
-      answer: { status: 200, headers: {}, body: '{}' },
-      paid: { endpoint: '/v1/tipfloor', priceUsdcUnits: 1_000 } as PaidResource,
-      recordedAt: clock.now(),
-      early: { payment: { accepted: {} } as PaymentPayload, feeUnits: 0, trusted: false },
-    });
+    await first.pending.record('k-done', earlyRecord(clock.now(), false));
     await first.pending.keepDelivered('k-done', { status: 200, headers: {}, body: '{}' });
     const landed = { settlementStatus: async () => ({ status: 'landed' }) } as unknown as ExactScheme;
     // Followed to its confirmation; the stop comes before its record's mark (early-ends.ts batches them).
