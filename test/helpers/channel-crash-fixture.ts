@@ -31,7 +31,7 @@ import { createFaultPlan, type FaultPlan } from './fault-plan.ts';
 import { manualClock } from './manual-clock.ts';
 import { createMemoryLedger } from './memory-ledger.ts';
 import { settleResponseOf } from './payment-state-fixture.ts';
-import { fakeSchemeTerms } from './test-terms.ts';
+import { fakeSchemeChannel, fakeSchemeTerms } from './test-terms.ts';
 
 const BASE_CHAIN_ID = 8453;
 const ENTRY = CATALOG.find((e) => e.path === '/v1/epoch')!;
@@ -133,15 +133,7 @@ export function createChannelCrashFixture(o: { shared?: boolean } = {}) {
   const key = generateEvmKey();
   const payer = evmAddressOfKey(key);
   const chain = chainStandIn(payer, faults);
-  const config = {
-    payer,
-    payerAuthorizer: payer,
-    receiver: TERMS.evm.payTo,
-    receiverAuthorizer: RECEIVER_AUTHORIZER,
-    token: TERMS.evm.asset,
-    withdrawDelay: 86_400,
-    salt: `0x${'00'.repeat(32)}`,
-  };
+  const config = fakeSchemeChannel(payer, RECEIVER_AUTHORIZER);
   const channelId = channelIdOf(config, BASE_CHAIN_ID) as `0x${string}`;
   let handlerRuns = 0;
   const clock = manualClock(T);

@@ -30,3 +30,9 @@ export function fakeSchemeTerms(receiverAuthorizer?: string) {
   if (receiverAuthorizer === undefined) return { svm, evm: PLACEHOLDER_TERMS.evm };
   return { svm, evm: PLACEHOLDER_TERMS.evm, channel: { receiverAuthorizer, withdrawDelay: 86_400, minDepositCalls: 100 } };
 }
+
+/** The config of a channel its `payer` opens under `fakeSchemeTerms(receiverAuthorizer)` (salt zero). */
+export function fakeSchemeChannel(payer: string, receiverAuthorizer: string) {
+  const { payTo: receiver, asset: token } = PLACEHOLDER_TERMS.evm;
+  return { payer, payerAuthorizer: payer, receiver, receiverAuthorizer, token, withdrawDelay: 86_400, salt: `0x${'00'.repeat(32)}` };
+}

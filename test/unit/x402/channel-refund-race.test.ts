@@ -25,7 +25,7 @@ import { createChallengeBuilder } from '../../../src/x402/delivery/payment-terms
 import type { PaidCall } from '../../../src/x402/types/paid-call.ts';
 import { manualClock } from '../../helpers/manual-clock.ts';
 import { createMemoryLedger } from '../../helpers/memory-ledger.ts';
-import { fakeSchemeTerms } from '../../helpers/test-terms.ts';
+import { fakeSchemeChannel, fakeSchemeTerms } from '../../helpers/test-terms.ts';
 
 const ENTRY = CATALOG.find((e) => e.path === '/v1/epoch')!;
 const PRICE = BigInt(ENTRY.priceUnits);
@@ -47,15 +47,7 @@ function setUp(refused?: string) {
   const clock = manualClock(T);
   const key = generateEvmKey();
   const payer = evmAddressOfKey(key);
-  const config = {
-    payer,
-    payerAuthorizer: payer,
-    receiver: TERMS.evm.payTo,
-    receiverAuthorizer: RECEIVER_AUTHORIZER,
-    token: TERMS.evm.asset,
-    withdrawDelay: 86_400,
-    salt: `0x${'00'.repeat(32)}`,
-  };
+  const config = fakeSchemeChannel(payer, RECEIVER_AUTHORIZER);
   const channelId = channelIdOf(config, 8453) as `0x${string}`;
   // The chain: a funded channel; a refund held until the test lets it land (claims what was charged, returns the rest).
   let chain: ChannelSnapshot = { balance: String(100n * PRICE), totalClaimed: '0', withdrawRequestedAt: 0, refundNonce: '0' };
