@@ -64,6 +64,16 @@ const staged =
   });
 
 /** Empties the book (the tests share one database): each test of the shared book starts from nothing. */
+/** The early answers over the database's book, on the test's clock `now`. */
+const pgEarlyAnswers = (now: () => number) =>
+  createEarlyAnswers({
+    limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
+    store: createPgEarlyAnswerStore({ db: client(), now }),
+    ledger: { append: async () => ({ index: 0 }) as never },
+    log: () => undefined,
+    now,
+  });
+
 async function emptyBook(): Promise<void> {
   const c = client();
   for (const table of ['early_exposure', 'early_losses', 'early_trust', 'early_answers']) await c.query(`delete from ${table}`);
@@ -153,13 +163,7 @@ describe('early answers in PostgreSQL', () => {
     await pending.record(key, { ...record(true), payer: 'late-payer', recordedAt: now });
     await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
     now += 6 * PENDING_SETTLEMENT_TTL_MS;
-    const answers = createEarlyAnswers({
-      limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
-      store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
-      ledger: { append: async () => ({ index: 0 }) as never },
-      log: () => undefined,
-      now: () => now,
-    });
+    const answers = pgEarlyAnswers(() => now);
     const scheme = {
       settlementStatus: async () => ({ status: 'failed', reason: 'transaction_failed', message: 'insufficient funds' }),
     } as unknown as ExactScheme;
@@ -182,14 +186,7 @@ describe('early answers in PostgreSQL', () => {
     const pending = createPgPendingSettlements({ db: client(), now: () => now });
     await pending.record(key, { ...record(true), transaction: key, payer: 'done-payer', recordedAt: now });
     await pending.keepDelivered(key, { status: 200, headers: {}, body: 'x' });
-    const open = () =>
-      createEarlyAnswers({
-        limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
-        store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
-        ledger: { append: async () => ({ index: 0 }) as never },
-        log: () => undefined,
-        now: () => now,
-      });
+    const open = () => pgEarlyAnswers(() => now);
     // This answer landed; other tests' answers left in the database fail, as in the test above.
     const scheme = {
       settlementStatus: async (_p: unknown, _r: unknown, tx: string) =>
@@ -233,13 +230,7 @@ describe('early answers in PostgreSQL', () => {
         return asked;
       },
     } as unknown as ExactScheme;
-    const answers = createEarlyAnswers({
-      limits: { ceilingUnits: 5_000, payerCapUnits: 50_000, globalCapUnits: 10_000, lossBudgetUnits: 30_000, barMs: 60_000 },
-      store: createPgEarlyAnswerStore({ db: client(), now: () => now }),
-      ledger: { append: async () => ({ index: 0 }) as never },
-      log: () => undefined,
-      now: () => now,
-    });
+    const answers = pgEarlyAnswers(() => now);
     const live = createPgPendingSettlements({ db: client(), now: () => now });
     const early = createEarlySettlement({ answers, pending: live, fault: () => undefined, endEveryMs: 0 });
     const adoption = startEarlyAdoption({ early, schemeFor: () => scheme, fault: () => undefined, now: () => now, everyMs: 3_600_000 });
